@@ -1,0 +1,147 @@
+"""python3 -m analysis {report,compare,torch} ...
+
+Exit codes:
+  0  ok
+  1  unexpected failure (I/O error writing the output, ...)
+  2  usage: bad command line
+  3  bad input data: the message says file:line and what was expected
+  4  torch: cannot run here (no PyTorch, no GPU, or a different GPU)
+  5  compare --fail-on-slower: some point got slower beyond the noise
+"""
+
+import argparse
+import os
+import sys
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_DATA = 3
+EXIT_CANNOT_RUN = 4
+EXIT_SLOWER = 5
+
+EPILOG = """\
+exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
+4 torch cannot run here, 5 compare found slowdowns (--fail-on-slower)
+
+examples:
+  python3 -m analysis report ewbench-20261121-204512 -o /tmp/report
+  python3 -m analysis compare runs/before runs/after
+  python3 -m analysis torch ewbench-20261121-204512
+"""
+
+
+def make_parser():
+    parser = argparse.ArgumentParser(
+        prog="python3 -m analysis",
+        description="Analyse ewbench run directories (docs/analysis.md).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser(
+        "report", help="plots, verdicts, findings: report.md + report.html",
+        description="Write OUTDIR/report.md, OUTDIR/report.html (self-"
+        "contained) and OUTDIR/figures/*.png|svg for one run directory.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("-o", "--out", metavar="OUTDIR",
+                   help="output directory (default: RUN_DIR/report)")
+    p.add_argument("--ceilings", metavar="DIR",
+                   help="take ceilings.csv from this run directory (one "
+                   "written by `ewbench ceilings`) instead of RUN_DIR")
+
+    p = sub.add_parser(
+        "compare", help="two runs side by side, changes beyond the noise",
+        description="Compare matching points of two runs; print Markdown.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_a", metavar="RUN_A")
+    p.add_argument("run_b", metavar="RUN_B")
+    p.add_argument("-o", "--out", metavar="FILE",
+                   help="also write the Markdown to FILE")
+    p.add_argument("--fail-on-slower", action="store_true",
+                   help="exit 5 when any point got slower beyond the noise")
+
+    p = sub.add_parser(
+        "torch", help="append PyTorch reference rows to RUN_DIR/timing.csv",
+        description="Time torch.add (fp32, fp16) and torch.relu (fp32) at "
+        "the run's sizes and cache states and append the rows.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print what would be measured, measure nothing")
+    return parser
+
+
+def cmd_report(args):
+    from . import load, report
+    try:
+        from . import plots
+    except ImportError as e:
+        print("analysis: report needs matplotlib (%s); pip install -r "
+              "requirements.txt" % e, file=sys.stderr)
+        return EXIT_ERROR
+    run = load.load_run(args.run_dir, ceilings_from=args.ceilings)
+    outdir = args.out or os.path.join(args.run_dir, "report")
+    md, html, judged = report.write_report(run, outdir, plots.plot_all)
+    print("wrote %s" % md)
+    print("wrote %s" % html)
+    for f in judged:
+        print("finding %d: %s" % (f.number, f.verdict))
+    return EXIT_OK
+
+
+def cmd_compare(args):
+    from . import compare, load
+    run_a = load.load_run(args.run_a)
+    run_b = load.load_run(args.run_b)
+    result = compare.compare_runs(run_a, run_b)
+    text = compare.render_markdown(result, run_a, run_b)
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    slower = any(c.flag == compare.SLOWER for c in result.changes)
+    return EXIT_SLOWER if args.fail_on_slower and slower else EXIT_OK
+
+
+def cmd_torch(args):
+    from . import load, torch_baseline
+    if args.dry_run:
+        run = load.load_run(args.run_dir)
+        for job in torch_baseline.plan(run):
+            print("%s n=%d %s iters=%d warmup=%d" % (
+                job.variant, job.n, job.cache, job.iters, job.warmup))
+        return EXIT_OK
+    try:
+        written = torch_baseline.run_baseline(args.run_dir)
+    except torch_baseline.CannotRun as e:
+        print("analysis torch: cannot run here: %s" % e, file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    print("appended %d rows to %s" % (
+        written, os.path.join(args.run_dir, "timing.csv")))
+    return EXIT_OK
+
+
+COMMANDS = {"report": cmd_report, "compare": cmd_compare, "torch": cmd_torch}
+
+
+def main(argv=None):
+    from .load import DataError
+    parser = make_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except DataError as e:
+        print("analysis: %s" % e, file=sys.stderr)
+        return EXIT_DATA
+    except OSError as e:
+        print("analysis: %s" % e, file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,389 @@
+"""The performance model: launch-floor fit, ceilings, bottleneck verdicts.
+
+Everything here is a pure function of its arguments.
+
+Launch-floor fit.  Per series (variant, block, cache) the median time is
+modelled as t = t0 + V / B, V = bytes moved: t0 is the fixed cost of one
+launch (the floor no kernel goes under), B the bandwidth of the memory
+level that serves the data.  Warm points whose footprint fits in L2 are
+served by L2, every other point by DRAM (a cold point's reads come from
+DRAM after the flush), so a series that has both gets one shared t0 and two
+slopes, B_dram and B_l2; a single-level series gets one slope.  The fit is
+least squares on *relative* residuals (each point weighted by 1/t), because
+the sizes span three decades and plain least squares would let the largest
+size decide t0 alone.  Two slopes need three distinct sizes; with fewer the
+fit uses one slope for all points.  A fit whose intercept comes out
+negative or whose DRAM slope is not positive is kept (and reported) but not
+used as a launch floor.
+
+Ceilings.  DRAM: measured (ceilings.csv: dram_add for add, dram_copy for
+relu and abs, each falling back to the other) else the theoretical peak
+from run.json.  L2: measured l2_read only.  Launch floor: measured
+launch_stream, else the series' fitted t0.
+
+Verdict rules, tried in order; the first that fires names the point:
+
+  launch-bound     time <= LAUNCH_FACTOR x launch floor (the fixed cost is
+                   at least half the time); with no floor known at all,
+                   time < LAUNCH_ABS_NS.
+  L2-bound         footprint < L2 capacity, and either bandwidth > DRAM
+                   ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
+                   bytes moved: the data came from L2, not DRAM.
+  DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling.
+  occupancy-bound  achieved occupancy (theoretical when achieved is not
+                   measured) < OCCUPANCY_PCT, with DRAM below
+                   DRAM_FRACTION (implied by the order).
+  issue-bound      bytes moved per issued warp instruction <
+                   ISSUE_BYTES_PER_INST, with DRAM below DRAM_FRACTION.
+  latency/unknown  none of the above: too few bytes in flight, or a limit
+                   the counters here do not show.
+
+Every verdict carries the rule that fired, with the numbers.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from . import select as sel
+from .units import bytes_label, gbps, us
+
+LAUNCH_FACTOR = 2.0
+LAUNCH_ABS_NS = 10_000.0
+L2_DRAM_FRACTION = 0.5
+DRAM_FRACTION = 0.80
+OCCUPANCY_PCT = 50.0
+ISSUE_BYTES_PER_INST = 16.0
+# Read bytes per launched thread above this mean the thread loops over the
+# data, and its loads in flight cannot be told from the totals.
+MAX_SINGLE_PASS_READ_BYTES = 64
+
+LAUNCH_BOUND = "launch-bound"
+L2_BOUND = "L2-bound"
+DRAM_BOUND = "DRAM-bound"
+OCCUPANCY_BOUND = "occupancy-bound"
+ISSUE_BOUND = "issue-bound"
+UNKNOWN = "latency/unknown"
+VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
+            UNKNOWN)
+
+# Fraction of bytes_moved that is read, per op (add: 2 reads + 1 write;
+# relu out of place and abs in place: 1 read + 1 write).
+READ_FRACTION = {"add": 2.0 / 3.0, "relu": 0.5, "abs": 0.5}
+
+
+# --- launch floor fit --------------------------------------------------------
+
+@dataclass(frozen=True)
+class LaunchFit:
+    t0_ns: float
+    bandwidth: Optional[float]      # DRAM-level byte/s; None if slope <= 0
+    l2_bandwidth: Optional[float]   # L2-level byte/s; None if not fitted
+    points: int
+    max_rel_residual: float
+
+    @property
+    def usable(self):
+        """Good enough to serve as a launch floor."""
+        return self.bandwidth is not None and self.t0_ns > 0
+
+    def predict_ns(self, bytes_moved, in_l2=False):
+        bandwidth = self.l2_bandwidth if in_l2 and self.l2_bandwidth \
+            else self.bandwidth
+        slope = 0.0 if bandwidth is None else 1e9 / bandwidth
+        return self.t0_ns + np.asarray(bytes_moved, dtype=float) * slope
+
+
+def _bandwidth(slope):
+    return 1e9 / slope if slope > 0 else None
+
+
+def fit_launch_model(bytes_moved, times_ns, in_l2=None):
+    """Fit t = t0 + V/B on relative residuals, with a second slope for the
+    points flagged in_l2 when both levels are present and there are at
+    least three distinct V.  None with fewer than two distinct V."""
+    v = np.asarray(bytes_moved, dtype=float)
+    t = np.asarray(times_ns, dtype=float)
+    l2 = np.zeros(len(v), dtype=bool) if in_l2 is None \
+        else np.asarray(in_l2, dtype=bool)
+    keep = np.isfinite(v) & np.isfinite(t) & (t > 0)
+    v, t, l2 = v[keep], t[keep], l2[keep]
+    if len(np.unique(v)) < 2:
+        return None
+    two_levels = l2.any() and (~l2).any() and len(np.unique(v)) >= 3
+    if two_levels:
+        columns = [np.ones_like(v), np.where(l2, 0.0, v), np.where(l2, v, 0.0)]
+    else:
+        columns = [np.ones_like(v), v]
+    weight = 1.0 / t
+    design = np.column_stack(columns) * weight[:, None]
+    coef, *_ = np.linalg.lstsq(design, t * weight, rcond=None)
+    model = np.column_stack(columns) @ coef
+    residual = float(np.max(np.abs(model - t) / t))
+    t0 = float(coef[0])
+    if two_levels:
+        return LaunchFit(t0, _bandwidth(coef[1]), _bandwidth(coef[2]),
+                         int(len(v)), residual)
+    if l2.all():
+        return LaunchFit(t0, None, _bandwidth(coef[1]), int(len(v)), residual)
+    return LaunchFit(t0, _bandwidth(coef[1]), None, int(len(v)), residual)
+
+
+def served_by_l2(point, l2_bytes):
+    """The fit's level of a point: warm and footprint < L2."""
+    return bool(l2_bytes) and point.cache == "warm" and \
+        point.footprint_bytes < l2_bytes
+
+
+def fit_series(points, l2_bytes=None):
+    """(variant, block, cache) -> LaunchFit for every series that has at
+    least two sizes."""
+    series = {}
+    for p in points:
+        series.setdefault((p.variant, p.block, p.cache), []).append(p)
+    fits = {}
+    for key, rows in series.items():
+        fit = fit_launch_model([p.bytes_moved for p in rows],
+                               [p.time_median_ns for p in rows],
+                               [served_by_l2(p, l2_bytes) for p in rows])
+        if fit is not None:
+            fits[key] = fit
+    return fits
+
+
+# --- ceilings ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Bound:
+    """A ceiling as used by the analysis, with where it came from."""
+    value: float
+    source: str
+    measured: bool
+
+
+def dram_ceiling(ceilings, spec_bandwidth, op):
+    """Measured DRAM ceiling for op, else the spec peak; None if neither."""
+    order = ("dram_add", "dram_copy") if op == "add" else \
+        ("dram_copy", "dram_add")
+    for name in order:
+        if ceilings and name in ceilings and ceilings[name].value > 0:
+            return Bound(ceilings[name].value, "measured %s" % name, True)
+    return spec_dram(spec_bandwidth)
+
+
+def spec_dram(spec_bandwidth):
+    if spec_bandwidth:
+        return Bound(float(spec_bandwidth), "spec (run.json)", False)
+    return None
+
+
+def l2_ceiling(ceilings):
+    if ceilings and "l2_read" in ceilings and ceilings["l2_read"].value > 0:
+        return Bound(ceilings["l2_read"].value, "measured l2_read", True)
+    return None
+
+
+def measured_launch_floor(ceilings):
+    if ceilings and "launch_stream" in ceilings \
+            and ceilings["launch_stream"].value > 0:
+        return Bound(ceilings["launch_stream"].value,
+                     "measured launch_stream", True)
+    return None
+
+
+def run_dram_ceiling(run, op):
+    return dram_ceiling(run.ceilings, run.spec_dram_bandwidth, op)
+
+
+# --- verdicts ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PointFacts:
+    """What the verdict rules look at, for one point."""
+    time_ns: float
+    bytes_moved: int
+    footprint_bytes: int
+    bandwidth: float
+    l2_bytes: Optional[int] = None
+    dram_ceiling: Optional[Bound] = None
+    launch_floor_ns: Optional[float] = None
+    launch_floor_source: Optional[str] = None
+    dram_bytes: Optional[float] = None
+    occupancy_pct: Optional[float] = None
+    occupancy_kind: str = "achieved"
+    bytes_per_inst: Optional[float] = None
+    kib_in_flight_per_sm: Optional[float] = None
+
+    @property
+    def dram_pct(self):
+        if self.dram_ceiling is None:
+            return None
+        return 100.0 * self.bandwidth / self.dram_ceiling.value
+
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    rule: str
+
+
+def _dram_text(f):
+    if f.dram_ceiling is None:
+        return "no DRAM ceiling known"
+    return "bandwidth %s = %.0f%% of DRAM ceiling %s (%s)" % (
+        gbps(f.bandwidth), f.dram_pct, gbps(f.dram_ceiling.value),
+        f.dram_ceiling.source)
+
+
+def rule_launch(f):
+    if f.launch_floor_ns is not None and f.launch_floor_ns > 0:
+        if f.time_ns <= LAUNCH_FACTOR * f.launch_floor_ns:
+            return Verdict(LAUNCH_BOUND, "time %s µs <= %.1f x launch floor "
+                           "%s µs (%s)" % (us(f.time_ns), LAUNCH_FACTOR,
+                                           us(f.launch_floor_ns),
+                                           f.launch_floor_source))
+        return None
+    if f.time_ns < LAUNCH_ABS_NS:
+        return Verdict(LAUNCH_BOUND, "time %s µs < %s µs and no launch "
+                       "floor known" % (us(f.time_ns), us(LAUNCH_ABS_NS)))
+    return None
+
+
+def rule_l2(f):
+    if f.l2_bytes is None or f.footprint_bytes >= f.l2_bytes:
+        return None
+    fits = "footprint %s < L2 %s" % (bytes_label(f.footprint_bytes),
+                                     bytes_label(f.l2_bytes))
+    if f.dram_ceiling is not None and f.bandwidth > f.dram_ceiling.value:
+        return Verdict(L2_BOUND, "%s and bandwidth %s > DRAM ceiling %s "
+                       "(%s)" % (fits, gbps(f.bandwidth),
+                                 gbps(f.dram_ceiling.value),
+                                 f.dram_ceiling.source))
+    if f.dram_bytes is not None and \
+            f.dram_bytes < L2_DRAM_FRACTION * f.bytes_moved:
+        return Verdict(L2_BOUND, "%s and DRAM bytes %s = %.0f%% of bytes "
+                       "moved (< %.0f%%)" % (
+                           fits, bytes_label(f.dram_bytes),
+                           100.0 * f.dram_bytes / f.bytes_moved,
+                           100.0 * L2_DRAM_FRACTION))
+    return None
+
+
+def rule_dram(f):
+    if f.dram_ceiling is None:
+        return None
+    if f.bandwidth >= DRAM_FRACTION * f.dram_ceiling.value:
+        return Verdict(DRAM_BOUND, "%s >= %.0f%%" % (
+            _dram_text(f), 100 * DRAM_FRACTION))
+    return None
+
+
+def rule_occupancy(f):
+    if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
+        return None
+    return Verdict(OCCUPANCY_BOUND, "%s occupancy %.0f%% < %.0f%% and %s" % (
+        f.occupancy_kind, f.occupancy_pct, OCCUPANCY_PCT, _dram_text(f)))
+
+
+def rule_issue(f):
+    if f.bytes_per_inst is None or f.bytes_per_inst >= ISSUE_BYTES_PER_INST:
+        return None
+    return Verdict(ISSUE_BOUND, "%.1f bytes moved per issued warp "
+                   "instruction < %.0f and %s" % (
+                       f.bytes_per_inst, ISSUE_BYTES_PER_INST, _dram_text(f)))
+
+
+def rule_fallback(f):
+    parts = [_dram_text(f)]
+    if f.kib_in_flight_per_sm is not None:
+        parts.append("about %.0f KiB of loads in flight per SM" %
+                     f.kib_in_flight_per_sm)
+    if f.occupancy_pct is not None:
+        parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
+                                              f.occupancy_pct))
+    return Verdict(UNKNOWN, "no rule fired: " + "; ".join(parts))
+
+
+RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_issue)
+
+
+def classify(facts):
+    """The first rule of RULES that fires, else latency/unknown."""
+    for rule in RULES:
+        verdict = rule(facts)
+        if verdict is not None:
+            return verdict
+    return rule_fallback(facts)
+
+
+# --- facts from a run --------------------------------------------------------
+
+def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
+    """Loads in flight per SM if every resident thread has all its loads
+    outstanding at once: read bytes per thread x resident threads.  None
+    when the shape is unknown or the threads loop over the data."""
+    if not point.grid or not point.block or occupancy_pct is None \
+            or not max_threads_per_sm:
+        return None
+    read = point.bytes_moved * READ_FRACTION.get(point.op, 0.5)
+    per_thread = read / (point.grid * point.block)
+    if per_thread > MAX_SINGLE_PASS_READ_BYTES:
+        return None
+    resident = occupancy_pct / 100.0 * max_threads_per_sm
+    return per_thread * resident / 1024.0
+
+
+def launch_floor(run, point, fits):
+    """(ns, source) of the launch floor for a point, or (None, None)."""
+    measured = measured_launch_floor(run.ceilings)
+    if measured is not None:
+        return measured.value, measured.source
+    fit = fits.get((point.variant, point.block, point.cache))
+    if fit is not None and fit.usable:
+        return fit.t0_ns, "fitted t0 of %s %s" % (point.variant, point.cache)
+    return None, None
+
+
+def occupancy(run, point):
+    """(pct, kind): achieved when measured, else theoretical, else None."""
+    achieved = sel.metric(run, point, sel.M_OCCUPANCY)
+    if achieved is not None:
+        return achieved, "achieved"
+    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
+    if theoretical is not None:
+        return theoretical, "theoretical"
+    return None, "achieved"
+
+
+def point_facts(run, point, fits):
+    floor_ns, floor_source = launch_floor(run, point, fits)
+    occ, occ_kind = occupancy(run, point)
+    return PointFacts(
+        time_ns=point.time_median_ns,
+        bytes_moved=point.bytes_moved,
+        footprint_bytes=point.footprint_bytes,
+        bandwidth=point.bandwidth,
+        l2_bytes=run.l2_bytes,
+        dram_ceiling=run_dram_ceiling(run, point.op),
+        launch_floor_ns=floor_ns,
+        launch_floor_source=floor_source,
+        dram_bytes=sel.dram_bytes(run, point),
+        occupancy_pct=occ,
+        occupancy_kind=occ_kind,
+        bytes_per_inst=sel.metric(run, point, sel.M_BYTES_PER_INST),
+        kib_in_flight_per_sm=kib_in_flight_per_sm(
+            point, occ, run.device.get("max_threads_per_sm")))
+
+
+def classify_run(run, fits=None):
+    """[(point, Verdict)] for every point of the run, in file order."""
+    if fits is None:
+        fits = fit_series(run.points, run.l2_bytes)
+    return [(p, classify(point_facts(run, p, fits))) for p in run.points]
+
+
+def pct_of(value, bound):
+    if value is None or bound is None or bound.value <= 0:
+        return None
+    return 100.0 * value / bound.value

@@ -1,0 +1,104 @@
+"""Queries over a loaded run: sizes, the points of one size, metrics.
+
+A variant may have been timed at several block sizes (tune rows).  The
+"primary" block of a variant is the one it was timed with at the most sizes
+(ties: the larger count of rows, then the smaller block); plots and findings
+that compare variants use primary-block points only, so a tune sweep does
+not add a second line for the same kernel.
+"""
+
+import math
+from collections import Counter
+
+# Metric names used by the analysis (spelled as CUPTI / data-format.md).
+M_DRAM_READ = "dram__bytes_read.sum"
+M_DRAM_WRITE = "dram__bytes_write.sum"
+M_DRAM_BYTES = "dram__bytes.sum"
+M_L2_BYTES = "lts__t_bytes.sum"
+M_L1_BYTES = "l1tex__t_bytes.sum"
+M_L2_HIT = "lts__t_sector_hit_rate.pct"
+M_L2_READ_HIT = "lts__t_sector_op_read_hit_rate.pct"
+M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+M_THEORETICAL_OCCUPANCY = "sm__maximum_warps_per_active_cycle_pct"
+M_REGISTERS = "launch__registers_per_thread"
+M_INST_ISSUED = "smsp__inst_issued.sum"
+M_BYTES_PER_INST = "derived__bytes_per_inst_issued"
+M_LD_BYTES_PER_INST = "derived__global_ld_bytes_per_inst"
+M_DRAM_BANDWIDTH = "derived__dram_bandwidth"
+M_KERNEL_TIME = "gpu__time_duration.sum"
+
+
+def sizes(run):
+    """Distinct element counts of the run, ascending."""
+    return sorted({p.n for p in run.points})
+
+
+def primary_blocks(points):
+    """variant -> its primary block (see module comment)."""
+    per_variant = {}
+    for p in points:
+        per_variant.setdefault(p.variant, []).append(p)
+    result = {}
+    for variant, rows in per_variant.items():
+        sizes_per_block = {}
+        rows_per_block = Counter()
+        for p in rows:
+            sizes_per_block.setdefault(p.block, set()).add(p.n)
+            rows_per_block[p.block] += 1
+        result[variant] = min(sizes_per_block, key=lambda b: (
+            -len(sizes_per_block[b]), -rows_per_block[b],
+            b if b is not None else -1))
+    return result
+
+
+def primary_points(run):
+    """Points timed with their variant's primary block."""
+    primary = primary_blocks(run.points)
+    return [p for p in run.points if p.block == primary[p.variant]]
+
+
+def select(points, **where):
+    """Points whose attributes equal every keyword given."""
+    return [p for p in points
+            if all(getattr(p, k) == v for k, v in where.items())]
+
+
+def preferred_cache(points):
+    """'warm' when any warm point exists, else 'cold' (None if empty)."""
+    caches = {p.cache for p in points}
+    if "warm" in caches:
+        return "warm"
+    return "cold" if "cold" in caches else None
+
+
+def metric(run, point, name):
+    """Value of a metric for a point, or None when not measured."""
+    if run.metrics is None:
+        return None
+    entry = run.metrics.get(point.key, {}).get(name)
+    return None if entry is None else entry.value
+
+
+def dram_bytes(run, point):
+    """DRAM bytes read + written by the counter pass, or None."""
+    read = metric(run, point, M_DRAM_READ)
+    write = metric(run, point, M_DRAM_WRITE)
+    if read is not None and write is not None:
+        return read + write
+    return metric(run, point, M_DRAM_BYTES)
+
+
+def has_metric(run, name):
+    if run.metrics is None:
+        return False
+    return any(name in values for values in run.metrics.values())
+
+
+def mid_size(all_sizes):
+    """The size closest (in log) to the geometric middle of the range;
+    None with fewer than three sizes.  For 1Mi, 16Mi, 256Mi: 16Mi."""
+    if len(all_sizes) < 3:
+        return None
+    inner = all_sizes[1:-1]
+    middle = (all_sizes[0] * all_sizes[-1]) ** 0.5
+    return min(inner, key=lambda n: abs(math.log(n / middle)))

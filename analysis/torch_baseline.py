@@ -1,0 +1,261 @@
+"""PyTorch reference rows for a run: torch.add (fp32, fp16) and torch.relu
+(fp32), timed like ewbench times its kernels, appended to timing.csv.
+
+For every size and cache state of the run: allocate the operands once
+(random values in [-1, 1] from the run's seed), run the op `warmup` times
+untimed, then `iters` timed launches, each between two CUDA events; for
+cold points a buffer larger than L2 is zeroed before each launch (outside
+the events), which evicts the operands.  add writes into a preallocated
+output (out=); relu has no out= form, so its output comes from PyTorch's
+caching allocator, which reuses one block and adds no GPU work.  The last
+output is compared with the same op computed by PyTorch on the CPU
+(element for element, exactly), which sets the check column.
+
+Rows follow the timing.csv schema: variant torch_add_f32, torch_add_f16,
+torch_relu_f32; block and grid empty (PyTorch decides).  Points already in
+timing.csv are skipped.  Each row is appended with one write, as ewbench
+does.  A sidecar torch-baseline.json records the PyTorch and CUDA versions.
+
+Only measure() and run_baseline() touch torch; everything else is pure.
+"""
+
+import json
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import load
+
+VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
+            ("torch_relu_f32", "relu", "f32"))
+SIZE_OF = {"f32": 4, "f16": 2}
+SIDECAR = "torch-baseline.json"
+DEFAULT_ITERS = 100
+DEFAULT_WARMUP = 10
+DEFAULT_FLUSH_BYTES = 256 << 20
+
+
+class CannotRun(Exception):
+    """No torch, no GPU, or the wrong GPU: nothing was measured."""
+
+
+@dataclass(frozen=True)
+class Job:
+    variant: str
+    op: str
+    dtype: str
+    n: int
+    cache: str
+    iters: int
+    warmup: int
+
+
+def traffic(op, dtype, n):
+    """(footprint bytes, bytes moved, flops) as data-format.md defines."""
+    size = SIZE_OF[dtype]
+    if op == "add":
+        return 3 * n * size, 3 * n * size, n
+    return 2 * n * size, 2 * n * size, 0
+
+
+def plan(run):
+    """The jobs to run: every variant x size x cache state of the run,
+    less the points already in timing.csv."""
+    settings = run.manifest.get("settings") or {}
+    sizes = sorted({p.n for p in run.points} |
+                   set(settings.get("sizes") or []))
+    caches = settings.get("cache") or sorted({p.cache for p in run.points}) \
+        or ["warm"]
+    iters = int(settings.get("iters") or DEFAULT_ITERS)
+    warmup = int(settings.get("warmup") or DEFAULT_WARMUP)
+    present = {p.key for p in run.points}
+    jobs = []
+    for variant, op, dtype in VARIANTS:
+        for n in sizes:
+            for cache in caches:
+                if (variant, n, None, cache, "stream") in present:
+                    continue
+                jobs.append(Job(variant, op, dtype, n, cache, iters, warmup))
+    return jobs
+
+
+def summarize(samples_ns):
+    s = np.asarray(samples_ns, dtype=float)
+    return {"median": float(np.median(s)), "min": float(s.min()),
+            "max": float(s.max()), "mean": float(s.mean()),
+            "stddev": float(s.std(ddof=1)) if len(s) > 1 else 0.0}
+
+
+def row_values(run, job, samples_ns, check):
+    """{column: text} of one timing.csv row."""
+    footprint, moved, flops = traffic(job.op, job.dtype, job.n)
+    st = summarize(samples_ns)
+    spec = run.spec_dram_bandwidth
+    bw = moved / (st["median"] * 1e-9)
+
+    def g(x):
+        return "%.17g" % x
+    return {
+        "run_id": run.run_id, "variant": job.variant, "op": job.op,
+        "dtype": job.dtype, "n": str(job.n), "block": "",
+        "cache": job.cache, "launch": "stream", "grid": "",
+        "footprint_bytes": str(footprint), "bytes_moved": str(moved),
+        "flops": str(flops), "iters": str(len(samples_ns)),
+        "time_median_ns": g(st["median"]), "time_min_ns": g(st["min"]),
+        "time_max_ns": g(st["max"]), "time_mean_ns": g(st["mean"]),
+        "time_stddev_ns": g(st["stddev"]),
+        "bandwidth_median_bytes_per_s": g(bw),
+        "bandwidth_max_bytes_per_s": g(moved / (st["min"] * 1e-9)),
+        "spec_dram_pct": g(100.0 * bw / spec) if spec else "",
+        "check": check,
+    }
+
+
+def csv_line(header, values):
+    """One RFC 4180 line in the column order of header."""
+    fields = []
+    for name in header:
+        text = values.get(name, "")
+        if any(c in text for c in ',"\n\r'):
+            text = '"%s"' % text.replace('"', '""')
+        fields.append(text)
+    return ",".join(fields) + "\n"
+
+
+def read_header(path):
+    with open(path, encoding="utf-8") as f:
+        return f.readline().rstrip("\r\n").split(",")
+
+
+def append_line(path, line):
+    """Append one complete row with a single write(2)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        data = line.encode("utf-8")
+        if os.write(fd, data) != len(data):
+            raise OSError("short write to %s" % path)
+    finally:
+        os.close(fd)
+
+
+def read_sidecar(run_dir):
+    path = os.path.join(run_dir, SIDECAR)
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# --- the parts that need torch and a GPU ----------------------------------
+
+def import_torch():
+    try:
+        import torch
+    except ImportError as e:
+        raise CannotRun("PyTorch is not installed (%s); install torch with "
+                        "CUDA support to add the reference rows" % e) from None
+    if not torch.cuda.is_available():
+        raise CannotRun("PyTorch %s sees no CUDA GPU" % torch.__version__)
+    return torch
+
+
+def check_device(torch, run):
+    """Refuse to mix GPUs: the run's device name must match."""
+    want = run.device.get("name")
+    index = run.device.get("index") or 0
+    if index >= torch.cuda.device_count():
+        raise CannotRun("run.json names device %d, PyTorch sees %d" % (
+            index, torch.cuda.device_count()))
+    have = torch.cuda.get_device_name(index)
+    if want and have != want:
+        raise CannotRun("this GPU is %r, the run was measured on %r" % (
+            have, want))
+    return index
+
+
+def measure(torch, job, flush, seed):
+    """(per-launch times in ns, 'pass' or 'fail') of one job."""
+    dtype = {"f32": torch.float32, "f16": torch.float16}[job.dtype]
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.empty(job.n, dtype=dtype, device="cuda").uniform_(
+        -1, 1, generator=gen)
+    if job.op == "add":
+        b = torch.empty_like(a).uniform_(-1, 1, generator=gen)
+        out = torch.empty_like(a)
+
+        def launch():
+            return torch.add(a, b, out=out)
+    else:
+        b = None
+
+        def launch():
+            return torch.relu(a)
+    for _ in range(job.warmup):
+        result = launch()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
+    for i in range(job.iters):
+        if job.cache == "cold":
+            flush.zero_()
+        starts[i].record()
+        result = launch()
+        ends[i].record()
+    torch.cuda.synchronize()
+    samples = [s.elapsed_time(e) * 1e6 for s, e in zip(starts, ends)]
+    got = result.cpu()
+    if job.op == "add":
+        expected = torch.add(a.cpu(), b.cpu())
+    else:
+        expected = torch.relu(a.cpu())
+    check = "pass" if torch.equal(got, expected) else "fail"
+    del a, b, result, got, expected
+    torch.cuda.empty_cache()
+    return samples, check
+
+
+def run_baseline(run_dir, say=print):
+    """Measure and append.  Returns the number of rows written; raises
+    CannotRun (nothing measured) or load.DataError."""
+    run = load.load_run(run_dir)
+    jobs = plan(run)
+    if not jobs:
+        say("every PyTorch point is already in timing.csv; nothing to do")
+        return 0
+    torch = import_torch()
+    index = check_device(torch, run)
+    torch.cuda.set_device(index)
+    settings = run.manifest.get("settings") or {}
+    flush_bytes = int(settings.get("flush_bytes") or
+                      max(2 * (run.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
+    flush = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
+    seed = int(settings.get("seed") or 1)
+    timing = os.path.join(run_dir, "timing.csv")
+    header = read_header(timing)
+    written = 0
+    for job in jobs:
+        need = (3 if job.op == "add" else 2) * job.n * SIZE_OF[job.dtype]
+        free, _ = torch.cuda.mem_get_info()
+        if need > 0.9 * free:
+            say("skip %s n=%d %s: needs %d bytes, %d free" % (
+                job.variant, job.n, job.cache, need, free))
+            continue
+        samples, check = measure(torch, job, flush, seed)
+        append_line(timing, csv_line(header, row_values(run, job, samples,
+                                                        check)))
+        written += 1
+        say("%s n=%d %s: median %.2f us, %s" % (
+            job.variant, job.n, job.cache, np.median(samples) / 1e3, check))
+    sidecar = {"torch": torch.__version__, "cuda": torch.version.cuda,
+               "device": torch.cuda.get_device_name(index),
+               "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                            time.gmtime()),
+               "rows": written, "flush_bytes": flush_bytes,
+               "method": "CUDA events around each launch; add with out=; "
+                         "relu via the caching allocator"}
+    with open(os.path.join(run_dir, SIDECAR), "w", encoding="utf-8") as f:
+        json.dump(sidecar, f, indent=2)
+        f.write("\n")
+    load.load_run(run_dir)      # what we appended must still load
+    return written

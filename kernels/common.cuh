@@ -1,0 +1,268 @@
+/*
+ * common.cuh - what the kernel files and the registry share: thread
+ * indexing, launch-shape arithmetic, the declarations of the study's
+ * kernels, and the one generic launcher every study variant goes through.
+ *
+ * Kernel signatures follow three operand conventions, named after the
+ * fields of struct ewb_launch_args they use:
+ *   binary   (const T *a, const T *b, T *c, size_t n)	c = op(a, b)
+ *   unary    (const T *a, T *c, size_t n)		c = op(a)
+ *   in place (T *c, size_t n)				c = op(c)
+ */
+#ifndef EWB_COMMON_CUH
+#define EWB_COMMON_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "registry.h"
+
+/* Largest gridDim.x (compute capability 3.0 and later). */
+#define EWB_MAX_GRID		2147483647ULL
+
+/* What one SM holds, for the fixed grid of the grid-stride variants:
+ * as many blocks as fit by thread count, at most the block limit. */
+#define EWB_SM_MAX_THREADS	2048u
+#define EWB_SM_MAX_BLOCKS	32u
+
+/* Thread indexing, in 64 bits so that n > 2^31 works. */
+static __device__ __forceinline__ size_t
+ewb_thread_index(void)
+{
+	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+static __device__ __forceinline__ size_t
+ewb_thread_count(void)
+{
+	return (size_t)gridDim.x * blockDim.x;
+}
+
+/*
+ * A thread that owns `Width` consecutive elements from i, when fewer than
+ * Width remain (the end of the array): each remaining one through
+ * element(index).  A bounded loop, so the compiler emits Width - 1
+ * predicated accesses rather than a general loop.
+ */
+template <unsigned Width, typename F>
+static __device__ __forceinline__ void
+ewb_partial_group(size_t i, size_t n, F element)
+{
+#pragma unroll
+	for (unsigned k = 0; k < Width - 1; k++)
+		if (i + k < n)
+			element(i + k);
+}
+
+static inline bool
+ewb_is_aligned(const void *p, size_t bytes)
+{
+	return (uintptr_t)p % bytes == 0;
+}
+
+static inline unsigned long long
+ewb_div_up(unsigned long long x, unsigned long long y)
+{
+	return x / y + (x % y != 0);
+}
+
+static inline unsigned
+ewb_block_or(unsigned block, unsigned default_block)
+{
+	return block != 0 ? block : default_block;
+}
+
+/*
+ * One thread per group of `per_thread` consecutive elements, the last group
+ * possibly partial.  The grid is not capped: a kernel without a loop cannot
+ * cover more than EWB_MAX_GRID blocks, and the launcher refuses that shape.
+ */
+static inline struct ewb_shape
+ewb_shape_cover(size_t n, unsigned per_thread, unsigned block)
+{
+	struct ewb_shape s;
+
+	s.block = block;
+	s.grid = ewb_div_up(ewb_div_up(n, per_thread), block);
+	return s;
+}
+
+/* The SM count the caller gave, or the current device's. */
+static inline unsigned
+ewb_sm_count(int given)
+{
+	int	device, count;
+
+	if (given > 0)
+		return (unsigned)given;
+	if (cudaGetDevice(&device) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount,
+	    device) != cudaSuccess || count <= 0)
+		return 1;
+	return (unsigned)count;
+}
+
+/*
+ * Grid-stride loops: a fixed grid of one wave of resident blocks,
+ * sm_count * min(2048 / block, 32), but no more blocks than have work.
+ */
+static inline struct ewb_shape
+ewb_shape_stride(size_t n, unsigned per_thread, unsigned block, int sm_count)
+{
+	struct ewb_shape	s = ewb_shape_cover(n, per_thread, block);
+	unsigned long long	resident = EWB_SM_MAX_THREADS / block;
+
+	if (resident > EWB_SM_MAX_BLOCKS)
+		resident = EWB_SM_MAX_BLOCKS;
+	if (resident == 0)
+		resident = 1;
+	resident *= ewb_sm_count(sm_count);
+	if (s.grid > resident)
+		s.grid = resident;
+	if (s.grid > EWB_MAX_GRID)
+		s.grid = EWB_MAX_GRID;
+	return s;
+}
+
+/* The study's kernels (add.cu, relu.cu, abs.cu). */
+__global__ void	ewb_add_f32(const float *, const float *, float *, size_t);
+__global__ void	ewb_add_f32x4(const float *, const float *, float *, size_t);
+__global__ void	ewb_add_f32x4_grid(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f16(const __half *, const __half *, __half *, size_t);
+__global__ void	ewb_add_f16x2(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16x8(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16x8_pack(const __half *, const __half *, __half *,
+		    size_t);
+
+__global__ void	ewb_relu_f32(const float *, float *, size_t);
+__global__ void	ewb_relu_f32x4(const float *, float *, size_t);
+
+/* Consecutive elements per thread of ewb_abs_f32_unroll. */
+#define EWB_ABS_UNROLL	4u
+__global__ void	ewb_abs_f32(float *, size_t);
+__global__ void	ewb_abs_f32_unroll(float *, size_t);
+__global__ void	ewb_abs_f32_grid(float *, size_t);
+__global__ void	ewb_abs_f32x4(float *, size_t);
+/* The generic form: an elementwise template taking the operation as a
+ * functor type, instantiated here for abs.  (A __global__ template would
+ * do the same, but CUDA 13 gives template kernels file-local stubs, and the
+ * registry, in another file, needs this kernel's address.) */
+__global__ void	ewb_abs_f32_functor(float *, size_t);
+
+/*
+ * Operand conventions: which pointers of the launch arguments a kernel of
+ * each signature uses (only those are tested for alignment), and how it is
+ * launched.
+ */
+template <typename Kernel>
+struct ewb_operands;
+
+template <typename T>
+struct ewb_operands<void (*)(const T *, const T *, T *, size_t)> {
+	typedef T elem;
+	static bool
+	aligned(const struct ewb_launch_args *args, size_t bytes)
+	{
+		return ewb_is_aligned(args->a, bytes) &&
+		    ewb_is_aligned(args->b, bytes) &&
+		    ewb_is_aligned(args->c, bytes);
+	}
+	static void
+	launch(void (*kernel)(const T *, const T *, T *, size_t),
+	    struct ewb_shape s, const struct ewb_launch_args *args)
+	{
+		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		    (const T *)args->a, (const T *)args->b, (T *)args->c,
+		    args->n);
+	}
+};
+
+template <typename T>
+struct ewb_operands<void (*)(const T *, T *, size_t)> {
+	typedef T elem;
+	static bool
+	aligned(const struct ewb_launch_args *args, size_t bytes)
+	{
+		return ewb_is_aligned(args->a, bytes) &&
+		    ewb_is_aligned(args->c, bytes);
+	}
+	static void
+	launch(void (*kernel)(const T *, T *, size_t), struct ewb_shape s,
+	    const struct ewb_launch_args *args)
+	{
+		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		    (const T *)args->a, (T *)args->c, args->n);
+	}
+};
+
+template <typename T>
+struct ewb_operands<void (*)(T *, size_t)> {
+	typedef T elem;
+	static bool
+	aligned(const struct ewb_launch_args *args, size_t bytes)
+	{
+		return ewb_is_aligned(args->c, bytes);
+	}
+	static void
+	launch(void (*kernel)(T *, size_t), struct ewb_shape s,
+	    const struct ewb_launch_args *args)
+	{
+		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		    (T *)args->c, args->n);
+	}
+};
+
+/*
+ * The launcher and shaper of a study variant, from the numbers of its
+ * registry row.  Kernel owns groups of PerThread consecutive elements (per
+ * loop iteration when GridStride) and moves VectorWidth elements per memory
+ * instruction.  When an operand is not aligned to VectorWidth elements,
+ * Scalar (one element per thread, same signature) runs instead, in the same
+ * single launch.
+ */
+template <auto Kernel, auto Scalar, unsigned DefaultBlock,
+    unsigned PerThread, unsigned VectorWidth, bool GridStride>
+struct ewb_study_launch {
+	typedef ewb_operands<decltype(Kernel)> operands;
+
+	static bool
+	vector_ok(const struct ewb_launch_args *args)
+	{
+		return operands::aligned(args,
+		    VectorWidth * sizeof(typename operands::elem));
+	}
+
+	static struct ewb_shape
+	shape(const struct ewb_launch_args *args)
+	{
+		unsigned block = ewb_block_or(args->block, DefaultBlock);
+
+		if (!vector_ok(args))
+			return ewb_shape_cover(args->n, 1, block);
+		if (GridStride)
+			return ewb_shape_stride(args->n, PerThread, block,
+			    args->sm_count);
+		return ewb_shape_cover(args->n, PerThread, block);
+	}
+
+	static cudaError_t
+	launch(const struct ewb_launch_args *args)
+	{
+		struct ewb_shape s = shape(args);
+
+		if (args->n == 0)
+			return cudaErrorInvalidValue;
+		if (s.grid > EWB_MAX_GRID)
+			return cudaErrorInvalidConfiguration;
+		operands::launch(vector_ok(args) ? Kernel : Scalar, s, args);
+		return cudaGetLastError();
+	}
+};
+
+#endif

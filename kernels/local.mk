@@ -1,0 +1,13 @@
+## kernels/local.mk - the kernel library: every variant, the registry table
+## and the harness's helper kernels.  Included from the top Makefile.am;
+## .cu files are compiled by its .cu.o rule.
+
+noinst_LIBRARIES += %reldir%/libewbkernels.a
+%canon_reldir%_libewbkernels_a_SOURCES = \
+	%reldir%/registry.cu \
+	%reldir%/add.cu \
+	%reldir%/relu.cu \
+	%reldir%/abs.cu \
+	%reldir%/peer_cub.cu \
+	%reldir%/flush.cu
+noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh

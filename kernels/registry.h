@@ -1,0 +1,90 @@
+/*
+ * registry.h - the kernel variants ewbench knows, as data.
+ *
+ * Every variant of the study (and every peer implementation) is one row of
+ * ewb_variants[]: what it computes, how, with which launch shape, how many
+ * bytes and flops one element costs, and a C-callable launcher.  The host
+ * code (C11) never sees a kernel: it reads this table and calls launchers.
+ *
+ * Rules every launcher obeys:
+ *  - correct for any n >= 1, including n not a multiple of the vector width
+ *    and n > 2^31 (all indexing is 64-bit);
+ *  - block == 0 means "the variant's published default" (default_block);
+ *  - asynchronous on args->stream; returns the launch's cudaError_t
+ *    (cudaGetLastError() after the launch), never synchronises;
+ *  - vector paths need 16-byte aligned pointers, which cudaMalloc gives;
+ *    a launcher handed misaligned pointers falls back to a scalar path.
+ */
+#ifndef EWB_REGISTRY_H
+#define EWB_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ewb_op { EWB_OP_ADD, EWB_OP_RELU, EWB_OP_ABS };
+enum ewb_dtype { EWB_F32, EWB_F16 };
+
+/* Operands of one launch.  For an in-place variant (abs) only `c` is used:
+ * it is read and written.  For unary out-of-place (relu) `a` is the input. */
+struct ewb_launch_args {
+	const void	*a;
+	const void	*b;
+	void		*c;
+	size_t		 n;		/* elements */
+	unsigned	 block;		/* threads per block; 0 = default */
+	int		 sm_count;	/* for variants with a fixed grid */
+	cudaStream_t	 stream;
+};
+
+/* The launch shape a launcher would use, so rows can record it. */
+struct ewb_shape {
+	unsigned	 block;
+	unsigned long long grid;	/* blocks; 0 when the library decides (peers) */
+};
+
+typedef cudaError_t (*ewb_launcher)(const struct ewb_launch_args *);
+typedef struct ewb_shape (*ewb_shaper)(const struct ewb_launch_args *);
+
+struct ewb_variant {
+	const char	*id;		/* e.g. "add_f32x4" */
+	enum ewb_op	 op;
+	enum ewb_dtype	 dtype;
+	const char	*origin;	/* "study" or "peer" (or "ewbench" for new ones) */
+	const char	*technique;	/* one sentence, for humans */
+	unsigned	 elems_per_thread;	/* per thread per iteration */
+	unsigned	 vector_width;	/* elements per memory instruction */
+	unsigned	 default_block;	/* published threads per block */
+	unsigned	 read_bytes;	/* bytes read per element */
+	unsigned	 write_bytes;	/* bytes written per element */
+	unsigned	 flops;		/* floating-point ops per element */
+	bool		 in_place;
+	bool		 grid_stride;	/* fixed grid, loop over the data */
+	ewb_launcher	 launch;
+	ewb_shaper	 shape;
+	const void	*kernel;	/* __global__ function for the occupancy
+					   API; NULL when a library owns it */
+};
+
+extern const struct ewb_variant ewb_variants[];
+extern const size_t ewb_variant_count;
+
+/* Bytes of one element of a dtype; name of an op or dtype. */
+unsigned	 ewb_dtype_size(enum ewb_dtype);
+const char	*ewb_dtype_name(enum ewb_dtype);
+const char	*ewb_op_name(enum ewb_op);
+
+/* Helper kernels used by the harness itself (not variants). */
+
+/* Write every byte of buf (bytes long) so that L2 holds none of the
+ * benchmark's lines afterwards; buf should be larger than L2. */
+cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,9 @@
+## metrics/local.mk - metric sets (docs/metrics.md), installed where
+## `ewbench` finds them: $(pkgdatadir)/metrics (EWB_PKGDATADIR).
+
+metricsdir = $(pkgdatadir)/metrics
+dist_metrics_DATA = \
+	%reldir%/default.txt \
+	%reldir%/instructions.txt \
+	%reldir%/memory.txt \
+	%reldir%/sol.txt

@@ -1,0 +1,234 @@
+/*
+ * cli.c - options of `ewbench run` and `ewbench check`.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* The study's sizes: 1024^2, 4096^2 and 16384^2 elements. */
+static const uint64_t preset_article[] = { 1ULL << 20, 1ULL << 24, 1ULL << 28 };
+
+/* Sizes `ewbench check` uses by default: tails of every vector width, odd
+ * sizes, one past 2^24. */
+static const uint64_t check_sizes[] = {
+	1, 3, 7, 8, 33, 1000003, 1ULL << 20, (1ULL << 24) + 5
+};
+
+enum {
+	OPT_NO_CUPTI = 256,
+	OPT_METRICS,
+	OPT_PRESET,
+	OPT_WARMUP,
+	OPT_SEED,
+	OPT_CACHE,
+	OPT_DEVICE,
+	OPT_BLOCK,
+	OPT_ITERS
+};
+
+static const struct option run_longopts[] = {
+	{ "variant",	required_argument, NULL, 'v' },
+	{ "size",	required_argument, NULL, 's' },
+	{ "preset",	required_argument, NULL, OPT_PRESET },
+	{ "block",	required_argument, NULL, OPT_BLOCK },
+	{ "iters",	required_argument, NULL, OPT_ITERS },
+	{ "warmup",	required_argument, NULL, OPT_WARMUP },
+	{ "cache",	required_argument, NULL, OPT_CACHE },
+	{ "device",	required_argument, NULL, OPT_DEVICE },
+	{ "seed",	required_argument, NULL, OPT_SEED },
+	{ "out",	required_argument, NULL, 'o' },
+	{ "no-cupti",	no_argument,	   NULL, OPT_NO_CUPTI },
+	{ "metrics",	required_argument, NULL, OPT_METRICS },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ NULL, 0, NULL, 0 }
+};
+
+int
+cli_parse_uint(const char *text, const char *what, unsigned min, unsigned max,
+    unsigned *out, char **cause)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	errno = 0;
+	if (*text == '-' || *text == '\0')
+		goto bad;
+	v = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		goto bad;
+	*out = (unsigned)v;
+	return 0;
+bad:
+	*cause = xasprintf("%s: '%s' is not a whole number from %u to %u",
+	    what, text, min, max);
+	return -1;
+}
+
+static int
+add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
+{
+	o->sizes = xrealloc(o->sizes, (o->nsizes + count) * sizeof *o->sizes);
+	memcpy(o->sizes + o->nsizes, sizes, count * sizeof *sizes);
+	o->nsizes += count;
+	return 0;
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort ascending and drop repeats: a point is measured once per run. */
+static void
+normalise_sizes(struct run_options *o)
+{
+	size_t	i, j;
+
+	qsort(o->sizes, o->nsizes, sizeof *o->sizes, compare_u64);
+	for (i = j = 0; i < o->nsizes; i++) {
+		if (j == 0 || o->sizes[j - 1] != o->sizes[i])
+			o->sizes[j++] = o->sizes[i];
+	}
+	o->nsizes = j;
+}
+
+int
+cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
+{
+	const char	*variants = "*";
+	uint64_t	*parsed;
+	size_t		 count;
+	unsigned	 u;
+	char		*end;
+	int		 ch;
+
+	memset(o, 0, sizeof *o);
+	o->iters = 100;
+	o->warmup = 10;
+	o->cache = CACHE_WARM;
+	o->seed = 1;
+	o->metrics = "default";
+	o->check_only = strcmp(argv[0], "check") == 0;
+	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":v:s:o:q", run_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'v':
+			variants = optarg;
+			break;
+		case 's':
+			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
+				return -1;
+			add_sizes(o, parsed, count);
+			free(parsed);
+			break;
+		case OPT_PRESET:
+			if (strcmp(optarg, "article") != 0) {
+				*cause = xasprintf("--preset: unknown preset "
+				    "'%s' (known: article)", optarg);
+				return -1;
+			}
+			o->preset = "article";
+			add_sizes(o, preset_article, 3);
+			break;
+		case OPT_BLOCK:
+			if (cli_parse_uint(optarg, "--block", 1, 1024, &o->block,
+			    cause) != 0)
+				return -1;
+			break;
+		case OPT_ITERS:
+			if (cli_parse_uint(optarg, "--iters", 1, 1000000,
+			    &o->iters, cause) != 0)
+				return -1;
+			break;
+		case OPT_WARMUP:
+			if (cli_parse_uint(optarg, "--warmup", 0, 1000000,
+			    &o->warmup, cause) != 0)
+				return -1;
+			break;
+		case OPT_CACHE:
+			if (strcmp(optarg, "warm") == 0)
+				o->cache = CACHE_WARM;
+			else if (strcmp(optarg, "cold") == 0)
+				o->cache = CACHE_COLD;
+			else if (strcmp(optarg, "both") == 0)
+				o->cache = CACHE_BOTH;
+			else {
+				*cause = xasprintf("--cache: '%s' is not warm, "
+				    "cold or both", optarg);
+				return -1;
+			}
+			break;
+		case OPT_DEVICE:
+			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
+			    cause) != 0)
+				return -1;
+			o->device = (int)u;
+			break;
+		case OPT_SEED:
+			errno = 0;
+			o->seed = strtoull(optarg, &end, 0);
+			if (errno != 0 || *end != '\0' || *optarg == '-' ||
+			    *optarg == '\0') {
+				*cause = xasprintf("--seed: '%s' is not an "
+				    "unsigned 64-bit number", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_NO_CUPTI:
+			o->no_cupti = true;
+			break;
+		case OPT_METRICS:
+			o->metrics = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case ':':
+			*cause = xasprintf("option '%s' needs a value",
+			    argv[optind - 1]);
+			return -1;
+		default:
+			*cause = xasprintf("unknown option '%s' for '%s' "
+			    "(see ewbench --help)", argv[optind - 1], argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (variants_select(variants, o->selected, cause) != 0)
+		return -1;
+	if (o->nsizes == 0) {
+		if (o->check_only)
+			add_sizes(o, check_sizes,
+			    sizeof check_sizes / sizeof check_sizes[0]);
+		else {
+			o->preset = "article";
+			add_sizes(o, preset_article, 3);
+		}
+	}
+	normalise_sizes(o);
+	return 0;
+}
+
+void
+cli_free_run(struct run_options *o)
+{
+	free(o->selected);
+	free(o->sizes);
+}

@@ -1,0 +1,39 @@
+/*
+ * cli.h - command-line options of `ewbench run` and `ewbench check`.
+ */
+#ifndef EWB_CLI_H
+#define EWB_CLI_H
+
+#include "ewbench.h"
+
+enum cache_mode { CACHE_WARM = 1, CACHE_COLD = 2, CACHE_BOTH = 3 };
+
+struct run_options {
+	bool		*selected;	/* one flag per ewb_variants[] row */
+	uint64_t	*sizes;		/* ascending, no duplicates */
+	size_t		 nsizes;
+	const char	*preset;	/* NULL or "article" */
+	unsigned	 block;		/* 0: each variant's default */
+	unsigned	 iters;
+	unsigned	 warmup;
+	enum cache_mode	 cache;
+	int		 device;
+	uint64_t	 seed;
+	const char	*out;		/* run directory; NULL: a dated name */
+	bool		 no_cupti;
+	const char	*metrics;	/* metric group or names */
+	bool		 check_only;	/* `ewbench check` */
+	bool		 quiet;
+};
+
+/* Parses argv (argv[0] is the command name) into opts; on a usage error
+ * returns -1 with a one-line cause. */
+int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
+	    char **cause);
+void	 cli_free_run(struct run_options *);
+
+/* Parses "--device N" style integers with range checks. */
+int	 cli_parse_uint(const char *text, const char *what, unsigned min,
+	    unsigned max, unsigned *out, char **cause);
+
+#endif

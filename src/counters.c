@@ -1,0 +1,1140 @@
+/*
+ * counters.c - hardware counters through the CUPTI Range Profiler and the
+ * Profiler Host API (CUDA 13.0).  See counters.h for the contract and
+ * docs/metrics.md for the metric sets.
+ *
+ * Host side (no GPU): cuptiProfilerHostInitialize with a chip name turns
+ * metric names into a config image, counts passes and evaluates counter
+ * data.  Target side: cuptiRangeProfilerEnable on the primary context,
+ * AutoRange + KernelReplay, one kernel between Start and Stop.
+ *
+ * cupti_profiler_host.h includes <string>: this file is compiled with
+ * src/cupti-shim (an empty `string`) first on the include path.
+ * libcuda is never linked (make check runs without a driver): the driver
+ * entry points needed come from cudaGetDriverEntryPointByVersion.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+#include <cupti_version.h>
+
+#include "ewbench.h"
+#include "counters.h"
+
+/*
+ * Every CUPTI parameter struct starts with structSize and pPriv: zero it
+ * and set the size this header version computed.
+ */
+#define PARAMS(var, type)						\
+	type var;							\
+	memset(&var, 0, sizeof var);					\
+	var.structSize = type##_STRUCT_SIZE
+
+/*
+ * Ranges one collection can hold.  Only the launch between Start and Stop
+ * should be profiled (one range); the spare room keeps a stray range (in
+ * reuse mode, a prepare() kernel launched while the object is configured,
+ * should CUPTI count it after all) from pushing ours out: ours is always
+ * the last one.
+ */
+#define COUNTERS_MAX_RANGES	8
+/* The first collection plus 3 re-collections. */
+#define COUNTERS_TRIES		4
+
+struct counters {
+	CUcontext			 ctx;
+	char				*chip;
+	char				**metrics;	/* own copies */
+	const char			**names;	/* the same, for CUPTI */
+	char				**dims;		/* CUPTI dimensions */
+	size_t				 count;
+	bool				 initialized;	/* cuptiProfilerInitialize */
+	CUpti_Profiler_Host_Object	*host;
+	uint8_t				*avail;
+	uint8_t				*config;
+	size_t				 config_size;
+	int				 passes;
+	CUpti_RangeProfiler_Object	*profiler;	/* NULL: not enabled */
+	bool				 profiler_used;	/* Start/Stop ran on it */
+	uint8_t				*data;		/* counter data image */
+	size_t				 data_size;
+	bool				 reuse;		/* EWBENCH_CUPTI_REUSE=1 */
+	bool				 fell_back;
+};
+
+/* Errors *********************************************************************/
+
+/* Fixes for the CUPTI results a user can do something about. */
+static const struct {
+	CUptiResult	 rc;
+	const char	*hint;
+} cupti_hints[] = {
+	{ CUPTI_ERROR_INSUFFICIENT_PRIVILEGES,
+	  "GPU performance counters are restricted to admin users: run as "
+	  "root or with CAP_SYS_ADMIN (CAP_PERFMON from driver R565), start "
+	  "containers with --cap-add=SYS_ADMIN, or load the nvidia module "
+	  "with NVreg_RestrictProfilingToAdminUsers=0; or use --no-cupti" },
+	{ CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES,
+	  "the hypervisor does not allow profiling on this virtual GPU: the "
+	  "VM's administrator must enable profiling for it; inside the VM, "
+	  "run as root or with CAP_SYS_ADMIN, or load the nvidia module with "
+	  "NVreg_RestrictProfilingToAdminUsers=0; or use --no-cupti" },
+	{ CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED,
+	  "another CUPTI client (ncu/nsys/compute-sanitizer) is attached; "
+	  "use --no-cupti" },
+	{ CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED,
+	  "this virtual GPU does not support profiling; use a passthrough "
+	  "or bare-metal GPU, or --no-cupti" },
+	{ CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED,
+	  "counters are not available in confidential computing mode; "
+	  "use --no-cupti" },
+	{ CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED,
+	  "NVIDIA CMP devices do not support profiling; use --no-cupti" },
+	{ CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED,
+	  "on a MIG GPU, profile in a GPU instance with an isolated compute "
+	  "instance (not a shared one), or disable MIG; or use --no-cupti" },
+	{ CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED,
+	  "disable SLI to profile; or use --no-cupti" },
+	{ CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED,
+	  "profiling is not supported under this WSL setup; use native "
+	  "Linux or a newer driver; or use --no-cupti" },
+	{ CUPTI_ERROR_HARDWARE_BUSY,
+	  "the GPU's counters are in use (another profiler on this GPU?)" },
+	{ CUPTI_ERROR_NOT_INITIALIZED,
+	  "the CUDA driver is missing or too old for CUPTI 13" },
+};
+
+/* "fn: CUPTI_ERROR_NAME (35): fix". */
+static char *
+cupti_error(const char *fn, CUptiResult rc)
+{
+	const char	*name = NULL;
+	size_t		 i;
+
+	if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || name == NULL)
+		name = "unknown CUPTI result";
+	for (i = 0; i < sizeof cupti_hints / sizeof cupti_hints[0]; i++) {
+		if (cupti_hints[i].rc == rc)
+			return xasprintf("%s: %s (%d): %s", fn, name, (int)rc,
+			    cupti_hints[i].hint);
+	}
+	return xasprintf("%s: %s (%d)", fn, name, (int)rc);
+}
+
+static int
+cupti_check(CUptiResult rc, const char *fn, char **cause)
+{
+	if (rc == CUPTI_SUCCESS)
+		return 0;
+	*cause = cupti_error(fn, rc);
+	return -1;
+}
+
+static int
+cuda_check(cudaError_t e, const char *fn, char **cause)
+{
+	if (e == cudaSuccess)
+		return 0;
+	*cause = xasprintf("%s: %s (%s, %d)", fn, cudaGetErrorString(e),
+	    cudaGetErrorName(e), (int)e);
+	return -1;
+}
+
+/* Appends item to a malloc'd "a, b" list (NULL: empty). */
+static void
+list_append(char **list, const char *sep, const char *item)
+{
+	char	*next;
+
+	next = *list == NULL ? xstrdup(item) :
+	    xasprintf("%s%s%s", *list, sep, item);
+	free(*list);
+	*list = next;
+}
+
+/* The names of a set as CUPTI takes them. */
+static const char **
+names_view(char **metrics, size_t count)
+{
+	const char	**names;
+	size_t		  i;
+
+	names = xcalloc(count, sizeof *names);
+	for (i = 0; i < count; i++)
+		names[i] = metrics[i];
+	return names;
+}
+
+/* Host API *******************************************************************/
+
+static char *
+supported_chips(void)
+{
+	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
+	char	*list = NULL;
+	size_t	 i;
+
+	if (cuptiProfilerHostGetSupportedChips(&p) != CUPTI_SUCCESS)
+		return xstrdup("unknown");
+	for (i = 0; i < p.numChips; i++)
+		list_append(&list, " ", p.ppChipNames[i]);
+	return list == NULL ? xstrdup("none") : list;
+}
+
+int
+counters_chip_check(const char *chip, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
+	char	*chips;
+	size_t	 i;
+
+	if (cupti_check(cuptiProfilerHostGetSupportedChips(&p),
+	    "cuptiProfilerHostGetSupportedChips", cause) != 0)
+		return -1;
+	for (i = 0; i < p.numChips; i++) {
+		if (strcmp(p.ppChipNames[i], chip) == 0)
+			return 0;
+	}
+	chips = supported_chips();
+	*cause = xasprintf("unknown chip '%s' (CUPTI knows: %s)", chip, chips);
+	free(chips);
+	return -1;
+}
+
+static int
+host_open(const char *chip, const uint8_t *avail,
+    CUpti_Profiler_Host_Object **host, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_Initialize_Params);
+	CUptiResult	 rc;
+
+	p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	p.pChipName = chip;
+	p.pCounterAvailabilityImage = avail;
+	rc = cuptiProfilerHostInitialize(&p);
+	if (rc == CUPTI_ERROR_INVALID_CHIP_NAME &&
+	    counters_chip_check(chip, cause) != 0)
+		return -1;
+	if (cupti_check(rc, "cuptiProfilerHostInitialize", cause) != 0)
+		return -1;
+	*host = p.pHostObject;
+	return 0;
+}
+
+static void
+host_close(CUpti_Profiler_Host_Object *host)
+{
+	PARAMS(p, CUpti_Profiler_Host_Deinitialize_Params);
+
+	if (host == NULL)
+		return;
+	p.pHostObject = host;
+	cuptiProfilerHostDeinitialize(&p);
+}
+
+static const char *
+metric_type_name(CUpti_MetricType type)
+{
+	switch (type) {
+	case CUPTI_METRIC_TYPE_COUNTER:
+		return "counter";
+	case CUPTI_METRIC_TYPE_RATIO:
+		return "ratio";
+	case CUPTI_METRIC_TYPE_THROUGHPUT:
+		return "throughput";
+	default:
+		return "unknown";
+	}
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+/* Fills info; an unknown name is !valid, not an error. */
+static int
+host_describe(CUpti_Profiler_Host_Object *host, const char *metric,
+    struct metric_info *info, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_GetMetricProperties_Params);
+	CUptiResult	rc;
+
+	memset(info, 0, sizeof *info);
+	p.pHostObject = host;
+	p.pMetricName = metric;
+	rc = cuptiProfilerHostGetMetricProperties(&p);
+	if (rc == CUPTI_ERROR_INVALID_METRIC_NAME)
+		return 0;
+	if (cupti_check(rc, "cuptiProfilerHostGetMetricProperties", cause) != 0)
+		return -1;
+	info->valid = true;
+	info->description = dup_or_null(p.pDescription);
+	info->dim_unit = dup_or_null(p.pDimUnit);
+	info->hw_unit = dup_or_null(p.pHwUnit);
+	info->type = metric_type_name(p.metricType);
+	return 0;
+}
+
+/* base + the submetric (".sum", ".avg.per_second", ...) closest to suffix;
+ * NULL when base is not a base metric of the chip. */
+static char *
+closest_submetric(CUpti_Profiler_Host_Object *host, const char *base,
+    const char *suffix)
+{
+	const char	*best = NULL;
+	size_t		 i, d, best_d = SIZE_MAX;
+	int		 type;
+
+	for (type = 0; type < CUPTI_METRIC_TYPE__COUNT; type++) {
+		PARAMS(p, CUpti_Profiler_Host_GetSubMetrics_Params);
+		p.pHostObject = host;
+		p.metricType = (CUpti_MetricType)type;
+		p.pMetricName = base;
+		if (cuptiProfilerHostGetSubMetrics(&p) != CUPTI_SUCCESS)
+			continue;
+		for (i = 0; i < p.numOfSubmetrics; i++) {
+			d = edit_distance(suffix, p.ppSubMetrics[i]);
+			if (d < best_d) {
+				best_d = d;
+				best = p.ppSubMetrics[i];
+			}
+		}
+		if (best != NULL)
+			return xasprintf("%s%s", base, best);
+	}
+	return NULL;
+}
+
+/*
+ * A valid name close to an unknown one: the same counter with the closest
+ * rollup/submetric, or else the closest counter of the chip (CUPTI lists
+ * them as "UNIT.Group.counter") with the submetric asked for, or its
+ * closest one.  NULL when nothing is close.
+ */
+static char *
+suggest_metric(CUpti_Profiler_Host_Object *host, const char *metric)
+{
+	const char	*dot = strchr(metric, '.'), *suffix, *name;
+	char		*base, *best = NULL, *guess = NULL;
+	struct metric_info info;
+	size_t		 i, d, best_d = SIZE_MAX, limit;
+	int		 type;
+	char		*error;
+
+	suffix = dot == NULL ? "" : dot;
+	base = xstrdup(metric);
+	base[dot == NULL ? strlen(base) : (size_t)(dot - metric)] = '\0';
+	if ((guess = closest_submetric(host, base, suffix)) != NULL)
+		goto out;
+
+	for (type = 0; type < CUPTI_METRIC_TYPE__COUNT; type++) {
+		PARAMS(p, CUpti_Profiler_Host_GetBaseMetrics_Params);
+		p.pHostObject = host;
+		p.metricType = (CUpti_MetricType)type;
+		if (cuptiProfilerHostGetBaseMetrics(&p) != CUPTI_SUCCESS)
+			continue;
+		for (i = 0; i < p.numMetrics; i++) {
+			name = strrchr(p.ppMetricNames[i], '.');
+			name = name == NULL ? p.ppMetricNames[i] : name + 1;
+			d = edit_distance(base, name);
+			if (d < best_d) {
+				best_d = d;
+				free(best);
+				best = xstrdup(name);
+			}
+		}
+	}
+	limit = strlen(base) / 3 > 2 ? strlen(base) / 3 : 2;
+	if (best == NULL || best_d > limit)
+		goto out;
+	guess = xasprintf("%s%s", best, suffix);
+	if (host_describe(host, guess, &info, &error) != 0)
+		free(error);
+	if (!info.valid) {
+		free(guess);
+		guess = closest_submetric(host, best, suffix);
+	}
+	metric_info_free(&info, 1);
+
+out:
+	free(best);
+	free(base);
+	return guess;
+}
+
+/* Config image and pass count for the names; image may be NULL. */
+static int
+host_config(CUpti_Profiler_Host_Object *host, const char **names,
+    size_t count, uint8_t **image, size_t *image_size, int *passes,
+    char **cause)
+{
+	PARAMS(add, CUpti_Profiler_Host_ConfigAddMetrics_Params);
+	PARAMS(size, CUpti_Profiler_Host_GetConfigImageSize_Params);
+	PARAMS(get, CUpti_Profiler_Host_GetConfigImage_Params);
+	PARAMS(np, CUpti_Profiler_Host_GetNumOfPasses_Params);
+	uint8_t	*config;
+
+	add.pHostObject = host;
+	add.ppMetricNames = names;
+	add.numMetrics = count;
+	if (cupti_check(cuptiProfilerHostConfigAddMetrics(&add),
+	    "cuptiProfilerHostConfigAddMetrics", cause) != 0)
+		return -1;
+	size.pHostObject = host;
+	if (cupti_check(cuptiProfilerHostGetConfigImageSize(&size),
+	    "cuptiProfilerHostGetConfigImageSize", cause) != 0)
+		return -1;
+	if (size.configImageSize == 0) {
+		*cause = xstrdup("cuptiProfilerHostGetConfigImageSize: "
+		    "empty config image");
+		return -1;
+	}
+	config = xmalloc(size.configImageSize);
+	get.pHostObject = host;
+	get.configImageSize = size.configImageSize;
+	get.pConfigImage = config;
+	if (cupti_check(cuptiProfilerHostGetConfigImage(&get),
+	    "cuptiProfilerHostGetConfigImage", cause) != 0)
+		goto fail;
+	np.configImageSize = size.configImageSize;
+	np.pConfigImage = config;
+	if (cupti_check(cuptiProfilerHostGetNumOfPasses(&np),
+	    "cuptiProfilerHostGetNumOfPasses", cause) != 0)
+		goto fail;
+	*passes = (int)np.numOfPasses;
+	if (image != NULL) {
+		*image = config;
+		*image_size = size.configImageSize;
+	} else
+		free(config);
+	return 0;
+
+fail:
+	free(config);
+	return -1;
+}
+
+void
+metric_info_free(struct metric_info *info, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++) {
+		free(info[i].description);
+		free(info[i].dim_unit);
+		free(info[i].hw_unit);
+		free(info[i].suggestion);
+		memset(&info[i], 0, sizeof info[i]);
+	}
+}
+
+int
+counters_inspect(const char *chip, const struct metric_set *set,
+    struct metric_info *info, int *passes, char **cause)
+{
+	CUpti_Profiler_Host_Object	 *host;
+	const char			**names;
+	size_t				  i;
+	bool				  all_valid = true;
+	int				  rc = -1;
+
+	*passes = 0;
+	memset(info, 0, set->count * sizeof *info);
+	if (host_open(chip, NULL, &host, cause) != 0)
+		return -1;
+	for (i = 0; i < set->count; i++) {
+		if (host_describe(host, set->metrics[i], &info[i], cause) != 0)
+			goto out;
+		if (!info[i].valid) {
+			info[i].suggestion = suggest_metric(host,
+			    set->metrics[i]);
+			all_valid = false;
+		}
+	}
+	if (all_valid && set->count > 0) {
+		names = names_view(set->metrics, set->count);
+		rc = host_config(host, names, set->count, NULL, NULL, passes,
+		    cause);
+		free(names);
+		if (rc != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		metric_info_free(info, set->count);
+	host_close(host);
+	return rc;
+}
+
+/* "name" or "name (did you mean x?)". */
+static char *
+unknown_text(const char *metric, const struct metric_info *info)
+{
+	if (info->suggestion == NULL)
+		return xstrdup(metric);
+	return xasprintf("%s (did you mean %s?)", metric, info->suggestion);
+}
+
+/* One line naming every unknown metric of info[]. */
+static char *
+unknown_summary(const char *chip, const struct metric_set *set,
+    const struct metric_info *info, size_t nbad)
+{
+	char	*list = NULL, *item, *text;
+	size_t	 i;
+
+	for (i = 0; i < set->count; i++) {
+		if (info[i].valid)
+			continue;
+		item = unknown_text(set->metrics[i], &info[i]);
+		list_append(&list, ", ", item);
+		free(item);
+	}
+	text = xasprintf("unknown metric%s for chip %s: %s",
+	    nbad == 1 ? "" : "s", chip, list == NULL ? "" : list);
+	free(list);
+	return text;
+}
+
+int
+counters_validate(const char *chip, const struct metric_set *set,
+    int *passes, char ***bad, size_t *nbad, char **cause)
+{
+	struct metric_info	*info;
+	size_t			 i;
+
+	*bad = NULL;
+	*nbad = 0;
+	*passes = 0;
+	info = xcalloc(set->count, sizeof *info);
+	if (counters_inspect(chip, set, info, passes, cause) != 0) {
+		free(info);
+		return -1;
+	}
+	for (i = 0; i < set->count; i++) {
+		if (info[i].valid)
+			continue;
+		*bad = xrealloc(*bad, (*nbad + 1) * sizeof **bad);
+		(*bad)[(*nbad)++] = unknown_text(set->metrics[i], &info[i]);
+	}
+	if (*nbad > 0)
+		*cause = unknown_summary(chip, set, info, *nbad);
+	metric_info_free(info, set->count);
+	free(info);
+	return *nbad > 0 ? -1 : 0;
+}
+
+/* Target side ****************************************************************/
+
+typedef CUresult (CUDAAPI *ctx_get_current_fn)(CUcontext *);
+typedef CUresult (CUDAAPI *device_get_fn)(CUdevice *, int);
+
+static int
+driver_entry(const char *symbol, void **fn, char **cause)
+{
+	enum cudaDriverEntryPointQueryResult	status;
+	cudaError_t				e;
+
+	e = cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION,
+	    cudaEnableDefault, &status);
+	if (cuda_check(e, "cudaGetDriverEntryPointByVersion", cause) != 0)
+		return -1;
+	if (status != cudaDriverEntryPointSuccess || *fn == NULL) {
+		*cause = xasprintf("cudaGetDriverEntryPointByVersion: no "
+		    "driver entry point %s (status %d)", symbol, (int)status);
+		return -1;
+	}
+	return 0;
+}
+
+/* Makes device current with its primary context, and returns both the
+ * context and the driver's device handle. */
+static int
+primary_context(int device, CUcontext *ctx, CUdevice *dev, char **cause)
+{
+	ctx_get_current_fn	 get_current;
+	device_get_fn		 device_get;
+	void			*fn;
+	CUresult		 r;
+
+	if (cuda_check(cudaSetDevice(device), "cudaSetDevice", cause) != 0 ||
+	    cuda_check(cudaFree(NULL), "cudaFree(0)", cause) != 0)
+		return -1;
+	if (driver_entry("cuCtxGetCurrent", &fn, cause) != 0)
+		return -1;
+	get_current = (ctx_get_current_fn)fn;
+	if (driver_entry("cuDeviceGet", &fn, cause) != 0)
+		return -1;
+	device_get = (device_get_fn)fn;
+	if ((r = get_current(ctx)) != CUDA_SUCCESS || *ctx == NULL) {
+		*cause = xasprintf("cuCtxGetCurrent: no current context "
+		    "(CUresult %d)", (int)r);
+		return -1;
+	}
+	if ((r = device_get(dev, device)) != CUDA_SUCCESS) {
+		*cause = xasprintf("cuDeviceGet(%d): CUresult %d", device,
+		    (int)r);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+refuse_other_tool(char **cause)
+{
+	const char	*inject = getenv("CUDA_INJECTION64_PATH");
+
+	if (inject == NULL || *inject == '\0')
+		return 0;
+	*cause = xasprintf("another CUPTI client (ncu/nsys/compute-sanitizer) "
+	    "is attached (CUDA_INJECTION64_PATH=%s); use --no-cupti", inject);
+	return -1;
+}
+
+static int
+profiler_initialize(char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Initialize_Params);
+
+	return cupti_check(cuptiProfilerInitialize(&p),
+	    "cuptiProfilerInitialize", cause);
+}
+
+static void
+profiler_deinitialize(void)
+{
+	PARAMS(p, CUpti_Profiler_DeInitialize_Params);
+
+	cuptiProfilerDeInitialize(&p);
+}
+
+static int
+device_supported(CUdevice dev, int device, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_DeviceSupported_Params);
+	size_t	i;
+
+	p.cuDevice = dev;
+	p.api = CUPTI_PROFILER_RANGE_PROFILING;
+	if (cupti_check(cuptiProfilerDeviceSupported(&p),
+	    "cuptiProfilerDeviceSupported", cause) != 0)
+		return -1;
+	if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return 0;
+
+	const struct {
+		CUpti_Profiler_Support_Level	 level;
+		const char			*why;
+	} flags[] = {
+		{ p.architecture, "the GPU architecture has no range profiler "
+		  "(compute capability 7.0 or newer is needed)" },
+		{ p.sli, "SLI is enabled; disable SLI to profile" },
+		{ p.vGpu, "this vGPU does not allow profiling: the "
+		  "hypervisor's administrator must enable profiling for the "
+		  "VM (or use a passthrough GPU)" },
+		{ p.confidentialCompute, "confidential computing mode is on; "
+		  "counters are not available in it" },
+		{ p.cmp, "NVIDIA CMP devices do not support profiling" },
+		{ p.wsl, "profiling is not supported under this WSL setup "
+		  "(use native Linux or a newer driver)" },
+	};
+	for (i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		if (flags[i].level == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+			continue;
+		*cause = xasprintf("cuptiProfilerDeviceSupported: device %d: "
+		    "%s%s; use --no-cupti", device, flags[i].why,
+		    flags[i].level == CUPTI_PROFILER_CONFIGURATION_DISABLED ?
+		    " (supported, but disabled)" : "");
+		return -1;
+	}
+	*cause = xasprintf("cuptiProfilerDeviceSupported: device %d does not "
+	    "support range profiling and CUPTI names no reason (a shared "
+	    "MIG compute instance? profile on a full GPU or an isolated "
+	    "compute instance); use --no-cupti", device);
+	return -1;
+}
+
+static int
+chip_name(int device, char **chip, char **cause)
+{
+	PARAMS(p, CUpti_Device_GetChipName_Params);
+
+	p.deviceIndex = (size_t)device;
+	if (cupti_check(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName",
+	    cause) != 0)
+		return -1;
+	if (p.pChipName == NULL) {
+		*cause = xstrdup("cuptiDeviceGetChipName: no name");
+		return -1;
+	}
+	*chip = xstrdup(p.pChipName);
+	return 0;
+}
+
+/* Must run before the range profiler is enabled (the header says it may
+ * fail while a session is active). */
+static int
+counter_availability(CUcontext ctx, uint8_t **image, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_GetCounterAvailability_Params);
+
+	p.ctx = ctx;
+	if (cupti_check(cuptiProfilerGetCounterAvailability(&p),
+	    "cuptiProfilerGetCounterAvailability (size)", cause) != 0)
+		return -1;
+	*image = xmalloc(p.counterAvailabilityImageSize);
+	p.pCounterAvailabilityImage = *image;
+	if (cupti_check(cuptiProfilerGetCounterAvailability(&p),
+	    "cuptiProfilerGetCounterAvailability", cause) != 0) {
+		free(*image);
+		*image = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+counters_device_chip(int cuda_device, char **chip, char **cause)
+{
+	CUcontext	ctx;
+	CUdevice	dev;
+	int		count = 0, rc;
+
+	if (refuse_other_tool(cause) != 0)
+		return -1;
+	if (cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount",
+	    cause) != 0)
+		return -1;
+	if (cuda_device < 0 || cuda_device >= count) {
+		*cause = xasprintf("no CUDA device %d (%d found)", cuda_device,
+		    count);
+		return -1;
+	}
+	if (primary_context(cuda_device, &ctx, &dev, cause) != 0 ||
+	    profiler_initialize(cause) != 0)
+		return -1;
+	rc = chip_name(cuda_device, chip, cause);
+	profiler_deinitialize();
+	return rc;
+}
+
+static void
+profiler_disable(struct counters *c)
+{
+	PARAMS(p, CUpti_RangeProfiler_Disable_Params);
+
+	if (c->profiler == NULL)
+		return;
+	p.pRangeProfilerObject = c->profiler;
+	cuptiRangeProfilerDisable(&p);
+	c->profiler = NULL;
+	c->profiler_used = false;
+}
+
+/* A new range profiler object on the context, and a counter data image
+ * big enough for it (the buffer is kept across objects). */
+static int
+profiler_enable(struct counters *c, char **cause)
+{
+	PARAMS(en, CUpti_RangeProfiler_Enable_Params);
+	PARAMS(size, CUpti_RangeProfiler_GetCounterDataSize_Params);
+
+	en.ctx = c->ctx;
+	if (cupti_check(cuptiRangeProfilerEnable(&en),
+	    "cuptiRangeProfilerEnable", cause) != 0)
+		return -1;
+	c->profiler = en.pRangeProfilerObject;
+	c->profiler_used = false;
+
+	size.pRangeProfilerObject = c->profiler;
+	size.pMetricNames = c->names;
+	size.numMetrics = c->count;
+	size.maxNumOfRanges = COUNTERS_MAX_RANGES;
+	size.maxNumRangeTreeNodes = COUNTERS_MAX_RANGES;
+	if (cupti_check(cuptiRangeProfilerGetCounterDataSize(&size),
+	    "cuptiRangeProfilerGetCounterDataSize", cause) != 0) {
+		profiler_disable(c);
+		return -1;
+	}
+	if (size.counterDataSize > c->data_size) {
+		free(c->data);
+		c->data = xcalloc(1, size.counterDataSize);
+	}
+	c->data_size = size.counterDataSize;
+	return 0;
+}
+
+void
+counters_close(struct counters *c)
+{
+	size_t	i;
+
+	if (c == NULL)
+		return;
+	profiler_disable(c);
+	host_close(c->host);
+	if (c->initialized)
+		profiler_deinitialize();
+	for (i = 0; i < c->count; i++) {
+		free(c->metrics[i]);
+		if (c->dims != NULL)
+			free(c->dims[i]);
+	}
+	free(c->metrics);
+	free(c->names);
+	free(c->dims);
+	free(c->chip);
+	free(c->avail);
+	free(c->config);
+	free(c->data);
+	free(c);
+}
+
+/* Checks every metric against the device's host object; keeps dims. */
+static int
+open_metrics(struct counters *c, const struct metric_set *set, char **cause)
+{
+	struct metric_info	*info;
+	char			*summary;
+	size_t			 i, nbad = 0;
+	int			 rc = 0;
+
+	info = xcalloc(c->count, sizeof *info);
+	c->dims = xcalloc(c->count, sizeof *c->dims);
+	for (i = 0; i < c->count && rc == 0; i++) {
+		if ((rc = host_describe(c->host, c->metrics[i], &info[i],
+		    cause)) != 0)
+			break;
+		if (info[i].valid)
+			c->dims[i] = dup_or_null(info[i].dim_unit);
+		else {
+			info[i].suggestion = suggest_metric(c->host,
+			    c->metrics[i]);
+			nbad++;
+		}
+	}
+	if (rc == 0 && nbad > 0) {
+		summary = unknown_summary(c->chip, set, info, nbad);
+		*cause = xasprintf("%s (see `ewbench metrics --check`)",
+		    summary);
+		free(summary);
+		rc = -1;
+	}
+	metric_info_free(info, c->count);
+	free(info);
+	return rc;
+}
+
+int
+counters_open(struct counters **cp, int cuda_device,
+    const struct metric_set *set, char **cause)
+{
+	struct counters	*c;
+	const char	*reuse;
+	CUdevice	 dev;
+	size_t		 i;
+
+	*cp = NULL;
+	if (refuse_other_tool(cause) != 0)
+		return -1;
+	if (set->count == 0) {
+		*cause = xstrdup("empty metric set");
+		return -1;
+	}
+
+	c = xcalloc(1, sizeof *c);
+	c->count = set->count;
+	c->metrics = xcalloc(set->count, sizeof *c->metrics);
+	for (i = 0; i < set->count; i++)
+		c->metrics[i] = xstrdup(set->metrics[i]);
+	c->names = names_view(c->metrics, c->count);
+	reuse = getenv("EWBENCH_CUPTI_REUSE");
+	c->reuse = reuse != NULL && strcmp(reuse, "1") == 0;
+
+	if (primary_context(cuda_device, &c->ctx, &dev, cause) != 0)
+		goto fail;
+	if (profiler_initialize(cause) != 0)
+		goto fail;
+	c->initialized = true;
+	if (device_supported(dev, cuda_device, cause) != 0 ||
+	    chip_name(cuda_device, &c->chip, cause) != 0 ||
+	    counter_availability(c->ctx, &c->avail, cause) != 0 ||
+	    host_open(c->chip, c->avail, &c->host, cause) != 0 ||
+	    open_metrics(c, set, cause) != 0 ||
+	    host_config(c->host, c->names, c->count, &c->config,
+	    &c->config_size, &c->passes, cause) != 0)
+		goto fail;
+
+	/* Enable once now so that permission problems show up here, not in
+	 * the middle of a run; fresh mode gives the object back at once. */
+	if (profiler_enable(c, cause) != 0)
+		goto fail;
+	if (!c->reuse)
+		profiler_disable(c);
+	*cp = c;
+	return 0;
+
+fail:
+	counters_close(c);
+	return -1;
+}
+
+static void
+values_nan(double *values, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++)
+		values[i] = NAN;
+}
+
+/* Values of one range; metric by metric when the whole set fails, so
+ * that one bad evaluation costs one NaN, not the row. */
+static int
+evaluate(struct counters *c, size_t range, double *values, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+	CUptiResult	rc, first = CUPTI_SUCCESS;
+	size_t		i, good = 0;
+
+	p.pHostObject = c->host;
+	p.pCounterDataImage = c->data;
+	p.counterDataImageSize = c->data_size;
+	p.rangeIndex = range;
+	p.ppMetricNames = c->names;
+	p.numMetrics = c->count;
+	p.pMetricValues = values;
+	if (cuptiProfilerHostEvaluateToGpuValues(&p) == CUPTI_SUCCESS)
+		return 0;
+
+	values_nan(values, c->count);
+	for (i = 0; i < c->count; i++) {
+		p.ppMetricNames = &c->names[i];
+		p.numMetrics = 1;
+		p.pMetricValues = &values[i];
+		rc = cuptiProfilerHostEvaluateToGpuValues(&p);
+		if (rc == CUPTI_SUCCESS)
+			good++;
+		else {
+			values[i] = NAN;
+			if (first == CUPTI_SUCCESS)
+				first = rc;
+		}
+	}
+	if (good == 0)
+		return cupti_check(first, "cuptiProfilerHostEvaluateToGpuValues",
+		    cause);
+	return 0;
+}
+
+/*
+ * One collection.  On failure *retry says whether collecting again may
+ * help: dropped or missing ranges, or any failure on a reused object
+ * (which also turns reuse off).  The object is disabled after a failure,
+ * and after every collection in fresh mode.
+ */
+static int
+collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
+    void *ctx, double *values, bool *retry, char **cause)
+{
+	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
+	PARAMS(start, CUpti_RangeProfiler_Start_Params);
+	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
+	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
+	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
+	const char	*fn;
+	CUptiResult	 rc;
+	cudaError_t	 sync;
+	bool		 reused;
+	int		 launched;
+
+	*retry = false;
+
+	/*
+	 * The cache state first, before anything is configured: in fresh
+	 * mode no profiler object exists yet, so nothing here can be
+	 * profiled whatever CUPTI does with launches outside Start/Stop.
+	 */
+	if (prepare != NULL) {
+		if (prepare(ctx) != 0) {
+			*cause = xstrdup("preparing the profiled launch failed");
+			return -1;
+		}
+		if (cuda_check(cudaDeviceSynchronize(),
+		    "cudaDeviceSynchronize (after prepare)", cause) != 0)
+			return -1;
+	}
+
+	if (c->profiler == NULL && profiler_enable(c, cause) != 0)
+		return -1;
+	reused = c->profiler_used;
+	c->profiler_used = true;
+
+	/* A clean image every time: no range of an earlier collection. */
+	init.pRangeProfilerObject = c->profiler;
+	init.counterDataSize = c->data_size;
+	init.pCounterData = c->data;
+	fn = "cuptiRangeProfilerCounterDataImageInitialize";
+	if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&init)) !=
+	    CUPTI_SUCCESS)
+		goto cupti_fail;
+
+	config.pRangeProfilerObject = c->profiler;
+	config.configSize = c->config_size;
+	config.pConfig = c->config;
+	config.counterDataImageSize = c->data_size;
+	config.pCounterDataImage = c->data;
+	config.range = CUPTI_AutoRange;
+	config.replayMode = CUPTI_KernelReplay;
+	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
+	config.numNestingLevels = 1;
+	config.minNestingLevel = 1;
+	config.passIndex = 0;
+	config.targetNestingLevel = 1;
+	fn = "cuptiRangeProfilerSetConfig";
+	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+
+	start.pRangeProfilerObject = c->profiler;
+	fn = "cuptiRangeProfilerStart";
+	if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	launched = launch(ctx);
+	sync = cudaDeviceSynchronize();
+	stop.pRangeProfilerObject = c->profiler;
+	fn = "cuptiRangeProfilerStop";
+	if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	if (launched != 0) {
+		*cause = xstrdup("the profiled launch failed");
+		goto fail;
+	}
+	if (cuda_check(sync, "cudaDeviceSynchronize (after the profiled "
+	    "launch)", cause) != 0)
+		goto fail;
+	if (!stop.isAllPassSubmitted) {
+		/* Kernel replay submits every pass within the launch. */
+		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
+		    "submit after kernel replay (next pass %zu of %d)",
+		    stop.passIndex, c->passes);
+		*retry = true;
+		goto fail;
+	}
+
+	decode.pRangeProfilerObject = c->profiler;
+	fn = "cuptiRangeProfilerDecodeData";
+	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	info.pCounterDataImage = c->data;
+	info.counterDataImageSize = c->data_size;
+	fn = "cuptiRangeProfilerGetCounterDataInfo";
+	if ((rc = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
+		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
+		    "dropped, %zu decoded", decode.numOfRangeDropped,
+		    info.numTotalRanges);
+		*retry = true;
+		goto fail;
+	}
+	/* The profiled launch is the last range. */
+	if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
+		goto fail;
+	if (!c->reuse)
+		profiler_disable(c);
+	return 0;
+
+cupti_fail:
+	*cause = cupti_error(fn, rc);
+fail:
+	if (reused && c->reuse) {
+		/* SetConfig again on a used object did not work: fall back
+		 * to the pattern measured on the H100. */
+		c->reuse = false;
+		c->fell_back = true;
+		*retry = true;
+	}
+	profiler_disable(c);
+	return -1;
+}
+
+int
+counters_measure(struct counters *c, int (*prepare)(void *ctx),
+    int (*launch)(void *ctx), void *ctx, double *values, char **cause)
+{
+	char	*last = NULL;
+	bool	 retry;
+	int	 try;
+
+	values_nan(values, c->count);
+	for (try = 0; try < COUNTERS_TRIES; try++) {
+		if (collect(c, prepare, launch, ctx, values, &retry,
+		    &last) == 0)
+			return 0;
+		values_nan(values, c->count);
+		if (!retry)
+			break;
+		if (try + 1 < COUNTERS_TRIES)
+			free(last);
+	}
+	if (retry)
+		*cause = xasprintf("no counter data after %d tries: %s",
+		    COUNTERS_TRIES, last);
+	else
+		*cause = xstrdup(last);
+	free(last);
+	return -1;
+}
+
+int
+counters_passes(const struct counters *c)
+{
+	return c->passes;
+}
+
+const char *
+counters_chip(const struct counters *c)
+{
+	return c->chip;
+}
+
+const char *
+counters_unit(const struct counters *c, size_t i)
+{
+	if (i >= c->count)
+		return "";
+	return metric_unit(c->metrics[i], c->dims[i]);
+}
+
+const char *
+counters_mode(const struct counters *c)
+{
+	if (c->fell_back)
+		return "reuse-fallback";
+	return c->reuse ? "reuse" : "fresh";
+}
+
+unsigned
+counters_cupti_version(void)
+{
+	uint32_t	version = 0;
+
+	if (cuptiGetVersion(&version) != CUPTI_SUCCESS)
+		return 0;
+	return version;
+}

@@ -1,0 +1,188 @@
+/*
+ * counters.h - hardware counters through the CUPTI Range Profiler
+ * (CUDA 13.0), metric sets as data, and `ewbench metrics`.
+ *
+ * Two halves:
+ *  - counters-derive.c (in libewb.a, no CUDA, no CUPTI): metric sets read
+ *    from metrics/<group>.txt, unit strings, the derived rows of
+ *    metrics.csv (docs/data-format.md);
+ *  - counters.c (CUPTI host and target APIs): validation against a chip
+ *    offline (no GPU needed), and per-kernel collection on a GPU with
+ *    AutoRange + KernelReplay.
+ * docs/metrics.md describes the sets, the pass counts and the messages.
+ *
+ * Nothing here exposes a CUPTI type, so callers need neither the CUPTI
+ * headers nor src/cupti-shim.  Conventions are those of ewbench.h.
+ */
+#ifndef EWB_COUNTERS_H
+#define EWB_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* counters-derive.c **********************************************************/
+
+/*
+ * A metric set: a group file (metrics/default.txt ...) or a list given on
+ * the command line.  The group file format, likwid-style:
+ *
+ *	# comment (a '#' starts a comment anywhere outside LONG)
+ *	SHORT one-line description
+ *	METRICS
+ *	dram__bytes_read.sum
+ *	...			(one metric name per line)
+ *	LONG
+ *	free prose up to the end of the file (kept verbatim)
+ *
+ * SHORT and METRICS are required, each once; LONG is optional and last.
+ */
+struct metric_set {
+	char	 *name;		/* group name ("default"); "custom" for a list */
+	char	 *short_desc;	/* the SHORT line; NULL for a list */
+	char	 *long_desc;	/* the LONG prose; NULL when absent */
+	char	 *path;		/* the file read; NULL for a list or a string */
+	char	**metrics;	/* names exactly as CUPTI and ncu spell them */
+	size_t	  count;	/* >= 1 in a loaded set */
+};
+
+/* Parses the group format from a string; `name` becomes set->name.  Errors
+ * name the line: "line 7: metric 'x' listed twice". */
+int		 metric_set_parse(const char *text, const char *name,
+		    struct metric_set *, char **cause);
+/*
+ * spec is one of:
+ *  - a group name: metrics/<spec>.txt, searched in $EWBENCH_METRICS_DIR,
+ *    then EWB_PKGDATADIR "/metrics", then EWB_SRCDIR "/metrics" (both
+ *    compile-time -D macros; either may be absent);
+ *  - a path containing '/': that file, in the group format;
+ *  - a comma-separated list of metric names ("dram__bytes_read.sum,...").
+ * Names are checked for syntax and duplicates here, not against a chip
+ * (counters_validate does that).
+ */
+int		 metric_set_load(const char *spec, struct metric_set *,
+		    char **cause);
+void		 metric_set_free(struct metric_set *);
+/* Index of metric in the set, or -1. */
+int		 metric_set_index(const struct metric_set *, const char *metric);
+/* Group names found in the search path, sorted, each once (unreadable
+ * directories are skipped).  Free each name and the array. */
+void		 metric_set_groups(char ***names, size_t *count);
+/* The directories searched, in order, for messages: "a, b, c". */
+char		*metric_set_search_path(void);
+
+/*
+ * The unit column of metrics.csv for a metric: "%", "byte", "ns", "Hz",
+ * "byte/s", "inst", "inst/cycle", "sector", "request", "cycle", "warp",
+ * "block", "ratio", ...  Taken from the name (suffix and counter words, see
+ * counters-derive.c); cupti_dim, the dimension CUPTI reports for the
+ * metric ("byte", "l2_sector", ...; may be NULL), is used only when the
+ * name says nothing.  Returns "" when neither does.  Pure.
+ */
+const char	*metric_unit(const char *metric, const char *cupti_dim);
+/* CUPTI's dimension strings in the same vocabulary, or NULL when unknown. */
+const char	*metric_unit_of_dim(const char *cupti_dim);
+
+/* Derived rows (docs/data-format.md), computed once in C. */
+enum derived_id {
+	DERIVED_DRAM_BANDWIDTH,		/* byte/s */
+	DERIVED_BYTES_PER_INST_ISSUED,	/* byte */
+	DERIVED_GLOBAL_LD_BYTES_PER_INST,	/* byte */
+	DERIVED_COUNT
+};
+const char	*derived_name(enum derived_id);	/* "derived__dram_bandwidth" */
+/*
+ * Fills out[DERIVED_COUNT] from the values of a set (values[i] belongs to
+ * set->metrics[i]; NaN is "not measured"), the point's algorithmic bytes
+ * (bytes_moved) and bytes read (n * read_bytes); pass NaN for an unknown
+ * byte count.  A derived value whose inputs are absent, NaN or a zero
+ * divisor is NaN (the row is not written).  Returns how many are not NaN.
+ */
+int		 counters_derive(const struct metric_set *, const double *values,
+		    double bytes_moved, double read_bytes,
+		    double out[DERIVED_COUNT]);
+
+/* counters.c *****************************************************************/
+
+/* What CUPTI's host API says about one metric for a chip. */
+struct metric_info {
+	bool	 valid;
+	char	*description;	/* NULL when !valid */
+	char	*dim_unit;	/* CUPTI's dimension: "byte", "percent", ... */
+	char	*hw_unit;	/* "dram", "lts", "sm", ... */
+	const char *type;	/* "counter", "ratio" or "throughput" */
+	char	*suggestion;	/* for !valid: a close valid name, or NULL */
+};
+
+/*
+ * Offline, no GPU: initialises the CUPTI profiler host API for `chip`
+ * ("GH100"), fills info[set->count], and when every metric is valid sets
+ * *passes to the pass count of the whole set (else 0).  Returns -1 only
+ * when CUPTI itself fails (an unknown chip: cause lists the known ones).
+ */
+int		 counters_inspect(const char *chip, const struct metric_set *,
+		    struct metric_info *info, int *passes, char **cause);
+void		 metric_info_free(struct metric_info *, size_t count);
+/*
+ * Offline validation.  Returns 0 with *passes set when every metric is
+ * valid for chip.  Otherwise returns -1: with unknown metrics, *bad holds
+ * one string per unknown metric ("name" or "name (did you mean x?)"),
+ * *nbad their count and cause a one-line summary naming them; on other
+ * errors *nbad is 0.  Free each bad string and the array.
+ */
+int		 counters_validate(const char *chip, const struct metric_set *,
+		    int *passes, char ***bad, size_t *nbad, char **cause);
+/* 0 when the CUPTI host API knows chip (exact spelling, "GH100");
+ * else -1 with a cause listing the chips it knows.  No GPU needed. */
+int		 counters_chip_check(const char *chip, char **cause);
+/* The CUPTI chip name of a CUDA device ("GH100"); -1 with a cause when
+ * there is no usable device or CUPTI cannot be used. */
+int		 counters_device_chip(int cuda_device, char **chip, char **cause);
+
+/*
+ * counters_open prepares collection of `set` on a CUDA device (made
+ * current; the primary context is used): refuses when another CUPTI client
+ * is attached (CUDA_INJECTION64_PATH set), checks device support (the
+ * cause names the failing condition and the fix), builds the config image
+ * and counts passes.  The set may be freed after this call.  Every CUPTI
+ * failure message names the function, CUPTI's result name and number,
+ * and a fix where one is known (permissions, MIG, vGPU, ...).
+ *
+ * counters_measure profiles exactly one kernel: it calls prepare(ctx)
+ * (may be NULL: an L2 flush for cold, an unprofiled launch for warm) with
+ * the profiler not started, then launch(ctx), which must issue exactly one
+ * kernel, inside Start/Stop; KernelReplay replays that kernel once per
+ * pass and restores memory between passes.  Both callbacks return 0 on
+ * success, run on the calling thread and need not synchronise.  The
+ * values of the set come back in values[set order]; NaN where CUPTI gave
+ * none.  Dropped or missing ranges are re-collected (prepare and launch
+ * run again) up to 3 times before failing.
+ *
+ * By default each measurement uses a fresh range profiler object (Enable,
+ * SetConfig, Start/Stop, Decode, Disable), the pattern measured on an
+ * H100.  EWBENCH_CUPTI_REUSE=1 keeps one object and calls SetConfig again
+ * for each measurement; any failure on a reused object switches back to
+ * fresh objects for the rest of the run (counters_mode says which).
+ */
+struct counters;
+int		 counters_open(struct counters **, int cuda_device,
+		    const struct metric_set *, char **cause);
+int		 counters_measure(struct counters *, int (*prepare)(void *ctx),
+		    int (*launch)(void *ctx), void *ctx, double *values,
+		    char **cause);
+void		 counters_close(struct counters *);
+int		 counters_passes(const struct counters *);
+const char	*counters_chip(const struct counters *);
+/* metric_unit() of metric i, with CUPTI's dimension for the chip. */
+const char	*counters_unit(const struct counters *, size_t i);
+/* "fresh", "reuse", or "reuse-fallback" once reuse has failed. */
+const char	*counters_mode(const struct counters *);
+/* CUPTI's run-time API version (130001 for CUDA 13.0); 0 if unknown. */
+unsigned	 counters_cupti_version(void);
+
+/* metrics-cmd.c **************************************************************/
+
+/* `ewbench metrics --list|--check [--chip NAME] [--metrics SPEC]`;
+ * argv[0] is "metrics".  Returns an exit code (enum ewb_exit). */
+int		 metrics_command(int argc, char **argv);
+
+#endif

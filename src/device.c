@@ -1,0 +1,164 @@
+/*
+ * device.c - the GPU's facts, read once, for `ewbench info` and run.json.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "device.h"
+
+int
+cuda_fail(int error, const char *call, char **cause)
+{
+	*cause = xasprintf("%s: %s (%s, %d)", call,
+	    cudaGetErrorString((cudaError_t)error),
+	    cudaGetErrorName((cudaError_t)error), error);
+	return -1;
+}
+
+static int
+attribute(enum cudaDeviceAttr what, int device)
+{
+	int	value = 0;
+
+	if (cudaDeviceGetAttribute(&value, what, device) != cudaSuccess)
+		return 0;
+	return value;
+}
+
+int
+device_open(int index, struct device_facts *f, char **cause)
+{
+	struct cudaDeviceProp	 p;
+	cudaError_t		 e;
+	int			 count = 0, i;
+
+	memset(f, 0, sizeof *f);
+	cudaDriverGetVersion(&f->driver_version);
+	cudaRuntimeGetVersion(&f->runtime_version);
+	e = cudaGetDeviceCount(&count);
+	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
+	    (e == cudaSuccess && count == 0)) {
+		*cause = xasprintf("no CUDA GPU is usable here (%s)",
+		    e == cudaSuccess ? "no devices" : cudaGetErrorString(e));
+		return EWB_EXIT_NODEV;
+	}
+	if (e != cudaSuccess) {
+		cuda_fail(e, "cudaGetDeviceCount", cause);
+		return EWB_EXIT_NODEV;
+	}
+	if (index < 0 || index >= count) {
+		*cause = xasprintf("--device %d: this machine has %d CUDA "
+		    "device%s (0 to %d)", index, count, count == 1 ? "" : "s",
+		    count - 1);
+		return EWB_EXIT_USAGE;
+	}
+	if ((e = cudaSetDevice(index)) != cudaSuccess ||
+	    (e = cudaGetDeviceProperties(&p, index)) != cudaSuccess) {
+		cuda_fail(e, "cudaSetDevice/cudaGetDeviceProperties", cause);
+		return EWB_EXIT_NODEV;
+	}
+	f->index = index;
+	snprintf(f->name, sizeof f->name, "%s", p.name);
+	strcpy(f->uuid, "GPU-");
+	for (i = 0; i < 16; i++) {
+		static const int dash[] = { 4, 6, 8, 10 };
+		size_t	k;
+
+		for (k = 0; k < 4; k++) {
+			if (dash[k] == i)
+				strcat(f->uuid, "-");
+		}
+		snprintf(f->uuid + strlen(f->uuid), 3, "%02x",
+		    (unsigned char)p.uuid.bytes[i]);
+	}
+	cudaDeviceGetPCIBusId(f->pci_bus_id, sizeof f->pci_bus_id, index);
+	f->cc_major = p.major;
+	f->cc_minor = p.minor;
+	f->sm_count = p.multiProcessorCount;
+	f->l2_bytes = (size_t)p.l2CacheSize;
+	f->memory_bytes = p.totalGlobalMem;
+	f->bus_width_bits = p.memoryBusWidth;
+	f->memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, index);
+	f->sm_clock_khz = attribute(cudaDevAttrClockRate, index);
+	/* Double data rate: two transfers per memory clock. */
+	f->dram_bandwidth = 2.0 * f->memory_clock_khz * 1e3 *
+	    (f->bus_width_bits / 8.0);
+	f->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+	f->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+	f->shared_memory_per_sm = p.sharedMemPerMultiprocessor;
+	f->registers_per_sm = p.regsPerMultiprocessor;
+	return EWB_EXIT_OK;
+}
+
+void
+device_print(const struct device_facts *f, FILE *fp)
+{
+	char	l2[32], mem[32];
+
+	bytes_format((double)f->l2_bytes, l2, sizeof l2);
+	bytes_format((double)f->memory_bytes, mem, sizeof mem);
+	fprintf(fp, "device %d: %s\n", f->index, f->name);
+	fprintf(fp, "  compute capability  %d.%d\n", f->cc_major, f->cc_minor);
+	fprintf(fp, "  SMs                 %d (max %d threads, %d blocks each)\n",
+	    f->sm_count, f->max_threads_per_sm, f->max_blocks_per_sm);
+	fprintf(fp, "  SM clock (max)      %.0f MHz\n", f->sm_clock_khz / 1e3);
+	fprintf(fp, "  L2 cache            %s\n", l2);
+	fprintf(fp, "  memory              %s, %d-bit bus, %.0f MHz\n", mem,
+	    f->bus_width_bits, f->memory_clock_khz / 1e3);
+	fprintf(fp, "  DRAM bandwidth      %.1f GB/s theoretical "
+	    "(2 x clock x bus width)\n", f->dram_bandwidth / 1e9);
+	fprintf(fp, "  UUID                %s\n", f->uuid);
+	fprintf(fp, "  PCI bus id          %s\n", f->pci_bus_id);
+	fprintf(fp, "  driver / runtime    CUDA %d.%d / %d.%d\n",
+	    f->driver_version / 1000, f->driver_version % 1000 / 10,
+	    f->runtime_version / 1000, f->runtime_version % 1000 / 10);
+}
+
+void
+device_json(const struct device_facts *f, struct json *j)
+{
+	char	cc[16];
+
+	snprintf(cc, sizeof cc, "%d.%d", f->cc_major, f->cc_minor);
+	json_begin_object(j, "device");
+	json_i64(j, "index", f->index);
+	json_str(j, "name", f->name);
+	json_str(j, "uuid", f->uuid);
+	json_str(j, "pci_bus_id", f->pci_bus_id);
+	json_str(j, "compute_capability", cc);
+	json_i64(j, "sm_count", f->sm_count);
+	json_u64(j, "l2_bytes", f->l2_bytes);
+	json_u64(j, "memory_bytes", f->memory_bytes);
+	json_i64(j, "bus_width_bits", f->bus_width_bits);
+	json_i64(j, "memory_clock_khz", f->memory_clock_khz);
+	json_i64(j, "sm_clock_khz", f->sm_clock_khz);
+	json_f64(j, "dram_bandwidth_bytes_per_s", f->dram_bandwidth);
+	json_i64(j, "max_threads_per_sm", f->max_threads_per_sm);
+	json_i64(j, "max_blocks_per_sm", f->max_blocks_per_sm);
+	json_u64(j, "shared_memory_per_sm_bytes", f->shared_memory_per_sm);
+	json_i64(j, "registers_per_sm", f->registers_per_sm);
+	json_end_object(j);
+}
+
+void
+device_slug(const struct device_facts *f, char *buf, size_t len)
+{
+	size_t		 o = 0;
+	const char	*s;
+	bool		 dash = false;
+
+	for (s = f->name; *s != '\0' && o + 1 < len; s++) {
+		if (isalnum((unsigned char)*s)) {
+			if (dash && o > 0 && o + 2 < len)
+				buf[o++] = '-';
+			buf[o++] = (char)tolower((unsigned char)*s);
+			dash = false;
+		} else
+			dash = true;
+	}
+	buf[o] = '\0';
+}

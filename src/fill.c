@@ -1,0 +1,92 @@
+/*
+ * fill.c - reproducible random operands.
+ *
+ * The generator is splitmix64: its state advances by a fixed odd constant
+ * and each output is a bijective mix of the state, so element i of a buffer
+ * depends only on (seed, i).  A buffer of n elements is therefore a prefix
+ * of the same buffer with more elements.
+ *
+ * Values: sign random; magnitude 2^e * (1 + f) with e uniform in -4..2 and
+ * f a random fraction of the dtype's width, so |x| lies in [2^-4, 8), the
+ * values are exact in the dtype (fp16 ones are built directly as halves)
+ * and sums of two span several binades, exercising rounding.
+ */
+#include <string.h>
+
+#include "ewbench.h"
+
+#define GOLDEN_GAMMA	0x9e3779b97f4a7c15ULL
+#define MIN_EXPONENT	(-4)
+#define EXPONENTS	7		/* 2^-4 .. 2^2 */
+
+static inline uint64_t
+mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * A seed for one stream of a run seed.  Chain calls for several stream
+ * keys: fill_seed(fill_seed(fill_seed(seed, n), dtype), operand).
+ */
+uint64_t
+fill_seed(uint64_t seed, uint64_t stream)
+{
+	return mix64(mix64(seed + GOLDEN_GAMMA) ^ (stream * GOLDEN_GAMMA +
+	    0x2545f4914f6cdd1dULL));
+}
+
+/* 32 random bits -> one value's bits: sign, exponent choice, fraction. */
+static inline uint32_t
+f32_bits(uint32_t r)
+{
+	uint32_t	sign = r & 0x80000000U;
+	uint32_t	fraction = r & 0x7fffff;
+	uint32_t	exponent = (((r >> 23) & 0xff) * EXPONENTS) >> 8;
+
+	return sign | ((uint32_t)(exponent + MIN_EXPONENT + 127) << 23) |
+	    fraction;
+}
+
+static inline uint16_t
+f16_bits(uint32_t r)
+{
+	uint32_t	sign = (r >> 16) & 0x8000;
+	uint32_t	fraction = r & 0x3ff;
+	uint32_t	exponent = (((r >> 10) & 0xff) * EXPONENTS) >> 8;
+
+	return (uint16_t)(sign | ((exponent + MIN_EXPONENT + 15) << 10) |
+	    fraction);
+}
+
+void
+fill_random(void *buf, enum ewb_dtype dtype, size_t n, uint64_t seed)
+{
+	unsigned char	*out = buf;
+	uint64_t	 state = seed, r;
+	uint32_t	 word[2];
+	uint16_t	 half[2];
+	size_t		 i;
+
+	/* Each 64-bit draw yields two elements; memcpy keeps aliasing legal. */
+	switch (dtype) {
+	case EWB_F32:
+		for (i = 0; i < n; i += 2) {
+			r = mix64(state += GOLDEN_GAMMA);
+			word[0] = f32_bits((uint32_t)r);
+			word[1] = f32_bits((uint32_t)(r >> 32));
+			memcpy(out + i * 4, word, n - i >= 2 ? 8 : 4);
+		}
+		break;
+	case EWB_F16:
+		for (i = 0; i < n; i += 2) {
+			r = mix64(state += GOLDEN_GAMMA);
+			half[0] = f16_bits((uint32_t)r);
+			half[1] = f16_bits((uint32_t)(r >> 32));
+			memcpy(out + i * 2, half, n - i >= 2 ? 4 : 2);
+		}
+		break;
+	}
+}

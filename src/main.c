@@ -1,0 +1,177 @@
+/*
+ * main.c - the ewbench command: dispatch, help, version, info, list.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "counters.h"
+#include "device.h"
+#include "run.h"
+
+static const char usage_text[] =
+"usage: ewbench [--help | --version] COMMAND [OPTIONS]\n"
+"\n"
+"Runs the elementwise kernels of a published optimisation study (fp32/fp16\n"
+"vector add from scalar to 128-bit packed, ReLU, abs) and NVIDIA's cub peer,\n"
+"checks every element against a CPU reference, times each launch with CUDA\n"
+"events and collects hardware counters with CUPTI.\n"
+"\n"
+"Commands:\n"
+"  info                 the GPU: SMs, L2, memory, theoretical DRAM bandwidth\n"
+"  list                 the kernel variants and their facts (no GPU needed)\n"
+"  run [OPTIONS]        check, time and profile variants; write a run directory\n"
+"  check [OPTIONS]      only the correctness check (default sizes: 1, 3, 7, 8,\n"
+"                       33, 1000003, 2^20, 2^24+5)\n"
+"  metrics --list|--check [--chip NAME] [--metrics SET]\n"
+"                       list or validate counter metric sets (no GPU needed\n"
+"                       with --chip, e.g. GH100)\n"
+"\n"
+"Options of run and check:\n"
+"  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
+"                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
+"  -s, --size LIST      elements per array; repeatable; 1M = 10^6,\n"
+"                       1Mi = 2^20, 2^24, 268435456; e.g. 1Mi,16Mi\n"
+"      --preset article the study's sizes: 2^20, 2^24, 2^28 (the default)\n"
+"      --block N        threads per block for every variant (default: each\n"
+"                       variant's published shape; cub picks its own)\n"
+"      --iters N        timed launches per point (default 100)\n"
+"      --warmup N       untimed launches first (default 10)\n"
+"      --cache MODE     warm (back to back, what the study measured), cold\n"
+"                       (L2 flushed before every launch) or both (default warm)\n"
+"      --device N       CUDA device (default 0)\n"
+"      --seed N         random inputs' seed (default 1)\n"
+"  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n"
+"      --metrics SET    counter set: a group name (default, memory,\n"
+"                       instructions, sol) or metric names, comma separated\n"
+"      --no-cupti       no counters: lets ncu, nsys or compute-sanitizer\n"
+"                       attach (one CUPTI client per process)\n"
+"  -q, --quiet          print only problems\n"
+"\n"
+"A run directory holds run.json (manifest), timing.csv and metrics.csv;\n"
+"docs/data-format.md describes them.  Analyse with: python3 -m analysis.\n"
+"\n"
+"Exit status:\n"
+"  0    success\n"
+"  1    CUDA, I/O or internal error\n"
+"  2    bad command line: unknown option or variant, malformed size\n"
+"  3    a variant's result differs from the CPU reference\n"
+"  4    a size does not fit in free GPU memory (refused before allocating)\n"
+"  5    no usable CUDA GPU or driver\n"
+"  130  interrupted: the run directory keeps complete rows\n"
+"\n"
+"Examples:\n"
+"  ewbench list\n"
+"  ewbench info\n"
+"  ewbench run --preset article --cache both --out h100-article\n"
+"  ewbench run -v 'add_f16*' -s 16Mi --block 128 --cache cold\n"
+"  ewbench check -v add_f32x4 -s 1,3,5,1000003\n"
+"  ewbench metrics --check --chip GH100\n"
+"  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n";
+
+static void
+version(void)
+{
+	printf("ewbench %s (git %s)\n", PACKAGE_VERSION, EWB_GIT_REVISION);
+	printf("built with CUDA %d.%d, GPU targets: %s (PTX for the last)\n",
+	    EWB_CUDA_BUILD_VERSION / 1000, EWB_CUDA_BUILD_VERSION % 1000 / 10,
+	    EWB_CUDA_ARCH);
+	printf("nvcc flags: -O3 -std=c++17 -lineinfo; CUPTI API %u\n",
+	    counters_cupti_version());
+}
+
+static int
+info_command(int argc, char **argv)
+{
+	struct device_facts	 f;
+	char			*cause = NULL;
+	unsigned		 index = 0;
+	int			 code;
+
+	if (argc == 3 && strcmp(argv[1], "--device") == 0) {
+		if (cli_parse_uint(argv[2], "--device", 0, 1023, &index,
+		    &cause) != 0)
+			goto usage;
+	} else if (argc != 1) {
+		cause = xasprintf("info takes only --device N");
+		goto usage;
+	}
+	if ((code = device_open((int)index, &f, &cause)) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		return code;
+	}
+	device_print(&f, stdout);
+	return EWB_EXIT_OK;
+usage:
+	fprintf(stderr, "ewbench info: %s\n", cause);
+	free(cause);
+	return EWB_EXIT_USAGE;
+}
+
+static int
+list_command(int argc, char **argv)
+{
+	size_t	i;
+
+	(void)argv;
+	if (argc != 1) {
+		fprintf(stderr, "ewbench list: takes no arguments\n");
+		return EWB_EXIT_USAGE;
+	}
+	printf("%-16s %-4s %-5s %-6s %5s %4s %5s %5s %5s %3s  %s\n", "id", "op",
+	    "dtype", "origin", "block", "e/t", "vec", "B/el", "flop", "inp",
+	    "technique");
+	for (i = 0; i < ewb_variant_count; i++) {
+		const struct ewb_variant *v = &ewb_variants[i];
+
+		printf("%-16s %-4s %-5s %-6s %5u %4u %5u %5u %5u %3s  %s\n",
+		    v->id, ewb_op_name(v->op), ewb_dtype_name(v->dtype),
+		    v->origin, v->default_block, v->elems_per_thread,
+		    v->vector_width, v->read_bytes + v->write_bytes, v->flops,
+		    v->in_place ? "yes" : "no", v->technique);
+	}
+	printf("\nblock: published threads per block; e/t: elements per "
+	    "thread; vec: elements per memory instruction;\nB/el: bytes read "
+	    "+ written per element; flop: per element; inp: in place\n");
+	return EWB_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char	*cmd;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: ewbench [--help | --version] COMMAND "
+		    "[OPTIONS] (ewbench --help lists them)\n");
+		return EWB_EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		fputs(usage_text, stdout);
+		return EWB_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		version();
+		return EWB_EXIT_OK;
+	}
+	if (argc > 2 && (strcmp(argv[2], "-h") == 0 ||
+	    strcmp(argv[2], "--help") == 0) && strcmp(cmd, "metrics") != 0) {
+		fputs(usage_text, stdout);
+		return EWB_EXIT_OK;
+	}
+	if (strcmp(cmd, "info") == 0)
+		return info_command(argc - 1, argv + 1);
+	if (strcmp(cmd, "list") == 0)
+		return list_command(argc - 1, argv + 1);
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
+		return run_command(argc - 1, argv + 1);
+	if (strcmp(cmd, "metrics") == 0)
+		return metrics_command(argc - 1, argv + 1);
+	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
+	    "run, check, metrics; see ewbench --help)\n", cmd);
+	return EWB_EXIT_USAGE;
+}

@@ -1,0 +1,364 @@
+/*
+ * output.c - writes a run directory (docs/data-format.md).
+ *
+ * CSV rows go out one complete line at a time (csv.c); run.json is replaced
+ * atomically at the start, after every point, and at the end, so an
+ * interrupted run always leaves a readable manifest and complete rows.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "output.h"
+
+static const char *const timing_header[] = {
+	"run_id", "variant", "op", "dtype", "n", "block", "cache", "launch",
+	"grid", "footprint_bytes", "bytes_moved", "flops", "iters",
+	"time_median_ns", "time_min_ns", "time_max_ns", "time_mean_ns",
+	"time_stddev_ns", "bandwidth_median_bytes_per_s",
+	"bandwidth_max_bytes_per_s", "spec_dram_pct", "check"
+};
+
+static const char *const metrics_header[] = {
+	"run_id", "variant", "op", "dtype", "n", "block", "cache", "launch",
+	"metric", "value", "unit", "source"
+};
+
+#define COUNT(a) (sizeof (a) / sizeof (a)[0])
+
+const char *
+cache_name(enum cache_mode c)
+{
+	return c == CACHE_COLD ? "cold" : "warm";
+}
+
+uint64_t
+point_bytes_moved(const struct point *p)
+{
+	return p->n * (uint64_t)(p->v->read_bytes + p->v->write_bytes);
+}
+
+/* Distinct bytes: each operand array once (in place: one array). */
+uint64_t
+point_footprint(const struct point *p)
+{
+	uint64_t	size = ewb_dtype_size(p->v->dtype);
+	uint64_t	arrays;
+
+	if (p->v->in_place)
+		arrays = 1;
+	else
+		arrays = (p->v->read_bytes + p->v->write_bytes) / size;
+	return p->n * arrays * size;
+}
+
+int
+output_make_dir(const char *dir, char **cause)
+{
+	char		*path = xstrdup(dir), *s;
+	struct stat	 st;
+
+	for (s = path + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char saved = *s;
+		*s = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			*cause = xasprintf("--out %s: cannot create %s: %s", dir,
+			    path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		*s = saved;
+		if (saved == '\0')
+			break;
+	}
+	free(path);
+	path = xasprintf("%s/run.json", dir);
+	if (stat(path, &st) == 0) {
+		*cause = xasprintf("--out %s already holds a run (run.json); "
+		    "choose another directory", dir);
+		free(path);
+		return -1;
+	}
+	free(path);
+	return 0;
+}
+
+void
+output_utc_now(char *buf, size_t len)
+{
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void
+host_json(struct json *j)
+{
+	struct utsname	 u;
+	char		 host[256] = "unknown", cpu[256] = "unknown", line[512];
+	char		 os[400] = "unknown";
+	FILE		*f;
+
+	gethostname(host, sizeof host - 1);
+	if (uname(&u) == 0)
+		snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release,
+		    u.machine);
+	if ((f = fopen("/proc/cpuinfo", "r")) != NULL) {
+		while (fgets(line, sizeof line, f) != NULL) {
+			char *colon = strchr(line, ':');
+
+			if (strncmp(line, "model name", 10) != 0 ||
+			    colon == NULL)
+				continue;
+			snprintf(cpu, sizeof cpu, "%s", colon + 2);
+			cpu[strcspn(cpu, "\n")] = '\0';
+			break;
+		}
+		fclose(f);
+	}
+	json_begin_object(j, "host");
+	json_str(j, "hostname", host);
+	json_str(j, "os", os);
+	json_str(j, "cpu", cpu);
+	json_end_object(j);
+}
+
+static void
+settings_json(const struct manifest *m, struct json *j)
+{
+	const struct run_options	*o = m->opts;
+	size_t				 i;
+
+	json_begin_object(j, "settings");
+	json_begin_array(j, "variants");
+	for (i = 0; i < ewb_variant_count; i++) {
+		if (o->selected[i])
+			json_str(j, NULL, ewb_variants[i].id);
+	}
+	json_end_array(j);
+	json_begin_array(j, "sizes");
+	for (i = 0; i < o->nsizes; i++)
+		json_u64(j, NULL, o->sizes[i]);
+	json_end_array(j);
+	if (o->block != 0)
+		json_u64(j, "block", o->block);
+	else
+		json_null(j, "block");
+	json_u64(j, "iters", o->iters);
+	json_u64(j, "warmup", o->warmup);
+	json_begin_array(j, "cache");
+	if (o->cache & CACHE_WARM)
+		json_str(j, NULL, "warm");
+	if (o->cache & CACHE_COLD)
+		json_str(j, NULL, "cold");
+	json_end_array(j);
+	json_u64(j, "seed", o->seed);
+	json_u64(j, "flush_bytes", m->flush_bytes);
+	json_str(j, "timer", "cuda_event_per_launch");
+	json_str(j, "launch", "stream");
+	if (o->preset != NULL)
+		json_str(j, "preset", o->preset);
+	else
+		json_null(j, "preset");
+	json_bool(j, "check_only", o->check_only);
+	json_end_object(j);
+}
+
+static void
+counters_json(const struct manifest *m, struct json *j)
+{
+	size_t	i;
+
+	json_begin_object(j, "counters");
+	json_bool(j, "enabled", strcmp(m->counters_status, "ok") == 0);
+	json_str(j, "status", m->counters_status);
+	if (m->counters_reason != NULL)
+		json_str(j, "reason", m->counters_reason);
+	else
+		json_null(j, "reason");
+	if (m->metric_set != NULL)
+		json_str(j, "metric_set", m->metric_set);
+	json_begin_array(j, "metrics");
+	for (i = 0; i < m->nmetrics; i++)
+		json_str(j, NULL, m->metric_names[i]);
+	json_end_array(j);
+	if (m->passes > 0)
+		json_i64(j, "passes", m->passes);
+	if (m->chip != NULL)
+		json_str(j, "chip", m->chip);
+	json_str(j, "replay", "kernel");
+	json_str(j, "range", "auto");
+	json_end_object(j);
+}
+
+static void
+checks_json(const struct manifest *m, struct json *j)
+{
+	size_t	i;
+
+	json_begin_object(j, "checks");
+	json_u64(j, "passed", m->checks_passed);
+	json_u64(j, "failed", m->nfailures);
+	json_begin_array(j, "failures");
+	for (i = 0; i < m->nfailures; i++) {
+		const struct check_failure *f = &m->failures[i];
+
+		json_begin_object(j, NULL);
+		json_str(j, "variant", f->variant);
+		json_u64(j, "n", f->n);
+		json_u64(j, "index", f->bad.index);
+		json_f64(j, "got", f->bad.got);
+		json_f64(j, "expected", f->bad.expected);
+		json_u64(j, "bad_count", f->bad.bad_count);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_end_object(j);
+}
+
+int
+manifest_write(const char *dir, const struct manifest *m, const char *status,
+    char **cause)
+{
+	struct json	*j = json_new();
+	char		*path;
+	int		 i, rc;
+
+	json_begin_object(j, NULL);
+	json_i64(j, "schema_version", EWB_SCHEMA_VERSION);
+	json_str(j, "run_id", m->run_id);
+	json_str(j, "status", status);
+	json_str(j, "command", m->command);
+	json_begin_array(j, "argv");
+	for (i = 0; i < m->argc; i++)
+		json_str(j, NULL, m->argv[i]);
+	json_end_array(j);
+	json_str(j, "started_utc", m->started_utc);
+	if (m->finished_utc[0] != '\0')
+		json_str(j, "finished_utc", m->finished_utc);
+	else
+		json_null(j, "finished_utc");
+
+	json_begin_object(j, "tool");
+	json_str(j, "name", PACKAGE_NAME);
+	json_str(j, "version", PACKAGE_VERSION);
+	json_str(j, "git_revision", EWB_GIT_REVISION);
+	json_str(j, "cuda_arch", EWB_CUDA_ARCH);
+	json_i64(j, "cuda_build_version", EWB_CUDA_BUILD_VERSION);
+	json_str(j, "nvcc_flags", "-O3 -std=c++17 -lineinfo");
+	json_end_object(j);
+
+	host_json(j);
+	json_begin_object(j, "versions");
+	json_i64(j, "driver", m->device->driver_version);
+	json_i64(j, "runtime", m->device->runtime_version);
+	if (m->cupti_version != 0)
+		json_u64(j, "cupti_api", m->cupti_version);
+	json_end_object(j);
+	device_json(m->device, j);
+	settings_json(m, j);
+	counters_json(m, j);
+	checks_json(m, j);
+	json_end_object(j);
+
+	path = xasprintf("%s/run.json", dir);
+	rc = file_write_atomic(path, json_text(j), strlen(json_text(j)), cause);
+	free(path);
+	json_free(j);
+	return rc;
+}
+
+static struct csv *
+open_in(const char *dir, const char *name, const char *const *header,
+    size_t columns, char **cause)
+{
+	char		*path = xasprintf("%s/%s", dir, name);
+	struct csv	*csv = csv_open(path, header, columns, cause);
+
+	free(path);
+	return csv;
+}
+
+struct csv *
+timing_csv_open(const char *dir, char **cause)
+{
+	return open_in(dir, "timing.csv", timing_header, COUNT(timing_header),
+	    cause);
+}
+
+struct csv *
+metrics_csv_open(const char *dir, char **cause)
+{
+	return open_in(dir, "metrics.csv", metrics_header,
+	    COUNT(metrics_header), cause);
+}
+
+/* The key columns every file starts with. */
+static void
+point_keys(struct csv *csv, const char *run_id, const struct point *p)
+{
+	csv_str(csv, run_id);
+	csv_str(csv, p->v->id);
+	csv_str(csv, ewb_op_name(p->v->op));
+	csv_str(csv, ewb_dtype_name(p->v->dtype));
+	csv_u64(csv, p->n);
+	if (p->block != 0)
+		csv_u64(csv, p->block);
+	else
+		csv_empty(csv);
+	csv_str(csv, cache_name(p->cache));
+	csv_str(csv, p->launch);
+}
+
+int
+timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
+    unsigned iters, const struct stats *s, double spec_bandwidth,
+    bool check_passed, char **cause)
+{
+	double	moved = (double)point_bytes_moved(p);
+	double	bw = moved / (s->median * 1e-9);
+
+	point_keys(csv, run_id, p);
+	if (p->grid != 0)
+		csv_u64(csv, p->grid);
+	else
+		csv_empty(csv);
+	csv_u64(csv, point_footprint(p));
+	csv_u64(csv, point_bytes_moved(p));
+	csv_u64(csv, p->n * p->v->flops);
+	csv_u64(csv, iters);
+	csv_f64(csv, s->median);
+	csv_f64(csv, s->min);
+	csv_f64(csv, s->max);
+	csv_f64(csv, s->mean);
+	csv_f64(csv, s->stddev);
+	csv_f64(csv, bw);
+	csv_f64(csv, moved / (s->min * 1e-9));
+	csv_f64(csv, spec_bandwidth > 0 ? 100.0 * bw / spec_bandwidth : NAN);
+	csv_str(csv, check_passed ? "pass" : "fail");
+	return csv_end_row(csv, cause);
+}
+
+int
+metrics_csv_row(struct csv *csv, const char *run_id, const struct point *p,
+    const char *metric, double value, const char *unit, const char *source,
+    char **cause)
+{
+	point_keys(csv, run_id, p);
+	csv_str(csv, metric);
+	csv_f64(csv, value);
+	csv_str(csv, unit);
+	csv_str(csv, source);
+	return csv_end_row(csv, cause);
+}

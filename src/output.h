@@ -1,0 +1,72 @@
+/*
+ * output.h - a run directory: run.json, timing.csv, metrics.csv.
+ * The format is docs/data-format.md; keep the two in step.
+ */
+#ifndef EWB_OUTPUT_H
+#define EWB_OUTPUT_H
+
+#include "ewbench.h"
+#include "cli.h"
+#include "device.h"
+
+/* One measured point: what the CSV key columns say. */
+struct point {
+	const struct ewb_variant *v;
+	uint64_t		 n;
+	unsigned		 block;		/* 0: a library decides */
+	unsigned long long	 grid;		/* 0: a library decides */
+	enum cache_mode		 cache;		/* CACHE_WARM or CACHE_COLD */
+	const char		*launch;	/* "stream" */
+};
+
+struct check_failure {
+	const char	*variant;
+	uint64_t	 n;
+	struct mismatch	 bad;
+};
+
+/* Everything run.json records. */
+struct manifest {
+	const char		*command;
+	int			 argc;
+	char			**argv;
+	char			 run_id[128];
+	char			 started_utc[32];
+	char			 finished_utc[32];
+	const struct device_facts *device;
+	const struct run_options *opts;
+	size_t			 flush_bytes;
+	const char		*counters_status;	/* ok, off, unavailable */
+	char			*counters_reason;
+	const char		*metric_set;
+	char			**metric_names;
+	size_t			 nmetrics;
+	int			 passes;
+	const char		*chip;
+	unsigned		 cupti_version;
+	size_t			 checks_passed;
+	struct check_failure	*failures;
+	size_t			 nfailures;
+};
+
+/* Creates dir (and parents); refuses one that already holds a run. */
+int		 output_make_dir(const char *dir, char **cause);
+void		 output_utc_now(char *buf, size_t len);
+int		 manifest_write(const char *dir, const struct manifest *,
+		    const char *status, char **cause);
+
+struct csv	*timing_csv_open(const char *dir, char **cause);
+int		 timing_csv_row(struct csv *, const char *run_id,
+		    const struct point *, unsigned iters, const struct stats *,
+		    double spec_bandwidth, bool check_passed, char **cause);
+struct csv	*metrics_csv_open(const char *dir, char **cause);
+int		 metrics_csv_row(struct csv *, const char *run_id,
+		    const struct point *, const char *metric, double value,
+		    const char *unit, const char *source, char **cause);
+
+/* Bytes a point moves and touches, from the registry. */
+uint64_t	 point_bytes_moved(const struct point *);
+uint64_t	 point_footprint(const struct point *);
+const char	*cache_name(enum cache_mode);
+
+#endif

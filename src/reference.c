@@ -1,0 +1,107 @@
+/*
+ * reference.c - the CPU reference of every op, compared with a GPU result.
+ *
+ * Work goes in chunks small enough to stay in L1: operands are widened to
+ * float, the op is applied (one switch per chunk, none per element), fp16
+ * results are rounded to half, and the result is compared by value with
+ * the GPU's.  Every op is exact in float before that one rounding: the sum
+ * of two halves rounded once to float and then to half equals the sum
+ * rounded to half directly, since float's 24 bits are at least 2 * 11 + 2.
+ *
+ * Chunks always hold CHUNK elements, the last one padded with zeros on
+ * both sides (0 op 0 is 0, so padding always matches): loops with a
+ * constant trip count are ones that compilers vectorize at -O2.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ewbench.h"
+
+#define CHUNK	2048
+
+/* src[start..start+count) of a dtype, widened to float; zeros after. */
+static void
+load_floats(enum ewb_dtype dtype, const void *src, size_t start,
+    size_t count, float *out)
+{
+	switch (dtype) {
+	case EWB_F32:
+		memcpy(out, (const float *)src + start, count * sizeof *out);
+		break;
+	case EWB_F16:
+		halves_to_floats((const uint16_t *)src + start, out, count);
+		break;
+	}
+	memset(out + count, 0, (CHUNK - count) * sizeof *out);
+}
+
+/* x[i] = op(x[i], y[i]); y is read only for binary ops. */
+static void
+apply_op(enum ewb_op op, float *x, const float *y)
+{
+	size_t	i;
+
+	switch (op) {
+	case EWB_OP_ADD:
+		for (i = 0; i < CHUNK; i++)
+			x[i] = x[i] + y[i];
+		break;
+	case EWB_OP_RELU:
+		for (i = 0; i < CHUNK; i++)
+			x[i] = x[i] > 0 ? x[i] : 0.0f;
+		break;
+	case EWB_OP_ABS:
+		for (i = 0; i < CHUNK; i++)
+			x[i] = fabsf(x[i]);
+		break;
+	}
+}
+
+/* How many of the chunk differ; NaN never equals anything. */
+static size_t
+count_mismatches(const float *actual, const float *expected)
+{
+	size_t	i, bad = 0;
+
+	for (i = 0; i < CHUNK; i++)
+		bad += !(actual[i] == expected[i]);
+	return bad;
+}
+
+int
+reference_check(const struct ewb_variant *v, const void *a, const void *b,
+    const void *got, size_t n, struct mismatch *bad)
+{
+	float		expected[CHUNK], operand[CHUNK], actual[CHUNK];
+	uint16_t	rounded[CHUNK];
+	size_t		start, count, i, chunk_bad, bad_count = 0;
+
+	for (start = 0; start < n; start += count) {
+		count = n - start < CHUNK ? n - start : CHUNK;
+
+		load_floats(v->dtype, a, start, count, expected);
+		if (v->op == EWB_OP_ADD)
+			load_floats(v->dtype, b, start, count, operand);
+		apply_op(v->op, expected, operand);
+		if (v->dtype == EWB_F16) {
+			halves_from_floats(expected, rounded, count);
+			halves_to_floats(rounded, expected, count);
+		}
+		load_floats(v->dtype, got, start, count, actual);
+
+		if ((chunk_bad = count_mismatches(actual, expected)) == 0)
+			continue;
+		if (bad_count == 0) {
+			for (i = 0; actual[i] == expected[i]; i++)
+				/* the first one */;
+			bad->index = start + i;
+			bad->got = actual[i];
+			bad->expected = expected[i];
+		}
+		bad_count += chunk_bad;
+	}
+	if (bad_count == 0)
+		return 0;
+	bad->bad_count = bad_count;
+	return -1;
+}

@@ -1,0 +1,688 @@
+/*
+ * run.c - `ewbench run` and `ewbench check`: the measurement loop.
+ *
+ * For each size (ascending) and dtype, fresh random inputs are uploaded
+ * once; then, per selected variant of that dtype:
+ *   1. check:   output poisoned (all bits set: NaN), one launch, every
+ *               element compared with the CPU reference;
+ *   2. timing:  `warmup` untimed launches, then `iters` launches, each
+ *               bracketed by its own pair of CUDA events.  warm = launches
+ *               back to back on the same buffers; cold = an L2 flush
+ *               (writing a buffer 4x the L2) before every launch, outside
+ *               the events;
+ * and after all variants of that dtype, when counters are on:
+ *   3. counters: one profiled launch per point, in its own pass (the
+ *               profiler replays and serialises kernels: its times are
+ *               never used as timings).
+ * What makes a result valid: the check passed, the device stayed the same,
+ * and the run.json manifest says how it was measured.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "counters.h"
+#include "nvtx.h"
+#include "run.h"
+
+struct study {
+	struct run_options	 opts;
+	struct device_facts	 dev;
+	struct manifest		 man;
+	const char		*dir;
+	struct csv		*timing;
+	struct csv		*metrics;
+	struct counters		*counters;
+	struct metric_set	 mset;
+	bool			 have_mset;
+
+	cudaStream_t		 stream;
+	cudaEvent_t		*events;	/* 2 per timed launch */
+	double			*samples;
+	void			*d_a, *d_b, *d_c, *d_flush;
+	void			*h_a, *h_b, *h_c;
+	size_t			 capacity;	/* elements the buffers hold */
+};
+
+/* Everything one launch needs, for the timing loop and counter callbacks. */
+struct launch {
+	struct study		*s;
+	const struct ewb_variant *v;
+	struct ewb_launch_args	 args;
+	enum cache_mode		 cache;
+};
+
+static volatile sig_atomic_t	interrupted;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int
+launch_once(const struct launch *l, char **cause)
+{
+	cudaError_t	e = l->v->launch(&l->args);
+
+	if (e != cudaSuccess)
+		return cuda_fail(e, l->v->id, cause);
+	return 0;
+}
+
+static int
+flush_l2(struct study *s, char **cause)
+{
+	CUDA_TRY(ewb_l2_flush(s->d_flush, s->man.flush_bytes, s->stream),
+	    cause);
+	return 0;
+}
+
+/* Counter callbacks: make the cache state, then the profiled launch. */
+static int
+counters_prepare(void *ctx)
+{
+	struct launch	*l = ctx;
+	char		*cause = NULL;
+	int		 rc;
+
+	if (l->cache == CACHE_COLD)
+		rc = flush_l2(l->s, &cause);
+	else
+		rc = launch_once(l, &cause);
+	if (rc != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
+	return rc;
+}
+
+static int
+counters_launch(void *ctx)
+{
+	struct launch	*l = ctx;
+	char		*cause = NULL;
+
+	if (launch_once(l, &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+upload_inputs(struct study *s, enum ewb_dtype dtype, uint64_t n)
+{
+	size_t	bytes = n * ewb_dtype_size(dtype);
+	uint64_t key = n * 2 + (dtype == EWB_F16);
+
+	fill_random(s->h_a, dtype, n, fill_seed(s->opts.seed, key * 2));
+	fill_random(s->h_b, dtype, n, fill_seed(s->opts.seed, key * 2 + 1));
+	cudaMemcpy(s->d_a, s->h_a, bytes, cudaMemcpyHostToDevice);
+	cudaMemcpy(s->d_b, s->h_b, bytes, cudaMemcpyHostToDevice);
+}
+
+/* One launch on fresh inputs and a poisoned output, compared element by
+ * element with the CPU reference.  Returns 1 pass, 0 fail, -1 error. */
+static int
+check_variant(struct study *s, struct launch *l, char **cause)
+{
+	const struct ewb_variant	*v = l->v;
+	size_t				 bytes = l->args.n * ewb_dtype_size(v->dtype);
+	struct mismatch			 bad;
+	struct check_failure		*f;
+	const char			*corrupt;
+	char				 size[32];
+
+	if (v->in_place)
+		CUDA_TRY(cudaMemcpyAsync(s->d_c, s->d_a, bytes,
+		    cudaMemcpyDeviceToDevice, s->stream), cause);
+	else
+		CUDA_TRY(cudaMemsetAsync(s->d_c, 0xff, bytes, s->stream),
+		    cause);
+	if (launch_once(l, cause) != 0)
+		return -1;
+	CUDA_TRY(cudaStreamSynchronize(s->stream), cause);
+	CUDA_TRY(cudaMemcpy(s->h_c, s->d_c, bytes, cudaMemcpyDeviceToHost),
+	    cause);
+	/* Test hook (tests/gpu/check.sh): spoil the middle element, to prove
+	 * a wrong result is caught and reported. */
+	if ((corrupt = getenv("EWBENCH_TEST_CORRUPT")) != NULL &&
+	    strcmp(corrupt, v->id) == 0)
+		memset((char *)s->h_c + l->args.n / 2 * ewb_dtype_size(v->dtype),
+		    0x7f, ewb_dtype_size(v->dtype));
+	if (reference_check(v, s->h_a, s->h_b, s->h_c, l->args.n, &bad) == 0) {
+		s->man.checks_passed++;
+		return 1;
+	}
+	size_format(l->args.n, size, sizeof size);
+	fprintf(stderr, "ewbench: CHECK FAILED: %s n=%s: element %zu is %.9g, "
+	    "expected %.9g (%zu of %llu elements wrong)\n", v->id, size,
+	    bad.index, bad.got, bad.expected, bad.bad_count,
+	    (unsigned long long)l->args.n);
+	s->man.failures = xrealloc(s->man.failures,
+	    (s->man.nfailures + 1) * sizeof *s->man.failures);
+	f = &s->man.failures[s->man.nfailures++];
+	f->variant = v->id;
+	f->n = l->args.n;
+	f->bad = bad;
+	return 0;
+}
+
+static int
+time_point(struct study *s, struct launch *l, struct stats *st, char **cause)
+{
+	unsigned	i, iters = s->opts.iters;
+	float		ms;
+
+	for (i = 0; i < s->opts.warmup; i++) {
+		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
+			return -1;
+		if (launch_once(l, cause) != 0)
+			return -1;
+	}
+	for (i = 0; i < iters; i++) {
+		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecord(s->events[2 * i], s->stream), cause);
+		if (launch_once(l, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecord(s->events[2 * i + 1], s->stream),
+		    cause);
+	}
+	CUDA_TRY(cudaStreamSynchronize(s->stream), cause);
+	for (i = 0; i < iters; i++) {
+		CUDA_TRY(cudaEventElapsedTime(&ms, s->events[2 * i],
+		    s->events[2 * i + 1]), cause);
+		s->samples[i] = (double)ms * 1e6;
+	}
+	stats_compute(s->samples, iters, st);
+	return 0;
+}
+
+/* Registers per thread and theoretical occupancy, from the runtime. */
+static int
+occupancy_rows(struct study *s, const struct point *p, char **cause)
+{
+	struct cudaFuncAttributes	attr;
+	int				blocks = 0, warps_per_block;
+	double				pct;
+
+	if (p->v->kernel == NULL || p->block == 0)
+		return 0;
+	CUDA_TRY(cudaFuncGetAttributes(&attr, p->v->kernel), cause);
+	CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,
+	    p->v->kernel, (int)p->block, 0), cause);
+	warps_per_block = ((int)p->block + 31) / 32;
+	pct = 100.0 * blocks * warps_per_block /
+	    (s->dev.max_threads_per_sm / 32.0);
+	if (metrics_csv_row(s->metrics, s->man.run_id, p,
+	    "launch__registers_per_thread", attr.numRegs, "register",
+	    "occupancy_api", cause) != 0)
+		return -1;
+	return metrics_csv_row(s->metrics, s->man.run_id, p,
+	    "sm__maximum_warps_per_active_cycle_pct", pct, "%",
+	    "occupancy_api", cause);
+}
+
+static int
+measure_counters(struct study *s, struct launch *l, const struct point *p,
+    char **cause)
+{
+	static const char *const derived_unit[DERIVED_COUNT] = {
+		[DERIVED_DRAM_BANDWIDTH] = "byte/s",
+		[DERIVED_BYTES_PER_INST_ISSUED] = "byte",
+		[DERIVED_GLOBAL_LD_BYTES_PER_INST] = "byte"
+	};
+	size_t		 i, count = s->mset.count;
+	double		*values = xcalloc(count, sizeof *values);
+	double		 derived[DERIVED_COUNT];
+	int		 rc = -1;
+
+	nvtx_push_point(p);
+	if (counters_measure(s->counters, counters_prepare, counters_launch,
+	    l, values, cause) != 0)
+		goto out;
+	for (i = 0; i < count; i++) {
+		if (isnan(values[i]))
+			continue;	/* absent, never zero */
+		if (metrics_csv_row(s->metrics, s->man.run_id, p,
+		    s->mset.metrics[i], values[i], counters_unit(s->counters, i),
+		    "cupti", cause) != 0)
+			goto out;
+	}
+	counters_derive(&s->mset, values, (double)point_bytes_moved(p),
+	    (double)p->n * p->v->read_bytes, derived);
+	for (i = 0; i < DERIVED_COUNT; i++) {
+		if (isnan(derived[i]))
+			continue;
+		if (metrics_csv_row(s->metrics, s->man.run_id, p,
+		    derived_name((enum derived_id)i), derived[i],
+		    derived_unit[i], "derived", cause) != 0)
+			goto out;
+	}
+	rc = occupancy_rows(s, p, cause);
+out:
+	nvtx_pop();
+	free(values);
+	return rc;
+}
+
+static void
+print_point(const struct study *s, const struct point *p,
+    const struct stats *st, bool passed)
+{
+	char	size[32];
+	double	bw = (double)point_bytes_moved(p) / (st->median * 1e-9);
+
+	if (s->opts.quiet)
+		return;
+	size_format(p->n, size, sizeof size);
+	printf("%-16s %8s %5u %-4s  %10.3f us  %8.1f GB/s  %5.1f%% spec  %s\n",
+	    p->v->id, size, p->block, cache_name(p->cache), st->median / 1e3,
+	    bw / 1e9, 100.0 * bw / s->dev.dram_bandwidth,
+	    passed ? "ok" : "CHECK FAILED");
+	fflush(stdout);
+}
+
+static void
+make_launch(struct study *s, const struct ewb_variant *v, uint64_t n,
+    struct launch *l, struct point *p)
+{
+	struct ewb_shape	shape;
+
+	memset(l, 0, sizeof *l);
+	l->s = s;
+	l->v = v;
+	l->args.a = s->d_a;
+	l->args.b = s->d_b;
+	l->args.c = s->d_c;
+	l->args.n = n;
+	l->args.block = s->opts.block;
+	l->args.sm_count = s->dev.sm_count;
+	l->args.stream = s->stream;
+	shape = v->shape(&l->args);
+	p->v = v;
+	p->n = n;
+	p->block = shape.block;
+	p->grid = shape.grid;
+	p->launch = "stream";
+}
+
+/* All selected variants of one dtype at one size. */
+static int
+run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
+{
+	static const enum cache_mode	 states[] = { CACHE_WARM, CACHE_COLD };
+	struct launch			 l;
+	struct point			 p;
+	struct stats			 st;
+	size_t				 i, k;
+	int				 passed;
+
+	upload_inputs(s, dtype, n);
+	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
+		const struct ewb_variant *v = &ewb_variants[i];
+
+		if (!s->opts.selected[i] || v->dtype != dtype)
+			continue;
+		make_launch(s, v, n, &l, &p);
+		p.cache = CACHE_WARM;
+		nvtx_push_phase("check");
+		passed = check_variant(s, &l, cause);
+		nvtx_pop();
+		if (passed < 0)
+			return -1;
+		if (s->opts.check_only) {
+			if (!s->opts.quiet && passed) {
+				char size[32];
+
+				size_format(n, size, sizeof size);
+				printf("%-16s %10s  ok\n", v->id, size);
+			}
+			continue;
+		}
+		for (k = 0; k < 2; k++) {
+			if (!(s->opts.cache & states[k]))
+				continue;
+			l.cache = p.cache = states[k];
+			nvtx_push_point(&p);
+			if (time_point(s, &l, &st, cause) != 0) {
+				nvtx_pop();
+				return -1;
+			}
+			nvtx_pop();
+			print_point(s, &p, &st, passed);
+			if (timing_csv_row(s->timing, s->man.run_id, &p,
+			    s->opts.iters, &st, s->dev.dram_bandwidth,
+			    passed, cause) != 0)
+				return -1;
+		}
+	}
+	if (s->counters == NULL || s->opts.check_only)
+		return 0;
+
+	nvtx_push_phase("counters");
+	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
+		const struct ewb_variant *v = &ewb_variants[i];
+
+		if (!s->opts.selected[i] || v->dtype != dtype)
+			continue;
+		make_launch(s, v, n, &l, &p);
+		for (k = 0; k < 2; k++) {
+			if (!(s->opts.cache & states[k]))
+				continue;
+			l.cache = p.cache = states[k];
+			if (measure_counters(s, &l, &p, cause) != 0) {
+				nvtx_pop();
+				return -1;
+			}
+		}
+	}
+	nvtx_pop();
+	return 0;
+}
+
+/* The largest element size among selected variants, and whether any is
+ * of each dtype. */
+static size_t
+largest_element(const struct run_options *o)
+{
+	size_t	i, size = 0;
+
+	for (i = 0; i < ewb_variant_count; i++) {
+		if (o->selected[i] && ewb_dtype_size(ewb_variants[i].dtype) > size)
+			size = ewb_dtype_size(ewb_variants[i].dtype);
+	}
+	return size;
+}
+
+/* Device buffers for the largest size, refused before allocating when they
+ * cannot fit in free memory. */
+static int
+allocate(struct study *s, int *code, char **cause)
+{
+	size_t	n = s->opts.sizes[s->opts.nsizes - 1];
+	size_t	elem = largest_element(&s->opts);
+	size_t	bytes, free_bytes = 0, total = 0, need;
+	char	have[32], want[32], size[32];
+	unsigned i;
+
+	*code = EWB_EXIT_ERROR;
+	if (n > SIZE_MAX / 3 / elem) {
+		*cause = xasprintf("--size %llu is too large to address",
+		    (unsigned long long)n);
+		*code = EWB_EXIT_NOMEM;
+		return -1;
+	}
+	bytes = n * elem;
+	s->man.flush_bytes = s->dev.l2_bytes * 4;
+	if (s->man.flush_bytes < (32u << 20))
+		s->man.flush_bytes = 32u << 20;
+	need = 3 * bytes + s->man.flush_bytes;
+	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
+	if (need > free_bytes) {
+		bytes_format((double)need, want, sizeof want);
+		bytes_format((double)free_bytes, have, sizeof have);
+		size_format(n, size, sizeof size);
+		*cause = xasprintf("size %s needs %s of GPU memory (three "
+		    "arrays and an L2 flush buffer); only %s is free", size,
+		    want, have);
+		*code = EWB_EXIT_NOMEM;
+		return -1;
+	}
+	CUDA_TRY(cudaMalloc(&s->d_a, bytes), cause);
+	CUDA_TRY(cudaMalloc(&s->d_b, bytes), cause);
+	CUDA_TRY(cudaMalloc(&s->d_c, bytes), cause);
+	CUDA_TRY(cudaMalloc(&s->d_flush, s->man.flush_bytes), cause);
+	s->h_a = xmalloc(bytes);
+	s->h_b = xmalloc(bytes);
+	s->h_c = xmalloc(bytes);
+	s->capacity = n;
+	CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
+	    cause);
+	s->events = xcalloc(2 * (size_t)s->opts.iters, sizeof *s->events);
+	s->samples = xcalloc(s->opts.iters, sizeof *s->samples);
+	for (i = 0; i < 2 * s->opts.iters; i++)
+		CUDA_TRY(cudaEventCreate(&s->events[i]), cause);
+	return 0;
+}
+
+static void
+release(struct study *s)
+{
+	unsigned	i;
+
+	if (s->events != NULL) {
+		for (i = 0; i < 2 * s->opts.iters; i++) {
+			if (s->events[i] != NULL)
+				cudaEventDestroy(s->events[i]);
+		}
+	}
+	free(s->events);
+	free(s->samples);
+	cudaFree(s->d_a);
+	cudaFree(s->d_b);
+	cudaFree(s->d_c);
+	cudaFree(s->d_flush);
+	free(s->h_a);
+	free(s->h_b);
+	free(s->h_c);
+	if (s->stream != NULL)
+		cudaStreamDestroy(s->stream);
+}
+
+/* Counters are optional: when they cannot be had, say why once and go on
+ * timing; rows are then absent, never zero. */
+static void
+start_counters(struct study *s)
+{
+	char	*cause = NULL;
+
+	s->man.counters_status = "off";
+	if (s->opts.no_cupti || s->opts.check_only)
+		return;
+	if (metric_set_load(s->opts.metrics, &s->mset, &cause) == 0) {
+		s->have_mset = true;
+		s->man.metric_set = s->opts.metrics;
+		s->man.metric_names = s->mset.metrics;
+		s->man.nmetrics = s->mset.count;
+		if (counters_open(&s->counters, s->dev.index, &s->mset,
+		    &cause) == 0)
+			cause = NULL;
+	}
+	if (cause != NULL) {
+		fprintf(stderr, "ewbench: counters unavailable, timing only: "
+		    "%s\n", cause);
+		s->man.counters_status = "unavailable";
+		s->man.counters_reason = cause;
+		s->counters = NULL;
+		return;
+	}
+	s->man.counters_status = "ok";
+	s->man.passes = counters_passes(s->counters);
+	s->man.chip = counters_chip(s->counters);
+}
+
+static void
+default_dir(struct study *s, char *buf, size_t len)
+{
+	char		slug[64];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(&s->dev, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	snprintf(buf, len, "ewbench-%s-", slug);
+	strftime(buf + strlen(buf), len - strlen(buf), "%Y%m%d-%H%M%S", &tm);
+}
+
+static void
+make_run_id(struct study *s)
+{
+	char		slug[64], stamp[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(&s->dev, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(s->man.run_id, sizeof s->man.run_id, "%s-%s-%x", stamp, slug,
+	    (unsigned)getpid());
+}
+
+static void
+update_manifest(struct study *s, const char *status)
+{
+	char	*cause = NULL;
+
+	if (s->dir == NULL)
+		return;
+	if (strcmp(status, "running") != 0)
+		output_utc_now(s->man.finished_utc,
+		    sizeof s->man.finished_utc);
+	if (manifest_write(s->dir, &s->man, status, &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
+}
+
+static int
+study_loop(struct study *s, char **cause)
+{
+	static const enum ewb_dtype	dtypes[] = { EWB_F32, EWB_F16 };
+	size_t				i, k, j;
+	bool				any;
+
+	for (i = 0; i < s->opts.nsizes && !interrupted; i++) {
+		for (k = 0; k < 2 && !interrupted; k++) {
+			for (any = false, j = 0; j < ewb_variant_count; j++)
+				any |= s->opts.selected[j] &&
+				    ewb_variants[j].dtype == dtypes[k];
+			if (!any)
+				continue;
+			if (run_dtype(s, dtypes[k], s->opts.sizes[i], cause) != 0)
+				return -1;
+			update_manifest(s, "running");
+		}
+	}
+	return 0;
+}
+
+int
+run_command(int argc, char **argv)
+{
+	struct study		 s;
+	struct sigaction	 sa;
+	char			*cause = NULL, dir[256];
+	int			 code;
+	const char		*status;
+
+	memset(&s, 0, sizeof s);
+	if (cli_parse_run(argc, argv, &s.opts, &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+		free(cause);
+		return EWB_EXIT_USAGE;
+	}
+	if ((code = device_open(s.opts.device, &s.dev, &cause)) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		cli_free_run(&s.opts);
+		return code;
+	}
+	nvtx_init(&s.dev);
+	s.man.command = argv[0];
+	s.man.argc = argc;
+	s.man.argv = argv;
+	s.man.device = &s.dev;
+	s.man.opts = &s.opts;
+	s.man.counters_status = "off";
+	output_utc_now(s.man.started_utc, sizeof s.man.started_utc);
+	make_run_id(&s);
+
+	nvtx_push_phase("allocate");
+	code = EWB_EXIT_ERROR;
+	if (allocate(&s, &code, &cause) != 0) {
+		nvtx_pop();
+		goto fail;
+	}
+	nvtx_pop();
+	if (!s.opts.check_only) {
+		if (s.opts.out == NULL)
+			default_dir(&s, dir, sizeof dir);
+		s.dir = s.opts.out != NULL ? s.opts.out : dir;
+		code = EWB_EXIT_ERROR;
+		if (output_make_dir(s.dir, &cause) != 0 ||
+		    (s.timing = timing_csv_open(s.dir, &cause)) == NULL)
+			goto fail;
+		start_counters(&s);
+		if (s.counters != NULL &&
+		    (s.metrics = metrics_csv_open(s.dir, &cause)) == NULL)
+			goto fail;
+		if (s.counters != NULL)
+			s.man.cupti_version = counters_cupti_version();
+		update_manifest(&s, "running");
+		if (!s.opts.quiet) {
+			device_print(&s.dev, stdout);
+			printf("%-16s %8s %5s %-4s  %13s  %13s  %10s  %s\n",
+			    "variant", "n", "block", "L2", "median",
+			    "bandwidth", "of spec", "check");
+		}
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	nvtx_push_phase(s.opts.check_only ? "check" : "run");
+	if (study_loop(&s, &cause) != 0) {
+		nvtx_pop();
+		code = EWB_EXIT_ERROR;
+		goto fail;
+	}
+	nvtx_pop();
+
+	if (interrupted) {
+		status = "interrupted";
+		code = EWB_EXIT_INTERRUPTED;
+	} else {
+		status = "complete";
+		code = s.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
+	}
+	update_manifest(&s, status);
+	if (!s.opts.quiet || s.man.nfailures > 0)
+		fprintf(s.man.nfailures > 0 ? stderr : stdout,
+		    "ewbench: %zu checks passed, %zu failed%s%s\n",
+		    s.man.checks_passed, s.man.nfailures,
+		    s.dir != NULL ? "; results in " : "",
+		    s.dir != NULL ? s.dir : "");
+	goto out;
+
+fail:
+	fprintf(stderr, "ewbench: %s\n", cause);
+	free(cause);
+	update_manifest(&s, "failed");
+out:
+	if (s.timing != NULL)
+		csv_close(s.timing, NULL);
+	if (s.metrics != NULL)
+		csv_close(s.metrics, NULL);
+	if (s.counters != NULL)
+		counters_close(s.counters);
+	if (s.have_mset)
+		metric_set_free(&s.mset);
+	release(&s);
+	free(s.man.failures);
+	free(s.man.counters_reason);
+	cli_free_run(&s.opts);
+	return code;
+}

@@ -1,0 +1,24 @@
+/*
+ * select.c - variant selection over the registry.
+ *
+ * Kept apart from match.c so that libewb.a (and its unit tests) link
+ * without the CUDA kernel library.
+ */
+#include <stdlib.h>
+
+#include "ewbench.h"
+
+int
+variants_select(const char *patterns, bool *selected, char **cause)
+{
+	const char	**ids;
+	size_t		  i;
+	int		  rc;
+
+	ids = xcalloc(ewb_variant_count, sizeof *ids);
+	for (i = 0; i < ewb_variant_count; i++)
+		ids[i] = ewb_variants[i].id;
+	rc = ids_select(patterns, ids, ewb_variant_count, selected, cause);
+	free(ids);
+	return rc;
+}

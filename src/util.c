@@ -1,0 +1,113 @@
+/*
+ * util.c - allocators that never fail, formatted strings, fatal errors,
+ * and locale-independent number formatting.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ewbench.h"
+
+void *
+xmalloc(size_t size)
+{
+	void	*p;
+
+	/* malloc(0) may return NULL; callers never want that. */
+	if ((p = malloc(size == 0 ? 1 : size)) == NULL)
+		fatalx("out of memory allocating %zu bytes", size);
+	return p;
+}
+
+void *
+xcalloc(size_t count, size_t size)
+{
+	void	*p;
+
+	if (count == 0 || size == 0)
+		count = size = 1;
+	if ((p = calloc(count, size)) == NULL)
+		fatalx("out of memory allocating %zu x %zu bytes", count, size);
+	return p;
+}
+
+void *
+xrealloc(void *old, size_t size)
+{
+	void	*p;
+
+	if ((p = realloc(old, size == 0 ? 1 : size)) == NULL)
+		fatalx("out of memory reallocating %zu bytes", size);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char	*p;
+
+	if ((p = strdup(s)) == NULL)
+		fatalx("out of memory copying a string");
+	return p;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+	int	 len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		fatalx("bad format string '%s'", fmt);
+
+	s = xmalloc((size_t)len + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fflush(stdout);
+	fputs("ewbench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EWB_EXIT_ERROR);
+}
+
+/*
+ * Output files must not depend on the user's locale (a German LC_NUMERIC
+ * would print "0,5" and break every CSV).  Rather than touching the
+ * process-wide locale, switch this thread to a private "C" numeric locale
+ * around the one snprintf call (POSIX.1-2008 uselocale).
+ */
+void
+format_f64(double v, char *buf, size_t len)
+{
+	static locale_t	 c_numeric = (locale_t)0;
+	locale_t	 old;
+
+	if (c_numeric == (locale_t)0) {
+		c_numeric = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+		if (c_numeric == (locale_t)0)
+			fatalx("newlocale(C): %s", strerror(errno));
+	}
+	old = uselocale(c_numeric);
+	snprintf(buf, len, "%.17g", v);
+	uselocale(old);
+}

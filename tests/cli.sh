@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/cli.sh - the command line, table driven: arguments, expected exit
+# status, and a pattern the output (stdout + stderr) must contain.  None of
+# these rows needs a GPU: bad input is refused before the device is opened.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+
+count=0
+expect() {	# expect STATUS PATTERN ARGS...
+	want=$1 pattern=$2
+	shift 2
+	set +e
+	"$EWBENCH" "$@" >"$tmpdir/out" 2>&1
+	got=$?
+	set -e
+	count=$((count + 1))
+	[ "$got" = "$want" ] ||
+	    fail "ewbench $*: exit $got, expected $want: $(head -c 400 "$tmpdir/out")"
+	grep -q -e "$pattern" "$tmpdir/out" ||
+	    fail "ewbench $*: output lacks '$pattern': $(head -c 400 "$tmpdir/out")"
+	# Errors are one line.
+	if [ "$want" = 2 ]; then
+		[ "$(wc -l <"$tmpdir/out")" -eq 1 ] ||
+		    fail "ewbench $*: error message is not one line"
+	fi
+}
+
+expect 0 '^usage: ewbench'		--help
+expect 0 'Examples:'			--help
+expect 0 '^  5    no usable CUDA GPU'	-h
+expect 0 '^ewbench [0-9]'		--version
+expect 0 'GPU targets: '		--version
+expect 0 'add_f16x8_pack'		list
+expect 0 'cub_add_f32'			list
+expect 2 'takes no arguments'		list extra
+expect 2 "unknown command 'frobnicate'"	frobnicate
+expect 2 'usage: ewbench'		# no command at all
+expect 2 "unknown variant 'add_f3'; did you mean" run -v add_f3
+expect 2 'add_f32'			run -v add_f3
+expect 2 "no variant matches 'zzz_nothing\\*'"	check -v 'zzz_nothing*'
+expect 2 "'12x'"			run -s 12x
+expect 2 "'1.5M'"			run --size 1.5M
+expect 2 'size'				run -s 0
+expect 2 'size'				run -s 2^64
+expect 2 "--block: '2000' is not a whole number from 1 to 1024" run --block 2000
+expect 2 "--iters: 'x'"			run --iters x
+expect 2 "--cache: 'lukewarm' is not warm, cold or both" run --cache lukewarm
+expect 2 "unknown preset 'paper'"	run --preset paper
+expect 2 "unknown option '--bogus'"	run --bogus
+expect 2 "option '--size' needs a value" run --size
+expect 2 "--seed: '-1'"			run --seed -1
+expect 2 'info takes only --device N'	info --verbose
+
+# Without a GPU, commands that need one say so and exit 5.
+set +e
+"$EWBENCH" info >/dev/null 2>&1
+rc=$?
+set -e
+if [ "$rc" = 5 ]; then
+	expect 5 'no CUDA GPU is usable here'	info
+	expect 5 'no CUDA GPU is usable here'	run -v add_f32 -s 1Ki
+	expect 5 'no CUDA GPU is usable here'	check
+fi
+echo "cli: $count rows passed"

@@ -1,0 +1,27 @@
+#!/bin/sh
+# tests/gpu/check.sh - every variant against the CPU reference at sizes that
+# exercise every tail (1, 3, 7, 8, 33), odd and large sizes, past 2^24, and
+# past 2^31 for a few variants; and proof that a wrong element is caught.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
+require_gpu
+
+"$EWBENCH" check -s 1,3,7,8,33,1000003,1Mi -s 16777221 ||
+    fail "a variant failed its check"
+
+# Past 2^31 elements: 64-bit indexing and grid limits.
+"$EWBENCH" check -q -v add_f16,add_f16x8_pack,add_f32x4_grid,abs_f32_grid \
+    -s 2147483651 || fail "a variant failed its check past 2^31 elements"
+
+# The checker itself: a planted wrong element must fail the run (exit 3)
+# and name the variant and the index.
+set +e
+EWBENCH_TEST_CORRUPT=add_f32x4 "$EWBENCH" check -v add_f32x4,add_f32 -s 1000 \
+    >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "planted corruption: exit $rc, expected 3"
+grep -q 'CHECK FAILED: add_f32x4 n=1000: element 500' "$tmpdir/out" ||
+    fail "planted corruption not reported: $(cat "$tmpdir/out")"
+grep -q '1 checks passed, 1 failed' "$tmpdir/out" ||
+    fail "the other variant did not still run: $(cat "$tmpdir/out")"
+echo "check: all variants correct"

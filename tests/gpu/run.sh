@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/gpu/run.sh - a small run end to end: the run directory's files and
+# rows, the refusals that need a device (memory, an occupied --out), and
+# counter rows when the counters are available.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
+require_gpu
+
+out=$tmpdir/run
+"$EWBENCH" run -q -v add_f32,add_f16x8_pack,abs_f32 -s 1Ki,1Mi --cache both \
+    --iters 20 --warmup 2 -o "$out" || fail "small run failed"
+for f in run.json timing.csv; do
+	[ -s "$out/$f" ] || fail "$f missing"
+done
+rows=$(($(wc -l <"$out/timing.csv") - 1))
+[ "$rows" = 12 ] || fail "timing.csv has $rows rows, expected 3 x 2 x 2 = 12"
+grep -q '"status": *"complete"' "$out/run.json" || fail "run.json not complete"
+"${PYTHON:-python3}" - "$out" <<'PY' || fail "run directory does not parse"
+import csv, json, math, sys
+d = sys.argv[1]
+m = json.load(open(d + "/run.json"))
+assert m["schema_version"] == 1 and m["checks"]["failed"] == 0, m["checks"]
+rows = list(csv.DictReader(open(d + "/timing.csv")))
+for r in rows:
+    t = float(r["time_median_ns"])
+    assert 0 < float(r["time_min_ns"]) <= t <= float(r["time_max_ns"]), r
+    bw = float(r["bytes_moved"]) / (t * 1e-9)
+    assert math.isclose(bw, float(r["bandwidth_median_bytes_per_s"]), rel_tol=1e-9)
+    assert r["check"] == "pass"
+assert {r["cache"] for r in rows} == {"warm", "cold"}
+c = m["counters"]
+if c["status"] == "ok":
+    mrows = list(csv.DictReader(open(d + "/metrics.csv")))
+    keys = {(r["variant"], r["n"], r["cache"]) for r in mrows
+            if r["metric"] == "dram__bytes_read.sum"}
+    assert len(keys) == 12, keys
+    assert all(r["value"] != "" for r in mrows)
+    print("counters: %d metric rows, %s passes" % (len(mrows), c["passes"]))
+else:
+    print("counters %s: %s" % (c["status"], c["reason"]))
+PY
+
+# An occupied run directory is refused, not overwritten.
+set +e
+"$EWBENCH" run -q -v add_f32 -s 1Ki -o "$out" >"$tmpdir/msg" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q 'already holds a run' "$tmpdir/msg" ||
+    fail "occupied --out: exit $rc: $(cat "$tmpdir/msg")"
+
+# A size that cannot fit is refused before anything is allocated.
+set +e
+"$EWBENCH" run -q -v add_f32 -s 1Ti -o "$tmpdir/big" >"$tmpdir/msg" 2>&1
+rc=$?
+set -e
+[ "$rc" = 4 ] && grep -q 'of GPU memory' "$tmpdir/msg" ||
+    fail "oversized run: exit $rc: $(cat "$tmpdir/msg")"
+echo "run: ok"

@@ -1,0 +1,27 @@
+# tests/setup.sh - sourced by every shell test: strict shell, C locale, a
+# private temporary directory removed on exit, and the GPU probe.
+set -eu
+LC_ALL=C
+export LC_ALL
+: "${EWBENCH:?EWBENCH must name the ewbench binary (make check sets it)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/ewbench-test.XXXXXX")
+trap 'rm -rf "$tmpdir"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# Exit 77 (Automake's SKIP) with the reason when no GPU is usable.
+require_gpu() {
+	set +e
+	probe=$("$EWBENCH" info 2>&1)
+	rc=$?
+	set -e
+	case $rc in
+	0)	;;
+	5)	echo "SKIP: no usable GPU: $probe"; exit 77 ;;
+	*)	fail "ewbench info exited $rc: $probe" ;;
+	esac
+}

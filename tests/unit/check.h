@@ -1,0 +1,72 @@
+/*
+ * check.h - the unit tests' assertions.  A failed CHECK prints where and
+ * what, counts, and lets the test go on; check_exit() is the exit status.
+ */
+#ifndef EWB_CHECK_H
+#define EWB_CHECK_H
+
+#include <locale.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static int	check_failures;
+
+#define CHECK(expr) do {						\
+	if (!(expr)) {							\
+		fprintf(stderr, "%s:%d: CHECK failed: %s\n",		\
+		    __FILE__, __LINE__, #expr);				\
+		check_failures++;					\
+	}								\
+} while (0)
+
+/* Strings compared with both shown on failure; NULL is a string here. */
+#define CHECK_STR(got, want) do {					\
+	const char *check_got_ = (got), *check_want_ = (want);		\
+	if (check_got_ == NULL || check_want_ == NULL ?			\
+	    check_got_ != check_want_ :					\
+	    strcmp(check_got_, check_want_) != 0) {			\
+		fprintf(stderr, "%s:%d: CHECK failed: %s == %s\n"	\
+		    "  got:  %s\n  want: %s\n", __FILE__, __LINE__,	\
+		    #got, #want, check_got_ ? check_got_ : "(null)",	\
+		    check_want_ ? check_want_ : "(null)");		\
+		check_failures++;					\
+	}								\
+} while (0)
+
+static inline int
+check_exit(void)
+{
+	if (check_failures != 0) {
+		fprintf(stderr, "%d check(s) failed\n", check_failures);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Switch to a locale whose decimal point is a comma, if one is installed
+ * (glibc also looks in $LOCPATH); false, and the C locale, if none is.
+ */
+static inline bool
+check_comma_locale(void)
+{
+	static const char *const names[] = {
+		"de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8",
+		"fr_FR.utf8", "nl_NL.UTF-8", "ru_RU.UTF-8",
+	};
+	char	buf[16];
+	size_t	i;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if (setlocale(LC_ALL, names[i]) == NULL)
+			continue;
+		snprintf(buf, sizeof buf, "%.1f", 0.5);
+		if (strcmp(buf, "0,5") == 0)
+			return true;
+	}
+	setlocale(LC_ALL, "C");
+	return false;
+}
+
+#endif

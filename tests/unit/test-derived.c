@@ -1,0 +1,203 @@
+/*
+ * test-derived.c - the derived rows of metrics.csv and the unit strings,
+ * on hand-made values with known answers (no GPU, no CUPTI).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "ewbench.h"
+#include "counters.h"
+#include "check.h"
+
+#define CHECK_NEAR(got, want) CHECK(fabs((got) - (want)) <= 1e-12 * fabs(want))
+
+static void
+set_from(struct metric_set *set, const char *list)
+{
+	char	*cause = NULL;
+
+	if (metric_set_load(list, set, &cause) != 0) {
+		fprintf(stderr, "metric_set_load: %s\n", cause);
+		exit(99);
+	}
+}
+
+static void
+test_derived_names(void)
+{
+	CHECK_STR(derived_name(DERIVED_DRAM_BANDWIDTH),
+	    "derived__dram_bandwidth");
+	CHECK_STR(derived_name(DERIVED_BYTES_PER_INST_ISSUED),
+	    "derived__bytes_per_inst_issued");
+	CHECK_STR(derived_name(DERIVED_GLOBAL_LD_BYTES_PER_INST),
+	    "derived__global_ld_bytes_per_inst");
+	CHECK(derived_name(DERIVED_COUNT) == NULL);
+}
+
+static void
+test_all_inputs(void)
+{
+	struct metric_set	set;
+	/* vec_add_f32 at n = 2^24 on an H100, rounded. */
+	double			values[] = {
+		78600,		/* gpu__time_duration.sum, ns */
+		134217728,	/* dram__bytes_read.sum */
+		75800000,	/* dram__bytes_write.sum */
+		10485760,	/* smsp__inst_issued.sum */
+		134217728,	/* l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum */
+		1048576,	/* smsp__sass_inst_executed_op_global_ld.sum */
+	};
+	double			out[DERIVED_COUNT];
+	double			n = 16777216;
+
+	set_from(&set, "gpu__time_duration.sum,dram__bytes_read.sum,"
+	    "dram__bytes_write.sum,smsp__inst_issued.sum,"
+	    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,"
+	    "smsp__sass_inst_executed_op_global_ld.sum");
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 3);
+	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH],
+	    (134217728.0 + 75800000.0) / 78600e-9);
+	/* 3 * 4 * 2^24 bytes over 10485760 warp instructions. */
+	CHECK_NEAR(out[DERIVED_BYTES_PER_INST_ISSUED], 19.2);
+	/* A scalar fp32 warp load moves 32 * 4 bytes. */
+	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
+
+	/* The counter wins over n * read_bytes when it is in the set. */
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 999, out) == 3);
+	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
+	metric_set_free(&set);
+}
+
+static void
+test_fallback_and_absent(void)
+{
+	struct metric_set	set;
+	double			values[] = {
+		262144,		/* smsp__sass_inst_executed_op_global_ld.sum */
+		0,		/* smsp__inst_issued.sum */
+		1e5,		/* gpu__time_duration.sum */
+	};
+	double			out[DERIVED_COUNT];
+	double			n = 16777216;
+
+	set_from(&set, "smsp__sass_inst_executed_op_global_ld.sum,"
+	    "smsp__inst_issued.sum,gpu__time_duration.sum");
+	/* No byte counter: n * read_bytes (2^27 bytes, float4 add) over
+	 * 2^18 warp load instructions is 512 bytes each. */
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 4 * n * 2, out) == 1);
+	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 512.0);
+	/* DRAM bytes are not in the set. */
+	CHECK(isnan(out[DERIVED_DRAM_BANDWIDTH]));
+	/* Zero issued instructions: no value rather than infinity. */
+	CHECK(isnan(out[DERIVED_BYTES_PER_INST_ISSUED]));
+
+	/* Unknown byte counts (NaN) leave their rows absent. */
+	values[1] = 1000;
+	CHECK(counters_derive(&set, values, NAN, NAN, out) == 0);
+	CHECK(isnan(out[DERIVED_BYTES_PER_INST_ISSUED]));
+	CHECK(isnan(out[DERIVED_GLOBAL_LD_BYTES_PER_INST]));
+	CHECK(counters_derive(&set, values, 5000, NAN, out) == 1);
+	CHECK_NEAR(out[DERIVED_BYTES_PER_INST_ISSUED], 5.0);
+	metric_set_free(&set);
+}
+
+static void
+test_nan_inputs(void)
+{
+	struct metric_set	set;
+	double			values[] = { 1e5, 1e6, NAN };
+	double			out[DERIVED_COUNT];
+
+	set_from(&set, "gpu__time_duration.sum,dram__bytes_read.sum,"
+	    "dram__bytes_write.sum");
+	/* CUPTI gave no write bytes: no bandwidth, not a read-only one. */
+	CHECK(counters_derive(&set, values, 1, 1, out) == 0);
+	CHECK(isnan(out[DERIVED_DRAM_BANDWIDTH]));
+	values[2] = 1e6;
+	CHECK(counters_derive(&set, values, NAN, NAN, out) == 1);
+	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH], 2e6 / 1e-4);
+	/* A zero duration gives no bandwidth. */
+	values[0] = 0;
+	CHECK(counters_derive(&set, values, NAN, NAN, out) == 0);
+	metric_set_free(&set);
+}
+
+static void
+test_units_from_names(void)
+{
+	static const struct {
+		const char	*metric;
+		const char	*unit;
+	} cases[] = {
+		{ "gpu__time_duration.sum",				"ns" },
+		{ "sm__cycles_elapsed.avg",				"cycle" },
+		{ "gpc__cycles_elapsed.max",				"cycle" },
+		{ "sm__cycles_elapsed.avg.per_second",			"Hz" },
+		{ "dram__cycles_elapsed.avg.per_second",		"Hz" },
+		{ "dram__bytes_read.sum",				"byte" },
+		{ "dram__bytes.sum.per_second",				"byte/s" },
+		{ "dram__throughput.avg.pct_of_peak_sustained_elapsed",	"%" },
+		{ "lts__t_sector_hit_rate.pct",				"%" },
+		{ "lts__t_sectors_op_read.sum",				"sector" },
+		{ "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",	"request" },
+		{ "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",	"sector" },
+		{ "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",	"byte" },
+		{ "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+		  "ratio" },
+		{ "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+		  "%" },
+		{ "smsp__inst_issued.sum",				"inst" },
+		{ "smsp__thread_inst_executed.sum",			"inst" },
+		{ "smsp__sass_inst_executed_op_global_st.sum",		"inst" },
+		{ "smsp__inst_executed.avg.per_cycle_active",		"inst/cycle" },
+		{ "sm__warps_active.avg.pct_of_peak_sustained_active",	"%" },
+		{ "sm__warps_active.avg.per_cycle_active",		"warp" },
+		{ "smsp__warps_launched.sum",				"warp" },
+		{ "sm__ctas_launched.sum",				"block" },
+		{ "derived__dram_bandwidth",				"byte/s" },
+		{ "derived__bytes_per_inst_issued",			"byte" },
+		{ "derived__global_ld_bytes_per_inst",			"byte" },
+		{ "launch__registers_per_thread",			"register" },
+		{ "sm__maximum_warps_per_active_cycle_pct",		"%" },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		CHECK_STR(metric_unit(cases[i].metric, NULL), cases[i].unit);
+		/* The name decides even when CUPTI's dimension differs. */
+		CHECK_STR(metric_unit(cases[i].metric, "l2_sector"),
+		    cases[i].unit);
+	}
+}
+
+static void
+test_units_from_dims(void)
+{
+	/* A name that says nothing: the dimension decides, else "". */
+	CHECK_STR(metric_unit("xbar__unknown_thing.sum", NULL), "");
+	CHECK_STR(metric_unit("xbar__unknown_thing.sum", "byte"), "byte");
+	CHECK_STR(metric_unit("xbar__unknown_thing.sum", "nanosecond"), "ns");
+	CHECK_STR(metric_unit("xbar__unknown_thing.sum", "no_such_dim"), "");
+
+	CHECK_STR(metric_unit_of_dim("percent"), "%");
+	CHECK_STR(metric_unit_of_dim("l2_sector"), "sector");
+	CHECK_STR(metric_unit_of_dim("l1tex_request"), "request");
+	CHECK_STR(metric_unit_of_dim("gpc_cycle/second"), "Hz");
+	CHECK_STR(metric_unit_of_dim("byte/second"), "byte/s");
+	CHECK_STR(metric_unit_of_dim("instruction/gpc_cycle"), "inst/cycle");
+	CHECK_STR(metric_unit_of_dim("cta"), "block");
+	CHECK(metric_unit_of_dim("furlong") == NULL);
+	CHECK(metric_unit_of_dim(NULL) == NULL);
+}
+
+int
+main(void)
+{
+	test_derived_names();
+	test_all_inputs();
+	test_fallback_and_absent();
+	test_nan_inputs();
+	test_units_from_names();
+	test_units_from_dims();
+	return check_exit();
+}

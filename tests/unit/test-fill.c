@@ -1,0 +1,152 @@
+/*
+ * test-fill.c - random operands: reproducible, in range, per-stream.
+ * "test-fill --bench" times 256M floats instead (not part of make check).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ewbench.h"
+#include "check.h"
+
+#define N	100003		/* odd: the last element has no pair */
+
+/* Value i of a filled buffer as a float. */
+static float
+value(const void *buf, enum ewb_dtype dtype, size_t i)
+{
+	float		f;
+	uint16_t	h;
+
+	if (dtype == EWB_F32) {
+		memcpy(&f, (const char *)buf + i * 4, 4);
+		return f;
+	}
+	memcpy(&h, (const char *)buf + i * 2, 2);
+	return half_to_float(h);
+}
+
+static void
+test_values(enum ewb_dtype dtype, unsigned size)
+{
+	unsigned char	*buf, *again;
+	size_t		 i, negative = 0, not_half = 0, bad = 0;
+	size_t		 per_binade[7] = { 0 };
+	float		 v, m;
+	int		 e;
+
+	/* Two guard bytes past the end must survive. */
+	buf = xmalloc(N * size + 2);
+	again = xmalloc(N * size + 2);
+	memset(buf, 0xa5, N * size + 2);
+	fill_random(buf, dtype, N, 42);
+	CHECK(buf[N * size] == 0xa5 && buf[N * size + 1] == 0xa5);
+
+	for (i = 0; i < N; i++) {
+		v = value(buf, dtype, i);
+		m = fabsf(v);
+		if (!isfinite(v) || !(m >= 0x1p-4f && m < 8.0f)) {
+			bad++;
+			continue;
+		}
+		negative += v < 0;
+		frexpf(m, &e);			/* m = [0.5, 1) * 2^e */
+		per_binade[e - 1 + 4]++;	/* 2^-4 -> 0 ... 2^2 -> 6 */
+		if (half_to_float(half_from_float(v)) != v)
+			not_half++;
+	}
+	CHECK(bad == 0);
+	/* Both signs, every binade of [2^-4, 8), roughly evenly. */
+	CHECK(negative > N * 45 / 100 && negative < N * 55 / 100);
+	for (i = 0; i < 7; i++)
+		CHECK(per_binade[i] > N / 7 * 9 / 10 &&
+		    per_binade[i] < N / 7 * 11 / 10);
+	/* f16 values are halves by construction; f32 ones use full width. */
+	if (dtype == EWB_F16)
+		CHECK(not_half == 0);
+	else
+		CHECK(not_half > N * 9 / 10);
+
+	/* Same seed, same bytes; another seed, other bytes. */
+	fill_random(again, dtype, N, 42);
+	CHECK(memcmp(buf, again, N * size) == 0);
+	fill_random(again, dtype, N, 43);
+	CHECK(memcmp(buf, again, N * size) != 0);
+
+	/* A shorter fill is a prefix of a longer one. */
+	memset(again, 0, N * size);
+	fill_random(again, dtype, 1001, 42);
+	CHECK(memcmp(buf, again, 1001 * size) == 0);
+	CHECK(again[1001 * size] == 0);
+	fill_random(again, dtype, 0, 42);	/* writes nothing */
+
+	free(buf);
+	free(again);
+}
+
+static void
+test_seeds(void)
+{
+	uint64_t	a, b, c, d;
+
+	CHECK(fill_seed(1, 0) == fill_seed(1, 0));
+	CHECK(fill_seed(1, 0) != fill_seed(1, 1));
+	CHECK(fill_seed(1, 0) != fill_seed(2, 0));
+	/* Not symmetric: seed 1 stream 2 is not seed 2 stream 1. */
+	CHECK(fill_seed(1, 2) != fill_seed(2, 1));
+	CHECK(fill_seed(0, 0) != 0);
+
+	/* Chained keys (n, dtype, operand) give distinct streams. */
+	a = fill_seed(fill_seed(fill_seed(1, 1 << 20), EWB_F32), 0);
+	b = fill_seed(fill_seed(fill_seed(1, 1 << 20), EWB_F32), 1);
+	c = fill_seed(fill_seed(fill_seed(1, 1 << 20), EWB_F16), 0);
+	d = fill_seed(fill_seed(fill_seed(1, 1 << 24), EWB_F32), 0);
+	CHECK(a != b && a != c && a != d && b != c && b != d && c != d);
+}
+
+static void
+test_streams_differ(void)
+{
+	float	x[64], y[64];
+	size_t	i, same = 0;
+
+	/* Operands a and b of one point must not be equal element-wise. */
+	fill_random(x, EWB_F32, 64, fill_seed(7, 0));
+	fill_random(y, EWB_F32, 64, fill_seed(7, 1));
+	for (i = 0; i < 64; i++)
+		same += x[i] == y[i];
+	CHECK(same == 0);
+}
+
+static int
+bench(void)
+{
+	size_t		 n = (size_t)1 << 28;
+	float		*buf;
+	struct timespec	 t0, t1;
+
+	buf = xmalloc(n * sizeof *buf);
+	memset(buf, 0, n * sizeof *buf);	/* fault the pages in first */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fill_random(buf, EWB_F32, n, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("fill_random: %zu floats in %.3f s\n", n,
+	    (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	free(buf);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "--bench") == 0)
+		return bench();
+	test_values(EWB_F32, 4);
+	test_values(EWB_F16, 2);
+	test_seeds();
+	test_streams_differ();
+	return check_exit();
+}
