@@ -54,7 +54,7 @@ class Banner:
     text: str
 
 
-# --- Markdown ----------------------------------------------------------------
+# Markdown
 
 def _md_cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
@@ -88,7 +88,7 @@ def render_markdown(blocks):
     return "\n\n".join(_md_block(b) for b in blocks) + "\n"
 
 
-# --- HTML ---------------------------------------------------------------------
+# HTML
 
 CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif;

@@ -14,7 +14,7 @@ from statistics import median
 
 from . import model
 from . import select as sel
-from .units import bytes_label, gbps, pct, ratio, size_label, us
+from .units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -76,7 +76,6 @@ def make_context(run):
 
 
 def _finding(number, verdict, numbers, explanation):
-    explanation = explanation[:1].upper() + explanation[1:]
     return Finding(number, CLAIMS[number], verdict, tuple(numbers),
                    explanation)
 
@@ -115,7 +114,7 @@ def _counter_story(ctx, p):
     return ", ".join(parts)
 
 
-# --- finding 1 ----------------------------------------------------------------
+# finding 1
 
 def finding_1(ctx):
     all_sizes = sorted({p.n for p in ctx.points})
@@ -161,19 +160,19 @@ def finding_1(ctx):
     else:
         reasons = []
         if spread > F1_MAX_SPREAD:
-            reasons.append("times differ by %.2fx (> %.2fx), so the data "
+            reasons.append("Times differ by %.2fx (> %.2fx), so the data "
                            "term still shows at this size" % (
                                spread, F1_MAX_SPREAD))
         others = [p for p in pts if p not in launch]
         if others:
-            reasons.append("not launch-bound: %s" % ", ".join(
+            reasons.append("Not launch-bound: %s" % ", ".join(
                 "%s (%s)" % (p.variant, ctx.verdicts[p.key].name)
                 for p in others[:6]))
-        text = "; ".join(reasons) + "."
+        text = ". ".join(reasons) + "."
     return _finding(1, HOLDS if holds else FAILS, numbers, text)
 
 
-# --- finding 2 ----------------------------------------------------------------
+# finding 2
 
 def finding_2(ctx):
     run = ctx.run
@@ -220,18 +219,20 @@ def finding_2(ctx):
         if fits:
             fitted.append(dtype)
             if best.bandwidth <= ceiling.value:
-                failures.append("%s fits in L2 but its best bandwidth %s "
-                                "does not exceed the DRAM ceiling" % (
-                                    dtype, gbps(best.bandwidth)))
+                failures.append("At %s, %s fits in L2 but its best "
+                                "bandwidth %s does not exceed the DRAM "
+                                "ceiling" % (size_label(mid), dtype,
+                                             gbps(best.bandwidth)))
         else:
             spilled.append(dtype)
             if best.bandwidth > F2_DRAM_CAP * ceiling.value:
-                failures.append("%s exceeds L2 yet reaches %s, above %.1fx "
-                                "the DRAM ceiling" % (
-                                    dtype, gbps(best.bandwidth), F2_DRAM_CAP))
+                failures.append("At %s, %s exceeds L2 yet reaches %s, above "
+                                "%.1fx the DRAM ceiling" % (
+                                    size_label(mid), dtype,
+                                    gbps(best.bandwidth), F2_DRAM_CAP))
     if failures:
         return _finding(2, FAILS, numbers, "; ".join(failures) + ".")
-    text = []
+    text = ["At %s" % size_label(mid)]
     if fitted:
         text.append("%s %s in L2 and %s above DRAM speed" % (
             _and(fitted), "fits" if len(fitted) == 1 else "fit",
@@ -241,13 +242,14 @@ def finding_2(ctx):
             _and(spilled), "exceeds" if len(spilled) == 1 else "exceed",
             "stays" if len(spilled) == 1 else "stay"))
     if not fitted:
-        text.append("no dtype fits in this device's L2 at %s, so only the "
-                    "DRAM half of the claim is tested here (the write-ups' "
-                    "GPU had a larger L2)" % size_label(mid))
-    return _finding(2, HOLDS, numbers, "; ".join(text) + ".")
+        text.append("no dtype fits in this device's L2 at this size, so "
+                    "only the DRAM half of the claim is tested here (the "
+                    "write-ups' GPU had a larger L2)")
+    return _finding(2, HOLDS, numbers, text[0] + ", " + "; ".join(text[1:])
+                    + ".")
 
 
-# --- finding 3 ----------------------------------------------------------------
+# finding 3
 
 def finding_3(ctx):
     run = ctx.run
@@ -334,7 +336,7 @@ def _in_flight_contrast(ctx, short, full):
             "the verdict of each)." % ranges)
 
 
-# --- finding 4 ----------------------------------------------------------------
+# finding 4
 
 def _ld_bytes(ctx, variant):
     """Median global-load bytes per warp load instruction of a variant,
@@ -362,8 +364,9 @@ def finding_4(ctx):
                         "%.0f vs %.0f B per warp load = %.2fx (expected "
                         "%.0fx)" % (a, b, measured, target)))
         if abs(measured / target - 1) > F4_TOLERANCE:
-            failures.append("%s moves %.2fx the bytes per load of %s, not "
-                            "%.0fx" % (wide, measured, narrow, target))
+            failures.append("Measured ratio off: %s moves %.2fx the bytes "
+                            "per load of %s, not %.0fx" % (
+                                wide, measured, narrow, target))
     if not tested:
         return _finding(4, UNTESTABLE, numbers, "None of the pairs %s has "
                         "the counter on both sides." % ", ".join(missing))
@@ -375,7 +378,7 @@ def finding_4(ctx):
                     "multiple of bytes per warp load instruction." + note)
 
 
-# --- finding 5 ----------------------------------------------------------------
+# finding 5
 
 def finding_5(ctx):
     groups = {}
@@ -411,8 +414,8 @@ def finding_5(ctx):
                             "; theoretical occupancy " + occ_text
                             if occ_text else "")))
         if slack > F5_TOLERANCE:
-            failures.append("%s at %s (%s): block %d is %.0f%% faster than "
-                            "the best of 128/256" % (
+            failures.append("In the sweep of %s at %s (%s), block %d is "
+                            "%.0f%% faster than the best of 128/256" % (
                                 variant, size_label(n), cache, best.block,
                                 100 * (slack - 1)))
     if not judged:
@@ -425,7 +428,7 @@ def finding_5(ctx):
                     (100 * (F5_TOLERANCE - 1)))
 
 
-# --- finding 6 ----------------------------------------------------------------
+# finding 6
 
 def finding_6(ctx):
     all_sizes = sorted({p.n for p in ctx.points if p.op == "relu"})
@@ -447,7 +450,7 @@ def finding_6(ctx):
                ("speed-up of %s" % F6_VECTOR, ratio(speedup))]
     failures = []
     if abs(speedup - 1) > F6_TOLERANCE:
-        failures.append("the vectorised kernel is %s as fast as the naive "
+        failures.append("The vectorised kernel is %s as fast as the naive "
                         "one (more than %.0f%% apart)" % (
                             ratio(speedup), 100 * F6_TOLERANCE))
     torch = [p for p in pts if p.variant.startswith(TORCH_PREFIX)]
@@ -457,8 +460,8 @@ def finding_6(ctx):
         numbers.append((p.variant, "%s µs, %s the faster of the two" % (
             us(p.time_median_ns), ratio(versus))))
         if versus > 1 + F6_TOLERANCE:
-            failures.append("%s is %.0f%% slower than the faster kernel" % (
-                p.variant, 100 * (versus - 1)))
+            failures.append("PyTorch (%s) is %.0f%% slower than the faster "
+                            "kernel" % (p.variant, 100 * (versus - 1)))
     note = "" if torch else " No PyTorch rows (python3 -m analysis torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
     if failures:

@@ -195,7 +195,7 @@ class Run:
         return bool(self.manifest.get("fixture"))
 
 
-# --- field and row parsing -------------------------------------------------
+# field and row parsing
 
 def parse_field(text, kind, allowed, may_be_empty):
     """Convert one CSV field; raise ValueError('expected ...') if invalid."""
@@ -303,7 +303,7 @@ def _key_of(row):
         row["launch"])
 
 
-# --- files -------------------------------------------------------------------
+# files
 
 def _json_key_line(text, key):
     """Line of the first `"key":` in text, for messages; 1 if not found."""

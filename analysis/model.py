@@ -73,7 +73,7 @@ VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
 READ_FRACTION = {"add": 2.0 / 3.0, "relu": 0.5, "abs": 0.5}
 
 
-# --- launch floor fit --------------------------------------------------------
+# launch floor fit
 
 @dataclass(frozen=True)
 class LaunchFit:
@@ -152,7 +152,7 @@ def fit_series(points, l2_bytes=None):
     return fits
 
 
-# --- ceilings ----------------------------------------------------------------
+# ceilings
 
 @dataclass(frozen=True)
 class Bound:
@@ -196,7 +196,7 @@ def run_dram_ceiling(run, op):
     return dram_ceiling(run.ceilings, run.spec_dram_bandwidth, op)
 
 
-# --- verdicts ----------------------------------------------------------------
+# verdicts
 
 @dataclass(frozen=True)
 class PointFacts:
@@ -317,7 +317,7 @@ def classify(facts):
     return rule_fallback(facts)
 
 
-# --- facts from a run --------------------------------------------------------
+# facts from a run
 
 def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
     """Loads in flight per SM if every resident thread has all its loads

@@ -50,7 +50,7 @@ FP32_LANES_PER_SM = {"7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64, "8.6": 128,
                      "10.3": 128, "12.0": 128}
 
 
-# --- shared helpers ---------------------------------------------------------
+# shared helpers
 
 def variant_styles(variants):
     """variant -> (colour, marker), stable across every figure of a run."""
@@ -123,7 +123,7 @@ def _log2_bytes_axis(axis):
     axis.set_minor_formatter(FuncFormatter(lambda *_: ""))
 
 
-# --- 1. cache-tier plot -----------------------------------------------------
+# 1. cache-tier plot
 
 def _series(points):
     """{(variant, cache): points sorted by n}."""
@@ -200,8 +200,8 @@ def plot_cache_tier(run, outdir, fits=None):
     if run.l2_bytes:
         ax_bw.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
         ax_bw.annotate(" L2 capacity %s" % _binary_bytes(run.l2_bytes),
-                       (run.l2_bytes, 0.99), xycoords=("data", "axes fraction"),
-                       va="top", fontsize=8)
+                       (run.l2_bytes, 0.99), va="top", fontsize=8,
+                       xycoords=("data", "axes fraction"))
     for bound, label in _dram_bounds(run):
         ax_bw.axhline(bound.value / 1e9, color=CEILING_GREY,
                       ls=_ceiling_style(bound), lw=1.0)
@@ -253,7 +253,7 @@ def plot_cache_tier(run, outdir, fits=None):
     return save(fig, outdir, "cache_tier")
 
 
-# --- 2. hierarchical roofline -----------------------------------------------
+# 2. hierarchical roofline
 
 def _level_bytes(run, p):
     """[(level, bytes)]: counters where present, and the algorithmic bytes."""
@@ -409,7 +409,7 @@ def plot_roofline(run, outdir):
     return save(fig, outdir, "roofline")
 
 
-# --- 3. instruction efficiency ----------------------------------------------
+# 3. instruction efficiency
 
 def _instruction_panels(run, pts):
     """(x label, values, [(reference x, line style)]) per panel."""
@@ -464,7 +464,7 @@ def plot_instructions(run, outdir):
     return save(fig, outdir, "instructions")
 
 
-# --- 4. per-size bars -------------------------------------------------------
+# 4. per-size bars
 
 def _bar_label(bandwidth, spec):
     share = " (%.0f%%)" % (100 * bandwidth / spec) if spec else ""

@@ -51,7 +51,7 @@ FIGURE_TEXT = {
 }
 
 
-# --- helpers -------------------------------------------------------------------
+# helpers
 
 def _get(mapping, *keys):
     """Nested lookup that tolerates missing levels; None when absent."""
@@ -76,7 +76,7 @@ def _size_heading(n):
     return "%s elements (n = %d)" % (size_label(n), n)
 
 
-# --- sections ------------------------------------------------------------------
+# sections
 
 def summary_section(run, ctx, judged):
     blocks = [doc.Heading(2, "Summary")]
@@ -414,7 +414,7 @@ def reproduce_section(run, outdir_hint):
             doc.Code("\n".join(lines))]
 
 
-# --- whole document ----------------------------------------------------------
+# whole document
 
 def build_document(run, ctx, judged, figures, outdir_hint="OUTDIR"):
     title = "ewbench report: %s" % run.device.get("name", "unknown GPU")

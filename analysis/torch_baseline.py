@@ -148,7 +148,7 @@ def read_sidecar(run_dir):
         return json.load(f)
 
 
-# --- the parts that need torch and a GPU ----------------------------------
+# the parts that need torch and a GPU
 
 def import_torch():
     try:
@@ -175,44 +175,47 @@ def check_device(torch, run):
     return index
 
 
-def measure(torch, job, flush, seed):
-    """(per-launch times in ns, 'pass' or 'fail') of one job."""
+def make_operands(torch, job, seed):
+    """(inputs, launch): random inputs on the GPU and a function that runs
+    the op once and returns its output."""
     dtype = {"f32": torch.float32, "f16": torch.float16}[job.dtype]
     gen = torch.Generator(device="cuda").manual_seed(seed)
-    a = torch.empty(job.n, dtype=dtype, device="cuda").uniform_(
-        -1, 1, generator=gen)
+
+    def rand():
+        return torch.empty(job.n, dtype=dtype, device="cuda").uniform_(
+            -1, 1, generator=gen)
     if job.op == "add":
-        b = torch.empty_like(a).uniform_(-1, 1, generator=gen)
+        a, b = rand(), rand()
         out = torch.empty_like(a)
+        return (a, b), lambda: torch.add(a, b, out=out)
+    a = rand()
+    return (a,), lambda: torch.relu(a)
 
-        def launch():
-            return torch.add(a, b, out=out)
-    else:
-        b = None
 
-        def launch():
-            return torch.relu(a)
+def reference(torch, op, inputs):
+    """The op computed by PyTorch on the CPU."""
+    host = [x.cpu() for x in inputs]
+    return torch.add(*host) if op == "add" else torch.relu(host[0])
+
+
+def measure(torch, job, flush, seed):
+    """(per-launch times in ns, 'pass' or 'fail') of one job."""
+    inputs, launch = make_operands(torch, job, seed)
     for _ in range(job.warmup):
-        result = launch()
+        launch()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
-    for i in range(job.iters):
+    result = None
+    for start, end in zip(starts, ends):
         if job.cache == "cold":
             flush.zero_()
-        starts[i].record()
+        start.record()
         result = launch()
-        ends[i].record()
+        end.record()
     torch.cuda.synchronize()
     samples = [s.elapsed_time(e) * 1e6 for s, e in zip(starts, ends)]
-    got = result.cpu()
-    if job.op == "add":
-        expected = torch.add(a.cpu(), b.cpu())
-    else:
-        expected = torch.relu(a.cpu())
-    check = "pass" if torch.equal(got, expected) else "fail"
-    del a, b, result, got, expected
-    torch.cuda.empty_cache()
-    return samples, check
+    same = torch.equal(result.cpu(), reference(torch, job.op, inputs))
+    return samples, "pass" if same else "fail"
 
 
 def run_baseline(run_dir, say=print):
@@ -242,6 +245,7 @@ def run_baseline(run_dir, say=print):
                 job.variant, job.n, job.cache, need, free))
             continue
         samples, check = measure(torch, job, flush, seed)
+        torch.cuda.empty_cache()
         append_line(timing, csv_line(header, row_values(run, job, samples,
                                                         check)))
         written += 1

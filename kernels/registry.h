@@ -80,8 +80,9 @@ const char	*ewb_op_name(enum ewb_op);
 
 /* Helper kernels used by the harness itself (not variants). */
 
-/* Write every byte of buf (bytes long) so that L2 holds none of the
- * benchmark's lines afterwards; buf should be larger than L2. */
+/* Read all of buf (16-byte aligned, several times larger than L2) so that
+ * L2 afterwards holds none of the benchmark's lines and nothing dirty: the
+ * next kernel starts cold and pays no write-backs of earlier work. */
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 
 #ifdef __cplusplus

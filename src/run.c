@@ -140,7 +140,6 @@ check_variant(struct study *s, struct launch *l, char **cause)
 	struct mismatch			 bad;
 	struct check_failure		*f;
 	const char			*corrupt;
-	char				 size[32];
 
 	if (v->in_place)
 		CUDA_TRY(cudaMemcpyAsync(s->d_c, s->d_a, bytes,
@@ -163,11 +162,10 @@ check_variant(struct study *s, struct launch *l, char **cause)
 		s->man.checks_passed++;
 		return 1;
 	}
-	size_format(l->args.n, size, sizeof size);
-	fprintf(stderr, "ewbench: CHECK FAILED: %s n=%s: element %zu is %.9g, "
-	    "expected %.9g (%zu of %llu elements wrong)\n", v->id, size,
-	    bad.index, bad.got, bad.expected, bad.bad_count,
-	    (unsigned long long)l->args.n);
+	fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: element %zu is %.9g, "
+	    "expected %.9g (%zu of %llu elements wrong)\n", v->id,
+	    (unsigned long long)l->args.n, bad.index, bad.got, bad.expected,
+	    bad.bad_count, (unsigned long long)l->args.n);
 	s->man.failures = xrealloc(s->man.failures,
 	    (s->man.nfailures + 1) * sizeof *s->man.failures);
 	f = &s->man.failures[s->man.nfailures++];

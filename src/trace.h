@@ -134,7 +134,7 @@ struct trace {
 	struct trace_correlation *correlations;
 	size_t			 ncorrelations, correlations_size;
 	bool			 correlations_sorted;
-	struct trace_string	*strings;	/* interned */
+	struct trace_string	**strings;	/* interned, hashed */
 };
 
 /* trace-json.c: building. */
@@ -199,7 +199,8 @@ int		 trace_point_end(double **durations_ns, size_t *count,
 /* cudaDeviceSynchronize, then a forced flush of CUPTI's buffers. */
 int		 trace_flush(char **cause);
 /* Flushes, stops collecting, and hands over the finished trace (NULL when
- * tracing was not started). */
+ * tracing was not started), also when it fails: what was collected is
+ * still worth writing. */
 int		 trace_stop(struct trace **out, char **cause);
 
 #endif

@@ -13,7 +13,10 @@ fail() {
 	exit 1
 }
 
-# Exit 77 (Automake's SKIP) with the reason when no GPU is usable.
+# Exit 77 (Automake's SKIP) with the reason when no GPU is usable.  GPU
+# tests then hold a lock for the rest of their life: make -j check runs
+# them one at a time, since two CUPTI profilers on one GPU fail
+# (CUPTI_ERROR_HARDWARE_BUSY) and two timing runs disturb each other.
 require_gpu() {
 	set +e
 	probe=$("$EWBENCH" info 2>&1)
@@ -24,4 +27,8 @@ require_gpu() {
 	5)	echo "SKIP: no usable GPU: $probe"; exit 77 ;;
 	*)	fail "ewbench info exited $rc: $probe" ;;
 	esac
+	if command -v flock >/dev/null 2>&1; then
+		exec 9>"${TMPDIR:-/tmp}/ewbench-gpu-tests.lock"
+		flock 9
+	fi
 }

@@ -12,6 +12,7 @@ rm -rf "$work"
 mkdir -p "$out" "$work"
 log() { echo "=== $* ($(date -u +%T))"; }
 export PATH=$PATH:/usr/local/cuda/bin
+export EWBENCH=$PWD/ewbench top_srcdir=$PWD
 jobs=$(nproc)
 
 log build
@@ -24,7 +25,8 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw,temperature.gpu --fo
 log make check
 make -j4 check >"$out/check.log" 2>&1
 grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR):|^# ' "$out/check.log"
-cp tests/*.log tests/gpu/*.log tests/unit/*.log "$work"/ 2>/dev/null
+mkdir -p "$work/test-logs"
+cp tests/*.log tests/gpu/*.log tests/unit/*.log "$work/test-logs"/ 2>/dev/null
 for t in tests/gpu/*.log tests/*.log; do
 	grep -q -E '^(FAIL|SKIP)' "${t%.log}.trs" 2>/dev/null && { echo "--- $t"; tail -30 "$t"; }
 done
@@ -43,7 +45,7 @@ log physics
 bash tests/gpu/physics.sh "$study" 2>&1 | tee "$out/physics.txt"
 
 log ncu comparison
-top_srcdir=$PWD EWBENCH=$PWD/ewbench bash tests/gpu/ncu-compare.sh "$work/ncu" 2>&1 | tail -60
+bash tests/gpu/ncu-compare.sh "$work/ncu" 2>&1 | tail -60
 
 log torch baseline
 PYTHONPATH=$PWD python3 -m analysis torch "$study" 2>&1 | tail -5

@@ -1,0 +1,406 @@
+/*
+ * ceilings.cu - the kernels of `ewbench ceilings` (see ceilings.h).
+ *
+ * The streaming kernels share one loop, ceil_visit: a grid-stride walk
+ * that hands word indices to an operation CEIL_UNROLL at a time, so each
+ * operation issues all its loads before it uses any and every thread keeps
+ * several 16-byte requests in flight.  The same loop serves the L2 kernel,
+ * whose walk wraps around a small array many times.
+ */
+#include "ceilings.h"
+#include "common.cuh"
+
+#define CEIL_BLOCK	256u
+#define CEIL_UNROLL	4u
+#define FMA_CHAINS	8u
+#define FMA_STEPS	(EWB_CEIL_FMA_PER_ROUND / FMA_CHAINS)
+
+/* w + step modulo words, for w and step below words. */
+static __device__ __forceinline__ size_t
+ceil_wrap_add(size_t w, size_t step, size_t words)
+{
+	w += step;
+	return w >= words ? w - words : w;
+}
+
+/*
+ * Visits `total` word indices of an array of `words` words: thread t takes
+ * visits t, t + stride, t + 2 stride, ..., each reduced modulo words (for
+ * total == words, simply its grid-stride share of the array).
+ */
+template <typename Op>
+static __device__ __forceinline__ void
+ceil_visit(size_t words, size_t total, Op &op)
+{
+	size_t		stride = ewb_thread_count(), i = ewb_thread_index();
+	size_t		step = stride % words, w = i % words;
+	size_t		at[CEIL_UNROLL];
+	unsigned	k;
+
+	for (; i + (CEIL_UNROLL - 1) * stride < total;
+	    i += CEIL_UNROLL * stride) {
+#pragma unroll
+		for (k = 0; k < CEIL_UNROLL; k++) {
+			at[k] = w;
+			w = ceil_wrap_add(w, step, words);
+		}
+		op.template group<CEIL_UNROLL>(at);
+	}
+	for (; i < total; i += stride) {
+		at[0] = w;
+		w = ceil_wrap_add(w, step, words);
+		op.template group<1>(at);
+	}
+}
+
+/* The block's sum of v, one word per block into sink: what keeps the
+ * compiler from dropping the loads or the arithmetic behind v. */
+static __device__ void
+ceil_block_sink(unsigned v, unsigned *sink)
+{
+	__shared__ unsigned	warp_sum[CEIL_BLOCK / 32];
+	unsigned		offset, w;
+
+	for (offset = 16; offset > 0; offset /= 2)
+		v += __shfl_xor_sync(0xffffffffu, v, offset);
+	if (threadIdx.x % 32 == 0)
+		warp_sum[threadIdx.x / 32] = v;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		for (w = 1; w < blockDim.x / 32; w++)
+			v += warp_sum[w];
+		sink[blockIdx.x] = v;
+	}
+}
+
+template <bool L2Only>
+struct ceil_read_op {
+	const uint4	*src;
+	unsigned	 sum;
+
+	template <unsigned K>
+	__device__ __forceinline__ void
+	group(const size_t *at)
+	{
+		uint4		v[K];
+		unsigned	k;
+
+#pragma unroll
+		for (k = 0; k < K; k++) {
+			if constexpr (L2Only)
+				v[k] = __ldcg(src + at[k]);
+			else
+				v[k] = src[at[k]];
+		}
+#pragma unroll
+		for (k = 0; k < K; k++)
+			sum += v[k].x + v[k].y + v[k].z + v[k].w;
+	}
+};
+
+struct ceil_write_op {
+	uint4	*dst;
+	uint4	 value;
+
+	template <unsigned K>
+	__device__ __forceinline__ void
+	group(const size_t *at)
+	{
+#pragma unroll
+		for (unsigned k = 0; k < K; k++)
+			dst[at[k]] = value;
+	}
+};
+
+struct ceil_copy_op {
+	const uint4	*src;
+	uint4		*dst;
+
+	template <unsigned K>
+	__device__ __forceinline__ void
+	group(const size_t *at)
+	{
+		uint4		v[K];
+		unsigned	k;
+
+#pragma unroll
+		for (k = 0; k < K; k++)
+			v[k] = src[at[k]];
+#pragma unroll
+		for (k = 0; k < K; k++)
+			dst[at[k]] = v[k];
+	}
+};
+
+struct ceil_add_op {
+	const float4	*a, *b;
+	float4		*c;
+
+	template <unsigned K>
+	__device__ __forceinline__ void
+	group(const size_t *at)
+	{
+		float4		x[K], y[K];
+		unsigned	k;
+
+#pragma unroll
+		for (k = 0; k < K; k++) {
+			x[k] = a[at[k]];
+			y[k] = b[at[k]];
+		}
+#pragma unroll
+		for (k = 0; k < K; k++)
+			c[at[k]] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
+			    x[k].z + y[k].z, x[k].w + y[k].w);
+	}
+};
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_read_kernel(const uint4 *src, size_t words, unsigned *sink)
+{
+	ceil_read_op<false>	op = { src, 0 };
+
+	ceil_visit(words, words, op);
+	ceil_block_sink(op.sum, sink);
+}
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_l2_read_kernel(const uint4 *src, size_t words, size_t total,
+    unsigned *sink)
+{
+	ceil_read_op<true>	op = { src, 0 };
+
+	ceil_visit(words, total, op);
+	ceil_block_sink(op.sum, sink);
+}
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_write_kernel(uint4 *dst, size_t words, unsigned value)
+{
+	ceil_write_op	op = { dst, make_uint4(value, value, value, value) };
+
+	ceil_visit(words, words, op);
+}
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_copy_kernel(const uint4 *src, uint4 *dst, size_t words)
+{
+	ceil_copy_op	op = { src, dst };
+
+	ceil_visit(words, words, op);
+}
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_add_kernel(const float4 *a, const float4 *b, float4 *c, size_t words)
+{
+	ceil_add_op	op = { a, b, c };
+
+	ceil_visit(words, words, op);
+}
+
+__global__ void
+ewb_ceil_empty_kernel(void)
+{
+}
+
+/*
+ * FMA_CHAINS independent chains per thread, each a dependent series of
+ * FMAs: enough independent work per warp, with a full SM of warps, to keep
+ * the FMA pipes busy.  Chains start from distinct values so the compiler
+ * cannot merge them; mul and add are arguments so it cannot fold them.
+ */
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_fma_f32_kernel(unsigned iters, float mul, float add, unsigned *sink)
+{
+	float		acc[FMA_CHAINS], total = 0;
+	unsigned	it, s, k;
+
+#pragma unroll
+	for (k = 0; k < FMA_CHAINS; k++)
+		acc[k] = (float)(threadIdx.x + k * CEIL_BLOCK);
+	for (it = 0; it < iters; it++) {
+#pragma unroll
+		for (s = 0; s < FMA_STEPS; s++) {
+#pragma unroll
+			for (k = 0; k < FMA_CHAINS; k++)
+				acc[k] = fmaf(acc[k], mul, add);
+		}
+	}
+#pragma unroll
+	for (k = 0; k < FMA_CHAINS; k++)
+		total += acc[k];
+	ceil_block_sink(__float_as_uint(total), sink);
+}
+
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_fma_f16_kernel(unsigned iters, float mul, float add, unsigned *sink)
+{
+	__half2		acc[FMA_CHAINS];
+	__half2		mul2 = __float2half2_rn(mul), add2 = __float2half2_rn(add);
+	float		total = 0;
+	unsigned	it, s, k;
+
+#pragma unroll
+	for (k = 0; k < FMA_CHAINS; k++)
+		acc[k] = __floats2half2_rn(threadIdx.x / 256.0f + k,
+		    threadIdx.x / 512.0f - k);
+	for (it = 0; it < iters; it++) {
+#pragma unroll
+		for (s = 0; s < FMA_STEPS; s++) {
+#pragma unroll
+			for (k = 0; k < FMA_CHAINS; k++)
+				acc[k] = __hfma2(acc[k], mul2, add2);
+		}
+	}
+#pragma unroll
+	for (k = 0; k < FMA_CHAINS; k++)
+		total += __low2float(acc[k]) + __high2float(acc[k]);
+	ceil_block_sink(__float_as_uint(total), sink);
+}
+
+/* One wave of resident CEIL_BLOCK-thread blocks of kernel (no tail wave),
+ * at most one block per sink word. */
+template <typename Kernel>
+static cudaError_t
+ceil_grid(Kernel kernel, int sm_count, unsigned *grid)
+{
+	unsigned long long	blocks;
+	int			per_sm = 0;
+	cudaError_t		e;
+
+	e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
+	    CEIL_BLOCK, 0);
+	if (e != cudaSuccess)
+		return e;
+	if (per_sm < 1)
+		per_sm = 1;
+	blocks = (unsigned long long)per_sm * ewb_sm_count(sm_count);
+	*grid = (unsigned)(blocks < EWB_CEIL_SINK_WORDS ? blocks :
+	    EWB_CEIL_SINK_WORDS);
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t
+ewb_ceil_read(const void *src, size_t words, unsigned *sink, int sm_count,
+    cudaStream_t stream)
+{
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (src == NULL || sink == NULL || words == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(ewb_ceil_read_kernel, sm_count, &grid)) != cudaSuccess)
+		return e;
+	ewb_ceil_read_kernel<<<grid, CEIL_BLOCK, 0, stream>>>(
+	    (const uint4 *)src, words, sink);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_write(void *dst, size_t words, int sm_count, cudaStream_t stream)
+{
+	/* A new value each call, so no store repeats what memory holds. */
+	static unsigned	calls;
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (dst == NULL || words == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(ewb_ceil_write_kernel, sm_count, &grid)) != cudaSuccess)
+		return e;
+	ewb_ceil_write_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((uint4 *)dst,
+	    words, ++calls);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_copy(const void *src, void *dst, size_t words, int sm_count,
+    cudaStream_t stream)
+{
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (src == NULL || dst == NULL || words == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(ewb_ceil_copy_kernel, sm_count, &grid)) != cudaSuccess)
+		return e;
+	ewb_ceil_copy_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const uint4 *)src,
+	    (uint4 *)dst, words);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_add(const void *a, const void *b, void *c, size_t words,
+    int sm_count, cudaStream_t stream)
+{
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (a == NULL || b == NULL || c == NULL || words == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(ewb_ceil_add_kernel, sm_count, &grid)) != cudaSuccess)
+		return e;
+	ewb_ceil_add_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const float4 *)a,
+	    (const float4 *)b, (float4 *)c, words);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_l2_read(const void *src, size_t words, unsigned passes,
+    unsigned *sink, int sm_count, cudaStream_t stream)
+{
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (src == NULL || sink == NULL || words == 0 || passes == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(ewb_ceil_l2_read_kernel, sm_count, &grid)) !=
+	    cudaSuccess)
+		return e;
+	ewb_ceil_l2_read_kernel<<<grid, CEIL_BLOCK, 0, stream>>>(
+	    (const uint4 *)src, words, (size_t)passes * words, sink);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_empty(cudaStream_t stream)
+{
+	ewb_ceil_empty_kernel<<<1, 1, 0, stream>>>();
+	return cudaGetLastError();
+}
+
+/* The FMA launchers differ only in kernel and lanes per instruction. */
+static cudaError_t
+ceil_fma(void (*kernel)(unsigned, float, float, unsigned *),
+    unsigned lanes, unsigned iters, unsigned *sink, int sm_count,
+    double *flops, cudaStream_t stream)
+{
+	unsigned	grid;
+	cudaError_t	e;
+
+	if (sink == NULL || flops == NULL || iters == 0)
+		return cudaErrorInvalidValue;
+	if ((e = ceil_grid(kernel, sm_count, &grid)) != cudaSuccess)
+		return e;
+	/* Converges to 1 from any start: finite whatever iters is. */
+	kernel<<<grid, CEIL_BLOCK, 0, stream>>>(iters, 0.5f, 0.5f, sink);
+	*flops = 2.0 * lanes * (double)grid * CEIL_BLOCK * iters *
+	    EWB_CEIL_FMA_PER_ROUND;
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_fma_f32(unsigned iters, unsigned *sink, int sm_count, double *flops,
+    cudaStream_t stream)
+{
+	return ceil_fma(ewb_ceil_fma_f32_kernel, 1, iters, sink, sm_count, flops,
+	    stream);
+}
+
+extern "C" cudaError_t
+ewb_ceil_fma_f16(unsigned iters, unsigned *sink, int sm_count, double *flops,
+    cudaStream_t stream)
+{
+	return ceil_fma(ewb_ceil_fma_f16_kernel, 2, iters, sink, sm_count, flops,
+	    stream);
+}

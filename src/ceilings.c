@@ -1,0 +1,676 @@
+/*
+ * ceilings.c - `ewbench ceilings`: the machine's measured ceilings.
+ *
+ * Each ceiling is one kind of sample (kernels/ceilings.h), enqueued
+ * CEIL_WARMUP times untimed and then `iters` times, each timed sample
+ * between its own pair of CUDA events; the ceiling is the work of a sample
+ * over the median time (bytes read + written, or flops), or for launch
+ * cost the median time over the launches in a sample.  DRAM arrays are
+ * max(16 x L2, 1 GiB) each (capped by free memory), so L2 holds at most a
+ * sixteenth of them; the L2 working set is a quarter of L2, read many
+ * times in one launch so that the launch costs nothing next to the reads.
+ * The method column of ceilings.csv says what ran, with its sizes.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/ceilings.h"
+#include "ceilings.h"
+#include "tiers.h"
+
+#define CEIL_WARMUP		3u
+#define CEIL_DEFAULT_ITERS	50u
+/* Empty kernels per launch-cost sample, in the stream and in the graph. */
+#define LAUNCH_BATCH		1000u
+/* Rounds of EWB_CEIL_FMA_PER_ROUND FMAs per thread: a few ms per launch
+ * on anything from a T4 to an H200. */
+#define FMA_ROUNDS		2048u
+/* Bytes the L2 kernel reads per launch (in passes over its working set). */
+#define L2_TRAFFIC		(4ULL << 30)
+
+enum ceiling_id {
+	CEIL_DRAM_READ,
+	CEIL_DRAM_WRITE,
+	CEIL_DRAM_COPY,
+	CEIL_DRAM_ADD,
+	CEIL_L2_READ,
+	CEIL_LAUNCH_STREAM,
+	CEIL_LAUNCH_GRAPH,
+	CEIL_FP32_FMA,
+	CEIL_FP16_FMA,
+	CEIL_COUNT
+};
+
+static const struct {
+	const char	*name;
+	const char	*unit;
+} ceiling_kinds[CEIL_COUNT] = {
+	[CEIL_DRAM_READ] = { "dram_read", "byte/s" },
+	[CEIL_DRAM_WRITE] = { "dram_write", "byte/s" },
+	[CEIL_DRAM_COPY] = { "dram_copy", "byte/s" },
+	[CEIL_DRAM_ADD] = { "dram_add", "byte/s" },
+	[CEIL_L2_READ] = { "l2_read", "byte/s" },
+	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },
+	[CEIL_LAUNCH_GRAPH] = { "launch_graph", "ns" },
+	[CEIL_FP32_FMA] = { "fp32_fma", "flop/s" },
+	[CEIL_FP16_FMA] = { "fp16_fma", "flop/s" },
+};
+
+static const char *const ceilings_header[] = {
+	"run_id", "ceiling", "value", "unit", "spec_value", "method"
+};
+
+static const struct option ceilings_longopts[] = {
+	{ "device",	required_argument, NULL, 'd' },
+	{ "out",	required_argument, NULL, 'o' },
+	{ "iters",	required_argument, NULL, 'i' },
+	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct bench {
+	struct run_options	 opts;	/* what run.json's settings record */
+	struct device_facts	 dev;
+	struct manifest		 man;
+	const char		*dir;
+	struct csv		*csv;
+
+	cudaStream_t		 stream;
+	cudaEvent_t		*events;	/* 2 per timed sample */
+	double			*samples;
+	void			*a, *b, *c;	/* DRAM arrays */
+	unsigned		*sink;
+	size_t			 array_bytes;
+	size_t			 l2_set_bytes;	/* L2 kernel's working set */
+	unsigned		 l2_passes;
+	cudaGraphExec_t		 graph;		/* LAUNCH_BATCH empty kernels */
+	struct ceiling		 rows[CEIL_COUNT];	/* measured so far */
+};
+
+static volatile sig_atomic_t	interrupted;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int
+parse_options(int argc, char **argv, struct run_options *o, char **cause)
+{
+	unsigned	u;
+	int		ch;
+
+	memset(o, 0, sizeof *o);
+	o->iters = CEIL_DEFAULT_ITERS;
+	o->warmup = CEIL_WARMUP;
+	o->cache = CACHE_WARM;
+	o->no_cupti = true;
+	/* No variant runs; the flags exist for run.json's settings. */
+	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":o:q", ceilings_longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
+			    cause) != 0)
+				return -1;
+			o->device = (int)u;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'i':
+			if (cli_parse_uint(optarg, "--iters", 1, 100000,
+			    &o->iters, cause) != 0)
+				return -1;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case ':':
+			*cause = xasprintf("option '%s' needs a value",
+			    argv[optind - 1]);
+			return -1;
+		default:
+			*cause = xasprintf("unknown option '%s' for 'ceilings' "
+			    "(it takes --device, --out, --iters, --quiet)",
+			    argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* FP32 lanes per SM where the compute capability states it (the table of
+ * analysis/plots.py); 0 where it does not. */
+static int
+fp32_lanes_per_sm(int major, int minor)
+{
+	static const struct {
+		int	major, minor, lanes;
+	} table[] = {
+		{ 7, 0, 64 }, { 7, 2, 64 }, { 7, 5, 64 }, { 8, 0, 64 },
+		{ 8, 6, 128 }, { 8, 7, 128 }, { 8, 9, 128 }, { 9, 0, 128 },
+		{ 10, 0, 128 }, { 10, 3, 128 }, { 12, 0, 128 },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+		if (table[i].major == major && table[i].minor == minor)
+			return table[i].lanes;
+	}
+	return 0;
+}
+
+static double
+spec_value(const struct device_facts *d, enum ceiling_id id)
+{
+	int	lanes;
+
+	switch (id) {
+	case CEIL_DRAM_READ:
+	case CEIL_DRAM_WRITE:
+	case CEIL_DRAM_COPY:
+	case CEIL_DRAM_ADD:
+		return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
+	case CEIL_FP32_FMA:
+		lanes = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
+		if (lanes == 0 || d->sm_clock_khz <= 0)
+			return NAN;
+		/* Each lane: one FMA (2 flops) per clock, at the SM clock. */
+		return (double)d->sm_count * lanes * 2 * d->sm_clock_khz * 1e3;
+	default:
+		return NAN;	/* no device attribute states it */
+	}
+}
+
+/* One sample of ceiling id on the stream; *work gets what it does: bytes
+ * read + written, flops, or kernel launches. */
+static int
+enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
+{
+	size_t		words = b->array_bytes / 16;
+	int		sm = b->dev.sm_count;
+	unsigned	i;
+
+	switch (id) {
+	case CEIL_DRAM_READ:
+		CUDA_TRY(ewb_ceil_read(b->a, words, b->sink, sm, b->stream),
+		    cause);
+		*work = (double)b->array_bytes;
+		break;
+	case CEIL_DRAM_WRITE:
+		CUDA_TRY(ewb_ceil_write(b->c, words, sm, b->stream), cause);
+		*work = (double)b->array_bytes;
+		break;
+	case CEIL_DRAM_COPY:
+		CUDA_TRY(ewb_ceil_copy(b->a, b->c, words, sm, b->stream),
+		    cause);
+		*work = 2.0 * b->array_bytes;
+		break;
+	case CEIL_DRAM_ADD:
+		CUDA_TRY(ewb_ceil_add(b->a, b->b, b->c, words, sm, b->stream),
+		    cause);
+		*work = 3.0 * b->array_bytes;
+		break;
+	case CEIL_L2_READ:
+		CUDA_TRY(ewb_ceil_l2_read(b->a, b->l2_set_bytes / 16,
+		    b->l2_passes, b->sink, sm, b->stream), cause);
+		*work = (double)b->l2_passes * b->l2_set_bytes;
+		break;
+	case CEIL_LAUNCH_STREAM:
+		for (i = 0; i < LAUNCH_BATCH; i++)
+			CUDA_TRY(ewb_ceil_empty(b->stream), cause);
+		*work = LAUNCH_BATCH;
+		break;
+	case CEIL_LAUNCH_GRAPH:
+		CUDA_TRY(cudaGraphLaunch(b->graph, b->stream), cause);
+		*work = LAUNCH_BATCH;
+		break;
+	case CEIL_FP32_FMA:
+		CUDA_TRY(ewb_ceil_fma_f32(FMA_ROUNDS, b->sink, sm, work,
+		    b->stream), cause);
+		break;
+	case CEIL_FP16_FMA:
+		CUDA_TRY(ewb_ceil_fma_f16(FMA_ROUNDS, b->sink, sm, work,
+		    b->stream), cause);
+		break;
+	default:
+		fatalx("ceiling %d unknown", (int)id);
+	}
+	return 0;
+}
+
+/* Warm-up, then `iters` timed samples; *work is one sample's work. */
+static int
+measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
+    char **cause)
+{
+	unsigned	i, iters = b->opts.iters;
+	float		ms;
+
+	for (i = 0; i < CEIL_WARMUP; i++) {
+		if (enqueue(b, id, work, cause) != 0)
+			return -1;
+	}
+	for (i = 0; i < iters; i++) {
+		CUDA_TRY(cudaEventRecord(b->events[2 * i], b->stream), cause);
+		if (enqueue(b, id, work, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecord(b->events[2 * i + 1], b->stream),
+		    cause);
+	}
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	for (i = 0; i < iters; i++) {
+		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * i],
+		    b->events[2 * i + 1]), cause);
+		b->samples[i] = (double)ms * 1e6;
+	}
+	stats_compute(b->samples, iters, st);
+	return 0;
+}
+
+static void
+describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
+{
+	char	array[32], set[32];
+	int	used = 0;
+
+	bytes_format((double)b->array_bytes, array, sizeof array);
+	bytes_format((double)b->l2_set_bytes, set, sizeof set);
+	switch (id) {
+	case CEIL_DRAM_READ:
+		used = snprintf(buf, len, "read-only sum over %s, 16-byte "
+		    "loads; bytes read", array);
+		break;
+	case CEIL_DRAM_WRITE:
+		used = snprintf(buf, len, "write-only stream over %s, 16-byte "
+		    "stores; bytes written", array);
+		break;
+	case CEIL_DRAM_COPY:
+		used = snprintf(buf, len, "copy %s to a second array, 16-byte "
+		    "accesses; bytes read + written", array);
+		break;
+	case CEIL_DRAM_ADD:
+		used = snprintf(buf, len, "c = a + b, float4, 3 arrays of %s; "
+		    "bytes read + written", array);
+		break;
+	case CEIL_L2_READ:
+		used = snprintf(buf, len, "%u passes over %s (1/4 of L2) in "
+		    "one launch, 16-byte ld.global.cg loads; bytes read",
+		    b->l2_passes, set);
+		break;
+	case CEIL_LAUNCH_STREAM:
+		used = snprintf(buf, len, "%u empty kernels back to back on a "
+		    "stream; time / %u", LAUNCH_BATCH, LAUNCH_BATCH);
+		break;
+	case CEIL_LAUNCH_GRAPH:
+		used = snprintf(buf, len, "CUDA graph of %u empty kernels, "
+		    "replayed; time / %u", LAUNCH_BATCH, LAUNCH_BATCH);
+		break;
+	case CEIL_FP32_FMA:
+		used = snprintf(buf, len, "8 independent fmaf chains per "
+		    "thread, %u FMAs each; 2 flops per FMA", FMA_ROUNDS *
+		    EWB_CEIL_FMA_PER_ROUND);
+		break;
+	case CEIL_FP16_FMA:
+		used = snprintf(buf, len, "8 independent __hfma2 chains per "
+		    "thread, %u FMAs each; 4 flops per half2 FMA", FMA_ROUNDS *
+		    EWB_CEIL_FMA_PER_ROUND);
+		break;
+	default:
+		break;
+	}
+	if (used >= 0 && (size_t)used < len)
+		snprintf(buf + used, len - used, "; median of %u after %u "
+		    "warm-up", b->opts.iters, CEIL_WARMUP);
+}
+
+/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s". */
+static void
+format_value(const char *unit, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (strcmp(unit, "byte/s") == 0)
+		snprintf(buf, len, "%.1f GB/s", v / 1e9);
+	else if (strcmp(unit, "flop/s") == 0)
+		snprintf(buf, len, "%.2f TFLOP/s", v / 1e12);
+	else
+		snprintf(buf, len, "%.2f us", v / 1e3);
+}
+
+static void
+print_row(const struct ceiling *c)
+{
+	char	value[32], spec[32], pct[16] = "-";
+
+	format_value(c->unit, c->value, value, sizeof value);
+	format_value(c->unit, c->spec, spec, sizeof spec);
+	if (!isnan(c->spec))
+		snprintf(pct, sizeof pct, "%.1f%%", 100.0 * c->value / c->spec);
+	printf("%-14s %15s %15s %7s  %s\n", c->name, value, spec, pct,
+	    c->method);
+	fflush(stdout);
+}
+
+static int
+measure_ceiling(struct bench *b, enum ceiling_id id, struct ceiling *c,
+    char **cause)
+{
+	struct stats	st;
+	double		work = 0;
+
+	if (measure(b, id, &st, &work, cause) != 0)
+		return -1;
+	c->name = ceiling_kinds[id].name;
+	c->unit = ceiling_kinds[id].unit;
+	if (strcmp(c->unit, "ns") == 0)
+		c->value = st.median / work;	/* per launch */
+	else
+		c->value = work / (st.median * 1e-9);
+	c->spec = spec_value(&b->dev, id);
+	describe(b, id, c->method, sizeof c->method);
+
+	csv_str(b->csv, b->man.run_id);
+	csv_str(b->csv, c->name);
+	csv_f64(b->csv, c->value);
+	csv_str(b->csv, c->unit);
+	csv_f64(b->csv, c->spec);
+	csv_str(b->csv, c->method);
+	if (csv_end_row(b->csv, cause) != 0)
+		return -1;
+	if (!b->opts.quiet)
+		print_row(c);
+	return 0;
+}
+
+/* The graph of LAUNCH_BATCH empty kernels, captured from the stream. */
+static int
+build_graph(struct bench *b, char **cause)
+{
+	cudaGraph_t	graph = NULL;
+	cudaError_t	e = cudaSuccess;
+	unsigned	i;
+
+	CUDA_TRY(cudaStreamBeginCapture(b->stream,
+	    cudaStreamCaptureModeThreadLocal), cause);
+	for (i = 0; i < LAUNCH_BATCH && e == cudaSuccess; i++)
+		e = ewb_ceil_empty(b->stream);
+	if (e != cudaSuccess) {
+		cudaStreamEndCapture(b->stream, &graph);
+		if (graph != NULL)
+			cudaGraphDestroy(graph);
+		return cuda_fail(e, "ewb_ceil_empty (graph capture)", cause);
+	}
+	CUDA_TRY(cudaStreamEndCapture(b->stream, &graph), cause);
+	e = cudaGraphInstantiate(&b->graph, graph, 0);
+	cudaGraphDestroy(graph);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaGraphInstantiate", cause);
+	return 0;
+}
+
+/* Three DRAM arrays of max(16 x L2, 1 GiB), or as large as 3/4 of free
+ * memory allows but at least 4 x L2; a sink; events; the graph. */
+static int
+allocate(struct bench *b, int *code, char **cause)
+{
+	struct tier_device	td;
+	size_t			free_bytes = 0, total = 0, fit;
+	size_t			sink_bytes = EWB_CEIL_SINK_WORDS * sizeof *b->sink;
+	char			have[32], want[32];
+	unsigned		i;
+
+	*code = EWB_EXIT_ERROR;
+	if (b->dev.l2_bytes == 0) {
+		*cause = xasprintf("the device reports no L2 size");
+		return -1;
+	}
+	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
+	td.l2_bytes = b->dev.l2_bytes;
+	td.memory_bytes = b->dev.memory_bytes;
+	td.free_bytes = free_bytes;
+	fit = tier_usable_bytes(&td, 0);
+	fit = fit > sink_bytes ? (fit - sink_bytes) / 3 : 0;
+	b->array_bytes = tier_dram_bytes(&td);
+	if (b->array_bytes > fit)
+		b->array_bytes = fit;
+	b->array_bytes -= b->array_bytes % (1 << 20);
+	if (b->array_bytes < 4 * b->dev.l2_bytes) {
+		bytes_format(3.0 * 4 * b->dev.l2_bytes, want, sizeof want);
+		bytes_format((double)free_bytes, have, sizeof have);
+		*cause = xasprintf("DRAM ceilings need three arrays of at "
+		    "least 4 x L2 (%s in all, 3/4 of free memory at most); "
+		    "only %s is free", want, have);
+		*code = EWB_EXIT_NOMEM;
+		return -1;
+	}
+	b->l2_set_bytes = b->dev.l2_bytes / 4;
+	b->l2_set_bytes -= b->l2_set_bytes % 4096;
+	if (b->l2_set_bytes == 0)
+		b->l2_set_bytes = 4096;
+	b->l2_passes = (unsigned)(L2_TRAFFIC / b->l2_set_bytes);
+	if (b->l2_passes == 0)
+		b->l2_passes = 1;
+
+	CUDA_TRY(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
+	    cause);
+	CUDA_TRY(cudaMalloc(&b->a, b->array_bytes), cause);
+	CUDA_TRY(cudaMalloc(&b->b, b->array_bytes), cause);
+	CUDA_TRY(cudaMalloc(&b->c, b->array_bytes), cause);
+	CUDA_TRY(cudaMalloc((void **)&b->sink, sink_bytes), cause);
+	CUDA_TRY(cudaMemsetAsync(b->a, 0, b->array_bytes, b->stream), cause);
+	CUDA_TRY(cudaMemsetAsync(b->b, 0, b->array_bytes, b->stream), cause);
+	CUDA_TRY(cudaMemsetAsync(b->c, 0, b->array_bytes, b->stream), cause);
+	CUDA_TRY(cudaMemsetAsync(b->sink, 0, sink_bytes, b->stream), cause);
+	b->events = xcalloc(2 * (size_t)b->opts.iters, sizeof *b->events);
+	b->samples = xcalloc(b->opts.iters, sizeof *b->samples);
+	for (i = 0; i < 2 * b->opts.iters; i++)
+		CUDA_TRY(cudaEventCreate(&b->events[i]), cause);
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	return build_graph(b, cause);
+}
+
+static void
+release(struct bench *b)
+{
+	unsigned	i;
+
+	if (b->events != NULL) {
+		for (i = 0; i < 2 * b->opts.iters; i++) {
+			if (b->events[i] != NULL)
+				cudaEventDestroy(b->events[i]);
+		}
+	}
+	free(b->events);
+	free(b->samples);
+	if (b->graph != NULL)
+		cudaGraphExecDestroy(b->graph);
+	cudaFree(b->a);
+	cudaFree(b->b);
+	cudaFree(b->c);
+	cudaFree(b->sink);
+	if (b->stream != NULL)
+		cudaStreamDestroy(b->stream);
+}
+
+static void
+update_manifest(struct bench *b, const char *status)
+{
+	char	*cause = NULL;
+
+	if (b->dir == NULL)
+		return;
+	if (strcmp(status, "running") != 0)
+		output_utc_now(b->man.finished_utc,
+		    sizeof b->man.finished_utc);
+	if (manifest_write(b->dir, &b->man, status, &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
+}
+
+/* The run directory: run.json, ceilings.csv, and timing.csv, which every
+ * run directory holds (here with its header only). */
+static int
+open_output(struct bench *b, char *dir, size_t len, char **cause)
+{
+	struct csv	*timing;
+	char		*path;
+
+	if (b->opts.out == NULL)
+		output_default_dir(&b->dev, "ewbench-ceilings", dir, len);
+	b->dir = b->opts.out != NULL ? b->opts.out : dir;
+	if (output_make_dir(b->dir, cause) != 0)
+		return -1;
+	if ((timing = timing_csv_open(b->dir, cause)) == NULL ||
+	    csv_close(timing, cause) != 0)
+		return -1;
+	path = xasprintf("%s/ceilings.csv", b->dir);
+	b->csv = csv_open(path, ceilings_header,
+	    sizeof ceilings_header / sizeof ceilings_header[0], cause);
+	free(path);
+	if (b->csv == NULL)
+		return -1;
+	update_manifest(b, "running");
+	return 0;
+}
+
+int
+ceilings_command(int argc, char **argv)
+{
+	struct bench		 b;
+	struct sigaction	 sa;
+	char			*cause = NULL, dir[256];
+	const char		*status = "failed";
+	int			 code, id;
+
+	memset(&b, 0, sizeof b);
+	if (parse_options(argc, argv, &b.opts, &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+		free(cause);
+		cli_free_run(&b.opts);
+		return EWB_EXIT_USAGE;
+	}
+	if ((code = device_open(b.opts.device, &b.dev, &cause)) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		cli_free_run(&b.opts);
+		return code;
+	}
+	b.man.command = "ceilings";
+	b.man.argc = argc;
+	b.man.argv = argv;
+	b.man.device = &b.dev;
+	b.man.opts = &b.opts;
+	b.man.counters_status = "off";
+	output_utc_now(b.man.started_utc, sizeof b.man.started_utc);
+	output_run_id(&b.dev, b.man.run_id, sizeof b.man.run_id);
+
+	if (allocate(&b, &code, &cause) != 0)
+		goto fail;
+	code = EWB_EXIT_ERROR;
+	if (open_output(&b, dir, sizeof dir, &cause) != 0)
+		goto fail;
+	if (!b.opts.quiet) {
+		device_print(&b.dev, stdout);
+		printf("%-14s %15s %15s %7s  %s\n", "ceiling", "measured",
+		    "spec", "of spec", "method");
+	}
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (id = 0; id < CEIL_COUNT && !interrupted; id++) {
+		if (measure_ceiling(&b, (enum ceiling_id)id, &b.rows[id],
+		    &cause) != 0)
+			goto fail;
+	}
+	if (interrupted) {
+		status = "interrupted";
+		code = EWB_EXIT_INTERRUPTED;
+	} else {
+		status = "complete";
+		code = EWB_EXIT_OK;
+	}
+	update_manifest(&b, status);
+	if (!b.opts.quiet)
+		printf("ewbench: ceilings in %s\n", b.dir);
+	goto out;
+
+fail:
+	fprintf(stderr, "ewbench: %s\n", cause);
+	free(cause);
+	update_manifest(&b, "failed");
+out:
+	if (b.csv != NULL)
+		csv_close(b.csv, NULL);
+	release(&b);
+	cli_free_run(&b.opts);
+	return code;
+}
+
+void
+ceilings_json(const struct ceiling *rows, size_t count, struct json *j)
+{
+	size_t	i;
+
+	json_begin_object(j, "ceilings");
+	for (i = 0; i < count; i++) {
+		if (rows[i].name == NULL)
+			continue;	/* not measured (interrupted) */
+		json_begin_object(j, rows[i].name);
+		json_f64(j, "value", rows[i].value);
+		json_str(j, "unit", rows[i].unit);
+		json_f64(j, "spec_value", rows[i].spec);
+		json_str(j, "method", rows[i].method);
+		json_end_object(j);
+	}
+	json_end_object(j);
+}
+
+void
+output_default_dir(const struct device_facts *d, const char *prefix,
+    char *buf, size_t len)
+{
+	char		slug[64];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(d, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	snprintf(buf, len, "%s-%s-", prefix, slug);
+	strftime(buf + strlen(buf), len - strlen(buf), "%Y%m%d-%H%M%S", &tm);
+}
+
+void
+output_run_id(const struct device_facts *d, char *buf, size_t len)
+{
+	char		slug[64], stamp[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(d, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(buf, len, "%s-%s-%x", stamp, slug, (unsigned)getpid());
+}

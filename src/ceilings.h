@@ -1,0 +1,37 @@
+/*
+ * ceilings.h - `ewbench ceilings`: what this GPU reaches at best (DRAM and
+ * L2 bandwidth, launch cost, FMA throughput), measured with the kernels of
+ * kernels/ceilings.h and written to ceilings.csv (docs/ceilings.md).
+ */
+#ifndef EWB_CEILINGS_H
+#define EWB_CEILINGS_H
+
+#include "output.h"
+
+/* One row of ceilings.csv. */
+struct ceiling {
+	const char	*name;		/* dram_read, ..., fp16_fma */
+	const char	*unit;		/* byte/s, ns or flop/s */
+	double		 value;
+	double		 spec;		/* from device attributes; NaN: none */
+	char		 method[256];	/* one line: what was run */
+};
+
+/* `ewbench ceilings [--device N] [--out DIR] [--iters N] [--quiet]`;
+ * argv[0] is the command name.  Returns an exit code (enum ewb_exit). */
+int	 ceilings_command(int argc, char **argv);
+
+/* The rows as a run.json member: "ceilings": {"dram_read": {"value": ...,
+ * "unit": "byte/s", "spec_value": ... or null, "method": "..."}, ...}. */
+void	 ceilings_json(const struct ceiling *, size_t count, struct json *);
+
+/*
+ * Run directory naming, shared with `ewbench run` (run.c has static copies
+ * of both): "<prefix>-<gpu slug>-YYYYmmdd-HHMMSS" and the run id
+ * "YYYYmmddTHHMMSSZ-<gpu slug>-<pid in hex>".  They belong in output.c.
+ */
+void	 output_default_dir(const struct device_facts *, const char *prefix,
+	    char *buf, size_t len);
+void	 output_run_id(const struct device_facts *, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,73 @@
+"""python3 -m analysis: exit codes and messages."""
+
+import json
+import os
+import subprocess
+import sys
+
+from analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER, EXIT_USAGE,
+                               main)
+from conftest import ROOT, rewrite
+
+
+def test_help_exits_zero(capsys):
+    assert main(["--help"]) == EXIT_OK
+    assert "report" in capsys.readouterr().out
+    for command in ("report", "compare", "torch"):
+        assert main([command, "--help"]) == EXIT_OK
+        assert "exit codes" in capsys.readouterr().out
+
+
+def test_usage_errors_exit_two(capsys):
+    assert main([]) == EXIT_USAGE
+    assert main(["frobnicate"]) == EXIT_USAGE
+    assert main(["report"]) == EXIT_USAGE
+    assert main(["compare", "onlyone"]) == EXIT_USAGE
+
+
+def test_bad_data_exits_three_with_file_and_line(run_copy, capsys):
+    rewrite(run_copy / "metrics.csv",
+            lambda t: t.replace(",cupti\n", ",cupti,oops\n", 1))
+    assert main(["report", str(run_copy)]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert "%s:2: expected 12 fields, got 13" % (run_copy / "metrics.csv") \
+        in err
+
+
+def test_wrong_schema_exits_three(run_copy, capsys):
+    path = run_copy / "run.json"
+    manifest = json.load(open(path))
+    manifest["schema_version"] = 99
+    json.dump(manifest, open(path, "w"))
+    assert main(["compare", str(run_copy), str(run_copy)]) == EXIT_DATA
+    assert "expected schema_version 1, got 99" in capsys.readouterr().err
+
+
+def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys):
+    out = tmp_path / "rep"
+    assert main(["report", fixture_dir, "-o", str(out)]) == EXIT_OK
+    assert (out / "report.md").exists() and (out / "report.html").exists()
+    assert len(os.listdir(out / "figures")) == 8
+    printed = capsys.readouterr().out
+    assert printed.count("finding ") == 6
+
+
+def test_compare_fail_on_slower(fixture_dir, run_copy, tmp_path, capsys):
+    rewrite(run_copy / "timing.csv", lambda t: t.replace(
+        ",100,4474.0887727679474,", ",100,6000,", 1))
+    out = tmp_path / "cmp.md"
+    assert main(["compare", fixture_dir, str(run_copy), "-o",
+                 str(out)]) == EXIT_OK
+    assert main(["compare", "--fail-on-slower", fixture_dir,
+                 str(run_copy)]) == EXIT_SLOWER
+    assert "SLOWER" in out.read_text()
+    assert main(["compare", "--fail-on-slower", fixture_dir,
+                 fixture_dir]) == EXIT_OK
+
+
+def test_module_entry_point_runs(fixture_dir):
+    proc = subprocess.run([sys.executable, "-m", "analysis", "compare",
+                           fixture_dir, fixture_dir], cwd=ROOT,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "0 slower, 0 faster" in proc.stdout

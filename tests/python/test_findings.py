@@ -1,0 +1,189 @@
+"""The six findings, on the fixture and on small crafted runs."""
+
+import dataclasses
+
+from analysis import findings as F
+from analysis.load import Ceiling, MetricValue, Run
+from test_model import make_point
+
+MiB = 1 << 20
+SIZES = (1 << 20, 1 << 24, 1 << 28)
+BYTES = {("add", "f32"): 12, ("add", "f16"): 6, ("relu", "f32"): 8}
+
+
+def make_run(points, metrics=None, ceilings=None, l2=50 * MiB,
+             spec=3.35e12):
+    manifest = {"schema_version": 1, "run_id": "r",
+                "device": {"name": "test GPU", "l2_bytes": l2,
+                           "dram_bandwidth_bytes_per_s": spec,
+                           "max_threads_per_sm": 2048}}
+    if ceilings is None:
+        ceilings = {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
+                                        None),
+                    "launch_stream": Ceiling("launch_stream", 2500.0, "ns",
+                                             None, None)}
+    return Run("crafted", manifest, tuple(points), metrics, ceilings)
+
+
+def point(variant, n, bandwidth=None, time_ns=None, cache="warm", op="add",
+          dtype="f32", block=256):
+    per = BYTES[(op, dtype)]
+    moved = per * n
+    if time_ns is None:
+        time_ns = 2500.0 + moved / bandwidth * 1e9
+    return make_point(variant=variant, op=op, dtype=dtype, n=n, cache=cache,
+                      block=block, bytes_moved=moved, footprint_bytes=moved,
+                      flops=n if op == "add" else 0, time_median_ns=time_ns,
+                      grid=n // block if block else None)
+
+
+def judge(run, number):
+    return F.JUDGES[number - 1](F.make_context(run))
+
+
+def healthy_points():
+    """Every variant at 90 % of a 3 TB/s ceiling; 1M points take ~4 µs."""
+    pts = []
+    for variant, op, dtype in (("add_f32", "add", "f32"),
+                               ("add_f32x4", "add", "f32"),
+                               ("add_f16", "add", "f16"),
+                               ("add_f16x8_pack", "add", "f16"),
+                               ("relu_f32", "relu", "f32"),
+                               ("relu_f32x4", "relu", "f32")):
+        for n in SIZES:
+            if n == SIZES[0]:
+                pts.append(point(variant, n, time_ns=4000.0, op=op,
+                                 dtype=dtype))
+            else:
+                pts.append(point(variant, n, bandwidth=2.7e12, op=op,
+                                 dtype=dtype))
+    return pts
+
+
+def test_every_finding_has_a_verdict_on_the_fixture(fixture_run):
+    judged = F.evaluate(fixture_run)
+    assert [f.number for f in judged] == [1, 2, 3, 4, 5, 6]
+    assert all(f.verdict in (F.HOLDS, F.FAILS, F.UNTESTABLE) for f in judged)
+    assert all(f.explanation and f.claim for f in judged)
+    verdicts = {f.number: f.verdict for f in judged}
+    # The fixture is built so that these come out as they would on Hopper.
+    assert verdicts == {1: F.FAILS, 2: F.HOLDS, 3: F.FAILS, 4: F.HOLDS,
+                        5: F.HOLDS, 6: F.FAILS}
+
+
+def test_finding_1_holds_when_all_equal_and_launch_bound():
+    f = judge(make_run(healthy_points()), 1)
+    assert f.verdict == F.HOLDS
+    assert ("spread (slowest/fastest)", "1.00x (limit 1.25x)") in f.numbers
+
+
+def test_finding_1_fails_on_spread():
+    pts = healthy_points()
+    pts[0] = dataclasses.replace(pts[0], time_median_ns=4900.0)
+    f = judge(make_run(pts), 1)
+    assert f.verdict == F.HOLDS                 # 1.225x is inside 1.25x
+    pts[0] = dataclasses.replace(pts[0], time_median_ns=5200.0)
+    f = judge(make_run(pts), 1)
+    assert f.verdict == F.FAILS and "1.30x (> 1.25x)" in f.explanation
+
+
+def test_finding_1_not_testable_at_large_sizes():
+    pts = [p for p in healthy_points() if p.n == SIZES[-1]]
+    assert judge(make_run(pts), 1).verdict == F.UNTESTABLE
+
+
+def test_finding_2_both_halves():
+    pts = healthy_points()
+    # 16Mi fp16 footprint is 96 MiB: give the device a 128 MiB L2, put the
+    # fp16 points above the DRAM ceiling and the fp32 ones (192 MiB) below.
+    pts = [dataclasses.replace(p, time_median_ns=p.bytes_moved / 4.5e12 * 1e9)
+           if p.n == SIZES[1] and p.dtype == "f16" else p for p in pts]
+    f = judge(make_run(pts, l2=128 * MiB), 2)
+    assert f.verdict == F.HOLDS
+    assert "At 16Mi, f16 fits in L2 and runs above DRAM speed" in \
+        f.explanation
+    assert "f32 exceeds L2" in f.explanation
+    # fp16 fits but stays below DRAM speed: does not hold
+    f = judge(make_run(healthy_points(), l2=128 * MiB), 2)
+    assert f.verdict == F.FAILS and "At 16Mi, f16 fits in L2 but" in \
+        f.explanation
+
+
+def test_finding_2_needs_three_sizes():
+    pts = [p for p in healthy_points() if p.n != SIZES[1]]
+    assert judge(make_run(pts), 2).verdict == F.UNTESTABLE
+
+
+def test_finding_3_holds_and_fails():
+    f = judge(make_run(healthy_points()), 3)
+    assert f.verdict == F.HOLDS, f.explanation
+    assert ("fp16/fp32 add time (medians)", "0.50x") in f.numbers
+    pts = [dataclasses.replace(p, time_median_ns=p.time_median_ns * 2)
+           if p.variant == "add_f16" and p.n == SIZES[-1] else p
+           for p in healthy_points()]
+    f = judge(make_run(pts), 3)
+    assert f.verdict == F.FAILS
+    assert "add_f16 reaches 45%" in f.explanation
+
+
+def ld_metrics(values):
+    """Metrics dict giving each variant's 256Mi warm point a ld bytes/inst."""
+    out = {}
+    for p in healthy_points():
+        if p.variant in values:
+            out[p.key] = {"derived__global_ld_bytes_per_inst": MetricValue(
+                values[p.variant], "byte", "derived")}
+    return out
+
+
+def test_finding_4():
+    good = {"add_f32": 128.0, "add_f32x4": 512.0, "add_f16": 64.0,
+            "add_f16x8_pack": 512.0}
+    f = judge(make_run(healthy_points(), ld_metrics(good)), 4)
+    assert f.verdict == F.HOLDS
+    bad = dict(good, add_f16x8_pack=256.0)
+    f = judge(make_run(healthy_points(), ld_metrics(bad)), 4)
+    assert f.verdict == F.FAILS and "4.00x the bytes per load" in \
+        f.explanation
+    half = {"add_f32": 128.0, "add_f32x4": 512.0}
+    f = judge(make_run(healthy_points(), ld_metrics(half)), 4)
+    assert f.verdict == F.HOLDS and "add_f16x8_pack/add_f16" in f.explanation
+    assert judge(make_run(healthy_points()), 4).verdict == F.UNTESTABLE
+
+
+def test_finding_5():
+    assert judge(make_run(healthy_points()), 5).verdict == F.UNTESTABLE
+    sweep = [point("add_f32", 1 << 24, bandwidth=bw, block=b)
+             for b, bw in ((64, 2.0e12), (128, 2.6e12), (512, 2.65e12))]
+    f = judge(make_run(healthy_points() + sweep), 5)
+    assert f.verdict == F.HOLDS
+    sweep.append(point("add_f32", 1 << 24, bandwidth=3.2e12, block=1024))
+    f = judge(make_run(healthy_points() + sweep), 5)
+    assert f.verdict == F.FAILS and "block 1024 is" in f.explanation
+    only_odd = [point("add_f16x2", 1 << 24, bandwidth=2e12, block=b)
+                for b in (64, 96)]
+    f = judge(make_run(healthy_points() + only_odd), 5)
+    assert f.verdict == F.UNTESTABLE
+
+
+def test_finding_6():
+    f = judge(make_run(healthy_points()), 6)
+    assert f.verdict == F.HOLDS and "No PyTorch rows" in f.explanation
+    torch = point("torch_relu_f32", SIZES[-1], bandwidth=2.0e12, op="relu",
+                  block=None)
+    f = judge(make_run(healthy_points() + [torch]), 6)
+    assert f.verdict == F.FAILS and "PyTorch (torch_relu_f32) is" in \
+        f.explanation
+    pts = [dataclasses.replace(p, time_median_ns=p.time_median_ns * 1.2)
+           if p.variant == "relu_f32" else p for p in healthy_points()]
+    f = judge(make_run(pts), 6)
+    assert f.verdict == F.FAILS and "1.20x as fast" in f.explanation
+    pts = [p for p in healthy_points() if p.op != "relu"]
+    assert judge(make_run(pts), 6).verdict == F.UNTESTABLE
+
+
+def test_failed_checks_are_left_out():
+    pts = healthy_points()
+    pts[0] = dataclasses.replace(pts[0], time_median_ns=40000.0,
+                                 check="fail")
+    assert judge(make_run(pts), 1).verdict == F.HOLDS

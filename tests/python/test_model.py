@@ -1,0 +1,219 @@
+"""The launch-floor fit and every verdict rule, on crafted inputs."""
+
+import numpy as np
+import pytest
+
+from analysis import model
+from analysis.load import Ceiling, Point
+
+GB = 1e9
+MiB = 1 << 20
+
+
+def make_point(**over):
+    base = dict(run_id="r", variant="v", op="add", dtype="f32", n=1 << 20,
+                block=256, cache="warm", launch="stream", grid=4096,
+                footprint_bytes=12 * MiB, bytes_moved=12 * MiB,
+                flops=1 << 20, iters=100, time_median_ns=5000.0,
+                time_min_ns=None, time_max_ns=None, time_mean_ns=None,
+                time_stddev_ns=None, bandwidth_median_bytes_per_s=None,
+                bandwidth_max_bytes_per_s=None, spec_dram_pct=None,
+                check="pass")
+    base.update(over)
+    return Point(**base)
+
+
+# fit
+
+def test_fit_recovers_known_launch_floor_and_bandwidth():
+    v = np.array([1, 4, 16, 64, 256]) * 12 * MiB
+    t = 3000.0 + v / 3.0e12 * 1e9
+    fit = model.fit_launch_model(v, t)
+    assert fit.t0_ns == pytest.approx(3000.0, rel=1e-9)
+    assert fit.bandwidth == pytest.approx(3.0e12, rel=1e-9)
+    assert fit.l2_bandwidth is None
+    assert fit.max_rel_residual < 1e-9
+    assert fit.usable
+
+
+def test_fit_with_noise_stays_close():
+    rng = np.random.default_rng(7)
+    v = np.geomspace(1 * MiB, 3 << 30, 12)
+    t = (2500.0 + v / 2.0e12 * 1e9) * (1 + rng.normal(0, 0.01, len(v)))
+    fit = model.fit_launch_model(v, t)
+    assert fit.t0_ns == pytest.approx(2500.0, rel=0.05)
+    assert fit.bandwidth == pytest.approx(2.0e12, rel=0.03)
+
+
+def test_fit_two_levels_shares_t0():
+    v = np.array([1, 2, 4, 64, 256, 1024]) * MiB * 3.0
+    in_l2 = v < 50 * MiB
+    bw = np.where(in_l2, 8.0e12, 3.0e12)
+    t = 2000.0 + v / bw * 1e9
+    fit = model.fit_launch_model(v, t, in_l2)
+    assert fit.t0_ns == pytest.approx(2000.0, rel=1e-6)
+    assert fit.bandwidth == pytest.approx(3.0e12, rel=1e-6)
+    assert fit.l2_bandwidth == pytest.approx(8.0e12, rel=1e-6)
+    assert fit.predict_ns(v[0], True) == pytest.approx(t[0])
+    # one slope through both levels would miss t0 badly
+    single = model.fit_launch_model(v, t)
+    assert abs(single.t0_ns - 2000.0) > 100
+
+
+def test_fit_needs_two_sizes_and_flags_bad_intercepts():
+    assert model.fit_launch_model([100, 100], [5.0, 6.0]) is None
+    assert model.fit_launch_model([100], [5.0]) is None
+    v = np.array([1.0, 2.0]) * 1e9
+    fit = model.fit_launch_model(v, [1000.0, 500.0])    # time falls: slope < 0
+    assert fit.bandwidth is None and not fit.usable
+    fit = model.fit_launch_model(v, [100.0, 1100.0])    # t0 < 0
+    assert fit.t0_ns < 0 and not fit.usable
+
+
+def test_fit_series_groups_by_variant_block_cache():
+    pts = [make_point(variant=var, n=n, cache=c, bytes_moved=12 * n,
+                      footprint_bytes=12 * n,
+                      time_median_ns=1000.0 + 12 * n / 2.0e12 * 1e9)
+           for var in ("a", "b") for c in ("warm", "cold")
+           for n in (1 << 24, 1 << 26, 1 << 28)]
+    fits = model.fit_series(pts, l2_bytes=50 * MiB)
+    assert set(fits) == {(v, 256, c) for v in "ab" for c in ("warm", "cold")}
+    assert fits[("a", 256, "warm")].bandwidth == pytest.approx(2.0e12)
+
+
+def test_served_by_l2():
+    assert model.served_by_l2(make_point(), 50 * MiB)
+    assert not model.served_by_l2(make_point(cache="cold"), 50 * MiB)
+    assert not model.served_by_l2(make_point(footprint_bytes=60 * MiB),
+                                  50 * MiB)
+    assert not model.served_by_l2(make_point(), None)
+
+
+# ceilings
+
+def ceilings(**values):
+    return {k: Ceiling(k, v, "byte/s", None, None) for k, v in values.items()}
+
+
+def test_dram_ceiling_prefers_measured_per_op():
+    c = ceilings(dram_add=3.0e12, dram_copy=2.9e12)
+    assert model.dram_ceiling(c, 3.35e12, "add").source == "measured dram_add"
+    assert model.dram_ceiling(c, 3.35e12, "relu").value == 2.9e12
+    only_add = ceilings(dram_add=3.0e12)
+    assert model.dram_ceiling(only_add, 3.35e12, "abs").value == 3.0e12
+    spec = model.dram_ceiling(None, 3.35e12, "add")
+    assert (spec.value, spec.measured) == (3.35e12, False)
+    assert "spec" in spec.source
+    assert model.dram_ceiling({}, None, "add") is None
+
+
+# verdict rules
+
+DRAM = model.Bound(3.0e12, "measured dram_add", True)
+
+
+def facts(**over):
+    base = dict(time_ns=100e3, bytes_moved=200 * MiB,
+                footprint_bytes=200 * MiB,
+                bandwidth=2.0e12, l2_bytes=50 * MiB, dram_ceiling=DRAM,
+                launch_floor_ns=2500.0, launch_floor_source="measured")
+    base.update(over)
+    return model.PointFacts(**base)
+
+
+def test_launch_bound_within_factor_of_floor():
+    v = model.classify(facts(time_ns=4900.0, bandwidth=2.6e12))
+    assert v.name == model.LAUNCH_BOUND
+    assert "4.90 µs <= 2.0 x launch floor 2.50 µs (measured)" in v.rule
+    assert model.rule_launch(facts(time_ns=5100.0)) is None
+
+
+def test_launch_bound_fallback_without_floor():
+    f = facts(time_ns=9000.0, launch_floor_ns=None, launch_floor_source=None)
+    v = model.classify(f)
+    assert v.name == model.LAUNCH_BOUND and "no launch floor known" in v.rule
+    f = facts(time_ns=11000.0, launch_floor_ns=None)
+    assert model.rule_launch(f) is None
+
+
+def test_l2_bound_by_bandwidth_above_dram():
+    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=4.5e12))
+    assert v.name == model.L2_BOUND
+    assert "footprint 24.0 MiB < L2 50.0 MiB" in v.rule
+    assert "4500 GB/s > DRAM ceiling 3000 GB/s" in v.rule
+
+
+def test_l2_bound_by_dram_bytes():
+    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=2.0e12,
+                             dram_bytes=10 * MiB))
+    assert v.name == model.L2_BOUND
+    assert "= 5% of bytes moved (< 50%)" in v.rule
+
+
+def test_not_l2_bound_when_footprint_exceeds_l2_or_data_from_dram():
+    assert model.rule_l2(facts(footprint_bytes=60 * MiB,
+                               bandwidth=4.5e12)) is None
+    assert model.rule_l2(facts(footprint_bytes=24 * MiB, bandwidth=2.0e12,
+                               dram_bytes=150 * MiB)) is None
+    assert model.rule_l2(facts(l2_bytes=None, bandwidth=4.5e12)) is None
+
+
+def test_dram_bound_at_80_percent():
+    v = model.classify(facts(bandwidth=2.4e12))
+    assert v.name == model.DRAM_BOUND
+    assert "80% of DRAM ceiling 3000 GB/s (measured dram_add) >= 80%" in v.rule
+    assert model.rule_dram(facts(bandwidth=2.39e12)) is None
+    assert model.rule_dram(facts(dram_ceiling=None)) is None
+
+
+def test_occupancy_bound():
+    v = model.classify(facts(bandwidth=1.8e12, occupancy_pct=45.0,
+                             bytes_per_inst=10.0))
+    assert v.name == model.OCCUPANCY_BOUND      # before issue-bound
+    assert "achieved occupancy 45% < 50%" in v.rule
+    assert "60% of DRAM ceiling" in v.rule
+    v = model.classify(facts(bandwidth=1.8e12, occupancy_pct=50.0,
+                             occupancy_kind="theoretical"))
+    assert v.name != model.OCCUPANCY_BOUND
+
+
+def test_issue_bound():
+    v = model.classify(facts(bandwidth=1.5e12, occupancy_pct=80.0,
+                             bytes_per_inst=9.6))
+    assert v.name == model.ISSUE_BOUND
+    assert "9.6 bytes moved per issued warp instruction < 16" in v.rule
+    assert model.rule_issue(facts(bytes_per_inst=16.0)) is None
+
+
+def test_fallback_names_what_it_saw():
+    v = model.classify(facts(bandwidth=1.5e12, occupancy_pct=80.0,
+                             bytes_per_inst=40.0, kib_in_flight_per_sm=12.0))
+    assert v.name == model.UNKNOWN
+    assert v.rule.startswith("no rule fired: bandwidth 1500 GB/s = 50%")
+    assert "about 12 KiB of loads in flight per SM" in v.rule
+
+
+def test_dram_bound_wins_over_counters():
+    v = model.classify(facts(bandwidth=2.7e12, occupancy_pct=30.0,
+                             bytes_per_inst=5.0))
+    assert v.name == model.DRAM_BOUND
+
+
+def test_kib_in_flight():
+    p = make_point(n=1 << 24, bytes_moved=12 << 24, grid=(1 << 24) // 256,
+                   block=256)
+    # 8 read bytes per thread x 0.5 x 2048 threads = 8 KiB
+    assert model.kib_in_flight_per_sm(p, 50.0, 2048) == pytest.approx(8.0)
+    looped = make_point(n=1 << 28, bytes_moved=12 << 28, grid=132, block=256)
+    assert model.kib_in_flight_per_sm(looped, 50.0, 2048) is None
+    assert model.kib_in_flight_per_sm(make_point(grid=None), 50.0, 2048) \
+        is None
+
+
+def test_classify_run_gives_every_point_a_rule(fixture_run):
+    verdicts = model.classify_run(fixture_run)
+    assert len(verdicts) == len(fixture_run.points)
+    assert all(v.name in model.VERDICTS and v.rule for _, v in verdicts)
+    names = {v.name for _, v in verdicts}
+    assert {model.LAUNCH_BOUND, model.L2_BOUND, model.DRAM_BOUND,
+            model.OCCUPANCY_BOUND, model.ISSUE_BOUND} <= names
