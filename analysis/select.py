@@ -51,10 +51,14 @@ def primary_blocks(points):
     return result
 
 
+def primary_points_of(points):
+    """The points timed with their variant's primary block."""
+    primary = primary_blocks(points)
+    return [p for p in points if p.block == primary[p.variant]]
+
+
 def primary_points(run):
-    """Points timed with their variant's primary block."""
-    primary = primary_blocks(run.points)
-    return [p for p in run.points if p.block == primary[p.variant]]
+    return primary_points_of(run.points)
 
 
 def select(points, **where):

@@ -10,8 +10,19 @@
 #include "ceilings.h"
 #include "common.cuh"
 
+#ifndef CEIL_BLOCK
 #define CEIL_BLOCK	256u
+#endif
+#ifndef CEIL_UNROLL
 #define CEIL_UNROLL	4u
+#endif
+#ifdef HINTS
+#define LD(p) __ldcs(p)
+#define ST(p,v) __stcs(p,v)
+#else
+#define LD(p) (*(p))
+#define ST(p,v) (*(p) = (v))
+#endif
 #define FMA_CHAINS	8u
 #define FMA_STEPS	(EWB_CEIL_FMA_PER_ROUND / FMA_CHAINS)
 
@@ -53,6 +64,29 @@ ceil_visit(size_t words, size_t total, Op &op)
 	}
 }
 
+#ifdef TILED
+template <typename Op>
+static __device__ __forceinline__ void
+ceil_visit1(size_t words, Op &op)
+{
+	size_t base = (size_t)blockIdx.x * blockDim.x * CEIL_UNROLL + threadIdx.x;
+	size_t at[CEIL_UNROLL];
+	unsigned k;
+	if (base + (CEIL_UNROLL - 1) * blockDim.x < words) {
+#pragma unroll
+		for (k = 0; k < CEIL_UNROLL; k++) at[k] = base + k * blockDim.x;
+		op.template group<CEIL_UNROLL>(at);
+	} else {
+		for (k = 0; k < CEIL_UNROLL; k++) if (base + k * blockDim.x < words) { at[0] = base + k * blockDim.x; op.template group<1>(at); }
+	}
+}
+#define VISIT1(w, op) ceil_visit1(w, op)
+#define SINKIDX (blockIdx.x % EWB_CEIL_SINK_WORDS)
+#else
+#define VISIT1(w, op) ceil_visit(w, w, op)
+#define SINKIDX blockIdx.x
+#endif
+
 /* The block's sum of v, one word per block into sink: what keeps the
  * compiler from dropping the loads or the arithmetic behind v. */
 static __device__ void
@@ -69,7 +103,7 @@ ceil_block_sink(unsigned v, unsigned *sink)
 	if (threadIdx.x == 0) {
 		for (w = 1; w < blockDim.x / 32; w++)
 			v += warp_sum[w];
-		sink[blockIdx.x] = v;
+		sink[SINKIDX] = v;
 	}
 }
 
@@ -90,7 +124,7 @@ struct ceil_read_op {
 			if constexpr (L2Only)
 				v[k] = __ldcg(src + at[k]);
 			else
-				v[k] = src[at[k]];
+				v[k] = LD(src + at[k]);
 		}
 #pragma unroll
 		for (k = 0; k < K; k++)
@@ -108,7 +142,7 @@ struct ceil_write_op {
 	{
 #pragma unroll
 		for (unsigned k = 0; k < K; k++)
-			dst[at[k]] = value;
+			ST(dst + at[k], value);
 	}
 };
 
@@ -125,10 +159,10 @@ struct ceil_copy_op {
 
 #pragma unroll
 		for (k = 0; k < K; k++)
-			v[k] = src[at[k]];
+			v[k] = LD(src + at[k]);
 #pragma unroll
 		for (k = 0; k < K; k++)
-			dst[at[k]] = v[k];
+			ST(dst + at[k], v[k]);
 	}
 };
 
@@ -145,13 +179,13 @@ struct ceil_add_op {
 
 #pragma unroll
 		for (k = 0; k < K; k++) {
-			x[k] = a[at[k]];
-			y[k] = b[at[k]];
+			x[k] = LD(a + at[k]);
+			y[k] = LD(b + at[k]);
 		}
 #pragma unroll
 		for (k = 0; k < K; k++)
-			c[at[k]] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
-			    x[k].z + y[k].z, x[k].w + y[k].w);
+			ST(c + at[k], make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
+			    x[k].z + y[k].z, x[k].w + y[k].w));
 	}
 };
 
@@ -160,7 +194,7 @@ ewb_ceil_read_kernel(const uint4 *src, size_t words, unsigned *sink)
 {
 	ceil_read_op<false>	op = { src, 0 };
 
-	ceil_visit(words, words, op);
+	VISIT1(words, op);
 	ceil_block_sink(op.sum, sink);
 }
 
@@ -179,7 +213,7 @@ ewb_ceil_write_kernel(uint4 *dst, size_t words, unsigned value)
 {
 	ceil_write_op	op = { dst, make_uint4(value, value, value, value) };
 
-	ceil_visit(words, words, op);
+	VISIT1(words, op);
 }
 
 __global__ void __launch_bounds__(CEIL_BLOCK)
@@ -187,7 +221,7 @@ ewb_ceil_copy_kernel(const uint4 *src, uint4 *dst, size_t words)
 {
 	ceil_copy_op	op = { src, dst };
 
-	ceil_visit(words, words, op);
+	VISIT1(words, op);
 }
 
 __global__ void __launch_bounds__(CEIL_BLOCK)
@@ -195,7 +229,7 @@ ewb_ceil_add_kernel(const float4 *a, const float4 *b, float4 *c, size_t words)
 {
 	ceil_add_op	op = { a, b, c };
 
-	ceil_visit(words, words, op);
+	VISIT1(words, op);
 }
 
 __global__ void
@@ -291,6 +325,9 @@ ewb_ceil_read(const void *src, size_t words, unsigned *sink, int sm_count,
 		return cudaErrorInvalidValue;
 	if ((e = ceil_grid(ewb_ceil_read_kernel, sm_count, &grid)) != cudaSuccess)
 		return e;
+#ifdef TILED
+	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
+#endif
 	ewb_ceil_read_kernel<<<grid, CEIL_BLOCK, 0, stream>>>(
 	    (const uint4 *)src, words, sink);
 	return cudaGetLastError();
@@ -308,6 +345,9 @@ ewb_ceil_write(void *dst, size_t words, int sm_count, cudaStream_t stream)
 		return cudaErrorInvalidValue;
 	if ((e = ceil_grid(ewb_ceil_write_kernel, sm_count, &grid)) != cudaSuccess)
 		return e;
+#ifdef TILED
+	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
+#endif
 	ewb_ceil_write_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((uint4 *)dst,
 	    words, ++calls);
 	return cudaGetLastError();
@@ -324,6 +364,9 @@ ewb_ceil_copy(const void *src, void *dst, size_t words, int sm_count,
 		return cudaErrorInvalidValue;
 	if ((e = ceil_grid(ewb_ceil_copy_kernel, sm_count, &grid)) != cudaSuccess)
 		return e;
+#ifdef TILED
+	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
+#endif
 	ewb_ceil_copy_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const uint4 *)src,
 	    (uint4 *)dst, words);
 	return cudaGetLastError();
@@ -340,6 +383,9 @@ ewb_ceil_add(const void *a, const void *b, void *c, size_t words,
 		return cudaErrorInvalidValue;
 	if ((e = ceil_grid(ewb_ceil_add_kernel, sm_count, &grid)) != cudaSuccess)
 		return e;
+#ifdef TILED
+	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
+#endif
 	ewb_ceil_add_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const float4 *)a,
 	    (const float4 *)b, (float4 *)c, words);
 	return cudaGetLastError();

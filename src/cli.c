@@ -27,7 +27,10 @@ enum {
 	OPT_CACHE,
 	OPT_DEVICE,
 	OPT_BLOCK,
-	OPT_ITERS
+	OPT_ITERS,
+	OPT_LAUNCH,
+	OPT_TRACE,
+	OPT_PROFILE_WINDOW
 };
 
 static const struct option run_longopts[] = {
@@ -44,6 +47,9 @@ static const struct option run_longopts[] = {
 	{ "no-cupti",	no_argument,	   NULL, OPT_NO_CUPTI },
 	{ "metrics",	required_argument, NULL, OPT_METRICS },
 	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "launch",	required_argument, NULL, OPT_LAUNCH },
+	{ "trace",	required_argument, NULL, OPT_TRACE },
+	{ "profile-window", no_argument,   NULL, OPT_PROFILE_WINDOW },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -68,13 +74,12 @@ bad:
 	return -1;
 }
 
-static int
-add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
+void
+cli_add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
 {
 	o->sizes = xrealloc(o->sizes, (o->nsizes + count) * sizeof *o->sizes);
 	memcpy(o->sizes + o->nsizes, sizes, count * sizeof *sizes);
 	o->nsizes += count;
-	return 0;
 }
 
 static int
@@ -86,8 +91,8 @@ compare_u64(const void *a, const void *b)
 }
 
 /* Sort ascending and drop repeats: a point is measured once per run. */
-static void
-normalise_sizes(struct run_options *o)
+void
+cli_normalise_sizes(struct run_options *o)
 {
 	size_t	i, j;
 
@@ -112,10 +117,13 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	memset(o, 0, sizeof *o);
 	o->iters = 100;
 	o->warmup = 10;
-	o->cache = CACHE_WARM;
+	o->check_only = strcmp(argv[0], "check") == 0;
+	o->sweep = strcmp(argv[0], "sweep") == 0;
+	/* A sweep shows the kernel, not the launch path, in both cache states. */
+	o->cache = o->sweep ? CACHE_BOTH : CACHE_WARM;
+	o->launch = o->sweep ? LAUNCH_GRAPH : LAUNCH_STREAM;
 	o->seed = 1;
 	o->metrics = "default";
-	o->check_only = strcmp(argv[0], "check") == 0;
 	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
 
 	optind = 1;
@@ -129,17 +137,20 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case 's':
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
 				return -1;
-			add_sizes(o, parsed, count);
+			cli_add_sizes(o, parsed, count);
 			free(parsed);
 			break;
 		case OPT_PRESET:
-			if (strcmp(optarg, "article") != 0) {
+			if (strcmp(optarg, "article") == 0) {
+				o->preset = "article";
+				cli_add_sizes(o, preset_article, 3);
+			} else if (strcmp(optarg, "tiers") == 0)
+				o->preset = "tiers";	/* sized from the L2 */
+			else {
 				*cause = xasprintf("--preset: unknown preset "
-				    "'%s' (known: article)", optarg);
+				    "'%s' (known: article, tiers)", optarg);
 				return -1;
 			}
-			o->preset = "article";
-			add_sizes(o, preset_article, 3);
 			break;
 		case OPT_BLOCK:
 			if (cli_parse_uint(optarg, "--block", 1, 1024, &o->block,
@@ -168,6 +179,25 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				    "cold or both", optarg);
 				return -1;
 			}
+			break;
+		case OPT_LAUNCH:
+			if (strcmp(optarg, "stream") == 0)
+				o->launch = LAUNCH_STREAM;
+			else if (strcmp(optarg, "graph") == 0)
+				o->launch = LAUNCH_GRAPH;
+			else if (strcmp(optarg, "both") == 0)
+				o->launch = LAUNCH_BOTH;
+			else {
+				*cause = xasprintf("--launch: '%s' is not "
+				    "stream, graph or both", optarg);
+				return -1;
+			}
+			break;
+		case OPT_TRACE:
+			o->trace = optarg;
+			break;
+		case OPT_PROFILE_WINDOW:
+			o->profile_window = true;
 			break;
 		case OPT_DEVICE:
 			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
@@ -213,16 +243,33 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	}
 	if (variants_select(variants, o->selected, cause) != 0)
 		return -1;
+	/* One CUPTI client per process: a trace or a profiler window (for
+	 * nsys/ncu) leaves no room for the counters. */
+	if (o->trace != NULL || o->profile_window)
+		o->no_cupti = true;
+	if (o->sweep && (o->nsizes > 0 || o->preset != NULL)) {
+		*cause = xasprintf("sweep chooses its sizes from the L2 size; "
+		    "use run for --size or --preset");
+		return -1;
+	}
+	if (o->sweep || (o->preset != NULL && strcmp(o->preset, "tiers") == 0)) {
+		if (o->nsizes > 0) {
+			*cause = xasprintf("--preset tiers chooses its sizes "
+			    "from the L2 size; drop --size");
+			return -1;
+		}
+		return 0;	/* sizes come once the device is known */
+	}
 	if (o->nsizes == 0) {
 		if (o->check_only)
-			add_sizes(o, check_sizes,
+			cli_add_sizes(o, check_sizes,
 			    sizeof check_sizes / sizeof check_sizes[0]);
 		else {
 			o->preset = "article";
-			add_sizes(o, preset_article, 3);
+			cli_add_sizes(o, preset_article, 3);
 		}
 	}
-	normalise_sizes(o);
+	cli_normalise_sizes(o);
 	return 0;
 }
 

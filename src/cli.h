@@ -7,22 +7,28 @@
 #include "ewbench.h"
 
 enum cache_mode { CACHE_WARM = 1, CACHE_COLD = 2, CACHE_BOTH = 3 };
+enum launch_mode { LAUNCH_STREAM = 1, LAUNCH_GRAPH = 2, LAUNCH_BOTH = 3 };
 
 struct run_options {
 	bool		*selected;	/* one flag per ewb_variants[] row */
 	uint64_t	*sizes;		/* ascending, no duplicates */
 	size_t		 nsizes;
-	const char	*preset;	/* NULL or "article" */
+	const char	*preset;	/* NULL, "article" or "tiers" */
 	unsigned	 block;		/* 0: each variant's default */
 	unsigned	 iters;
 	unsigned	 warmup;
 	enum cache_mode	 cache;
+	enum launch_mode launch;
 	int		 device;
 	uint64_t	 seed;
 	const char	*out;		/* run directory; NULL: a dated name */
 	bool		 no_cupti;
 	const char	*metrics;	/* metric group or names */
 	bool		 check_only;	/* `ewbench check` */
+	bool		 sweep;		/* `ewbench sweep`: sizes from the L2 */
+	const char	*trace;		/* --trace FILE.json, or NULL */
+	bool		 profile_window; /* cudaProfilerStart/Stop around
+					   the measured launches */
 	bool		 quiet;
 };
 
@@ -31,6 +37,9 @@ struct run_options {
 int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
 	    char **cause);
 void	 cli_free_run(struct run_options *);
+/* Appends sizes; then sorts them and drops repeats. */
+void	 cli_add_sizes(struct run_options *, const uint64_t *, size_t);
+void	 cli_normalise_sizes(struct run_options *);
 
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,

@@ -24,6 +24,12 @@ static const char usage_text[] =
 "  run [OPTIONS]        check, time and profile variants; write a run directory\n"
 "  check [OPTIONS]      only the correctness check (default sizes: 1, 3, 7, 8,\n"
 "                       33, 1000003, 2^20, 2^24+5)\n"
+"  sweep [OPTIONS]      run at working sets from 64 KiB to past 8x the L2\n"
+"                       (at least 1 GiB), denser around the L2 size; default\n"
+"                       --cache both --launch graph\n"
+"  ceilings [--device N] [--out DIR] [--iters N]\n"
+"                       measure DRAM and L2 bandwidth, launch cost and FMA\n"
+"                       peaks; writes ceilings.csv\n"
 "  metrics --list|--check [--chip NAME] [--metrics SET]\n"
 "                       list or validate counter metric sets (no GPU needed\n"
 "                       with --chip, e.g. GH100)\n"
@@ -33,13 +39,19 @@ static const char usage_text[] =
 "                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
 "  -s, --size LIST      elements per array; repeatable; 1M = 10^6,\n"
 "                       1Mi = 2^20, 2^24, 268435456; e.g. 1Mi,16Mi\n"
-"      --preset article the study's sizes: 2^20, 2^24, 2^28 (the default)\n"
+"      --preset NAME    article: the study's sizes 2^20, 2^24, 2^28 (the\n"
+"                       default); tiers: per variant, a working set far below\n"
+"                       the L2, one ~45% of it, one >= 16x it (run.json says\n"
+"                       why)\n"
 "      --block N        threads per block for every variant (default: each\n"
 "                       variant's published shape; cub picks its own)\n"
 "      --iters N        timed launches per point (default 100)\n"
 "      --warmup N       untimed launches first (default 10)\n"
 "      --cache MODE     warm (back to back, what the study measured), cold\n"
 "                       (L2 flushed before every launch) or both (default warm)\n"
+"      --launch MODE    stream (ordinary launches), graph (the timed launches\n"
+"                       replayed from a CUDA graph: no host launch path) or\n"
+"                       both (default stream)\n"
 "      --device N       CUDA device (default 0)\n"
 "      --seed N         random inputs' seed (default 1)\n"
 "  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n"
@@ -47,7 +59,13 @@ static const char usage_text[] =
 "                       instructions, sol) or metric names, comma separated\n"
 "      --no-cupti       no counters: lets ncu, nsys or compute-sanitizer\n"
 "                       attach (one CUPTI client per process)\n"
-"  -q, --quiet          print only problems\n"
+"      --trace FILE     write a Chrome/Perfetto trace of the run (CUPTI\n"
+"                       activity: kernels, copies, NVTX ranges); implies\n"
+"                       --no-cupti\n"
+"      --profile-window bracket the timed launches with cudaProfilerStart/Stop\n"
+"                       for nsys --capture-range=cudaProfilerApi and ncu\n"
+"                       --profile-from-start off; implies --no-cupti\n"
+"  -q, --quiet          print only problems (progress shows on terminals)\n"
 "\n"
 "A run directory holds run.json (manifest), timing.csv and metrics.csv;\n"
 "docs/data-format.md describes them.  Analyse with: python3 -m analysis.\n"
@@ -67,6 +85,8 @@ static const char usage_text[] =
 "  ewbench run --preset article --cache both --out h100-article\n"
 "  ewbench run -v 'add_f16*' -s 16Mi --block 128 --cache cold\n"
 "  ewbench check -v add_f32x4 -s 1,3,5,1000003\n"
+"  ewbench sweep -v 'add_*' --out h100-sweep\n"
+"  ewbench run --preset tiers --launch both\n"
 "  ewbench metrics --check --chip GH100\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n";
 
@@ -167,7 +187,8 @@ main(int argc, char **argv)
 		return info_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return list_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0)
+	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 ||
+	    strcmp(cmd, "sweep") == 0)
 		return run_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "metrics") == 0)
 		return metrics_command(argc - 1, argv + 1);

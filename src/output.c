@@ -46,17 +46,18 @@ point_bytes_moved(const struct point *p)
 }
 
 /* Distinct bytes: each operand array once (in place: one array). */
+unsigned
+variant_footprint_per_element(const struct ewb_variant *v)
+{
+	if (v->in_place)
+		return ewb_dtype_size(v->dtype);
+	return v->read_bytes + v->write_bytes;
+}
+
 uint64_t
 point_footprint(const struct point *p)
 {
-	uint64_t	size = ewb_dtype_size(p->v->dtype);
-	uint64_t	arrays;
-
-	if (p->v->in_place)
-		arrays = 1;
-	else
-		arrays = (p->v->read_bytes + p->v->write_bytes) / size;
-	return p->n * arrays * size;
+	return p->n * variant_footprint_per_element(p->v);
 }
 
 int
@@ -166,7 +167,24 @@ settings_json(const struct manifest *m, struct json *j)
 	json_u64(j, "seed", o->seed);
 	json_u64(j, "flush_bytes", m->flush_bytes);
 	json_str(j, "timer", "cuda_event_per_launch");
-	json_str(j, "launch", "stream");
+	json_begin_array(j, "launch");
+	if (o->launch & LAUNCH_STREAM)
+		json_str(j, NULL, "stream");
+	if (o->launch & LAUNCH_GRAPH)
+		json_str(j, NULL, "graph");
+	json_end_array(j);
+	json_begin_array(j, "size_choices");
+	for (i = 0; i < m->nchoices; i++) {
+		json_begin_object(j, NULL);
+		json_u64(j, "footprint_bytes_per_element",
+		    m->choices[i].footprint_per_element);
+		json_str(j, "tier", m->choices[i].tier);
+		json_u64(j, "n", m->choices[i].n);
+		json_str(j, "reason", m->choices[i].reason);
+		json_end_object(j);
+	}
+	json_end_array(j);
+	json_bool(j, "sweep", o->sweep);
 	if (o->preset != NULL)
 		json_str(j, "preset", o->preset);
 	else

@@ -25,6 +25,14 @@ struct check_failure {
 	struct mismatch	 bad;
 };
 
+/* Why a size was measured (--preset tiers), for run.json. */
+struct size_choice {
+	unsigned	 footprint_per_element;	/* bytes */
+	const char	*tier;			/* "latency", "l2", "dram" */
+	uint64_t	 n;
+	char		 reason[160];
+};
+
 /* Everything run.json records. */
 struct manifest {
 	const char		*command;
@@ -36,6 +44,8 @@ struct manifest {
 	const struct device_facts *device;
 	const struct run_options *opts;
 	size_t			 flush_bytes;
+	struct size_choice	*choices;
+	size_t			 nchoices;
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;
@@ -68,5 +78,7 @@ int		 metrics_csv_row(struct csv *, const char *run_id,
 uint64_t	 point_bytes_moved(const struct point *);
 uint64_t	 point_footprint(const struct point *);
 const char	*cache_name(enum cache_mode);
+/* Bytes one element adds to a variant's footprint (add f32: 12). */
+unsigned	 variant_footprint_per_element(const struct ewb_variant *);
 
 #endif

@@ -25,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 #include "counters.h"
 #include "nvtx.h"
 #include "run.h"
+#include "tiers.h"
 
 struct study {
 	struct run_options	 opts;
@@ -47,7 +49,15 @@ struct study {
 	double			*samples;
 	void			*d_a, *d_b, *d_c, *d_flush;
 	void			*h_a, *h_b, *h_c;
-	size_t			 capacity;	/* elements the buffers hold */
+
+	/* Sizes per variant (sweep, --preset tiers); NULL: all of opts.sizes. */
+	uint64_t		**vsizes;
+	size_t			 *vcount;
+
+	/* Progress line (stderr, terminals only). */
+	size_t			 points_total;
+	size_t			 points_done;
+	double			 started;
 };
 
 /* Everything one launch needs, for the timing loop and counter callbacks. */
@@ -175,11 +185,68 @@ check_variant(struct study *s, struct launch *l, char **cause)
 	return 0;
 }
 
+/* The timed launches, each between its own pair of events.  Captured into
+ * a graph, the events become graph nodes (cudaEventRecordExternal), so a
+ * graph replay times the same thing without the host's launch path. */
 static int
-time_point(struct study *s, struct launch *l, struct stats *st, char **cause)
+issue_timed(struct study *s, struct launch *l, unsigned flags, char **cause)
+{
+	unsigned	i;
+
+	for (i = 0; i < s->opts.iters; i++) {
+		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecordWithFlags(s->events[2 * i], s->stream,
+		    flags), cause);
+		if (launch_once(l, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecordWithFlags(s->events[2 * i + 1],
+		    s->stream, flags), cause);
+	}
+	return 0;
+}
+
+static int
+issue_graph(struct study *s, struct launch *l, char **cause)
+{
+	cudaGraph_t	graph = NULL;
+	cudaGraphExec_t	exec = NULL;
+	cudaError_t	e;
+	int		rc;
+
+	CUDA_TRY(cudaStreamBeginCapture(s->stream,
+	    cudaStreamCaptureModeThreadLocal), cause);
+	rc = issue_timed(s, l, cudaEventRecordExternal, cause);
+	e = cudaStreamEndCapture(s->stream, &graph);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	if (e != cudaSuccess) {
+		cuda_fail(e, "cudaStreamEndCapture", cause);
+		goto out;
+	}
+	if ((e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess ||
+	    (e = cudaGraphUpload(exec, s->stream)) != cudaSuccess ||
+	    (e = cudaGraphLaunch(exec, s->stream)) != cudaSuccess) {
+		cuda_fail(e, "cudaGraphInstantiate/Upload/Launch", cause);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (exec != NULL)
+		cudaGraphExecDestroy(exec);
+	if (graph != NULL)
+		cudaGraphDestroy(graph);
+	return rc;
+}
+
+static int
+time_point(struct study *s, struct launch *l, enum launch_mode how,
+    struct stats *st, char **cause)
 {
 	unsigned	i, iters = s->opts.iters;
 	float		ms;
+	int		rc;
 
 	for (i = 0; i < s->opts.warmup; i++) {
 		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
@@ -187,16 +254,19 @@ time_point(struct study *s, struct launch *l, struct stats *st, char **cause)
 		if (launch_once(l, cause) != 0)
 			return -1;
 	}
-	for (i = 0; i < iters; i++) {
-		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
-			return -1;
-		CUDA_TRY(cudaEventRecord(s->events[2 * i], s->stream), cause);
-		if (launch_once(l, cause) != 0)
-			return -1;
-		CUDA_TRY(cudaEventRecord(s->events[2 * i + 1], s->stream),
-		    cause);
-	}
+	/* --profile-window: nsys --capture-range=cudaProfilerApi and
+	 * ncu --profile-from-start off see the timed launches only. */
+	if (s->opts.profile_window)
+		CUDA_TRY(cudaProfilerStart(), cause);
+	if (how == LAUNCH_GRAPH)
+		rc = issue_graph(s, l, cause);
+	else
+		rc = issue_timed(s, l, cudaEventRecordDefault, cause);
+	if (rc != 0)
+		return -1;
 	CUDA_TRY(cudaStreamSynchronize(s->stream), cause);
+	if (s->opts.profile_window)
+		CUDA_TRY(cudaProfilerStop(), cause);
 	for (i = 0; i < iters; i++) {
 		CUDA_TRY(cudaEventElapsedTime(&ms, s->events[2 * i],
 		    s->events[2 * i + 1]), cause);
@@ -274,6 +344,37 @@ out:
 	return rc;
 }
 
+static double
+now_seconds(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* "[37/480] add_f16 n=16Mi, 1m20s left" on stderr, rewritten in place;
+ * only on a terminal, so logs stay clean. */
+static void
+progress(struct study *s, const struct point *p)
+{
+	char	size[32];
+	double	elapsed, left;
+
+	s->points_done++;
+	if (s->opts.quiet || !isatty(STDERR_FILENO))
+		return;
+	elapsed = now_seconds() - s->started;
+	left = elapsed / s->points_done * (s->points_total - s->points_done);
+	size_format(p->n, size, sizeof size);
+	fprintf(stderr, "\r[%zu/%zu] %s n=%s, %.0fm%02.0fs left   ",
+	    s->points_done, s->points_total, p->v->id, size,
+	    left / 60 < 1 ? 0 : (double)(long)(left / 60),
+	    left - 60 * (double)(long)(left / 60));
+	if (s->points_done == s->points_total)
+		fputc('\n', stderr);
+}
+
 static void
 print_point(const struct study *s, const struct point *p,
     const struct stats *st, bool passed)
@@ -284,11 +385,28 @@ print_point(const struct study *s, const struct point *p,
 	if (s->opts.quiet)
 		return;
 	size_format(p->n, size, sizeof size);
-	printf("%-16s %8s %5u %-4s  %10.3f us  %8.1f GB/s  %5.1f%% spec  %s\n",
-	    p->v->id, size, p->block, cache_name(p->cache), st->median / 1e3,
-	    bw / 1e9, 100.0 * bw / s->dev.dram_bandwidth,
+	printf("%-16s %8s %5u %-4s %-6s %10.3f us  %8.1f GB/s  %5.1f%% spec  %s\n",
+	    p->v->id, size, p->block, cache_name(p->cache), p->launch,
+	    st->median / 1e3, bw / 1e9, 100.0 * bw / s->dev.dram_bandwidth,
 	    passed ? "ok" : "CHECK FAILED");
 	fflush(stdout);
+}
+
+/* Whether variant i is measured at n. */
+static bool
+variant_wants(const struct study *s, size_t i, uint64_t n)
+{
+	size_t	k;
+
+	if (!s->opts.selected[i])
+		return false;
+	if (s->vsizes == NULL)
+		return true;
+	for (k = 0; k < s->vcount[i]; k++) {
+		if (s->vsizes[i][k] == n)
+			return true;
+	}
+	return false;
 }
 
 static void
@@ -330,7 +448,7 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
-		if (!s->opts.selected[i] || v->dtype != dtype)
+		if (!variant_wants(s, i, n) || v->dtype != dtype)
 			continue;
 		make_launch(s, v, n, &l, &p);
 		p.cache = CACHE_WARM;
@@ -348,17 +466,23 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 			}
 			continue;
 		}
-		for (k = 0; k < 2; k++) {
-			if (!(s->opts.cache & states[k]))
+		for (k = 0; k < 4; k++) {
+			enum cache_mode	 cache = states[k % 2];
+			enum launch_mode how = k < 2 ? LAUNCH_STREAM :
+			    LAUNCH_GRAPH;
+
+			if (!(s->opts.cache & cache) || !(s->opts.launch & how))
 				continue;
-			l.cache = p.cache = states[k];
+			l.cache = p.cache = cache;
+			p.launch = how == LAUNCH_GRAPH ? "graph" : "stream";
 			nvtx_push_point(&p);
-			if (time_point(s, &l, &st, cause) != 0) {
+			if (time_point(s, &l, how, &st, cause) != 0) {
 				nvtx_pop();
 				return -1;
 			}
 			nvtx_pop();
 			print_point(s, &p, &st, passed);
+			progress(s, &p);
 			if (timing_csv_row(s->timing, s->man.run_id, &p,
 			    s->opts.iters, &st, s->dev.dram_bandwidth,
 			    passed, cause) != 0)
@@ -368,11 +492,12 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 	if (s->counters == NULL || s->opts.check_only)
 		return 0;
 
+	/* Counters do not depend on the launch path: rows say "stream". */
 	nvtx_push_phase("counters");
 	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
-		if (!s->opts.selected[i] || v->dtype != dtype)
+		if (!variant_wants(s, i, n) || v->dtype != dtype)
 			continue;
 		make_launch(s, v, n, &l, &p);
 		for (k = 0; k < 2; k++) {
@@ -389,18 +514,33 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 	return 0;
 }
 
-/* The largest element size among selected variants, and whether any is
- * of each dtype. */
-static size_t
-largest_element(const struct run_options *o)
+/* The largest array any selected variant needs, in bytes and elements. */
+static void
+largest_array(const struct study *s, size_t *bytes, uint64_t *n)
 {
-	size_t	i, size = 0;
+	size_t		i, k;
+	uint64_t	m;
 
+	*bytes = 0;
+	*n = 0;
 	for (i = 0; i < ewb_variant_count; i++) {
-		if (o->selected[i] && ewb_dtype_size(ewb_variants[i].dtype) > size)
-			size = ewb_dtype_size(ewb_variants[i].dtype);
+		if (!s->opts.selected[i])
+			continue;
+		for (k = 0; k < s->opts.nsizes; k++) {
+			m = s->opts.sizes[k];
+			if (!variant_wants(s, i, m))
+				continue;
+			if (m > SIZE_MAX / 16) {
+				*bytes = SIZE_MAX;
+				*n = m;
+				return;
+			}
+			if (m * ewb_dtype_size(ewb_variants[i].dtype) > *bytes)
+				*bytes = m * ewb_dtype_size(ewb_variants[i].dtype);
+			if (m > *n)
+				*n = m;
+		}
 	}
-	return size;
 }
 
 /* Device buffers for the largest size, refused before allocating when they
@@ -408,20 +548,19 @@ largest_element(const struct run_options *o)
 static int
 allocate(struct study *s, int *code, char **cause)
 {
-	size_t	n = s->opts.sizes[s->opts.nsizes - 1];
-	size_t	elem = largest_element(&s->opts);
+	uint64_t n;
 	size_t	bytes, free_bytes = 0, total = 0, need;
 	char	have[32], want[32], size[32];
 	unsigned i;
 
 	*code = EWB_EXIT_ERROR;
-	if (n > SIZE_MAX / 3 / elem) {
+	largest_array(s, &bytes, &n);
+	if (bytes > SIZE_MAX / 4) {
 		*cause = xasprintf("--size %llu is too large to address",
 		    (unsigned long long)n);
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}
-	bytes = n * elem;
 	s->man.flush_bytes = s->dev.l2_bytes * 4;
 	if (s->man.flush_bytes < (32u << 20))
 		s->man.flush_bytes = 32u << 20;
@@ -444,7 +583,6 @@ allocate(struct study *s, int *code, char **cause)
 	s->h_a = xmalloc(bytes);
 	s->h_b = xmalloc(bytes);
 	s->h_c = xmalloc(bytes);
-	s->capacity = n;
 	CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
 	    cause);
 	s->events = xcalloc(2 * (size_t)s->opts.iters, sizeof *s->events);
@@ -553,6 +691,95 @@ update_manifest(struct study *s, const char *status)
 	}
 }
 
+/* run.json says why each tier size was chosen, once per footprint. */
+static void
+record_tiers(struct study *s, unsigned fp, const struct tier_size *tiers)
+{
+	struct size_choice	*c;
+	size_t			 i;
+
+	for (i = 0; i < s->man.nchoices; i++) {
+		if (s->man.choices[i].footprint_per_element == fp)
+			return;
+	}
+	s->man.choices = xrealloc(s->man.choices,
+	    (s->man.nchoices + TIER_COUNT) * sizeof *s->man.choices);
+	for (i = 0; i < TIER_COUNT; i++) {
+		c = &s->man.choices[s->man.nchoices++];
+		c->footprint_per_element = fp;
+		c->tier = tiers[i].name;
+		c->n = tiers[i].n;
+		snprintf(c->reason, sizeof c->reason, "%s", tiers[i].reason);
+	}
+}
+
+/* Sizes chosen from this GPU's L2 (sweep, --preset tiers): per variant,
+ * since a working set is n times the variant's bytes per element.  Each
+ * variant's arrays must fit, three of them, beside the flush buffer. */
+static int
+plan_sizes(struct study *s, char **cause)
+{
+	struct tier_device	 td;
+	struct tier_size	 tiers[TIER_COUNT];
+	size_t			 i, k, free_bytes = 0, total = 0;
+	uint64_t		 budget;
+	unsigned		 fp, elem;
+	bool			 use_tiers;
+
+	use_tiers = s->opts.preset != NULL &&
+	    strcmp(s->opts.preset, "tiers") == 0;
+	if (!s->opts.sweep && !use_tiers)
+		return 0;
+	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
+	td.l2_bytes = s->dev.l2_bytes;
+	td.memory_bytes = s->dev.memory_bytes;
+	td.free_bytes = free_bytes;
+	s->vsizes = xcalloc(ewb_variant_count, sizeof *s->vsizes);
+	s->vcount = xcalloc(ewb_variant_count, sizeof *s->vcount);
+	for (i = 0; i < ewb_variant_count; i++) {
+		if (!s->opts.selected[i])
+			continue;
+		fp = variant_footprint_per_element(&ewb_variants[i]);
+		elem = ewb_dtype_size(ewb_variants[i].dtype);
+		/* Working set whose three arrays fit in 85% of free memory
+		 * less the flush buffer (4 x L2). */
+		budget = (uint64_t)((free_bytes * 0.85 - 4.0 * s->dev.l2_bytes) /
+		    3 / elem * fp);
+		if (s->opts.sweep) {
+			if (sweep_sizes(&td, fp, 3, budget, &s->vsizes[i],
+			    &s->vcount[i], cause) != 0)
+				return -1;
+		} else {
+			if (tier_sizes(&td, fp, budget, tiers, cause) != 0)
+				return -1;
+			s->vsizes[i] = xcalloc(TIER_COUNT, sizeof **s->vsizes);
+			s->vcount[i] = TIER_COUNT;
+			for (k = 0; k < TIER_COUNT; k++)
+				s->vsizes[i][k] = tiers[k].n;
+			record_tiers(s, fp, tiers);
+		}
+		cli_add_sizes(&s->opts, s->vsizes[i], s->vcount[i]);
+	}
+	cli_normalise_sizes(&s->opts);
+	return 0;
+}
+
+static size_t
+count_points(const struct study *s)
+{
+	size_t	i, k, count = 0, per;
+
+	per = ((s->opts.cache & CACHE_WARM) != 0) +
+	    ((s->opts.cache & CACHE_COLD) != 0);
+	per *= ((s->opts.launch & LAUNCH_STREAM) != 0) +
+	    ((s->opts.launch & LAUNCH_GRAPH) != 0);
+	for (i = 0; i < ewb_variant_count; i++) {
+		for (k = 0; k < s->opts.nsizes; k++)
+			count += variant_wants(s, i, s->opts.sizes[k]) ? per : 0;
+	}
+	return count;
+}
+
 static int
 study_loop(struct study *s, char **cause)
 {
@@ -563,7 +790,7 @@ study_loop(struct study *s, char **cause)
 	for (i = 0; i < s->opts.nsizes && !interrupted; i++) {
 		for (k = 0; k < 2 && !interrupted; k++) {
 			for (any = false, j = 0; j < ewb_variant_count; j++)
-				any |= s->opts.selected[j] &&
+				any |= variant_wants(s, j, s->opts.sizes[i]) &&
 				    ewb_variants[j].dtype == dtypes[k];
 			if (!any)
 				continue;
@@ -608,7 +835,7 @@ run_command(int argc, char **argv)
 
 	nvtx_push_phase("allocate");
 	code = EWB_EXIT_ERROR;
-	if (allocate(&s, &code, &cause) != 0) {
+	if (plan_sizes(&s, &cause) != 0 || allocate(&s, &code, &cause) != 0) {
 		nvtx_pop();
 		goto fail;
 	}
@@ -630,9 +857,9 @@ run_command(int argc, char **argv)
 		update_manifest(&s, "running");
 		if (!s.opts.quiet) {
 			device_print(&s.dev, stdout);
-			printf("%-16s %8s %5s %-4s  %13s  %13s  %10s  %s\n",
-			    "variant", "n", "block", "L2", "median",
-			    "bandwidth", "of spec", "check");
+			printf("%-16s %8s %5s %-4s %-6s %13s  %13s  %10s  "
+			    "%s\n", "variant", "n", "block", "L2", "launch",
+			    "median", "bandwidth", "of spec", "check");
 		}
 	}
 
@@ -641,6 +868,8 @@ run_command(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	s.points_total = count_points(&s);
+	s.started = now_seconds();
 	nvtx_push_phase(s.opts.check_only ? "check" : "run");
 	if (study_loop(&s, &cause) != 0) {
 		nvtx_pop();
@@ -679,6 +908,13 @@ out:
 	if (s.have_mset)
 		metric_set_free(&s.mset);
 	release(&s);
+	if (s.vsizes != NULL) {
+		for (size_t i = 0; i < ewb_variant_count; i++)
+			free(s.vsizes[i]);
+	}
+	free(s.vsizes);
+	free(s.vcount);
+	free(s.man.choices);
 	free(s.man.failures);
 	free(s.man.counters_reason);
 	cli_free_run(&s.opts);

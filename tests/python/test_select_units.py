@@ -1,0 +1,35 @@
+"""Small helpers: size labels, the middle size, primary blocks."""
+
+from analysis import select as sel
+from analysis.units import bytes_label, size_label, us
+from test_model import make_point
+
+
+def test_size_label_is_shortest_exact_spelling():
+    assert size_label(1 << 20) == "1Mi"
+    assert size_label(268435456) == "256Mi"
+    assert size_label(1000000) == "1M"
+    assert size_label(1000003) == "1000003"
+    assert size_label(3 << 30) == "3Gi"
+
+
+def test_bytes_and_time_labels():
+    assert bytes_label(12 << 20) == "12.0 MiB"
+    assert bytes_label(512) == "512 B"
+    assert bytes_label(None) == "n/a"
+    assert us(4474.0) == "4.47" and us(77400.0) == "77.4" and \
+        us(779000.0) == "779"
+
+
+def test_mid_size():
+    assert sel.mid_size([1 << 20, 1 << 24, 1 << 28]) == 1 << 24
+    assert sel.mid_size([1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28]) == \
+        1 << 24
+    assert sel.mid_size([1 << 20, 1 << 28]) is None
+
+
+def test_primary_block_is_the_one_timed_at_most_sizes():
+    pts = [make_point(n=n, block=256) for n in (1, 2, 3)]
+    pts += [make_point(n=2, block=b) for b in (32, 64, 1024)]
+    assert sel.primary_blocks(pts) == {"v": 256}
+    assert len(sel.primary_points_of(pts)) == 3
