@@ -1,28 +1,22 @@
 /*
  * ceilings.cu - the kernels of `ewbench ceilings` (see ceilings.h).
  *
- * The streaming kernels share one loop, ceil_visit: a grid-stride walk
- * that hands word indices to an operation CEIL_UNROLL at a time, so each
- * operation issues all its loads before it uses any and every thread keeps
- * several 16-byte requests in flight.  The same loop serves the L2 kernel,
- * whose walk wraps around a small array many times.
+ * Each memory kernel is an operation on 16-byte words, handed word indices
+ * Width at a time so that it issues all its loads before it uses any.  Two
+ * walks hand them out: ceil_tile, one tile of Width x CEIL_BLOCK words per
+ * block and no loop (the DRAM kernels), and ceil_visit, a grid-stride walk
+ * of one resident wave that wraps around a small array many times (the L2
+ * kernel).  The widths are the fastest of those measured on an H200
+ * (docs/ceilings.md): for the DRAM kernels, tiles beat a grid-stride wave
+ * by 1-7 %, and plain stores and copies are fastest at one word per thread.
  */
 #include "ceilings.h"
 #include "common.cuh"
 
-#ifndef CEIL_BLOCK
 #define CEIL_BLOCK	256u
-#endif
-#ifndef CEIL_UNROLL
-#define CEIL_UNROLL	4u
-#endif
-#ifdef HINTS
-#define LD(p) __ldcs(p)
-#define ST(p,v) __stcs(p,v)
-#else
-#define LD(p) (*(p))
-#define ST(p,v) (*(p) = (v))
-#endif
+#define READ_WIDTH	4u	/* dram_read: amortises the block's reduction */
+#define STREAM_WIDTH	1u	/* dram_write, dram_copy, dram_add */
+#define L2_WIDTH	2u
 #define FMA_CHAINS	8u
 #define FMA_STEPS	(EWB_CEIL_FMA_PER_ROUND / FMA_CHAINS)
 
@@ -36,26 +30,25 @@ ceil_wrap_add(size_t w, size_t step, size_t words)
 
 /*
  * Visits `total` word indices of an array of `words` words: thread t takes
- * visits t, t + stride, t + 2 stride, ..., each reduced modulo words (for
- * total == words, simply its grid-stride share of the array).
+ * visits t, t + stride, t + 2 stride, ..., each reduced modulo words, so
+ * every word is visited total / words times when words divides total.
  */
-template <typename Op>
+template <unsigned Width, typename Op>
 static __device__ __forceinline__ void
 ceil_visit(size_t words, size_t total, Op &op)
 {
 	size_t		stride = ewb_thread_count(), i = ewb_thread_index();
 	size_t		step = stride % words, w = i % words;
-	size_t		at[CEIL_UNROLL];
+	size_t		at[Width];
 	unsigned	k;
 
-	for (; i + (CEIL_UNROLL - 1) * stride < total;
-	    i += CEIL_UNROLL * stride) {
+	for (; i + (Width - 1) * stride < total; i += Width * stride) {
 #pragma unroll
-		for (k = 0; k < CEIL_UNROLL; k++) {
+		for (k = 0; k < Width; k++) {
 			at[k] = w;
 			w = ceil_wrap_add(w, step, words);
 		}
-		op.template group<CEIL_UNROLL>(at);
+		op.template group<Width>(at);
 	}
 	for (; i < total; i += stride) {
 		at[0] = w;
@@ -64,31 +57,35 @@ ceil_visit(size_t words, size_t total, Op &op)
 	}
 }
 
-#ifdef TILED
-template <typename Op>
+/* Block b owns words [b Width B, (b + 1) Width B) (B threads per block),
+ * thread t its words t, t + B, ...: each access instruction of a warp
+ * covers 512 contiguous bytes.  The last tile may be partial. */
+template <unsigned Width, typename Op>
 static __device__ __forceinline__ void
-ceil_visit1(size_t words, Op &op)
+ceil_tile(size_t words, Op &op)
 {
-	size_t base = (size_t)blockIdx.x * blockDim.x * CEIL_UNROLL + threadIdx.x;
-	size_t at[CEIL_UNROLL];
-	unsigned k;
-	if (base + (CEIL_UNROLL - 1) * blockDim.x < words) {
+	size_t		first = (size_t)blockIdx.x * blockDim.x * Width +
+			    threadIdx.x;
+	size_t		at[Width];
+	unsigned	k;
+
+	if (first + (size_t)(Width - 1) * blockDim.x < words) {
 #pragma unroll
-		for (k = 0; k < CEIL_UNROLL; k++) at[k] = base + k * blockDim.x;
-		op.template group<CEIL_UNROLL>(at);
-	} else {
-		for (k = 0; k < CEIL_UNROLL; k++) if (base + k * blockDim.x < words) { at[0] = base + k * blockDim.x; op.template group<1>(at); }
+		for (k = 0; k < Width; k++)
+			at[k] = first + (size_t)k * blockDim.x;
+		op.template group<Width>(at);
+		return;
+	}
+	for (k = 0; k < Width; k++) {
+		at[0] = first + (size_t)k * blockDim.x;
+		if (at[0] < words)
+			op.template group<1>(at);
 	}
 }
-#define VISIT1(w, op) ceil_visit1(w, op)
-#define SINKIDX (blockIdx.x % EWB_CEIL_SINK_WORDS)
-#else
-#define VISIT1(w, op) ceil_visit(w, w, op)
-#define SINKIDX blockIdx.x
-#endif
 
-/* The block's sum of v, one word per block into sink: what keeps the
- * compiler from dropping the loads or the arithmetic behind v. */
+/* The block's sum of v, added into one sink word (block b into word b mod
+ * EWB_CEIL_SINK_WORDS): what keeps the compiler from dropping the loads or
+ * the arithmetic behind v. */
 static __device__ void
 ceil_block_sink(unsigned v, unsigned *sink)
 {
@@ -103,7 +100,7 @@ ceil_block_sink(unsigned v, unsigned *sink)
 	if (threadIdx.x == 0) {
 		for (w = 1; w < blockDim.x / 32; w++)
 			v += warp_sum[w];
-		sink[SINKIDX] = v;
+		atomicAdd(&sink[blockIdx.x % EWB_CEIL_SINK_WORDS], v);
 	}
 }
 
@@ -124,7 +121,7 @@ struct ceil_read_op {
 			if constexpr (L2Only)
 				v[k] = __ldcg(src + at[k]);
 			else
-				v[k] = LD(src + at[k]);
+				v[k] = src[at[k]];
 		}
 #pragma unroll
 		for (k = 0; k < K; k++)
@@ -142,7 +139,7 @@ struct ceil_write_op {
 	{
 #pragma unroll
 		for (unsigned k = 0; k < K; k++)
-			ST(dst + at[k], value);
+			dst[at[k]] = value;
 	}
 };
 
@@ -159,10 +156,10 @@ struct ceil_copy_op {
 
 #pragma unroll
 		for (k = 0; k < K; k++)
-			v[k] = LD(src + at[k]);
+			v[k] = src[at[k]];
 #pragma unroll
 		for (k = 0; k < K; k++)
-			ST(dst + at[k], v[k]);
+			dst[at[k]] = v[k];
 	}
 };
 
@@ -179,13 +176,13 @@ struct ceil_add_op {
 
 #pragma unroll
 		for (k = 0; k < K; k++) {
-			x[k] = LD(a + at[k]);
-			y[k] = LD(b + at[k]);
+			x[k] = a[at[k]];
+			y[k] = b[at[k]];
 		}
 #pragma unroll
 		for (k = 0; k < K; k++)
-			ST(c + at[k], make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
-			    x[k].z + y[k].z, x[k].w + y[k].w));
+			c[at[k]] = make_float4(x[k].x + y[k].x, x[k].y + y[k].y,
+			    x[k].z + y[k].z, x[k].w + y[k].w);
 	}
 };
 
@@ -194,7 +191,7 @@ ewb_ceil_read_kernel(const uint4 *src, size_t words, unsigned *sink)
 {
 	ceil_read_op<false>	op = { src, 0 };
 
-	VISIT1(words, op);
+	ceil_tile<READ_WIDTH>(words, op);
 	ceil_block_sink(op.sum, sink);
 }
 
@@ -204,7 +201,7 @@ ewb_ceil_l2_read_kernel(const uint4 *src, size_t words, size_t total,
 {
 	ceil_read_op<true>	op = { src, 0 };
 
-	ceil_visit(words, total, op);
+	ceil_visit<L2_WIDTH>(words, total, op);
 	ceil_block_sink(op.sum, sink);
 }
 
@@ -213,7 +210,7 @@ ewb_ceil_write_kernel(uint4 *dst, size_t words, unsigned value)
 {
 	ceil_write_op	op = { dst, make_uint4(value, value, value, value) };
 
-	VISIT1(words, op);
+	ceil_tile<STREAM_WIDTH>(words, op);
 }
 
 __global__ void __launch_bounds__(CEIL_BLOCK)
@@ -221,7 +218,7 @@ ewb_ceil_copy_kernel(const uint4 *src, uint4 *dst, size_t words)
 {
 	ceil_copy_op	op = { src, dst };
 
-	VISIT1(words, op);
+	ceil_tile<STREAM_WIDTH>(words, op);
 }
 
 __global__ void __launch_bounds__(CEIL_BLOCK)
@@ -229,7 +226,7 @@ ewb_ceil_add_kernel(const float4 *a, const float4 *b, float4 *c, size_t words)
 {
 	ceil_add_op	op = { a, b, c };
 
-	VISIT1(words, op);
+	ceil_tile<STREAM_WIDTH>(words, op);
 }
 
 __global__ void
@@ -293,7 +290,7 @@ ewb_ceil_fma_f16_kernel(unsigned iters, float mul, float add, unsigned *sink)
 }
 
 /* One wave of resident CEIL_BLOCK-thread blocks of kernel (no tail wave),
- * at most one block per sink word. */
+ * at most one block per sink word: the grid of the looping kernels. */
 template <typename Kernel>
 static cudaError_t
 ceil_grid(Kernel kernel, int sm_count, unsigned *grid)
@@ -314,8 +311,21 @@ ceil_grid(Kernel kernel, int sm_count, unsigned *grid)
 	return cudaSuccess;
 }
 
+/* Tiles of width x CEIL_BLOCK words covering `words`. */
+static cudaError_t
+ceil_tiles(size_t words, unsigned width, unsigned *grid)
+{
+	unsigned long long	tiles = ewb_div_up(words,
+				    (unsigned long long)width * CEIL_BLOCK);
+
+	if (tiles > EWB_MAX_GRID)
+		return cudaErrorInvalidConfiguration;
+	*grid = (unsigned)tiles;
+	return cudaSuccess;
+}
+
 extern "C" cudaError_t
-ewb_ceil_read(const void *src, size_t words, unsigned *sink, int sm_count,
+ewb_ceil_read(const void *src, size_t words, unsigned *sink,
     cudaStream_t stream)
 {
 	unsigned	grid;
@@ -323,18 +333,15 @@ ewb_ceil_read(const void *src, size_t words, unsigned *sink, int sm_count,
 
 	if (src == NULL || sink == NULL || words == 0)
 		return cudaErrorInvalidValue;
-	if ((e = ceil_grid(ewb_ceil_read_kernel, sm_count, &grid)) != cudaSuccess)
+	if ((e = ceil_tiles(words, READ_WIDTH, &grid)) != cudaSuccess)
 		return e;
-#ifdef TILED
-	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
-#endif
 	ewb_ceil_read_kernel<<<grid, CEIL_BLOCK, 0, stream>>>(
 	    (const uint4 *)src, words, sink);
 	return cudaGetLastError();
 }
 
 extern "C" cudaError_t
-ewb_ceil_write(void *dst, size_t words, int sm_count, cudaStream_t stream)
+ewb_ceil_write(void *dst, size_t words, cudaStream_t stream)
 {
 	/* A new value each call, so no store repeats what memory holds. */
 	static unsigned	calls;
@@ -343,18 +350,15 @@ ewb_ceil_write(void *dst, size_t words, int sm_count, cudaStream_t stream)
 
 	if (dst == NULL || words == 0)
 		return cudaErrorInvalidValue;
-	if ((e = ceil_grid(ewb_ceil_write_kernel, sm_count, &grid)) != cudaSuccess)
+	if ((e = ceil_tiles(words, STREAM_WIDTH, &grid)) != cudaSuccess)
 		return e;
-#ifdef TILED
-	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
-#endif
 	ewb_ceil_write_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((uint4 *)dst,
 	    words, ++calls);
 	return cudaGetLastError();
 }
 
 extern "C" cudaError_t
-ewb_ceil_copy(const void *src, void *dst, size_t words, int sm_count,
+ewb_ceil_copy(const void *src, void *dst, size_t words,
     cudaStream_t stream)
 {
 	unsigned	grid;
@@ -362,11 +366,8 @@ ewb_ceil_copy(const void *src, void *dst, size_t words, int sm_count,
 
 	if (src == NULL || dst == NULL || words == 0)
 		return cudaErrorInvalidValue;
-	if ((e = ceil_grid(ewb_ceil_copy_kernel, sm_count, &grid)) != cudaSuccess)
+	if ((e = ceil_tiles(words, STREAM_WIDTH, &grid)) != cudaSuccess)
 		return e;
-#ifdef TILED
-	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
-#endif
 	ewb_ceil_copy_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const uint4 *)src,
 	    (uint4 *)dst, words);
 	return cudaGetLastError();
@@ -374,18 +375,15 @@ ewb_ceil_copy(const void *src, void *dst, size_t words, int sm_count,
 
 extern "C" cudaError_t
 ewb_ceil_add(const void *a, const void *b, void *c, size_t words,
-    int sm_count, cudaStream_t stream)
+    cudaStream_t stream)
 {
 	unsigned	grid;
 	cudaError_t	e;
 
 	if (a == NULL || b == NULL || c == NULL || words == 0)
 		return cudaErrorInvalidValue;
-	if ((e = ceil_grid(ewb_ceil_add_kernel, sm_count, &grid)) != cudaSuccess)
+	if ((e = ceil_tiles(words, STREAM_WIDTH, &grid)) != cudaSuccess)
 		return e;
-#ifdef TILED
-	grid = (unsigned)((words + CEIL_BLOCK * CEIL_UNROLL - 1) / (CEIL_BLOCK * CEIL_UNROLL));
-#endif
 	ewb_ceil_add_kernel<<<grid, CEIL_BLOCK, 0, stream>>>((const float4 *)a,
 	    (const float4 *)b, (float4 *)c, words);
 	return cudaGetLastError();

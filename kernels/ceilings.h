@@ -7,9 +7,10 @@
  * Every launcher is C-callable, launches one kernel asynchronously on the
  * given stream and returns cudaGetLastError(); none synchronises.  Buffers
  * come from cudaMalloc (16-byte aligned); sizes are in 16-byte words.
- * sm_count 0 means the current device's.  The streaming kernels launch one
- * wave of resident 256-thread blocks (from the occupancy calculator) that
- * loops over the data with four 16-byte accesses in flight per thread.
+ * sm_count 0 means the current device's.  The DRAM kernels launch one
+ * 256-thread block per tile of the data, with no loop (dram_read: 4 words
+ * per thread, the others 1); the L2 and FMA kernels one wave of resident
+ * 256-thread blocks (from the occupancy calculator) that loops.
  */
 #ifndef EWB_CEILINGS_KERNELS_H
 #define EWB_CEILINGS_KERNELS_H
@@ -21,23 +22,22 @@
 extern "C" {
 #endif
 
-/* Reducing kernels write one word per block into a sink of this many
- * unsigned words (so nothing they read or compute can be elided); their
- * grids never exceed it. */
+/* Reducing kernels add one word per block into a sink of this many
+ * unsigned words (block b into word b mod EWB_CEIL_SINK_WORDS), so nothing
+ * they read or compute can be elided. */
 #define EWB_CEIL_SINK_WORDS	65536u
 
 /* Reads `words` 16-byte words of src once and sums them. */
 cudaError_t	 ewb_ceil_read(const void *src, size_t words, unsigned *sink,
-		    int sm_count, cudaStream_t);
-/* Writes `words` 16-byte words of dst (a new value each call). */
-cudaError_t	 ewb_ceil_write(void *dst, size_t words, int sm_count,
 		    cudaStream_t);
+/* Writes `words` 16-byte words of dst (a new value each call). */
+cudaError_t	 ewb_ceil_write(void *dst, size_t words, cudaStream_t);
 /* dst = src over `words` 16-byte words. */
 cudaError_t	 ewb_ceil_copy(const void *src, void *dst, size_t words,
-		    int sm_count, cudaStream_t);
+		    cudaStream_t);
 /* c = a + b as float4 over `words` 16-byte words: the study's add. */
 cudaError_t	 ewb_ceil_add(const void *a, const void *b, void *c,
-		    size_t words, int sm_count, cudaStream_t);
+		    size_t words, cudaStream_t);
 /* Reads the first `words` 16-byte words of src `passes` times over, in one
  * launch, with loads that bypass L1 (ld.global.cg): when words x 16 is well
  * inside L2, every pass after the first is served by L2.  Reads

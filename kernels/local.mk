@@ -9,5 +9,6 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/relu.cu \
 	%reldir%/abs.cu \
 	%reldir%/peer_cub.cu \
-	%reldir%/flush.cu
-noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh
+	%reldir%/flush.cu \
+	%reldir%/ceilings.cu
+noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ceilings.h

@@ -212,21 +212,21 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 
 	switch (id) {
 	case CEIL_DRAM_READ:
-		CUDA_TRY(ewb_ceil_read(b->a, words, b->sink, sm, b->stream),
+		CUDA_TRY(ewb_ceil_read(b->a, words, b->sink, b->stream),
 		    cause);
 		*work = (double)b->array_bytes;
 		break;
 	case CEIL_DRAM_WRITE:
-		CUDA_TRY(ewb_ceil_write(b->c, words, sm, b->stream), cause);
+		CUDA_TRY(ewb_ceil_write(b->c, words, b->stream), cause);
 		*work = (double)b->array_bytes;
 		break;
 	case CEIL_DRAM_COPY:
-		CUDA_TRY(ewb_ceil_copy(b->a, b->c, words, sm, b->stream),
+		CUDA_TRY(ewb_ceil_copy(b->a, b->c, words, b->stream),
 		    cause);
 		*work = 2.0 * b->array_bytes;
 		break;
 	case CEIL_DRAM_ADD:
-		CUDA_TRY(ewb_ceil_add(b->a, b->b, b->c, words, sm, b->stream),
+		CUDA_TRY(ewb_ceil_add(b->a, b->b, b->c, words, b->stream),
 		    cause);
 		*work = 3.0 * b->array_bytes;
 		break;
@@ -512,20 +512,13 @@ release(struct bench *b)
 		cudaStreamDestroy(b->stream);
 }
 
+/* run.json carries the measured ceilings too. */
 static void
-update_manifest(struct bench *b, const char *status)
+rows_json(struct json *j, const void *ctx)
 {
-	char	*cause = NULL;
+	const struct bench	*b = ctx;
 
-	if (b->dir == NULL)
-		return;
-	if (strcmp(status, "running") != 0)
-		output_utc_now(b->man.finished_utc,
-		    sizeof b->man.finished_utc);
-	if (manifest_write(b->dir, &b->man, status, &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
+	ceilings_json(b->rows, CEIL_COUNT, j);
 }
 
 /* The run directory: run.json, ceilings.csv, and timing.csv, which every
@@ -550,7 +543,7 @@ open_output(struct bench *b, char *dir, size_t len, char **cause)
 	free(path);
 	if (b->csv == NULL)
 		return -1;
-	update_manifest(b, "running");
+	manifest_update(b->dir, &b->man, "running");
 	return 0;
 }
 
@@ -582,6 +575,8 @@ ceilings_command(int argc, char **argv)
 	b.man.device = &b.dev;
 	b.man.opts = &b.opts;
 	b.man.counters_status = "off";
+	b.man.extra_json = rows_json;
+	b.man.extra_ctx = &b;
 	output_utc_now(b.man.started_utc, sizeof b.man.started_utc);
 	output_run_id(&b.dev, b.man.run_id, sizeof b.man.run_id);
 
@@ -612,7 +607,7 @@ ceilings_command(int argc, char **argv)
 		status = "complete";
 		code = EWB_EXIT_OK;
 	}
-	update_manifest(&b, status);
+	manifest_update(b.dir, &b.man, status);
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);
 	goto out;
@@ -620,7 +615,7 @@ ceilings_command(int argc, char **argv)
 fail:
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
-	update_manifest(&b, "failed");
+	manifest_update(b.dir, &b.man, "failed");
 out:
 	if (b.csv != NULL)
 		csv_close(b.csv, NULL);
@@ -646,31 +641,4 @@ ceilings_json(const struct ceiling *rows, size_t count, struct json *j)
 		json_end_object(j);
 	}
 	json_end_object(j);
-}
-
-void
-output_default_dir(const struct device_facts *d, const char *prefix,
-    char *buf, size_t len)
-{
-	char		slug[64];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	device_slug(d, slug, sizeof slug);
-	gmtime_r(&now, &tm);
-	snprintf(buf, len, "%s-%s-", prefix, slug);
-	strftime(buf + strlen(buf), len - strlen(buf), "%Y%m%d-%H%M%S", &tm);
-}
-
-void
-output_run_id(const struct device_facts *d, char *buf, size_t len)
-{
-	char		slug[64], stamp[32];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	device_slug(d, slug, sizeof slug);
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(buf, len, "%s-%s-%x", stamp, slug, (unsigned)getpid());
 }

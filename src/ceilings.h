@@ -25,13 +25,4 @@ int	 ceilings_command(int argc, char **argv);
  * "unit": "byte/s", "spec_value": ... or null, "method": "..."}, ...}. */
 void	 ceilings_json(const struct ceiling *, size_t count, struct json *);
 
-/*
- * Run directory naming, shared with `ewbench run` (run.c has static copies
- * of both): "<prefix>-<gpu slug>-YYYYmmdd-HHMMSS" and the run id
- * "YYYYmmddTHHMMSSZ-<gpu slug>-<pid in hex>".  They belong in output.c.
- */
-void	 output_default_dir(const struct device_facts *, const char *prefix,
-	    char *buf, size_t len);
-void	 output_run_id(const struct device_facts *, char *buf, size_t len);
-
 #endif

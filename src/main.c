@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ceilings.h"
 #include "counters.h"
 #include "device.h"
 #include "run.h"
@@ -34,7 +35,7 @@ static const char usage_text[] =
 "                       list or validate counter metric sets (no GPU needed\n"
 "                       with --chip, e.g. GH100)\n"
 "\n"
-"Options of run and check:\n"
+"Options of run, check and sweep:\n"
 "  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
 "                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
 "  -s, --size LIST      elements per array; repeatable; 1M = 10^6,\n"
@@ -190,9 +191,11 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 ||
 	    strcmp(cmd, "sweep") == 0)
 		return run_command(argc - 1, argv + 1);
+	if (strcmp(cmd, "ceilings") == 0)
+		return ceilings_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "metrics") == 0)
 		return metrics_command(argc - 1, argv + 1);
 	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
-	    "run, check, metrics; see ewbench --help)\n", cmd);
+	    "run, check, sweep, ceilings, metrics; see ewbench --help)\n", cmd);
 	return EWB_EXIT_USAGE;
 }

@@ -288,6 +288,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	settings_json(m, j);
 	counters_json(m, j);
 	checks_json(m, j);
+	if (m->extra_json != NULL)
+		m->extra_json(j, m->extra_ctx);
 	json_end_object(j);
 
 	path = xasprintf("%s/run.json", dir);
@@ -295,6 +297,48 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	free(path);
 	json_free(j);
 	return rc;
+}
+
+void
+manifest_update(const char *dir, struct manifest *m, const char *status)
+{
+	char	*cause = NULL;
+
+	if (dir == NULL)
+		return;
+	if (strcmp(status, "running") != 0)
+		output_utc_now(m->finished_utc, sizeof m->finished_utc);
+	if (manifest_write(dir, m, status, &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
+}
+
+void
+output_default_dir(const struct device_facts *d, const char *prefix,
+    char *buf, size_t len)
+{
+	char		slug[64];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(d, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	snprintf(buf, len, "%s-%s-", prefix, slug);
+	strftime(buf + strlen(buf), len - strlen(buf), "%Y%m%d-%H%M%S", &tm);
+}
+
+void
+output_run_id(const struct device_facts *d, char *buf, size_t len)
+{
+	char		slug[64], stamp[32];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	device_slug(d, slug, sizeof slug);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(buf, len, "%s-%s-%x", stamp, slug, (unsigned)getpid());
 }
 
 static struct csv *

@@ -57,6 +57,9 @@ struct manifest {
 	size_t			 checks_passed;
 	struct check_failure	*failures;
 	size_t			 nfailures;
+	/* More members of run.json, written last (e.g. "ceilings"). */
+	void			(*extra_json)(struct json *, const void *);
+	const void		*extra_ctx;
 };
 
 /* Creates dir (and parents); refuses one that already holds a run. */
@@ -64,6 +67,16 @@ int		 output_make_dir(const char *dir, char **cause);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);
+/* manifest_write with the finish time set for any status but "running";
+ * a failure is reported on stderr (the run goes on). */
+void		 manifest_update(const char *dir, struct manifest *,
+		    const char *status);
+/* "<prefix>-<gpu slug>-YYYYmmdd-HHMMSS", the default --out. */
+void		 output_default_dir(const struct device_facts *,
+		    const char *prefix, char *buf, size_t len);
+/* "YYYYmmddTHHMMSSZ-<gpu slug>-<pid in hex>". */
+void		 output_run_id(const struct device_facts *, char *buf,
+		    size_t len);
 
 struct csv	*timing_csv_open(const char *dir, char **cause);
 int		 timing_csv_row(struct csv *, const char *run_id,

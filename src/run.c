@@ -648,49 +648,6 @@ start_counters(struct study *s)
 	s->man.chip = counters_chip(s->counters);
 }
 
-static void
-default_dir(struct study *s, char *buf, size_t len)
-{
-	char		slug[64];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	device_slug(&s->dev, slug, sizeof slug);
-	gmtime_r(&now, &tm);
-	snprintf(buf, len, "ewbench-%s-", slug);
-	strftime(buf + strlen(buf), len - strlen(buf), "%Y%m%d-%H%M%S", &tm);
-}
-
-static void
-make_run_id(struct study *s)
-{
-	char		slug[64], stamp[32];
-	time_t		now = time(NULL);
-	struct tm	tm;
-
-	device_slug(&s->dev, slug, sizeof slug);
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(s->man.run_id, sizeof s->man.run_id, "%s-%s-%x", stamp, slug,
-	    (unsigned)getpid());
-}
-
-static void
-update_manifest(struct study *s, const char *status)
-{
-	char	*cause = NULL;
-
-	if (s->dir == NULL)
-		return;
-	if (strcmp(status, "running") != 0)
-		output_utc_now(s->man.finished_utc,
-		    sizeof s->man.finished_utc);
-	if (manifest_write(s->dir, &s->man, status, &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
-}
-
 /* run.json says why each tier size was chosen, once per footprint. */
 static void
 record_tiers(struct study *s, unsigned fp, const struct tier_size *tiers)
@@ -796,7 +753,7 @@ study_loop(struct study *s, char **cause)
 				continue;
 			if (run_dtype(s, dtypes[k], s->opts.sizes[i], cause) != 0)
 				return -1;
-			update_manifest(s, "running");
+			manifest_update(s->dir, &s->man, "running");
 		}
 	}
 	return 0;
@@ -831,7 +788,7 @@ run_command(int argc, char **argv)
 	s.man.opts = &s.opts;
 	s.man.counters_status = "off";
 	output_utc_now(s.man.started_utc, sizeof s.man.started_utc);
-	make_run_id(&s);
+	output_run_id(&s.dev, s.man.run_id, sizeof s.man.run_id);
 
 	nvtx_push_phase("allocate");
 	code = EWB_EXIT_ERROR;
@@ -842,7 +799,7 @@ run_command(int argc, char **argv)
 	nvtx_pop();
 	if (!s.opts.check_only) {
 		if (s.opts.out == NULL)
-			default_dir(&s, dir, sizeof dir);
+			output_default_dir(&s.dev, "ewbench", dir, sizeof dir);
 		s.dir = s.opts.out != NULL ? s.opts.out : dir;
 		code = EWB_EXIT_ERROR;
 		if (output_make_dir(s.dir, &cause) != 0 ||
@@ -854,7 +811,7 @@ run_command(int argc, char **argv)
 			goto fail;
 		if (s.counters != NULL)
 			s.man.cupti_version = counters_cupti_version();
-		update_manifest(&s, "running");
+		manifest_update(s.dir, &s.man, "running");
 		if (!s.opts.quiet) {
 			device_print(&s.dev, stdout);
 			printf("%-16s %8s %5s %-4s %-6s %13s  %13s  %10s  "
@@ -885,7 +842,7 @@ run_command(int argc, char **argv)
 		status = "complete";
 		code = s.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
 	}
-	update_manifest(&s, status);
+	manifest_update(s.dir, &s.man, status);
 	if (!s.opts.quiet || s.man.nfailures > 0)
 		fprintf(s.man.nfailures > 0 ? stderr : stdout,
 		    "ewbench: %zu checks passed, %zu failed%s%s\n",
@@ -897,7 +854,7 @@ run_command(int argc, char **argv)
 fail:
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
-	update_manifest(&s, "failed");
+	manifest_update(s.dir, &s.man, "failed");
 out:
 	if (s.timing != NULL)
 		csv_close(s.timing, NULL);

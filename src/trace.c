@@ -1,8 +1,9 @@
 /*
  * trace.c - the collector behind `ewbench run --trace`: CUPTI's Activity
  * API records kernels, memcpy, memset, NVTX ranges (marker records) and
- * external correlations, which tie each launch to the label the caller set
- * with trace_point_begin.  The records go into a struct trace (trace.h).
+ * external correlations, which tie each launch (through the runtime API
+ * call that made it) to the label the caller set with trace_point_begin.
+ * The records go into a struct trace (trace.h).
  *
  * Kernels are recorded with the CONCURRENT_KERNEL kind: KIND_KERNEL would
  * serialise them.  NVTX reaches CUPTI only through NVTX's injection: at
@@ -39,12 +40,27 @@
 extern char	*__cxa_demangle(const char *, char *, size_t *, int *)
 		    __attribute__((weak));
 
-static const CUpti_ActivityKind	kinds[] = {
-	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
-	CUPTI_ACTIVITY_KIND_MEMCPY,
-	CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_MARKER,
-	CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+/*
+ * External-correlation records come only with API records, and kernel
+ * correlation ids are the runtime API's (with the DRIVER kind instead, no
+ * kernel matched, on an H200 with CUDA 13.0): so RUNTIME is enabled too,
+ * and its records are read for nothing else.
+ */
+static const struct {
+	CUpti_ActivityKind	 kind;
+	const char		*enable;	/* for messages */
+	const char		*disable;
+} kinds[] = {
+#define KIND(k) { CUPTI_ACTIVITY_KIND_ ## k,				\
+	"cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" #k ")",		\
+	"cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" #k ")" }
+	KIND(CONCURRENT_KERNEL),
+	KIND(MEMCPY),
+	KIND(MEMSET),
+	KIND(MARKER),
+	KIND(RUNTIME),
+	KIND(EXTERNAL_CORRELATION),
+#undef KIND
 };
 #define NKINDS	(sizeof kinds / sizeof kinds[0])
 
@@ -288,9 +304,9 @@ disable_kinds(size_t n, char **cause)
 	int		failed = 0;
 
 	for (i = 0; i < n; i++) {
-		rc = cuptiActivityDisable(kinds[i]);
+		rc = cuptiActivityDisable(kinds[i].kind);
 		if (rc != CUPTI_SUCCESS && !failed && *cause == NULL)
-			*cause = cupti_error("cuptiActivityDisable", rc);
+			*cause = cupti_error(kinds[i].disable, rc);
 		failed |= rc != CUPTI_SUCCESS;
 	}
 	return failed ? -1 : 0;
@@ -351,8 +367,8 @@ trace_start(char **cause)
 	collector.point = -1;
 	pthread_mutex_unlock(&collector.lock);
 	for (i = 0; i < NKINDS; i++) {
-		if ((rc = cuptiActivityEnable(kinds[i])) != CUPTI_SUCCESS) {
-			*cause = cupti_error("cuptiActivityEnable", rc);
+		if ((rc = cuptiActivityEnable(kinds[i].kind)) != CUPTI_SUCCESS) {
+			*cause = cupti_error(kinds[i].enable, rc);
 			disable_kinds(i, cause);
 			pthread_mutex_lock(&collector.lock);
 			trace_free(collector.trace);
