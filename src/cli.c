@@ -104,6 +104,33 @@ cli_normalise_sizes(struct run_options *o)
 	o->nsizes = j;
 }
 
+/* --block 256 or --block 32,64,128: each from 1 to 1024. */
+static int
+parse_blocks(struct run_options *o, const char *text, char **cause)
+{
+	char		*copy = xstrdup(text), *word, *save = NULL;
+	unsigned	 block;
+	int		 rc = 0;
+
+	for (word = strtok_r(copy, ",", &save); word != NULL;
+	    word = strtok_r(NULL, ",", &save)) {
+		if (cli_parse_uint(word, "--block", 1, 1024, &block,
+		    cause) != 0) {
+			rc = -1;
+			break;
+		}
+		o->blocks = xrealloc(o->blocks,
+		    (o->nblocks + 1) * sizeof *o->blocks);
+		o->blocks[o->nblocks++] = block;
+	}
+	if (rc == 0 && o->nblocks == 0) {
+		*cause = xasprintf("--block: '%s' names no block size", text);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
 int
 cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 {
@@ -113,12 +140,14 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	unsigned	 u;
 	char		*end;
 	int		 ch;
+	bool		 metrics_given = false;
 
 	memset(o, 0, sizeof *o);
 	o->iters = 100;
 	o->warmup = 10;
 	o->check_only = strcmp(argv[0], "check") == 0;
 	o->sweep = strcmp(argv[0], "sweep") == 0;
+	o->tune = strcmp(argv[0], "tune") == 0;
 	/* A sweep shows the kernel, not the launch path, in both cache states. */
 	o->cache = o->sweep ? CACHE_BOTH : CACHE_WARM;
 	o->launch = o->sweep ? LAUNCH_GRAPH : LAUNCH_STREAM;
@@ -153,8 +182,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			}
 			break;
 		case OPT_BLOCK:
-			if (cli_parse_uint(optarg, "--block", 1, 1024, &o->block,
-			    cause) != 0)
+			if (parse_blocks(o, optarg, cause) != 0)
 				return -1;
 			break;
 		case OPT_ITERS:
@@ -223,6 +251,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case OPT_METRICS:
 			o->metrics = optarg;
+			metrics_given = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -247,6 +276,23 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	 * nsys/ncu) leaves no room for the counters. */
 	if (o->trace != NULL || o->profile_window)
 		o->no_cupti = true;
+	/* tune times shapes: every block size from one warp to the limit,
+	 * at the tier sizes, without counters unless --metrics is given. */
+	if (o->tune) {
+		static const unsigned tune_blocks[] = {
+			32, 64, 96, 128, 192, 256, 384, 512, 768, 1024
+		};
+
+		if (o->nblocks == 0) {
+			o->nblocks = sizeof tune_blocks / sizeof tune_blocks[0];
+			o->blocks = xmalloc(sizeof tune_blocks);
+			memcpy(o->blocks, tune_blocks, sizeof tune_blocks);
+		}
+		if (!metrics_given)
+			o->no_cupti = true;
+		if (o->nsizes == 0 && o->preset == NULL)
+			o->preset = "tiers";
+	}
 	if (o->sweep && (o->nsizes > 0 || o->preset != NULL)) {
 		*cause = xasprintf("sweep chooses its sizes from the L2 size; "
 		    "use run for --size or --preset");
@@ -278,4 +324,5 @@ cli_free_run(struct run_options *o)
 {
 	free(o->selected);
 	free(o->sizes);
+	free(o->blocks);
 }

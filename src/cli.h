@@ -14,7 +14,9 @@ struct run_options {
 	uint64_t	*sizes;		/* ascending, no duplicates */
 	size_t		 nsizes;
 	const char	*preset;	/* NULL, "article" or "tiers" */
-	unsigned	 block;		/* 0: each variant's default */
+	unsigned	*blocks;	/* threads per block to run; none:
+					   each variant's default */
+	size_t		 nblocks;
 	unsigned	 iters;
 	unsigned	 warmup;
 	enum cache_mode	 cache;
@@ -26,6 +28,7 @@ struct run_options {
 	const char	*metrics;	/* metric group or names */
 	bool		 check_only;	/* `ewbench check` */
 	bool		 sweep;		/* `ewbench sweep`: sizes from the L2 */
+	bool		 tune;		/* `ewbench tune`: a block-size sweep */
 	const char	*trace;		/* --trace FILE.json, or NULL */
 	bool		 profile_window; /* cudaProfilerStart/Stop around
 					   the measured launches */

@@ -28,6 +28,9 @@ static const char usage_text[] =
 "  sweep [OPTIONS]      run at working sets from 64 KiB to past 8x the L2\n"
 "                       (at least 1 GiB), denser around the L2 size; default\n"
 "                       --cache both --launch graph\n"
+"  tune [OPTIONS]       time every block size (default 32 to 1024) at the\n"
+"                       tier sizes and print the best shape per variant next\n"
+"                       to the published one; no counters unless --metrics\n"
 "  ceilings [--device N] [--out DIR] [--iters N]\n"
 "                       measure DRAM and L2 bandwidth, launch cost and FMA\n"
 "                       peaks; writes ceilings.csv\n"
@@ -35,7 +38,7 @@ static const char usage_text[] =
 "                       list or validate counter metric sets (no GPU needed\n"
 "                       with --chip, e.g. GH100)\n"
 "\n"
-"Options of run, check and sweep:\n"
+"Options of run, check, sweep and tune:\n"
 "  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
 "                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
 "  -s, --size LIST      elements per array; repeatable; 1M = 10^6,\n"
@@ -44,8 +47,8 @@ static const char usage_text[] =
 "                       default); tiers: per variant, a working set far below\n"
 "                       the L2, one ~45% of it, one >= 16x it (run.json says\n"
 "                       why)\n"
-"      --block N        threads per block for every variant (default: each\n"
-"                       variant's published shape; cub picks its own)\n"
+"      --block LIST     threads per block, e.g. 256 or 64,128,256 (default:\n"
+"                       each variant's published shape; cub picks its own)\n"
 "      --iters N        timed launches per point (default 100)\n"
 "      --warmup N       untimed launches first (default 10)\n"
 "      --cache MODE     warm (back to back, what the study measured), cold\n"
@@ -88,6 +91,7 @@ static const char usage_text[] =
 "  ewbench check -v add_f32x4 -s 1,3,5,1000003\n"
 "  ewbench sweep -v 'add_*' --out h100-sweep\n"
 "  ewbench run --preset tiers --launch both\n"
+"  ewbench tune -v 'add_f16*' --launch graph\n"
 "  ewbench metrics --check --chip GH100\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n";
 
@@ -189,13 +193,13 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "list") == 0)
 		return list_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 ||
-	    strcmp(cmd, "sweep") == 0)
+	    strcmp(cmd, "sweep") == 0 || strcmp(cmd, "tune") == 0)
 		return run_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "ceilings") == 0)
 		return ceilings_command(argc - 1, argv + 1);
 	if (strcmp(cmd, "metrics") == 0)
 		return metrics_command(argc - 1, argv + 1);
 	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
-	    "run, check, sweep, ceilings, metrics; see ewbench --help)\n", cmd);
+	    "run, check, sweep, tune, ceilings, metrics; see ewbench --help)\n", cmd);
 	return EWB_EXIT_USAGE;
 }

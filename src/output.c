@@ -152,10 +152,10 @@ settings_json(const struct manifest *m, struct json *j)
 	for (i = 0; i < o->nsizes; i++)
 		json_u64(j, NULL, o->sizes[i]);
 	json_end_array(j);
-	if (o->block != 0)
-		json_u64(j, "block", o->block);
-	else
-		json_null(j, "block");
+	json_begin_array(j, "blocks");
+	for (i = 0; i < o->nblocks; i++)
+		json_u64(j, NULL, o->blocks[i]);
+	json_end_array(j);
 	json_u64(j, "iters", o->iters);
 	json_u64(j, "warmup", o->warmup);
 	json_begin_array(j, "cache");

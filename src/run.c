@@ -54,6 +54,17 @@ struct study {
 	uint64_t		**vsizes;
 	size_t			 *vcount;
 
+	/* `ewbench tune`: every timed point, for the best-shape table. */
+	struct tuned {
+		const struct ewb_variant *v;
+		uint64_t	 n;
+		unsigned	 block;
+		enum cache_mode	 cache;
+		const char	*launch;
+		double		 median_ns;
+	}			*tuned;
+	size_t			 ntuned;
+
 	/* Progress line (stderr, terminals only). */
 	size_t			 points_total;
 	size_t			 points_done;
@@ -411,7 +422,7 @@ variant_wants(const struct study *s, size_t i, uint64_t n)
 
 static void
 make_launch(struct study *s, const struct ewb_variant *v, uint64_t n,
-    struct launch *l, struct point *p)
+    unsigned block, struct launch *l, struct point *p)
 {
 	struct ewb_shape	shape;
 
@@ -422,7 +433,7 @@ make_launch(struct study *s, const struct ewb_variant *v, uint64_t n,
 	l->args.b = s->d_b;
 	l->args.c = s->d_c;
 	l->args.n = n;
-	l->args.block = s->opts.block;
+	l->args.block = block;
 	l->args.sm_count = s->dev.sm_count;
 	l->args.stream = s->stream;
 	shape = v->shape(&l->args);
@@ -433,16 +444,164 @@ make_launch(struct study *s, const struct ewb_variant *v, uint64_t n,
 	p->launch = "stream";
 }
 
-/* All selected variants of one dtype at one size. */
+static void
+remember_tuned(struct study *s, const struct point *p, double median_ns)
+{
+	struct tuned	*t;
+
+	s->tuned = xrealloc(s->tuned, (s->ntuned + 1) * sizeof *s->tuned);
+	t = &s->tuned[s->ntuned++];
+	t->v = p->v;
+	t->n = p->n;
+	t->block = p->block;
+	t->cache = p->cache;
+	t->launch = p->launch;
+	t->median_ns = median_ns;
+}
+
+/* Per variant, size, cache state and launch mode: the published block
+ * against the fastest one measured. */
+static void
+print_tune_summary(const struct study *s)
+{
+	size_t	i, k;
+	char	size[32];
+
+	printf("\n%-16s %8s %-4s %-6s  %18s  %18s  %6s\n", "variant", "n",
+	    "L2", "launch", "published: GB/s", "best: GB/s", "gain");
+	for (i = 0; i < s->ntuned; i++) {
+		const struct tuned	*t = &s->tuned[i], *best = t, *pub = NULL;
+		double			 moved;
+		bool			 first = true;
+
+		for (k = 0; k < s->ntuned; k++) {
+			const struct tuned *u = &s->tuned[k];
+
+			if (u->v != t->v || u->n != t->n || u->cache != t->cache ||
+			    strcmp(u->launch, t->launch) != 0)
+				continue;
+			if (k < i)
+				first = false;
+			if (u->median_ns < best->median_ns)
+				best = u;
+			if (u->block == t->v->default_block)
+				pub = u;
+		}
+		if (!first)
+			continue;	/* each group once */
+		moved = (double)t->n * (t->v->read_bytes + t->v->write_bytes);
+		size_format(t->n, size, sizeof size);
+		printf("%-16s %8s %-4s %-6s  ", t->v->id, size,
+		    cache_name(t->cache), t->launch);
+		if (pub != NULL)
+			printf("%5u: %10.1f  ", pub->block,
+			    moved / pub->median_ns);
+		else
+			printf("%18s  ", "-");
+		printf("%5u: %10.1f  ", best->block, moved / best->median_ns);
+		if (pub != NULL)
+			printf("%+5.1f%%", 100.0 * (pub->median_ns /
+			    best->median_ns - 1));
+		printf("\n");
+	}
+}
+
+/* The block sizes variant v runs with: the --block list, or its default
+ * (0); a peer library always picks its own. */
+static size_t
+variant_blocks(const struct study *s, const struct ewb_variant *v,
+    const unsigned **blocks)
+{
+	static const unsigned	default_block = 0;
+
+	if (s->opts.nblocks == 0 || strcmp(v->origin, "peer") == 0) {
+		*blocks = &default_block;
+		return 1;
+	}
+	*blocks = s->opts.blocks;
+	return s->opts.nblocks;
+}
+
+/* One variant at one size and block: check, then time in each cache
+ * state and launch mode asked for. */
 static int
-run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
+check_and_time(struct study *s, const struct ewb_variant *v, uint64_t n,
+    unsigned block, char **cause)
 {
 	static const enum cache_mode	 states[] = { CACHE_WARM, CACHE_COLD };
 	struct launch			 l;
 	struct point			 p;
 	struct stats			 st;
-	size_t				 i, k;
+	size_t				 k;
 	int				 passed;
+
+	make_launch(s, v, n, block, &l, &p);
+	p.cache = CACHE_WARM;
+	nvtx_push_phase("check");
+	passed = check_variant(s, &l, cause);
+	nvtx_pop();
+	if (passed < 0)
+		return -1;
+	if (s->opts.check_only) {
+		if (!s->opts.quiet && passed)
+			printf("%-16s %10llu  ok\n", v->id,
+			    (unsigned long long)n);
+		return 0;
+	}
+	for (k = 0; k < 4; k++) {
+		enum cache_mode	 cache = states[k % 2];
+		enum launch_mode how = k < 2 ? LAUNCH_STREAM : LAUNCH_GRAPH;
+
+		if (!(s->opts.cache & cache) || !(s->opts.launch & how))
+			continue;
+		l.cache = p.cache = cache;
+		p.launch = how == LAUNCH_GRAPH ? "graph" : "stream";
+		nvtx_push_point(&p);
+		if (time_point(s, &l, how, &st, cause) != 0) {
+			nvtx_pop();
+			return -1;
+		}
+		nvtx_pop();
+		print_point(s, &p, &st, passed);
+		progress(s, &p);
+		if (s->opts.tune)
+			remember_tuned(s, &p, st.median);
+		if (timing_csv_row(s->timing, s->man.run_id, &p, s->opts.iters,
+		    &st, s->dev.dram_bandwidth, passed, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Counters do not depend on the launch path: their rows say "stream". */
+static int
+profile_variant(struct study *s, const struct ewb_variant *v, uint64_t n,
+    unsigned block, char **cause)
+{
+	static const enum cache_mode	 states[] = { CACHE_WARM, CACHE_COLD };
+	struct launch			 l;
+	struct point			 p;
+	size_t				 k;
+
+	make_launch(s, v, n, block, &l, &p);
+	for (k = 0; k < 2; k++) {
+		if (!(s->opts.cache & states[k]))
+			continue;
+		l.cache = p.cache = states[k];
+		if (measure_counters(s, &l, &p, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* All selected variants of one dtype at one size: timing first, then the
+ * counters in a pass of their own. */
+static int
+run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
+{
+	const unsigned	*blocks;
+	size_t		 i, b, nb;
+	int		 rc = 0;
 
 	upload_inputs(s, dtype, n);
 	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
@@ -450,68 +609,27 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 
 		if (!variant_wants(s, i, n) || v->dtype != dtype)
 			continue;
-		make_launch(s, v, n, &l, &p);
-		p.cache = CACHE_WARM;
-		nvtx_push_phase("check");
-		passed = check_variant(s, &l, cause);
-		nvtx_pop();
-		if (passed < 0)
-			return -1;
-		if (s->opts.check_only) {
-			if (!s->opts.quiet && passed) {
-				char size[32];
-
-				size_format(n, size, sizeof size);
-				printf("%-16s %10s  ok\n", v->id, size);
-			}
-			continue;
-		}
-		for (k = 0; k < 4; k++) {
-			enum cache_mode	 cache = states[k % 2];
-			enum launch_mode how = k < 2 ? LAUNCH_STREAM :
-			    LAUNCH_GRAPH;
-
-			if (!(s->opts.cache & cache) || !(s->opts.launch & how))
-				continue;
-			l.cache = p.cache = cache;
-			p.launch = how == LAUNCH_GRAPH ? "graph" : "stream";
-			nvtx_push_point(&p);
-			if (time_point(s, &l, how, &st, cause) != 0) {
-				nvtx_pop();
-				return -1;
-			}
-			nvtx_pop();
-			print_point(s, &p, &st, passed);
-			progress(s, &p);
-			if (timing_csv_row(s->timing, s->man.run_id, &p,
-			    s->opts.iters, &st, s->dev.dram_bandwidth,
-			    passed, cause) != 0)
+		nb = variant_blocks(s, v, &blocks);
+		for (b = 0; b < nb && !interrupted; b++) {
+			if (check_and_time(s, v, n, blocks[b], cause) != 0)
 				return -1;
 		}
 	}
 	if (s->counters == NULL || s->opts.check_only)
 		return 0;
 
-	/* Counters do not depend on the launch path: rows say "stream". */
 	nvtx_push_phase("counters");
-	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
+	for (i = 0; i < ewb_variant_count && !interrupted && rc == 0; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
 		if (!variant_wants(s, i, n) || v->dtype != dtype)
 			continue;
-		make_launch(s, v, n, &l, &p);
-		for (k = 0; k < 2; k++) {
-			if (!(s->opts.cache & states[k]))
-				continue;
-			l.cache = p.cache = states[k];
-			if (measure_counters(s, &l, &p, cause) != 0) {
-				nvtx_pop();
-				return -1;
-			}
-		}
+		nb = variant_blocks(s, v, &blocks);
+		for (b = 0; b < nb && rc == 0; b++)
+			rc = profile_variant(s, v, n, blocks[b], cause);
 	}
 	nvtx_pop();
-	return 0;
+	return rc;
 }
 
 /* The largest array any selected variant needs, in bytes and elements. */
@@ -731,8 +849,12 @@ count_points(const struct study *s)
 	per *= ((s->opts.launch & LAUNCH_STREAM) != 0) +
 	    ((s->opts.launch & LAUNCH_GRAPH) != 0);
 	for (i = 0; i < ewb_variant_count; i++) {
+		const unsigned	*blocks;
+		size_t		 nb = variant_blocks(s, &ewb_variants[i], &blocks);
+
 		for (k = 0; k < s->opts.nsizes; k++)
-			count += variant_wants(s, i, s->opts.sizes[k]) ? per : 0;
+			count += variant_wants(s, i, s->opts.sizes[k]) ?
+			    per * nb : 0;
 	}
 	return count;
 }
@@ -843,6 +965,8 @@ run_command(int argc, char **argv)
 		code = s.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
 	}
 	manifest_update(s.dir, &s.man, status);
+	if (s.opts.tune && !s.opts.quiet)
+		print_tune_summary(&s);
 	if (!s.opts.quiet || s.man.nfailures > 0)
 		fprintf(s.man.nfailures > 0 ? stderr : stdout,
 		    "ewbench: %zu checks passed, %zu failed%s%s\n",
@@ -872,6 +996,7 @@ out:
 	free(s.vsizes);
 	free(s.vcount);
 	free(s.man.choices);
+	free(s.tuned);
 	free(s.man.failures);
 	free(s.man.counters_reason);
 	cli_free_run(&s.opts);
