@@ -22,7 +22,7 @@ static const char *const timing_header[] = {
 	"run_id", "variant", "op", "dtype", "n", "block", "cache", "launch",
 	"grid", "footprint_bytes", "bytes_moved", "flops", "iters",
 	"time_median_ns", "time_min_ns", "time_max_ns", "time_mean_ns",
-	"time_stddev_ns", "bandwidth_median_bytes_per_s",
+	"time_stddev_ns", "activity_median_ns", "bandwidth_median_bytes_per_s",
 	"bandwidth_max_bytes_per_s", "spec_dram_pct", "check"
 };
 
@@ -385,8 +385,8 @@ point_keys(struct csv *csv, const char *run_id, const struct point *p)
 
 int
 timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
-    unsigned iters, const struct stats *s, double spec_bandwidth,
-    bool check_passed, char **cause)
+    unsigned iters, const struct stats *s, double activity_median_ns,
+    double spec_bandwidth, bool check_passed, char **cause)
 {
 	double	moved = (double)point_bytes_moved(p);
 	double	bw = moved / (s->median * 1e-9);
@@ -405,6 +405,7 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_f64(csv, s->max);
 	csv_f64(csv, s->mean);
 	csv_f64(csv, s->stddev);
+	csv_f64(csv, activity_median_ns);	/* NaN (empty) untraced */
 	csv_f64(csv, bw);
 	csv_f64(csv, moved / (s->min * 1e-9));
 	csv_f64(csv, spec_bandwidth > 0 ? 100.0 * bw / spec_bandwidth : NAN);

@@ -81,7 +81,8 @@ void		 output_run_id(const struct device_facts *, char *buf,
 struct csv	*timing_csv_open(const char *dir, char **cause);
 int		 timing_csv_row(struct csv *, const char *run_id,
 		    const struct point *, unsigned iters, const struct stats *,
-		    double spec_bandwidth, bool check_passed, char **cause);
+		    double activity_median_ns, double spec_bandwidth,
+		    bool check_passed, char **cause);
 struct csv	*metrics_csv_open(const char *dir, char **cause);
 int		 metrics_csv_row(struct csv *, const char *run_id,
 		    const struct point *, const char *metric, double value,

@@ -32,6 +32,7 @@
 #include "nvtx.h"
 #include "run.h"
 #include "tiers.h"
+#include "trace.h"
 
 struct study {
 	struct run_options	 opts;
@@ -162,13 +163,17 @@ check_variant(struct study *s, struct launch *l, char **cause)
 	struct check_failure		*f;
 	const char			*corrupt;
 
+	if (trace_point_begin(&(struct trace_label){ v->id, l->args.n,
+	    "warm", "check" }, cause) != 0)
+		return -1;
 	if (v->in_place)
 		CUDA_TRY(cudaMemcpyAsync(s->d_c, s->d_a, bytes,
 		    cudaMemcpyDeviceToDevice, s->stream), cause);
 	else
 		CUDA_TRY(cudaMemsetAsync(s->d_c, 0xff, bytes, s->stream),
 		    cause);
-	if (launch_once(l, cause) != 0)
+	if (launch_once(l, cause) != 0 ||
+	    trace_point_end(NULL, NULL, cause) != 0)
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(s->stream), cause);
 	CUDA_TRY(cudaMemcpy(s->h_c, s->d_c, bytes, cudaMemcpyDeviceToHost),
@@ -251,20 +256,33 @@ out:
 	return rc;
 }
 
+/* Times one point; with --trace, *activity_ns is the median GPU-side
+ * duration of its timed kernels (CUPTI activity records), else NaN. */
 static int
 time_point(struct study *s, struct launch *l, enum launch_mode how,
-    struct stats *st, char **cause)
+    struct stats *st, double *activity_ns, char **cause)
 {
-	unsigned	i, iters = s->opts.iters;
-	float		ms;
-	int		rc;
+	struct trace_label	 label = { l->v->id, l->args.n,
+				     cache_name(l->cache), "warmup" };
+	struct stats		 act;
+	double			*durations = NULL;
+	size_t			 count = 0;
+	unsigned		 i, iters = s->opts.iters;
+	float			 ms;
+	int			 rc;
 
+	if (trace_point_begin(&label, cause) != 0)
+		return -1;
 	for (i = 0; i < s->opts.warmup; i++) {
 		if (l->cache == CACHE_COLD && flush_l2(s, cause) != 0)
 			return -1;
 		if (launch_once(l, cause) != 0)
 			return -1;
 	}
+	label.phase = "timing";
+	if (trace_point_end(NULL, NULL, cause) != 0 ||
+	    trace_point_begin(&label, cause) != 0)
+		return -1;
 	/* --profile-window: nsys --capture-range=cudaProfilerApi and
 	 * ncu --profile-from-start off see the timed launches only. */
 	if (s->opts.profile_window)
@@ -278,6 +296,14 @@ time_point(struct study *s, struct launch *l, enum launch_mode how,
 	CUDA_TRY(cudaStreamSynchronize(s->stream), cause);
 	if (s->opts.profile_window)
 		CUDA_TRY(cudaProfilerStop(), cause);
+	if (trace_point_end(&durations, &count, cause) != 0)
+		return -1;
+	*activity_ns = NAN;
+	if (count > 0) {
+		stats_compute(durations, count, &act);
+		*activity_ns = act.median;
+	}
+	free(durations);
 	for (i = 0; i < iters; i++) {
 		CUDA_TRY(cudaEventElapsedTime(&ms, s->events[2 * i],
 		    s->events[2 * i + 1]), cause);
@@ -532,6 +558,7 @@ check_and_time(struct study *s, const struct ewb_variant *v, uint64_t n,
 	struct launch			 l;
 	struct point			 p;
 	struct stats			 st;
+	double				 activity = NAN;
 	size_t				 k;
 	int				 passed;
 
@@ -557,7 +584,7 @@ check_and_time(struct study *s, const struct ewb_variant *v, uint64_t n,
 		l.cache = p.cache = cache;
 		p.launch = how == LAUNCH_GRAPH ? "graph" : "stream";
 		nvtx_push_point(&p);
-		if (time_point(s, &l, how, &st, cause) != 0) {
+		if (time_point(s, &l, how, &st, &activity, cause) != 0) {
 			nvtx_pop();
 			return -1;
 		}
@@ -567,7 +594,7 @@ check_and_time(struct study *s, const struct ewb_variant *v, uint64_t n,
 		if (s->opts.tune)
 			remember_tuned(s, &p, st.median);
 		if (timing_csv_row(s->timing, s->man.run_id, &p, s->opts.iters,
-		    &st, s->dev.dram_bandwidth, passed, cause) != 0)
+		    &st, activity, s->dev.dram_bandwidth, passed, cause) != 0)
 			return -1;
 	}
 	return 0;
@@ -839,6 +866,41 @@ plan_sizes(struct study *s, char **cause)
 	return 0;
 }
 
+/* Writes the --trace file, also after a failure or an interrupt: what was
+ * collected is worth keeping.  Problems are counted, never hidden. */
+static void
+write_trace(struct study *s)
+{
+	struct trace		*t = NULL;
+	struct trace_problems	 pr;
+	char			*cause = NULL;
+
+	if (trace_stop(&t, &cause) != 0) {
+		fprintf(stderr, "ewbench: --trace: %s\n", cause);
+		free(cause);
+		cause = NULL;
+	}
+	if (t == NULL)
+		return;
+	trace_set_run(t, s->man.run_id, s->dev.index, s->dev.name);
+	trace_problems(t, &pr);
+	if (pr.dropped || pr.unreadable_buffers || pr.unpaired_ranges ||
+	    pr.zero_timestamp || pr.end_before_start)
+		fprintf(stderr, "ewbench: trace incomplete: %llu records "
+		    "dropped, %zu unreadable buffers, %zu unpaired NVTX ranges, "
+		    "%zu zero timestamps, %zu ending before they start (all "
+		    "counted in the file's otherData)\n",
+		    (unsigned long long)pr.dropped, pr.unreadable_buffers,
+		    pr.unpaired_ranges, pr.zero_timestamp, pr.end_before_start);
+	if (trace_json_write(t, s->opts.trace, &cause) != 0) {
+		fprintf(stderr, "ewbench: --trace: %s\n", cause);
+		free(cause);
+	} else if (!s->opts.quiet)
+		printf("ewbench: trace in %s (open it in ui.perfetto.dev)\n",
+		    s->opts.trace);
+	trace_free(t);
+}
+
 static size_t
 count_points(const struct study *s)
 {
@@ -895,6 +957,13 @@ run_command(int argc, char **argv)
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
 		return EWB_EXIT_USAGE;
+	}
+	/* The trace must see the first CUDA and NVTX call. */
+	if (s.opts.trace != NULL && trace_start(&cause) != 0) {
+		fprintf(stderr, "ewbench: --trace: %s\n", cause);
+		free(cause);
+		cli_free_run(&s.opts);
+		return EWB_EXIT_ERROR;
 	}
 	if ((code = device_open(s.opts.device, &s.dev, &cause)) != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
@@ -980,6 +1049,8 @@ fail:
 	free(cause);
 	manifest_update(s.dir, &s.man, "failed");
 out:
+	if (s.opts.trace != NULL)
+		write_trace(&s);
 	if (s.timing != NULL)
 		csv_close(s.timing, NULL);
 	if (s.metrics != NULL)
