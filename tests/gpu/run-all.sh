@@ -1,57 +1,145 @@
 #!/bin/bash
-# tests/gpu/run-all.sh OUT [ARCH] - one whole GPU cycle in one call, for a
-# lent GPU machine: build, make check (GPU tests run, not skip), the study
-# run with counters (timed), the physics and ncu checks, the torch baseline,
-# the report.  OUT receives a few logs and results.tar.gz (the run
-# directories), so that it stays within what a lent machine sends back.
+# tests/gpu/run-all.sh OUT [ARCH] [STEP...] - GPU work for a lent machine,
+# in as few calls as possible.  Steps (default: build check study ceilings
+# torch report):
+#   build     bootstrap, configure --with-cuda-arch=ARCH (default 90), make
+#   check     make check: the GPU tests run, not skip
+#   study     run --preset article --cache both, with counters, timed;
+#             then the physics and ncu comparisons
+#   ceilings  ewbench ceilings
+#   torch     the torch.add / torch.relu baseline rows for the study
+#   sweep     sweep of every add variant (graph launches, warm and cold,
+#             counters), timed
+#   tiers     run --preset tiers --launch both, all variants
+#   tune      tune every add variant at the tier sizes (graph, warm)
+#   repeat    the same DRAM-tier point 5 times, interleaved runs
+#   trace     a traced article run (--trace), for the reference
+#   report    render the study's report
+# OUT receives the logs and results.tar.gz (run directories), to stay
+# within what a lent machine sends back.
 set -uo pipefail
-out=${1:?usage: run-all.sh OUT [ARCH]}
+out=${1:?usage: run-all.sh OUT [ARCH] [STEP...]}
 arch=${2:-90}
+shift $(( $# >= 2 ? 2 : $# ))
+steps=${*:-build check study ceilings torch report}
 work=${TMPDIR:-/tmp}/ewbench-gpu
-rm -rf "$work"
 mkdir -p "$out" "$work"
 log() { echo "=== $* ($(date -u +%T))"; }
 export PATH=$PATH:/usr/local/cuda/bin
 export EWBENCH=$PWD/ewbench top_srcdir=$PWD
 jobs=$(nproc)
-
-log build
-{ ./bootstrap && ./configure --with-cuda-arch="$arch" --enable-werror &&
-  make -j"$jobs"; } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-./ewbench --version
-./ewbench info | tee "$out/info.txt"
-nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
-
-log make check
-make -j4 check >"$out/check.log" 2>&1
-grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR):|^# ' "$out/check.log"
-mkdir -p "$work/test-logs"
-cp tests/*.log tests/gpu/*.log tests/unit/*.log "$work/test-logs"/ 2>/dev/null
-for t in tests/gpu/*.log tests/*.log; do
-	grep -q -E '^(FAIL|SKIP)' "${t%.log}.trs" 2>/dev/null && { echo "--- $t"; tail -30 "$t"; }
-done
-
 study=$work/study
-log study run
-start=$(date +%s.%N)
-./ewbench run --preset article --cache both -o "$study" >"$out/study.log" 2>&1
-rc=$?
-end=$(date +%s.%N)
-awk "BEGIN { printf \"study run: exit $rc, %.1f s wall\\n\", $end - $start }" | tee "$out/study-time.txt"
-grep -E ' 256Mi ' "$out/study.log"
-tail -3 "$out/study.log"
+timed() {	# timed NAME COMMAND...: run, log, record wall time
+	local name=$1 start end rc
+	shift
+	start=$(date +%s.%N)
+	"$@" >"$work/$name.log" 2>&1
+	rc=$?
+	end=$(date +%s.%N)
+	awk "BEGIN { printf \"$name: exit $rc, %.1f s wall\\n\", $end - $start }" |
+	    tee -a "$out/times.txt"
+	return $rc
+}
 
-log physics
-bash tests/gpu/physics.sh "$study" 2>&1 | tee "$out/physics.txt"
-
-log ncu comparison
-bash tests/gpu/ncu-compare.sh "$work/ncu" 2>&1 | tail -60
-
-log torch baseline
-PYTHONPATH=$PWD python3 -m analysis torch "$study" 2>&1 | tail -5
-
-log report
-PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$study" -o "$study/report" 2>&1 | tail -5
+for step in $steps; do
+case $step in
+build)
+	log build
+	{ ./bootstrap && ./configure --with-cuda-arch="$arch" --enable-werror &&
+	  make -j"$jobs"; } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+	./ewbench --version
+	./ewbench info | tee "$work/info.txt"
+	nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
+	;;
+check)
+	log make check
+	make -j4 check >"$out/check.log" 2>&1
+	grep -E '^(PASS|FAIL|SKIP|XFAIL|ERROR):|^# ' "$out/check.log"
+	mkdir -p "$work/test-logs"
+	cp tests/*.log tests/gpu/*.log tests/unit/*.log "$work/test-logs"/ 2>/dev/null
+	for t in tests/gpu/*.trs tests/*.trs tests/unit/*.trs; do
+		grep -q -E ':test-result: (FAIL|SKIP|ERROR)' "$t" 2>/dev/null &&
+		    { echo "--- ${t%.trs}.log"; tail -25 "${t%.trs}.log"; }
+	done
+	;;
+study)
+	log study run
+	rm -rf "$study"
+	timed study ./ewbench run --preset article --cache both -o "$study"
+	grep -E ' 256Mi ' "$work/study.log" | grep -E ' warm ' 
+	tail -1 "$work/study.log"
+	log physics
+	bash tests/gpu/physics.sh "$study" 2>&1 | tee "$work/physics.txt"
+	log ncu comparison
+	bash tests/gpu/ncu-compare.sh "$work/ncu" 2>&1 | tail -40
+	;;
+ceilings)
+	log ceilings
+	rm -rf "$work/ceilings"
+	timed ceilings ./ewbench ceilings -o "$work/ceilings"
+	cat "$work/ceilings.log"
+	cp "$work/ceilings/ceilings.csv" "$study/" 2>/dev/null
+	;;
+torch)
+	log torch baseline
+	PYTHONPATH=$PWD python3 -m analysis torch "$study" 2>&1 | tail -8
+	;;
+sweep)
+	log sweep
+	rm -rf "$work/sweep"
+	timed sweep ./ewbench sweep -v 'add_*,cub_add_*' -o "$work/sweep"
+	tail -2 "$work/sweep.log"
+	cp "$work/ceilings/ceilings.csv" "$work/sweep/" 2>/dev/null
+	;;
+tiers)
+	log tiers
+	rm -rf "$work/tiers"
+	timed tiers ./ewbench run --preset tiers --launch both --cache both -o "$work/tiers"
+	grep -E 'graph' "$work/tiers.log" | grep -E ' warm ' | head -60
+	cp "$work/ceilings/ceilings.csv" "$work/tiers/" 2>/dev/null
+	;;
+tune)
+	log tune
+	rm -rf "$work/tune"
+	timed tune ./ewbench tune -v 'add_*,cub_add_*' --launch graph -o "$work/tune"
+	sed -n '/published: GB/,$p' "$work/tune.log"
+	;;
+repeat)
+	log repeat
+	for i in 1 2 3 4 5; do
+		rm -rf "$work/repeat-$i"
+		./ewbench run -q --preset tiers -v 'add_f32x4,add_f16x8_pack,cub_add_*' \
+		    --launch graph -o "$work/repeat-$i" || echo "repeat $i failed"
+	done
+	python3 - "$work" <<'PY'
+import csv, glob, statistics, sys
+runs = sorted(glob.glob(sys.argv[1] + "/repeat-*/timing.csv"))
+med = {}
+for path in runs:
+    for r in csv.DictReader(open(path)):
+        med.setdefault((r["variant"], int(r["n"]), r["cache"]), []).append(float(r["time_median_ns"]))
+print("%-16s %10s %-5s %5s %12s %8s" % ("variant", "n", "cache", "runs", "median ns", "spread"))
+for k, v in sorted(med.items()):
+    print("%-16s %10d %-5s %5d %12.0f %7.2f%%" % (k[0], k[1], k[2], len(v),
+          statistics.median(v), 100 * (max(v) - min(v)) / statistics.median(v)))
+PY
+	;;
+trace)
+	log traced run
+	rm -rf "$work/traced"
+	timed trace ./ewbench run --preset article -q --trace "$work/trace.json" -o "$work/traced"
+	gzip -f "$work/trace.json"
+	;;
+report)
+	log report
+	for d in "$study" "$work/sweep"; do
+		[ -f "$d/run.json" ] || continue
+		PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$d" -o "$d/report" 2>&1 | tail -8
+	done
+	;;
+*)	echo "unknown step $step"; exit 2 ;;
+esac
+done
 
 cp "$out"/*.log "$out"/*.txt "$work"/ 2>/dev/null
 tar czf "$out/results.tar.gz" -C "$work" . 2>/dev/null
