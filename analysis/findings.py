@@ -134,8 +134,7 @@ def finding_1(ctx):
     launch = [p for p in pts
               if ctx.verdicts[p.key].name == model.LAUNCH_BOUND]
     measured = model.measured_launch_floor(ctx.run.ceilings)
-    t0s = [f.t0_ns for (v, b, c), f in ctx.fits.items()
-           if c == cache and f.usable]
+    fitted, fitted_source = model.fitted_launch_floor(ctx.fits, cache)
     numbers = [
         ("size, cache", "%s elements, %s" % (size_label(n), cache)),
         ("fastest", "%s %s µs" % (fast.variant, us(fast.time_median_ns))),
@@ -147,9 +146,9 @@ def finding_1(ctx):
     if measured is not None:
         numbers.append(("launch floor", "%s µs (%s)" % (
             us(measured.value), measured.source)))
-    if t0s:
-        numbers.append(("fitted t0, median of %s series" % cache,
-                        "%s µs" % us(median(t0s))))
+    if fitted is not None:
+        numbers.append(("fitted launch floor", "%s µs (%s)" % (
+            us(fitted), fitted_source)))
     holds = spread <= F1_MAX_SPREAD and len(launch) == len(pts)
     if holds:
         text = ("All %d variants take %s-%s µs at %s elements: the fixed "

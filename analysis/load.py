@@ -32,7 +32,7 @@ SCHEMA_VERSION = 1
 OPS = ("add", "relu", "abs")
 DTYPES = ("f32", "f16")
 CACHES = ("warm", "cold")
-LAUNCHES = ("stream",)
+LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")
 SOURCES = ("cupti", "derived", "occupancy_api")
 CEILING_NAMES = ("dram_read", "dram_write", "dram_copy", "dram_add", "l2_read",
@@ -67,6 +67,7 @@ TIMING_COLUMNS = POINT_KEY_COLUMNS + (
     ("time_max_ns", FLOAT, None, True),
     ("time_mean_ns", FLOAT, None, True),
     ("time_stddev_ns", FLOAT, None, True),
+    ("activity_median_ns", FLOAT, None, True),
     ("bandwidth_median_bytes_per_s", FLOAT, None, True),
     ("bandwidth_max_bytes_per_s", FLOAT, None, True),
     ("spec_dram_pct", FLOAT, None, True),
@@ -123,6 +124,7 @@ class Point:
     time_max_ns: Optional[float]
     time_mean_ns: Optional[float]
     time_stddev_ns: Optional[float]
+    activity_median_ns: Optional[float]
     bandwidth_median_bytes_per_s: Optional[float]
     bandwidth_max_bytes_per_s: Optional[float]
     spec_dram_pct: Optional[float]

@@ -12,14 +12,15 @@ slopes, B_dram and B_l2; a single-level series gets one slope.  The fit is
 least squares on *relative* residuals (each point weighted by 1/t), because
 the sizes span three decades and plain least squares would let the largest
 size decide t0 alone.  Two slopes need three distinct sizes; with fewer the
-fit uses one slope for all points.  A fit whose intercept comes out
-negative or whose DRAM slope is not positive is kept (and reported) but not
-used as a launch floor.
+fit uses one slope for all points.  An L2 slope resting on a single size
+is not reported (that point fits it exactly, whatever it is).  A fit whose
+intercept comes out negative or whose DRAM slope is not positive is kept
+(and reported) but not used as a launch floor.
 
 Ceilings.  DRAM: measured (ceilings.csv: dram_add for add, dram_copy for
 relu and abs, each falling back to the other) else the theoretical peak
 from run.json.  L2: measured l2_read only.  Launch floor: measured
-launch_stream, else the series' fitted t0.
+launch_stream, else the median fitted t0 of the point's cache state.
 
 Verdict rules, tried in order; the first that fires names the point:
 
@@ -123,7 +124,9 @@ def fit_launch_model(bytes_moved, times_ns, in_l2=None):
     residual = float(np.max(np.abs(model - t) / t))
     t0 = float(coef[0])
     if two_levels:
-        return LaunchFit(t0, _bandwidth(coef[1]), _bandwidth(coef[2]),
+        # One L2-level size fits its slope exactly: no evidence, no slope.
+        l2_slope = coef[2] if len(np.unique(v[l2])) >= 2 else 0.0
+        return LaunchFit(t0, _bandwidth(coef[1]), _bandwidth(l2_slope),
                          int(len(v)), residual)
     if l2.all():
         return LaunchFit(t0, None, _bandwidth(coef[1]), int(len(v)), residual)
@@ -334,15 +337,24 @@ def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
     return per_thread * resident / 1024.0
 
 
+def fitted_launch_floor(fits, cache):
+    """(ns, source): median t0 over the usable fits of one cache state.
+    The launch cost belongs to the device, not to a kernel, and one
+    series' intercept is noisy, so every series shares the median."""
+    t0s = sorted(f.t0_ns for (_, _, c), f in fits.items()
+                 if c == cache and f.usable)
+    if not t0s:
+        return None, None
+    return float(np.median(t0s)), "median fitted t0 of %d %s series" % (
+        len(t0s), cache)
+
+
 def launch_floor(run, point, fits):
     """(ns, source) of the launch floor for a point, or (None, None)."""
     measured = measured_launch_floor(run.ceilings)
     if measured is not None:
         return measured.value, measured.source
-    fit = fits.get((point.variant, point.block, point.cache))
-    if fit is not None and fit.usable:
-        return fit.t0_ns, "fitted t0 of %s %s" % (point.variant, point.cache)
-    return None, None
+    return fitted_launch_floor(fits, point.cache)
 
 
 def occupancy(run, point):

@@ -452,15 +452,14 @@ def plot_instructions(run, outdir):
     axes[0].set_yticks(range(len(pts)))
     axes[0].set_yticklabels([p.variant for p in pts], fontsize=8)
     axes[0].set_ylim(-0.7, len(pts) - 0.3)
-    body.suptitle("Instruction efficiency at %s elements (%s), sorted by "
-                  "bandwidth. Dashed: 128 B = 32 threads x 4 B (scalar fp32 "
-                  "load), 512 B = 32 x 16 B (128-bit load), 100 %% of "
-                  "ceiling. Dotted: verdict thresholds (issue-bound below "
-                  "%.0f B, DRAM-bound from %.0f %%)." % (
-                      size_label(n) if n else "-", cache or "-",
-                      model.ISSUE_BYTES_PER_INST,
-                      100 * model.DRAM_FRACTION),
-                  fontsize=9)
+    title = ("Instruction efficiency at %s elements (%s), sorted by "
+             "bandwidth. Dashed: 128 B = 32 threads x 4 B (scalar fp32 "
+             "load), 512 B = 32 x 16 B (128-bit load), 100 %% of ceiling. "
+             "Dotted: verdict thresholds (issue-bound below %.0f B, "
+             "DRAM-bound from %.0f %%)." % (
+                 size_label(n) if n else "-", cache or "-",
+                 model.ISSUE_BYTES_PER_INST, 100 * model.DRAM_FRACTION))
+    body.suptitle("\n".join(textwrap.wrap(title, 130)), fontsize=9)
     return save(fig, outdir, "instructions")
 
 

@@ -14,6 +14,7 @@ from . import document as doc
 from . import findings as fnd
 from . import model
 from . import select as sel
+from .torch_baseline import read_sidecar
 from .units import bytes_label, gbps, gbps_number, pct, size_label, us
 
 SECTIONS = ("Summary", "Environment", "Method", "Results per size", "Plots",
@@ -208,13 +209,23 @@ def method_section(run):
         "peak in run.json (%s). Each table says which it used." %
         gbps(run.spec_dram_bandwidth),
         "**Launch floor**: measured `launch_stream` when present, else the "
-        "fitted t0 of t = t0 + V/B per (variant, block, cache), least squares "
-        "on relative residuals, with a second slope for warm points whose "
+        "median, over the series of the same cache state, of t0 fitted to "
+        "t = t0 + V/B per (variant, block, cache): least squares on "
+        "relative residuals, with a second slope for warm points whose "
         "footprint fits in L2.",
         "**Primary block**: a variant timed at several block sizes is "
         "compared with others at the block it was timed with at the most "
         "sizes; the other blocks appear under Results as a sweep.",
     )))
+    torch_rows = [p for p in run.points if p.variant.startswith("torch_")]
+    if torch_rows:
+        side = read_sidecar(run.path) or {}
+        blocks.append(doc.Paragraph(
+            "PyTorch rows (`torch_*`, %d points) were added by `python3 -m "
+            "analysis torch`: PyTorch %s, CUDA %s, on %s; CUDA events around "
+            "each launch, same warm-up and iterations as the run." % (
+                len(torch_rows), _text(side.get("torch")),
+                _text(side.get("cuda")), _text(side.get("device")))))
     rows = _ceiling_rows(run)
     if rows:
         blocks.append(doc.Paragraph("Measured ceilings (%s):" %
@@ -341,6 +352,19 @@ def findings_section(judged):
     return blocks
 
 
+def warm_slower_than_cold(run, factor=1.2):
+    """'variant@size' where the warm median exceeds factor x the cold one."""
+    cold = {(p.variant, p.n, p.block): p for p in run.points
+            if p.cache == "cold"}
+    out = []
+    for p in run.points:
+        c = cold.get((p.variant, p.n, p.block))
+        if p.cache == "warm" and c is not None and \
+                p.time_median_ns > factor * c.time_median_ns:
+            out.append("%s@%s" % (p.variant, size_label(p.n)))
+    return out
+
+
 def threats_section(run):
     m = run.manifest
     items = []
@@ -373,10 +397,18 @@ def threats_section(run):
              p.time_median_ns > 0 and
              p.time_stddev_ns / p.time_median_ns > NOISY_CV]
     if noisy:
-        items.append("%d points have a standard deviation above %.0f %% of "
-                     "their median (mostly the smallest sizes, where one "
-                     "launch takes microseconds)." % (len(noisy),
-                                                      100 * NOISY_CV))
+        items.append("%d %s a standard deviation above %.0f %% of the "
+                     "median (mostly small sizes, where one launch takes "
+                     "microseconds)." % (
+                         len(noisy), "point has" if len(noisy) == 1
+                         else "points have", 100 * NOISY_CV))
+    inverted = warm_slower_than_cold(run)
+    if inverted:
+        items.append("**Warm slower than cold** at %s: a warm launch should "
+                     "never lose to a flushed one, so the timer probably saw "
+                     "the GPU idle, waiting for the host to issue the launch "
+                     "(per-launch events then time host dispatch)." %
+                     ", ".join(inverted[:8]))
     items += [
         "Clocks were not locked: boost and thermal state can move "
         "bandwidths by a few percent between runs; one run shows no "

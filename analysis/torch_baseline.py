@@ -3,7 +3,9 @@
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
-untimed, then `iters` timed launches, each between two CUDA events; for
+untimed, queue a GPU sleep (so the host, slow to dispatch from Python, is
+never what the events time), then `iters` timed launches, each between two
+CUDA events; for
 cold points a buffer larger than L2 is zeroed before each launch (outside
 the events), which evicts the operands.  add writes into a preallocated
 output (out=); relu has no out= form, so its output comes from PyTorch's
@@ -35,6 +37,11 @@ SIDECAR = "torch-baseline.json"
 DEFAULT_ITERS = 100
 DEFAULT_WARMUP = 10
 DEFAULT_FLUSH_BYTES = 256 << 20
+# Host time to enqueue one timed launch (two events, the op, maybe the
+# flush), generously; the GPU sleep before the loop covers iters of them.
+HOST_SECONDS_PER_LAUNCH = 100e-6
+MAX_SLEEP_SECONDS = 0.5
+SLEEP_CYCLES_PER_SECOND = 2.0e9     # about the SM clock; longer is harmless
 
 
 class CannotRun(Exception):
@@ -105,7 +112,7 @@ def row_values(run, job, samples_ns, check):
         "flops": str(flops), "iters": str(len(samples_ns)),
         "time_median_ns": g(st["median"]), "time_min_ns": g(st["min"]),
         "time_max_ns": g(st["max"]), "time_mean_ns": g(st["mean"]),
-        "time_stddev_ns": g(st["stddev"]),
+        "time_stddev_ns": g(st["stddev"]), "activity_median_ns": "",
         "bandwidth_median_bytes_per_s": g(bw),
         "bandwidth_max_bytes_per_s": g(moved / (st["min"] * 1e-9)),
         "spec_dram_pct": g(100.0 * bw / spec) if spec else "",
@@ -198,11 +205,27 @@ def reference(torch, op, inputs):
     return torch.add(*host) if op == "add" else torch.relu(host[0])
 
 
+def keep_gpu_ahead(torch, job):
+    """Queue a GPU sleep longer than the host needs to enqueue the timed
+    loop, so that every launch waits in the stream.  Otherwise a launch
+    that the host is slow to issue (Python dispatch takes microseconds) is
+    timed with the GPU idle between the two events, and the host's cost
+    lands in the kernel's time.  False when torch has no sleep kernel."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        return False
+    seconds = min(job.iters * HOST_SECONDS_PER_LAUNCH, MAX_SLEEP_SECONDS)
+    sleep(int(seconds * SLEEP_CYCLES_PER_SECOND))
+    return True
+
+
 def measure(torch, job, flush, seed):
     """(per-launch times in ns, 'pass' or 'fail') of one job."""
     inputs, launch = make_operands(torch, job, seed)
     for _ in range(job.warmup):
         launch()
+    torch.cuda.synchronize()
+    keep_gpu_ahead(torch, job)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
     result = None
@@ -256,8 +279,10 @@ def run_baseline(run_dir, say=print):
                "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                             time.gmtime()),
                "rows": written, "flush_bytes": flush_bytes,
-               "method": "CUDA events around each launch; add with out=; "
-                         "relu via the caching allocator"}
+               "gpu_sleep_before_loop": hasattr(torch.cuda, "_sleep"),
+               "method": "CUDA events around each launch, launches queued "
+                         "behind a GPU sleep; add with out=; relu via the "
+                         "caching allocator"}
     with open(os.path.join(run_dir, SIDECAR), "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=2)
         f.write("\n")

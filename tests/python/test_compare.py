@@ -67,10 +67,10 @@ def test_threshold_rule(fixture_run):
     noisy = dataclasses.replace(p, time_stddev_ns=0.1 * p.time_median_ns)
     assert abs(compare.threshold_ns(noisy, noisy) -
                3 * (2 ** 0.5) * 0.1 * p.time_median_ns) < 1e-6
-    ranged = dataclasses.replace(p, time_stddev_ns=None, time_min_ns=100.0,
+    ranged = dataclasses.replace(p, time_stddev_ns=None, activity_median_ns=None, time_min_ns=100.0,
                                  time_max_ns=500.0)
     assert compare.noise_ns(ranged) == 100.0
-    unknown = dataclasses.replace(p, time_stddev_ns=None, time_min_ns=None,
+    unknown = dataclasses.replace(p, time_stddev_ns=None, activity_median_ns=None, time_min_ns=None,
                                   time_max_ns=None)
     assert compare.threshold_ns(unknown, unknown) == \
         0.05 * unknown.time_median_ns

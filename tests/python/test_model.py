@@ -16,7 +16,7 @@ def make_point(**over):
                 footprint_bytes=12 * MiB, bytes_moved=12 * MiB,
                 flops=1 << 20, iters=100, time_median_ns=5000.0,
                 time_min_ns=None, time_max_ns=None, time_mean_ns=None,
-                time_stddev_ns=None, bandwidth_median_bytes_per_s=None,
+                time_stddev_ns=None, activity_median_ns=None, bandwidth_median_bytes_per_s=None,
                 bandwidth_max_bytes_per_s=None, spec_dram_pct=None,
                 check="pass")
     base.update(over)
@@ -217,3 +217,11 @@ def test_classify_run_gives_every_point_a_rule(fixture_run):
     names = {v.name for _, v in verdicts}
     assert {model.LAUNCH_BOUND, model.L2_BOUND, model.DRAM_BOUND,
             model.OCCUPANCY_BOUND, model.ISSUE_BOUND} <= names
+
+
+def test_fit_drops_an_l2_slope_resting_on_one_size():
+    v = np.array([12, 192, 3072]) * MiB * 1.0
+    in_l2 = v < 50 * MiB
+    t = np.array([20000.0, 70000.0, 1.05e6])     # odd first point
+    fit = model.fit_launch_model(v, t, in_l2)
+    assert fit.l2_bandwidth is None and fit.bandwidth is not None

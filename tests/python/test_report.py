@@ -91,3 +91,17 @@ def test_report_of_run_without_counters(run_copy, tmp_path):
     by_number = {f.number: f for f in judged}
     assert by_number[4].verdict == "not testable with this data"
     assert "No counters" in open(md_path, encoding="utf-8").read()
+
+
+def test_warm_slower_than_cold_is_a_threat(run_copy):
+    import dataclasses
+    from analysis.load import load_run
+    run = load_run(str(run_copy))
+    assert report.warm_slower_than_cold(run) == []
+    points = tuple(dataclasses.replace(p, time_median_ns=3 * p.time_median_ns)
+                   if (p.variant, p.n, p.cache) == ("add_f16", 1 << 20, "warm")
+                   else p for p in run.points)
+    run = dataclasses.replace(run, points=points)
+    assert report.warm_slower_than_cold(run) == ["add_f16@1Mi"]
+    text = doc.render_markdown(report.threats_section(run))
+    assert "**Warm slower than cold** at add_f16@1Mi" in text
