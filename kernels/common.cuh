@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <atomic>
+
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -105,6 +107,42 @@ ewb_sm_count(int given)
 	return (unsigned)count;
 }
 
+/* Blocks of `block` threads one SM holds by thread count alone:
+ * min(2048 / block, 32), at least 1. */
+static inline unsigned
+ewb_resident_estimate(unsigned block)
+{
+	unsigned resident = EWB_SM_MAX_THREADS / block;
+
+	if (resident > EWB_SM_MAX_BLOCKS)
+		resident = EWB_SM_MAX_BLOCKS;
+	if (resident == 0)
+		resident = 1;
+	return resident;
+}
+
+/*
+ * A fixed grid of one wave, `per_sm` resident blocks on each SM, for a
+ * kernel that loops over the data `per_block` elements per block at a
+ * time; but no more blocks than have work.
+ */
+static inline struct ewb_shape
+ewb_shape_resident(size_t n, unsigned long long per_block, unsigned block,
+    unsigned per_sm, int sm_count)
+{
+	struct ewb_shape	s;
+	unsigned long long	resident;
+
+	s.block = block;
+	s.grid = ewb_div_up(n, per_block);
+	resident = (unsigned long long)per_sm * ewb_sm_count(sm_count);
+	if (s.grid > resident)
+		s.grid = resident;
+	if (s.grid > EWB_MAX_GRID)
+		s.grid = EWB_MAX_GRID;
+	return s;
+}
+
 /*
  * Grid-stride loops: a fixed grid of one wave of resident blocks,
  * sm_count * min(2048 / block, 32), but no more blocks than have work.
@@ -112,19 +150,57 @@ ewb_sm_count(int given)
 static inline struct ewb_shape
 ewb_shape_stride(size_t n, unsigned per_thread, unsigned block, int sm_count)
 {
-	struct ewb_shape	s = ewb_shape_cover(n, per_thread, block);
-	unsigned long long	resident = EWB_SM_MAX_THREADS / block;
+	return ewb_shape_resident(n, (unsigned long long)per_thread * block,
+	    block, ewb_resident_estimate(block), sm_count);
+}
 
-	if (resident > EWB_SM_MAX_BLOCKS)
-		resident = EWB_SM_MAX_BLOCKS;
-	if (resident == 0)
-		resident = 1;
-	resident *= ewb_sm_count(sm_count);
-	if (s.grid > resident)
-		s.grid = resident;
-	if (s.grid > EWB_MAX_GRID)
-		s.grid = EWB_MAX_GRID;
-	return s;
+/*
+ * Blocks of Kernel (no dynamic shared memory) that one SM holds at `block`
+ * threads, from the occupancy calculator: registers and shared memory
+ * count, not only threads.  Asked once per kernel and block size and
+ * remembered; when the runtime cannot tell (no device), the thread-count
+ * estimate, not remembered.
+ */
+template <auto Kernel>
+static unsigned
+ewb_blocks_per_sm(unsigned block)
+{
+	static std::atomic<int>	known[1025];	/* by block; 0: not asked */
+	int			blocks;
+
+	if (block == 0 || block > 1024)
+		return ewb_resident_estimate(block);
+	blocks = known[block].load(std::memory_order_relaxed);
+	if (blocks > 0)
+		return (unsigned)blocks;
+	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel,
+	    (int)block, 0) != cudaSuccess || blocks <= 0) {
+		(void)cudaGetLastError();	/* not the next launch's error */
+		return ewb_resident_estimate(block);
+	}
+	known[block].store(blocks, std::memory_order_relaxed);
+	return (unsigned)blocks;
+}
+
+/* Compute capability (major) of the current device, asked once; 0 when
+ * the runtime cannot tell. */
+static inline int
+ewb_device_major(void)
+{
+	static std::atomic<int>	known;
+	int			major = known.load(std::memory_order_relaxed);
+	int			device;
+
+	if (major > 0)
+		return major;
+	if (cudaGetDevice(&device) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+	    device) != cudaSuccess || major <= 0) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	known.store(major, std::memory_order_relaxed);
+	return major;
 }
 
 /* The study's kernels (add.cu, relu.cu, abs.cu). */
@@ -156,9 +232,52 @@ __global__ void	ewb_abs_f32x4(float *, size_t);
 __global__ void	ewb_abs_f32_functor(float *, size_t);
 
 /*
+ * ewbench's own kernels (fast.cu), built for the DRAM limit; see
+ * docs/kernels.md.  _ilpK: each thread issues K 16-byte loads per operand
+ * before using any, one tile of K packets per thread per block.  _cs: the
+ * same with evict-first loads and streaming stores.  _occ: a grid-stride
+ * loop over such tiles on a grid from the occupancy calculator.  _tma,
+ * _tma2: a tile of 1 or 2 packets per thread per operand (2 for the unary
+ * _tma) brought into dynamic shared memory by 1-D bulk copies (sm_90+) in
+ * two stages; below sm_90 their launcher runs the register kernel of the
+ * same shape instead.
+ */
+__global__ void	ewb_add_f32x4_ilp2(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f32x4_ilp4(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f32x4_ilp4_cs(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f32x4_occ(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f32_tma(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f32_tma2(const float *, const float *, float *,
+		    size_t);
+__global__ void	ewb_add_f16x8_ilp2(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16x8_ilp4(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16x8_ilp4_cs(const __half *, const __half *,
+		    __half *, size_t);
+__global__ void	ewb_add_f16x8_occ(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16_tma(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_add_f16_tma2(const __half *, const __half *, __half *,
+		    size_t);
+__global__ void	ewb_relu_f32x4_ilp2(const float *, float *, size_t);
+__global__ void	ewb_relu_f32x4_ilp4(const float *, float *, size_t);
+__global__ void	ewb_relu_f32_tma(const float *, float *, size_t);
+__global__ void	ewb_abs_f32x4_ilp2(float *, size_t);
+__global__ void	ewb_abs_f32x4_ilp4(float *, size_t);
+__global__ void	ewb_abs_f32_tma(float *, size_t);
+
+/*
  * Operand conventions: which pointers of the launch arguments a kernel of
- * each signature uses (only those are tested for alignment), and how it is
- * launched.
+ * each signature uses (only those are tested for alignment), how many it
+ * reads, and how it is launched (with `smem` bytes of dynamic shared
+ * memory).
  */
 template <typename Kernel>
 struct ewb_operands;
@@ -166,6 +285,7 @@ struct ewb_operands;
 template <typename T>
 struct ewb_operands<void (*)(const T *, const T *, T *, size_t)> {
 	typedef T elem;
+	static constexpr unsigned inputs = 2;
 	static bool
 	aligned(const struct ewb_launch_args *args, size_t bytes)
 	{
@@ -175,9 +295,10 @@ struct ewb_operands<void (*)(const T *, const T *, T *, size_t)> {
 	}
 	static void
 	launch(void (*kernel)(const T *, const T *, T *, size_t),
-	    struct ewb_shape s, const struct ewb_launch_args *args)
+	    struct ewb_shape s, const struct ewb_launch_args *args,
+	    size_t smem = 0)
 	{
-		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		kernel<<<(unsigned)s.grid, s.block, smem, args->stream>>>(
 		    (const T *)args->a, (const T *)args->b, (T *)args->c,
 		    args->n);
 	}
@@ -186,6 +307,7 @@ struct ewb_operands<void (*)(const T *, const T *, T *, size_t)> {
 template <typename T>
 struct ewb_operands<void (*)(const T *, T *, size_t)> {
 	typedef T elem;
+	static constexpr unsigned inputs = 1;
 	static bool
 	aligned(const struct ewb_launch_args *args, size_t bytes)
 	{
@@ -194,9 +316,9 @@ struct ewb_operands<void (*)(const T *, T *, size_t)> {
 	}
 	static void
 	launch(void (*kernel)(const T *, T *, size_t), struct ewb_shape s,
-	    const struct ewb_launch_args *args)
+	    const struct ewb_launch_args *args, size_t smem = 0)
 	{
-		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		kernel<<<(unsigned)s.grid, s.block, smem, args->stream>>>(
 		    (const T *)args->a, (T *)args->c, args->n);
 	}
 };
@@ -204,6 +326,7 @@ struct ewb_operands<void (*)(const T *, T *, size_t)> {
 template <typename T>
 struct ewb_operands<void (*)(T *, size_t)> {
 	typedef T elem;
+	static constexpr unsigned inputs = 1;
 	static bool
 	aligned(const struct ewb_launch_args *args, size_t bytes)
 	{
@@ -211,23 +334,26 @@ struct ewb_operands<void (*)(T *, size_t)> {
 	}
 	static void
 	launch(void (*kernel)(T *, size_t), struct ewb_shape s,
-	    const struct ewb_launch_args *args)
+	    const struct ewb_launch_args *args, size_t smem = 0)
 	{
-		kernel<<<(unsigned)s.grid, s.block, 0, args->stream>>>(
+		kernel<<<(unsigned)s.grid, s.block, smem, args->stream>>>(
 		    (T *)args->c, args->n);
 	}
 };
 
 /*
  * The launcher and shaper of a study variant, from the numbers of its
- * registry row.  Kernel owns groups of PerThread consecutive elements (per
- * loop iteration when GridStride) and moves VectorWidth elements per memory
- * instruction.  When an operand is not aligned to VectorWidth elements,
+ * registry row.  Kernel covers PerThread elements per thread, a block's
+ * share being block * PerThread (per loop iteration when GridStride),
+ * and moves VectorWidth elements per memory instruction.  When an operand is not aligned to VectorWidth elements,
  * Scalar (one element per thread, same signature) runs instead, in the same
- * single launch.
+ * single launch.  A GridStride kernel's fixed grid holds as many blocks per
+ * SM as fit by thread count, or with Occupancy as many as the occupancy
+ * calculator says fit.
  */
 template <auto Kernel, auto Scalar, unsigned DefaultBlock,
-    unsigned PerThread, unsigned VectorWidth, bool GridStride>
+    unsigned PerThread, unsigned VectorWidth, bool GridStride,
+    bool Occupancy = false>
 struct ewb_study_launch {
 	typedef ewb_operands<decltype(Kernel)> operands;
 
@@ -245,6 +371,10 @@ struct ewb_study_launch {
 
 		if (!vector_ok(args))
 			return ewb_shape_cover(args->n, 1, block);
+		if (GridStride && Occupancy)
+			return ewb_shape_resident(args->n,
+			    (unsigned long long)PerThread * block, block,
+			    ewb_blocks_per_sm<Kernel>(block), args->sm_count);
 		if (GridStride)
 			return ewb_shape_stride(args->n, PerThread, block,
 			    args->sm_count);
@@ -261,6 +391,76 @@ struct ewb_study_launch {
 		if (s.grid > EWB_MAX_GRID)
 			return cudaErrorInvalidConfiguration;
 		operands::launch(vector_ok(args) ? Kernel : Scalar, s, args);
+		return cudaGetLastError();
+	}
+};
+
+/*
+ * The launcher and shaper of a bulk-copy (TMA) variant.  Kernel has the
+ * shape of Fallback, a study-style kernel of one tile per block,
+ * PerThread elements in 16-byte packets per thread, and brings each
+ * operand's tile into dynamic shared memory (PerThread elements per thread
+ * per input).  It needs sm_90 and 16-byte aligned operands; otherwise
+ * Fallback (or its Scalar) runs.  The launch shape is the same either way,
+ * and one kernel is launched.
+ */
+template <auto Kernel, auto Fallback, auto Scalar, unsigned DefaultBlock,
+    unsigned PerThread, unsigned VectorWidth>
+struct ewb_bulk_launch {
+	typedef ewb_operands<decltype(Kernel)> operands;
+	typedef ewb_study_launch<Fallback, Scalar, DefaultBlock, PerThread,
+	    VectorWidth, false> fallback;
+	static constexpr size_t per_thread_bytes =
+	    operands::inputs * PerThread * sizeof(typename operands::elem);
+
+	static_assert(VectorWidth * sizeof(typename operands::elem) == 16,
+	    "bulk copies need 16-byte aligned operands, what vector_ok tests");
+
+	static bool
+	bulk_ok(const struct ewb_launch_args *args)
+	{
+		return fallback::vector_ok(args) && ewb_device_major() >= 9;
+	}
+
+	static struct ewb_shape
+	shape(const struct ewb_launch_args *args)
+	{
+		return fallback::shape(args);
+	}
+
+	/* Above 48 KiB a block's dynamic shared memory must be allowed
+	 * first: allow what the largest block (1024 threads) needs, once. */
+	static cudaError_t
+	allow_shared(void)
+	{
+		static std::atomic<bool>	allowed;
+		cudaError_t			e;
+
+		if (allowed.load(std::memory_order_relaxed))
+			return cudaSuccess;
+		e = cudaFuncSetAttribute(Kernel,
+		    cudaFuncAttributeMaxDynamicSharedMemorySize,
+		    (int)(1024 * per_thread_bytes));
+		if (e == cudaSuccess)
+			allowed.store(true, std::memory_order_relaxed);
+		return e;
+	}
+
+	static cudaError_t
+	launch(const struct ewb_launch_args *args)
+	{
+		struct ewb_shape	s = shape(args);
+		cudaError_t		e;
+
+		if (!bulk_ok(args))
+			return fallback::launch(args);
+		if (args->n == 0)
+			return cudaErrorInvalidValue;
+		if (s.grid > EWB_MAX_GRID)
+			return cudaErrorInvalidConfiguration;
+		if ((e = allow_shared()) != cudaSuccess)
+			return e;
+		operands::launch(Kernel, s, args, s.block * per_thread_bytes);
 		return cudaGetLastError();
 	}
 };

@@ -8,7 +8,9 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/add.cu \
 	%reldir%/relu.cu \
 	%reldir%/abs.cu \
+	%reldir%/fast.cu \
 	%reldir%/peer_cub.cu \
 	%reldir%/flush.cu \
 	%reldir%/ceilings.cu
-noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ceilings.h
+noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh \
+	%reldir%/ceilings.h

@@ -1,10 +1,11 @@
 /*
  * registry.cu - ewb_variants[], the table of every variant.
  *
- * A study row names its kernel and the numbers that shape its launch; the
- * launcher and shaper are ewb_study_launch (common.cuh) instantiated from
- * those same numbers, so the table cannot disagree with what runs.  Bytes,
- * flops and in-place follow from the op and dtype.
+ * A study or ewbench row names its kernel and the numbers that shape its
+ * launch; the launcher and shaper are ewb_study_launch or ewb_bulk_launch
+ * (common.cuh) instantiated from those same numbers, so the table cannot
+ * disagree with what runs.  Bytes, flops and in-place follow from the op
+ * and dtype.
  */
 #include "common.cuh"
 
@@ -35,17 +36,45 @@ flops(enum ewb_op op)
 #define COST(op, dtype) \
 	read_bytes(op, dtype), elem_bytes(dtype), flops(op), op == EWB_OP_ABS
 
+/* A row whose launcher and shaper are those of the launch template given
+ * last (a template-id, hence variadic: its commas are its own). */
+#define ROW(origin, id, op, dtype, technique, per_thread, width, block, \
+    stride, kernel, ...) \
+	{ id, op, dtype, origin, technique, per_thread, width, block, \
+	  COST(op, dtype), stride, __VA_ARGS__::launch, __VA_ARGS__::shape, \
+	  (const void *)kernel }
+
 /* id, op, dtype, technique, elements per thread, vector width, default
  * block, grid-stride, kernel, scalar fallback for misaligned operands. */
 #define STUDY(id, op, dtype, technique, per_thread, width, block, stride, \
     kernel, scalar) \
-	{ id, op, dtype, "study", technique, per_thread, width, block, \
-	  COST(op, dtype), stride, \
-	  ewb_study_launch<kernel, scalar, block, per_thread, width, \
-	      stride>::launch, \
-	  ewb_study_launch<kernel, scalar, block, per_thread, width, \
-	      stride>::shape, \
-	  (const void *)kernel }
+	ROW("study", id, op, dtype, technique, per_thread, width, block, \
+	    stride, kernel, ewb_study_launch<kernel, scalar, block, \
+	    per_thread, width, stride>)
+
+/* ewbench's own variants (fast.cu).  TILE: one tile per block, grid
+ * from n.  OCCUPANCY: grid-stride over a grid of one wave from the
+ * occupancy calculator; per_thread counts one iteration. */
+#define TILE(id, op, dtype, technique, per_thread, width, block, kernel, \
+    scalar) \
+	ROW("ewbench", id, op, dtype, technique, per_thread, width, block, \
+	    false, kernel, ewb_study_launch<kernel, scalar, block, \
+	    per_thread, width, false>)
+#define OCCUPANCY(id, op, dtype, technique, per_thread, width, block, \
+    kernel, scalar) \
+	ROW("ewbench", id, op, dtype, technique, per_thread, width, block, \
+	    true, kernel, ewb_study_launch<kernel, scalar, block, \
+	    per_thread, width, true, true>)
+
+/* A bulk-copy (TMA) variant, 16-byte packets: below sm_90, or with
+ * misaligned operands, the TILE variant of the same shape (fallback)
+ * runs instead. */
+#define BULK(id, op, dtype, technique, per_thread, block, kernel, fallback, \
+    scalar) \
+	ROW("ewbench", id, op, dtype, technique, per_thread, \
+	    16 / elem_bytes(dtype), block, false, kernel, \
+	    ewb_bulk_launch<kernel, fallback, scalar, block, per_thread, \
+	    16 / elem_bytes(dtype)>)
 
 /* A library's own launch: elements per thread and vector width 0, as the
  * library decides them; default_block is nominal and overrides are ignored. */
@@ -115,6 +144,82 @@ const struct ewb_variant ewb_variants[] = {
 	    "cub::DeviceTransform::Transform with an __hadd functor; CUB "
 	    "picks algorithm, block and grid itself",
 	    ewb_cub_add_f16, ewb_cub_shape),
+
+	TILE("add_f32x4_ilp2", EWB_OP_ADD, EWB_F32,
+	    "two float4 loads per operand in flight per thread, issued before "
+	    "any add; one tile of 2 x block float4 per block",
+	    8, 4, 256, ewb_add_f32x4_ilp2, ewb_add_f32),
+	TILE("add_f32x4_ilp4", EWB_OP_ADD, EWB_F32,
+	    "four float4 loads per operand in flight per thread, issued before "
+	    "any add; one tile of 4 x block float4 per block",
+	    16, 4, 256, ewb_add_f32x4_ilp4, ewb_add_f32),
+	TILE("add_f32x4_ilp4_cs", EWB_OP_ADD, EWB_F32,
+	    "add_f32x4_ilp4 with streaming evict-first loads and stores "
+	    "(__ldcs, __stcs)",
+	    16, 4, 256, ewb_add_f32x4_ilp4_cs, ewb_add_f32),
+	OCCUPANCY("add_f32x4_occ", EWB_OP_ADD, EWB_F32,
+	    "add_f32x4_ilp4's tiles in a grid-stride loop over one wave of "
+	    "blocks sized by the occupancy calculator",
+	    16, 4, 256, ewb_add_f32x4_occ, ewb_add_f32),
+	BULK("add_f32_tma", EWB_OP_ADD, EWB_F32,
+	    "TMA: one float4 per thread per operand brought into shared memory "
+	    "by 1-D bulk copies in two half-tile stages on mbarriers, 128-bit "
+	    "stores; one tile per block (sm_90+, else add_f32x4)",
+	    4, 256, ewb_add_f32_tma, ewb_add_f32x4, ewb_add_f32),
+	BULK("add_f32_tma2", EWB_OP_ADD, EWB_F32,
+	    "TMA: two float4 per thread per operand by 1-D bulk copies, one "
+	    "stage per row of the tile (sm_90+, else add_f32x4_ilp2)",
+	    8, 256, ewb_add_f32_tma2, ewb_add_f32x4_ilp2, ewb_add_f32),
+	TILE("add_f16x8_ilp2", EWB_OP_ADD, EWB_F16,
+	    "two 128-bit loads of eight halves per operand in flight per "
+	    "thread, issued before any __hadd2; one tile per block",
+	    16, 8, 256, ewb_add_f16x8_ilp2, ewb_add_f16),
+	TILE("add_f16x8_ilp4", EWB_OP_ADD, EWB_F16,
+	    "four 128-bit loads of eight halves per operand in flight per "
+	    "thread, issued before any __hadd2; one tile per block",
+	    32, 8, 256, ewb_add_f16x8_ilp4, ewb_add_f16),
+	TILE("add_f16x8_ilp4_cs", EWB_OP_ADD, EWB_F16,
+	    "add_f16x8_ilp4 with streaming evict-first loads and stores "
+	    "(__ldcs, __stcs)",
+	    32, 8, 256, ewb_add_f16x8_ilp4_cs, ewb_add_f16),
+	OCCUPANCY("add_f16x8_occ", EWB_OP_ADD, EWB_F16,
+	    "add_f16x8_ilp4's tiles in a grid-stride loop over one wave of "
+	    "blocks sized by the occupancy calculator",
+	    32, 8, 256, ewb_add_f16x8_occ, ewb_add_f16),
+	BULK("add_f16_tma", EWB_OP_ADD, EWB_F16,
+	    "TMA: eight halves per thread per operand brought into shared "
+	    "memory by 1-D bulk copies in two half-tile stages on mbarriers, "
+	    "128-bit stores; one tile per block (sm_90+, else add_f16x8_pack)",
+	    8, 256, ewb_add_f16_tma, ewb_add_f16x8_pack, ewb_add_f16),
+	BULK("add_f16_tma2", EWB_OP_ADD, EWB_F16,
+	    "TMA: sixteen halves per thread per operand by 1-D bulk copies, "
+	    "one stage per row of the tile (sm_90+, else add_f16x8_ilp2)",
+	    16, 256, ewb_add_f16_tma2, ewb_add_f16x8_ilp2, ewb_add_f16),
+	TILE("relu_f32x4_ilp2", EWB_OP_RELU, EWB_F32,
+	    "two float4 loads in flight per thread, issued before any "
+	    "compare; one tile per block",
+	    8, 4, 256, ewb_relu_f32x4_ilp2, ewb_relu_f32),
+	TILE("relu_f32x4_ilp4", EWB_OP_RELU, EWB_F32,
+	    "four float4 loads in flight per thread, issued before any "
+	    "compare; one tile per block",
+	    16, 4, 256, ewb_relu_f32x4_ilp4, ewb_relu_f32),
+	BULK("relu_f32_tma", EWB_OP_RELU, EWB_F32,
+	    "TMA: two float4 per thread by 1-D bulk copies, one stage per row "
+	    "of the tile, 128-bit stores (sm_90+, else relu_f32x4_ilp2)",
+	    8, 256, ewb_relu_f32_tma, ewb_relu_f32x4_ilp2, ewb_relu_f32),
+	TILE("abs_f32x4_ilp2", EWB_OP_ABS, EWB_F32,
+	    "in place, two float4 loads in flight per thread, issued before "
+	    "any store; one tile per block",
+	    8, 4, 256, ewb_abs_f32x4_ilp2, ewb_abs_f32),
+	TILE("abs_f32x4_ilp4", EWB_OP_ABS, EWB_F32,
+	    "in place, four float4 loads in flight per thread, issued before "
+	    "any store; one tile per block",
+	    16, 4, 256, ewb_abs_f32x4_ilp4, ewb_abs_f32),
+	BULK("abs_f32_tma", EWB_OP_ABS, EWB_F32,
+	    "in place, TMA: two float4 per thread by 1-D bulk copies, one "
+	    "stage per row of the tile, 128-bit stores back (sm_90+, else "
+	    "abs_f32x4_ilp2)",
+	    8, 256, ewb_abs_f32_tma, ewb_abs_f32x4_ilp2, ewb_abs_f32),
 };
 
 const size_t ewb_variant_count = sizeof ewb_variants / sizeof ewb_variants[0];

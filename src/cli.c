@@ -30,7 +30,8 @@ enum {
 	OPT_ITERS,
 	OPT_LAUNCH,
 	OPT_TRACE,
-	OPT_PROFILE_WINDOW
+	OPT_PROFILE_WINDOW,
+	OPT_MISALIGN
 };
 
 static const struct option run_longopts[] = {
@@ -50,6 +51,7 @@ static const struct option run_longopts[] = {
 	{ "launch",	required_argument, NULL, OPT_LAUNCH },
 	{ "trace",	required_argument, NULL, OPT_TRACE },
 	{ "profile-window", no_argument,   NULL, OPT_PROFILE_WINDOW },
+	{ "misalign",	no_argument,	   NULL, OPT_MISALIGN },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -226,6 +228,9 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case OPT_PROFILE_WINDOW:
 			o->profile_window = true;
+			break;
+		case OPT_MISALIGN:
+			o->misalign = true;
 			break;
 		case OPT_DEVICE:
 			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,

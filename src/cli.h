@@ -33,6 +33,9 @@ struct run_options {
 	bool		 profile_window; /* cudaProfilerStart/Stop around
 					   the measured launches */
 	bool		 quiet;
+	bool		 misalign;	/* operands 4 bytes past a 16-byte
+					   boundary: the vector variants'
+					   fallback paths */
 };
 
 /* Parses argv (argv[0] is the command name) into opts; on a usage error

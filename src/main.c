@@ -69,6 +69,8 @@ static const char usage_text[] =
 "      --profile-window bracket the timed launches with cudaProfilerStart/Stop\n"
 "                       for nsys --capture-range=cudaProfilerApi and ncu\n"
 "                       --profile-from-start off; implies --no-cupti\n"
+"      --misalign       start every array 4 bytes past a 16-byte boundary, to\n"
+"                       test and time the vector variants' fallback paths\n"
 "  -q, --quiet          print only problems (progress shows on terminals)\n"
 "\n"
 "A run directory holds run.json (manifest), timing.csv and metrics.csv;\n"
@@ -145,13 +147,13 @@ list_command(int argc, char **argv)
 		fprintf(stderr, "ewbench list: takes no arguments\n");
 		return EWB_EXIT_USAGE;
 	}
-	printf("%-16s %-4s %-5s %-6s %5s %4s %5s %5s %5s %3s  %s\n", "id", "op",
+	printf("%-18s %-4s %-5s %-7s %5s %4s %5s %5s %5s %3s  %s\n", "id", "op",
 	    "dtype", "origin", "block", "e/t", "vec", "B/el", "flop", "inp",
 	    "technique");
 	for (i = 0; i < ewb_variant_count; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
-		printf("%-16s %-4s %-5s %-6s %5u %4u %5u %5u %5u %3s  %s\n",
+		printf("%-18s %-4s %-5s %-7s %5u %4u %5u %5u %5u %3s  %s\n",
 		    v->id, ewb_op_name(v->op), ewb_dtype_name(v->dtype),
 		    v->origin, v->default_block, v->elems_per_thread,
 		    v->vector_width, v->read_bytes + v->write_bytes, v->flops,

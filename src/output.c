@@ -190,6 +190,7 @@ settings_json(const struct manifest *m, struct json *j)
 	else
 		json_null(j, "preset");
 	json_bool(j, "check_only", o->check_only);
+	json_bool(j, "misalign", o->misalign);
 	json_end_object(j);
 }
 

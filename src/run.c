@@ -49,6 +49,7 @@ struct study {
 	cudaEvent_t		*events;	/* 2 per timed launch */
 	double			*samples;
 	void			*d_a, *d_b, *d_c, *d_flush;
+	void			*base_a, *base_b, *base_c;	/* as allocated */
 	void			*h_a, *h_b, *h_c;
 
 	/* Sizes per variant (sweep, --preset tiers); NULL: all of opts.sizes. */
@@ -422,7 +423,7 @@ print_point(const struct study *s, const struct point *p,
 	if (s->opts.quiet)
 		return;
 	size_format(p->n, size, sizeof size);
-	printf("%-16s %8s %5u %-4s %-6s %10.3f us  %8.1f GB/s  %5.1f%% spec  %s\n",
+	printf("%-18s %8s %5u %-4s %-6s %10.3f us  %8.1f GB/s  %5.1f%% spec  %s\n",
 	    p->v->id, size, p->block, cache_name(p->cache), p->launch,
 	    st->median / 1e3, bw / 1e9, 100.0 * bw / s->dev.dram_bandwidth,
 	    passed ? "ok" : "CHECK FAILED");
@@ -721,9 +722,13 @@ allocate(struct study *s, int *code, char **cause)
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}
-	CUDA_TRY(cudaMalloc(&s->d_a, bytes), cause);
-	CUDA_TRY(cudaMalloc(&s->d_b, bytes), cause);
-	CUDA_TRY(cudaMalloc(&s->d_c, bytes), cause);
+	/* --misalign: every operand starts 4 bytes past a 16-byte boundary. */
+	CUDA_TRY(cudaMalloc(&s->base_a, bytes + 16), cause);
+	CUDA_TRY(cudaMalloc(&s->base_b, bytes + 16), cause);
+	CUDA_TRY(cudaMalloc(&s->base_c, bytes + 16), cause);
+	s->d_a = (char *)s->base_a + (s->opts.misalign ? 4 : 0);
+	s->d_b = (char *)s->base_b + (s->opts.misalign ? 4 : 0);
+	s->d_c = (char *)s->base_c + (s->opts.misalign ? 4 : 0);
 	CUDA_TRY(cudaMalloc(&s->d_flush, s->man.flush_bytes), cause);
 	s->h_a = xmalloc(bytes);
 	s->h_b = xmalloc(bytes);
@@ -750,9 +755,9 @@ release(struct study *s)
 	}
 	free(s->events);
 	free(s->samples);
-	cudaFree(s->d_a);
-	cudaFree(s->d_b);
-	cudaFree(s->d_c);
+	cudaFree(s->base_a);
+	cudaFree(s->base_b);
+	cudaFree(s->base_c);
 	cudaFree(s->d_flush);
 	free(s->h_a);
 	free(s->h_b);
@@ -1005,7 +1010,7 @@ run_command(int argc, char **argv)
 		manifest_update(s.dir, &s.man, "running");
 		if (!s.opts.quiet) {
 			device_print(&s.dev, stdout);
-			printf("%-16s %8s %5s %-4s %-6s %13s  %13s  %10s  "
+			printf("%-18s %8s %5s %-4s %-6s %13s  %13s  %10s  "
 			    "%s\n", "variant", "n", "block", "L2", "launch",
 			    "median", "bandwidth", "of spec", "check");
 		}

@@ -8,8 +8,16 @@ require_gpu
 "$EWBENCH" check -s 1,3,7,8,33,1000003,1Mi -s 16777221 ||
     fail "a variant failed its check"
 
+# Misaligned operands: the vector variants fall back to scalar paths.
+"$EWBENCH" check -q --misalign -s 1,3,7,8,33,1000003 ||
+    fail "a variant failed its check with misaligned operands"
+
+# Odd block sizes, for the variants whose tile depends on the block.
+"$EWBENCH" check -q --block 32,96,1024 -s 3,1000003 ||
+    fail "a variant failed its check at block sizes 32, 96, 1024"
+
 # Past 2^31 elements: 64-bit indexing and grid limits.
-"$EWBENCH" check -q -v add_f16,add_f16x8_pack,add_f32x4_grid,abs_f32_grid \
+"$EWBENCH" check -q -v add_f16,add_f16x8_pack,add_f32x4_grid,abs_f32_grid,add_f16x8_ilp4,add_f16_tma2,add_f16x8_occ \
     -s 2147483651 || fail "a variant failed its check past 2^31 elements"
 
 # The checker itself: a planted wrong element must fail the run (exit 3)

@@ -73,6 +73,15 @@ study)
 	log ncu comparison
 	bash tests/gpu/ncu-compare.sh "$work/ncu" 2>&1 | tail -40
 	;;
+studytime)
+	# The issue-3 budget: the study's variants and the cub peers, article
+	# sizes, both cache states, with counters: fresh profiler objects per
+	# measurement (default) and one reused object.
+	ids=add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor,cub_add_f32,cub_add_f16
+	rm -rf "$work/st-fresh" "$work/st-reuse"
+	timed studytime-fresh ./ewbench run -q --preset article --cache both -v "$ids" -o "$work/st-fresh"
+	EWBENCH_CUPTI_REUSE=1 timed studytime-reuse ./ewbench run -q --preset article --cache both -v "$ids" -o "$work/st-reuse"
+	;;
 ceilings)
 	log ceilings
 	rm -rf "$work/ceilings"
