@@ -189,11 +189,17 @@ def method_section(run):
             _text(settings.get("iters"))),
         "**Cache states**: `warm` = back-to-back launches on the same "
         "buffers, so whatever fits in L2 stays there (the write-ups' method); "
-        "`cold` = L2 flushed before each timed launch by writing a %s "
-        "buffer." % bytes_label(settings.get("flush_bytes")),
+        "`cold` = L2 flushed before each timed launch by reading a %s "
+        "buffer (reading leaves L2 full of clean lines, so the kernel pays "
+        "no write-backs of earlier work). `stream` launches come from the "
+        "host one by one (the launch path is in the time); `graph` "
+        "launches replay the timed launches from a CUDA graph." %
+        bytes_label(settings.get("flush_bytes")),
         "**Counters**: %s (status %s%s); metric set %s, %s passes, %s "
         "replay, chip %s. Counters come from a separate pass: times from "
-        "that pass are never used." % (
+        "that pass are never used. A warm counter point profiles the second "
+        "of two back-to-back launches in one profiling session; a cold one "
+        "follows an L2 flush." % (
             "enabled" if counters.get("enabled") else "disabled",
             _text(counters.get("status")),
             ": " + counters["reason"] if counters.get("reason") else "",

@@ -108,23 +108,22 @@ flush_l2(struct study *s, char **cause)
 	return 0;
 }
 
-/* Counter callbacks: make the cache state, then the profiled launch. */
+/* Counter callbacks.  cold: an L2 flush before the profiling session.
+ * warm: the same kernel launched just before the profiled one, inside the
+ * same session (the profiler evaluates the last range): launched before
+ * the session, its lines did not survive the profiler's setup. */
 static int
 counters_prepare(void *ctx)
 {
 	struct launch	*l = ctx;
 	char		*cause = NULL;
-	int		 rc;
 
-	if (l->cache == CACHE_COLD)
-		rc = flush_l2(l->s, &cause);
-	else
-		rc = launch_once(l, &cause);
-	if (rc != 0) {
+	if (flush_l2(l->s, &cause) != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
+		return -1;
 	}
-	return rc;
+	return 0;
 }
 
 static int
@@ -133,7 +132,8 @@ counters_launch(void *ctx)
 	struct launch	*l = ctx;
 	char		*cause = NULL;
 
-	if (launch_once(l, &cause) != 0) {
+	if ((l->cache == CACHE_WARM && launch_once(l, &cause) != 0) ||
+	    launch_once(l, &cause) != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		return -1;
@@ -354,8 +354,8 @@ measure_counters(struct study *s, struct launch *l, const struct point *p,
 	int		 rc = -1;
 
 	nvtx_push_point(p);
-	if (counters_measure(s->counters, counters_prepare, counters_launch,
-	    l, values, cause) != 0)
+	if (counters_measure(s->counters, l->cache == CACHE_COLD ?
+	    counters_prepare : NULL, counters_launch, l, values, cause) != 0)
 		goto out;
 	for (i = 0; i < count; i++) {
 		if (isnan(values[i]))

@@ -87,7 +87,6 @@ ceilings)
 	rm -rf "$work/ceilings"
 	timed ceilings ./ewbench ceilings -o "$work/ceilings"
 	cat "$work/ceilings.log"
-	cp "$work/ceilings/ceilings.csv" "$study/" 2>/dev/null
 	;;
 torch)
 	log torch baseline
@@ -98,14 +97,12 @@ sweep)
 	rm -rf "$work/sweep"
 	timed sweep ./ewbench sweep -v 'add_*,cub_add_*' -o "$work/sweep"
 	tail -2 "$work/sweep.log"
-	cp "$work/ceilings/ceilings.csv" "$work/sweep/" 2>/dev/null
 	;;
 tiers)
 	log tiers
 	rm -rf "$work/tiers"
 	timed tiers ./ewbench run --preset tiers --launch both --cache both -o "$work/tiers"
 	grep -E 'graph' "$work/tiers.log" | grep -E ' warm ' | head -60
-	cp "$work/ceilings/ceilings.csv" "$work/tiers/" 2>/dev/null
 	;;
 tune)
 	log tune
@@ -143,7 +140,8 @@ report)
 	log report
 	for d in "$study" "$work/sweep"; do
 		[ -f "$d/run.json" ] || continue
-		PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$d" -o "$d/report" 2>&1 | tail -8
+		PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$d" \
+		    --ceilings "$work/ceilings" -o "$d/report" 2>&1 | tail -8
 	done
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
