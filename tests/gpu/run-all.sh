@@ -146,8 +146,9 @@ report)
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
 esac
-done
-
+# After every step, so a call cut off at its time limit still returns
+# what was done.
 cp "$out"/*.log "$out"/*.txt "$work"/ 2>/dev/null
 tar czf "$out/results.tar.gz" -C "$work" . 2>/dev/null
+done
 ls -la "$out"
