@@ -90,7 +90,47 @@ ceilings)
 	;;
 torch)
 	log torch baseline
+	# A study carried from an earlier call, if there is one.
+	[ -f .carry/study/run.json ] && { rm -rf "$study"; cp -r .carry/study "$study"; }
 	PYTHONPATH=$PWD python3 -m analysis torch "$study" 2>&1 | tail -8
+	;;
+warm1pass)
+	# Does a one-pass metric set keep the warm L2 that multi-pass kernel
+	# replay loses?  DRAM bytes read by the second of two launches.
+	log warm1pass
+	for m in dram__bytes_read.sum default; do
+		rm -rf "$work/w1-$m"
+		./ewbench run -q -v add_f32,add_f16 -s 1Mi,4Mi --cache both \
+		    --metrics "$m" -o "$work/w1-$m" >/dev/null 2>&1
+		echo "metrics $m: $(grep -o '"passes": [0-9]*' "$work/w1-$m/run.json")"
+		grep 'dram__bytes_read.sum' "$work/w1-$m/metrics.csv" | cut -d, -f2,5,7,10
+	done
+	;;
+reuse)
+	# Fresh profiler objects per measurement (default) vs one reused.
+	log reuse
+	ids=add_f32,add_f16,abs_f32,relu_f32x4
+	rm -rf "$work/ab-fresh" "$work/ab-reuse"
+	timed ab-fresh ./ewbench run -q -v $ids -s 1Mi,16Mi --cache both --iters 10 -o "$work/ab-fresh"
+	EWBENCH_CUPTI_REUSE=1 timed ab-reuse ./ewbench run -q -v $ids -s 1Mi,16Mi --cache both --iters 10 -o "$work/ab-reuse"
+	python3 - "$work" <<'PY'
+import csv, sys
+def load(d):
+    return {(r["variant"], r["n"], r["cache"], r["metric"]): float(r["value"])
+            for r in csv.DictReader(open(sys.argv[1] + "/" + d + "/metrics.csv"))
+            if r["source"] == "cupti"}
+a, b = load("ab-fresh"), load("ab-reuse")
+exact = [k for k in a if "inst_executed" in k[3] or "dram__bytes_read" in k[3]]
+worst = max(abs(a[k] - b.get(k, float("nan"))) / max(a[k], 1) for k in exact)
+print("reuse vs fresh: %d rows, %d in both; worst rel diff on inst/dram-read rows %.4f"
+      % (len(a), len(set(a) & set(b)), worst))
+PY
+	;;
+sweepfast)
+	log sweep without counters
+	rm -rf "$work/sweep-timing"
+	timed sweep-timing ./ewbench sweep --no-cupti -v 'add_*,cub_add_*' -o "$work/sweep-timing"
+	tail -1 "$work/sweep-timing.log"
 	;;
 sweep)
 	log sweep
