@@ -134,10 +134,12 @@ def _series(points):
 
 
 def _hit_metric(run):
-    if sel.has_metric(run, sel.M_L2_READ_HIT):
-        return sel.M_L2_READ_HIT, "L2 read hit rate"
-    if sel.has_metric(run, sel.M_L2_HIT):
-        return sel.M_L2_HIT, "L2 hit rate, all sectors"
+    """The residency series for the second axis.  Warm points keep their
+    L2 only under a one-pass metric set (see select.l2_read_served);
+    CUPTI's hit rates from a multi-pass set describe a flushed L2."""
+    if sel.counter_passes(run) == 1 and sel.has_metric(
+            run, sel.M_DRAM_READ_FRACTION):
+        return "l2_read_served", "reads served by L2 (1 - DRAM/read bytes)"
     return None, None
 
 
@@ -159,7 +161,7 @@ def _draw_hit_rate(ax_bw, run, series, hit_name):
     for (_, cache), rows in sorted(series.items()):
         if cache != "warm":
             continue
-        hits = [(p.footprint_bytes, sel.metric(run, p, hit_name))
+        hits = [(p.footprint_bytes, sel.l2_read_served(run, p))
                 for p in rows]
         hits = [(x, y) for x, y in hits if y is not None]
         if hits:

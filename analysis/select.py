@@ -26,6 +26,7 @@ M_BYTES_PER_INST = "derived__bytes_per_inst_issued"
 M_LD_BYTES_PER_INST = "derived__global_ld_bytes_per_inst"
 M_DRAM_BANDWIDTH = "derived__dram_bandwidth"
 M_KERNEL_TIME = "gpu__time_duration.sum"
+M_DRAM_READ_FRACTION = "derived__dram_read_fraction"
 
 
 def sizes(run):
@@ -76,11 +77,35 @@ def preferred_cache(points):
 
 
 def metric(run, point, name):
-    """Value of a metric for a point, or None when not measured."""
+    """Value of a metric for a point, or None when not measured.  Counter
+    rows are written once per point with launch "stream" (the profiler
+    replays single launches), so graph points use those."""
     if run.metrics is None:
         return None
     entry = run.metrics.get(point.key, {}).get(name)
+    if entry is None and point.launch != "stream":
+        key = point.key[:-1] + ("stream",)
+        entry = run.metrics.get(key, {}).get(name)
     return None if entry is None else entry.value
+
+
+def counter_passes(run):
+    """Replay passes of the run's metric set, or None."""
+    return (run.manifest.get("counters") or {}).get("passes")
+
+
+def l2_read_served(run, point):
+    """Percent of the bytes a kernel reads that came from L2, not DRAM:
+    100 x (1 - derived__dram_read_fraction).  Only from one-pass metric
+    sets (e.g. --metrics residency): with more passes, kernel replay
+    restores memory before each pass and a warm point loses its L2, so
+    the counters would show a cold one.  None otherwise."""
+    if counter_passes(run) != 1:
+        return None
+    frac = metric(run, point, M_DRAM_READ_FRACTION)
+    if frac is None:
+        return None
+    return min(100.0, max(0.0, 100.0 * (1.0 - frac)))
 
 
 def dram_bytes(run, point):

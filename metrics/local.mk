@@ -6,4 +6,5 @@ dist_metrics_DATA = \
 	%reldir%/default.txt \
 	%reldir%/instructions.txt \
 	%reldir%/memory.txt \
+	%reldir%/residency.txt \
 	%reldir%/sol.txt

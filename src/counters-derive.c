@@ -521,6 +521,7 @@ static const struct {
 	{ "derived__dram_bandwidth",		"byte/s" },
 	{ "derived__bytes_per_inst_issued",	"byte" },
 	{ "derived__global_ld_bytes_per_inst",	"byte" },
+	{ "derived__dram_read_fraction",	"ratio" },
 	{ "launch__registers_per_thread",	"register" },
 	{ "sm__maximum_warps_per_active_cycle_pct", "%" },
 };
@@ -675,6 +676,7 @@ static const char *const derived_names[DERIVED_COUNT] = {
 	"derived__dram_bandwidth",
 	"derived__bytes_per_inst_issued",
 	"derived__global_ld_bytes_per_inst",
+	"derived__dram_read_fraction",
 };
 
 const char *
@@ -727,6 +729,11 @@ counters_derive(const struct metric_set *set, const double *values,
 	ld_inst = value_of(set, values,
 	    "smsp__sass_inst_executed_op_global_ld.sum");
 	out[DERIVED_GLOBAL_LD_BYTES_PER_INST] = ratio(ld_bytes, ld_inst);
+
+	/* How much of what the kernel reads came from DRAM rather than L2:
+	 * the residency measure that a one-pass set keeps for warm points. */
+	out[DERIVED_DRAM_READ_FRACTION] = ratio(
+	    value_of(set, values, "dram__bytes_read.sum"), read_bytes);
 
 	for (i = 0; i < DERIVED_COUNT; i++)
 		present += !isnan(out[i]);

@@ -87,6 +87,9 @@ enum derived_id {
 	DERIVED_DRAM_BANDWIDTH,		/* byte/s */
 	DERIVED_BYTES_PER_INST_ISSUED,	/* byte */
 	DERIVED_GLOBAL_LD_BYTES_PER_INST,	/* byte */
+	DERIVED_DRAM_READ_FRACTION,	/* ratio: DRAM bytes read / bytes the
+					   kernel reads (1: all from DRAM,
+					   0: all from L2) */
 	DERIVED_COUNT
 };
 const char	*derived_name(enum derived_id);	/* "derived__dram_bandwidth" */
@@ -157,11 +160,12 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * none.  Dropped or missing ranges are re-collected (prepare and launch
  * run again) up to 3 times before failing.
  *
- * By default each measurement uses a fresh range profiler object (Enable,
- * SetConfig, Start/Stop, Decode, Disable), the pattern measured on an
- * H100.  EWBENCH_CUPTI_REUSE=1 keeps one object and calls SetConfig again
- * for each measurement; any failure on a reused object switches back to
- * fresh objects for the rest of the run (counters_mode says which).
+ * By default one range profiler object is kept and SetConfig is called
+ * again for each measurement (measured on an H200: half the time of fresh
+ * objects, the same counts).  EWBENCH_CUPTI_REUSE=0 asks for a fresh
+ * object (Enable, SetConfig, Start/Stop, Decode, Disable) per measurement;
+ * any failure on a reused object switches to fresh objects for the rest
+ * of the run (counters_mode says which).
  */
 struct counters;
 int		 counters_open(struct counters **, int cuda_device,

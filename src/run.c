@@ -343,11 +343,6 @@ static int
 measure_counters(struct study *s, struct launch *l, const struct point *p,
     char **cause)
 {
-	static const char *const derived_unit[DERIVED_COUNT] = {
-		[DERIVED_DRAM_BANDWIDTH] = "byte/s",
-		[DERIVED_BYTES_PER_INST_ISSUED] = "byte",
-		[DERIVED_GLOBAL_LD_BYTES_PER_INST] = "byte"
-	};
 	size_t		 i, count = s->mset.count;
 	double		*values = xcalloc(count, sizeof *values);
 	double		 derived[DERIVED_COUNT];
@@ -370,9 +365,10 @@ measure_counters(struct study *s, struct launch *l, const struct point *p,
 	for (i = 0; i < DERIVED_COUNT; i++) {
 		if (isnan(derived[i]))
 			continue;
-		if (metrics_csv_row(s->metrics, s->man.run_id, p,
-		    derived_name((enum derived_id)i), derived[i],
-		    derived_unit[i], "derived", cause) != 0)
+		const char *name = derived_name((enum derived_id)i);
+
+		if (metrics_csv_row(s->metrics, s->man.run_id, p, name,
+		    derived[i], metric_unit(name, NULL), "derived", cause) != 0)
 			goto out;
 	}
 	rc = occupancy_rows(s, p, cause);

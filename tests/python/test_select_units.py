@@ -1,5 +1,7 @@
 """Small helpers: size labels, the middle size, primary blocks."""
 
+import pytest
+
 from analysis import select as sel
 from analysis.units import bytes_label, size_label, us
 from test_model import make_point
@@ -33,3 +35,37 @@ def test_primary_block_is_the_one_timed_at_most_sizes():
     pts += [make_point(n=2, block=b) for b in (32, 64, 1024)]
     assert sel.primary_blocks(pts) == {"v": 256}
     assert len(sel.primary_points_of(pts)) == 3
+
+
+# Residency from one-pass counters
+
+def _with_fraction(run, passes, fraction):
+    """A copy of run whose first point has derived__dram_read_fraction."""
+    import copy
+    from analysis.load import MetricValue
+    run = copy.deepcopy(run)
+    run.manifest.setdefault("counters", {})["passes"] = passes
+    p = run.points[0]
+    run.metrics.setdefault(p.key, {})[sel.M_DRAM_READ_FRACTION] = \
+        MetricValue(fraction, "ratio", "derived")
+    return run, p
+
+
+def test_l2_read_served_only_from_one_pass_sets(fixture_run):
+    run, p = _with_fraction(fixture_run, 1, 0.25)
+    assert sel.l2_read_served(run, p) == pytest.approx(75.0)
+    # Multi-pass replay loses the warm L2: no residency claimed.
+    run, p = _with_fraction(fixture_run, 4, 0.25)
+    assert sel.l2_read_served(run, p) is None
+    # Clamped: DRAM may read a little more than the kernel (stray lines).
+    run, p = _with_fraction(fixture_run, 1, 1.02)
+    assert sel.l2_read_served(run, p) == 0.0
+
+
+def test_graph_points_use_the_stream_counter_rows(fixture_run):
+    import dataclasses
+    p = next(q for q in fixture_run.points
+             if sel.metric(fixture_run, q, sel.M_DRAM_READ) is not None)
+    g = dataclasses.replace(p, launch="graph")
+    assert sel.metric(fixture_run, g, sel.M_DRAM_READ) == \
+        sel.metric(fixture_run, p, sel.M_DRAM_READ)

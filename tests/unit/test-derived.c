@@ -54,7 +54,9 @@ test_all_inputs(void)
 	    "dram__bytes_write.sum,smsp__inst_issued.sum,"
 	    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,"
 	    "smsp__sass_inst_executed_op_global_ld.sum");
-	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 3);
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 4);
+	/* Every byte read came from DRAM: a fraction of 1. */
+	CHECK_NEAR(out[DERIVED_DRAM_READ_FRACTION], 1.0);
 	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH],
 	    (134217728.0 + 75800000.0) / 78600e-9);
 	/* 3 * 4 * 2^24 bytes over 10485760 warp instructions. */
@@ -63,7 +65,7 @@ test_all_inputs(void)
 	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
 
 	/* The counter wins over n * read_bytes when it is in the set. */
-	CHECK(counters_derive(&set, values, 3 * 4 * n, 999, out) == 3);
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 999, out) == 4);
 	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
 	metric_set_free(&set);
 }
@@ -110,9 +112,11 @@ test_nan_inputs(void)
 
 	set_from(&set, "gpu__time_duration.sum,dram__bytes_read.sum,"
 	    "dram__bytes_write.sum");
-	/* CUPTI gave no write bytes: no bandwidth, not a read-only one. */
-	CHECK(counters_derive(&set, values, 1, 1, out) == 0);
+	/* CUPTI gave no write bytes: no bandwidth, not a read-only one; the
+	 * read fraction needs only the read bytes. */
+	CHECK(counters_derive(&set, values, 1, 4e6, out) == 1);
 	CHECK(isnan(out[DERIVED_DRAM_BANDWIDTH]));
+	CHECK_NEAR(out[DERIVED_DRAM_READ_FRACTION], 0.25);
 	values[2] = 1e6;
 	CHECK(counters_derive(&set, values, NAN, NAN, out) == 1);
 	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH], 2e6 / 1e-4);
