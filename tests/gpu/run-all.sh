@@ -135,7 +135,8 @@ sweepfast)
 sweep)
 	log sweep
 	rm -rf "$work/sweep"
-	timed sweep ./ewbench sweep -v 'add_*,cub_add_*' -o "$work/sweep"
+	# One-pass counters: warm points keep their L2 (docs/metrics.md).
+	timed sweep ./ewbench sweep -v 'add_*,cub_add_*' --metrics residency -o "$work/sweep"
 	tail -2 "$work/sweep.log"
 	;;
 tiers)
@@ -174,7 +175,27 @@ trace)
 	log traced run
 	rm -rf "$work/traced"
 	timed trace ./ewbench run --preset article -q --trace "$work/trace.json" -o "$work/traced"
+	python3 - "$work/traced/timing.csv" <<'PY'
+import csv, statistics, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["activity_median_ns"]]
+for n in sorted({int(r["n"]) for r in rows}):
+    gaps = [float(r["time_median_ns"]) - float(r["activity_median_ns"]) for r in rows if int(r["n"]) == n]
+    ev = statistics.median(float(r["time_median_ns"]) for r in rows if int(r["n"]) == n)
+    ac = statistics.median(float(r["activity_median_ns"]) for r in rows if int(r["n"]) == n)
+    print("n=%d: median over variants: event %.2f us, activity %.2f us, gap %.2f us (min %.2f, max %.2f)"
+          % (n, ev / 1e3, ac / 1e3, statistics.median(gaps) / 1e3, min(gaps) / 1e3, max(gaps) / 1e3))
+PY
 	gzip -f "$work/trace.json"
+	log nsys
+	nsys=$(command -v nsys || ls /opt/nvidia/nsight-*/*/host/target-linux-x64/nsys /usr/local/cuda/bin/nsys 2>/dev/null | head -1)
+	if [ -n "$nsys" ]; then
+		timeout 120 "$nsys" profile -t cuda,nvtx --capture-range=cudaProfilerApi \
+		    -o "$work/nsys-window" ./ewbench run -q -v add_f32,add_f16x8_pack -s 16Mi \
+		    --profile-window -o "$work/nsys-run" >"$work/nsys.log" 2>&1
+		echo "nsys ($nsys) exit $?"; tail -5 "$work/nsys.log"; ls -la "$work"/nsys-window* 2>/dev/null
+	else
+		echo "nsys: not found"
+	fi
 	;;
 report)
 	log report
