@@ -473,8 +473,8 @@ def _bar_label(bandwidth, spec):
 
 
 def plot_bars(run, outdir):
-    points = sel.primary_points(run)
-    all_sizes = sel.sizes(run) or [0]
+    all_sizes = sel.representative_sizes(run) or [0]
+    points = [p for p in sel.primary_points(run) if p.n in all_sizes]
     variants = sorted({p.variant for p in points})
     styles = variant_styles(variants)
     cols = min(len(all_sizes), 3)

@@ -266,7 +266,13 @@ def results_section(run, ctx):
     blocks = [doc.Heading(2, "Results per size")]
     primary = sel.primary_points(run)
     keys = {p.key for p in primary}
-    for n in sel.sizes(run):
+    shown = sel.representative_sizes(run)
+    if len(shown) < len(sel.sizes(run)):
+        blocks.append(doc.Paragraph(
+            "%d of the run's %d sizes, spread over its range; timing.csv "
+            "holds every point and the cache-tier plot draws them all."
+            % (len(shown), len(sel.sizes(run)))))
+    for n in shown:
         rows = sorted(sel.select(primary, n=n),
                       key=lambda p: (p.op, p.dtype, p.variant, p.cache))
         if not rows:
@@ -325,7 +331,7 @@ def verdicts_section(run, ctx):
             100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
             model.OCCUPANCY_PCT, model.ISSUE_BYTES_PER_INST)))
     primary = sel.primary_points(run)
-    all_sizes = sel.sizes(run)
+    all_sizes = sel.representative_sizes(run)
     for cache in ("warm", "cold"):
         rows = [p for p in primary if p.cache == cache]
         if not rows:
@@ -337,8 +343,8 @@ def verdicts_section(run, ctx):
             tuple((v,) + tuple(grid.get((v, n), "") for n in all_sizes)
                   for v in sorted({p.variant for p in rows}))))
     blocks.append(doc.Heading(3, "Rule that fired, per point"))
-    rows = sorted(run.points, key=lambda p: (p.variant, p.n, p.cache,
-                                             p.block or 0))
+    rows = sorted((p for p in run.points if p.n in all_sizes),
+                  key=lambda p: (p.variant, p.n, p.cache, p.block or 0))
     blocks.append(doc.Table(("variant", "n", "block", "cache", "verdict",
                              "rule"), tuple(
         (p.variant, size_label(p.n), _text(p.block), p.cache,

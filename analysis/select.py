@@ -34,6 +34,17 @@ def sizes(run):
     return sorted({p.n for p in run.points})
 
 
+def representative_sizes(run, limit=6):
+    """At most `limit` of the run's sizes, spread evenly over the sorted
+    list (first and last included): a sweep has a hundred sizes, and a
+    table or a bar panel for each would bury the report."""
+    all_sizes = sizes(run)
+    if len(all_sizes) <= limit:
+        return all_sizes
+    picks = {round(i * (len(all_sizes) - 1) / (limit - 1)) for i in range(limit)}
+    return [all_sizes[i] for i in sorted(picks)]
+
+
 def primary_blocks(points):
     """variant -> its primary block (see module comment)."""
     per_variant = {}

@@ -139,10 +139,21 @@ sweep)
 	timed sweep ./ewbench sweep -v 'add_*,cub_add_*' --metrics residency -o "$work/sweep"
 	tail -2 "$work/sweep.log"
 	;;
+sweep2)
+	log sweep of the leading add variants
+	rm -rf "$work/sweep2"
+	timed sweep2 ./ewbench sweep -v 'add_f32x4,add_f16x8_pack,add_f32_tma,add_f16_tma,add_f16x8_ilp2,cub_add_*' \
+	    --metrics residency -o "$work/sweep2"
+	tail -1 "$work/sweep2.log"
+	;;
+runtest)
+	log run.sh
+	make check TESTS=tests/gpu/run.sh >/dev/null 2>&1; tail -8 tests/gpu/run.log
+	;;
 tiers)
 	log tiers
 	rm -rf "$work/tiers"
-	timed tiers ./ewbench run --preset tiers --launch both --cache both -o "$work/tiers"
+	timed tiers ./ewbench run --preset tiers -v 'add_*,cub_add_*' --block 768 --launch both --cache both --metrics residency -o "$work/tiers"
 	grep -E 'graph' "$work/tiers.log" | grep -E ' warm ' | head -60
 	;;
 tune)
