@@ -153,7 +153,7 @@ runtest)
 tiers)
 	log tiers
 	rm -rf "$work/tiers"
-	timed tiers ./ewbench run --preset tiers -v 'add_*,cub_add_*' --block 768 --launch both --cache both --metrics residency -o "$work/tiers"
+	timed tiers ./ewbench run --preset tiers -v 'add_*,cub_add_*' --block 256,768 --launch both --cache both --metrics residency -o "$work/tiers"
 	grep -E 'graph' "$work/tiers.log" | grep -E ' warm ' | head -60
 	;;
 tune)
