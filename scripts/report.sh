@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/report.sh SRCDIR OUTDIR - what `make report` does.
-#   With a usable GPU: run the study (--preset article --cache both, with
-#   counters where allowed) into OUTDIR/<gpu>-<date>, then render its report.
+#   With a usable GPU: measure the ceilings, run the study (--preset article
+#   --cache both, with counters where allowed) into OUTDIR/<gpu>-<date>, add
+#   the torch baseline where torch is installed, then render its report.
 #   Without one: render the shipped reference results under
 #   SRCDIR/reports/reference/<gpu>/ in place (their report/ folder).
 # EWBENCH and PYTHON come from the environment (make sets them).
@@ -9,11 +10,6 @@ set -eu
 srcdir=$1
 outdir=$2
 py=${PYTHON:-python3}
-render() {	# render RUN_DIR REPORT_DIR
-	PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg \
-	    "$py" -m analysis report "$1" -o "$2"
-	echo "report: $2/report.html"
-}
 
 set +e
 "$EWBENCH" info >/dev/null 2>&1
@@ -22,19 +18,34 @@ set -e
 if [ "$rc" = 0 ]; then
 	run="$outdir/$("$EWBENCH" info | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
 	mkdir -p "$outdir"
+	"$EWBENCH" ceilings -q -o "$run-ceilings"
 	"$EWBENCH" run --preset article --cache both -o "$run"
 	if "$py" -c 'import torch' 2>/dev/null; then
 		PYTHONPATH="$srcdir" "$py" -m analysis torch "$run" ||
 		    echo "report: torch baseline skipped"
 	fi
-	render "$run" "$run/report"
+	PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg \
+	    "$py" -m analysis report "$run" --ceilings "$run-ceilings" \
+	    -o "$run/report"
+	echo "report: $run/report/report.html"
 	exit 0
 fi
 echo "report: no usable GPU here; rendering the shipped reference results"
+# reports/reference/<gpu>/<run>/: every run directory with timing rows,
+# with the measured ceilings of <gpu>/ceilings when they are there.
 found=0
-for run in "$srcdir"/reports/reference/*/; do
-	[ -f "$run/run.json" ] || continue
-	render "${run%/}" "${run%/}/report"
-	found=1
+for gpu in "$srcdir"/reports/reference/*/; do
+	gpu=${gpu%/}
+	ceil=
+	[ -f "$gpu/ceilings/ceilings.csv" ] && ceil="--ceilings $gpu/ceilings"
+	for run in "$gpu"/*/; do
+		run=${run%/}
+		[ -f "$run/run.json" ] && [ "$(wc -l <"$run/timing.csv")" -gt 1 ] || continue
+		# shellcheck disable=SC2086
+		PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg \
+		    "$py" -m analysis report "$run" $ceil -o "$run/report"
+		echo "report: $run/report/report.html"
+		found=1
+	done
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }
