@@ -437,7 +437,6 @@ allocate(struct bench *b, int *code, char **cause)
 	size_t			free_bytes = 0, total = 0, fit;
 	size_t			sink_bytes = EWB_CEIL_SINK_WORDS * sizeof *b->sink;
 	char			have[32], want[32];
-	unsigned		i;
 
 	*code = EWB_EXIT_ERROR;
 	if (b->dev.l2_bytes == 0) {
@@ -481,10 +480,9 @@ allocate(struct bench *b, int *code, char **cause)
 	CUDA_TRY(cudaMemsetAsync(b->b, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->c, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->sink, 0, sink_bytes, b->stream), cause);
-	b->events = xcalloc(2 * (size_t)b->opts.iters, sizeof *b->events);
 	b->samples = xcalloc(b->opts.iters, sizeof *b->samples);
-	for (i = 0; i < 2 * b->opts.iters; i++)
-		CUDA_TRY(cudaEventCreate(&b->events[i]), cause);
+	if (events_create(&b->events, b->opts.iters, cause) != 0)
+		return -1;
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 	return build_graph(b, cause);
 }
@@ -492,15 +490,7 @@ allocate(struct bench *b, int *code, char **cause)
 static void
 release(struct bench *b)
 {
-	unsigned	i;
-
-	if (b->events != NULL) {
-		for (i = 0; i < 2 * b->opts.iters; i++) {
-			if (b->events[i] != NULL)
-				cudaEventDestroy(b->events[i]);
-		}
-	}
-	free(b->events);
+	events_destroy(b->events, b->opts.iters);
 	free(b->samples);
 	if (b->graph != NULL)
 		cudaGraphExecDestroy(b->graph);

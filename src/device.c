@@ -19,6 +19,31 @@ cuda_fail(int error, const char *call, char **cause)
 	return -1;
 }
 
+int
+events_create(cudaEvent_t **events, unsigned pairs, char **cause)
+{
+	unsigned	i;
+
+	*events = xcalloc(2 * (size_t)pairs, sizeof **events);
+	for (i = 0; i < 2 * pairs; i++)
+		CUDA_TRY(cudaEventCreate(&(*events)[i]), cause);
+	return 0;
+}
+
+void
+events_destroy(cudaEvent_t *events, unsigned pairs)
+{
+	unsigned	i;
+
+	if (events == NULL)
+		return;
+	for (i = 0; i < 2 * pairs; i++) {
+		if (events[i] != NULL)
+			cudaEventDestroy(events[i]);
+	}
+	free(events);
+}
+
 static int
 attribute(enum cudaDeviceAttr what, int device)
 {

@@ -4,6 +4,8 @@
 #ifndef EWB_DEVICE_H
 #define EWB_DEVICE_H
 
+#include <cuda_runtime_api.h>
+
 #include "ewbench.h"
 
 struct device_facts {
@@ -35,6 +37,12 @@ void	 device_print(const struct device_facts *, FILE *);
 void	 device_json(const struct device_facts *, struct json *);
 /* A short lower-case name for directories: "nvidia-h100-80gb-hbm3". */
 void	 device_slug(const struct device_facts *, char *buf, size_t len);
+
+/* `pairs` start/stop event pairs for per-sample timing: events[2i] and
+ * events[2i + 1].  events_destroy takes what events_create left, also
+ * after a failure (unset events are NULL). */
+int	 events_create(cudaEvent_t **events, unsigned pairs, char **cause);
+void	 events_destroy(cudaEvent_t *events, unsigned pairs);
 
 /* Turns a CUDA error into a cause naming the call.  Returns -1. */
 int	 cuda_fail(int error, const char *call, char **cause);

@@ -743,7 +743,6 @@ allocate(struct study *s, int *code, char **cause)
 	uint64_t n;
 	size_t	bytes, free_bytes = 0, total = 0, need;
 	char	have[32], want[32], size[32];
-	unsigned i;
 
 	*code = EWB_EXIT_ERROR;
 	largest_array(s, &bytes, &n);
@@ -781,25 +780,16 @@ allocate(struct study *s, int *code, char **cause)
 	s->h_c = xmalloc(bytes);
 	CUDA_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking),
 	    cause);
-	s->events = xcalloc(2 * (size_t)s->opts.iters, sizeof *s->events);
 	s->samples = xcalloc(s->opts.iters, sizeof *s->samples);
-	for (i = 0; i < 2 * s->opts.iters; i++)
-		CUDA_TRY(cudaEventCreate(&s->events[i]), cause);
+	if (events_create(&s->events, s->opts.iters, cause) != 0)
+		return -1;
 	return 0;
 }
 
 static void
 release(struct study *s)
 {
-	unsigned	i;
-
-	if (s->events != NULL) {
-		for (i = 0; i < 2 * s->opts.iters; i++) {
-			if (s->events[i] != NULL)
-				cudaEventDestroy(s->events[i]);
-		}
-	}
-	free(s->events);
+	events_destroy(s->events, s->opts.iters);
 	free(s->samples);
 	cudaFree(s->base_a);
 	cudaFree(s->base_b);
