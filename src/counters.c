@@ -116,8 +116,8 @@ static const struct {
 };
 
 /* "fn: CUPTI_ERROR_NAME (35): fix". */
-static char *
-cupti_error(const char *fn, CUptiResult rc)
+char *
+cupti_error(const char *fn, int rc)
 {
 	const char	*name = NULL;
 	size_t		 i;
@@ -125,15 +125,15 @@ cupti_error(const char *fn, CUptiResult rc)
 	if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || name == NULL)
 		name = "unknown CUPTI result";
 	for (i = 0; i < sizeof cupti_hints / sizeof cupti_hints[0]; i++) {
-		if (cupti_hints[i].rc == rc)
+		if ((int)cupti_hints[i].rc == rc)
 			return xasprintf("%s: %s (%d): %s", fn, name, (int)rc,
 			    cupti_hints[i].hint);
 	}
 	return xasprintf("%s: %s (%d)", fn, name, (int)rc);
 }
 
-static int
-cupti_check(CUptiResult rc, const char *fn, char **cause)
+int
+cupti_check(int rc, const char *fn, char **cause)
 {
 	if (rc == CUPTI_SUCCESS)
 		return 0;

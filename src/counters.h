@@ -183,6 +183,12 @@ const char	*counters_mode(const struct counters *);
 /* CUPTI's run-time API version (130001 for CUDA 13.0); 0 if unknown. */
 unsigned	 counters_cupti_version(void);
 
+/* "fn: CUPTI_ERROR_NAME (code): fix" for a CUptiResult, with the fix where
+ * one is known (permissions, another profiler, MIG, vGPU, ...); also used
+ * by trace.c.  cupti_check returns 0 on CUPTI_SUCCESS, else -1 with it. */
+char		*cupti_error(const char *fn, int rc);
+int		 cupti_check(int rc, const char *fn, char **cause);
+
 /* metrics-cmd.c **************************************************************/
 
 /* `ewbench metrics --list|--check [--chip NAME] [--metrics SPEC]`;

@@ -26,6 +26,7 @@
 #include <cupti_result.h>
 
 #include "device.h"
+#include "counters.h"
 #include "trace.h"
 
 /* Few large buffers: CUPTI asks again when one is full. */
@@ -72,25 +73,6 @@ static struct {
 } collector = { PTHREAD_MUTEX_INITIALIZER, NULL, -1, NULL };
 
 /* "fn: CUPTI_ERROR_NAME (code)". */
-static char *
-cupti_error(const char *fn, CUptiResult rc)
-{
-	const char	*name = NULL;
-
-	if (cuptiGetResultString(rc, &name) != CUPTI_SUCCESS || name == NULL)
-		name = "unknown CUPTI result";
-	return xasprintf("%s: %s (%d)", fn, name, (int)rc);
-}
-
-static int
-cupti_check(CUptiResult rc, const char *fn, char **cause)
-{
-	if (rc == CUPTI_SUCCESS)
-		return 0;
-	*cause = cupti_error(fn, rc);
-	return -1;
-}
-
 /* Inside a callback nobody can be told: keep the first failure for the
  * next trace_flush. */
 static void
