@@ -1,15 +1,15 @@
 /*
- * run.c - `ewbench run` and `ewbench check`: the measurement loop.
+ * run.c - `ewbench run`, `check`, `sweep` and `tune`: the measurement loop.
  *
  * For each size (ascending) and dtype, fresh random inputs are uploaded
- * once; then, per selected variant of that dtype:
+ * once; then, per selected variant of that dtype and block size:
  *   1. check:   output poisoned (all bits set: NaN), one launch, every
  *               element compared with the CPU reference;
- *   2. timing:  `warmup` untimed launches, then `iters` launches, each
- *               bracketed by its own pair of CUDA events.  warm = launches
+ *   2. timing:  `warmup` untimed launches, then `iters` timed ones.  warm =
  *               back to back on the same buffers; cold = an L2 flush
- *               (writing a buffer 4x the L2) before every launch, outside
- *               the events;
+ *               (reading a buffer 4x the L2) before every launch, outside
+ *               the time.  stream: each launch between its own pair of
+ *               CUDA events; graph: see issue_graph();
  * and after all variants of that dtype, when counters are on:
  *   3. counters: one profiled launch per point, in its own pass (the
  *               profiler replays and serialises kernels: its times are
