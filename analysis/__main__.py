@@ -1,4 +1,4 @@
-"""python3 -m analysis {report,compare,torch} ...
+"""python3 -m analysis {report,compare,torch,timeline} ...
 
 Exit codes:
   0  ok
@@ -28,6 +28,7 @@ examples:
   python3 -m analysis report ewbench-20261121-204512 -o /tmp/report
   python3 -m analysis compare runs/before runs/after
   python3 -m analysis torch ewbench-20261121-204512
+  python3 -m analysis timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
 """
 
 
@@ -70,6 +71,19 @@ def make_parser():
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.add_argument("--dry-run", action="store_true",
                    help="print what would be measured, measure nothing")
+
+    p = sub.add_parser(
+        "timeline", help="picture of a window of an ewbench --trace file",
+        description="Draw host NVTX ranges and GPU kernels of one point's "
+        "range (first match) of a trace written by `ewbench run --trace`.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("trace", metavar="TRACE.json[.gz]")
+    p.add_argument("--point", default="", metavar="PREFIX",
+                   help="NVTX range name prefix of the point, e.g. "
+                   "'add_f32 n=1Mi' (default: the first range)")
+    p.add_argument("--span", type=float, metavar="US",
+                   help="show only the first US microseconds of the range")
+    p.add_argument("-o", "--out", required=True, metavar="PNG")
     return parser
 
 
@@ -123,7 +137,26 @@ def cmd_torch(args):
     return EXIT_OK
 
 
-COMMANDS = {"report": cmd_report, "compare": cmd_compare, "torch": cmd_torch}
+def cmd_timeline(args):
+    from . import plots, timeline
+    events = timeline.read_trace(args.trace)
+    window = timeline.point_window(events, args.point)
+    if window is None:
+        print("analysis timeline: no NVTX range starts with %r" % args.point,
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.span:
+        window = (window[0], min(window[1], window[0] + args.span))
+    shown = timeline.in_window(events, *window)
+    plots.plot_timeline(shown, window, args.out, "%s: %s, %.0f µs" % (
+        os.path.basename(args.trace), args.point or "first range",
+        window[1] - window[0]))
+    print("wrote %s" % args.out)
+    return EXIT_OK
+
+
+COMMANDS = {"report": cmd_report, "compare": cmd_compare, "torch": cmd_torch,
+            "timeline": cmd_timeline}
 
 
 def main(argv=None):

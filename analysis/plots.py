@@ -539,3 +539,50 @@ def plot_all(run, outdir, fits=None):
     for name, draw in PLOTS[1:]:
         out[name] = draw(run, outdir)
     return out
+
+
+def plot_timeline(events, window, out_png, title):
+    """A Perfetto-like picture of a window (start, end µs) of a trace: host
+    NVTX ranges by nesting depth on top, GPU kernels below (helper kernels
+    such as the L2 flush in grey), time in µs from the window's start."""
+    from .timeline import GPU_PID, HOST_PID
+    host = [e for e in events if e.pid == HOST_PID]
+    gpu = [e for e in events if e.pid == GPU_PID]
+    if not events:
+        raise ValueError("no events in the window")
+    t0 = window[0]
+    depths = sorted({e.depth for e in host})
+    lanes = {d: i for i, d in enumerate(reversed(depths))}
+    gpu_lane = -1.5
+    fig = Figure(figsize=(12, 1.2 + 0.45 * (len(depths) + 2)),
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    variants = sorted({e.variant for e in gpu if e.variant})
+    styles = variant_styles(variants) if variants else {}
+    for e in host:
+        y = lanes[e.depth]
+        ax.barh(y, e.dur_us, left=e.start_us - t0, height=0.8,
+                color="#5b6f8b", alpha=0.35, edgecolor="#5b6f8b")
+        ax.text(max(e.start_us - t0, 0) + 0.5, y, e.name, va="center",
+                fontsize=7, clip_on=True)
+    for e in gpu:
+        helper = "flush" in e.name or not e.variant
+        color = "#aaaaaa" if helper else styles[e.variant][0]
+        ax.barh(gpu_lane, e.dur_us, left=e.start_us - t0, height=0.8,
+                color=color, edgecolor="white", lw=0.3)
+    ax.set_yticks([gpu_lane] + [lanes[d] for d in depths])
+    ax.set_yticklabels(["GPU kernels"] + ["NVTX depth %d" % d
+                                          for d in depths], fontsize=8)
+    ax.set_xlim(0, window[1] - window[0])
+    ax.set_xlabel("time since the window's start (µs)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    handles = [Line2D([], [], color=styles[v][0], lw=6, label=v)
+               for v in variants]
+    handles.append(Line2D([], [], color="#aaaaaa", lw=6,
+                          label="helper (L2 flush) or unlabelled"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1),
+              fontsize=8, frameon=False)
+    fig.savefig(out_png, dpi=DPI)
+    return out_png

@@ -1,0 +1,66 @@
+"""Reading an ewbench trace (`ewbench run --trace FILE`, docs/trace.md).
+
+The trace is Chrome trace-event JSON, optionally gzipped: host NVTX ranges
+(pid 0) and GPU kernels, copies and memsets (pid 1), times in microseconds.
+This module picks a window of it for plots.timeline; it draws nothing.
+"""
+
+import gzip
+import json
+from dataclasses import dataclass
+
+from .load import DataError
+
+HOST_PID = 0
+GPU_PID = 1
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    start_us: float
+    dur_us: float
+    pid: int
+    tid: int
+    category: str
+    depth: int          # NVTX nesting depth (host ranges), else 0
+    variant: str        # the launch's label (GPU events), else ""
+
+
+def read_trace(path):
+    """All complete ("X") events of a trace file, sorted by start time."""
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise DataError(path, None, "expected a Chrome trace JSON file "
+                        "(%s)" % e) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"),
+                                                   list):
+        raise DataError(path, None, "expected an object with traceEvents")
+    events = []
+    for e in doc["traceEvents"]:
+        if e.get("ph") != "X":
+            continue
+        args = e.get("args") or {}
+        events.append(Event(str(e.get("name", "")), float(e["ts"]),
+                            float(e["dur"]), int(e["pid"]), int(e["tid"]),
+                            str(e.get("cat", "")), int(args.get("depth") or 0),
+                            str(args.get("variant") or "")))
+    return sorted(events, key=lambda e: e.start_us)
+
+
+def point_window(events, name_prefix):
+    """(start, end) in µs of the first host range whose name starts with
+    name_prefix (e.g. "add_f32 n=1Mi"), or None."""
+    for e in events:
+        if e.pid == HOST_PID and e.name.startswith(name_prefix):
+            return e.start_us, e.start_us + e.dur_us
+    return None
+
+
+def in_window(events, start, end):
+    """Events that overlap [start, end]."""
+    return [e for e in events
+            if e.start_us < end and e.start_us + e.dur_us > start]
