@@ -32,6 +32,10 @@ from matplotlib.ticker import FuncFormatter, LogLocator
 
 from . import model
 from . import select as sel
+
+# SVG element ids from a fixed salt, so a report rendered twice from the
+# same data is the same file.
+matplotlib.rcParams["svg.hashsalt"] = "ewbench"
 from .units import bytes_label, size_label
 
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p", "d",

@@ -234,8 +234,11 @@ def method_section(run):
                 _text(side.get("cuda")), _text(side.get("device")))))
     rows = _ceiling_rows(run)
     if rows:
-        blocks.append(doc.Paragraph("Measured ceilings (%s):" %
-                                    (run.ceilings_path or "ceilings.csv")))
+        where = "ceilings.csv"
+        if run.ceilings_path:
+            # Relative to the run directory: no machine's paths in reports.
+            where = os.path.relpath(run.ceilings_path, run.path)
+        blocks.append(doc.Paragraph("Measured ceilings (%s):" % where))
         blocks.append(doc.Table(("ceiling", "measured", "spec", "method"),
                                 rows))
     else:
@@ -447,14 +450,16 @@ def reproduce_section(run, outdir_hint):
         "# add the PyTorch reference rows (optional, needs torch and a GPU)",
         "python3 -m analysis torch RUN_DIR",
         "# this report",
-        "python3 -m analysis report RUN_DIR -o %s" % outdir_hint,
+        "python3 -m analysis report RUN_DIR%s -o %s" % (
+            " --ceilings CEILINGS_DIR" if run.ceilings_path else "",
+            outdir_hint),
         "# compare with another run",
         "python3 -m analysis compare RUN_A RUN_B",
     ]
     git = _get(run.manifest, "tool", "git_revision")
     return [doc.Heading(2, "Reproduce"),
             doc.Paragraph("ewbench git revision `%s`; run directory `%s`." % (
-                _text(git), run.path)),
+                _text(git), os.path.basename(os.path.normpath(run.path)))),
             doc.Code("\n".join(lines))]
 
 
@@ -487,7 +492,12 @@ def write_report(run, outdir, plot_all):
     ctx = fnd.make_context(run)
     judged = fnd.evaluate(run, ctx)
     figures = plot_all(run, os.path.join(outdir, FIGURES_DIR), ctx.fits)
-    title, blocks = build_document(run, ctx, judged, figures, outdir)
+    # The output directory as the reader would name it: RUN_DIR/report when
+    # it sits in the run directory, else its last component.
+    hint = os.path.relpath(outdir, run.path)
+    hint = ("RUN_DIR/" + hint) if not hint.startswith("..") else \
+        os.path.basename(os.path.normpath(outdir))
+    title, blocks = build_document(run, ctx, judged, figures, hint)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")
     with open(md_path, "w", encoding="utf-8") as f:
