@@ -6,7 +6,8 @@
  * Host side (no GPU): cuptiProfilerHostInitialize with a chip name turns
  * metric names into a config image, counts passes and evaluates counter
  * data.  Target side: cuptiRangeProfilerEnable on the primary context,
- * AutoRange + KernelReplay, one kernel between Start and Stop.
+ * AutoRange + KernelReplay; the last kernel between Start and Stop is the
+ * one measured.
  *
  * cupti_profiler_host.h includes <string>: this file is compiled with
  * src/cupti-shim (an empty `string`) first on the include path.
@@ -42,11 +43,11 @@
 	var.structSize = type##_STRUCT_SIZE
 
 /*
- * Ranges one collection can hold.  Only the launch between Start and Stop
- * should be profiled (one range); the spare room keeps a stray range (in
- * reuse mode, a prepare() kernel launched while the object is configured,
- * should CUPTI count it after all) from pushing ours out: ours is always
- * the last one.
+ * Ranges one collection can hold: launch() issues one or a few kernels
+ * (two for a warm point), and the spare room keeps a stray range (in reuse
+ * mode, a prepare() kernel launched while the object is configured, should
+ * CUPTI count it after all) from pushing ours out: ours is always the last
+ * one.
  */
 #define COUNTERS_MAX_RANGES	8
 /* The first collection plus 3 re-collections. */

@@ -150,11 +150,13 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * failure message names the function, CUPTI's result name and number,
  * and a fix where one is known (permissions, MIG, vGPU, ...).
  *
- * counters_measure profiles exactly one kernel: it calls prepare(ctx)
- * (may be NULL: an L2 flush for cold, an unprofiled launch for warm) with
- * the profiler not started, then launch(ctx), which must issue exactly one
- * kernel, inside Start/Stop; KernelReplay replays that kernel once per
- * pass and restores memory between passes.  Both callbacks return 0 on
+ * counters_measure profiles one kernel: it calls prepare(ctx) (may be
+ * NULL; e.g. an L2 flush) with the profiler not started, then launch(ctx)
+ * inside Start/Stop.  launch may issue a few kernels (at most 8, the
+ * ranges a collection holds; ewbench's warm points launch twice, so the
+ * second finds L2 as the first left it): each is a range, and the values
+ * are those of the LAST one.  KernelReplay replays each kernel once per pass
+ * and restores memory between passes.  Both callbacks return 0 on
  * success, run on the calling thread and need not synchronise.  The
  * values of the set come back in values[set order]; NaN where CUPTI gave
  * none.  Dropped or missing ranges are re-collected (prepare and launch
