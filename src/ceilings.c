@@ -14,7 +14,6 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,15 +93,6 @@ struct bench {
 	cudaGraphExec_t		 graph;		/* LAUNCH_BATCH empty kernels */
 	struct ceiling		 rows[CEIL_COUNT];	/* measured so far */
 };
-
-static volatile sig_atomic_t	interrupted;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static int
 parse_options(int argc, char **argv, struct run_options *o, char **cause)
@@ -541,7 +531,6 @@ int
 ceilings_command(int argc, char **argv)
 {
 	struct bench		 b;
-	struct sigaction	 sa;
 	char			*cause = NULL, dir[256];
 	const char		*status = "failed";
 	int			 code, id;
@@ -581,16 +570,13 @@ ceilings_command(int argc, char **argv)
 		    "spec", "of spec", "method");
 	}
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	for (id = 0; id < CEIL_COUNT && !interrupted; id++) {
+	interrupt_catch();
+	for (id = 0; id < CEIL_COUNT && !interrupt_pending(); id++) {
 		if (measure_ceiling(&b, (enum ceiling_id)id, &b.rows[id],
 		    &cause) != 0)
 			goto fail;
 	}
-	if (interrupted) {
+	if (interrupt_pending()) {
 		status = "interrupted";
 		code = EWB_EXIT_INTERRUPTED;
 	} else {

@@ -40,6 +40,10 @@ char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 void		 fatalx(const char *, ...)
 		    __attribute__((format(printf, 1, 2), noreturn));
+/* SIGINT/SIGTERM set a flag instead of ending the process, so a measuring
+ * command can finish its point and leave complete rows and a manifest. */
+void		 interrupt_catch(void);
+bool		 interrupt_pending(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */
 void		 format_f64(double, char *buf, size_t len);
 

@@ -19,7 +19,6 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -80,15 +79,6 @@ struct launch {
 	struct ewb_launch_args	 args;
 	enum cache_mode		 cache;
 };
-
-static volatile sig_atomic_t	interrupted;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 static int
 launch_once(const struct launch *l, char **cause)
@@ -678,13 +668,13 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 	int		 rc = 0;
 
 	upload_inputs(s, dtype, n);
-	for (i = 0; i < ewb_variant_count && !interrupted; i++) {
+	for (i = 0; i < ewb_variant_count && !interrupt_pending(); i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
 		if (!variant_wants(s, i, n) || v->dtype != dtype)
 			continue;
 		nb = variant_blocks(s, v, &blocks);
-		for (b = 0; b < nb && !interrupted; b++) {
+		for (b = 0; b < nb && !interrupt_pending(); b++) {
 			if (check_and_time(s, v, n, blocks[b], cause) != 0)
 				return -1;
 		}
@@ -693,7 +683,7 @@ run_dtype(struct study *s, enum ewb_dtype dtype, uint64_t n, char **cause)
 		return 0;
 
 	nvtx_push_phase("counters");
-	for (i = 0; i < ewb_variant_count && !interrupted && rc == 0; i++) {
+	for (i = 0; i < ewb_variant_count && !interrupt_pending() && rc == 0; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
 		if (!variant_wants(s, i, n) || v->dtype != dtype)
@@ -969,8 +959,8 @@ study_loop(struct study *s, char **cause)
 	size_t				i, k, j;
 	bool				any;
 
-	for (i = 0; i < s->opts.nsizes && !interrupted; i++) {
-		for (k = 0; k < 2 && !interrupted; k++) {
+	for (i = 0; i < s->opts.nsizes && !interrupt_pending(); i++) {
+		for (k = 0; k < 2 && !interrupt_pending(); k++) {
 			for (any = false, j = 0; j < ewb_variant_count; j++)
 				any |= variant_wants(s, j, s->opts.sizes[i]) &&
 				    ewb_variants[j].dtype == dtypes[k];
@@ -988,7 +978,6 @@ int
 run_command(int argc, char **argv)
 {
 	struct study		 s;
-	struct sigaction	 sa;
 	char			*cause = NULL, dir[256];
 	int			 code;
 	const char		*status;
@@ -1052,10 +1041,7 @@ run_command(int argc, char **argv)
 		}
 	}
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	interrupt_catch();
 
 	s.points_total = count_points(&s);
 	s.started = now_seconds();
@@ -1067,7 +1053,7 @@ run_command(int argc, char **argv)
 	}
 	nvtx_pop();
 
-	if (interrupted) {
+	if (interrupt_pending()) {
 		status = "interrupted";
 		code = EWB_EXIT_INTERRUPTED;
 	} else {

@@ -1,11 +1,12 @@
 /*
  * util.c - allocators that never fail, formatted strings, fatal errors,
- * and locale-independent number formatting.
+ * locale-independent number formatting, and the interrupt flag.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,4 +111,30 @@ format_f64(double v, char *buf, size_t len)
 	old = uselocale(c_numeric);
 	snprintf(buf, len, "%.17g", v);
 	uselocale(old);
+}
+
+static volatile sig_atomic_t	interrupt_seen;
+
+static void
+interrupt_handler(int sig)
+{
+	(void)sig;
+	interrupt_seen = 1;
+}
+
+void
+interrupt_catch(void)
+{
+	struct sigaction	sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = interrupt_handler;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool
+interrupt_pending(void)
+{
+	return interrupt_seen != 0;
 }
