@@ -240,7 +240,8 @@ __global__ void	ewb_abs_f32_functor(float *, size_t);
  * _tma2: a tile of 1 or 2 packets per thread per operand (2 for the unary
  * _tma) brought into dynamic shared memory by 1-D bulk copies (sm_90+) in
  * two stages; below sm_90 their launcher runs the register kernel of the
- * same shape instead.
+ * same shape instead.  _tma_st: _tma whose results go out by one
+ * shared-to-global bulk copy per tile.
  */
 __global__ void	ewb_add_f32x4_ilp2(const float *, const float *, float *,
 		    size_t);
@@ -254,6 +255,8 @@ __global__ void	ewb_add_f32_tma(const float *, const float *, float *,
 		    size_t);
 __global__ void	ewb_add_f32_tma2(const float *, const float *, float *,
 		    size_t);
+__global__ void	ewb_add_f32_tma_st(const float *, const float *, float *,
+		    size_t);
 __global__ void	ewb_add_f16x8_ilp2(const __half *, const __half *, __half *,
 		    size_t);
 __global__ void	ewb_add_f16x8_ilp4(const __half *, const __half *, __half *,
@@ -266,6 +269,8 @@ __global__ void	ewb_add_f16_tma(const __half *, const __half *, __half *,
 		    size_t);
 __global__ void	ewb_add_f16_tma2(const __half *, const __half *, __half *,
 		    size_t);
+__global__ void	ewb_add_f16_tma_st(const __half *, const __half *,
+		    __half *, size_t);
 __global__ void	ewb_relu_f32x4_ilp2(const float *, float *, size_t);
 __global__ void	ewb_relu_f32x4_ilp4(const float *, float *, size_t);
 __global__ void	ewb_relu_f32_tma(const float *, float *, size_t);

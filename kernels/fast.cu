@@ -291,6 +291,19 @@ bulk_load(void *dst, const void *src, unsigned bytes, uint64_t *bar)
 	    "r"(bytes), "r"(smem(bar)) : "memory");
 }
 
+/* Shared to global, `bytes` a multiple of 16, both addresses 16-byte
+ * aligned, as one bulk group; returns once the copy engine has read the
+ * source, so the block may exit and give its shared memory away. */
+static __device__ __forceinline__ void
+bulk_store(void *dst, const void *src, unsigned bytes)
+{
+	asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+	    : : "l"(__cvta_generic_to_global(dst)), "r"(smem(src)), "r"(bytes)
+	    : "memory");
+	asm volatile("cp.async.bulk.commit_group;" : : : "memory");
+	asm volatile("cp.async.bulk.wait_group.read 0;" : : : "memory");
+}
+
 /* Returns once phase 0 of bar has completed (at once if it already has). */
 static __device__ __forceinline__ void
 barrier_wait(uint64_t *bar)
@@ -320,10 +333,15 @@ barrier_wait(uint64_t *bar)
  * buffer is refilled.  A stage not wholly inside the array (only in the
  * last tile) is done by ordinary loads, packet_or_tail.
  *
+ * With BulkStore, results go back into the first input's slots instead of
+ * to global memory, and once every thread has written its packets (a proxy
+ * fence in each, then a block barrier) the leader stores the whole tile
+ * with one shared-to-global bulk copy.
+ *
  * Built only for sm_90 and later; for older targets the body is empty and
  * the launcher never runs it there.
  */
-template <typename Op, unsigned Rows>
+template <typename Op, unsigned Rows, bool BulkStore>
 static __device__ __forceinline__ void
 bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
     typename Op::elem *c, size_t n)
@@ -370,9 +388,23 @@ bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
 			x = y = staged[q];
 			if constexpr (Op::inputs == 2)
 				y = staged[count + q];
-			((packet *)c)[first + q] = apply_packet<Op>(x, y);
+			if constexpr (BulkStore)
+				staged[q] = apply_packet<Op>(x, y);
+			else
+				((packet *)c)[first + q] = apply_packet<Op>(x, y);
 		} else
 			packet_or_tail<Op, plain_access>(a, b, c, n, first + q);
+	}
+	if constexpr (BulkStore) {
+		fence_proxy_async();
+		__syncthreads();
+		if (threadIdx.x == 0) {
+			unsigned whole = first + count <= packets ? count :
+			    first + half <= packets ? half : 0;
+
+			if (whole != 0)
+				bulk_store(c + first * lanes, staged, whole * 16);
+		}
 	}
 #else
 	(void)a;
@@ -409,13 +441,19 @@ ewb_add_f32x4_occ(const float *a, const float *b, float *c, size_t n)
 __global__ void
 ewb_add_f32_tma(const float *a, const float *b, float *c, size_t n)
 {
-	bulk_tile<add_f32_op, 1>(a, b, c, n);
+	bulk_tile<add_f32_op, 1, false>(a, b, c, n);
 }
 
 __global__ void
 ewb_add_f32_tma2(const float *a, const float *b, float *c, size_t n)
 {
-	bulk_tile<add_f32_op, 2>(a, b, c, n);
+	bulk_tile<add_f32_op, 2, false>(a, b, c, n);
+}
+
+__global__ void
+ewb_add_f32_tma_st(const float *a, const float *b, float *c, size_t n)
+{
+	bulk_tile<add_f32_op, 1, true>(a, b, c, n);
 }
 
 __global__ void ILP_REGS
@@ -445,13 +483,19 @@ ewb_add_f16x8_occ(const __half *a, const __half *b, __half *c, size_t n)
 __global__ void
 ewb_add_f16_tma(const __half *a, const __half *b, __half *c, size_t n)
 {
-	bulk_tile<add_f16_op, 1>(a, b, c, n);
+	bulk_tile<add_f16_op, 1, false>(a, b, c, n);
 }
 
 __global__ void
 ewb_add_f16_tma2(const __half *a, const __half *b, __half *c, size_t n)
 {
-	bulk_tile<add_f16_op, 2>(a, b, c, n);
+	bulk_tile<add_f16_op, 2, false>(a, b, c, n);
+}
+
+__global__ void
+ewb_add_f16_tma_st(const __half *a, const __half *b, __half *c, size_t n)
+{
+	bulk_tile<add_f16_op, 1, true>(a, b, c, n);
 }
 
 __global__ void ILP_REGS
@@ -469,7 +513,7 @@ ewb_relu_f32x4_ilp4(const float *a, float *c, size_t n)
 __global__ void
 ewb_relu_f32_tma(const float *a, float *c, size_t n)
 {
-	bulk_tile<relu_f32_op, 2>(a, a, c, n);
+	bulk_tile<relu_f32_op, 2, false>(a, a, c, n);
 }
 
 /* In place: the one operand is read and written through c. */
@@ -488,5 +532,5 @@ ewb_abs_f32x4_ilp4(float *c, size_t n)
 __global__ void
 ewb_abs_f32_tma(float *c, size_t n)
 {
-	bulk_tile<abs_f32_op, 2>(c, c, c, n);
+	bulk_tile<abs_f32_op, 2, false>(c, c, c, n);
 }

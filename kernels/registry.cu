@@ -170,6 +170,10 @@ const struct ewb_variant ewb_variants[] = {
 	    "TMA: two float4 per thread per operand by 1-D bulk copies, one "
 	    "stage per row of the tile (sm_90+, else add_f32x4_ilp2)",
 	    8, 256, ewb_add_f32_tma2, ewb_add_f32x4_ilp2, ewb_add_f32),
+	BULK("add_f32_tma_st", EWB_OP_ADD, EWB_F32,
+	    "add_f32_tma whose sums go back to shared memory and out as one "
+	    "shared-to-global bulk copy per tile (sm_90+, else add_f32x4)",
+	    4, 256, ewb_add_f32_tma_st, ewb_add_f32x4, ewb_add_f32),
 	TILE("add_f16x8_ilp2", EWB_OP_ADD, EWB_F16,
 	    "two 128-bit loads of eight halves per operand in flight per "
 	    "thread, issued before any __hadd2; one tile per block",
@@ -195,6 +199,10 @@ const struct ewb_variant ewb_variants[] = {
 	    "TMA: sixteen halves per thread per operand by 1-D bulk copies, "
 	    "one stage per row of the tile (sm_90+, else add_f16x8_ilp2)",
 	    16, 256, ewb_add_f16_tma2, ewb_add_f16x8_ilp2, ewb_add_f16),
+	BULK("add_f16_tma_st", EWB_OP_ADD, EWB_F16,
+	    "add_f16_tma whose sums go back to shared memory and out as one "
+	    "shared-to-global bulk copy per tile (sm_90+, else add_f16x8_pack)",
+	    8, 256, ewb_add_f16_tma_st, ewb_add_f16x8_pack, ewb_add_f16),
 	TILE("relu_f32x4_ilp2", EWB_OP_RELU, EWB_F32,
 	    "two float4 loads in flight per thread, issued before any "
 	    "compare; one tile per block",

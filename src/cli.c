@@ -303,13 +303,10 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		    "use run for --size or --preset");
 		return -1;
 	}
+	/* Tier sizes come once the device is known; --size adds to them. */
 	if (o->sweep || (o->preset != NULL && strcmp(o->preset, "tiers") == 0)) {
-		if (o->nsizes > 0) {
-			*cause = xasprintf("--preset tiers chooses its sizes "
-			    "from the L2 size; drop --size");
-			return -1;
-		}
-		return 0;	/* sizes come once the device is known */
+		cli_normalise_sizes(o);
+		return 0;
 	}
 	if (o->nsizes == 0) {
 		if (o->check_only)

@@ -46,7 +46,7 @@ static const char usage_text[] =
 "      --preset NAME    article: the study's sizes 2^20, 2^24, 2^28 (the\n"
 "                       default); tiers: per variant, a working set far below\n"
 "                       the L2, one ~45% of it, one >= 16x it (run.json says\n"
-"                       why)\n"
+"                       why); --size adds sizes to the tiers\n"
 "      --block LIST     threads per block, e.g. 256 or 64,128,256 (default:\n"
 "                       each variant's published shape; cub picks its own)\n"
 "      --iters N        timed launches per point (default 100)\n"

@@ -848,7 +848,9 @@ record_tiers(struct study *s, unsigned fp, const struct tier_size *tiers)
 
 /* Sizes chosen from this GPU's L2 (sweep, --preset tiers): per variant,
  * since a working set is n times the variant's bytes per element.  Each
- * variant's arrays must fit, three of them, beside the flush buffer. */
+ * variant's arrays must fit, three of them, beside the flush buffer.
+ * With --preset tiers, sizes given by --size are measured for every
+ * variant besides its tiers. */
 static int
 plan_sizes(struct study *s, char **cause)
 {
@@ -858,11 +860,16 @@ plan_sizes(struct study *s, char **cause)
 	uint64_t		 budget;
 	unsigned		 fp, elem;
 	bool			 use_tiers;
+	uint64_t		*given;
+	size_t			 ngiven;
 
 	use_tiers = s->opts.preset != NULL &&
 	    strcmp(s->opts.preset, "tiers") == 0;
 	if (!s->opts.sweep && !use_tiers)
 		return 0;
+	ngiven = s->opts.nsizes;
+	given = xmalloc((ngiven + 1) * sizeof *given);
+	memcpy(given, s->opts.sizes, ngiven * sizeof *given);
 	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
 	td.l2_bytes = s->dev.l2_bytes;
 	td.memory_bytes = s->dev.memory_bytes;
@@ -881,20 +888,27 @@ plan_sizes(struct study *s, char **cause)
 		if (s->opts.sweep) {
 			if (sweep_sizes(&td, fp, 3, budget, &s->vsizes[i],
 			    &s->vcount[i], cause) != 0)
-				return -1;
+				goto fail;
 		} else {
 			if (tier_sizes(&td, fp, budget, tiers, cause) != 0)
-				return -1;
-			s->vsizes[i] = xcalloc(TIER_COUNT, sizeof **s->vsizes);
-			s->vcount[i] = TIER_COUNT;
+				goto fail;
+			s->vcount[i] = TIER_COUNT + ngiven;
+			s->vsizes[i] = xcalloc(s->vcount[i],
+			    sizeof **s->vsizes);
 			for (k = 0; k < TIER_COUNT; k++)
 				s->vsizes[i][k] = tiers[k].n;
+			memcpy(s->vsizes[i] + TIER_COUNT, given,
+			    ngiven * sizeof *given);
 			record_tiers(s, fp, tiers);
 		}
 		cli_add_sizes(&s->opts, s->vsizes[i], s->vcount[i]);
 	}
+	free(given);
 	cli_normalise_sizes(&s->opts);
 	return 0;
+fail:
+	free(given);
+	return -1;
 }
 
 /* Writes the --trace file, also after a failure or an interrupt: what was

@@ -52,7 +52,6 @@ expect 2 'info takes only --device N'	info --verbose
 expect 2 "--block: 'x' is not a whole number"	run --block 32,x
 expect 2 "--launch: 'rocket' is not stream, graph or both" run --launch rocket
 expect 2 'sweep chooses its sizes'	sweep -s 1Mi
-expect 2 'tiers chooses its sizes'	run --preset tiers -s 1Mi
 expect 2 "unknown option '--frequency'"	ceilings --frequency 3
 
 # Without a GPU, commands that need one say so and exit 5.
@@ -66,6 +65,7 @@ if [ "$rc" = 5 ]; then
 	expect 5 'no CUDA GPU is usable here'	check
 	expect 5 'no CUDA GPU is usable here'	sweep -v add_f32
 	expect 5 'no CUDA GPU is usable here'	tune -v add_f32
+	expect 5 'no CUDA GPU is usable here'	run --preset tiers -s 256Mi
 	expect 5 'no CUDA GPU is usable here'	ceilings
 fi
 echo "cli: $count rows passed"

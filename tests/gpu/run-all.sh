@@ -11,7 +11,10 @@
 #   sweep     sweep of every add variant (graph launches, warm and cold,
 #             counters), timed
 #   tiers     run --preset tiers --launch both, all variants
-#   tune      tune every add variant at the tier sizes (graph, warm)
+#   tune      tune every variant at the tier sizes and 2^28 (graph, warm)
+#   contest   the leading add kernels at 4 block sizes, cub and torch.add,
+#             tier sizes and 2^28, five interleaved rounds, then
+#             `python3 -m analysis contest` over the rounds
 #   repeat    the same DRAM-tier point 5 times, interleaved runs
 #   trace     a traced article run (--trace), for the reference
 #   report    render the study's report
@@ -159,8 +162,30 @@ tiers)
 tune)
 	log tune
 	rm -rf "$work/tune"
-	timed tune ./ewbench tune -v 'add_*,cub_add_*' --launch graph -o "$work/tune"
+	timed tune ./ewbench tune --preset tiers -s 256Mi --iters 30 --launch graph -o "$work/tune"
 	sed -n '/published: GB/,$p' "$work/tune.log"
+	;;
+contest)
+	log contest
+	ids=add_f32x4,add_f32x4_ilp2,add_f32x4_ilp4,add_f32_tma,add_f32_tma2,add_f32_tma_st
+	ids=$ids,add_f16x8_pack,add_f16x8_ilp2,add_f16x8_ilp4,add_f16_tma,add_f16_tma2,add_f16_tma_st,cub_add_*
+	mkdir -p "$work/contest"
+	for i in 1 2 3 4 5; do
+		rm -rf "$work/contest/round-$i"
+		timed contest-$i ./ewbench run -q --preset tiers -s 256Mi -v "$ids" \
+		    --block 256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
+		PYTHONPATH=$PWD python3 -m analysis torch "$work/contest/round-$i" 2>&1 | tail -1
+	done
+	PYTHONPATH=$PWD python3 -m analysis contest "$work"/contest/round-? \
+	    -o "$work/contest/contest.md" | head -30
+	;;
+probe)
+	# Exploratory kernels outside the project (.probe/, carried, not
+	# committed), when present.
+	[ -f .probe/probe.cu ] || { echo "probe: no .probe/probe.cu"; continue; }
+	log probe
+	nvcc -O3 -arch=sm_$arch -std=c++17 .probe/probe.cu -o "$work/probe" &&
+	    "$work/probe" 268435456 5 | tee "$work/probe.txt"
 	;;
 repeat)
 	log repeat

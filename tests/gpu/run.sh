@@ -51,6 +51,19 @@ assert set(t) == {"stream", "graph"} and t["graph"] < t["stream"], t
 print("1Mi add_f32x4 warm: stream %.2f us, graph %.2f us" % (t["stream"] / 1e3, t["graph"] / 1e3))
 PY
 
+# --preset tiers measures the tier sizes run.json names, plus any --size.
+"$EWBENCH" run -q --preset tiers -s 3Ki -v add_f32x4 --iters 5 --warmup 1 \
+    --no-cupti -o "$tmpdir/tiers" || fail "tiers run failed"
+"${PYTHON:-python3}" - "$tmpdir/tiers" <<'PY' || fail "tiers + --size"
+import csv, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/run.json"))
+tiers = {c["n"] for c in m["size_choices"]}
+got = {int(r["n"]) for r in csv.DictReader(open(d + "/timing.csv"))}
+assert len(tiers) == 3 and got == tiers | {3072}, (tiers, got)
+print("tiers + --size 3Ki: n =", sorted(got))
+PY
+
 # An occupied run directory is refused, not overwritten.
 set +e
 "$EWBENCH" run -q -v add_f32 -s 1Ki -o "$out" >"$tmpdir/msg" 2>&1
