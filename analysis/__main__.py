@@ -1,4 +1,4 @@
-"""python3 -m analysis {report,compare,torch,timeline} ...
+"""python3 -m analysis {report,compare,contest,torch,timeline} ...
 
 Exit codes:
   0  ok
@@ -27,9 +27,23 @@ exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
 examples:
   python3 -m analysis report ewbench-20261121-204512 -o /tmp/report
   python3 -m analysis compare runs/before runs/after
+  python3 -m analysis contest runs/round-1 runs/round-2 runs/round-3 -o c.md
   python3 -m analysis torch ewbench-20261121-204512
   python3 -m analysis timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
 """
+
+
+def positive_int(text):
+    """argparse type: an integer > 0 (decimal, or 0x.. hex)."""
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected an integer, got %r" %
+                                         text) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("expected a positive integer, got "
+                                         "%r" % text)
+    return value
 
 
 def make_parser():
@@ -62,6 +76,23 @@ def make_parser():
                    help="also write the Markdown to FILE")
     p.add_argument("--fail-on-slower", action="store_true",
                    help="exit 5 when any point got slower beyond the noise")
+
+    p = sub.add_parser(
+        "contest", help="fastest add kernel per size tier over repeats, "
+        "wins beyond the repeat-to-repeat spread, goals G1-G3",
+        description="Read R run directories that are interleaved repeats of "
+        "one plan (torch rows appended by `analysis torch`); print Markdown: "
+        "the goals G1-G3 per dtype, then per (dtype, n, cache, launch) the "
+        "add kernels ranked by median bandwidth over the runs against cub "
+        "and torch, and whether a lead is claimable (>= 1.01x with both "
+        "spreads < 0.5 %).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
+    p.add_argument("-o", "--out", metavar="FILE",
+                   help="also write the Markdown to FILE")
+    p.add_argument("--dram-n", type=positive_int, default=1 << 28,
+                   metavar="N", help="element count of the DRAM goals G1 "
+                   "and G2 (default: 268435456 = 2^28)")
 
     p = sub.add_parser(
         "torch", help="append PyTorch reference rows to RUN_DIR/timing.csv",
@@ -119,6 +150,19 @@ def cmd_compare(args):
     return EXIT_SLOWER if args.fail_on_slower and slower else EXIT_OK
 
 
+def cmd_contest(args):
+    from . import contest, load
+    runs = [load.load_run(d) for d in args.run_dirs]
+    _, notes, found, goal_list = contest.analyse(runs, args.dram_n)
+    text = contest.render_markdown(runs, notes, found, goal_list,
+                                   args.dram_n)
+    sys.stdout.write(text)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    return EXIT_OK
+
+
 def cmd_torch(args):
     from . import load, torch_baseline
     if args.dry_run:
@@ -155,7 +199,8 @@ def cmd_timeline(args):
     return EXIT_OK
 
 
-COMMANDS = {"report": cmd_report, "compare": cmd_compare, "torch": cmd_torch,
+COMMANDS = {"report": cmd_report, "compare": cmd_compare,
+            "contest": cmd_contest, "torch": cmd_torch,
             "timeline": cmd_timeline}
 
 

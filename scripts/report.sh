@@ -4,10 +4,11 @@
 #   --cache both, with counters where allowed) into OUTDIR/<gpu>-<date>, add
 #   the torch baseline where torch is installed, then render its report.
 #   Without one: render the shipped reference results under
-#   SRCDIR/reports/reference/<gpu>/ in place (their report/ folder).
+#   SRCDIR/reports/reference/<gpu>/ in place (their report/ folder, and
+#   contest.md beside the rounds of a contest/ folder).
 # EWBENCH and PYTHON come from the environment (make sets them).
 set -eu
-srcdir=$1
+srcdir=$(cd "$1" && pwd)
 outdir=$2
 py=${PYTHON:-python3}
 
@@ -47,5 +48,13 @@ for gpu in "$srcdir"/reports/reference/*/; do
 		echo "report: $run/report/report.html"
 		found=1
 	done
+	# Interleaved rounds (tests/gpu/run-all.sh contest): who wins, by how
+	# much, beyond the repeat-to-repeat spread.  Run from the folder so
+	# the paths it prints are the rounds' own names.
+	if [ -d "$gpu/contest/round-1" ]; then
+		(cd "$gpu/contest" && PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" \
+		    "$py" -m analysis contest round-? -o contest.md >/dev/null)
+		echo "report: $gpu/contest/contest.md"
+	fi
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }

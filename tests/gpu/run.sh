@@ -58,7 +58,7 @@ PY
 import csv, json, sys
 d = sys.argv[1]
 m = json.load(open(d + "/run.json"))
-tiers = {c["n"] for c in m["size_choices"]}
+tiers = {c["n"] for c in m["settings"]["size_choices"]}
 got = {int(r["n"]) for r in csv.DictReader(open(d + "/timing.csv"))}
 assert len(tiers) == 3 and got == tiers | {3072}, (tiers, got)
 print("tiers + --size 3Ki: n =", sorted(got))
