@@ -2,9 +2,11 @@
 
 A variant may have been timed at several block sizes (tune rows).  The
 "primary" block of a variant is the one it was timed with at the most sizes
-(ties: the larger count of rows, then the smaller block); plots and findings
+(ties: the larger count of rows, then the faster block at the largest size
+they share, its tuned shape, then the smaller block); plots and findings
 that compare variants use primary-block points only, so a tune sweep does
-not add a second line for the same kernel.
+not add a second line for the same kernel, and a kernel is not judged at a
+shape the sweep showed to be poor.
 """
 
 import math
@@ -57,10 +59,24 @@ def primary_blocks(points):
         for p in rows:
             sizes_per_block.setdefault(p.block, set()).add(p.n)
             rows_per_block[p.block] += 1
+        most = max(len(sizes) for sizes in sizes_per_block.values())
+        tied = [b for b in sizes_per_block
+                if len(sizes_per_block[b]) == most]
+        shared = set.intersection(*(sizes_per_block[b] for b in tied))
+        speed = _best_bandwidth_at(rows, max(shared)) if shared else {}
         result[variant] = min(sizes_per_block, key=lambda b: (
             -len(sizes_per_block[b]), -rows_per_block[b],
-            b if b is not None else -1))
+            -speed.get(b, 0.0), b if b is not None else -1))
     return result
+
+
+def _best_bandwidth_at(rows, n):
+    """block -> the highest bandwidth among one variant's rows at size n."""
+    best = {}
+    for p in rows:
+        if p.n == n and p.bandwidth is not None:
+            best[p.block] = max(best.get(p.block, 0.0), p.bandwidth)
+    return best
 
 
 def primary_points_of(points):

@@ -37,6 +37,15 @@ def test_primary_block_is_the_one_timed_at_most_sizes():
     assert len(sel.primary_points_of(pts)) == 3
 
 
+def test_primary_block_of_a_tune_sweep_is_its_fastest():
+    # Every block at the same sizes (a tune run): the block that was
+    # fastest at the largest size represents the variant, not block 32.
+    times = {32: 9000.0, 256: 5200.0, 512: 5000.0, 1024: 5100.0}
+    pts = [make_point(n=n, block=b, time_median_ns=t * n)
+           for b, t in times.items() for n in (1, 2)]
+    assert sel.primary_blocks(pts) == {"v": 512}
+
+
 # Residency from one-pass counters
 
 def _with_fraction(run, passes, fraction):
