@@ -55,7 +55,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from .load import CACHES, DTYPES, LAUNCHES, DataError
+from .load import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, DataError
 from .units import bytes_label, gbps_number, pct, size_label
 
 WIN_RATIO = 1.01
@@ -69,7 +69,6 @@ EWBENCH = "ewbench"
 CUB = "cub"
 TORCH = "torch"
 
-ELEMENT_BYTES = {"f32": 4, "f16": 2}
 ADD_ARRAYS = 3              # a + b -> c: two reads and a write per element
 
 MET = "met"
@@ -133,7 +132,6 @@ class Contest:
     ranked: tuple           # ewbench entries, best first
     cub: Optional[Entry]
     torch: Optional[Entry]
-    claim: Claim
 
     @property
     def best(self):
@@ -142,8 +140,11 @@ class Contest:
     @property
     def peer(self):
         """The faster of cub and torch, or None when neither is present."""
-        peers = [e for e in (self.cub, self.torch) if e is not None]
-        return max(peers, key=lambda e: e.bandwidth) if peers else None
+        return _fastest([e for e in (self.cub, self.torch) if e is not None])
+
+    @property
+    def claim(self):
+        return judge(self.best, self.peer)
 
 
 @dataclass(frozen=True)
@@ -253,20 +254,16 @@ def _keys_text(keys):
 # contests
 
 def size_choices(run):
-    """The --preset tiers choices of a run (settings.size_choices; also
-    read at the top level of run.json), [] when there are none."""
-    settings = run.manifest.get("settings")
-    choices = None
-    if isinstance(settings, dict):
-        choices = settings.get("size_choices")
-    if choices is None:
-        choices = run.manifest.get("size_choices")
-    return [c for c in choices or () if isinstance(c, dict)]
+    """The --preset tiers choices of a run (run.json settings.size_choices),
+    [] when there are none."""
+    settings = run.manifest.get("settings") or {}
+    return [c for c in settings.get("size_choices") or ()
+            if isinstance(c, dict)]
 
 
 def tier_of(run, dtype, n):
     """(tier or None, label) of an add of dtype with n elements."""
-    per_element = ADD_ARRAYS * ELEMENT_BYTES[dtype]
+    per_element = ADD_ARRAYS * DTYPE_BYTES[dtype]
     footprint = per_element * n
     where = _l2_share(footprint, run.l2_bytes)
     for choice in size_choices(run):
@@ -341,13 +338,11 @@ def contests(entries, runs):
                         key=lambda e: -e.bandwidth)
         if not ranked:
             continue
-        cub = _fastest([e for e in group if e.origin == CUB])
-        torch = _fastest([e for e in group if e.origin == TORCH])
-        peer = _fastest([e for e in (cub, torch) if e is not None])
         tier, label = tier_of(runs[0], key[0], key[1])
-        result.append(Contest(key[0], key[1], key[2], key[3], tier, label,
-                              tuple(ranked), cub, torch,
-                              judge(ranked[0], peer)))
+        result.append(Contest(
+            key[0], key[1], key[2], key[3], tier, label, tuple(ranked),
+            _fastest([e for e in group if e.origin == CUB]),
+            _fastest([e for e in group if e.origin == TORCH])))
     return tuple(result)
 
 
@@ -451,7 +446,7 @@ def _g3(c, dtype, n):
 def l2_tier_sizes(run):
     """{dtype: n} of the l2 tier among the run's size_choices."""
     sizes = {}
-    for dtype, size in ELEMENT_BYTES.items():
+    for dtype, size in DTYPE_BYTES.items():
         for choice in size_choices(run):
             if (choice.get("tier") == "l2" and
                     choice.get("footprint_bytes_per_element") ==

@@ -31,6 +31,7 @@ SCHEMA_VERSION = 1
 
 OPS = ("add", "relu", "abs")
 DTYPES = ("f32", "f16")
+DTYPE_BYTES = {"f32": 4, "f16": 2}
 CACHES = ("warm", "cold")
 LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import load
+from .load import DTYPE_BYTES
 
 VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
             ("torch_relu_f32", "relu", "f32"))
-SIZE_OF = {"f32": 4, "f16": 2}
 SIDECAR = "torch-baseline.json"
 DEFAULT_ITERS = 100
 DEFAULT_WARMUP = 10
@@ -61,7 +61,7 @@ class Job:
 
 def traffic(op, dtype, n):
     """(footprint bytes, bytes moved, flops) as data-format.md defines."""
-    size = SIZE_OF[dtype]
+    size = DTYPE_BYTES[dtype]
     if op == "add":
         return 3 * n * size, 3 * n * size, n
     return 2 * n * size, 2 * n * size, 0
@@ -261,7 +261,7 @@ def run_baseline(run_dir, say=print):
     header = read_header(timing)
     written = 0
     for job in jobs:
-        need = (3 if job.op == "add" else 2) * job.n * SIZE_OF[job.dtype]
+        need = (3 if job.op == "add" else 2) * job.n * DTYPE_BYTES[job.dtype]
         free, _ = torch.cuda.mem_get_info()
         if need > 0.9 * free:
             say("skip %s n=%d %s: needs %d bytes, %d free" % (

@@ -860,16 +860,14 @@ plan_sizes(struct study *s, char **cause)
 	uint64_t		 budget;
 	unsigned		 fp, elem;
 	bool			 use_tiers;
-	uint64_t		*given;
-	size_t			 ngiven;
+	/* The --size sizes: cli_add_sizes below only appends, so they stay
+	 * the first ngiven of opts.sizes. */
+	size_t			 ngiven = s->opts.nsizes;
 
 	use_tiers = s->opts.preset != NULL &&
 	    strcmp(s->opts.preset, "tiers") == 0;
 	if (!s->opts.sweep && !use_tiers)
 		return 0;
-	ngiven = s->opts.nsizes;
-	given = xmalloc((ngiven + 1) * sizeof *given);
-	memcpy(given, s->opts.sizes, ngiven * sizeof *given);
 	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
 	td.l2_bytes = s->dev.l2_bytes;
 	td.memory_bytes = s->dev.memory_bytes;
@@ -888,27 +886,23 @@ plan_sizes(struct study *s, char **cause)
 		if (s->opts.sweep) {
 			if (sweep_sizes(&td, fp, 3, budget, &s->vsizes[i],
 			    &s->vcount[i], cause) != 0)
-				goto fail;
+				return -1;
 		} else {
 			if (tier_sizes(&td, fp, budget, tiers, cause) != 0)
-				goto fail;
+				return -1;
 			s->vcount[i] = TIER_COUNT + ngiven;
 			s->vsizes[i] = xcalloc(s->vcount[i],
 			    sizeof **s->vsizes);
 			for (k = 0; k < TIER_COUNT; k++)
 				s->vsizes[i][k] = tiers[k].n;
-			memcpy(s->vsizes[i] + TIER_COUNT, given,
-			    ngiven * sizeof *given);
+			for (k = 0; k < ngiven; k++)
+				s->vsizes[i][TIER_COUNT + k] = s->opts.sizes[k];
 			record_tiers(s, fp, tiers);
 		}
 		cli_add_sizes(&s->opts, s->vsizes[i], s->vcount[i]);
 	}
-	free(given);
 	cli_normalise_sizes(&s->opts);
 	return 0;
-fail:
-	free(given);
-	return -1;
 }
 
 /* Writes the --trace file, also after a failure or an interrupt: what was

@@ -15,7 +15,8 @@
 #   contest   the leading add kernels at 3 block sizes, cub and torch.add,
 #             tier sizes and 2^28, five interleaved rounds, then
 #             `python3 -m analysis contest` over the rounds
-#   repeat    the same DRAM-tier point 5 times, interleaved runs
+#   repeat    the same tier points 5 times, interleaved runs, summed up by
+#             `python3 -m analysis contest`
 #   trace     a traced article run (--trace), for the reference
 #   report    render the study's report
 # OUT receives the logs and results.tar.gz (run directories), to stay
@@ -208,18 +209,8 @@ repeat)
 		./ewbench run -q --preset tiers -v 'add_f32x4,add_f16x8_pack,cub_add_*' \
 		    --launch graph -o "$work/repeat-$i" || echo "repeat $i failed"
 	done
-	python3 - "$work" <<'PY'
-import csv, glob, statistics, sys
-runs = sorted(glob.glob(sys.argv[1] + "/repeat-*/timing.csv"))
-med = {}
-for path in runs:
-    for r in csv.DictReader(open(path)):
-        med.setdefault((r["variant"], int(r["n"]), r["cache"]), []).append(float(r["time_median_ns"]))
-print("%-16s %10s %-5s %5s %12s %8s" % ("variant", "n", "cache", "runs", "median ns", "spread"))
-for k, v in sorted(med.items()):
-    print("%-16s %10d %-5s %5d %12.0f %7.2f%%" % (k[0], k[1], k[2], len(v),
-          statistics.median(v), 100 * (max(v) - min(v)) / statistics.median(v)))
-PY
+	# Median and spread over the runs, per point: analysis contest.
+	PYTHONPATH=$PWD python3 -m analysis contest "$work"/repeat-? | head -40
 	;;
 trace)
 	log traced run
