@@ -361,6 +361,7 @@ template <auto Kernel, auto Scalar, unsigned DefaultBlock,
     bool Occupancy = false>
 struct ewb_study_launch {
 	typedef ewb_operands<decltype(Kernel)> operands;
+	static constexpr unsigned min_cc = 0;	/* plain CUDA: runs anywhere */
 
 	static bool
 	vector_ok(const struct ewb_launch_args *args)
@@ -420,11 +421,14 @@ struct ewb_bulk_launch {
 
 	static_assert(VectorWidth * sizeof(typename operands::elem) == 16,
 	    "bulk copies need 16-byte aligned operands, what vector_ok tests");
+	/* Below sm_90 there are no bulk copies: the fallback runs. */
+	static constexpr unsigned min_cc = 90;
 
 	static bool
 	bulk_ok(const struct ewb_launch_args *args)
 	{
-		return fallback::vector_ok(args) && ewb_device_major() >= 9;
+		return fallback::vector_ok(args) &&
+		    ewb_device_major() * 10 >= (int)min_cc;
 	}
 
 	static struct ewb_shape

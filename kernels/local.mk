@@ -11,6 +11,7 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/fast.cu \
 	%reldir%/peer_cub.cu \
 	%reldir%/flush.cu \
+	%reldir%/compare.cu \
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh \
 	%reldir%/ceilings.h

@@ -42,7 +42,7 @@ flops(enum ewb_op op)
     stride, kernel, ...) \
 	{ id, op, dtype, origin, technique, per_thread, width, block, \
 	  COST(op, dtype), stride, __VA_ARGS__::launch, __VA_ARGS__::shape, \
-	  (const void *)kernel }
+	  (const void *)kernel, __VA_ARGS__::min_cc }
 
 /* id, op, dtype, technique, elements per thread, vector width, default
  * block, grid-stride, kernel, scalar fallback for misaligned operands. */
@@ -80,7 +80,7 @@ flops(enum ewb_op op)
  * library decides them; default_block is nominal and overrides are ignored. */
 #define PEER(id, op, dtype, technique, launcher, shaper) \
 	{ id, op, dtype, "peer", technique, 0, 0, 256, COST(op, dtype), \
-	  false, launcher, shaper, NULL }
+	  false, launcher, shaper, NULL, 0 }
 
 const struct ewb_variant ewb_variants[] = {
 	STUDY("add_f32", EWB_OP_ADD, EWB_F32,

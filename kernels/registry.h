@@ -68,6 +68,10 @@ struct ewb_variant {
 	ewb_shaper	 shape;
 	const void	*kernel;	/* __global__ function for the occupancy
 					   API; NULL when a library owns it */
+	unsigned	 min_cc;	/* compute capability (major * 10 +
+					   minor) below which the launcher
+					   runs a fallback kernel instead of
+					   this technique; 0: runs anywhere */
 };
 
 extern const struct ewb_variant ewb_variants[];
@@ -84,6 +88,19 @@ const char	*ewb_op_name(enum ewb_op);
  * L2 afterwards holds none of the benchmark's lines and nothing dirty: the
  * next kernel starts cold and pays no write-backs of earlier work. */
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
+
+/* compare.cu: a variant's output against the expected one, on the device,
+ * by reference.c's rule (widened to float, equal by value, NaN never
+ * equal).  *result lives in device memory; after the stream reaches this
+ * point it holds how many elements differ and the first that does
+ * (~0 when none). */
+struct ewb_compare_result {
+	unsigned long long	 bad_count;
+	unsigned long long	 first_index;
+};
+cudaError_t	 ewb_compare(const void *got, const void *expected, size_t n,
+		    enum ewb_dtype, struct ewb_compare_result *result,
+		    cudaStream_t);
 
 #ifdef __cplusplus
 }

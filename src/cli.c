@@ -1,5 +1,5 @@
 /*
- * cli.c - options of `ewbench run` and `ewbench check`.
+ * cli.c - options of the measuring commands: run, check, sweep, tune.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +31,9 @@ enum {
 	OPT_LAUNCH,
 	OPT_TRACE,
 	OPT_PROFILE_WINDOW,
-	OPT_MISALIGN
+	OPT_MISALIGN,
+	OPT_DRY_RUN,
+	OPT_ALLOW_FALLBACK
 };
 
 static const struct option run_longopts[] = {
@@ -52,6 +54,8 @@ static const struct option run_longopts[] = {
 	{ "trace",	required_argument, NULL, OPT_TRACE },
 	{ "profile-window", no_argument,   NULL, OPT_PROFILE_WINDOW },
 	{ "misalign",	no_argument,	   NULL, OPT_MISALIGN },
+	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
+	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -76,7 +80,7 @@ bad:
 	return -1;
 }
 
-void
+static void
 cli_add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
 {
 	o->sizes = xrealloc(o->sizes, (o->nsizes + count) * sizeof *o->sizes);
@@ -93,7 +97,7 @@ compare_u64(const void *a, const void *b)
 }
 
 /* Sort ascending and drop repeats: a point is measured once per run. */
-void
+static void
 cli_normalise_sizes(struct run_options *o)
 {
 	size_t	i, j;
@@ -147,12 +151,17 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	memset(o, 0, sizeof *o);
 	o->iters = 100;
 	o->warmup = 10;
-	o->check_only = strcmp(argv[0], "check") == 0;
-	o->sweep = strcmp(argv[0], "sweep") == 0;
-	o->tune = strcmp(argv[0], "tune") == 0;
+	if (strcmp(argv[0], "check") == 0)
+		o->command = CMD_CHECK;
+	else if (strcmp(argv[0], "sweep") == 0)
+		o->command = CMD_SWEEP;
+	else if (strcmp(argv[0], "tune") == 0)
+		o->command = CMD_TUNE;
+	else
+		o->command = CMD_RUN;
 	/* A sweep shows the kernel, not the launch path, in both cache states. */
-	o->cache = o->sweep ? CACHE_BOTH : CACHE_WARM;
-	o->launch = o->sweep ? LAUNCH_GRAPH : LAUNCH_STREAM;
+	o->cache = o->command == CMD_SWEEP ? CACHE_BOTH : CACHE_WARM;
+	o->launch = o->command == CMD_SWEEP ? LAUNCH_GRAPH : LAUNCH_STREAM;
 	o->seed = 1;
 	o->metrics = "default";
 	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
@@ -232,6 +241,12 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_MISALIGN:
 			o->misalign = true;
 			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case OPT_ALLOW_FALLBACK:
+			o->allow_fallback = true;
+			break;
 		case OPT_DEVICE:
 			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
 			    cause) != 0)
@@ -283,7 +298,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		o->no_cupti = true;
 	/* tune times shapes: every block size from one warp to the limit,
 	 * at the tier sizes, without counters unless --metrics is given. */
-	if (o->tune) {
+	if (o->command == CMD_TUNE) {
 		static const unsigned tune_blocks[] = {
 			32, 64, 96, 128, 192, 256, 384, 512, 768, 1024
 		};
@@ -298,18 +313,20 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		if (o->nsizes == 0 && o->preset == NULL)
 			o->preset = "tiers";
 	}
-	if (o->sweep && (o->nsizes > 0 || o->preset != NULL)) {
+	if (o->command == CMD_SWEEP && (o->nsizes > 0 || o->preset != NULL)) {
 		*cause = xasprintf("sweep chooses its sizes from the L2 size; "
 		    "use run for --size or --preset");
 		return -1;
 	}
-	/* Tier sizes come once the device is known; --size adds to them. */
-	if (o->sweep || (o->preset != NULL && strcmp(o->preset, "tiers") == 0)) {
+	/* Tier sizes come once the device is known (plan.c); --size adds to
+	 * them. */
+	if (o->command == CMD_SWEEP ||
+	    (o->preset != NULL && strcmp(o->preset, "tiers") == 0)) {
 		cli_normalise_sizes(o);
 		return 0;
 	}
 	if (o->nsizes == 0) {
-		if (o->check_only)
+		if (o->command == CMD_CHECK)
 			cli_add_sizes(o, check_sizes,
 			    sizeof check_sizes / sizeof check_sizes[0]);
 		else {

@@ -6,10 +6,19 @@
 
 #include "ewbench.h"
 
+/* The measuring commands: one parser, one plan, one loop. */
+enum command {
+	CMD_RUN,	/* `ewbench run`: check, time, counters */
+	CMD_CHECK,	/* `ewbench check`: correctness only */
+	CMD_SWEEP,	/* `ewbench sweep`: sizes from the L2, graph launches */
+	CMD_TUNE	/* `ewbench tune`: every block size, tier sizes */
+};
+
 enum cache_mode { CACHE_WARM = 1, CACHE_COLD = 2, CACHE_BOTH = 3 };
 enum launch_mode { LAUNCH_STREAM = 1, LAUNCH_GRAPH = 2, LAUNCH_BOTH = 3 };
 
 struct run_options {
+	enum command	 command;
 	bool		*selected;	/* one flag per ewb_variants[] row */
 	uint64_t	*sizes;		/* ascending, no duplicates */
 	size_t		 nsizes;
@@ -26,9 +35,9 @@ struct run_options {
 	const char	*out;		/* run directory; NULL: a dated name */
 	bool		 no_cupti;
 	const char	*metrics;	/* metric group or names */
-	bool		 check_only;	/* `ewbench check` */
-	bool		 sweep;		/* `ewbench sweep`: sizes from the L2 */
-	bool		 tune;		/* `ewbench tune`: a block-size sweep */
+	bool		 dry_run;	/* print the plan and its cost, exit */
+	bool		 allow_fallback; /* run a variant whose technique this
+					   GPU lacks, as its fallback */
 	const char	*trace;		/* --trace FILE.json, or NULL */
 	bool		 profile_window; /* cudaProfilerStart/Stop around
 					   the measured launches */
@@ -43,9 +52,6 @@ struct run_options {
 int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
 	    char **cause);
 void	 cli_free_run(struct run_options *);
-/* Appends sizes; then sorts them and drops repeats. */
-void	 cli_add_sizes(struct run_options *, const uint64_t *, size_t);
-void	 cli_normalise_sizes(struct run_options *);
 
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,

@@ -6,8 +6,10 @@
  * Host side (no GPU): cuptiProfilerHostInitialize with a chip name turns
  * metric names into a config image, counts passes and evaluates counter
  * data.  Target side: cuptiRangeProfilerEnable on the primary context,
- * AutoRange + KernelReplay; the last kernel between Start and Stop is the
- * one measured.
+ * AutoRange (every kernel a range) with user replay: the caller's
+ * sequence of launches is issued once per pass, and many points share one
+ * session, so the per-session cost (SetConfig, Start/Stop, decode) is paid
+ * once for all of them.
  *
  * cupti_profiler_host.h includes <string>: this file is compiled with
  * src/cupti-shim (an empty `string`) first on the include path.
@@ -43,13 +45,11 @@
 	var.structSize = type##_STRUCT_SIZE
 
 /*
- * Ranges one collection can hold: launch() issues one or a few kernels
- * (two for a warm point), and the spare room keeps a stray range (in reuse
- * mode, a prepare() kernel launched while the object is configured, should
- * CUPTI count it after all) from pushing ours out: ours is always the last
- * one.
+ * Ranges one collection can hold: a session profiles many points, each
+ * issuing a few kernels (a flush or a warm-up launch, then the measured
+ * one).  The counter data image grows with it (a few MB here).
  */
-#define COUNTERS_MAX_RANGES	8
+#define COUNTERS_MAX_RANGES	256
 /* The first collection plus 3 re-collections. */
 #define COUNTERS_TRIES		4
 
@@ -71,6 +71,7 @@ struct counters {
 	uint8_t				*data;		/* counter data image */
 	size_t				 data_size;
 	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
+	CUpti_ProfilerReplayMode	 replay;
 	bool				 fell_back;
 };
 
@@ -840,6 +841,20 @@ open_metrics(struct counters *c, const struct metric_set *set, char **cause)
 	return rc;
 }
 
+/* Which replay a collection uses: ewbench replays by issuing the work
+ * again (its kernels can all be re-run as they are), unless
+ * EWBENCH_CUPTI_REPLAY=kernel asks CUPTI to replay each kernel itself,
+ * saving and restoring device memory around every pass. */
+static CUpti_ProfilerReplayMode
+replay_mode(void)
+{
+	const char	*mode = getenv("EWBENCH_CUPTI_REPLAY");
+
+	if (mode != NULL && strcmp(mode, "kernel") == 0)
+		return CUPTI_KernelReplay;
+	return CUPTI_UserReplay;
+}
+
 int
 counters_open(struct counters **cp, int cuda_device,
     const struct metric_set *set, char **cause)
@@ -868,6 +883,7 @@ counters_open(struct counters **cp, int cuda_device,
 	 * EWBENCH_CUPTI_REUSE=0 asks for a fresh object per measurement. */
 	reuse = getenv("EWBENCH_CUPTI_REUSE");
 	c->reuse = reuse == NULL || strcmp(reuse, "0") != 0;
+	c->replay = replay_mode();
 
 	if (primary_context(cuda_device, &c->ctx, &dev, cause) != 0)
 		goto fail;
@@ -946,14 +962,19 @@ evaluate(struct counters *c, size_t range, double *values, char **cause)
 }
 
 /*
- * One collection.  On failure *retry says whether collecting again may
- * help: dropped or missing ranges, or any failure on a reused object
- * (which also turns reuse off).  The object is disabled after a failure,
- * and after every collection in fresh mode.
+ * One collection of npoints points in one session (AutoRange: every
+ * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
+ * of them, the last one measured; with user replay the whole sequence is
+ * issued once per pass.  When npoints is 1, the last range decoded is the
+ * measured one whatever ranges[0] says.  On failure *retry says whether
+ * collecting again may help: dropped or missing ranges, or any failure on
+ * a reused object (which also turns reuse off).  The object is disabled
+ * after a failure, and after every collection in fresh mode.
  */
 static int
-collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
-    void *ctx, double *values, bool *retry, char **cause)
+collect(struct counters *c, size_t npoints, const unsigned *ranges,
+    int (*issue)(void *, size_t), void *ctx, double *values, bool *retry,
+    char **cause)
 {
 	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
 	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
@@ -964,26 +985,18 @@ collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
 	const char	*fn;
 	CUptiResult	 rc;
 	cudaError_t	 sync;
+	size_t		 i, total = 0, range;
 	bool		 reused;
-	int		 launched;
+	int		 launched = 0, pass;
 
 	*retry = false;
-
-	/*
-	 * The cache state first, before anything is configured: in fresh
-	 * mode no profiler object exists yet, so nothing here can be
-	 * profiled whatever CUPTI does with launches outside Start/Stop.
-	 */
-	if (prepare != NULL) {
-		if (prepare(ctx) != 0) {
-			*cause = xstrdup("preparing the profiled launch failed");
-			return -1;
-		}
-		if (cuda_check(cudaDeviceSynchronize(),
-		    "cudaDeviceSynchronize (after prepare)", cause) != 0)
-			return -1;
+	for (i = 0; i < npoints; i++)
+		total += ranges[i];
+	if (total == 0 || total > COUNTERS_MAX_RANGES) {
+		*cause = xasprintf("a counter session of %zu ranges (1 to %d "
+		    "fit)", total, COUNTERS_MAX_RANGES);
+		return -1;
 	}
-
 	if (c->profiler == NULL && profiler_enable(c, cause) != 0)
 		return -1;
 	reused = c->profiler_used;
@@ -1004,7 +1017,7 @@ collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
 	config.counterDataImageSize = c->data_size;
 	config.pCounterDataImage = c->data;
 	config.range = CUPTI_AutoRange;
-	config.replayMode = CUPTI_KernelReplay;
+	config.replayMode = c->replay;
 	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
 	config.numNestingLevels = 1;
 	config.minNestingLevel = 1;
@@ -1014,27 +1027,33 @@ collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
 	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
 		goto cupti_fail;
 
-	start.pRangeProfilerObject = c->profiler;
-	fn = "cuptiRangeProfilerStart";
-	if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	launched = launch(ctx);
-	sync = cudaDeviceSynchronize();
-	stop.pRangeProfilerObject = c->profiler;
-	fn = "cuptiRangeProfilerStop";
-	if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	if (launched != 0) {
-		*cause = xstrdup("the profiled launch failed");
-		goto fail;
+	/* Kernel replay submits every pass within each launch: one round.
+	 * User replay: one round per pass, until CUPTI has them all. */
+	for (pass = 0; pass <= c->passes; pass++) {
+		start.pRangeProfilerObject = c->profiler;
+		fn = "cuptiRangeProfilerStart";
+		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
+			goto cupti_fail;
+		for (i = 0; i < npoints && launched == 0; i++)
+			launched = issue(ctx, i);
+		sync = cudaDeviceSynchronize();
+		stop.pRangeProfilerObject = c->profiler;
+		fn = "cuptiRangeProfilerStop";
+		if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
+			goto cupti_fail;
+		if (launched != 0) {
+			*cause = xstrdup("a profiled launch failed");
+			goto fail;
+		}
+		if (cuda_check(sync, "cudaDeviceSynchronize (after the "
+		    "profiled launches)", cause) != 0)
+			goto fail;
+		if (stop.isAllPassSubmitted)
+			break;
 	}
-	if (cuda_check(sync, "cudaDeviceSynchronize (after the profiled "
-	    "launch)", cause) != 0)
-		goto fail;
 	if (!stop.isAllPassSubmitted) {
-		/* Kernel replay submits every pass within the launch. */
 		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
-		    "submit after kernel replay (next pass %zu of %d)",
+		    "submit after %d rounds (next pass %zu of %d)", pass,
 		    stop.passIndex, c->passes);
 		*retry = true;
 		goto fail;
@@ -1056,9 +1075,23 @@ collect(struct counters *c, int (*prepare)(void *), int (*launch)(void *),
 		*retry = true;
 		goto fail;
 	}
-	/* The profiled launch is the last range. */
-	if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
-		goto fail;
+	if (npoints == 1) {
+		/* The profiled launch is the last range. */
+		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
+			goto fail;
+	} else {
+		if (info.numTotalRanges != total) {
+			*cause = xasprintf("a counter session decoded %zu "
+			    "ranges, %zu expected", info.numTotalRanges, total);
+			goto fail;
+		}
+		for (i = 0, range = 0; i < npoints; i++) {
+			range += ranges[i];
+			if (evaluate(c, range - 1, values + i * c->count,
+			    cause) != 0)
+				goto fail;
+		}
+	}
 	if (!c->reuse)
 		profiler_disable(c);
 	return 0;
@@ -1078,19 +1111,20 @@ fail:
 }
 
 int
-counters_measure(struct counters *c, int (*prepare)(void *ctx),
-    int (*launch)(void *ctx), void *ctx, double *values, char **cause)
+counters_measure(struct counters *c, size_t npoints, const unsigned *ranges,
+    int (*issue)(void *ctx, size_t point), void *ctx, double *values,
+    char **cause)
 {
 	char	*last = NULL;
 	bool	 retry;
 	int	 try;
 
-	values_nan(values, c->count);
+	values_nan(values, npoints * c->count);
 	for (try = 0; try < COUNTERS_TRIES; try++) {
-		if (collect(c, prepare, launch, ctx, values, &retry,
+		if (collect(c, npoints, ranges, issue, ctx, values, &retry,
 		    &last) == 0)
 			return 0;
-		values_nan(values, c->count);
+		values_nan(values, npoints * c->count);
 		if (!retry)
 			break;
 		if (try + 1 < COUNTERS_TRIES)
@@ -1131,6 +1165,18 @@ counters_mode(const struct counters *c)
 	if (c->fell_back)
 		return "reuse-fallback";
 	return c->reuse ? "reuse" : "fresh";
+}
+
+const char *
+counters_replay(const struct counters *c)
+{
+	return c->replay == CUPTI_KernelReplay ? "kernel" : "user";
+}
+
+size_t
+counters_max_ranges(void)
+{
+	return COUNTERS_MAX_RANGES;
 }
 
 unsigned

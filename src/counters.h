@@ -8,7 +8,7 @@
  *    metrics.csv (docs/data-format.md);
  *  - counters.c (CUPTI host and target APIs): validation against a chip
  *    offline (no GPU needed), and per-kernel collection on a GPU with
- *    AutoRange + KernelReplay.
+ *    AutoRange and user replay, many points per session.
  * docs/metrics.md describes the sets, the pass counts and the messages.
  *
  * Nothing here exposes a CUPTI type, so callers need neither the CUPTI
@@ -150,17 +150,21 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * failure message names the function, CUPTI's result name and number,
  * and a fix where one is known (permissions, MIG, vGPU, ...).
  *
- * counters_measure profiles one kernel: it calls prepare(ctx) (may be
- * NULL; e.g. an L2 flush) with the profiler not started, then launch(ctx)
- * inside Start/Stop.  launch may issue a few kernels (at most 8, the
- * ranges a collection holds; ewbench's warm points launch twice, so the
- * second finds L2 as the first left it): each is a range, and the values
- * are those of the LAST one.  KernelReplay replays each kernel once per pass
- * and restores memory between passes.  Both callbacks return 0 on
- * success, run on the calling thread and need not synchronise.  The
- * values of the set come back in values[set order]; NaN where CUPTI gave
- * none.  Dropped or missing ranges are re-collected (prepare and launch
- * run again) up to 3 times before failing.
+ * counters_measure profiles npoints points in one session (AutoRange:
+ * every kernel is a range).  issue(ctx, i) launches point i's kernels —
+ * ranges[i] of them, for example an L2 flush or a warm-up launch and then
+ * the measured one, which is the last — and returns 0, or -1 to abandon
+ * the collection.  With user replay (the default) ewbench issues the whole
+ * sequence once per pass itself: no device memory is saved or restored,
+ * so a warm point stays warm in every pass and each kernel must be safe
+ * to run again as it is (ewbench's are: add and relu write a separate
+ * output, abs is idempotent).  EWBENCH_CUPTI_REPLAY=kernel asks for
+ * CUPTI's kernel replay instead (memory saved and restored around each
+ * pass).  Values come back in values[i * set count + m]; NaN where CUPTI
+ * gave none.  The decoded ranges must number exactly the sum of ranges[]
+ * (with one point: its values are the last range's).  Dropped or missing
+ * ranges are re-collected up to 3 times before failing.  At most
+ * counters_max_ranges() ranges fit in one call.
  *
  * By default one range profiler object is kept and SetConfig is called
  * again for each measurement (measured on an H200: half the time of fresh
@@ -172,9 +176,12 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
 struct counters;
 int		 counters_open(struct counters **, int cuda_device,
 		    const struct metric_set *, char **cause);
-int		 counters_measure(struct counters *, int (*prepare)(void *ctx),
-		    int (*launch)(void *ctx), void *ctx, double *values,
-		    char **cause);
+int		 counters_measure(struct counters *, size_t npoints,
+		    const unsigned *ranges, int (*issue)(void *ctx, size_t point),
+		    void *ctx, double *values, char **cause);
+size_t		 counters_max_ranges(void);
+/* "user" or "kernel": how passes are replayed. */
+const char	*counters_replay(const struct counters *);
 void		 counters_close(struct counters *);
 int		 counters_passes(const struct counters *);
 const char	*counters_chip(const struct counters *);

@@ -88,6 +88,15 @@ float		 half_to_float(uint16_t);
 void		 halves_from_floats(const float *, uint16_t *, size_t);
 void		 halves_to_floats(const uint16_t *, float *, size_t);
 
+/* parallel.c: body(ctx, start, count) over [0, n) in contiguous slices,
+ * one per host core (EWBENCH_THREADS overrides), each a multiple of grain
+ * elements but the last; returns when all are done.  Small n runs on the
+ * calling thread. */
+void		 parallel_for(size_t n, size_t grain,
+		    void (*body)(void *ctx, size_t start, size_t count),
+		    void *ctx);
+unsigned	 parallel_threads(void);
+
 /* fill.c: reproducible random inputs.  Values are finite, non-zero,
  * of both signs, in [-range, range], and representable in the dtype. */
 uint64_t	 fill_seed(uint64_t seed, uint64_t stream);
@@ -107,6 +116,10 @@ struct mismatch {
 int		 reference_check(const struct ewb_variant *, const void *a,
 		    const void *b, const void *got, size_t n,
 		    struct mismatch *bad);
+/* The expected output of op over n elements of a (and b for add), in the
+ * dtype, exactly as reference_check computes it; uses every host core. */
+void		 reference_compute(enum ewb_op, enum ewb_dtype, const void *a,
+		    const void *b, void *out, size_t n);
 
 /* csv.c: RFC 4180 rows, '.' decimals, full precision, no locale.
  * A row is built in memory and written with one write(2) on an O_APPEND

@@ -4,7 +4,8 @@
  * The generator is splitmix64: its state advances by a fixed odd constant
  * and each output is a bijective mix of the state, so element i of a buffer
  * depends only on (seed, i).  A buffer of n elements is therefore a prefix
- * of the same buffer with more elements.
+ * of the same buffer with more elements, and slices of it can be filled
+ * in parallel (parallel.c) with the same result.
  *
  * Values: sign random; magnitude 2^e * (1 + f) with e uniform in -4..2 and
  * f a random fraction of the dtype's width, so |x| lies in [2^-4, 8), the
@@ -61,32 +62,52 @@ f16_bits(uint32_t r)
 	    fraction);
 }
 
-void
-fill_random(void *buf, enum ewb_dtype dtype, size_t n, uint64_t seed)
+struct fill {
+	unsigned char	*out;
+	enum ewb_dtype	 dtype;
+	size_t		 n;
+	uint64_t	 seed;
+};
+
+/* Elements [start, start + count) of the buffer; start is even, so the
+ * slice begins at a draw: draw k (elements 2k, 2k + 1) is
+ * mix64(seed + (k + 1) * GOLDEN_GAMMA), wherever a slice starts. */
+static void
+fill_slice(void *ctx, size_t start, size_t count)
 {
-	unsigned char	*out = buf;
-	uint64_t	 state = seed, r;
+	const struct fill *f = ctx;
+	unsigned char	*out = f->out;
+	uint64_t	 state = f->seed + start / 2 * GOLDEN_GAMMA, r;
 	uint32_t	 word[2];
 	uint16_t	 half[2];
-	size_t		 i;
+	size_t		 i, end = start + count;
 
 	/* Each 64-bit draw yields two elements; memcpy keeps aliasing legal. */
-	switch (dtype) {
+	switch (f->dtype) {
 	case EWB_F32:
-		for (i = 0; i < n; i += 2) {
+		for (i = start; i < end; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
 			word[0] = f32_bits((uint32_t)r);
 			word[1] = f32_bits((uint32_t)(r >> 32));
-			memcpy(out + i * 4, word, n - i >= 2 ? 8 : 4);
+			memcpy(out + i * 4, word, end - i >= 2 ? 8 : 4);
 		}
 		break;
 	case EWB_F16:
-		for (i = 0; i < n; i += 2) {
+		for (i = start; i < end; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
 			half[0] = f16_bits((uint32_t)r);
 			half[1] = f16_bits((uint32_t)(r >> 32));
-			memcpy(out + i * 2, half, n - i >= 2 ? 4 : 2);
+			memcpy(out + i * 2, half, end - i >= 2 ? 4 : 2);
 		}
 		break;
 	}
+}
+
+void
+fill_random(void *buf, enum ewb_dtype dtype, size_t n, uint64_t seed)
+{
+	struct fill	f = { buf, dtype, n, seed };
+
+	/* Slices of whole draws: the values do not depend on the split. */
+	parallel_for(n, 2, fill_slice, &f);
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,75 @@ output_make_dir(const char *dir, char **cause)
 	return 0;
 }
 
+/* Files that mark a directory as holding (part of) a run. */
+static const char *const run_files[] = {
+	"run.json", "timing.csv", "metrics.csv", "ceilings.csv"
+};
+
+int
+output_claim_dir(const char *dir, bool *created, char **cause)
+{
+	struct stat	 st;
+	char		*path;
+	size_t		 i;
+	int		 fd;
+
+	*created = false;
+	if (dir[0] == '\0') {
+		*cause = xstrdup("--out: an empty directory name");
+		return -1;
+	}
+	if (stat(dir, &st) != 0) {
+		if (output_make_dir(dir, cause) != 0)
+			return -1;
+		*created = true;
+	} else if (!S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("--out %s is not a directory", dir);
+		return -1;
+	}
+	for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
+		path = xasprintf("%s/%s", dir, run_files[i]);
+		if (stat(path, &st) == 0) {
+			*cause = xasprintf("--out %s already holds a run (%s); "
+			    "choose another directory", dir, run_files[i]);
+			free(path);
+			return -1;
+		}
+		free(path);
+	}
+	/* The claim: run.json created exclusively, so two runs racing for
+	 * one directory cannot both have it. */
+	path = xasprintf("%s/run.json", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	if (fd < 0) {
+		*cause = xasprintf("--out %s: cannot claim %s: %s", dir, path,
+		    strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (write(fd, "{\"status\": \"claimed\"}\n", 22) != 22) {
+		*cause = xasprintf("--out %s: cannot write %s", dir, path);
+		close(fd);
+		unlink(path);
+		free(path);
+		return -1;
+	}
+	close(fd);
+	free(path);
+	return 0;
+}
+
+void
+output_release_claim(const char *dir, bool created)
+{
+	char	*path = xasprintf("%s/run.json", dir);
+
+	unlink(path);
+	free(path);
+	if (created)
+		rmdir(dir);
+}
+
 void
 output_utc_now(char *buf, size_t len)
 {
@@ -149,8 +219,8 @@ settings_json(const struct manifest *m, struct json *j)
 	}
 	json_end_array(j);
 	json_begin_array(j, "sizes");
-	for (i = 0; i < o->nsizes; i++)
-		json_u64(j, NULL, o->sizes[i]);
+	for (i = 0; i < m->nsizes; i++)
+		json_u64(j, NULL, m->sizes[i]);
 	json_end_array(j);
 	json_begin_array(j, "blocks");
 	for (i = 0; i < o->nblocks; i++)
@@ -184,13 +254,22 @@ settings_json(const struct manifest *m, struct json *j)
 		json_end_object(j);
 	}
 	json_end_array(j);
-	json_bool(j, "sweep", o->sweep);
+	json_bool(j, "sweep", o->command == CMD_SWEEP);
 	if (o->preset != NULL)
 		json_str(j, "preset", o->preset);
 	else
 		json_null(j, "preset");
-	json_bool(j, "check_only", o->check_only);
+	json_bool(j, "check_only", o->command == CMD_CHECK);
 	json_bool(j, "misalign", o->misalign);
+	json_bool(j, "allow_fallback", o->allow_fallback);
+	json_begin_array(j, "skipped");
+	for (i = 0; i < m->nskipped; i++) {
+		json_begin_object(j, NULL);
+		json_str(j, "variant", m->skipped[i].variant);
+		json_str(j, "reason", m->skipped[i].reason);
+		json_end_object(j);
+	}
+	json_end_array(j);
 	json_end_object(j);
 }
 

@@ -33,6 +33,12 @@ struct size_choice {
 	char		 reason[160];
 };
 
+/* A selected variant the run leaves out, and why (run.json "skipped"). */
+struct skipped_variant {
+	const char	*variant;
+	char		 reason[200];
+};
+
 /* Everything run.json records. */
 struct manifest {
 	const char		*command;
@@ -44,8 +50,12 @@ struct manifest {
 	const struct device_facts *device;
 	const struct run_options *opts;
 	size_t			 flush_bytes;
-	struct size_choice	*choices;
+	const uint64_t		*sizes;		/* every size measured */
+	size_t			 nsizes;
+	const struct size_choice *choices;
 	size_t			 nchoices;
+	const struct skipped_variant *skipped;
+	size_t			 nskipped;
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;
@@ -64,6 +74,12 @@ struct manifest {
 
 /* Creates dir (and parents); refuses one that already holds a run. */
 int		 output_make_dir(const char *dir, char **cause);
+/* Claims dir for a run before anything is written to it: creates it (and
+ * parents) if needed (*created), refuses one that holds any run file, and
+ * creates run.json exclusively.  output_release_claim undoes a claim of a
+ * run that never started. */
+int		 output_claim_dir(const char *dir, bool *created, char **cause);
+void		 output_release_claim(const char *dir, bool created);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);

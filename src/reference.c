@@ -105,3 +105,41 @@ reference_check(const struct ewb_variant *v, const void *a, const void *b,
 	bad->bad_count = bad_count;
 	return -1;
 }
+
+struct expected {
+	enum ewb_op	 op;
+	enum ewb_dtype	 dtype;
+	const void	*a, *b;
+	void		*out;
+};
+
+/* One slice of reference_compute: the same chunks reference_check uses. */
+static void
+expected_slice(void *ctx, size_t first, size_t total)
+{
+	const struct expected *e = ctx;
+	float		x[CHUNK], y[CHUNK];
+	size_t		start, count, end = first + total;
+
+	for (start = first; start < end; start += count) {
+		count = end - start < CHUNK ? end - start : CHUNK;
+		load_floats(e->dtype, e->a, start, count, x);
+		if (e->op == EWB_OP_ADD)
+			load_floats(e->dtype, e->b, start, count, y);
+		apply_op(e->op, x, y);
+		if (e->dtype == EWB_F16)
+			halves_from_floats(x, (uint16_t *)e->out + start,
+			    count);
+		else
+			memcpy((float *)e->out + start, x, count * sizeof *x);
+	}
+}
+
+void
+reference_compute(enum ewb_op op, enum ewb_dtype dtype, const void *a,
+    const void *b, void *out, size_t n)
+{
+	struct expected	e = { op, dtype, a, b, out };
+
+	parallel_for(n, CHUNK, expected_slice, &e);
+}

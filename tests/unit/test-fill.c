@@ -121,6 +121,28 @@ test_streams_differ(void)
 	CHECK(same == 0);
 }
 
+/* The fill is split across threads by slices of whole draws: any split,
+ * odd lengths included, gives the bytes one thread gives. */
+static void
+test_threads_agree(enum ewb_dtype dtype, unsigned size)
+{
+	static const char *const threads[] = { "2", "3", "7", "16" };
+	size_t		 n = (1u << 20) + 3, i;
+	unsigned char	*one = xmalloc(n * size), *many = xmalloc(n * size);
+
+	setenv("EWBENCH_THREADS", "1", 1);
+	fill_random(one, dtype, n, 99);
+	for (i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+		setenv("EWBENCH_THREADS", threads[i], 1);
+		memset(many, 0, n * size);
+		fill_random(many, dtype, n, 99);
+		CHECK(memcmp(one, many, n * size) == 0);
+	}
+	unsetenv("EWBENCH_THREADS");
+	free(one);
+	free(many);
+}
+
 static int
 bench(void)
 {
@@ -148,5 +170,7 @@ main(int argc, char **argv)
 	test_values(EWB_F16, 2);
 	test_seeds();
 	test_streams_differ();
+	test_threads_agree(EWB_F32, 4);
+	test_threads_agree(EWB_F16, 2);
 	return check_exit();
 }

@@ -216,6 +216,48 @@ bench(void)
 	return rc == 0 ? 0 : 1;
 }
 
+/* reference_compute writes exactly what reference_check accepts, for every
+ * op and dtype, split over threads or not; one changed element of it is
+ * then caught at its index. */
+static void
+test_compute(void)
+{
+	static const struct ewb_variant rows[] = {
+		{ .id = "add_f32", .op = EWB_OP_ADD, .dtype = EWB_F32 },
+		{ .id = "add_f16", .op = EWB_OP_ADD, .dtype = EWB_F16 },
+		{ .id = "relu_f32", .op = EWB_OP_RELU, .dtype = EWB_F32 },
+		{ .id = "relu_f16", .op = EWB_OP_RELU, .dtype = EWB_F16 },
+		{ .id = "abs_f32", .op = EWB_OP_ABS, .dtype = EWB_F32 },
+	};
+	size_t		 n = (1u << 19) + 7, i, size;
+	unsigned char	*a, *b, *one, *many;
+	struct mismatch	 bad;
+
+	for (i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		size = rows[i].dtype == EWB_F16 ? 2 : 4;
+		a = xmalloc(n * size);
+		b = xmalloc(n * size);
+		one = xmalloc(n * size);
+		many = xmalloc(n * size);
+		fill_random(a, rows[i].dtype, n, 5);
+		fill_random(b, rows[i].dtype, n, 6);
+		setenv("EWBENCH_THREADS", "1", 1);
+		reference_compute(rows[i].op, rows[i].dtype, a, b, one, n);
+		setenv("EWBENCH_THREADS", "5", 1);
+		reference_compute(rows[i].op, rows[i].dtype, a, b, many, n);
+		unsetenv("EWBENCH_THREADS");
+		CHECK(memcmp(one, many, n * size) == 0);
+		CHECK(reference_check(&rows[i], a, b, many, n, &bad) == 0);
+		many[(n - 1) * size] ^= 0x40;	/* the last element */
+		CHECK(reference_check(&rows[i], a, b, many, n, &bad) == -1);
+		CHECK(bad.index == n - 1 && bad.bad_count == 1);
+		free(a);
+		free(b);
+		free(one);
+		free(many);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -226,5 +268,6 @@ main(int argc, char **argv)
 	test_add_f16_ties();
 	test_relu();
 	test_abs();
+	test_compute();
 	return check_exit();
 }

@@ -1,0 +1,164 @@
+/*
+ * bench.c - device buffers for a plan, and one launch of a case.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+int
+bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
+    const struct device_facts *d, int *code, char **cause)
+{
+	size_t	bytes = p->array_bytes, need = plan_device_bytes(p);
+	size_t	free_bytes = 0, total = 0, i, off = o->misalign ? 4 : 0;
+	char	have[32], want[32], size[32];
+	void	**arrays[4] = { &b->d_a, &b->d_b, &b->d_c, &b->d_expected };
+
+	memset(b, 0, sizeof *b);
+	b->dev = d;
+	b->iters = o->iters;
+	b->warmup = o->warmup;
+	b->profile_window = o->profile_window;
+	b->seed = o->seed;
+	b->flush_bytes = p->flush_bytes;
+	*code = EWB_EXIT_ERROR;
+	if (bytes > SIZE_MAX / 8) {
+		*cause = xasprintf("--size %llu is too large to address",
+		    (unsigned long long)p->largest_n);
+		*code = EWB_EXIT_NOMEM;
+		return -1;
+	}
+	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
+	if (need > free_bytes) {
+		bytes_format((double)need, want, sizeof want);
+		bytes_format((double)free_bytes, have, sizeof have);
+		size_format(p->largest_n, size, sizeof size);
+		*cause = xasprintf("size %s needs %s of GPU memory (three "
+		    "arrays, the expected output and an L2 flush buffer); "
+		    "only %s is free", size, want, have);
+		*code = EWB_EXIT_NOMEM;
+		return -1;
+	}
+	/* --misalign: every operand starts 4 bytes past a 16-byte
+	 * boundary, the expected output too (the compare does not care). */
+	for (i = 0; i < 4; i++) {
+		CUDA_TRY(cudaMalloc(&b->base[i], bytes + 16), cause);
+		*arrays[i] = (char *)b->base[i] + off;
+	}
+	CUDA_TRY(cudaMalloc(&b->d_flush, b->flush_bytes), cause);
+	CUDA_TRY(cudaMalloc((void **)&b->d_result, sizeof *b->d_result),
+	    cause);
+	b->h_a = xmalloc(bytes + 1);
+	b->h_b = xmalloc(bytes + 1);
+	b->h_expected = xmalloc(bytes + 1);
+	CUDA_TRY(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
+	    cause);
+	b->samples = xcalloc(o->iters, sizeof *b->samples);
+	return events_create(&b->events, o->iters, cause);
+}
+
+void
+bench_close(struct bench *b)
+{
+	size_t	i;
+
+	events_destroy(b->events, b->iters);
+	free(b->samples);
+	for (i = 0; i < 4; i++)
+		cudaFree(b->base[i]);
+	cudaFree(b->d_flush);
+	cudaFree(b->d_result);
+	free(b->h_a);
+	free(b->h_b);
+	free(b->h_expected);
+	if (b->stream != NULL)
+		cudaStreamDestroy(b->stream);
+	memset(b, 0, sizeof *b);
+}
+
+void
+bench_case(struct bench *b, const struct plan_case *c, struct launch *l,
+    struct point *p)
+{
+	struct ewb_shape	shape;
+
+	memset(l, 0, sizeof *l);
+	l->b = b;
+	l->v = c->v;
+	l->args.a = b->d_a;
+	l->args.b = b->d_b;
+	l->args.c = b->d_c;
+	l->args.n = c->n;
+	l->args.block = c->block;
+	l->args.sm_count = b->dev->sm_count;
+	l->args.stream = b->stream;
+	shape = c->v->shape(&l->args);
+	memset(p, 0, sizeof *p);
+	p->v = c->v;
+	p->n = c->n;
+	p->block = shape.block;
+	p->grid = shape.grid;
+	p->cache = CACHE_WARM;
+	p->launch = "stream";
+}
+
+int
+bench_launch(const struct launch *l, char **cause)
+{
+	cudaError_t	e = l->v->launch(&l->args);
+
+	if (e != cudaSuccess)
+		return cuda_fail(e, l->v->id, cause);
+	return 0;
+}
+
+int
+bench_flush(struct bench *b, char **cause)
+{
+	CUDA_TRY(ewb_l2_flush(b->d_flush, b->flush_bytes, b->stream), cause);
+	return 0;
+}
+
+int
+bench_kernels(const struct launch *l, unsigned *count, char **cause)
+{
+	cudaGraph_t	 graph = NULL;
+	cudaGraphNode_t	*nodes = NULL;
+	enum cudaGraphNodeType type;
+	cudaError_t	 e;
+	size_t		 n = 0, i;
+	int		 rc;
+
+	*count = 0;
+	CUDA_TRY(cudaStreamBeginCapture(l->b->stream,
+	    cudaStreamCaptureModeThreadLocal), cause);
+	rc = bench_launch(l, cause);
+	e = cudaStreamEndCapture(l->b->stream, &graph);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	if (e != cudaSuccess) {
+		cuda_fail(e, "cudaStreamEndCapture", cause);
+		goto out;
+	}
+	if ((e = cudaGraphGetNodes(graph, NULL, &n)) != cudaSuccess)
+		goto fail;
+	nodes = xcalloc(n + 1, sizeof *nodes);
+	if ((e = cudaGraphGetNodes(graph, nodes, &n)) != cudaSuccess)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if ((e = cudaGraphNodeGetType(nodes[i], &type)) != cudaSuccess)
+			goto fail;
+		*count += type == cudaGraphNodeTypeKernel;
+	}
+	rc = 0;
+	goto out;
+fail:
+	cuda_fail(e, "cudaGraphGetNodes", cause);
+out:
+	free(nodes);
+	if (graph != NULL)
+		cudaGraphDestroy(graph);
+	return rc;
+}

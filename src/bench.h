@@ -1,0 +1,108 @@
+/*
+ * bench.h - the measuring core: device buffers, the correctness check,
+ * timing and counters.  Each returns results and prints nothing; the
+ * printers (printers.h) turn results into the console table and files.
+ *
+ *   bench.c     buffers, streams, events; one launch of a case
+ *   checker.c   inputs, the CPU reference, the comparison on the GPU
+ *   measure.c   timed launches: stream and graph, warm and cold
+ *   profile.c   counters of a group of points in one profiler session
+ */
+#ifndef EWB_BENCH_H
+#define EWB_BENCH_H
+
+#include <cuda_runtime_api.h>
+
+#include "counters.h"
+#include "plan.h"
+
+/* The device state every case uses.  Operands start 4 bytes past a
+ * 16-byte boundary with --misalign. */
+struct bench {
+	const struct device_facts *dev;
+	cudaStream_t		 stream;
+	void			*d_a, *d_b, *d_c, *d_expected, *d_flush;
+	void			*base[4];	/* as allocated */
+	size_t			 flush_bytes;
+	void			*h_a, *h_b, *h_expected;
+	struct ewb_compare_result *d_result;
+	cudaEvent_t		*events;	/* 2 per timed launch */
+	double			*samples;
+	unsigned		 iters, warmup;
+	bool			 profile_window;
+	uint64_t		 seed;
+
+	/* What the device buffers hold now (checker.c). */
+	bool			 have_inputs, have_expected;
+	enum ewb_dtype		 dtype;
+	uint64_t		 n;
+	enum ewb_op		 op;
+};
+
+/* One launch of a case, as the timing loop and the counters issue it. */
+struct launch {
+	struct bench		*b;
+	const struct ewb_variant *v;
+	struct ewb_launch_args	 args;
+};
+
+/* bench.c */
+/* Buffers for the plan's largest case; -1 with *code EWB_EXIT_NOMEM when
+ * they cannot fit in free memory. */
+int		 bench_open(struct bench *, const struct plan *,
+		    const struct run_options *, const struct device_facts *,
+		    int *code, char **cause);
+void		 bench_close(struct bench *);
+/* The launch of case c, and the point it fills for the CSV rows. */
+void		 bench_case(struct bench *, const struct plan_case *c,
+		    struct launch *, struct point *);
+int		 bench_launch(const struct launch *, char **cause);
+int		 bench_flush(struct bench *, char **cause);
+/* How many kernels one launch of l issues (captured into a graph, not
+ * run): the counters map ranges to points by it. */
+int		 bench_kernels(const struct launch *, unsigned *count,
+		    char **cause);
+
+/* checker.c */
+/* Fresh inputs of case c's size and dtype on the device, and the expected
+ * output of its op; computed only when they change. */
+int		 checker_prepare(struct bench *, const struct plan_case *c,
+		    char **cause);
+/* One launch on a poisoned output (or restored in-place input), compared
+ * element by element on the GPU.  Returns 1 pass, 0 fail (*bad filled),
+ * -1 error. */
+int		 checker_run(struct bench *, const struct launch *,
+		    struct mismatch *bad, char **cause);
+
+/* measure.c */
+struct timed {
+	struct stats		 st;
+	unsigned		 launches;	/* kernels timed */
+	double			 activity_ns;	/* --trace: GPU-side median,
+						   else NaN */
+};
+int		 measure_time(struct bench *, const struct launch *,
+		    enum cache_mode, enum launch_mode, struct timed *,
+		    char **cause);
+/* Registers per thread and theoretical occupancy from the runtime; false
+ * when a library owns the kernel. */
+struct occupancy {
+	int			 registers;
+	double			 max_warps_pct;
+};
+int		 measure_occupancy(const struct bench *,
+		    const struct point *, struct occupancy *, bool *known,
+		    char **cause);
+
+/* profile.c */
+/* Counters of points[0..count) (each a case's launch and cache state) in
+ * as few profiler sessions as fit; values[i * set count + m]. */
+struct profiled {
+	struct launch		 l;
+	struct point		 p;
+};
+int		 profile_points(struct bench *, struct counters *,
+		    size_t nmetrics, const struct profiled *, size_t count,
+		    double *values, char **cause);
+
+#endif

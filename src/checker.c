@@ -1,0 +1,143 @@
+/*
+ * checker.c - every output element of every case, against a CPU
+ * reference computed once.
+ *
+ * All variants of one op and dtype at one size see the same inputs, so
+ * they share one expected output: the host fills the inputs and computes
+ * the reference (reference.c, every core) once per size, dtype and op,
+ * uploads it, and the GPU compares each variant's output with it
+ * (compare.cu, the same rule as reference_check).  Before each checked
+ * launch the output is poisoned (all bits set: NaN, which never equals
+ * anything), or, for an in-place variant, restored to the input.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "trace.h"
+
+static int
+upload(struct bench *b, void *dst, const void *src, size_t bytes,
+    char **cause)
+{
+	CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+	    b->stream), cause);
+	return 0;
+}
+
+int
+checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
+{
+	const struct ewb_variant *v = c->v;
+	size_t		bytes = c->n * ewb_dtype_size(v->dtype);
+	uint64_t	key = c->n * 2 + (v->dtype == EWB_F16);
+
+	if (!b->have_inputs || b->n != c->n || b->dtype != v->dtype) {
+		b->have_inputs = b->have_expected = false;
+		fill_random(b->h_a, v->dtype, c->n,
+		    fill_seed(b->seed, key * 2));
+		fill_random(b->h_b, v->dtype, c->n,
+		    fill_seed(b->seed, key * 2 + 1));
+		if (upload(b, b->d_a, b->h_a, bytes, cause) != 0 ||
+		    upload(b, b->d_b, b->h_b, bytes, cause) != 0)
+			return -1;
+		b->n = c->n;
+		b->dtype = v->dtype;
+		b->have_inputs = true;
+	}
+	if (!b->have_expected || b->op != v->op) {
+		/* The upload above reads h_a and h_b; this reads them too,
+		 * and h_expected is free once the last compare is done. */
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		reference_compute(v->op, v->dtype, b->h_a, b->h_b,
+		    b->h_expected, c->n);
+		if (upload(b, b->d_expected, b->h_expected, bytes, cause) != 0)
+			return -1;
+		b->op = v->op;
+		b->have_expected = true;
+	}
+	return 0;
+}
+
+/* Element i of a device array of dtype, as a double. */
+static int
+fetch(struct bench *b, const void *array, enum ewb_dtype dtype, size_t i,
+    double *value, char **cause)
+{
+	unsigned	size = ewb_dtype_size(dtype);
+	float		f;
+	uint16_t	h;
+
+	CUDA_TRY(cudaMemcpyAsync(dtype == EWB_F16 ? (void *)&h : (void *)&f,
+	    (const char *)array + i * size, size, cudaMemcpyDeviceToHost,
+	    b->stream), cause);
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	*value = dtype == EWB_F16 ? half_to_float(h) : f;
+	return 0;
+}
+
+/* Test hook (tests/gpu/check.sh): EWBENCH_TEST_CORRUPT=VARIANT spoils
+ * the middle element of that variant's output, =VARIANT:last the last
+ * one (a tail), to prove a wrong result is caught and reported. */
+static int
+corrupt_for_test(struct bench *b, const struct launch *l, char **cause)
+{
+	const char	*want = getenv("EWBENCH_TEST_CORRUPT");
+	size_t		 len, i, size = ewb_dtype_size(l->v->dtype);
+
+	if (want == NULL)
+		return 0;
+	len = strlen(l->v->id);
+	if (strncmp(want, l->v->id, len) != 0 ||
+	    (want[len] != '\0' && strcmp(want + len, ":last") != 0))
+		return 0;
+	i = want[len] == '\0' ? l->args.n / 2 : l->args.n - 1;
+	CUDA_TRY(cudaMemsetAsync((char *)b->d_c + i * size, 0x7f, size,
+	    b->stream), cause);
+	return 0;
+}
+
+int
+checker_run(struct bench *b, const struct launch *l, struct mismatch *bad,
+    char **cause)
+{
+	const struct ewb_variant	*v = l->v;
+	size_t				 bytes = l->args.n *
+					     ewb_dtype_size(v->dtype);
+	struct ewb_compare_result	 r;
+
+	if (trace_point_begin(&(struct trace_label){ v->id, l->args.n,
+	    "warm", "check" }, cause) != 0)
+		return -1;
+	if (v->in_place)
+		CUDA_TRY(cudaMemcpyAsync(b->d_c, b->d_a, bytes,
+		    cudaMemcpyDeviceToDevice, b->stream), cause);
+	else
+		CUDA_TRY(cudaMemsetAsync(b->d_c, 0xff, bytes, b->stream),
+		    cause);
+	if (bench_launch(l, cause) != 0 ||
+	    trace_point_end(NULL, NULL, cause) != 0 ||
+	    corrupt_for_test(b, l, cause) != 0)
+		return -1;
+	CUDA_TRY(ewb_compare(b->d_c, b->d_expected, l->args.n, v->dtype,
+	    b->d_result, b->stream), cause);
+	CUDA_TRY(cudaMemcpyAsync(&r, b->d_result, sizeof r,
+	    cudaMemcpyDeviceToHost, b->stream), cause);
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	if (r.bad_count == 0)
+		return 1;
+	memset(bad, 0, sizeof *bad);
+	bad->index = (size_t)r.first_index;
+	bad->bad_count = (size_t)r.bad_count;
+	if (r.first_index >= l->args.n ||
+	    fetch(b, b->d_c, v->dtype, bad->index, &bad->got, cause) != 0 ||
+	    fetch(b, b->d_expected, v->dtype, bad->index, &bad->expected,
+	    cause) != 0) {
+		if (*cause == NULL)
+			*cause = xasprintf("%s: the compare kernel reported "
+			    "%llu bad elements but no index", v->id,
+			    r.bad_count);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,372 @@
+/*
+ * plan.c - builds, counts, estimates and prints a measuring plan.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "tiers.h"
+
+/* Operand arrays, the expected output and the flush buffer: what the
+ * budget of one working set leaves room for. */
+#define DEVICE_ARRAYS	4
+
+/* Estimates: what one launch costs at least, and per counter point. */
+#define LAUNCH_FLOOR_S		4e-6
+#define PROFILE_POINT_S		3e-3
+#define HOST_NS_PER_ELEMENT	3.0	/* fill + reference, one core */
+#define UPLOAD_BYTES_PER_S	20e9
+
+static size_t
+variant_index(const struct ewb_variant *v)
+{
+	return (size_t)(v - ewb_variants);
+}
+
+/* The block sizes variant v runs with: the --block list, or its own (0);
+ * a peer library always picks its own. */
+static size_t
+variant_blocks(const struct run_options *o, const struct ewb_variant *v,
+    const unsigned **blocks)
+{
+	static const unsigned	own = 0;
+
+	if (o->nblocks == 0 || strcmp(v->origin, "peer") == 0) {
+		*blocks = &own;
+		return 1;
+	}
+	*blocks = o->blocks;
+	return o->nblocks;
+}
+
+static void
+add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
+    unsigned block)
+{
+	struct plan_case *c;
+
+	p->cases = xrealloc(p->cases, (p->ncases + 1) * sizeof *p->cases);
+	c = &p->cases[p->ncases++];
+	c->v = v;
+	c->n = n;
+	c->block = block;
+}
+
+/* run.json says why each tier size was chosen, once per footprint. */
+static void
+add_choices(struct plan *p, unsigned fp, const struct tier_size *tiers)
+{
+	struct size_choice	*c;
+	size_t			 i;
+
+	for (i = 0; i < p->nchoices; i++) {
+		if (p->choices[i].footprint_per_element == fp)
+			return;
+	}
+	p->choices = xrealloc(p->choices,
+	    (p->nchoices + TIER_COUNT) * sizeof *p->choices);
+	for (i = 0; i < TIER_COUNT; i++) {
+		c = &p->choices[p->nchoices++];
+		c->footprint_per_element = fp;
+		c->tier = tiers[i].name;
+		c->n = tiers[i].n;
+		snprintf(c->reason, sizeof c->reason, "%s", tiers[i].reason);
+	}
+}
+
+/* A variant whose technique needs a newer GPU runs its fallback kernel
+ * under its own id; unless asked for, it is left out, saying why. */
+static bool
+skip_variant(struct plan *p, const struct run_options *o,
+    const struct device_facts *d, const struct ewb_variant *v)
+{
+	struct skipped_variant	*s;
+	unsigned		 cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
+
+	if (v->min_cc == 0 || cc >= v->min_cc || o->allow_fallback)
+		return false;
+	p->skipped = xrealloc(p->skipped,
+	    (p->nskipped + 1) * sizeof *p->skipped);
+	s = &p->skipped[p->nskipped++];
+	s->variant = v->id;
+	snprintf(s->reason, sizeof s->reason, "needs compute capability "
+	    "%u.%u, this GPU has %d.%d: its fallback kernel would run under "
+	    "its name (--allow-fallback runs it)", v->min_cc / 10,
+	    v->min_cc % 10, d->cc_major, d->cc_minor);
+	return true;
+}
+
+/* The sizes variant v is measured at: the sweep's, the tiers' (and the
+ * --size ones), or the --size list.  *owned says whether to free them. */
+static int
+variant_sizes(struct plan *p, const struct run_options *o,
+    const struct tier_device *td, size_t free_bytes,
+    const struct ewb_variant *v, uint64_t **sizes, size_t *count,
+    char **cause)
+{
+	struct tier_size	 tiers[TIER_COUNT];
+	unsigned		 fp = variant_footprint_per_element(v);
+	unsigned		 elem = ewb_dtype_size(v->dtype);
+	double			 room;
+	uint64_t		 budget;
+	size_t			 k;
+	bool			 tiered = o->preset != NULL &&
+				     strcmp(o->preset, "tiers") == 0;
+
+	if (o->command != CMD_SWEEP && !tiered) {
+		*sizes = xmalloc((o->nsizes + 1) * sizeof **sizes);
+		memcpy(*sizes, o->sizes, o->nsizes * sizeof **sizes);
+		*count = o->nsizes;
+		return 0;
+	}
+	/* A working set whose arrays fit in 85 % of free memory beside
+	 * the flush buffer (4 x L2). */
+	room = free_bytes * 0.85 - 4.0 * td->l2_bytes;
+	budget = room > 0 ? (uint64_t)(room / DEVICE_ARRAYS / elem * fp) : 1;
+	if (o->command == CMD_SWEEP)
+		return sweep_sizes(td, fp, 3, budget, sizes, count, cause);
+	if (tier_sizes(td, fp, budget, tiers, cause) != 0)
+		return -1;
+	*count = TIER_COUNT + o->nsizes;
+	*sizes = xmalloc(*count * sizeof **sizes);
+	for (k = 0; k < TIER_COUNT; k++)
+		(*sizes)[k] = tiers[k].n;
+	memcpy(*sizes + TIER_COUNT, o->sizes, o->nsizes * sizeof **sizes);
+	add_choices(p, fp, tiers);
+	return 0;
+}
+
+/* Run order: size, dtype, op, registry row, block (as listed). */
+static int
+case_order(const void *x, const void *y)
+{
+	const struct plan_case	*a = x, *b = y;
+	size_t			 ia = variant_index(a->v), ib = variant_index(b->v);
+
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	if (a->v->dtype != b->v->dtype)
+		return a->v->dtype < b->v->dtype ? -1 : 1;
+	if (a->v->op != b->v->op)
+		return a->v->op < b->v->op ? -1 : 1;
+	if (ia != ib)
+		return ia < ib ? -1 : 1;
+	return 0;	/* blocks: qsort is not stable, see plan_build */
+}
+
+static int
+compare_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Distinct sizes and the largest array, for run.json and the budget. */
+static void
+plan_totals(struct plan *p)
+{
+	size_t	i, bytes;
+
+	p->sizes = xmalloc((p->ncases + 1) * sizeof *p->sizes);
+	for (i = 0; i < p->ncases; i++) {
+		p->sizes[i] = p->cases[i].n;
+		bytes = p->cases[i].n > SIZE_MAX / 16 ? SIZE_MAX :
+		    p->cases[i].n * ewb_dtype_size(p->cases[i].v->dtype);
+		if (bytes > p->array_bytes)
+			p->array_bytes = bytes;
+		if (p->cases[i].n > p->largest_n)
+			p->largest_n = p->cases[i].n;
+	}
+	qsort(p->sizes, p->ncases, sizeof *p->sizes, compare_u64);
+	for (i = p->nsizes = 0; i < p->ncases; i++) {
+		if (p->nsizes == 0 || p->sizes[p->nsizes - 1] != p->sizes[i])
+			p->sizes[p->nsizes++] = p->sizes[i];
+	}
+}
+
+int
+plan_build(const struct run_options *o, const struct device_facts *d,
+    size_t free_bytes, bool counters, struct plan *p, char **cause)
+{
+	struct tier_device	 td;
+	const unsigned		*blocks;
+	uint64_t		*sizes;
+	size_t			 i, k, b, nb, count, start;
+
+	memset(p, 0, sizeof *p);
+	p->command = o->command;
+	p->counters = counters && o->command != CMD_CHECK;
+	if (o->command != CMD_CHECK) {
+		if (o->cache & CACHE_WARM)
+			p->caches[p->ncaches++] = CACHE_WARM;
+		if (o->cache & CACHE_COLD)
+			p->caches[p->ncaches++] = CACHE_COLD;
+		if (o->launch & LAUNCH_STREAM)
+			p->launches[p->nlaunches++] = LAUNCH_STREAM;
+		if (o->launch & LAUNCH_GRAPH)
+			p->launches[p->nlaunches++] = LAUNCH_GRAPH;
+	}
+	p->flush_bytes = d->l2_bytes * 4;
+	if (p->flush_bytes < (32u << 20))
+		p->flush_bytes = 32u << 20;
+	td.l2_bytes = d->l2_bytes;
+	td.memory_bytes = d->memory_bytes;
+	td.free_bytes = free_bytes;
+
+	for (i = 0; i < ewb_variant_count; i++) {
+		const struct ewb_variant *v = &ewb_variants[i];
+
+		if (!o->selected[i] || skip_variant(p, o, d, v))
+			continue;
+		if (variant_sizes(p, o, &td, free_bytes, v, &sizes, &count,
+		    cause) != 0) {
+			plan_free(p);
+			return -1;
+		}
+		qsort(sizes, count, sizeof *sizes, compare_u64);
+		nb = variant_blocks(o, v, &blocks);
+		for (k = 0; k < count; k++) {
+			if (k > 0 && sizes[k] == sizes[k - 1])
+				continue;	/* a tier size also given */
+			for (b = 0; b < nb; b++)
+				add_case(p, v, sizes[k], blocks[b]);
+		}
+		free(sizes);
+	}
+	/* Sort by everything but the block, then restore each run's block
+	 * order: cases of one variant and size were added contiguously in
+	 * --block order and qsort may have shuffled them. */
+	qsort(p->cases, p->ncases, sizeof *p->cases, case_order);
+	for (start = 0; start < p->ncases; start = i) {
+		for (i = start + 1; i < p->ncases &&
+		    case_order(&p->cases[start], &p->cases[i]) == 0; i++)
+			;
+		nb = variant_blocks(o, p->cases[start].v, &blocks);
+		for (k = start, b = 0; k < i && b < nb; k++, b++)
+			p->cases[k].block = blocks[b];
+	}
+	plan_totals(p);
+	return 0;
+}
+
+void
+plan_free(struct plan *p)
+{
+	free(p->cases);
+	free(p->sizes);
+	free(p->choices);
+	free(p->skipped);
+	memset(p, 0, sizeof *p);
+}
+
+size_t
+plan_timed_points(const struct plan *p)
+{
+	return p->ncases * p->ncaches * p->nlaunches;
+}
+
+size_t
+plan_profiled_points(const struct plan *p)
+{
+	return p->counters ? p->ncases * p->ncaches : 0;
+}
+
+size_t
+plan_device_bytes(const struct plan *p)
+{
+	if (p->array_bytes > (SIZE_MAX - p->flush_bytes) / DEVICE_ARRAYS)
+		return SIZE_MAX;
+	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes;
+}
+
+/* Seconds one launch of case c takes, roughly. */
+static double
+launch_seconds(const struct plan_case *c, const struct device_facts *d)
+{
+	double	bytes = (double)c->n * (c->v->read_bytes + c->v->write_bytes);
+	double	t = bytes / (0.9 * d->dram_bandwidth);
+
+	return t > LAUNCH_FLOOR_S ? t : LAUNCH_FLOOR_S;
+}
+
+double
+plan_estimate_seconds(const struct plan *p, const struct run_options *o,
+    const struct device_facts *d, int passes)
+{
+	double	total = 0, t, flush = p->flush_bytes / (0.9 * d->dram_bandwidth);
+	size_t	i, k, threads = parallel_threads();
+
+	for (i = 0; i < p->ncases; i++) {
+		const struct plan_case *c = &p->cases[i];
+		double bytes = (double)c->n * ewb_dtype_size(c->v->dtype);
+
+		t = launch_seconds(c, d);
+		/* The check: poison, launch, compare. */
+		total += 4 * bytes / d->dram_bandwidth + LAUNCH_FLOOR_S * 4;
+		/* Inputs and the expected output, once per size, dtype, op. */
+		if (i == 0 || c->n != p->cases[i - 1].n ||
+		    c->v->dtype != p->cases[i - 1].v->dtype ||
+		    c->v->op != p->cases[i - 1].v->op)
+			total += c->n * HOST_NS_PER_ELEMENT * 1e-9 / threads +
+			    3 * bytes / UPLOAD_BYTES_PER_S;
+		for (k = 0; k < p->ncaches; k++) {
+			double per = t + (p->caches[k] == CACHE_COLD ?
+			    flush + LAUNCH_FLOOR_S : 0);
+
+			total += p->nlaunches * (o->warmup + o->iters) * per;
+			if (p->counters)
+				total += passes * 2 * per + PROFILE_POINT_S;
+		}
+	}
+	return total;
+}
+
+void
+plan_print(const struct plan *p, const struct run_options *o,
+    const struct device_facts *d, int passes, FILE *f)
+{
+	static const char *const commands[] = { "run", "check", "sweep",
+	    "tune" };
+	char		 size[32], mem[32];
+	size_t		 i;
+	double		 secs;
+
+	fprintf(f, "plan: ewbench %s on %s\n", commands[p->command], d->name);
+	fprintf(f, "%-18s %-10s %-10s %6s\n", "variant", "from", "to",
+	    "cases");
+	/* Per variant, in registry order. */
+	for (i = 0; i < ewb_variant_count; i++) {
+		uint64_t	lo = 0, hi = 0;
+		size_t		k, cases = 0;
+		char		from[32], to[32];
+
+		for (k = 0; k < p->ncases; k++) {
+			if (p->cases[k].v != &ewb_variants[i])
+				continue;
+			if (cases++ == 0 || p->cases[k].n < lo)
+				lo = p->cases[k].n;
+			if (p->cases[k].n > hi)
+				hi = p->cases[k].n;
+		}
+		if (cases == 0)
+			continue;
+		size_format(lo, from, sizeof from);
+		size_format(hi, to, sizeof to);
+		fprintf(f, "%-18s %-10s %-10s %6zu\n", ewb_variants[i].id, from,
+		    to, cases);
+	}
+	for (i = 0; i < p->nskipped; i++)
+		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,
+		    p->skipped[i].reason);
+	secs = plan_estimate_seconds(p, o, d, passes);
+	bytes_format((double)plan_device_bytes(p), mem, sizeof mem);
+	size_format(p->largest_n, size, sizeof size);
+	fprintf(f, "%zu cases (checks), %zu timed points (%zu cache x %zu "
+	    "launch per case), %zu counter points%s\n", p->ncases,
+	    plan_timed_points(p), p->ncaches, p->nlaunches,
+	    plan_profiled_points(p), p->counters ? "" : " (counters off)");
+	fprintf(f, "%zu sizes up to %s; GPU memory %s; about %.0f s\n",
+	    p->nsizes, size, mem, secs < 1 ? 1 : ceil(secs));
+}

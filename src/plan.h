@@ -1,0 +1,74 @@
+/*
+ * plan.h - what a measuring command will do, decided before the first
+ * launch.
+ *
+ * A plan is a list of cases (variant x size x block: one correctness check
+ * each) and the axes every case is timed along (cache state x launch
+ * mode), in the order they run: size ascending, then dtype, op, registry
+ * order and block, so that cases sharing inputs (size, dtype) and an
+ * expected output (op) are neighbours.  Counting, estimating and printing
+ * a plan need no GPU: only the device's facts and its free memory.
+ */
+#ifndef EWB_PLAN_H
+#define EWB_PLAN_H
+
+#include "output.h"
+
+struct plan_case {
+	const struct ewb_variant *v;
+	uint64_t		 n;
+	unsigned		 block;	/* asked for; 0: the variant's own */
+};
+
+struct plan {
+	enum command		 command;
+	struct plan_case	*cases;
+	size_t			 ncases;
+	/* The axes each case is timed along, in the order they run. */
+	enum cache_mode		 caches[2];
+	size_t			 ncaches;
+	enum launch_mode	 launches[2];
+	size_t			 nlaunches;
+	bool			 counters;	/* a counter pass is planned */
+
+	uint64_t		*sizes;		/* distinct, ascending */
+	size_t			 nsizes;
+	struct size_choice	*choices;	/* why each tier size */
+	size_t			 nchoices;
+	struct skipped_variant	*skipped;
+	size_t			 nskipped;
+
+	size_t			 array_bytes;	/* the largest operand array */
+	uint64_t		 largest_n;
+	size_t			 flush_bytes;	/* the L2 flush buffer */
+};
+
+/*
+ * Builds the plan of opts for a device with free_bytes of free memory.
+ * Sweep and tier sizes are chosen here from the L2; variants whose
+ * technique the device lacks are skipped with the reason (unless
+ * --allow-fallback).  counters says whether a counter pass will run.
+ * Returns -1 with a cause when no size fits.
+ */
+int		 plan_build(const struct run_options *,
+		    const struct device_facts *, size_t free_bytes,
+		    bool counters, struct plan *, char **cause);
+void		 plan_free(struct plan *);
+
+/* Timed points (rows of timing.csv) and counter points. */
+size_t		 plan_timed_points(const struct plan *);
+size_t		 plan_profiled_points(const struct plan *);
+/* GPU memory the run allocates: three operand arrays, the expected
+ * output, and the flush buffer. */
+size_t		 plan_device_bytes(const struct plan *);
+/* A rough estimate of the run's wall time, in seconds, for --dry-run and
+ * the progress line: kernels at 90 % of the spec bandwidth or the launch
+ * floor, checks, the host's share, and `passes` counter passes. */
+double		 plan_estimate_seconds(const struct plan *,
+		    const struct run_options *, const struct device_facts *,
+		    int passes);
+/* --dry-run: the plan, one line per case group, and its cost. */
+void		 plan_print(const struct plan *, const struct run_options *,
+		    const struct device_facts *, int passes, FILE *);
+
+#endif

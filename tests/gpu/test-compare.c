@@ -1,0 +1,172 @@
+/*
+ * test-compare.c - the GPU comparison (compare.cu) is exactly as strict as
+ * the CPU reference check (reference.c): for every planted kind of wrong
+ * element - one ulp off, a NaN, the wrong sign, the first and the last
+ * element, many at once - both count the same bad elements and name the
+ * same first one, in fp32 and fp16; a signed zero is right in both.
+ * Exits 77 (SKIP) without a GPU.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "ewbench.h"
+#include "tests/unit/check.h"
+
+#define N	((1u << 20) + 3)	/* odd: a tail past every vector */
+
+static const struct ewb_variant abs_rows[] = {
+	{ .id = "abs_f32", .op = EWB_OP_ABS, .dtype = EWB_F32, .in_place = true },
+	{ .id = "abs_f16", .op = EWB_OP_ABS, .dtype = EWB_F16, .in_place = true },
+};
+
+/* Element i of buf set to a float value, in the dtype. */
+static void
+put(void *buf, enum ewb_dtype dtype, size_t i, float value)
+{
+	uint16_t	h = half_from_float(value);
+
+	if (dtype == EWB_F32)
+		memcpy((char *)buf + i * 4, &value, 4);
+	else
+		memcpy((char *)buf + i * 2, &h, 2);
+}
+
+static float
+get(const void *buf, enum ewb_dtype dtype, size_t i)
+{
+	float		f;
+	uint16_t	h;
+
+	if (dtype == EWB_F32) {
+		memcpy(&f, (const char *)buf + i * 4, 4);
+		return f;
+	}
+	memcpy(&h, (const char *)buf + i * 2, 2);
+	return half_to_float(h);
+}
+
+/* One planted case: got = expected with `count` elements changed by kind
+ * at positions from `where`; compares the two checkers' verdicts. */
+static void
+plant(const struct ewb_variant *v, unsigned char *a, unsigned char *expected,
+    unsigned char *got, void *d_got, void *d_expected,
+    struct ewb_compare_result *d_result, int kind, const size_t *where,
+    size_t count)
+{
+	struct ewb_compare_result	r;
+	struct mismatch			bad;
+	size_t				size = ewb_dtype_size(v->dtype), i;
+	int				cpu;
+
+	memcpy(got, expected, N * size);
+	for (i = 0; i < count; i++) {
+		float x = get(expected, v->dtype, where[i]);
+
+		switch (kind) {
+		case 0:	/* one ulp (fp16: one half ulp step) up */
+			if (v->dtype == EWB_F32)
+				put(got, v->dtype, where[i],
+				    nextafterf(x, INFINITY));
+			else {
+				uint16_t h;
+
+				memcpy(&h, got + where[i] * 2, 2);
+				h++;
+				memcpy(got + where[i] * 2, &h, 2);
+			}
+			break;
+		case 1:	/* NaN */
+			put(got, v->dtype, where[i], NAN);
+			break;
+		case 2:	/* the wrong sign */
+			put(got, v->dtype, where[i], -x);
+			break;
+		case 3:	/* -0 where +0 is expected: right, by value */
+			put(got, v->dtype, where[i], -0.0f);
+			break;
+		}
+	}
+	cpu = reference_check(v, a, NULL, got, N, &bad);
+	if (cudaMemcpy(d_got, got, N * size, cudaMemcpyHostToDevice) !=
+	    cudaSuccess || ewb_compare(d_got, d_expected, N, v->dtype,
+	    d_result, 0) != cudaSuccess ||
+	    cudaMemcpy(&r, d_result, sizeof r, cudaMemcpyDeviceToHost) !=
+	    cudaSuccess) {
+		CHECK(!"CUDA failed");
+		return;
+	}
+	if (count == 0 || kind == 3) {
+		CHECK(cpu == 0 && r.bad_count == 0);
+		return;
+	}
+	CHECK(cpu == -1);
+	CHECK(r.bad_count == bad.bad_count);
+	CHECK(r.first_index == bad.index);
+	CHECK(r.bad_count == count);
+}
+
+int
+main(void)
+{
+	static const size_t	 spots[] = { 0, 17, 4096, N / 2, N - 2, N - 1 };
+	static const size_t	 zero_at[] = { 5 };
+	size_t			 i, k, size, many[1000];
+	unsigned char		*a, *expected, *got;
+	void			*d_got, *d_expected;
+	struct ewb_compare_result *d_result;
+	int			 devices = 0;
+
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+		printf("SKIP: no usable GPU\n");
+		return 77;
+	}
+	/* 1000 distinct positions (7919 is prime, N is no multiple of it). */
+	for (i = 0; i < 1000; i++)
+		many[i] = (i * 7919 + 13) % N;
+	for (i = 0; i < sizeof abs_rows / sizeof abs_rows[0]; i++) {
+		const struct ewb_variant *v = &abs_rows[i];
+
+		size = ewb_dtype_size(v->dtype);
+		a = xmalloc(N * size);
+		expected = xmalloc(N * size);
+		got = xmalloc(N * size);
+		fill_random(a, v->dtype, N, 11);
+		/* Signed zeros: |-0| is +0, and -0 == +0 by value. */
+		put(a, v->dtype, 5, -0.0f);
+		reference_compute(v->op, v->dtype, a, NULL, expected, N);
+		if (cudaMalloc(&d_got, N * size) != cudaSuccess ||
+		    cudaMalloc(&d_expected, N * size) != cudaSuccess ||
+		    cudaMalloc((void **)&d_result, sizeof *d_result) !=
+		    cudaSuccess || cudaMemcpy(d_expected, expected, N * size,
+		    cudaMemcpyHostToDevice) != cudaSuccess) {
+			printf("FAIL: cannot allocate on the GPU\n");
+			return 1;
+		}
+		plant(v, a, expected, got, d_got, d_expected, d_result, 0,
+		    spots, 0);
+		plant(v, a, expected, got, d_got, d_expected, d_result, 3,
+		    zero_at, 1);
+		for (k = 0; k < 3; k++) {
+			size_t j;
+
+			for (j = 0; j < sizeof spots / sizeof spots[0]; j++)
+				plant(v, a, expected, got, d_got, d_expected,
+				    d_result, (int)k, &spots[j], 1);
+			plant(v, a, expected, got, d_got, d_expected, d_result,
+			    (int)k, many, 1000);
+		}
+		cudaFree(d_got);
+		cudaFree(d_expected);
+		cudaFree(d_result);
+		free(a);
+		free(expected);
+		free(got);
+	}
+	if (check_exit() != 0)
+		return 1;
+	printf("compare: GPU and CPU checks agree\n");
+	return 0;
+}
