@@ -32,4 +32,23 @@ grep -q 'CHECK FAILED: add_f32x4 n=1000: element 500' "$tmpdir/out" ||
     fail "planted corruption not reported: $(cat "$tmpdir/out")"
 grep -q '1 checks passed, 1 failed' "$tmpdir/out" ||
     fail "the other variant did not still run: $(cat "$tmpdir/out")"
+# An off-by-one tail: the last element of an odd size, caught on the GPU
+# path with its index.
+set +e
+EWBENCH_TEST_CORRUPT=add_f16x8_pack:last "$EWBENCH" check -v add_f16x8_pack \
+    -s 1000003 >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "planted tail corruption: exit $rc, expected 3"
+grep -q 'CHECK FAILED: add_f16x8_pack n=1000003: element 1000002 ' \
+    "$tmpdir/out" || fail "tail corruption not reported: $(cat "$tmpdir/out")"
+
+# Misaligned, too: the scalar fallback's output is checked the same way.
+set +e
+EWBENCH_TEST_CORRUPT=add_f32x4:last "$EWBENCH" check --misalign \
+    -v add_f32x4 -s 33 >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] && grep -q 'CHECK FAILED: add_f32x4 n=33: element 32 ' \
+    "$tmpdir/out" || fail "misaligned tail corruption: exit $rc: $(cat "$tmpdir/out")"
 echo "check: all variants correct"
