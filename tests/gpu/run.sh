@@ -64,13 +64,17 @@ assert len(tiers) == 3 and got == tiers | {3072}, (tiers, got)
 print("tiers + --size 3Ki: n =", sorted(got))
 PY
 
-# An occupied run directory is refused, not overwritten.
+# An occupied run directory is refused (a command-line error) and left
+# exactly as it was: not one byte of the earlier run changes.
+(cd "$out" && cksum run.json timing.csv) >"$tmpdir/before"
 set +e
 "$EWBENCH" run -q -v add_f32 -s 1Ki -o "$out" >"$tmpdir/msg" 2>&1
 rc=$?
 set -e
-[ "$rc" = 1 ] && grep -q 'already holds a run' "$tmpdir/msg" ||
+[ "$rc" = 2 ] && grep -q 'already holds a run' "$tmpdir/msg" ||
     fail "occupied --out: exit $rc: $(cat "$tmpdir/msg")"
+(cd "$out" && cksum run.json timing.csv) | cmp -s - "$tmpdir/before" ||
+    fail "occupied --out: the earlier run was changed"
 
 # A size that cannot fit is refused before anything is allocated.
 set +e
