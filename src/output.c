@@ -295,7 +295,7 @@ counters_json(const struct manifest *m, struct json *j)
 		json_i64(j, "passes", m->passes);
 	if (m->chip != NULL)
 		json_str(j, "chip", m->chip);
-	json_str(j, "replay", "kernel");
+	json_str(j, "replay", m->replay != NULL ? m->replay : "user");
 	json_str(j, "range", "auto");
 	json_end_object(j);
 }

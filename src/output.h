@@ -62,6 +62,7 @@ struct manifest {
 	char			**metric_names;
 	size_t			 nmetrics;
 	int			 passes;
+	const char		*replay;	/* "user" or "kernel" */
 	const char		*chip;
 	unsigned		 cupti_version;
 	size_t			 checks_passed;
