@@ -1,0 +1,154 @@
+/*
+ * test-plan.c - a plan is built, counted and ordered as documented, from
+ * a device's facts alone (no GPU): cases in run order (size, dtype, op,
+ * registry row, block as listed), the axes' product, tier sizes with their
+ * reasons, and bulk-copy variants skipped below sm_90 unless
+ * --allow-fallback.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "tests/unit/check.h"
+
+static void
+fake_device(struct device_facts *d, int major)
+{
+	memset(d, 0, sizeof *d);
+	snprintf(d->name, sizeof d->name, "Fake GPU");
+	d->cc_major = major;
+	d->sm_count = 132;
+	d->l2_bytes = 50u << 20;
+	d->memory_bytes = 80ULL << 30;
+	d->dram_bandwidth = 3.35e12;
+	d->max_threads_per_sm = 2048;
+}
+
+static int
+parse(struct run_options *o, const char *const *args, int argc)
+{
+	char	*cause = NULL, *argv[16];
+	int	 i, rc;
+
+	for (i = 0; i < argc; i++)
+		argv[i] = (char *)args[i];
+	argv[argc] = NULL;
+	rc = cli_parse_run(argc, argv, o, &cause);
+	if (rc != 0)
+		fprintf(stderr, "parse: %s\n", cause);
+	free(cause);
+	return rc;
+}
+
+static void
+test_order_and_counts(void)
+{
+	static const char *const args[] = { "run", "-v", "add_f16,add_f32x4,relu_f32,add_f32",
+	    "-s", "16Mi,1Mi", "--block", "128,64", "--cache", "both",
+	    "--launch", "both" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+	size_t			 i;
+
+	fake_device(&d, 9);
+	CHECK(parse(&o, args, 11) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	/* 4 variants x 2 sizes x 2 blocks, each timed warm/cold x
+	 * stream/graph, counted in both cache states. */
+	CHECK(p.ncases == 16);
+	CHECK(plan_timed_points(&p) == 64);
+	CHECK(plan_profiled_points(&p) == 32);
+	CHECK(p.nsizes == 2 && p.sizes[0] == 1u << 20 && p.sizes[1] == 16u << 20);
+	/* Size first, then f32 before f16, add before relu, registry order,
+	 * blocks as listed. */
+	CHECK_STR(p.cases[0].v->id, "add_f32");
+	CHECK(p.cases[0].n == 1u << 20 && p.cases[0].block == 128);
+	CHECK(p.cases[1].block == 64);
+	CHECK_STR(p.cases[2].v->id, "add_f32x4");
+	CHECK_STR(p.cases[4].v->id, "relu_f32");
+	CHECK_STR(p.cases[6].v->id, "add_f16");
+	CHECK(p.cases[8].n == 16u << 20);
+	for (i = 1; i < p.ncases; i++)
+		CHECK(p.cases[i - 1].n <= p.cases[i].n);
+	/* Three operand arrays, the expected output and 4 x L2 of flush. */
+	CHECK(plan_device_bytes(&p) == 4 * (64u << 20) + 4 * (50u << 20));
+	CHECK(plan_estimate_seconds(&p, &o, &d, 4) > 0);
+	plan_free(&p);
+	cli_free_run(&o);
+}
+
+static void
+test_fallback_skipped(void)
+{
+	static const char *const args[] = { "run", "-v", "add_f32_tma,add_f32",
+	    "-s", "1Mi" };
+	static const char *const allow[] = { "run", "-v", "add_f32_tma,add_f32",
+	    "-s", "1Mi", "--allow-fallback" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+
+	fake_device(&d, 8);
+	CHECK(parse(&o, args, 5) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(p.ncases == 1 && p.nskipped == 1);
+	CHECK_STR(p.skipped[0].variant, "add_f32_tma");
+	CHECK(strstr(p.skipped[0].reason, "9.0") != NULL);
+	plan_free(&p);
+	cli_free_run(&o);
+
+	CHECK(parse(&o, allow, 6) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(p.ncases == 2 && p.nskipped == 0);
+	plan_free(&p);
+	cli_free_run(&o);
+
+	/* On sm_90 nothing is skipped. */
+	fake_device(&d, 9);
+	CHECK(parse(&o, args, 5) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(p.ncases == 2 && p.nskipped == 0);
+	plan_free(&p);
+	cli_free_run(&o);
+}
+
+static void
+test_tiers_and_check(void)
+{
+	static const char *const tiers[] = { "run", "-v", "add_f32", "--preset",
+	    "tiers", "-s", "3Ki" };
+	static const char *const check[] = { "check", "-v", "add_f32" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+
+	fake_device(&d, 9);
+	CHECK(parse(&o, tiers, 7) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	/* Three tiers plus the given size, each with its reason. */
+	CHECK(p.ncases == 4 && p.nchoices == 3);
+	CHECK(p.cases[0].n == 3072);
+	plan_free(&p);
+	cli_free_run(&o);
+
+	/* check: cases only, no timed or counter points. */
+	CHECK(parse(&o, check, 3) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	CHECK(p.ncases == 8 && plan_timed_points(&p) == 0 &&
+	    plan_profiled_points(&p) == 0);
+	plan_free(&p);
+	cli_free_run(&o);
+}
+
+int
+main(void)
+{
+	test_order_and_counts();
+	test_fallback_skipped();
+	test_tiers_and_check();
+	return check_exit();
+}
