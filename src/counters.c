@@ -72,6 +72,7 @@ struct counters {
 	size_t				 data_size;
 	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
 	CUpti_ProfilerReplayMode	 replay;
+	struct counters_wall		 wall;		/* where the time went */
 	bool				 fell_back;
 };
 
@@ -863,6 +864,7 @@ counters_open(struct counters **cp, int cuda_device,
 	const char	*reuse;
 	CUdevice	 dev;
 	size_t		 i;
+	double		 started = monotonic_seconds();
 
 	*cp = NULL;
 	if (refuse_other_tool(cause) != 0)
@@ -905,6 +907,7 @@ counters_open(struct counters **cp, int cuda_device,
 		goto fail;
 	if (!c->reuse)
 		profiler_disable(c);
+	c->wall.open = monotonic_seconds() - started;
 	*cp = c;
 	return 0;
 
@@ -988,6 +991,7 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	size_t		 i, total = 0, range;
 	bool		 reused;
 	int		 launched = 0, pass;
+	double		 t0 = monotonic_seconds(), t1;
 
 	*retry = false;
 	for (i = 0; i < npoints; i++)
@@ -1027,6 +1031,9 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
 		goto cupti_fail;
 
+	t1 = monotonic_seconds();
+	c->wall.config += t1 - t0;
+	c->wall.sessions++;
 	/* Kernel replay submits every pass within each launch: one round.
 	 * User replay: one round per pass, until CUPTI has them all. */
 	for (pass = 0; pass <= c->passes; pass++) {
@@ -1059,6 +1066,9 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 		goto fail;
 	}
 
+	t0 = monotonic_seconds();
+	c->wall.passes += t0 - t1;
+	c->wall.ranges += total;
 	decode.pRangeProfilerObject = c->profiler;
 	fn = "cuptiRangeProfilerDecodeData";
 	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
@@ -1075,6 +1085,8 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 		*retry = true;
 		goto fail;
 	}
+	t1 = monotonic_seconds();
+	c->wall.decode += t1 - t0;
 	if (npoints == 1) {
 		/* The profiled launch is the last range. */
 		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
@@ -1092,6 +1104,7 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 				goto fail;
 		}
 	}
+	c->wall.evaluate += monotonic_seconds() - t1;
 	if (!c->reuse)
 		profiler_disable(c);
 	return 0;
@@ -1165,6 +1178,12 @@ counters_mode(const struct counters *c)
 	if (c->fell_back)
 		return "reuse-fallback";
 	return c->reuse ? "reuse" : "fresh";
+}
+
+const struct counters_wall *
+counters_wall(const struct counters *c)
+{
+	return &c->wall;
 }
 
 const char *

@@ -180,6 +180,17 @@ int		 counters_measure(struct counters *, size_t npoints,
 		    const unsigned *ranges, int (*issue)(void *ctx, size_t point),
 		    void *ctx, double *values, char **cause);
 size_t		 counters_max_ranges(void);
+/* Wall time of the counters so far, in seconds, by phase. */
+struct counters_wall {
+	double	 open;		/* counters_open: CUPTI, host object, config */
+	double	 config;	/* per session: image initialise, SetConfig */
+	double	 passes;	/* Start, the launches, Stop, every pass */
+	double	 decode;	/* DecodeData, GetCounterDataInfo */
+	double	 evaluate;	/* EvaluateToGpuValues, every range measured */
+	size_t	 sessions;
+	size_t	 ranges;	/* kernels profiled, each once per pass */
+};
+const struct counters_wall *counters_wall(const struct counters *);
 /* "user" or "kernel": how passes are replayed. */
 const char	*counters_replay(const struct counters *);
 void		 counters_close(struct counters *);

@@ -44,6 +44,8 @@ void		 fatalx(const char *, ...)
  * command can finish its point and leave complete rows and a manifest. */
 void		 interrupt_catch(void);
 bool		 interrupt_pending(void);
+/* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */
+double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */
 void		 format_f64(double, char *buf, size_t len);
 

@@ -297,6 +297,37 @@ counters_json(const struct manifest *m, struct json *j)
 		json_str(j, "chip", m->chip);
 	json_str(j, "replay", m->replay != NULL ? m->replay : "user");
 	json_str(j, "range", "auto");
+	if (m->counters_wall != NULL) {
+		const struct counters_wall *w = m->counters_wall;
+
+		json_begin_object(j, "wall_s");
+		json_f64(j, "open", w->open);
+		json_f64(j, "config", w->config);
+		json_f64(j, "passes", w->passes);
+		json_f64(j, "decode", w->decode);
+		json_f64(j, "evaluate", w->evaluate);
+		json_u64(j, "sessions", w->sessions);
+		json_u64(j, "ranges", w->ranges);
+		json_end_object(j);
+	}
+	json_end_object(j);
+}
+
+/* Where the wall time went; absent until a run has measured. */
+static void
+wall_json(const struct manifest *m, struct json *j)
+{
+	const struct run_wall	*w = &m->wall;
+
+	if (w->total <= 0)
+		return;
+	json_begin_object(j, "wall_s");
+	json_f64(j, "setup", w->setup);
+	json_f64(j, "inputs", w->inputs);
+	json_f64(j, "checks", w->checks);
+	json_f64(j, "timing", w->timing);
+	json_f64(j, "counters", w->counters);
+	json_f64(j, "total", w->total);
 	json_end_object(j);
 }
 
@@ -368,6 +399,7 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	settings_json(m, j);
 	counters_json(m, j);
 	checks_json(m, j);
+	wall_json(m, j);
 	if (m->extra_json != NULL)
 		m->extra_json(j, m->extra_ctx);
 	json_end_object(j);

@@ -7,6 +7,7 @@
 
 #include "ewbench.h"
 #include "cli.h"
+#include "counters.h"
 #include "device.h"
 
 /* One measured point: what the CSV key columns say. */
@@ -39,6 +40,16 @@ struct skipped_variant {
 	char		 reason[200];
 };
 
+/* Where a run's wall time went, in seconds (run.json "wall_s"). */
+struct run_wall {
+	double	 setup;		/* device, counters, plan, buffers */
+	double	 inputs;	/* fill, CPU reference, uploads */
+	double	 checks;	/* checked launches and GPU compares */
+	double	 timing;	/* warm-up and timed launches */
+	double	 counters;	/* counter sessions */
+	double	 total;		/* the whole command */
+};
+
 /* Everything run.json records. */
 struct manifest {
 	const char		*command;
@@ -63,6 +74,8 @@ struct manifest {
 	size_t			 nmetrics;
 	int			 passes;
 	const char		*replay;	/* "user" or "kernel" */
+	const struct counters_wall *counters_wall;
+	struct run_wall		 wall;
 	const char		*chip;
 	unsigned		 cupti_version;
 	size_t			 checks_passed;

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "printers.h"
@@ -18,15 +17,6 @@ struct tuned {
 	double			 median_ns;
 };
 
-static double
-now_seconds(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void
 printers_init(struct printers *pr, const struct device_facts *dev,
     const char *run_id, bool quiet, size_t total)
@@ -36,7 +26,7 @@ printers_init(struct printers *pr, const struct device_facts *dev,
 	pr->run_id = run_id;
 	pr->quiet = quiet;
 	pr->total = total;
-	pr->started = now_seconds();
+	pr->started = monotonic_seconds();
 }
 
 void
@@ -69,7 +59,7 @@ progress(struct printers *pr, const struct point *p)
 	pr->done++;
 	if (pr->quiet || pr->total == 0 || !isatty(STDERR_FILENO))
 		return;
-	elapsed = now_seconds() - pr->started;
+	elapsed = monotonic_seconds() - pr->started;
 	left = elapsed / pr->done * (double)(pr->total - pr->done);
 	size_format(p->n, size, sizeof size);
 	fprintf(stderr, "\r[%zu/%zu] %s n=%s, %.0fm%02.0fs left   ",

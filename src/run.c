@@ -34,6 +34,7 @@ struct runner {
 	bool			 have_mset;
 	const char		*dir;		/* claimed; NULL: none */
 	bool			 created;	/* the claim made the directory */
+	double			 started;
 	char			 default_dir[256];
 };
 
@@ -97,12 +98,18 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	size_t			 i, k;
 	int			 passed;
 
+	double			 t0 = monotonic_seconds(), t1;
+
 	if (checker_prepare(&r->bench, c, cause) != 0)
 		return -1;
+	t1 = monotonic_seconds();
+	r->man.wall.inputs += t1 - t0;
 	bench_case(&r->bench, c, &l, &p);
 	nvtx_push_phase("check");
 	passed = checker_run(&r->bench, &l, &bad, cause);
 	nvtx_pop();
+	t0 = monotonic_seconds();
+	r->man.wall.checks += t0 - t1;
 	if (passed < 0)
 		return -1;
 	if (passed)
@@ -117,11 +124,13 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			p.launch = pl->launches[k] == LAUNCH_GRAPH ? "graph" :
 			    "stream";
 			nvtx_push_point(&p);
+			t0 = monotonic_seconds();
 			if (measure_time(&r->bench, &l, p.cache,
 			    pl->launches[k], &t, cause) != 0) {
 				nvtx_pop();
 				return -1;
 			}
+			r->man.wall.timing += monotonic_seconds() - t0;
 			nvtx_pop();
 			if (printers_timed(&r->pr, &p, &t, passed, cause) != 0)
 				return -1;
@@ -176,6 +185,7 @@ walk_plan(struct runner *r, char **cause)
 	for (start = 0; start < pl->ncases && !interrupt_pending();
 	    start = i) {
 		const struct plan_case *first = &pl->cases[start];
+		double			t0;
 
 		/* A group: the cases of one size and dtype. */
 		for (i = start; i < pl->ncases && !interrupt_pending() &&
@@ -184,10 +194,12 @@ walk_plan(struct runner *r, char **cause)
 			if (run_case(r, &pl->cases[i], cause) != 0)
 				return -1;
 		}
+		t0 = monotonic_seconds();
 		if (r->counters != NULL && pl->counters &&
 		    !interrupt_pending() &&
 		    profile_cases(r, first, i - start, cause) != 0)
 			return -1;
+		r->man.wall.counters += monotonic_seconds() - t0;
 		manifest_update(r->dir, &r->man, "running");
 	}
 	return 0;
@@ -355,6 +367,7 @@ run_command(int argc, char **argv)
 	r.man.device = &r.dev;
 	r.man.opts = &r.opts;
 	r.man.counters_status = "off";
+	r.started = monotonic_seconds();
 	output_utc_now(r.man.started_utc, sizeof r.man.started_utc);
 	output_run_id(&r.dev, r.man.run_id, sizeof r.man.run_id);
 
@@ -399,6 +412,9 @@ run_command(int argc, char **argv)
 		    r.plan.skipped[i].variant, r.plan.skipped[i].reason);
 
 	interrupt_catch();
+	r.man.wall.setup = monotonic_seconds() - r.started;
+	if (r.counters != NULL)
+		r.man.counters_wall = counters_wall(r.counters);
 	nvtx_push_phase(r.opts.command == CMD_CHECK ? "check" : "run");
 	if (walk_plan(&r, &cause) != 0) {
 		nvtx_pop();
@@ -407,6 +423,7 @@ run_command(int argc, char **argv)
 	nvtx_pop();
 	if (close_files(&r, &cause) != 0)
 		goto fail;
+	r.man.wall.total = monotonic_seconds() - r.started;
 	if (interrupt_pending())
 		code = EWB_EXIT_INTERRUPTED;
 	else

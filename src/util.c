@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "ewbench.h"
@@ -137,4 +138,13 @@ bool
 interrupt_pending(void)
 {
 	return interrupt_seen != 0;
+}
+
+double
+monotonic_seconds(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
