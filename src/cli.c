@@ -88,26 +88,11 @@ cli_add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
 	o->nsizes += count;
 }
 
-static int
-compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Sort ascending and drop repeats: a point is measured once per run. */
 static void
 cli_normalise_sizes(struct run_options *o)
 {
-	size_t	i, j;
-
-	qsort(o->sizes, o->nsizes, sizeof *o->sizes, compare_u64);
-	for (i = j = 0; i < o->nsizes; i++) {
-		if (j == 0 || o->sizes[j - 1] != o->sizes[i])
-			o->sizes[j++] = o->sizes[i];
-	}
-	o->nsizes = j;
+	sizes_sort_unique(o->sizes, &o->nsizes);
 }
 
 /* --block 256 or --block 32,64,128: each from 1 to 1024. */

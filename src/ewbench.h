@@ -57,6 +57,8 @@ int		 sizes_parse(const char *text, uint64_t **sizes, size_t *count,
 int		 size_parse_one(const char *text, uint64_t *n, char **cause);
 /* Shortest exact spelling of n: "256Mi", "1M", "1000003". */
 void		 size_format(uint64_t n, char *buf, size_t len);
+/* Sorts ascending and drops repeats, in place. */
+void		 sizes_sort_unique(uint64_t *sizes, size_t *count);
 /* Bytes for humans: "12.0 MiB". */
 void		 bytes_format(double bytes, char *buf, size_t len);
 

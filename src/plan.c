@@ -155,14 +155,6 @@ case_order(const void *x, const void *y)
 	return 0;	/* blocks: qsort is not stable, see plan_build */
 }
 
-static int
-compare_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* Distinct sizes and the largest array, for run.json and the budget. */
 static void
 plan_totals(struct plan *p)
@@ -179,11 +171,8 @@ plan_totals(struct plan *p)
 		if (p->cases[i].n > p->largest_n)
 			p->largest_n = p->cases[i].n;
 	}
-	qsort(p->sizes, p->ncases, sizeof *p->sizes, compare_u64);
-	for (i = p->nsizes = 0; i < p->ncases; i++) {
-		if (p->nsizes == 0 || p->sizes[p->nsizes - 1] != p->sizes[i])
-			p->sizes[p->nsizes++] = p->sizes[i];
-	}
+	p->nsizes = p->ncases;
+	sizes_sort_unique(p->sizes, &p->nsizes);
 }
 
 int
@@ -225,11 +214,9 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			plan_free(p);
 			return -1;
 		}
-		qsort(sizes, count, sizeof *sizes, compare_u64);
+		sizes_sort_unique(sizes, &count);	/* a tier size also given */
 		nb = variant_blocks(o, v, &blocks);
 		for (k = 0; k < count; k++) {
-			if (k > 0 && sizes[k] == sizes[k - 1])
-				continue;	/* a tier size also given */
 			for (b = 0; b < nb; b++)
 				add_case(p, v, sizes[k], blocks[b]);
 		}

@@ -226,3 +226,24 @@ bytes_format(double bytes, char *buf, size_t len)
 	} while (v >= 1023.95 && unit + 1 < nunits);
 	snprintf(buf, len, "%.1f %s", v, units[unit]);
 }
+
+static int
+compare_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+void
+sizes_sort_unique(uint64_t *sizes, size_t *count)
+{
+	size_t	i, j;
+
+	qsort(sizes, *count, sizeof *sizes, compare_u64);
+	for (i = j = 0; i < *count; i++) {
+		if (j == 0 || sizes[j - 1] != sizes[i])
+			sizes[j++] = sizes[i];
+	}
+	*count = j;
+}
