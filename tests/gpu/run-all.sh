@@ -19,6 +19,12 @@
 #             `python3 -m analysis contest`
 #   trace     a traced article run (--trace), for the reference
 #   report    render the study's report
+#   harness   tests/gpu/harness.sh: the harness's own cost, with the
+#             ewbench built from .old/ (an earlier tree) beside this one
+#   writeback where DRAM writes land: read and write bytes per launch at
+#             sizes around the L2, warm and cold (why cold can beat warm)
+#   mainjob   `make report` as a user runs it, timed; the study directory
+#             it writes is packed into OUT
 # OUT receives the logs and results.tar.gz (run directories), to stay
 # within what a lent machine sends back.
 set -uo pipefail
@@ -244,6 +250,53 @@ report)
 		[ -f "$d/run.json" ] || continue
 		PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$d" \
 		    --ceilings "$work/ceilings" -o "$d/report" 2>&1 | tail -8
+	done
+	;;
+harness)
+	log harness
+	before=
+	if [ -f .old/old.tar ]; then
+		rm -rf "$work/old" && mkdir -p "$work/old" &&
+		    tar xf .old/old.tar -C "$work/old" &&
+		    (cd "$work/old" && ./bootstrap && ./configure \
+		    --with-cuda-arch="$arch" && make -j"$jobs") \
+		    >"$out/old-build.log" 2>&1 && before=$work/old/ewbench
+	fi
+	bash tests/gpu/harness.sh "$work/harness" $before
+	cp "$work/harness/harness.md" "$out/" 2>/dev/null
+	;;
+writeback)
+	log writeback
+	rm -rf "$work/writeback"
+	./ewbench run -q -v add_f32x4,add_f16x8_pack,add_f32_tma_st,cub_add_f32 \
+	    -s 1Mi,4Mi,16Mi,32Mi,64Mi,256Mi --cache both \
+	    --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum \
+	    -o "$work/writeback" || echo "writeback run failed"
+	python3 - "$work/writeback" <<'PY'
+import csv, sys
+d = sys.argv[1]
+t = {(r["variant"], int(r["n"]), r["cache"]): float(r["time_median_ns"])
+     for r in csv.DictReader(open(d + "/timing.csv"))}
+m = {}
+for r in csv.DictReader(open(d + "/metrics.csv")):
+    m[(r["variant"], int(r["n"]), r["cache"], r["metric"])] = float(r["value"])
+print("%-16s %6s %-4s %10s %9s %9s %10s" % ("variant", "n", "L2", "event us",
+      "read/ideal", "write/ideal", "kernel us"))
+for (v, n, c), ns in sorted(t.items()):
+    size = 2 if "f16" in v else 4
+    rd = m.get((v, n, c, "dram__bytes_read.sum"), float("nan")) / (2 * n * size)
+    wr = m.get((v, n, c, "dram__bytes_write.sum"), float("nan")) / (n * size)
+    k = m.get((v, n, c, "gpu__time_duration.sum"), float("nan")) / 1e3
+    print("%-16s %6s %-4s %10.2f %9.3f %9.3f %10.2f" % (v, n >> 20, c, ns / 1e3, rd, wr, k))
+PY
+	;;
+mainjob)
+	log make report
+	rm -rf reports/nvidia-*
+	timed mainjob make report
+	tail -15 "$work/mainjob.log"
+	for d in reports/nvidia-*/; do
+		[ -d "$d" ] && tar czf "$out/study-$(basename "$d").tar.gz" -C reports "$(basename "$d")"
 	done
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
