@@ -12,6 +12,7 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/peer_cub.cu \
 	%reldir%/flush.cu \
 	%reldir%/compare.cu \
+	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh \
 	%reldir%/ceilings.h

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cuda_runtime_api.h>
 
 #ifdef __cplusplus
@@ -88,6 +89,10 @@ const char	*ewb_op_name(enum ewb_op);
  * L2 afterwards holds none of the benchmark's lines and nothing dirty: the
  * next kernel starts cold and pays no write-backs of earlier work. */
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
+
+/* fill.cu: fill_random's values (src/fill.c), written on the device. */
+cudaError_t	 ewb_fill_random(void *buf, enum ewb_dtype, size_t n,
+		    uint64_t seed, cudaStream_t);
 
 /* compare.cu: a variant's output against the expected one, on the device,
  * by reference.c's rule (widened to float, equal by value, NaN never

@@ -37,6 +37,7 @@ struct bench {
 	enum ewb_dtype		 dtype;
 	uint64_t		 n;
 	enum ewb_op		 op;
+	double			 wall_fill, wall_reference, wall_upload;
 };
 
 /* One launch of a case, as the timing loop and the counters issue it. */

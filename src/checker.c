@@ -3,9 +3,10 @@
  * reference computed once.
  *
  * All variants of one op and dtype at one size see the same inputs, so
- * they share one expected output: the host fills the inputs and computes
- * the reference (reference.c, every core) once per size, dtype and op,
- * uploads it, and the GPU compares each variant's output with it
+ * they share one expected output: the inputs are filled twice with the
+ * same values (on the device by kernels/fill.cu, on the host by fill.c),
+ * the host computes the reference (reference.c, every core) once per
+ * size, dtype and op and uploads it, and the GPU compares each variant's output with it
  * (compare.cu, the same rule as reference_check).  Before each checked
  * launch the output is poisoned (all bits set: NaN, which never equals
  * anything), or, for an in-place variant, restored to the input.
@@ -32,27 +33,38 @@ checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 	size_t		bytes = c->n * ewb_dtype_size(v->dtype);
 	uint64_t	key = c->n * 2 + (v->dtype == EWB_F16);
 
+	uint64_t	seed_a = fill_seed(b->seed, key * 2);
+	uint64_t	seed_b = fill_seed(b->seed, key * 2 + 1);
+	double		t0 = monotonic_seconds(), t1;
+
 	if (!b->have_inputs || b->n != c->n || b->dtype != v->dtype) {
 		b->have_inputs = b->have_expected = false;
-		fill_random(b->h_a, v->dtype, c->n,
-		    fill_seed(b->seed, key * 2));
-		fill_random(b->h_b, v->dtype, c->n,
-		    fill_seed(b->seed, key * 2 + 1));
-		if (upload(b, b->d_a, b->h_a, bytes, cause) != 0 ||
-		    upload(b, b->d_b, b->h_b, bytes, cause) != 0)
-			return -1;
+		/* The same values twice: on the device for the kernels (no
+		 * upload), on the host for the reference. */
+		CUDA_TRY(ewb_fill_random(b->d_a, v->dtype, c->n, seed_a,
+		    b->stream), cause);
+		CUDA_TRY(ewb_fill_random(b->d_b, v->dtype, c->n, seed_b,
+		    b->stream), cause);
+		fill_random(b->h_a, v->dtype, c->n, seed_a);
+		fill_random(b->h_b, v->dtype, c->n, seed_b);
 		b->n = c->n;
 		b->dtype = v->dtype;
 		b->have_inputs = true;
+		t1 = monotonic_seconds();
+		b->wall_fill += t1 - t0;
+		t0 = t1;
 	}
 	if (!b->have_expected || b->op != v->op) {
-		/* The upload above reads h_a and h_b; this reads them too,
-		 * and h_expected is free once the last compare is done. */
+		/* h_expected is free once the last compare is done. */
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 		reference_compute(v->op, v->dtype, b->h_a, b->h_b,
 		    b->h_expected, c->n);
+		t1 = monotonic_seconds();
+		b->wall_reference += t1 - t0;
 		if (upload(b, b->d_expected, b->h_expected, bytes, cause) != 0)
 			return -1;
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		b->wall_upload += monotonic_seconds() - t1;
 		b->op = v->op;
 		b->have_expected = true;
 	}

@@ -10,23 +10,14 @@
  * Values: sign random; magnitude 2^e * (1 + f) with e uniform in -4..2 and
  * f a random fraction of the dtype's width, so |x| lies in [2^-4, 8), the
  * values are exact in the dtype (fp16 ones are built directly as halves)
- * and sums of two span several binades, exercising rounding.
+ * and sums of two span several binades, exercising rounding.  The bits
+ * of a value are fill-bits.h's, shared with the GPU's twin (kernels/
+ * fill.cu), which writes the same buffer on the device.
  */
 #include <string.h>
 
 #include "ewbench.h"
-
-#define GOLDEN_GAMMA	0x9e3779b97f4a7c15ULL
-#define MIN_EXPONENT	(-4)
-#define EXPONENTS	7		/* 2^-4 .. 2^2 */
-
-static inline uint64_t
-mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "fill-bits.h"
 
 /*
  * A seed for one stream of a run seed.  Chain calls for several stream
@@ -37,29 +28,6 @@ fill_seed(uint64_t seed, uint64_t stream)
 {
 	return mix64(mix64(seed + GOLDEN_GAMMA) ^ (stream * GOLDEN_GAMMA +
 	    0x2545f4914f6cdd1dULL));
-}
-
-/* 32 random bits -> one value's bits: sign, exponent choice, fraction. */
-static inline uint32_t
-f32_bits(uint32_t r)
-{
-	uint32_t	sign = r & 0x80000000U;
-	uint32_t	fraction = r & 0x7fffff;
-	uint32_t	exponent = (((r >> 23) & 0xff) * EXPONENTS) >> 8;
-
-	return sign | ((uint32_t)(exponent + MIN_EXPONENT + 127) << 23) |
-	    fraction;
-}
-
-static inline uint16_t
-f16_bits(uint32_t r)
-{
-	uint32_t	sign = (r >> 16) & 0x8000;
-	uint32_t	fraction = r & 0x3ff;
-	uint32_t	exponent = (((r >> 10) & 0xff) * EXPONENTS) >> 8;
-
-	return (uint16_t)(sign | ((exponent + MIN_EXPONENT + 15) << 10) |
-	    fraction);
 }
 
 struct fill {
@@ -87,16 +55,16 @@ fill_slice(void *ctx, size_t start, size_t count)
 	case EWB_F32:
 		for (i = start; i < end; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
-			word[0] = f32_bits((uint32_t)r);
-			word[1] = f32_bits((uint32_t)(r >> 32));
+			word[0] = fill_f32_bits((uint32_t)r);
+			word[1] = fill_f32_bits((uint32_t)(r >> 32));
 			memcpy(out + i * 4, word, end - i >= 2 ? 8 : 4);
 		}
 		break;
 	case EWB_F16:
 		for (i = start; i < end; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
-			half[0] = f16_bits((uint32_t)r);
-			half[1] = f16_bits((uint32_t)(r >> 32));
+			half[0] = fill_f16_bits((uint32_t)r);
+			half[1] = fill_f16_bits((uint32_t)(r >> 32));
 			memcpy(out + i * 2, half, end - i >= 2 ? 4 : 2);
 		}
 		break;

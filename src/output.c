@@ -324,6 +324,9 @@ wall_json(const struct manifest *m, struct json *j)
 	json_begin_object(j, "wall_s");
 	json_f64(j, "setup", w->setup);
 	json_f64(j, "inputs", w->inputs);
+	json_f64(j, "fill", w->fill);
+	json_f64(j, "reference", w->reference);
+	json_f64(j, "upload", w->upload);
 	json_f64(j, "checks", w->checks);
 	json_f64(j, "timing", w->timing);
 	json_f64(j, "counters", w->counters);

@@ -424,6 +424,9 @@ run_command(int argc, char **argv)
 	if (close_files(&r, &cause) != 0)
 		goto fail;
 	r.man.wall.total = monotonic_seconds() - r.started;
+	r.man.wall.fill = r.bench.wall_fill;
+	r.man.wall.reference = r.bench.wall_reference;
+	r.man.wall.upload = r.bench.wall_upload;
 	if (interrupt_pending())
 		code = EWB_EXIT_INTERRUPTED;
 	else

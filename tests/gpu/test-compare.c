@@ -3,7 +3,8 @@
  * the CPU reference check (reference.c): for every planted kind of wrong
  * element - one ulp off, a NaN, the wrong sign, the first and the last
  * element, many at once - both count the same bad elements and name the
- * same first one, in fp32 and fp16; a signed zero is right in both.
+ * same first one, in fp32 and fp16; a signed zero is right in both.  And
+ * the GPU's fill of the inputs (fill.cu) is byte for byte the host's.
  * Exits 77 (SKIP) without a GPU.
  */
 #include <math.h>
@@ -108,6 +109,29 @@ plant(const struct ewb_variant *v, unsigned char *a, unsigned char *expected,
 	CHECK(r.bad_count == count);
 }
 
+/* The GPU's fill (kernels/fill.cu) writes exactly fill_random's bytes,
+ * odd lengths included, so the reference computed from the host's copy
+ * is the reference of what the kernels read. */
+static void
+test_fill_twin(enum ewb_dtype dtype)
+{
+	size_t		 size = ewb_dtype_size(dtype), n = 1000003;
+	unsigned char	*host = xmalloc(n * size), *back = xmalloc(n * size);
+	void		*d = NULL;
+
+	fill_random(host, dtype, n, 12345);
+	if (cudaMalloc(&d, n * size) != cudaSuccess ||
+	    ewb_fill_random(d, dtype, n, 12345, 0) != cudaSuccess ||
+	    cudaMemcpy(back, d, n * size, cudaMemcpyDeviceToHost) !=
+	    cudaSuccess)
+		CHECK(!"CUDA failed");
+	else
+		CHECK(memcmp(host, back, n * size) == 0);
+	cudaFree(d);
+	free(host);
+	free(back);
+}
+
 int
 main(void)
 {
@@ -123,6 +147,8 @@ main(void)
 		printf("SKIP: no usable GPU\n");
 		return 77;
 	}
+	test_fill_twin(EWB_F32);
+	test_fill_twin(EWB_F16);
 	/* 1000 distinct positions (7919 is prime, N is no multiple of it). */
 	for (i = 0; i < 1000; i++)
 		many[i] = (i * 7919 + 13) % N;
