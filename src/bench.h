@@ -24,7 +24,8 @@ struct bench {
 	void			*d_a, *d_b, *d_c, *d_expected, *d_flush;
 	void			*base[4];	/* as allocated */
 	size_t			 flush_bytes;
-	void			*h_a, *h_b, *h_expected;
+	void			*h_expected;	/* pinned when it can be */
+	bool			 h_pinned;
 	struct ewb_compare_result *d_result;
 	cudaEvent_t		*events;	/* 2 per timed launch */
 	double			*samples;

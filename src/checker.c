@@ -3,11 +3,12 @@
  * reference computed once.
  *
  * All variants of one op and dtype at one size see the same inputs, so
- * they share one expected output: the inputs are filled twice with the
- * same values (on the device by kernels/fill.cu, on the host by fill.c),
- * the host computes the reference (reference.c, every core) once per
- * size, dtype and op and uploads it, and the GPU compares each variant's output with it
- * (compare.cu, the same rule as reference_check).  Before each checked
+ * they share one expected output.  The inputs are filled on the device
+ * (kernels/fill.cu); the host generates the same values again, chunk by
+ * chunk (fill.c), computes the reference from them (reference.c, every
+ * core) once per size, dtype and op, and uploads it; the GPU compares
+ * each variant's output with it (compare.cu, the rule of
+ * reference_check).  Before each checked
  * launch the output is poisoned (all bits set: NaN, which never equals
  * anything), or, for an in-place variant, restored to the input.
  */
@@ -18,7 +19,7 @@
 #include "trace.h"
 
 static int
-upload(struct bench *b, void *dst, const void *src, size_t bytes,
+upload_expected(struct bench *b, void *dst, const void *src, size_t bytes,
     char **cause)
 {
 	CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
@@ -39,14 +40,12 @@ checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 
 	if (!b->have_inputs || b->n != c->n || b->dtype != v->dtype) {
 		b->have_inputs = b->have_expected = false;
-		/* The same values twice: on the device for the kernels (no
-		 * upload), on the host for the reference. */
+		/* On the device for the kernels (no upload); the host
+		 * generates the same values again for the reference. */
 		CUDA_TRY(ewb_fill_random(b->d_a, v->dtype, c->n, seed_a,
 		    b->stream), cause);
 		CUDA_TRY(ewb_fill_random(b->d_b, v->dtype, c->n, seed_b,
 		    b->stream), cause);
-		fill_random(b->h_a, v->dtype, c->n, seed_a);
-		fill_random(b->h_b, v->dtype, c->n, seed_b);
 		b->n = c->n;
 		b->dtype = v->dtype;
 		b->have_inputs = true;
@@ -57,11 +56,11 @@ checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 	if (!b->have_expected || b->op != v->op) {
 		/* h_expected is free once the last compare is done. */
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-		reference_compute(v->op, v->dtype, b->h_a, b->h_b,
-		    b->h_expected, c->n);
+		reference_generate(v->op, v->dtype, c->n, seed_a, seed_b,
+		    b->h_expected);
 		t1 = monotonic_seconds();
 		b->wall_reference += t1 - t0;
-		if (upload(b, b->d_expected, b->h_expected, bytes, cause) != 0)
+		if (upload_expected(b, b->d_expected, b->h_expected, bytes, cause) != 0)
 			return -1;
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 		b->wall_upload += monotonic_seconds() - t1;

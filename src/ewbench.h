@@ -105,6 +105,10 @@ unsigned	 parallel_threads(void);
  * of both signs, in [-range, range], and representable in the dtype. */
 uint64_t	 fill_seed(uint64_t seed, uint64_t stream);
 void		 fill_random(void *buf, enum ewb_dtype, size_t n, uint64_t seed);
+/* Elements [start, start + count) of that buffer into buf[0, count);
+ * start must be even (a draw yields two elements). */
+void		 fill_random_range(void *buf, enum ewb_dtype, size_t start,
+		    size_t count, uint64_t seed);
 
 /* reference.c: CPU reference and comparison, every element. */
 struct mismatch {
@@ -124,6 +128,10 @@ int		 reference_check(const struct ewb_variant *, const void *a,
  * dtype, exactly as reference_check computes it; uses every host core. */
 void		 reference_compute(enum ewb_op, enum ewb_dtype, const void *a,
 		    const void *b, void *out, size_t n);
+/* The same for the inputs fill_random(seed_a) and fill_random(seed_b)
+ * would make, generated chunk by chunk and never stored whole. */
+void		 reference_generate(enum ewb_op, enum ewb_dtype, size_t n,
+		    uint64_t seed_a, uint64_t seed_b, void *out);
 
 /* csv.c: RFC 4180 rows, '.' decimals, full precision, no locale.
  * A row is built in memory and written with one write(2) on an O_APPEND

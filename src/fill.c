@@ -30,51 +30,57 @@ fill_seed(uint64_t seed, uint64_t stream)
 	    0x2545f4914f6cdd1dULL));
 }
 
-struct fill {
-	unsigned char	*out;
-	enum ewb_dtype	 dtype;
-	size_t		 n;
-	uint64_t	 seed;
-};
-
-/* Elements [start, start + count) of the buffer; start is even, so the
- * slice begins at a draw: draw k (elements 2k, 2k + 1) is
- * mix64(seed + (k + 1) * GOLDEN_GAMMA), wherever a slice starts. */
-static void
-fill_slice(void *ctx, size_t start, size_t count)
+void
+fill_random_range(void *buf, enum ewb_dtype dtype, size_t start, size_t count,
+    uint64_t seed)
 {
-	const struct fill *f = ctx;
-	unsigned char	*out = f->out;
-	uint64_t	 state = f->seed + start / 2 * GOLDEN_GAMMA, r;
+	unsigned char	*out = buf;
+	uint64_t	 state = seed + start / 2 * GOLDEN_GAMMA, r;
 	uint32_t	 word[2];
 	uint16_t	 half[2];
-	size_t		 i, end = start + count;
+	size_t		 i;
 
-	/* Each 64-bit draw yields two elements; memcpy keeps aliasing legal. */
-	switch (f->dtype) {
+	/* Each 64-bit draw yields two elements; memcpy keeps aliasing legal.
+	 * start is even, so the range begins at a draw. */
+	switch (dtype) {
 	case EWB_F32:
-		for (i = start; i < end; i += 2) {
+		for (i = 0; i < count; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
 			word[0] = fill_f32_bits((uint32_t)r);
 			word[1] = fill_f32_bits((uint32_t)(r >> 32));
-			memcpy(out + i * 4, word, end - i >= 2 ? 8 : 4);
+			memcpy(out + i * 4, word, count - i >= 2 ? 8 : 4);
 		}
 		break;
 	case EWB_F16:
-		for (i = start; i < end; i += 2) {
+		for (i = 0; i < count; i += 2) {
 			r = mix64(state += GOLDEN_GAMMA);
 			half[0] = fill_f16_bits((uint32_t)r);
 			half[1] = fill_f16_bits((uint32_t)(r >> 32));
-			memcpy(out + i * 2, half, end - i >= 2 ? 4 : 2);
+			memcpy(out + i * 2, half, count - i >= 2 ? 4 : 2);
 		}
 		break;
 	}
 }
 
+struct fill {
+	unsigned char	*out;
+	enum ewb_dtype	 dtype;
+	uint64_t	 seed;
+};
+
+static void
+fill_slice(void *ctx, size_t start, size_t count)
+{
+	const struct fill *f = ctx;
+
+	fill_random_range(f->out + start * (f->dtype == EWB_F16 ? 2 : 4),
+	    f->dtype, start, count, f->seed);
+}
+
 void
 fill_random(void *buf, enum ewb_dtype dtype, size_t n, uint64_t seed)
 {
-	struct fill	f = { buf, dtype, n, seed };
+	struct fill	f = { buf, dtype, seed };
 
 	/* Slices of whole draws: the values do not depend on the split. */
 	parallel_for(n, 2, fill_slice, &f);

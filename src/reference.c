@@ -109,29 +109,49 @@ reference_check(const struct ewb_variant *v, const void *a, const void *b,
 struct expected {
 	enum ewb_op	 op;
 	enum ewb_dtype	 dtype;
-	const void	*a, *b;
+	const void	*a, *b;		/* NULL: generated from the seeds */
+	uint64_t	 seed_a, seed_b;
 	void		*out;
 };
 
-/* One slice of reference_compute: the same chunks reference_check uses. */
+/* One chunk of expected output, from stored or generated inputs. */
+static void
+expected_chunk(const struct expected *e, size_t start, size_t count)
+{
+	float		x[CHUNK], y[CHUNK];
+	uint32_t	raw_a[CHUNK], raw_b[CHUNK];	/* fp32 or fp16 bits */
+	const void	*a = e->a, *b = e->b;
+	size_t		at = start;
+
+	if (a == NULL) {
+		fill_random_range(raw_a, e->dtype, start, count, e->seed_a);
+		if (e->op == EWB_OP_ADD)
+			fill_random_range(raw_b, e->dtype, start, count,
+			    e->seed_b);
+		a = raw_a;
+		b = raw_b;
+		at = 0;
+	}
+	load_floats(e->dtype, a, at, count, x);
+	if (e->op == EWB_OP_ADD)
+		load_floats(e->dtype, b, at, count, y);
+	apply_op(e->op, x, y);
+	if (e->dtype == EWB_F16)
+		halves_from_floats(x, (uint16_t *)e->out + start, count);
+	else
+		memcpy((float *)e->out + start, x, count * sizeof *x);
+}
+
+/* One slice of the expected output, chunk by chunk (slices are whole
+ * chunks, and chunks start at even elements, as generation needs). */
 static void
 expected_slice(void *ctx, size_t first, size_t total)
 {
-	const struct expected *e = ctx;
-	float		x[CHUNK], y[CHUNK];
-	size_t		start, count, end = first + total;
+	size_t	start, count, end = first + total;
 
 	for (start = first; start < end; start += count) {
 		count = end - start < CHUNK ? end - start : CHUNK;
-		load_floats(e->dtype, e->a, start, count, x);
-		if (e->op == EWB_OP_ADD)
-			load_floats(e->dtype, e->b, start, count, y);
-		apply_op(e->op, x, y);
-		if (e->dtype == EWB_F16)
-			halves_from_floats(x, (uint16_t *)e->out + start,
-			    count);
-		else
-			memcpy((float *)e->out + start, x, count * sizeof *x);
+		expected_chunk(ctx, start, count);
 	}
 }
 
@@ -139,7 +159,16 @@ void
 reference_compute(enum ewb_op op, enum ewb_dtype dtype, const void *a,
     const void *b, void *out, size_t n)
 {
-	struct expected	e = { op, dtype, a, b, out };
+	struct expected	e = { op, dtype, a, b, 0, 0, out };
+
+	parallel_for(n, CHUNK, expected_slice, &e);
+}
+
+void
+reference_generate(enum ewb_op op, enum ewb_dtype dtype, size_t n,
+    uint64_t seed_a, uint64_t seed_b, void *out)
+{
+	struct expected	e = { op, dtype, NULL, NULL, seed_a, seed_b, out };
 
 	parallel_for(n, CHUNK, expected_slice, &e);
 }
