@@ -44,8 +44,8 @@ struct skipped_variant {
 struct run_wall {
 	double	 setup;		/* device, counters, plan, buffers */
 	double	 inputs;	/* fill, CPU reference, uploads */
-	double	 fill;		/* of which: inputs on host and device */
-	double	 reference;	/* the CPU reference */
+	double	 fill;		/* of which: the inputs, on the device */
+	double	 reference;	/* the CPU reference (inputs regenerated) */
 	double	 upload;	/* the expected outputs to the device */
 	double	 checks;	/* checked launches and GPU compares */
 	double	 timing;	/* warm-up and timed launches */
