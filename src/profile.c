@@ -1,15 +1,18 @@
 /*
  * profile.c - counters of many points, in as few profiler sessions as fit.
  *
- * Each point issues two launches: cold, an L2 flush and the kernel; warm,
- * the kernel twice, so the measured (second) one finds L2 as the first
- * left it.  Counters do not depend on the launch path: their rows say
- * "stream".  A session holds up to counters_max_ranges() kernels; if one
- * decodes a different number of ranges than the points should have made,
- * its points are measured again one per session, where the measured
- * kernel is simply the last.
+ * A cold point issues an L2 flush and the kernel.  A warm point's kernel
+ * must find L2 as its own previous launch left it: the points of one case
+ * are issued cold first, so the warm one right after it needs nothing
+ * more; a warm point with no cold twin launches the kernel twice.  The
+ * measured kernel is always the point's last.  Counters do not depend on
+ * the launch path: their rows say "stream".  A session holds up to
+ * counters_max_ranges() kernels; if one decodes a different number of
+ * ranges than the points should have made, its points are measured again
+ * one per session, where the measured kernel is simply the last.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "nvtx.h"
@@ -17,22 +20,38 @@
 /* flush.cu launches one kernel. */
 #define FLUSH_KERNELS	1
 
+/* A point in issue order. */
+struct issued {
+	const struct profiled	*pp;
+	bool			 warmed;	/* its case's kernel ran just
+						   before: no warm-up launch */
+	unsigned		 ranges;
+};
+
 struct session {
-	const struct profiled	*points;
+	const struct issued	*points;
 	char			**cause;
 };
+
+static bool
+same_case(const struct profiled *a, const struct profiled *b)
+{
+	return a->l.v == b->l.v && a->l.args.n == b->l.args.n &&
+	    a->l.args.block == b->l.args.block;
+}
 
 static int
 issue_point(void *ctx, size_t i)
 {
 	struct session		*s = ctx;
-	const struct profiled	*pp = &s->points[i];
-	int			 rc;
+	const struct issued	*is = &s->points[i];
+	const struct profiled	*pp = is->pp;
+	int			 rc = 0;
 
 	nvtx_push_point(&pp->p);
 	if (pp->p.cache == CACHE_COLD)
 		rc = bench_flush(pp->l.b, s->cause);
-	else
+	else if (!is->warmed)
 		rc = bench_launch(&pp->l, s->cause);
 	if (rc == 0)
 		rc = bench_launch(&pp->l, s->cause);
@@ -42,31 +61,44 @@ issue_point(void *ctx, size_t i)
 
 static int
 profile_session(struct counters *c, size_t nmetrics,
-    const struct profiled *points, const unsigned *ranges, size_t count,
-    double *values, char **cause)
+    const struct issued *points, size_t count, double *values, char **cause)
 {
-	struct session	s = { points, cause };
+	struct session	 s = { points, cause };
+	unsigned	*ranges = xcalloc(count + 1, sizeof *ranges);
 	char		*why = NULL;
 	size_t		 i;
+	int		 rc = 0;
 
+	for (i = 0; i < count; i++)
+		ranges[i] = points[i].ranges;
 	if (counters_measure(c, count, ranges, issue_point, &s, values,
 	    &why) == 0)
-		return 0;
+		goto out;
 	if (count == 1 || *cause != NULL) {
 		if (*cause == NULL)
 			*cause = why;
 		else
 			free(why);
-		return -1;
+		why = NULL;
+		rc = -1;
+		goto out;
 	}
-	/* The ranges did not map onto the points: one point a session. */
+	/* The ranges did not map onto the points: one point a session (a
+	 * warm point then warms up itself). */
+	for (i = 0; i < count && rc == 0; i++) {
+		struct issued alone = points[i];
+
+		if (alone.warmed) {
+			alone.warmed = false;
+			alone.ranges *= 2;
+		}
+		rc = profile_session(c, nmetrics, &alone, 1,
+		    values + i * nmetrics, cause);
+	}
+out:
 	free(why);
-	for (i = 0; i < count; i++) {
-		if (profile_session(c, nmetrics, &points[i], &ranges[i], 1,
-		    values + i * nmetrics, cause) != 0)
-			return -1;
-	}
-	return 0;
+	free(ranges);
+	return rc;
 }
 
 int
@@ -74,27 +106,59 @@ profile_points(struct bench *b, struct counters *c, size_t nmetrics,
     const struct profiled *points, size_t count, double *values,
     char **cause)
 {
-	unsigned	*ranges = xcalloc(count + 1, sizeof *ranges), kernels;
-	size_t		 i, start, total, max = counters_max_ranges();
-	int		 rc = 0;
+	struct issued	*order = xcalloc(count + 1, sizeof *order);
+	double		*got = xcalloc(count * nmetrics + 1, sizeof *got);
+	unsigned	 kernels;
+	size_t		 i, j, start, total, max = counters_max_ranges();
+	int		 rc = -1;
 
 	(void)b;
-	for (i = 0; i < count; i++) {
-		if (bench_kernels(&points[i].l, &kernels, cause) != 0) {
-			free(ranges);
-			return -1;
+	/* Issue order: each case's cold point before its warm one. */
+	for (i = 0; i < count; i++)
+		order[i].pp = &points[i];
+	for (i = 0; i + 1 < count; i++) {
+		if (order[i].pp->p.cache == CACHE_WARM &&
+		    order[i + 1].pp->p.cache == CACHE_COLD &&
+		    same_case(order[i].pp, order[i + 1].pp)) {
+			const struct profiled *warm = order[i].pp;
+
+			order[i].pp = order[i + 1].pp;
+			order[++i].pp = warm;
 		}
-		ranges[i] = kernels + (points[i].p.cache == CACHE_COLD ?
-		    FLUSH_KERNELS : kernels);
 	}
-	for (start = 0; start < count && rc == 0; start = i) {
+	for (i = 0; i < count; i++) {
+		if (bench_kernels(&order[i].pp->l, &kernels, cause) != 0)
+			goto out;
+		order[i].warmed = order[i].pp->p.cache == CACHE_WARM &&
+		    i > 0 && same_case(order[i - 1].pp, order[i].pp);
+		order[i].ranges = order[i].pp->p.cache == CACHE_COLD ?
+		    FLUSH_KERNELS + kernels :
+		    (order[i].warmed ? kernels : 2 * kernels);
+	}
+	for (start = 0; start < count; start = i) {
+		if (order[start].warmed) {	/* its twin is in the last */
+			order[start].warmed = false;
+			order[start].ranges *= 2;
+		}
 		for (i = start, total = 0; i < count &&
-		    (i == start || total + ranges[i] <= max); i++)
-			total += ranges[i];
-		rc = profile_session(c, nmetrics, &points[start],
-		    &ranges[start], i - start, values + start * nmetrics,
-		    cause);
+		    (i == start || total + order[i].ranges <= max); i++)
+			total += order[i].ranges;
+		/* A warm point keeps the launch before it in its session. */
+		if (i < count && order[i].warmed && i - start > 1)
+			i--;
+		if (profile_session(c, nmetrics, &order[start], i - start,
+		    got + start * nmetrics, cause) != 0)
+			goto out;
 	}
-	free(ranges);
+	/* Values back in the order the points were given. */
+	for (i = 0; i < count; i++) {
+		j = (size_t)(order[i].pp - points);
+		memcpy(values + j * nmetrics, got + i * nmetrics,
+		    nmetrics * sizeof *values);
+	}
+	rc = 0;
+out:
+	free(order);
+	free(got);
 	return rc;
 }
