@@ -501,19 +501,23 @@ rows_json(struct json *j, const void *ctx)
 	ceilings_json(b->rows, CEIL_COUNT, j);
 }
 
-/* The run directory: run.json, ceilings.csv, and timing.csv, which every
- * run directory holds (here with its header only). */
+/* The run directory (claimed already when --out names it): run.json,
+ * ceilings.csv, and timing.csv, which every run directory holds (here
+ * with its header only). */
 static int
 open_output(struct bench *b, char *dir, size_t len, char **cause)
 {
 	struct csv	*timing;
 	char		*path;
+	char		*created;
 
-	if (b->opts.out == NULL)
+	if (b->dir == NULL) {
 		output_default_dir(&b->dev, "ewbench-ceilings", dir, len);
-	b->dir = b->opts.out != NULL ? b->opts.out : dir;
-	if (output_make_dir(b->dir, cause) != 0)
-		return -1;
+		if (output_claim_dir(dir, &created, cause) != 0)
+			return -1;
+		free(created);
+		b->dir = dir;
+	}
 	if ((timing = timing_csv_open(b->dir, cause)) == NULL ||
 	    csv_close(timing, cause) != 0)
 		return -1;
@@ -534,6 +538,7 @@ ceilings_command(int argc, char **argv)
 	char			*cause = NULL, dir[256];
 	const char		*status = "failed";
 	int			 code, id;
+	char			*created = NULL;
 
 	memset(&b, 0, sizeof b);
 	if (parse_options(argc, argv, &b.opts, &cause) != 0) {
@@ -542,12 +547,26 @@ ceilings_command(int argc, char **argv)
 		cli_free_run(&b.opts);
 		return EWB_EXIT_USAGE;
 	}
+	/* A refused --out is refused before the device is opened, and
+	 * never written to. */
+	if (b.opts.out != NULL) {
+		if (output_claim_dir(b.opts.out, &created, &cause) != 0) {
+			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+			free(cause);
+			cli_free_run(&b.opts);
+			return EWB_EXIT_USAGE;
+		}
+		b.dir = b.opts.out;
+	}
 	if ((code = device_open(b.opts.device, &b.dev, &cause)) != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
+		if (b.dir != NULL)
+			output_release_claim(b.dir, created);
 		cli_free_run(&b.opts);
 		return code;
 	}
+	free(created);
 	b.man.command = "ceilings";
 	b.man.argc = argc;
 	b.man.argv = argv;
@@ -583,6 +602,12 @@ ceilings_command(int argc, char **argv)
 		status = "complete";
 		code = EWB_EXIT_OK;
 	}
+	/* The rows are on disk before run.json says they are whole. */
+	if (csv_close(b.csv, &cause) != 0) {
+		b.csv = NULL;
+		goto fail;
+	}
+	b.csv = NULL;
 	manifest_update(b.dir, &b.man, status);
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "counters.h"
 
 /* The study's sizes: 1024^2, 4096^2 and 16384^2 elements. */
 static const uint64_t preset_article[] = { 1ULL << 20, 1ULL << 24, 1ULL << 28 };
@@ -95,28 +96,36 @@ cli_normalise_sizes(struct run_options *o)
 	sizes_sort_unique(o->sizes, &o->nsizes);
 }
 
-/* --block 256 or --block 32,64,128: each from 1 to 1024. */
+/* --block 256 or --block 32,64,128: each from 1 to 1024, no empty item;
+ * a repeated block is measured once, at its first place. */
 static int
 parse_blocks(struct run_options *o, const char *text, char **cause)
 {
-	char		*copy = xstrdup(text), *word, *save = NULL;
+	char		*copy = xstrdup(text), *word, *next;
 	unsigned	 block;
+	size_t		 i;
 	int		 rc = 0;
 
-	for (word = strtok_r(copy, ",", &save); word != NULL;
-	    word = strtok_r(NULL, ",", &save)) {
+	for (word = copy; word != NULL && rc == 0; word = next) {
+		if ((next = strchr(word, ',')) != NULL)
+			*next++ = '\0';
+		if (*word == '\0') {
+			*cause = xasprintf("--block: empty item in '%s'", text);
+			rc = -1;
+			break;
+		}
 		if (cli_parse_uint(word, "--block", 1, 1024, &block,
 		    cause) != 0) {
 			rc = -1;
 			break;
 		}
+		for (i = 0; i < o->nblocks && o->blocks[i] != block; i++)
+			;
+		if (i < o->nblocks)
+			continue;	/* listed already */
 		o->blocks = xrealloc(o->blocks,
 		    (o->nblocks + 1) * sizeof *o->blocks);
 		o->blocks[o->nblocks++] = block;
-	}
-	if (rc == 0 && o->nblocks == 0) {
-		*cause = xasprintf("--block: '%s' names no block size", text);
-		rc = -1;
 	}
 	free(copy);
 	return rc;
@@ -277,6 +286,10 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	}
 	if (variants_select(variants, o->selected, cause) != 0)
 		return -1;
+	if (o->out != NULL && *o->out == '\0') {
+		*cause = xstrdup("--out: an empty directory name");
+		return -1;
+	}
 	/* One CUPTI client per process: a trace or a profiler window (for
 	 * nsys/ncu) leaves no room for the counters. */
 	if (o->trace != NULL || o->profile_window)
@@ -297,6 +310,15 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			o->no_cupti = true;
 		if (o->nsizes == 0 && o->preset == NULL)
 			o->preset = "tiers";
+	}
+	/* A metric set that cannot be read is a usage error, found before
+	 * any GPU work. */
+	if (!o->no_cupti && o->command != CMD_CHECK) {
+		struct metric_set	set;
+
+		if (metric_set_load(o->metrics, &set, cause) != 0)
+			return -1;
+		metric_set_free(&set);
 	}
 	if (o->command == CMD_SWEEP && (o->nsizes > 0 || o->preset != NULL)) {
 		*cause = xasprintf("sweep chooses its sizes from the L2 size; "

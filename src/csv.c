@@ -189,6 +189,11 @@ csv_close(struct csv *csv, char **cause)
 		    csv->path, csv->fields);
 		rc = -1;
 	}
+	/* On disk before the manifest that follows says the run is whole. */
+	if (fsync(csv->fd) != 0 && rc == 0) {
+		*cause = xasprintf("%s: fsync: %s", csv->path, strerror(errno));
+		rc = -1;
+	}
 	if (close(csv->fd) != 0 && rc == 0) {
 		*cause = xasprintf("%s: close: %s", csv->path, strerror(errno));
 		rc = -1;

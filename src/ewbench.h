@@ -40,8 +40,9 @@ char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 void		 fatalx(const char *, ...)
 		    __attribute__((format(printf, 1, 2), noreturn));
-/* SIGINT/SIGTERM set a flag instead of ending the process, so a measuring
- * command can finish its point and leave complete rows and a manifest. */
+/* The first SIGINT/SIGTERM sets a flag instead of ending the process, so a
+ * measuring command can finish its point and leave complete rows and a
+ * manifest; a second one ends the process at once. */
 void		 interrupt_catch(void);
 bool		 interrupt_pending(void);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */

@@ -61,18 +61,23 @@ point_footprint(const struct point *p)
 	return p->n * variant_footprint_per_element(p->v);
 }
 
-int
-output_make_dir(const char *dir, char **cause)
+/* mkdir -p: dir and its parents (dir is not empty).  *top is the first
+ * (outermost) directory this call created, malloc'd, or NULL. */
+static int
+make_dirs(const char *dir, char **top, char **cause)
 {
-	char		*path = xstrdup(dir), *s;
-	struct stat	 st;
+	char	*path = xstrdup(dir), *s;
 
+	*top = NULL;
 	for (s = path + 1; ; s++) {
 		if (*s != '/' && *s != '\0')
 			continue;
 		char saved = *s;
 		*s = '\0';
-		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		if (mkdir(path, 0777) == 0) {
+			if (*top == NULL)
+				*top = xstrdup(path);
+		} else if (errno != EEXIST) {
 			*cause = xasprintf("--out %s: cannot create %s: %s", dir,
 			    path, strerror(errno));
 			free(path);
@@ -81,14 +86,6 @@ output_make_dir(const char *dir, char **cause)
 		*s = saved;
 		if (saved == '\0')
 			break;
-	}
-	free(path);
-	path = xasprintf("%s/run.json", dir);
-	if (stat(path, &st) == 0) {
-		*cause = xasprintf("--out %s already holds a run (run.json); "
-		    "choose another directory", dir);
-		free(path);
-		return -1;
 	}
 	free(path);
 	return 0;
@@ -100,22 +97,21 @@ static const char *const run_files[] = {
 };
 
 int
-output_claim_dir(const char *dir, bool *created, char **cause)
+output_claim_dir(const char *dir, char **created, char **cause)
 {
 	struct stat	 st;
 	char		*path;
 	size_t		 i;
 	int		 fd;
 
-	*created = false;
+	*created = NULL;
 	if (dir[0] == '\0') {
 		*cause = xstrdup("--out: an empty directory name");
 		return -1;
 	}
 	if (stat(dir, &st) != 0) {
-		if (output_make_dir(dir, cause) != 0)
+		if (make_dirs(dir, created, cause) != 0)
 			return -1;
-		*created = true;
 	} else if (!S_ISDIR(st.st_mode)) {
 		*cause = xasprintf("--out %s is not a directory", dir);
 		return -1;
@@ -153,14 +149,19 @@ output_claim_dir(const char *dir, bool *created, char **cause)
 }
 
 void
-output_release_claim(const char *dir, bool created)
+output_release_claim(const char *dir, char *created)
 {
-	char	*path = xasprintf("%s/run.json", dir);
+	char	*path = xasprintf("%s/run.json", dir), *slash;
 
 	unlink(path);
 	free(path);
-	if (created)
-		rmdir(dir);
+	/* The directories the claim made, innermost first. */
+	path = xstrdup(dir);
+	while (created != NULL && rmdir(path) == 0 &&
+	    strcmp(path, created) != 0 && (slash = strrchr(path, '/')) != NULL)
+		*slash = '\0';
+	free(path);
+	free(created);
 }
 
 void

@@ -89,14 +89,13 @@ struct manifest {
 	const void		*extra_ctx;
 };
 
-/* Creates dir (and parents); refuses one that already holds a run. */
-int		 output_make_dir(const char *dir, char **cause);
-/* Claims dir for a run before anything is written to it: creates it (and
- * parents) if needed (*created), refuses one that holds any run file, and
- * creates run.json exclusively.  output_release_claim undoes a claim of a
- * run that never started. */
-int		 output_claim_dir(const char *dir, bool *created, char **cause);
-void		 output_release_claim(const char *dir, bool created);
+/* Claims dir for a run before anything is written to it: creates it and
+ * its parents if needed (*created: the outermost directory made, or NULL;
+ * free it), refuses one that holds any run file, and creates run.json
+ * exclusively.  output_release_claim undoes the claim of a run that never
+ * started (run.json and the directories made) and frees created. */
+int		 output_claim_dir(const char *dir, char **created, char **cause);
+void		 output_release_claim(const char *dir, char *created);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);

@@ -33,7 +33,7 @@ struct runner {
 	struct metric_set	 mset;
 	bool			 have_mset;
 	const char		*dir;		/* claimed; NULL: none */
-	bool			 created;	/* the claim made the directory */
+	char			*created;	/* what the claim made */
 	double			 started;
 	char			 default_dir[256];
 };
@@ -290,6 +290,7 @@ runner_free(struct runner *r)
 	plan_free(&r->plan);
 	free(r->man.failures);
 	free(r->man.counters_reason);
+	free(r->created);
 	cli_free_run(&r->opts);
 }
 
@@ -357,6 +358,8 @@ run_command(int argc, char **argv)
 		free(cause);
 		if (r.dir != NULL)
 			output_release_claim(r.dir, r.created);
+		else
+			free(r.created);
 		cli_free_run(&r.opts);
 		return code;
 	}

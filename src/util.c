@@ -116,11 +116,18 @@ format_f64(double v, char *buf, size_t len)
 
 static volatile sig_atomic_t	interrupt_seen;
 
+/* The first SIGINT or SIGTERM asks the run to stop after its point; the
+ * handler then steps aside, so a second one ends the process at once. */
 static void
 interrupt_handler(int sig)
 {
-	(void)sig;
+	struct sigaction	sa;
+
 	interrupt_seen = 1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig == SIGTERM ? SIGTERM : SIGINT, &sa, NULL);
+	sigaction(sig == SIGTERM ? SIGINT : SIGTERM, &sa, NULL);
 }
 
 void

@@ -54,6 +54,25 @@ expect 2 "--launch: 'rocket' is not stream, graph or both" run --launch rocket
 expect 2 'sweep chooses its sizes'	sweep -s 1Mi
 expect 2 "unknown option '--frequency'"	ceilings --frequency 3
 
+expect 2 '--out: an empty directory name'	run -o ''
+expect 2 '--out: an empty directory name'	ceilings -o ''
+expect 2 "--block: empty item in '64,,128'"	run --block 64,,128
+expect 2 "no metric group 'residncy'"	run --metrics residncy
+expect 2 'groups: default'		sweep --metrics residncy
+
+# A directory that holds a run (or any part of one) is refused before the
+# device is opened, with or without a GPU, and left exactly as it was.
+for file in run.json timing.csv metrics.csv ceilings.csv; do
+	mkdir -p "$tmpdir/held-$file"
+	echo 'earlier run' >"$tmpdir/held-$file/$file"
+	for cmd in run sweep tune ceilings; do
+		expect 2 "already holds a run ($file)" $cmd -o "$tmpdir/held-$file"
+		[ "$(ls "$tmpdir/held-$file")" = "$file" ] &&
+		    [ "$(cat "$tmpdir/held-$file/$file")" = 'earlier run' ] ||
+		    fail "$cmd -o held-$file: the earlier run was touched"
+	done
+done
+
 # Without a GPU, commands that need one say so and exit 5.
 set +e
 "$EWBENCH" info >/dev/null 2>&1
@@ -67,5 +86,16 @@ if [ "$rc" = 5 ]; then
 	expect 5 'no CUDA GPU is usable here'	tune -v add_f32
 	expect 5 'no CUDA GPU is usable here'	run --preset tiers -s 256Mi
 	expect 5 'no CUDA GPU is usable here'	ceilings
+	# ... and leave nothing behind where they were to write.
+	for cmd in run sweep tune ceilings; do
+		expect 5 'no CUDA GPU is usable here' $cmd -o "$tmpdir/new/$cmd/out"
+		[ ! -e "$tmpdir/new" ] || fail "$cmd without a GPU left $(find "$tmpdir/new")"
+	done
+	mkdir "$tmpdir/empty"
+	expect 5 'no CUDA GPU is usable here'	run -o "$tmpdir/empty"
+	[ -d "$tmpdir/empty" ] && [ -z "$(ls -A "$tmpdir/empty")" ] ||
+	    fail "run -o an empty directory without a GPU left files in it"
+	# --trace without a GPU is no GPU, not a CUPTI error.
+	expect 5 'no CUDA GPU is usable here'	run --trace "$tmpdir/t.json" -v add_f32 -s 1Ki
 fi
 echo "cli: $count rows passed"

@@ -10,7 +10,8 @@
 	%reldir%/test-fill \
 	%reldir%/test-reference \
 	%reldir%/test-csv \
-	%reldir%/test-json
+	%reldir%/test-json \
+	%reldir%/test-interrupt
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -34,3 +35,6 @@ TESTS += $(%canon_reldir%_tests)
 %canon_reldir%_test_csv_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_json_SOURCES = %reldir%/test-json.c %reldir%/check.h
 %canon_reldir%_test_json_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_interrupt_SOURCES = %reldir%/test-interrupt.c \
+	%reldir%/check.h
+%canon_reldir%_test_interrupt_LDADD = $(%canon_reldir%_ldadd)
