@@ -96,39 +96,28 @@ cli_normalise_sizes(struct run_options *o)
 	sizes_sort_unique(o->sizes, &o->nsizes);
 }
 
-/* --block 256 or --block 32,64,128: each from 1 to 1024, no empty item;
- * a repeated block is measured once, at its first place. */
+/* --block 256 or --block 32,64,128: each from 1 to 1024; given twice,
+ * the lists add up. */
 static int
 parse_blocks(struct run_options *o, const char *text, char **cause)
 {
-	char		*copy = xstrdup(text), *word, *next;
-	unsigned	 block;
-	size_t		 i;
-	int		 rc = 0;
+	unsigned	*blocks;
+	size_t		 count, i, k;
 
-	for (word = copy; word != NULL && rc == 0; word = next) {
-		if ((next = strchr(word, ',')) != NULL)
-			*next++ = '\0';
-		if (*word == '\0') {
-			*cause = xasprintf("--block: empty item in '%s'", text);
-			rc = -1;
-			break;
-		}
-		if (cli_parse_uint(word, "--block", 1, 1024, &block,
-		    cause) != 0) {
-			rc = -1;
-			break;
-		}
-		for (i = 0; i < o->nblocks && o->blocks[i] != block; i++)
+	if (uint_list_parse(text, "--block", 1, 1024, &blocks, &count,
+	    cause) != 0)
+		return -1;
+	for (i = 0; i < count; i++) {
+		for (k = 0; k < o->nblocks && o->blocks[k] != blocks[i]; k++)
 			;
-		if (i < o->nblocks)
+		if (k < o->nblocks)
 			continue;	/* listed already */
 		o->blocks = xrealloc(o->blocks,
 		    (o->nblocks + 1) * sizeof *o->blocks);
-		o->blocks[o->nblocks++] = block;
+		o->blocks[o->nblocks++] = blocks[i];
 	}
-	free(copy);
-	return rc;
+	free(blocks);
+	return 0;
 }
 
 int

@@ -58,6 +58,12 @@ int		 sizes_parse(const char *text, uint64_t **sizes, size_t *count,
 int		 size_parse_one(const char *text, uint64_t *n, char **cause);
 /* Shortest exact spelling of n: "256Mi", "1M", "1000003". */
 void		 size_format(uint64_t n, char *buf, size_t len);
+/* "32,64,128": whole numbers from min to max, comma separated, no empty
+ * item; a repeat is kept once, at its first place.  what names the option
+ * in messages ("--block"). */
+int		 uint_list_parse(const char *text, const char *what,
+		    unsigned min, unsigned max, unsigned **values,
+		    size_t *count, char **cause);
 /* Sorts ascending and drops repeats, in place. */
 void		 sizes_sort_unique(uint64_t *sizes, size_t *count);
 /* Bytes for humans: "12.0 MiB". */

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,10 +241,49 @@ sizes_sort_unique(uint64_t *sizes, size_t *count)
 {
 	size_t	i, j;
 
+	if (*count < 2)
+		return;		/* sorted and unique; sizes may be NULL */
 	qsort(sizes, *count, sizeof *sizes, compare_u64);
 	for (i = j = 0; i < *count; i++) {
 		if (j == 0 || sizes[j - 1] != sizes[i])
 			sizes[j++] = sizes[i];
 	}
 	*count = j;
+}
+
+int
+uint_list_parse(const char *text, const char *what, unsigned min,
+    unsigned max, unsigned **values, size_t *count, char **cause)
+{
+	char			*copy = xstrdup(text), *word, *next, *end;
+	unsigned		*list = NULL;
+	unsigned long long	 v;
+	size_t			 used = 0, i;
+
+	for (word = copy; word != NULL; word = next) {
+		if ((next = strchr(word, ',')) != NULL)
+			*next++ = '\0';
+		errno = 0;
+		v = *word >= '0' && *word <= '9' ? strtoull(word, &end, 10) : 0;
+		if (*word == '\0' || !(*word >= '0' && *word <= '9') ||
+		    errno != 0 || *end != '\0' || v < min || v > max) {
+			*cause = *word == '\0' ?
+			    xasprintf("%s: empty item in '%s'", what, text) :
+			    xasprintf("%s: '%s' is not a whole number from %u "
+			    "to %u", what, word, min, max);
+			free(list);
+			free(copy);
+			return -1;
+		}
+		for (i = 0; i < used && list[i] != v; i++)
+			;
+		if (i < used)
+			continue;	/* listed already: once, first place */
+		list = xrealloc(list, (used + 1) * sizeof *list);
+		list[used++] = (unsigned)v;
+	}
+	free(copy);
+	*values = list;
+	*count = used;
+	return 0;
 }

@@ -221,9 +221,34 @@ test_bytes(void)
 	}
 }
 
+/* Block lists: repeats kept once at their first place, empty items and
+ * out-of-range or malformed numbers refused with the option's name. */
+static void
+test_uint_lists(void)
+{
+	static const char *const bad[] = { "", ",", "64,,128", "64,", ",64",
+	    "0", "1025", "x", "-1", " 32", "32 ", "1e2", "99999999999999999999" };
+	unsigned	*v = NULL;
+	size_t		 n = 0, i;
+	char		*cause = NULL;
+
+	CHECK(uint_list_parse("64,32,64,1024,32", "--block", 1, 1024, &v, &n,
+	    &cause) == 0);
+	CHECK(n == 3 && v[0] == 64 && v[1] == 32 && v[2] == 1024);
+	free(v);
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cause = NULL;
+		CHECK(uint_list_parse(bad[i], "--block", 1, 1024, &v, &n,
+		    &cause) == -1);
+		CHECK(cause != NULL && strncmp(cause, "--block: ", 9) == 0);
+		free(cause);
+	}
+}
+
 int
 main(void)
 {
+	test_uint_lists();
 	test_one();
 	test_lists();
 	test_format();
