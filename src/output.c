@@ -206,6 +206,23 @@ host_json(struct json *j)
 	json_end_object(j);
 }
 
+/* [{"variant": ..., "reason": ...}, ...] */
+static void
+variant_notes_json(struct json *j, const char *key,
+    const struct skipped_variant *notes, size_t count)
+{
+	size_t	i;
+
+	json_begin_array(j, key);
+	for (i = 0; i < count; i++) {
+		json_begin_object(j, NULL);
+		json_str(j, "variant", notes[i].variant);
+		json_str(j, "reason", notes[i].reason);
+		json_end_object(j);
+	}
+	json_end_array(j);
+}
+
 static void
 settings_json(const struct manifest *m, struct json *j)
 {
@@ -263,14 +280,8 @@ settings_json(const struct manifest *m, struct json *j)
 	json_bool(j, "check_only", o->command == CMD_CHECK);
 	json_bool(j, "misalign", o->misalign);
 	json_bool(j, "allow_fallback", o->allow_fallback);
-	json_begin_array(j, "skipped");
-	for (i = 0; i < m->nskipped; i++) {
-		json_begin_object(j, NULL);
-		json_str(j, "variant", m->skipped[i].variant);
-		json_str(j, "reason", m->skipped[i].reason);
-		json_end_object(j);
-	}
-	json_end_array(j);
+	variant_notes_json(j, "skipped", m->skipped, m->nskipped);
+	variant_notes_json(j, "fallbacks", m->fallbacks, m->nfallbacks);
 	json_end_object(j);
 }
 

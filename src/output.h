@@ -70,6 +70,8 @@ struct manifest {
 	size_t			 nchoices;
 	const struct skipped_variant *skipped;
 	size_t			 nskipped;
+	const struct skipped_variant *fallbacks;
+	size_t			 nfallbacks;
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;

@@ -82,20 +82,24 @@ static bool
 skip_variant(struct plan *p, const struct run_options *o,
     const struct device_facts *d, const struct ewb_variant *v)
 {
-	struct skipped_variant	*s;
+	struct skipped_variant	**list, *s;
+	size_t			 *count;
 	unsigned		 cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
 
-	if (v->min_cc == 0 || cc >= v->min_cc || o->allow_fallback)
+	if (v->min_cc == 0 || cc >= v->min_cc)
 		return false;
-	p->skipped = xrealloc(p->skipped,
-	    (p->nskipped + 1) * sizeof *p->skipped);
-	s = &p->skipped[p->nskipped++];
+	/* Left out, or run as its fallback: either way run.json says so. */
+	list = o->allow_fallback ? &p->fallbacks : &p->skipped;
+	count = o->allow_fallback ? &p->nfallbacks : &p->nskipped;
+	*list = xrealloc(*list, (*count + 1) * sizeof **list);
+	s = &(*list)[(*count)++];
 	s->variant = v->id;
 	snprintf(s->reason, sizeof s->reason, "needs compute capability "
-	    "%u.%u, this GPU has %d.%d: its fallback kernel would run under "
-	    "its name (--allow-fallback runs it)", v->min_cc / 10,
-	    v->min_cc % 10, d->cc_major, d->cc_minor);
-	return true;
+	    "%u.%u, this GPU has %d.%d: %s", v->min_cc / 10, v->min_cc % 10,
+	    d->cc_major, d->cc_minor, o->allow_fallback ? "its fallback "
+	    "kernel ran under its name (--allow-fallback)" : "its fallback "
+	    "kernel would run under its name (--allow-fallback runs it)");
+	return !o->allow_fallback;
 }
 
 /* The sizes variant v is measured at: the sweep's, the tiers' (and the
@@ -246,6 +250,7 @@ plan_free(struct plan *p)
 	free(p->sizes);
 	free(p->choices);
 	free(p->skipped);
+	free(p->fallbacks);
 	memset(p, 0, sizeof *p);
 }
 

@@ -37,6 +37,8 @@ struct plan {
 	size_t			 nchoices;
 	struct skipped_variant	*skipped;
 	size_t			 nskipped;
+	struct skipped_variant	*fallbacks;	/* run as their fallback */
+	size_t			 nfallbacks;
 
 	size_t			 array_bytes;	/* the largest operand array */
 	uint64_t		 largest_n;

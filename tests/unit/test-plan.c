@@ -102,7 +102,8 @@ test_fallback_skipped(void)
 
 	CHECK(parse(&o, allow, 6) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
-	CHECK(p.ncases == 2 && p.nskipped == 0);
+	CHECK(p.ncases == 2 && p.nskipped == 0 && p.nfallbacks == 1);
+	CHECK(strstr(p.fallbacks[0].reason, "fallback kernel ran") != NULL);
 	plan_free(&p);
 	cli_free_run(&o);
 
