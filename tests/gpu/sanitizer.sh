@@ -17,7 +17,6 @@ for tool in memcheck racecheck initcheck; do
 		log=$tmpdir/$tool$align.log
 		set +e
 		"$cs" --tool "$tool" --error-exitcode 99 --print-limit 20 \
-		    --launch-count 0 --print-summary yes \
 		    "$EWBENCH" check --no-cupti $align -s 1,3,33,1000003 \
 		    >"$log" 2>&1
 		rc=$?
