@@ -59,7 +59,11 @@ def make_parser():
         description="Write OUTDIR/report.md, OUTDIR/report.html (self-"
         "contained) and OUTDIR/figures/*.png|svg for one run directory.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.add_argument("run_dir", metavar="RUN_DIR",
+                   help="a run directory, or a study directory (make "
+                   "report: ceilings/, article/, sweep/, blocks/), whose "
+                   "parts each get their report and whose own report "
+                   "answers first")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: RUN_DIR/report)")
     p.add_argument("--ceilings", metavar="DIR",
@@ -126,9 +130,20 @@ def cmd_report(args):
         print("analysis: report needs matplotlib (%s); pip install -r "
               "requirements.txt" % e, file=sys.stderr)
         return EXIT_ERROR
-    run = load.load_run(args.run_dir, ceilings_from=args.ceilings)
+    from . import study
     outdir = args.out or os.path.join(args.run_dir, "report")
-    md, html, judged = report.write_report(run, outdir, plots.plot_all)
+    if study.is_study(args.run_dir):
+        # A study directory (make report): each part's own report, then
+        # the one that answers first.
+        st = study.load_study(args.run_dir)
+        for part, run in sorted(st.runs.items()):
+            md, html, _ = report.write_report(
+                run, os.path.join(run.path, "report"), plots.plot_all)
+            print("wrote %s" % html)
+        md, html, judged = study.write_study_report(st, outdir)
+    else:
+        run = load.load_run(args.run_dir, ceilings_from=args.ceilings)
+        md, html, judged = report.write_report(run, outdir, plots.plot_all)
     print("wrote %s" % md)
     print("wrote %s" % html)
     for f in judged:

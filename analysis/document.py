@@ -2,7 +2,8 @@
 
 The report is built once as a list of blocks and rendered twice, so the
 Markdown and the HTML cannot drift apart.  Inline markup is limited to
-`code` and **bold**, which both renderers understand.  The HTML is
+`code`, **bold** and [links](target), which both renderers understand;
+headings get GitHub's anchors in both.  The HTML is
 self-contained: images are embedded as data: URIs, the CSS is inline, and
 nothing is fetched from anywhere.
 """
@@ -112,10 +113,19 @@ figcaption { font-size: 0.9em; color: #444; }
 """
 
 
+def anchor(text):
+    """The id of a heading, as GitHub makes it: lower case, spaces to '-',
+    other punctuation dropped; so [x](#id) links work in both renderings."""
+    slug = re.sub(r"[^\w\- ]", "", str(text).lower()).strip()
+    return slug.replace(" ", "-")
+
+
 def inline_html(text):
-    """Escape text, then turn `code` and **bold** into tags."""
+    """Escape text, then turn `code`, **bold** and [links](target) into
+    tags."""
     out = html.escape(str(text), quote=False)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', out)
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
@@ -128,8 +138,9 @@ def data_uri(path):
 
 def _html_block(block, base):
     if isinstance(block, Heading):
-        return "<h%d>%s</h%d>" % (block.level, inline_html(block.text),
-                                  block.level)
+        return '<h%d id="%s">%s</h%d>' % (block.level, anchor(block.text),
+                                          inline_html(block.text),
+                                          block.level)
     if isinstance(block, Paragraph):
         return "<p>%s</p>" % inline_html(block.text)
     if isinstance(block, Banner):

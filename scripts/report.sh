@@ -1,53 +1,74 @@
 #!/bin/sh
 # scripts/report.sh SRCDIR OUTDIR - what `make report` does.
-#   With a usable GPU: measure the ceilings, run the study (--preset article
-#   --cache both, with counters where allowed) into OUTDIR/<gpu>-<date>, add
-#   the torch baseline where torch is installed, then render its report.
-#   Without one: render the shipped reference results under
-#   SRCDIR/reports/reference/<gpu>/ in place (their report/ folder, and
-#   contest.md beside the rounds of a contest/ folder).
+#   With a usable GPU: measure the whole study into one study directory,
+#   OUTDIR/<gpu>-<date>/, one run directory per part:
+#     ceilings/  the machine's measured ceilings (ewbench ceilings)
+#     article/   every variant at the study's sizes, warm and cold, with
+#                counters (and torch.add / torch.relu rows where torch is)
+#     sweep/     the study's variants, the cub peers and the best additions
+#                at working sets from far below to well past the L2 (graph
+#                launches, warm and cold, one-pass residency counters)
+#     blocks/    every block size at the tier sizes for the variants whose
+#                launch shape the study questions
+#   then render its report.  Without one: render the shipped reference
+#   results under SRCDIR/reports/reference/<gpu>/ in place.
 # EWBENCH and PYTHON come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
 outdir=$2
 py=${PYTHON:-python3}
+analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
+
+# The study's variants, its peers, and ewbench's fastest adds.
+study_variants=add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor
+sweep_variants=$study_variants,cub_add_f32,cub_add_f16,add_f32_tma_st,add_f16_tma_st
+# Published at small blocks (finding 5), and a scalar one to compare.
+block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
+
+# render_study DIR: every part's report, and the study's, in DIR/report.
+render_study() {
+	analysis report "$1" -o "$1/report" >/dev/null
+	echo "report: $1/report/report.html"
+}
 
 set +e
 "$EWBENCH" info >/dev/null 2>&1
 rc=$?
 set -e
 if [ "$rc" = 0 ]; then
-	run="$outdir/$("$EWBENCH" info | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
+	study="$outdir/$("$EWBENCH" info | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
 	mkdir -p "$outdir"
-	"$EWBENCH" ceilings -q -o "$run-ceilings"
-	"$EWBENCH" run --preset article --cache both -o "$run"
+	step() {	# step NAME COMMAND...: run it, say how long it took
+		name=$1
+		shift
+		start=$(date +%s)
+		"$@"
+		echo "report: $name in $(( $(date +%s) - start )) s"
+	}
+	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
+	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
+	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
+	    --iters 30 --warmup 3 -o "$study/sweep"
+	step blocks "$EWBENCH" tune -q -v "$block_variants" --iters 30 \
+	    --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then
-		PYTHONPATH="$srcdir" "$py" -m analysis torch "$run" ||
+		step torch analysis torch "$study/article" ||
 		    echo "report: torch baseline skipped"
 	fi
-	PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg \
-	    "$py" -m analysis report "$run" --ceilings "$run-ceilings" \
-	    -o "$run/report"
-	echo "report: $run/report/report.html"
+	step render render_study "$study"
 	exit 0
 fi
 echo "report: no usable GPU here; rendering the shipped reference results"
-# reports/reference/<gpu>/<run>/: every run directory with timing rows,
-# with the measured ceilings of <gpu>/ceilings when they are there.
+# reports/reference/<gpu>/ is a study directory (article/, ceilings/,
+# sweep/, blocks/), as written by `make report` on that GPU, with more runs
+# beside it (contest/, ncu/, ...) that keep their data but no rendering.
 found=0
 for gpu in "$srcdir"/reports/reference/*/; do
 	gpu=${gpu%/}
-	ceil=
-	[ -f "$gpu/ceilings/ceilings.csv" ] && ceil="--ceilings $gpu/ceilings"
-	for run in "$gpu"/*/; do
-		run=${run%/}
-		[ -f "$run/run.json" ] && [ "$(wc -l <"$run/timing.csv")" -gt 1 ] || continue
-		# shellcheck disable=SC2086
-		PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg \
-		    "$py" -m analysis report "$run" $ceil -o "$run/report"
-		echo "report: $run/report/report.html"
+	if [ -f "$gpu/article/run.json" ]; then
+		render_study "$gpu"
 		found=1
-	done
+	fi
 	# Interleaved rounds (tests/gpu/run-all.sh contest): who wins, by how
 	# much, beyond the repeat-to-repeat spread.  Run from the folder so
 	# the paths it prints are the rounds' own names.

@@ -68,7 +68,7 @@ def test_html_is_self_contained(written):
     assert all(s.startswith("data:image/png;base64,") for s in sources)
     assert not re.search(r'(src|href)\s*=\s*"https?:', text)
     assert "<link" not in text and "<script" not in text
-    assert text.count("<h2>") == len(report.SECTIONS)
+    assert text.count("<h2 id=") == len(report.SECTIONS)
 
 
 def test_document_renderers_escape_and_mark_up():
@@ -78,8 +78,14 @@ def test_document_renderers_escape_and_mark_up():
     md = doc.render_markdown(blocks)
     assert "| a\\|b | 1 |" in md
     html = doc.render_html(blocks, "t", ".")
-    assert "<h2>A &lt;b&gt; &amp; c</h2>" in html
+    assert '<h2 id="a-b--c">A &lt;b&gt; &amp; c</h2>' in html
     assert "<code>x|y</code>" in html and "<strong>bold</strong>" in html
+    # Links, and GitHub's heading anchors, in both renderings.
+    linked = [doc.Paragraph("see [the sweep](sweep/report/report.html) "
+                            "and [findings](#%s)" % doc.anchor("Findings"))]
+    assert '<a href="sweep/report/report.html">the sweep</a>' in \
+        doc.render_html(linked, "t", ".")
+    assert "[findings](#findings)" in doc.render_markdown(linked)
 
 
 def test_report_of_run_without_counters(run_copy, tmp_path):
