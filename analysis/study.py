@@ -21,7 +21,7 @@ from . import load
 from . import model
 from . import plots
 from . import select as sel
-from .units import bytes_label, gbps, size_label
+from .units import bytes_label, gbps, size_label, size_approx
 
 PARTS = ("article", "sweep", "blocks")
 CEILINGS = "ceilings"
@@ -87,7 +87,7 @@ def finding_2(sweep):
     ceiling = model.run_dram_ceiling(sweep, "add")
     if not l2 or not pts or ceiling is None:
         return None
-    numbers = []
+    numbers, fit_ratios = [], []
     failures, told = [], []
     for dtype in sorted({p.dtype for p in pts}):
         rows = [p for p in pts if p.dtype == dtype]
@@ -105,7 +105,7 @@ def finding_2(sweep):
         numbers.append((
             "%s fits" % dtype,
             "%s elements (%s, %.0f%% of L2): best %s %s = %.2fx DRAM%s" % (
-                size_label(n_fit), bytes_label(best_fit.footprint_bytes),
+                size_approx(n_fit), bytes_label(best_fit.footprint_bytes),
                 100 * best_fit.footprint_bytes / l2, best_fit.variant,
                 gbps(best_fit.bandwidth), best_fit.bandwidth / ceiling.value,
                 "; %.0f%% of reads served by L2" % served
@@ -113,19 +113,20 @@ def finding_2(sweep):
         numbers.append((
             "%s spills" % dtype,
             "%s elements (%s, %.1fx L2): best %s %s = %.2fx DRAM" % (
-                size_label(n_spill), bytes_label(best_spill.footprint_bytes),
+                size_approx(n_spill), bytes_label(best_spill.footprint_bytes),
                 best_spill.footprint_bytes / l2, best_spill.variant,
                 gbps(best_spill.bandwidth),
                 best_spill.bandwidth / ceiling.value)))
         told.append(dtype)
+        fit_ratios.append((dtype, best_fit.bandwidth / ceiling.value))
         if best_fit.bandwidth <= ceiling.value:
             failures.append("%s fits in L2 at %s yet runs at %s, not above "
-                            "the DRAM ceiling" % (dtype, size_label(n_fit),
+                            "the DRAM ceiling" % (dtype, size_approx(n_fit),
                                                   gbps(best_fit.bandwidth)))
         if best_spill.bandwidth > fnd.F2_DRAM_CAP * ceiling.value:
             failures.append("%s is 4x the L2 at %s yet reaches %s, above "
                             "%.1fx the DRAM ceiling" % (
-                                dtype, size_label(n_spill),
+                                dtype, size_approx(n_spill),
                                 gbps(best_spill.bandwidth), fnd.F2_DRAM_CAP))
     if not told:
         return None
@@ -144,9 +145,11 @@ def finding_2(sweep):
         return fnd._finding(2, fnd.FAILS, numbers,
                             "; ".join(failures) + ". " + article)
     return fnd._finding(2, fnd.HOLDS, numbers,
-                        "A working set in L2 runs above DRAM speed and one "
-                        "4x the L2 falls back to it, for %s. %s" % (
-                            fnd._and(told), article))
+                        "A working set in half the L2 runs above DRAM speed "
+                        "(%s) and one 4x the L2 falls back to it, for %s. %s"
+                        % (", ".join("%s %.2fx" % (label.split()[0], x)
+                                     for label, x in fit_ratios),
+                           fnd._and(told), article))
 
 
 def judge(study):
@@ -264,9 +267,12 @@ def _verdict_cell(verdict):
 
 
 def _deciding(f):
-    """The first number or two that decide a finding, for the table."""
-    return "; ".join("%s: %s" % kv for kv in f.numbers[:2]) or \
-        f.explanation
+    """Why the verdict: the explanation's first sentence (its numbers are
+    the deciding ones), cut at a clause if long."""
+    first = f.explanation.split(". ", 1)[0].rstrip(".")
+    if len(first) > 240 and first.rfind(";", 0, 240) > 0:
+        return first[:first.rfind(";", 0, 240)] + "; ..."
+    return first + "."
 
 
 SECTIONS = ("Findings", "Best kernel against cub and PyTorch",
@@ -288,7 +294,7 @@ def build(study, judged, source, figures, outdir):
                     ", ".join(sorted(study.runs)))))
     blocks.append(doc.Heading(2, SECTIONS[0]))
     blocks.append(doc.Table(
-        ["#", "claim", "verdict", "deciding numbers", "from"],
+        ["#", "claim", "verdict", "why", "from"],
         [[str(f.number), f.claim, _verdict_cell(f.verdict), _deciding(f),
           source[f.number]] for f in judged]))
     blocks.append(doc.Heading(2, SECTIONS[1]))

@@ -21,6 +21,16 @@ def size_label(n):
     return best
 
 
+def size_approx(n):
+    """An element count as people read it: '3.9Mi', '16Mi', '1000003'."""
+    for suffix, scale in _BINARY:
+        if n >= scale:
+            value = n / scale
+            return ("%d%s" if value == int(value) else "%.1f%s") % (
+                value, suffix)
+    return str(n)
+
+
 def bytes_label(count):
     """Bytes in binary units: '12.0 MiB'."""
     if count is None:
