@@ -136,9 +136,7 @@ def cmd_report(args):
         # A study directory (make report): each part's own report, then
         # the one that answers first.
         st = study.load_study(args.run_dir)
-        for part, run in sorted(st.runs.items()):
-            md, html, _ = report.write_report(
-                run, os.path.join(run.path, "report"), plots.plot_all)
+        for html in study.render_parts(st):
             print("wrote %s" % html)
         md, html, judged = study.write_study_report(st, outdir)
     else:

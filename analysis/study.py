@@ -262,6 +262,22 @@ def _ceilings_rows(run):
     return rows
 
 
+def _ceilings_line(run):
+    """The ceilings a reader compares kernels with, in one line."""
+    c, spec = run.ceilings or {}, run.spec_dram_bandwidth
+    parts = []
+    for name, label in (("dram_read", "DRAM read"), ("dram_add", "DRAM add "
+                         "(2 reads : 1 write)"), ("l2_read", "L2 read")):
+        if name in c:
+            parts.append("%s %s%s" % (label, gbps(c[name].value),
+                                      " (%.1f %% of spec)" % (
+                                          100 * c[name].value / spec)
+                                      if spec and name != "l2_read" else ""))
+    if "launch_stream" in c:
+        parts.append("launch %.2f µs" % (c["launch_stream"].value / 1e3))
+    return ", ".join(parts)
+
+
 def _verdict_cell(verdict):
     return "**%s**" % verdict if verdict != fnd.UNTESTABLE else verdict
 
@@ -292,6 +308,10 @@ def build(study, judged, source, figures, outdir):
         "study." % (dev.get("name", "?"), dev.get("sm_count", "?"),
                     bytes_label(article.l2_bytes), gbps(spec),
                     ", ".join(sorted(study.runs)))))
+    measured = _ceilings_line(article)
+    if measured:
+        blocks.append(doc.Paragraph("**Measured ceilings:** " + measured +
+                                    "."))
     blocks.append(doc.Heading(2, SECTIONS[0]))
     blocks.append(doc.Table(
         ["#", "claim", "verdict", "why", "from"],
@@ -345,6 +365,26 @@ def build(study, judged, source, figures, outdir):
             part, part, " ".join(study.runs[part].manifest.get("argv", [])))
         for part in PARTS if part in study.runs]))
     return title, blocks
+
+
+def _render_part(run):
+    from . import report
+    html = report.write_report(run, os.path.join(run.path, "report"),
+                               plots.plot_all)[1]
+    return html
+
+
+def render_parts(study):
+    """Each part's own report, in RUN_DIR/report, the parts drawn in
+    parallel processes (matplotlib is the slow part).  Returns the HTML
+    paths."""
+    from concurrent.futures import ProcessPoolExecutor
+    runs = [study.runs[p] for p in PARTS if p in study.runs]
+    workers = min(len(runs), os.cpu_count() or 1)
+    if workers <= 1:
+        return [_render_part(r) for r in runs]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_render_part, runs))
 
 
 def write_study_report(study, outdir):

@@ -9,16 +9,20 @@ _DECIMAL = (("T", 10 ** 12), ("G", 10 ** 9), ("M", 10 ** 6), ("K", 10 ** 3))
 
 
 def size_label(n):
-    """Shortest exact spelling of an element count: 256Mi, 1M, 1000003."""
-    best = str(n)
+    """An element count as people read it: the shortest exact spelling
+    when its number is small (256Mi, 1M, 1000003), else binary units with
+    one decimal (3840Ki -> 3.8Mi, 174763Ki -> 170.7Mi)."""
+    best, mantissa = str(n), n
     for suffixes in (_BINARY, _DECIMAL):
         for suffix, scale in suffixes:
             if n >= scale and n % scale == 0:
                 text = "%d%s" % (n // scale, suffix)
                 if len(text) < len(best):
-                    best = text
+                    best, mantissa = text, n // scale
                 break
-    return best
+    if mantissa < 1024 or (best == str(n) and n < 10 ** 7):
+        return best
+    return size_approx(n)
 
 
 def size_approx(n):

@@ -13,6 +13,9 @@ def test_size_label_is_shortest_exact_spelling():
     assert size_label(1000000) == "1M"
     assert size_label(1000003) == "1000003"
     assert size_label(3 << 30) == "3Gi"
+    # Not a small number of any unit: one decimal of the binary unit.
+    assert size_label(3840 << 10) == "3.8Mi"
+    assert size_label(174763 << 10) == "170.7Mi"
 
 
 def test_bytes_and_time_labels():
