@@ -21,8 +21,11 @@ for tool in memcheck racecheck initcheck; do
 		    >"$log" 2>&1
 		rc=$?
 		set -e
-		# compute-sanitizer's summary: "ERROR SUMMARY: N errors".
-		errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -1)
+		# The tools' summaries: "ERROR SUMMARY: N errors" (memcheck,
+		# initcheck), "RACECHECK SUMMARY: H hazards displayed (N errors,
+		# W warnings)".
+		errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
+		    -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -1)
 		[ "$rc" = 0 ] && [ "${errors:-x}" = 0 ] ||
 		    fail "$tool $align: exit $rc, ${errors:-no} errors: $(grep -m5 -E 'Invalid|Race|Uninitialized|ERROR' "$log")"
 		# What it watched: one "<variant> <n> ok" line per checked
