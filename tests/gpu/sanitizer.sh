@@ -27,7 +27,7 @@ for tool in memcheck racecheck initcheck; do
 		errors=$(sed -n -e 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
 		    -e 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) error.*/\1/p' "$log" | tail -1)
 		[ "$rc" = 0 ] && [ "${errors:-x}" = 0 ] ||
-		    fail "$tool $align: exit $rc, ${errors:-no} errors: $(grep -m5 -E 'Invalid|Race|Uninitialized|ERROR' "$log")"
+		    fail "$tool $align: exit $rc, ${errors:-no summary of} errors: $(grep -m5 -E 'Invalid|Race|Uninitialized|ERROR|SUMMARY' "$log"; tail -3 "$log")"
 		# What it watched: one "<variant> <n> ok" line per checked
 		# launch of a variant's kernel (beside the fill and compare
 		# kernels of the check).
