@@ -302,6 +302,9 @@ def build(study, judged, source, figures, outdir):
     title = "ewbench study: %s" % dev.get("name", "unknown GPU")
     spec = article.spec_dram_bandwidth
     blocks = [doc.Heading(1, title)]
+    if article.is_fixture:
+        blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
+                                 "not a measurement."))
     blocks.append(doc.Paragraph(
         "%s: %s SMs, L2 %s, DRAM %s theoretical. Measured by `make report` "
         "(%s); every number below comes from the run directories of this "
