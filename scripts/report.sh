@@ -48,7 +48,7 @@ if [ "$rc" = 0 ]; then
 	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
 	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
-	    --iters 30 --warmup 3 -o "$study/sweep"
+	    --density 2 --iters 30 --warmup 3 -o "$study/sweep"
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --iters 30 \
 	    --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then

@@ -34,7 +34,8 @@ enum {
 	OPT_PROFILE_WINDOW,
 	OPT_MISALIGN,
 	OPT_DRY_RUN,
-	OPT_ALLOW_FALLBACK
+	OPT_ALLOW_FALLBACK,
+	OPT_DENSITY
 };
 
 static const struct option run_longopts[] = {
@@ -57,6 +58,7 @@ static const struct option run_longopts[] = {
 	{ "misalign",	no_argument,	   NULL, OPT_MISALIGN },
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
+	{ "density",	required_argument, NULL, OPT_DENSITY },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -146,6 +148,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	o->cache = o->command == CMD_SWEEP ? CACHE_BOTH : CACHE_WARM;
 	o->launch = o->command == CMD_SWEEP ? LAUNCH_GRAPH : LAUNCH_STREAM;
 	o->seed = 1;
+	o->density = 3;
 	o->metrics = "default";
 	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
 
@@ -229,6 +232,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case OPT_ALLOW_FALLBACK:
 			o->allow_fallback = true;
+			break;
+		case OPT_DENSITY:
+			if (cli_parse_uint(optarg, "--density", 1, 12,
+			    &o->density, cause) != 0)
+				return -1;
 			break;
 		case OPT_DEVICE:
 			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,

@@ -38,6 +38,8 @@ struct run_options {
 	bool		 dry_run;	/* print the plan and its cost, exit */
 	bool		 allow_fallback; /* run a variant whose technique this
 					   GPU lacks, as its fallback */
+	unsigned	 density;	/* sweep: sizes per doubling (more
+					   around the L2) */
 	const char	*trace;		/* --trace FILE.json, or NULL */
 	bool		 profile_window; /* cudaProfilerStart/Stop around
 					   the measured launches */

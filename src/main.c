@@ -74,6 +74,8 @@ static const char usage_text[] =
 "      --allow-fallback run a variant whose technique this GPU lacks (bulk\n"
 "                       copies below sm_90) as its fallback kernel; without\n"
 "                       it such variants are skipped, the reason in run.json\n"
+"      --density N      sweep: working sets per doubling (default 3; four\n"
+"                       times as many between L2/4 and 4x the L2)\n"
 "      --dry-run        print the plan (cases, points, sizes), its GPU memory\n"
 "                       and an estimate of its time, then exit\n"
 "  -q, --quiet          print only problems (progress shows on terminals)\n"

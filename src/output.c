@@ -273,6 +273,8 @@ settings_json(const struct manifest *m, struct json *j)
 	}
 	json_end_array(j);
 	json_bool(j, "sweep", o->command == CMD_SWEEP);
+	if (o->command == CMD_SWEEP)
+		json_u64(j, "density", o->density);
 	if (o->preset != NULL)
 		json_str(j, "preset", o->preset);
 	else

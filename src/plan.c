@@ -130,7 +130,8 @@ variant_sizes(struct plan *p, const struct run_options *o,
 	room = free_bytes * 0.85 - 4.0 * td->l2_bytes;
 	budget = room > 0 ? (uint64_t)(room / DEVICE_ARRAYS / elem * fp) : 1;
 	if (o->command == CMD_SWEEP)
-		return sweep_sizes(td, fp, 3, budget, sizes, count, cause);
+		return sweep_sizes(td, fp, o->density, budget, sizes, count,
+		    cause);
 	if (tier_sizes(td, fp, budget, tiers, cause) != 0)
 		return -1;
 	*count = TIER_COUNT + o->nsizes;

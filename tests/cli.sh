@@ -57,6 +57,7 @@ expect 2 "unknown option '--frequency'"	ceilings --frequency 3
 expect 2 '--out: an empty directory name'	run -o ''
 expect 2 '--out: an empty directory name'	ceilings -o ''
 expect 2 "--block: empty item in '64,,128'"	run --block 64,,128
+expect 2 "--density: '0' is not a whole number from 1 to 12"	sweep --density 0
 expect 2 "no metric group 'residncy'"	run --metrics residncy
 expect 2 'groups: default'		sweep --metrics residncy
 
