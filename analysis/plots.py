@@ -141,7 +141,7 @@ def _hit_metric(run):
     """The residency series for the second axis.  Warm points keep their
     L2 only under a one-pass metric set (see select.l2_read_served);
     CUPTI's hit rates from a multi-pass set describe a flushed L2."""
-    if sel.counter_passes(run) == 1 and sel.has_metric(
+    if sel.warm_counters_are_warm(run) and sel.has_metric(
             run, sel.M_DRAM_READ_FRACTION):
         return "l2_read_served", "reads served by L2 (1 - DRAM/read bytes)"
     return None, None
@@ -257,6 +257,78 @@ def plot_cache_tier(run, outdir, fits=None):
     body.legend(handles=handles + refs, loc="outside lower center", ncol=5,
                 fontsize=8, frameon=False)
     return save(fig, outdir, "cache_tier")
+
+
+# 1b. the L2 step, few series
+
+STEP_GREY = "#c8c8c8"
+STEP_COLOURS = ("#1f77b4", "#d62728", "#2ca02c")
+
+
+def plot_l2_step(run, outdir, highlight):
+    """The add kernels' bandwidth against working set, one panel per
+    dtype: the highlighted variants (up to three per dtype, in colour,
+    warm solid and cold dashed), every other add variant in thin grey
+    (warm), the L2 capacity, the measured DRAM add ceiling, and on a right
+    axis the share of reads served by L2 for the first highlighted
+    variant (warm), where the counters can tell."""
+    pts = [p for p in sel.primary_points(run) if p.op == "add"
+           and p.check != "fail"]
+    dtypes = [d for d in ("f32", "f16") if any(p.dtype == d for p in pts)]
+    if not dtypes:
+        return []
+    fig, body = _figure(run, 7.2 * len(dtypes), 5.4)
+    axes = body.subplots(1, len(dtypes), squeeze=False)[0]
+    series = _series(pts)
+    dram = (run.ceilings or {}).get("dram_add")
+    top = max(p.bandwidth for p in pts) / 1e9 * 1.08
+    for ax, dtype in zip(axes, dtypes):
+        marked = [v for v in highlight if any(
+            p.variant == v and p.dtype == dtype for p in pts)][:3]
+        for (variant, cache), rows in sorted(series.items()):
+            if rows[0].dtype != dtype or variant in marked or \
+                    cache != "warm":
+                continue
+            ax.plot([p.footprint_bytes for p in rows],
+                    [p.bandwidth / 1e9 for p in rows], color=STEP_GREY,
+                    lw=0.8, zorder=1)
+        for colour, variant in zip(STEP_COLOURS, marked):
+            for cache, ls in (("warm", "-"), ("cold", "--")):
+                rows = series.get((variant, cache))
+                if rows:
+                    ax.plot([p.footprint_bytes for p in rows],
+                            [p.bandwidth / 1e9 for p in rows], ls=ls,
+                            color=colour, lw=1.6, zorder=3,
+                            label="%s, %s" % (variant, cache))
+        ax.plot([], [], color=STEP_GREY, lw=0.8,
+                label="other %s adds, warm" % dtype)
+        if run.l2_bytes:
+            ax.axvline(run.l2_bytes, color=CEILING_GREY, ls=":", lw=1)
+            ax.text(run.l2_bytes, top * 0.98, " L2 %s" % _binary_bytes(
+                run.l2_bytes), fontsize=8, va="top")
+        if dram is not None:
+            ax.axhline(dram.value / 1e9, color=CEILING_GREY, lw=1,
+                       label="DRAM add ceiling %s (measured)" %
+                       _gbps_short(dram.value))
+        ax.set_xscale("log", base=2)
+        _log2_bytes_axis(ax.xaxis)
+        ax.set_ylim(0, top)
+        ax.set_xlabel("working set (bytes the launch touches, log)")
+        ax.set_ylabel("bandwidth (GB/s)")
+        ax.set_title("add, %s" % dtype)
+        ax.grid(True, alpha=0.3)
+        rows = series.get((marked[0], "warm")) if marked else None
+        served = [(p.footprint_bytes, sel.l2_read_served(run, p))
+                  for p in rows or ()]
+        served = [(x, y) for x, y in served if y is not None]
+        if served:
+            twin = ax.twinx()
+            twin.plot(*zip(*served), ls=":", color=HIT_GREY, lw=1.2)
+            twin.set_ylim(0, 105)
+            twin.set_ylabel("reads served by L2, %s warm (%%, dotted)" %
+                            marked[0], color=HIT_GREY)
+        ax.legend(fontsize=7, loc="lower right")
+    return save(fig, outdir, "l2_step")
 
 
 # 2. hierarchical roofline

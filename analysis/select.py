@@ -121,13 +121,21 @@ def counter_passes(run):
     return (run.manifest.get("counters") or {}).get("passes")
 
 
+def warm_counters_are_warm(run):
+    """Whether the run's warm counter rows describe a warm L2: with user
+    replay (ewbench re-issues each point, warm-up included, every pass)
+    always; with CUPTI's kernel replay (runs before it, counters.replay =
+    "kernel") only for one-pass sets, since the memory restore before each
+    later pass empties L2."""
+    counters = run.manifest.get("counters") or {}
+    return counters.get("replay") == "user" or counter_passes(run) == 1
+
+
 def l2_read_served(run, point):
     """Percent of the bytes a kernel reads that came from L2, not DRAM:
-    100 x (1 - derived__dram_read_fraction).  Only from one-pass metric
-    sets (e.g. --metrics residency): with more passes, kernel replay
-    restores memory before each pass and a warm point loses its L2, so
-    the counters would show a cold one.  None otherwise."""
-    if counter_passes(run) != 1:
+    100 x (1 - derived__dram_read_fraction); None where the counters do
+    not describe the point's L2 (see warm_counters_are_warm)."""
+    if not warm_counters_are_warm(run):
         return None
     frac = metric(run, point, M_DRAM_READ_FRACTION)
     if frac is None:

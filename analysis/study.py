@@ -262,6 +262,19 @@ def _ceilings_rows(run):
     return rows
 
 
+def step_highlight(study):
+    """The series the L2-step figure draws in colour, per dtype: ewbench's
+    fastest add at the largest size, the study's widest add, and cub."""
+    names = []
+    for dtype, widest in (("f32", "add_f32x4"), ("f16", "add_f16x8_pack")):
+        pts, _ = _largest_warm(study.runs["article"], op="add", dtype=dtype)
+        own = [p for p in pts if not _is_peer(p)]
+        if own:
+            names.append(max(own, key=lambda p: p.bandwidth).variant)
+        names += [widest, "cub_add_" + dtype]
+    return list(dict.fromkeys(names))
+
+
 def _ceilings_line(run):
     """The ceilings a reader compares kernels with, in one line."""
     c, spec = run.ceilings or {}, run.spec_dram_bandwidth
@@ -348,9 +361,13 @@ def build(study, judged, source, figures, outdir):
     if figures:
         blocks.append(doc.Image(
             os.path.relpath(figures[0], outdir), "bandwidth against working set",
-            "The sweep: bandwidth against working set (log), the L2 size "
-            "marked; where the sweep has one-pass counters, the share of "
-            "reads served by L2 on the right axis."))
+            "The sweep's add kernels, one panel per dtype: bandwidth "
+            "against working set (log). In colour, ewbench's fastest add, "
+            "the study's widest and cub (warm solid, cold dashed); other "
+            "add variants in grey (warm); dotted line: L2 capacity; grey "
+            "line: the measured DRAM add ceiling; dotted grey on the right "
+            "axis, where counters tell: the share of reads served by L2 "
+            "for the first coloured variant."))
     else:
         blocks.append(doc.Paragraph("No sweep/ in this study."))
     blocks.append(doc.Heading(2, SECTIONS[5]))
@@ -398,8 +415,8 @@ def write_study_report(study, outdir):
     figures = []
     sweep = study.runs.get("sweep")
     if sweep is not None:
-        figures = plots.plot_cache_tier(sweep, os.path.join(outdir,
-                                                            FIGURES_DIR))
+        figures = plots.plot_l2_step(sweep, os.path.join(
+            outdir, FIGURES_DIR), step_highlight(study))
     title, blocks = build(study, judged, source, figures, outdir)
     # Links to the parts, relative to outdir.
     rel = os.path.relpath(study.path, outdir)
