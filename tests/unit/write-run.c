@@ -1,0 +1,102 @@
+/*
+ * write-run.c DIR - writes a run directory with ewbench's own writers
+ * (output.c: the claim, timing.csv, metrics.csv, run.json) for a device
+ * described by hand, no GPU needed, and prints every value it wrote, one
+ * "variant n cache column value" line each, for tests/contract.sh to
+ * compare with what the Python loader reads back.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+static void
+die(const char *what, char *cause)
+{
+	fprintf(stderr, "write-run: %s: %s\n", what, cause ? cause : "?");
+	exit(1);
+}
+
+int
+main(int argc, char **argv)
+{
+	static char		 arg0[] = "run";
+	char			*args[] = { arg0, NULL };
+	struct device_facts	 dev;
+	struct run_options	 opts;
+	struct manifest		 man;
+	struct csv		*timing, *metrics;
+	struct stats		 st;
+	struct point		 p;
+	char			*cause = NULL, *created = NULL;
+	size_t			 i;
+	double			 samples[5];
+	uint64_t		 sizes[] = { 1000003, 1u << 24 };
+
+	if (argc != 2)
+		die("usage", "write-run DIR");
+	memset(&dev, 0, sizeof dev);
+	snprintf(dev.name, sizeof dev.name, "Contract GPU");
+	dev.cc_major = 9;
+	dev.sm_count = 132;
+	dev.l2_bytes = 50u << 20;
+	dev.memory_bytes = 80ULL << 30;
+	dev.dram_bandwidth = 3.35232e12;
+	dev.max_threads_per_sm = 2048;
+	if (cli_parse_run(1, args, &opts, &cause) != 0)
+		die("options", cause);
+	if (output_claim_dir(argv[1], &created, &cause) != 0)
+		die("claim", cause);
+	free(created);
+	memset(&man, 0, sizeof man);
+	man.command = "run";
+	man.argc = 1;
+	man.argv = args;
+	man.device = &dev;
+	man.opts = &opts;
+	man.counters_status = "off";
+	man.sizes = sizes;
+	man.nsizes = 2;
+	output_utc_now(man.started_utc, sizeof man.started_utc);
+	snprintf(man.run_id, sizeof man.run_id, "contract-run");
+	if ((timing = timing_csv_open(argv[1], &cause)) == NULL ||
+	    (metrics = metrics_csv_open(argv[1], &cause)) == NULL)
+		die("open", cause);
+	for (i = 0; i < 4; i++) {
+		memset(&p, 0, sizeof p);
+		p.v = &ewb_variants[i];
+		p.n = sizes[i % 2];
+		p.block = 256;
+		p.grid = (p.n + 255) / 256;
+		p.cache = i < 2 ? CACHE_WARM : CACHE_COLD;
+		p.launch = "stream";
+		/* Values that do not round-trip by luck: thirds and an odd
+		 * count of samples. */
+		samples[0] = 1e4 / 3 * (i + 1);
+		samples[1] = samples[0] * 1.001;
+		samples[2] = samples[0] * 0.999;
+		samples[3] = samples[0] * 1.25;
+		samples[4] = samples[0] * 1.0000001;
+		stats_compute(samples, 5, &st);
+		if (timing_csv_row(timing, man.run_id, &p, 5, &st, NAN,
+		    dev.dram_bandwidth, true, &cause) != 0 ||
+		    metrics_csv_row(metrics, man.run_id, &p,
+		    "dram__bytes_read.sum", 2.0 / 3 * p.n * 8, "byte", "cupti",
+		    &cause) != 0)
+			die("row", cause);
+		printf("%s %llu %s time_median_ns %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache), st.median);
+		printf("%s %llu %s time_stddev_ns %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache), st.stddev);
+		printf("%s %llu %s dram__bytes_read.sum %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache),
+		    2.0 / 3 * p.n * 8);
+	}
+	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0)
+		die("close", cause);
+	if (manifest_write(argv[1], &man, "complete", &cause) != 0)
+		die("manifest", cause);
+	cli_free_run(&opts);
+	return 0;
+}
