@@ -112,8 +112,58 @@ def read_text_maybe_gzip(path):
 
 # JSON
 
-def _refuse_constant(name):
-    raise ValueError("expected a finite number, got %s" % name)
+class _NonFinite:
+    """Stands in for NaN, Infinity or -Infinity while parsing, so that the
+    refusal can name where the value is."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _first_non_finite(doc):
+    """(JSON path, name) of the first NaN or Infinity in doc, or None.
+    Walks with a stack: the document may be as deep as the parser went."""
+    stack = [((), doc)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, _NonFinite):
+            return at, value.name
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            continue
+        stack.extend((at + (key,), item) for key, item in reversed(items))
+    return None
+
+
+# When the parser gives up on nesting (at Python's recursion limit, about
+# 1000 levels), the refusal points at the line where nesting passes this.
+DEEPEST_SHOWN = 500
+
+
+def _too_deep_offset(text):
+    """Offset in text where brackets first nest deeper than
+    DEEPEST_SHOWN (strings skipped), or None."""
+    depth, inside, escaped = 0, False, False
+    for offset, char in enumerate(text):
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char in "[{":
+            depth += 1
+            if depth > DEEPEST_SHOWN:
+                return offset
+        elif char in "]}":
+            depth -= 1
+    return None
 
 
 def parse_json(path, text):
@@ -121,15 +171,24 @@ def parse_json(path, text):
     JSON does not have) are refused, and so is nesting deeper than the
     parser can recurse."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        doc = json.loads(text, parse_constant=_NonFinite)
     except json.JSONDecodeError as e:
         raise DataError(path, e.lineno, "expected valid JSON (%s)" %
                         e.msg) from None
-    except ValueError as e:
-        raise DataError(path, None, "expected valid JSON (%s)" % e) from None
     except RecursionError:
-        raise DataError(path, None, "expected JSON of reasonable depth, "
-                        "got values nested too deeply to read") from None
+        offset = _too_deep_offset(text)
+        raise DataError(path, None if offset is None else
+                        text.count("\n", 0, offset) + 1,
+                        "expected JSON nested less deeply: from this line "
+                        "on it is more than %d levels deep, and the parser "
+                        "gives up" % DEEPEST_SHOWN) from None
+    found = _first_non_finite(doc)
+    if found is not None:
+        at, name = found
+        raise DataError(path, json_line(text, at), "expected %s to be a "
+                        "finite number or null, got %s (not a JSON number)"
+                        % (_path_text(at), name))
+    return doc
 
 
 def json_line(text, at):
