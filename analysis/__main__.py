@@ -10,6 +10,7 @@ Exit codes:
 """
 
 import argparse
+import math
 import os
 import sys
 
@@ -43,6 +44,19 @@ def positive_int(text):
     if value <= 0:
         raise argparse.ArgumentTypeError("expected a positive integer, got "
                                          "%r" % text)
+    return value
+
+
+def positive_float(text):
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got %r" %
+                                         text) from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("expected a positive finite "
+                                         "number, got %r" % text)
     return value
 
 
@@ -116,9 +130,12 @@ def make_parser():
     p.add_argument("--point", default="", metavar="PREFIX",
                    help="NVTX range name prefix of the point, e.g. "
                    "'add_f32 n=1Mi' (default: the first range)")
-    p.add_argument("--span", type=float, metavar="US",
-                   help="show only the first US microseconds of the range")
-    p.add_argument("-o", "--out", required=True, metavar="PNG")
+    p.add_argument("--span", type=positive_float, metavar="US",
+                   help="show only the first US microseconds of the range "
+                   "(a positive number)")
+    p.add_argument("-o", "--out", required=True, metavar="PNG",
+                   help="the picture: .png, .svg or .pdf; a name without "
+                   "an extension gets .png")
     return parser
 
 
@@ -194,21 +211,45 @@ def cmd_torch(args):
     return EXIT_OK
 
 
+# Picture formats `timeline -o` writes: matplotlib writes these with no
+# further program (pgf needs LaTeX, for one).
+PICTURE_FORMATS = ("png", "svg", "pdf")
+
+
+def picture_path(out):
+    """The file name the timeline is written to: `out` with .png appended
+    when it has no extension (what matplotlib would do unasked), or None
+    when its extension is not one of PICTURE_FORMATS."""
+    extension = os.path.splitext(out)[1]
+    if extension in ("", "."):
+        return out.rstrip(".") + ".png"
+    if extension[1:].lower() not in PICTURE_FORMATS:
+        return None
+    return out
+
+
 def cmd_timeline(args):
     from . import plots, timeline
+    out = picture_path(args.out)
+    if out is None:
+        print("analysis timeline: cannot write %r: expected a name ending "
+              "in %s, or no extension (.png is added)" % (
+                  args.out, ", ".join("." + f for f in PICTURE_FORMATS)),
+              file=sys.stderr)
+        return EXIT_USAGE
     events = timeline.read_trace(args.trace)
     window = timeline.point_window(events, args.point)
     if window is None:
         print("analysis timeline: no NVTX range starts with %r" % args.point,
               file=sys.stderr)
         return EXIT_USAGE
-    if args.span:
+    if args.span is not None:
         window = (window[0], min(window[1], window[0] + args.span))
     shown = timeline.in_window(events, *window)
-    plots.plot_timeline(shown, window, args.out, "%s: %s, %.0f µs" % (
+    plots.plot_timeline(shown, window, out, "%s: %s, %.0f µs" % (
         os.path.basename(args.trace), args.point or "first range",
         window[1] - window[0]))
-    print("wrote %s" % args.out)
+    print("wrote %s" % out)
     return EXIT_OK
 
 
@@ -218,7 +259,7 @@ COMMANDS = {"report": cmd_report, "compare": cmd_compare,
 
 
 def main(argv=None):
-    from .load import DataError
+    from .validate import DataError
     parser = make_parser()
     try:
         args = parser.parse_args(argv)

@@ -4,7 +4,11 @@ and bandwidth, flagged only when it is larger than the noise.
 Points match on (variant, n, block, cache, launch).  The noise of one
 point is its per-launch standard deviation, or (max - min) / 4 when the
 standard deviation is missing (for tens of samples the range spans about
-four standard deviations).  A change is flagged when
+four standard deviations).  A warm graph row's samples are replay means
+of K = launches_per_sample launches each, so its spread is that of a mean
+of K; the per-launch spread is taken as sqrt(K) times it (launches
+assumed independent), which puts graph and stream rows on one scale.  A
+change is flagged when
 
     |median_b - median_a| > max(SIGMAS x sqrt(noise_a^2 + noise_b^2),
                                 MIN_CHANGE_PCT % of median_a)
@@ -44,10 +48,12 @@ class Change:
 def noise_ns(point):
     """Per-launch scatter of a point in ns, or None when not recorded."""
     if point.time_stddev_ns is not None:
-        return point.time_stddev_ns
-    if point.time_min_ns is not None and point.time_max_ns is not None:
-        return (point.time_max_ns - point.time_min_ns) / 4.0
-    return None
+        spread = point.time_stddev_ns
+    elif point.time_min_ns is not None and point.time_max_ns is not None:
+        spread = (point.time_max_ns - point.time_min_ns) / 4.0
+    else:
+        return None
+    return spread * math.sqrt(point.launches_per_sample)
 
 
 def threshold_ns(a, b, sigmas=SIGMAS, min_change_pct=MIN_CHANGE_PCT):
@@ -106,7 +112,9 @@ def render_markdown(result, run_a, run_b):
              "- B: `%s` (%s)" % (run_b.run_id, run_b.path),
              "- rule: flag when |Δ median| > max(%g x sqrt(sd_A² + sd_B²), "
              "%g %% of A); sd = per-launch standard deviation, or "
-             "(max - min)/4" % (SIGMAS, MIN_CHANGE_PCT)]
+             "(max - min)/4; for warm graph rows, whose samples are replay "
+             "means of K launches, sqrt(K) x that" % (SIGMAS,
+                                                      MIN_CHANGE_PCT)]
     lines += ["- note: %s" % n for n in result.notes]
     flagged = [c for c in result.changes if c.flag]
     lines += ["", "%d matching points; %d slower, %d faster beyond the noise."

@@ -55,7 +55,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from .load import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, DataError
+from .validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
 from .units import bytes_label, gbps_number, pct, size_label
 
 WIN_RATIO = 1.01
@@ -174,24 +174,14 @@ def spread_pct(values):
 
 # gathering
 
-def check_same_device(runs):
-    """Repeats of one plan must come from one GPU: a contest across GPUs
-    would rank the machines, not the kernels."""
-    first = runs[0].device.get("name")
-    for run in runs[1:]:
-        name = run.device.get("name")
-        if name != first:
-            raise DataError(run.path, None, "expected the device of the "
-                "first run (%r, %s), got %r: contest compares repeats on "
-                "one GPU" % (first, runs[0].path, name))
-
-
 def gather(runs):
     """Add entries over all runs and notes on what was left out.
 
     Returns (entries, notes); entries keep the key order of the first run.
     """
-    check_same_device(runs)
+    # One GPU (a contest across GPUs would rank the machines, not the
+    # kernels) and one meaning per point key in every run.
+    check_rounds(runs)
     notes = []
     per_run = [{p.key: p for p in run.points if p.op == "add"}
                for run in runs]

@@ -5,11 +5,9 @@ The trace is Chrome trace-event JSON, optionally gzipped: host NVTX ranges
 This module picks a window of it for plots.timeline; it draws nothing.
 """
 
-import gzip
-import json
 from dataclasses import dataclass
 
-from .load import DataError
+from . import validate
 
 HOST_PID = 0
 GPU_PID = 1
@@ -28,26 +26,19 @@ class Event:
 
 
 def read_trace(path):
-    """All complete ("X") events of a trace file, sorted by start time."""
-    opener = gzip.open if path.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        raise DataError(path, None, "expected a Chrome trace JSON file "
-                        "(%s)" % e) from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"),
-                                                   list):
-        raise DataError(path, None, "expected an object with traceEvents")
+    """All complete ("X") events of a trace file, sorted by start time.
+    The file is checked by validate.check_trace: a damaged gzip, bad JSON
+    or an event without a numeric ts, dur, pid or tid is a DataError."""
+    raw = validate.read_text_maybe_gzip(path)
     events = []
-    for e in doc["traceEvents"]:
+    for e in validate.check_trace(path, raw):
         if e.get("ph") != "X":
             continue
         args = e.get("args") or {}
-        events.append(Event(str(e.get("name", "")), float(e["ts"]),
-                            float(e["dur"]), int(e["pid"]), int(e["tid"]),
-                            str(e.get("cat", "")), int(args.get("depth") or 0),
-                            str(args.get("variant") or "")))
+        events.append(Event(e.get("name", ""), float(e["ts"]),
+                            float(e["dur"]), e["pid"], e["tid"],
+                            e.get("cat", ""), args.get("depth") or 0,
+                            args.get("variant") or ""))
     return sorted(events, key=lambda e: e.start_us)
 
 

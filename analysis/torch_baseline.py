@@ -1,13 +1,16 @@
 """PyTorch reference rows for a run: torch.add (fp32, fp16) and torch.relu
-(fp32), timed like ewbench times its kernels, appended to timing.csv.
+(fp32), timed like ewbench times its stream rows, appended to timing.csv.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
-untimed, queue a GPU sleep (so the host, slow to dispatch from Python, is
-never what the events time), then `iters` timed launches, each between two
-CUDA events; for
-cold points a buffer larger than L2 is zeroed before each launch (outside
-the events), which evicts the operands.  add writes into a preallocated
+untimed, then `iters` timed launches, each between its own pair of CUDA
+events and issued as the host gets to it: no synchronisation after the
+warm-up and nothing queued ahead of the loop, exactly as ewbench's
+`launch = stream` rows (src/run.c, issue_timed).  So at small sizes, where
+a launch takes less GPU time than the host needs to issue it, both sides
+time their own launch path, and a contest there compares like with like.
+For cold points a buffer larger than L2 is zeroed before each launch
+(outside the events), which evicts the operands.  add writes into a preallocated
 output (out=); relu has no out= form, so its output comes from PyTorch's
 caching allocator, which reuses one block and adds no GPU work.  The last
 output is compared with the same op computed by PyTorch on the CPU
@@ -28,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import load
-from .load import DTYPE_BYTES
+from . import load, validate
+from .validate import DTYPE_BYTES
 
 VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
             ("torch_relu_f32", "relu", "f32"))
@@ -37,11 +40,9 @@ SIDECAR = "torch-baseline.json"
 DEFAULT_ITERS = 100
 DEFAULT_WARMUP = 10
 DEFAULT_FLUSH_BYTES = 256 << 20
-# Host time to enqueue one timed launch (two events, the op, maybe the
-# flush), generously; the GPU sleep before the loop covers iters of them.
-HOST_SECONDS_PER_LAUNCH = 100e-6
-MAX_SLEEP_SECONDS = 0.5
-SLEEP_CYCLES_PER_SECOND = 2.0e9     # about the SM clock; longer is harmless
+METHOD = ("CUDA events around each launch, launches issued as the host "
+          "gets to them (as ewbench's stream rows); add with out=; relu via "
+          "the caching allocator")
 
 
 class CannotRun(Exception):
@@ -132,8 +133,9 @@ def csv_line(header, values):
 
 
 def read_header(path):
-    with open(path, encoding="utf-8") as f:
-        return f.readline().rstrip("\r\n").split(",")
+    """The column names of a CSV file, read as the loader reads them (a
+    byte order mark is not part of the first name)."""
+    return validate.read_text(path).split("\n", 1)[0].split(",")
 
 
 def append_line(path, line):
@@ -148,11 +150,11 @@ def append_line(path, line):
 
 
 def read_sidecar(run_dir):
+    """The sidecar as a dict, None when absent; DataError when broken."""
     path = os.path.join(run_dir, SIDECAR)
     if not os.path.exists(path):
         return None
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return validate.check_sidecar(path, validate.read_text(path))
 
 
 # the parts that need torch and a GPU
@@ -210,27 +212,13 @@ def reference(torch, op, inputs):
     return exact.to(inputs[0].dtype)
 
 
-def keep_gpu_ahead(torch, job):
-    """Queue a GPU sleep longer than the host needs to enqueue the timed
-    loop, so that every launch waits in the stream.  Otherwise a launch
-    that the host is slow to issue (Python dispatch takes microseconds) is
-    timed with the GPU idle between the two events, and the host's cost
-    lands in the kernel's time.  False when torch has no sleep kernel."""
-    sleep = getattr(torch.cuda, "_sleep", None)
-    if sleep is None:
-        return False
-    seconds = min(job.iters * HOST_SECONDS_PER_LAUNCH, MAX_SLEEP_SECONDS)
-    sleep(int(seconds * SLEEP_CYCLES_PER_SECOND))
-    return True
-
-
 def measure(torch, job, flush, seed):
     """(per-launch times in ns, 'pass' or 'fail') of one job."""
     inputs, launch = make_operands(torch, job, seed)
     for _ in range(job.warmup):
+        if job.cache == "cold":
+            flush.zero_()
         launch()
-    torch.cuda.synchronize()
-    keep_gpu_ahead(torch, job)
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
     result = None
@@ -284,10 +272,7 @@ def run_baseline(run_dir, say=print):
                "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                             time.gmtime()),
                "rows": written, "flush_bytes": flush_bytes,
-               "gpu_sleep_before_loop": hasattr(torch.cuda, "_sleep"),
-               "method": "CUDA events around each launch, launches queued "
-                         "behind a GPU sleep; add with out=; relu via the "
-                         "caching allocator"}
+               "method": METHOD}
     with open(os.path.join(run_dir, SIDECAR), "w", encoding="utf-8") as f:
         json.dump(sidecar, f, indent=2)
         f.write("\n")

@@ -43,3 +43,35 @@ def rewrite(path, edit):
         text = f.read()
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(edit(text))
+
+
+TIME_COLUMNS = ("time_median_ns", "time_min_ns", "time_max_ns",
+                "time_mean_ns", "time_stddev_ns")
+RATE_COLUMNS = ("bandwidth_median_bytes_per_s", "bandwidth_max_bytes_per_s",
+                "spec_dram_pct")
+
+
+def scale_times(run_dir, factors, block="256"):
+    """Make chosen points of a run slower or faster, consistently: factors
+    maps (variant, n, cache) to a factor for the time columns of that row
+    of timing.csv (at the given block); its bandwidth columns get the
+    inverse, so the row still obeys bandwidth = bytes / time."""
+    def edit(text):
+        lines = text.split("\n")
+        header = lines[0].split(",")
+        for i, line in enumerate(lines[1:], 1):
+            f = line.split(",")
+            if len(f) < len(header) or f[header.index("block")] != block:
+                continue
+            factor = factors.get((f[1], int(f[4]), f[6]))
+            if factor is None:
+                continue
+            for names, scale in ((TIME_COLUMNS, factor),
+                                 (RATE_COLUMNS, 1 / factor)):
+                for name in names:
+                    c = header.index(name)
+                    if f[c]:
+                        f[c] = "%.17g" % (float(f[c]) * scale)
+            lines[i] = ",".join(f)
+        return "\n".join(lines)
+    rewrite(os.path.join(run_dir, "timing.csv"), edit)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from analysis import load
+from analysis import validate
 from analysis.load import DataError, load_run
 from conftest import rewrite
 
@@ -69,7 +69,7 @@ def _break_line(path, line_no, edit):
     (lambda l: l.replace(",add,f32,", ",mul,f32,", 1),
      r"column op: expected one of add, relu, abs, got 'mul'"),
     (lambda l: l.replace(",1048576,", ",1.5,", 1),
-     r"column n: expected an integer, got '1.5'"),
+     r"column n: expected a positive integer, got '1.5'"),
     (lambda l: re.sub(r",(warm|cold),", ",tepid,", l, count=1),
      r"column cache: expected one of warm, cold"),
     (lambda l: l.rsplit(",", 1)[0] + ",maybe",
@@ -77,9 +77,9 @@ def _break_line(path, line_no, edit):
     (lambda l: l + ",extra", r"expected 23 fields, got 24"),
     (lambda l: ",".join(l.split(",")[:10]), r"expected 23 fields, got 10"),
     (lambda l: re.sub(r",100,[0-9.]+,", ",100,-5,", l, count=1),
-     r"column time_median_ns: expected a non-negative number"),
+     r"column time_median_ns: expected a positive number"),
     (lambda l: re.sub(r",100,[0-9.]+,", ",100,nan,", l, count=1),
-     r"column time_median_ns: expected a number, got 'nan'"),
+     r"column time_median_ns: expected a positive number, got 'nan'"),
     (lambda l: re.sub(r",100,[0-9.]+,", ",100,,", l, count=1),
      r"column time_median_ns: expected a value, got an empty field"),
     (lambda l: l.replace("20261121T204512Z-fixture-h100", "other", 1),
@@ -154,7 +154,8 @@ def test_missing_schema_version(run_copy):
     manifest = json.load(open(path))
     del manifest["schema_version"]
     json.dump(manifest, open(path, "w"))
-    with pytest.raises(DataError, match="expected schema_version 1, got None"):
+    with pytest.raises(DataError, match="expected schema_version 1, got no "
+                       "schema_version"):
         load_run(str(run_copy))
 
 
@@ -170,8 +171,9 @@ def test_device_numbers_are_typed(run_copy):
     manifest = json.load(open(path))
     manifest["device"]["l2_bytes"] = "50MB"
     json.dump(manifest, open(path, "w"), indent=2)
-    with pytest.raises(DataError, match="expected l2_bytes to be a "
-                       "non-negative integer"):
+    with pytest.raises(DataError, match=r"run\.json:\d+: expected "
+                       "device.l2_bytes to be a positive integer or null, "
+                       'got "50MB"'):
         load_run(str(run_copy))
 
 
@@ -203,16 +205,24 @@ def test_not_a_directory(tmp_path):
         load_run(str(tmp_path / "nope"))
 
 
-@pytest.mark.parametrize("text, kind, ok", [
-    ("12", load.INT, 12), ("0", load.INT, 0), ("1e3", load.INT, None),
-    ("-1", load.INT, None), ("1_000", load.INT, None),
-    ("2.5e12", load.FLOAT, 2.5e12), (".5", load.FLOAT, 0.5),
-    ("1_000.0", load.FLOAT, None), ("inf", load.FLOAT, None),
-    (" 1", load.FLOAT, None),
+COUNT = validate.Column("c", validate.INTEGER)
+POSITIVE_COUNT = validate.Column("c", validate.INTEGER, positive=True)
+AMOUNT = validate.Column("c", validate.NUMBER)
+TIME = validate.Column("c", validate.NUMBER, positive=True)
+
+
+@pytest.mark.parametrize("text, column, ok", [
+    ("12", COUNT, 12), ("0", COUNT, 0), ("1e3", COUNT, None),
+    ("-1", COUNT, None), ("1_000", COUNT, None),
+    ("0", POSITIVE_COUNT, None), ("1", POSITIVE_COUNT, 1),
+    ("2.5e12", AMOUNT, 2.5e12), (".5", AMOUNT, 0.5), ("0", AMOUNT, 0.0),
+    ("1_000.0", AMOUNT, None), ("inf", AMOUNT, None), ("1e999", AMOUNT, None),
+    (" 1", AMOUNT, None), ("0", TIME, None), ("0.0e0", TIME, None),
+    ("1e-3", TIME, 1e-3),
 ])
-def test_parse_field(text, kind, ok):
+def test_parse_field(text, column, ok):
     if ok is None:
         with pytest.raises(ValueError, match="expected"):
-            load.parse_field(text, kind, None, False)
+            validate.parse_field(text, column)
     else:
-        assert load.parse_field(text, kind, None, False) == ok
+        assert validate.parse_field(text, column) == ok

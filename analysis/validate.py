@@ -1,0 +1,799 @@
+"""The data contract of docs/data-format.md, checked.
+
+Every file the analysis reads comes through here: run.json, timing.csv,
+metrics.csv, ceilings.csv (via load.py), the rounds of a contest, the
+torch sidecar and the trace JSON of `timeline`.  A file that breaks the
+contract is refused with one DataError whose text is `path:line: expected
+...`: the line of the CSV row, or for JSON the line where the offending
+value starts, with the value's JSON path (device.l2_bytes,
+traceEvents[12].ts) in the message.  Nothing else may escape a reader: an
+unreadable file, bytes that are not UTF-8, a cut-off gzip stream, JSON
+nested deeper than Python's parser recurses, NaN or Infinity in JSON all
+become DataErrors.  A leading UTF-8 byte order mark is accepted (editors
+on some systems add one); a UTF-16 one is named in the refusal.
+
+This module knows the contract (columns, value sets, run.json keys) and
+the rules; load.py turns what passed into Run and Point objects.
+"""
+
+import csv
+import gzip
+import json
+import math
+import os
+import re
+import zlib
+from dataclasses import dataclass
+
+SCHEMA_VERSION = 1
+
+OPS = ("add", "relu", "abs")
+DTYPES = ("f32", "f16")
+DTYPE_BYTES = {"f32": 4, "f16": 2}
+CACHES = ("warm", "cold")
+LAUNCHES = ("stream", "graph")
+CHECKS = ("pass", "fail")
+SOURCES = ("cupti", "derived", "occupancy_api")
+CEILING_UNIT = {
+    "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
+    "dram_add": "byte/s", "l2_read": "byte/s", "launch_stream": "ns",
+    "launch_graph": "ns", "fp32_fma": "flop/s", "fp16_fma": "flop/s",
+}
+CEILING_NAMES = tuple(CEILING_UNIT)
+CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
+STATUSES = ("running", "complete", "interrupted", "failed")
+COUNTER_STATUSES = ("ok", "off", "unavailable")
+TIERS = ("latency", "l2", "dram")
+
+# Numbers that are computed from one another (bandwidth = bytes / time)
+# are written with 17 significant digits; a writer that rounds harder is
+# still within this relative tolerance, a wrong column is not.
+REL_TOL = 1e-6
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class DataError(Exception):
+    """Input that breaks the data contract.  str() is `path:line: text`
+    (just `path: text` when no line applies)."""
+
+    def __init__(self, path, line, text):
+        self.path = path
+        self.line = line
+        self.text = text
+        where = path if line is None else "%s:%d" % (path, line)
+        super().__init__("%s: %s" % (where, text))
+
+
+# reading bytes and text
+
+def read_bytes(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise DataError(path, None, "expected a readable file (%s)" %
+                        (e.strerror or e)) from None
+
+
+def decode_text(path, data):
+    """UTF-8 text of a file's bytes, without a leading byte order mark."""
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
+    elif data.startswith(_UTF16_BOMS):
+        raise DataError(path, 1, "expected UTF-8 text, got a UTF-16 byte "
+                        "order mark (save the file as UTF-8)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise DataError(path, line, "expected UTF-8 text, got byte 0x%02x "
+                        "at offset %d" % (data[e.start], e.start)) from None
+
+
+def read_text(path):
+    return decode_text(path, read_bytes(path))
+
+
+def read_text_maybe_gzip(path):
+    """Text of a file that may be gzip-compressed (told by its magic
+    bytes, not its name)."""
+    data = read_bytes(path)
+    if data.startswith(_GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error) as e:
+            raise DataError(path, None, "expected a complete gzip file, got "
+                            "a damaged or truncated one (%s)" % e) from None
+    return decode_text(path, data)
+
+
+# JSON
+
+class _NonFinite:
+    """Stands in for NaN, Infinity or -Infinity while parsing, so that the
+    refusal can name where the value is."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _first_non_finite(doc):
+    """(JSON path, name) of the first NaN or Infinity in doc, or None.
+    Walks with a stack: the document may be as deep as the parser went."""
+    stack = [((), doc)]
+    while stack:
+        at, value = stack.pop()
+        if isinstance(value, _NonFinite):
+            return at, value.name
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            continue
+        stack.extend((at + (key,), item) for key, item in reversed(items))
+    return None
+
+
+# When the parser gives up on nesting (at Python's recursion limit, about
+# 1000 levels), the refusal points at the line where nesting passes this.
+DEEPEST_SHOWN = 500
+
+
+def _too_deep_offset(text):
+    """Offset in text where brackets first nest deeper than
+    DEEPEST_SHOWN (strings skipped), or None."""
+    depth, inside, escaped = 0, False, False
+    for offset, char in enumerate(text):
+        if inside:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                inside = False
+        elif char == '"':
+            inside = True
+        elif char in "[{":
+            depth += 1
+            if depth > DEEPEST_SHOWN:
+                return offset
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+def parse_json(path, text):
+    """Parse JSON text.  NaN and Infinity (which Python's json accepts but
+    JSON does not have) are refused, and so is nesting deeper than the
+    parser can recurse."""
+    try:
+        doc = json.loads(text, parse_constant=_NonFinite)
+    except json.JSONDecodeError as e:
+        raise DataError(path, e.lineno, "expected valid JSON (%s)" %
+                        e.msg) from None
+    except RecursionError:
+        offset = _too_deep_offset(text)
+        raise DataError(path, None if offset is None else
+                        text.count("\n", 0, offset) + 1,
+                        "expected JSON nested less deeply: from this line "
+                        "on it is more than %d levels deep, and the parser "
+                        "gives up" % DEEPEST_SHOWN) from None
+    found = _first_non_finite(doc)
+    if found is not None:
+        at, name = found
+        raise DataError(path, json_line(text, at), "expected %s to be a "
+                        "finite number or null, got %s (not a JSON number)"
+                        % (_path_text(at), name))
+    return doc
+
+
+def json_line(text, at):
+    """Line in text (which parsed) where the value at JSON path `at` (keys
+    and list indexes) starts; a missing key gives its object's line.  None
+    if the path cannot be followed (the message still names it)."""
+    try:
+        return _json_line(text, at)
+    except (IndexError, ValueError):
+        return None
+
+
+def _json_line(text, at):
+    decoder = json.JSONDecoder()
+    space = json.decoder.WHITESPACE
+
+    def skip(pos):
+        return space.match(text, pos).end()
+    pos = skip(0)
+    for step in at:
+        opener = text[pos]
+        closer = "}" if opener == "{" else "]"
+        found, index = None, 0
+        pos = skip(pos + 1)
+        while text[pos] != closer:
+            if opener == "{":
+                key, pos = json.decoder.scanstring(text, pos + 1)
+                pos = skip(skip(pos) + 1)          # past the colon
+                if key == step:
+                    found = pos                     # the last one wins
+            elif index == step:
+                found = pos
+            _, pos = decoder.raw_decode(text, pos)
+            index += 1
+            pos = skip(pos)
+            if text[pos] == ",":
+                pos = skip(pos + 1)
+        if found is None:
+            break
+        pos = found
+    return text.count("\n", 0, pos) + 1
+
+
+def _path_text(at):
+    text = ""
+    for step in at:
+        text += "[%d]" % step if isinstance(step, int) else (
+            "." + step if text else step)
+    return text or "the document"
+
+
+def _shown(value):
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Mismatch(Exception):
+    """A JSON value that does not fit its spec, at JSON path `at`."""
+
+    def __init__(self, at, message):
+        super().__init__(message)
+        self.at = at
+        self.message = message
+
+
+def _mismatch(at, expected, value):
+    return Mismatch(at, "expected %s to be %s, got %s" % (
+        _path_text(at), expected, _shown(value)))
+
+
+class Scalar:
+    def __init__(self, expected, accepts):
+        self.expected = expected
+        self.accepts = accepts
+
+    def check(self, value, at):
+        if not self.accepts(value):
+            raise _mismatch(at, self.expected, value)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def integer(lowest=0):
+    name = {0: "a non-negative integer", 1: "a positive integer"}[lowest]
+    return Scalar(name, lambda v: _is_int(v) and v >= lowest)
+
+
+def number(positive=False):
+    if positive:
+        return Scalar("a positive finite number",
+                      lambda v: _is_number(v) and v > 0)
+    return Scalar("a non-negative finite number",
+                  lambda v: _is_number(v) and v >= 0)
+
+
+def text(choices=None, nonempty=False):
+    if choices:
+        return Scalar("one of %s" % ", ".join(choices),
+                      lambda v: isinstance(v, str) and v in choices)
+    if nonempty:
+        return Scalar("a non-empty string",
+                      lambda v: isinstance(v, str) and v != "")
+    return Scalar("a string", lambda v: isinstance(v, str))
+
+
+BOOLEAN = Scalar("true or false", lambda v: isinstance(v, bool))
+
+
+class Nullable:
+    def __init__(self, inner):
+        self.inner = inner
+        self.expected = inner.expected + " or null"
+
+    def check(self, value, at):
+        if value is None:
+            return
+        if isinstance(self.inner, Scalar) and not self.inner.accepts(value):
+            raise _mismatch(at, self.expected, value)
+        self.inner.check(value, at)
+
+
+class ListOf:
+    def __init__(self, item):
+        self.item = item
+        self.expected = "a list"
+
+    def check(self, value, at):
+        if not isinstance(value, list):
+            raise _mismatch(at, self.expected, value)
+        for index, element in enumerate(value):
+            self.item.check(element, at + (index,))
+
+
+class Object:
+    """A JSON object with known keys (all optional unless `required`);
+    unknown keys are ignored, as data-format.md asks of readers."""
+
+    def __init__(self, fields, required=()):
+        self.fields = fields
+        self.required = required
+        self.expected = "an object"
+
+    def check(self, value, at):
+        if not isinstance(value, dict):
+            raise _mismatch(at, self.expected, value)
+        for name in self.required:
+            if name not in value:
+                raise Mismatch(at, "expected %s to be present (%s)" % (
+                    _path_text(at + (name,)), self.fields[name].expected))
+        for name, spec in self.fields.items():
+            if name in value:
+                spec.check(value[name], at + (name,))
+
+
+def check_json(path, text, value, spec):
+    try:
+        spec.check(value, ())
+    except Mismatch as e:
+        raise DataError(path, json_line(text, e.at), e.message) from None
+
+
+# run.json: the keys the documentation lists, with the types ewbench
+# writes.  Quantities the analysis divides by are positive or null
+# ("unknown"), never 0.
+_STRING = text()
+_STRINGS = ListOf(_STRING)
+RUN_JSON = Object({
+    "run_id": text(nonempty=True),
+    "status": Nullable(text(STATUSES)),
+    "command": Nullable(_STRING),
+    "argv": ListOf(_STRING),
+    "started_utc": Nullable(_STRING),
+    "finished_utc": Nullable(_STRING),
+    "fixture": BOOLEAN,
+    "tool": Object({"name": _STRING, "version": _STRING,
+                    "git_revision": Nullable(_STRING),
+                    "cuda_arch": Nullable(_STRING),
+                    "cuda_build_version": Nullable(integer()),
+                    "nvcc_flags": Nullable(_STRING)}),
+    "host": Object({"hostname": _STRING, "os": _STRING, "cpu": _STRING}),
+    "versions": Object({"driver": Nullable(integer()),
+                        "runtime": Nullable(integer()),
+                        "cupti_api": Nullable(integer())}),
+    "device": Object({
+        "index": integer(),
+        "name": Nullable(_STRING),
+        "uuid": Nullable(_STRING),
+        "pci_bus_id": Nullable(_STRING),
+        "compute_capability": Nullable(_STRING),
+        "sm_count": Nullable(integer(1)),
+        "l2_bytes": Nullable(integer(1)),
+        "memory_bytes": Nullable(integer(1)),
+        "bus_width_bits": Nullable(integer()),
+        "memory_clock_khz": Nullable(integer()),
+        "sm_clock_khz": Nullable(integer()),
+        "dram_bandwidth_bytes_per_s": Nullable(number(positive=True)),
+        "max_threads_per_sm": Nullable(integer(1)),
+        "max_blocks_per_sm": Nullable(integer(1)),
+        "shared_memory_per_sm_bytes": Nullable(integer()),
+        "registers_per_sm": Nullable(integer(1)),
+    }),
+    "settings": Object({
+        "variants": _STRINGS,
+        "sizes": ListOf(integer(1)),
+        "blocks": ListOf(integer(1)),
+        "iters": integer(1),
+        "warmup": integer(),
+        "cache": ListOf(text(CACHES)),
+        "seed": integer(),
+        "flush_bytes": integer(),
+        "timer": _STRING,
+        "launch": ListOf(text(LAUNCHES)),
+        "preset": Nullable(_STRING),
+        "sweep": BOOLEAN,
+        "check_only": BOOLEAN,
+        "misalign": BOOLEAN,
+        "size_choices": ListOf(Object({
+            "footprint_bytes_per_element": integer(1),
+            "tier": text(TIERS),
+            "n": integer(1),
+            "reason": _STRING,
+        }, required=("footprint_bytes_per_element", "tier", "n"))),
+    }),
+    "counters": Object({
+        "enabled": BOOLEAN,
+        "status": text(COUNTER_STATUSES),
+        "reason": Nullable(_STRING),
+        "metric_set": Nullable(_STRING),
+        "metrics": _STRINGS,
+        "passes": Nullable(integer(1)),
+        "chip": Nullable(_STRING),
+        "replay": _STRING,
+        "range": _STRING,
+    }),
+    "checks": Object({
+        "passed": integer(),
+        "failed": integer(),
+        "failures": ListOf(Object({
+            "variant": _STRING, "n": integer(), "index": integer(),
+            "got": Nullable(Scalar("a finite number", _is_number)),
+            "expected": Nullable(Scalar("a finite number", _is_number)),
+            "bad_count": integer(),
+        })),
+    }),
+    "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
+}, required=("run_id",))
+
+_MANIFEST_CEILING = Object({
+    "value": number(positive=True),
+    "unit": text(CEILING_UNITS),
+    "spec_value": Nullable(number(positive=True)),
+    "method": Nullable(_STRING),
+}, required=("value", "unit"))
+
+
+def check_manifest(path, text_):
+    """Parse and check run.json text; return it as a dict."""
+    manifest = parse_json(path, text_)
+    if not isinstance(manifest, dict):
+        raise DataError(path, 1, "expected a JSON object, got %s" %
+                        _shown(manifest))
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise DataError(path, json_line(text_, ("schema_version",)),
+                        "expected schema_version %d, got %s (this analysis "
+                        "reads schema %d only; use the analysis of the "
+                        "ewbench that wrote the run)" % (
+                            SCHEMA_VERSION, _shown(version)
+                            if "schema_version" in manifest
+                            else "no schema_version", SCHEMA_VERSION))
+    check_json(path, text_, manifest, RUN_JSON)
+    for name, ceiling in (manifest.get("ceilings") or {}).items():
+        if name not in CEILING_UNIT:
+            continue                    # a ceiling this analysis does not know
+        try:
+            _MANIFEST_CEILING.check(ceiling, ("ceilings", name))
+        except Mismatch as e:
+            raise DataError(path, json_line(text_, e.at), e.message) from None
+    return manifest
+
+
+# torch-baseline.json, the sidecar of `analysis torch`
+SIDECAR = Object({
+    "torch": Nullable(_STRING), "cuda": Nullable(_STRING),
+    "device": Nullable(_STRING), "written_utc": Nullable(_STRING),
+    "rows": integer(), "flush_bytes": integer(), "method": _STRING,
+})
+
+
+def check_sidecar(path, text_):
+    doc = parse_json(path, text_)
+    check_json(path, text_, doc, SIDECAR)
+    return doc
+
+
+# Chrome trace JSON of `ewbench run --trace` (docs/trace.md).  Complete
+# events ("ph": "X") are the ones drawn; others need only be objects.
+TRACE_EVENT = Object({
+    "ph": _STRING,
+    "name": _STRING,
+    "cat": _STRING,
+})
+TRACE_COMPLETE_EVENT = Object({
+    "name": _STRING,
+    "cat": _STRING,
+    "ts": number(),
+    "dur": number(),
+    "pid": integer(),
+    "tid": integer(),
+    "args": Nullable(Object({"depth": Nullable(integer()),
+                             "variant": Nullable(_STRING)})),
+}, required=("ts", "dur", "pid", "tid"))
+
+
+def check_trace(path, text_):
+    """Parse a trace; return its list of events (checked)."""
+    doc = parse_json(path, text_)
+    spec = Object({"traceEvents": ListOf(TRACE_EVENT)},
+                  required=("traceEvents",))
+    check_json(path, text_, doc, spec)
+    events = doc["traceEvents"]
+    for index, event in enumerate(events):
+        if event.get("ph") == "X":
+            try:
+                TRACE_COMPLETE_EVENT.check(event, ("traceEvents", index))
+            except Mismatch as e:
+                raise DataError(path, json_line(text_, e.at),
+                                e.message) from None
+    return events
+
+
+# CSV columns
+
+TEXT = "text"
+INTEGER = "integer"
+NUMBER = "number"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: str                   # TEXT, INTEGER or NUMBER
+    choices: tuple = None       # the values a TEXT column may take
+    optional: bool = False      # may be empty: "not measured"
+    positive: bool = False      # > 0 (integers: >= 1); else >= 0
+
+
+POINT_KEY_COLUMNS = (
+    Column("run_id", TEXT),
+    Column("variant", TEXT),
+    Column("op", TEXT, OPS),
+    Column("dtype", TEXT, DTYPES),
+    Column("n", INTEGER, positive=True),
+    Column("block", INTEGER, optional=True, positive=True),  # empty: library
+    Column("cache", TEXT, CACHES),
+    Column("launch", TEXT, LAUNCHES),
+)
+TIMING_COLUMNS = POINT_KEY_COLUMNS + (
+    Column("grid", INTEGER, optional=True, positive=True),
+    Column("footprint_bytes", INTEGER, positive=True),
+    Column("bytes_moved", INTEGER, positive=True),
+    Column("flops", INTEGER),
+    Column("iters", INTEGER, positive=True),
+    Column("time_median_ns", NUMBER, positive=True),
+    Column("time_min_ns", NUMBER, optional=True, positive=True),
+    Column("time_max_ns", NUMBER, optional=True, positive=True),
+    Column("time_mean_ns", NUMBER, optional=True, positive=True),
+    Column("time_stddev_ns", NUMBER, optional=True),
+    Column("activity_median_ns", NUMBER, optional=True, positive=True),
+    Column("bandwidth_median_bytes_per_s", NUMBER, optional=True,
+           positive=True),
+    Column("bandwidth_max_bytes_per_s", NUMBER, optional=True,
+           positive=True),
+    Column("spec_dram_pct", NUMBER, optional=True),
+    Column("check", TEXT, CHECKS, optional=True),
+)
+METRICS_COLUMNS = POINT_KEY_COLUMNS + (
+    Column("metric", TEXT),
+    Column("value", NUMBER, optional=True),
+    Column("unit", TEXT),
+    Column("source", TEXT, SOURCES),
+)
+CEILINGS_COLUMNS = (
+    Column("run_id", TEXT),
+    Column("ceiling", TEXT, CEILING_NAMES),
+    Column("value", NUMBER, positive=True),
+    Column("unit", TEXT, CEILING_UNITS),
+    Column("spec_value", NUMBER, optional=True, positive=True),
+    Column("method", TEXT, optional=True),
+)
+
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_INTEGER = re.compile(r"^[+-]?\d+$")
+
+
+def parse_field(field, column):
+    """Convert one CSV field; raise ValueError('expected ...') if invalid."""
+    if field == "":
+        if column.optional:
+            return None
+        raise ValueError("expected a value, got an empty field")
+    if column.kind == INTEGER:
+        what = "a positive integer" if column.positive else \
+            "a non-negative integer"
+        if not _INTEGER.match(field):
+            raise ValueError("expected %s, got %r" % (what, field))
+        value = int(field)
+        if value < (1 if column.positive else 0):
+            raise ValueError("expected %s, got %r" % (what, field))
+        return value
+    if column.kind == NUMBER:
+        what = "a positive number" if column.positive else \
+            "a non-negative number"
+        if not _NUMBER.match(field):
+            raise ValueError("expected %s, got %r" % (what, field))
+        value = float(field)
+        if not math.isfinite(value):
+            raise ValueError("expected a finite number, got %r" % field)
+        if value < 0 or (column.positive and value == 0):
+            raise ValueError("expected %s, got %r" % (what, field))
+        return value
+    if column.choices is not None and field not in column.choices:
+        raise ValueError("expected one of %s, got %r" %
+                         (", ".join(column.choices), field))
+    return field
+
+
+def _header_map(path, header, columns):
+    """Column name -> index; every documented column must be present."""
+    seen = {}
+    for index, name in enumerate(header):
+        if name in seen:
+            raise DataError(path, 1, "expected each column once, got "
+                            "%r twice" % name)
+        seen[name] = index
+    missing = [c.name for c in columns if c.name not in seen]
+    if missing:
+        raise DataError(path, 1, "expected header columns %s; missing: %s"
+                        % (",".join(c.name for c in columns),
+                           ", ".join(missing)))
+    return seen
+
+
+def read_csv(path, columns):
+    """[(line number, {column: value})] for the data rows of path."""
+    text_ = read_text(path)
+    if text_ == "":
+        raise DataError(path, 1, "expected a header row, got an empty file")
+    if not text_.endswith("\n"):
+        last = text_.count("\n") + 1
+        raise DataError(path, last, "expected the row to end with a "
+                        "newline (file truncated?)")
+    # Rows end at "\n" only (data-format.md); str.splitlines would also
+    # break at form feeds and Unicode separators inside a field.
+    lines = [line + "\n" for line in text_.split("\n")[:-1]]
+    reader = csv.reader(lines, strict=True)
+    rows = []
+    try:
+        header = next(reader)
+        index = _header_map(path, header, columns)
+        line = reader.line_num + 1
+        for fields in reader:
+            if len(fields) != len(header):
+                raise DataError(path, line, "expected %d fields, got %d%s"
+                                % (len(header), len(fields),
+                                   " (row cut short?)"
+                                   if len(fields) < len(header) else ""))
+            row = {}
+            for column in columns:
+                try:
+                    row[column.name] = parse_field(fields[index[column.name]],
+                                                   column)
+                except ValueError as e:
+                    raise DataError(path, line, "column %s: %s" %
+                                    (column.name, e)) from None
+            rows.append((line, row))
+            line = reader.line_num + 1
+    except csv.Error as e:
+        raise DataError(path, reader.line_num, "expected RFC 4180 CSV "
+                        "(%s)" % e) from None
+    return rows
+
+
+# rules within a row and across rows and files
+
+def point_key(row):
+    return (row["variant"], row["n"], row["block"], row["cache"],
+            row["launch"])
+
+
+def check_run_id(path, line, row, run_id):
+    if row["run_id"] != run_id:
+        raise DataError(path, line, "expected run_id %r (from run.json), "
+                        "got %r" % (run_id, row["run_id"]))
+
+
+def _close(a, b):
+    return math.isclose(a, b, rel_tol=REL_TOL)
+
+
+def check_timing_row(path, line, row, spec_bandwidth):
+    """Relations between the columns of one timing.csv row."""
+    low, mid, high = (row["time_min_ns"], row["time_median_ns"],
+                      row["time_max_ns"])
+    for name, value in (("time_median_ns", mid),
+                        ("time_mean_ns", row["time_mean_ns"])):
+        if value is None or (low is None and high is None):
+            continue
+        # The summary numbers come from the same samples; allow a
+        # rounding step at either end.
+        if ((low is not None and value < low and not _close(value, low)) or
+                (high is not None and value > high and
+                 not _close(value, high))):
+            raise DataError(path, line, "expected time_min_ns <= %s <= "
+                            "time_max_ns, got %s <= %.17g <= %s" % (
+                                name, _number_text(low), value,
+                                _number_text(high)))
+    moved = row["bytes_moved"]
+    for column, time_column in (
+            ("bandwidth_median_bytes_per_s", "time_median_ns"),
+            ("bandwidth_max_bytes_per_s", "time_min_ns")):
+        bandwidth, time_ns = row[column], row[time_column]
+        if bandwidth is None or time_ns is None:
+            continue
+        expected = moved / (time_ns * 1e-9)
+        if not _close(bandwidth, expected):
+            raise DataError(path, line, "expected %s = bytes_moved / %s = "
+                            "%.17g, got %.17g" % (column, time_column,
+                                                  expected, bandwidth))
+    pct = row["spec_dram_pct"]
+    bandwidth = row["bandwidth_median_bytes_per_s"]
+    if pct is not None and bandwidth is not None and spec_bandwidth:
+        expected = 100.0 * bandwidth / spec_bandwidth
+        if not _close(pct, expected):
+            raise DataError(path, line, "expected spec_dram_pct = 100 x "
+                            "bandwidth_median_bytes_per_s / run.json "
+                            "device.dram_bandwidth_bytes_per_s = %.17g, got "
+                            "%.17g" % (expected, pct))
+
+
+def _number_text(value):
+    return "(empty)" if value is None else "%.17g" % value
+
+
+def check_unique(path, line, first_line, key, what):
+    """Refuse a second row with the same key; first_line: key -> line."""
+    if key in first_line:
+        raise DataError(path, line, "expected one row per %s; this %s is "
+                        "also on line %d" % (what, what, first_line[key]))
+    first_line[key] = line
+
+
+def check_metric_refers_to_point(path, line, row, timed):
+    """A metrics row names a timed point: timed maps (variant, n, block,
+    cache) to (op, dtype).  Counter rows say launch=stream even for points
+    timed as graph launches, so the launch is not compared."""
+    key = (row["variant"], row["n"], row["block"], row["cache"])
+    if key not in timed:
+        raise DataError(path, line, "expected a point of timing.csv, got "
+                        "%s n=%d block=%s %s, which has no timing row" % (
+                            row["variant"], row["n"],
+                            "" if row["block"] is None else row["block"],
+                            row["cache"]))
+    if timed[key] != (row["op"], row["dtype"]):
+        raise DataError(path, line, "expected op, dtype %s, %s as in "
+                        "timing.csv for this point, got %s, %s" % (
+                            timed[key] + (row["op"], row["dtype"])))
+
+
+def check_ceiling_unit(path, line, row):
+    unit = CEILING_UNIT[row["ceiling"]]
+    if row["unit"] != unit:
+        raise DataError(path, line, "expected unit %s for ceiling %s, got "
+                        "%s" % (unit, row["ceiling"], row["unit"]))
+
+
+def check_rounds(runs):
+    """Runs read together as repeats of one plan (contest): one GPU, and a
+    point means the same work in every run."""
+    first = runs[0]
+    name = first.device.get("name")
+    for run in runs[1:]:
+        if run.device.get("name") != name:
+            raise DataError(run.path, None, "expected the device of the "
+                            "first run (%r, %s), got %r: repeats of one plan "
+                            "run on one GPU" % (name, first.path,
+                                                run.device.get("name")))
+    seen = {}
+    for run in runs:
+        for p in run.points:
+            work = (p.op, p.dtype, p.bytes_moved)
+            if p.key not in seen:
+                seen[p.key] = (work, run)
+                continue
+            first_work, first_run = seen[p.key]
+            if work != first_work:
+                raise DataError(
+                    os.path.join(run.path, "timing.csv"), p.line,
+                    "expected op, dtype, bytes_moved %s, %s, %d as in %s "
+                    "for this point, got %s, %s, %d" % (
+                        first_work + (first_run.path,) + work))
