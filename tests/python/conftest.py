@@ -43,3 +43,17 @@ def rewrite(path, edit):
         text = f.read()
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write(edit(text))
+
+
+@pytest.fixture
+def study_dir(tmp_path):
+    """A study directory made of the fixture: ceilings/ (the fixture with
+    its ceilings.csv), article/ and sweep/ (the fixture's points) and
+    blocks/ (its add_f32 block sweep).  Structure, not physics: every part
+    is the same synthetic run."""
+    root = tmp_path / "study"
+    for part in ("ceilings", "article", "sweep", "blocks"):
+        shutil.copytree(FIXTURE, root / part)
+    for part in ("article", "sweep", "blocks"):
+        os.remove(root / part / "ceilings.csv")
+    return root

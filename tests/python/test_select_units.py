@@ -3,20 +3,31 @@
 import pytest
 
 from analysis import select as sel
-from analysis.units import bytes_label, size_label, us
+from analysis.units import (bytes_label, clock_label, cuda_version,
+                            size_label, us)
 from test_model import make_point
 
 
-def test_size_label_is_shortest_exact_spelling():
+def test_size_label_is_binary_with_one_decimal_where_not_whole():
     assert size_label(1 << 20) == "1Mi"
     assert size_label(268435456) == "256Mi"
-    assert size_label(1000000) == "1M"
-    assert size_label(1000003) == "1000003"
+    assert size_label(174763 << 10) == "170.7Mi"
+    assert size_label(1000003) == "976.6Ki"
     assert size_label(3 << 30) == "3Gi"
+    assert size_label(1000) == "1000"
+
+
+def test_clock_and_cuda_version_labels():
+    assert clock_label(2619000) == "2619 MHz"
+    assert clock_label(1980000) == "1.98 GHz"
+    assert clock_label(None) == "n/a"
+    assert cuda_version(13000) == "CUDA 13.0"
+    assert cuda_version(12080) == "CUDA 12.8"
 
 
 def test_bytes_and_time_labels():
-    assert bytes_label(12 << 20) == "12.0 MiB"
+    assert bytes_label(12 << 20) == "12 MiB"
+    assert bytes_label(int(37.5 * (1 << 20))) == "37.5 MiB"
     assert bytes_label(512) == "512 B"
     assert bytes_label(None) == "n/a"
     assert us(4474.0) == "4.47" and us(77400.0) == "77.4" and \

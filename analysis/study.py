@@ -1,0 +1,136 @@
+"""A study directory: the run directories of one `make report`.
+
+    STUDY_DIR/
+      ceilings/   ewbench ceilings          (ceilings.csv)
+      article/    ewbench run --preset article --cache both (+ torch rows)
+      sweep/      ewbench sweep ... --metrics residency (dense sizes, graph)
+      blocks/     ewbench tune ... (block sizes 32..1024 at the tier sizes)
+      report/     what `python3 -m analysis report STUDY_DIR` writes
+
+Every part but one measuring run is optional; each run is loaded with the
+ceilings of ceilings/.  A single run directory is a study of one part
+(`article`), so the report code has one shape to handle.
+"""
+
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+from . import load
+
+CEILINGS = "ceilings"
+ARTICLE = "article"
+SWEEP = "sweep"
+BLOCKS = "blocks"
+PARTS = (ARTICLE, SWEEP, BLOCKS)     # the measuring runs, in report order
+REPORT_DIR = "report"
+
+# What each part is for, as the report's Method section says it.
+PURPOSE = {
+    ARTICLE: "the study's sizes (2^20, 2^24, 2^28), warm and cold, "
+             "with counters: findings 1, 3, 4 and 6, the verdicts",
+    SWEEP: "dense sizes from far below to well past the L2, graph "
+           "launches, one-pass residency counters: finding 2 and the "
+           "cache-tier plot",
+    BLOCKS: "block sizes 32 to 1024 at the tier sizes: finding 5",
+}
+
+
+@dataclass(frozen=True)
+class Study:
+    path: str
+    runs: dict = field(default_factory=dict)    # part -> load.Run
+    ceilings_path: Optional[str] = None         # the run directory whose
+    #                                             ceilings.csv every part uses
+
+    def run(self, part):
+        return self.runs.get(part)
+
+    @property
+    def main(self):
+        """The run that describes the GPU and the study's variants:
+        article when present, else the first part present."""
+        for part in PARTS:
+            if part in self.runs:
+                return self.runs[part]
+        raise ValueError("a study without runs")
+
+    @property
+    def device(self):
+        return self.main.device
+
+    @property
+    def ceilings(self):
+        return self.main.ceilings
+
+    @property
+    def is_fixture(self):
+        return any(r.is_fixture for r in self.runs.values())
+
+    def gpus(self):
+        """part -> device uuid, for every part (ceilings included) whose
+        run.json names one: parts measured on different boards of one
+        model are a threat the report names."""
+        out = {part: run.device.get("uuid") for part, run in
+               self.runs.items() if run.device.get("uuid")}
+        if self.ceilings_path:
+            manifest = load.load_manifest(os.path.join(self.ceilings_path,
+                                                       "run.json"))
+            uuid = (manifest.get("device") or {}).get("uuid")
+            if uuid:
+                out[CEILINGS] = uuid
+        return out
+
+    @property
+    def is_single_run(self):
+        return os.path.normpath(self.main.path) == \
+            os.path.normpath(self.path)
+
+
+def is_run_dir(path):
+    return os.path.isfile(os.path.join(path, "run.json"))
+
+
+def is_study_dir(path):
+    """A directory without run.json holding at least one measuring part."""
+    return os.path.isdir(path) and not is_run_dir(path) and any(
+        is_run_dir(os.path.join(path, part)) for part in PARTS)
+
+
+def load_study(path):
+    """Load every part present.  DataError when path is neither a study
+    nor a run directory, or when the parts name different GPUs."""
+    if not is_study_dir(path):
+        raise load.DataError(path, None, "expected a study directory (with "
+                             "%s/ run directories) or a run directory" %
+                             "/, ".join(PARTS))
+    ceilings_dir = os.path.join(path, CEILINGS)
+    ceilings_from = ceilings_dir if os.path.isfile(
+        os.path.join(ceilings_dir, "ceilings.csv")) else None
+    runs = {}
+    for part in PARTS:
+        sub = os.path.join(path, part)
+        if is_run_dir(sub):
+            runs[part] = load.load_run(sub, ceilings_from=ceilings_from)
+    names = {r.device.get("name") for r in runs.values()}
+    if len(names) > 1:
+        raise load.DataError(path, None, "expected every run of a study on "
+                             "one GPU model, got %s" % ", ".join(
+                                 sorted(str(n) for n in names)))
+    return Study(path, runs, ceilings_from)
+
+
+def single_run_study(run):
+    """A loaded run directory as a study of one part."""
+    ceilings = os.path.dirname(run.ceilings_path) if run.ceilings_path \
+        else None
+    return Study(run.path, {ARTICLE: run}, ceilings)
+
+
+def open_study(path, ceilings_from=None):
+    """A study directory, or a run directory (with ceilings from another
+    run directory, as `report --ceilings` gives) as a one-part study."""
+    if is_run_dir(path):
+        return single_run_study(load.load_run(path,
+                                              ceilings_from=ceilings_from))
+    return load_study(path)
