@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from . import model
+from . import noise
 from . import select as sel
 from . import study as stu
 from .units import bytes_label, gbps, ratio, size_label, us
@@ -184,6 +185,11 @@ def finding_1(sctx):
                         part=part)
     n = all_sizes[0]
     pts, cache = at_size(ctx, n)
+    # Warm points slower than their cold twin timed the host, not the GPU
+    # (model.rule_launch): they say nothing about the kernel's time.
+    artefacts = {p.key for p in model.warm_slower_than_cold(ctx.run, ctx.fits)}
+    left_out = [p for p in pts if p.key in artefacts]
+    pts = [p for p in pts if p.key not in artefacts]
     if len(pts) < 2:
         return _finding(1, UNTESTABLE, [], "Fewer than two variants at %s."
                         % size_label(n), part=part)
@@ -214,6 +220,10 @@ def finding_1(sctx):
         if fitted is not None:
             numbers.append(("fitted launch floor", "%s µs (%s)" % (
                 us(fitted), source)))
+    if left_out:
+        numbers.append(("left out (host-timing artefacts)", ", ".join(
+            "%s %s µs" % (p.variant, us(p.time_median_ns))
+            for p in left_out)))
     deciding = "%.2fx spread at %s (limit %.2fx); %d of %d launch-bound" % (
         spread, size_label(n), F1_MAX_SPREAD, len(launch), len(pts))
     holds = spread <= F1_MAX_SPREAD and len(launch) == len(pts)
@@ -226,9 +236,14 @@ def finding_1(sctx):
     else:
         reasons = []
         if spread > F1_MAX_SPREAD:
-            reasons.append("Times differ by %.2fx (> %.2fx), so the data "
-                           "term still shows at this size" % (
-                               spread, F1_MAX_SPREAD))
+            reasons.append("Times differ by %.2fx (> %.2fx): %s takes %s "
+                           "µs, %s %s µs%s" % (
+                               spread, F1_MAX_SPREAD, slow.variant,
+                               us(slow.time_median_ns), fast.variant,
+                               us(fast.time_median_ns),
+                               " (the slowest point is %s, spread %.0f %%)"
+                               % (noise.flag(slow), noise.spread_pct(slow))
+                               if noise.flag(slow) else ""))
         others = [p for p in pts if p not in launch]
         if others:
             reasons.append("Not launch-bound: %s" % ", ".join(
@@ -237,6 +252,10 @@ def finding_1(sctx):
                     " and %d more" % (len(others) - 6)
                     if len(others) > 6 else ""))
         text = ". ".join(reasons) + "."
+    if left_out:
+        text += (" Left out: %s, slower warm than cold, i.e. the timer saw "
+                 "the GPU wait for the host." % _and([p.variant
+                                                     for p in left_out]))
     return _finding(1, HOLDS if holds else FAILS, numbers, text, deciding,
                     part)
 

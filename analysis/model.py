@@ -30,8 +30,12 @@ Verdict rules, tried in order; the first that fires names the point.
 Siblings of a point are the points of the same op, dtype, size, cache
 state and launch mode (every variant, peers included).
 
-  launch-bound     warm time > WARM_COLD_FACTOR x the cold time of the same
-                   point (the timer saw the GPU wait for the host), or time
+  launch-bound     at launch scale (cold time <= LAUNCH_FACTOR x the
+                   launch floor, or < LAUNCH_ABS_NS without one), warm time
+                   above the cold time of the same point by more than the
+                   noise (compare.py's rule: the timer saw the GPU wait for
+                   the host; at DRAM sizes warm may lose to cold for a real
+                   reason, the write-back of the previous launch), or time
                    <= LAUNCH_FACTOR x launch floor (the fixed cost is at
                    least half the time); with no floor known at all,
                    time < LAUNCH_ABS_NS.
@@ -62,6 +66,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import compare
 from . import select as sel
 from .units import bytes_label, gbps, us
 
@@ -73,7 +78,6 @@ OCCUPANCY_PCT = 50.0
 ISSUE_BYTES_PER_INST = 16.0
 SIBLING_FRACTION = 0.90
 ISSUE_MARGIN = 0.75
-WARM_COLD_FACTOR = 1.2
 # Read bytes per launched thread above this mean the thread loops over the
 # data, and its loads in flight cannot be told from the totals.
 MAX_SINGLE_PASS_READ_BYTES = 64
@@ -254,7 +258,8 @@ class PointFacts:
     occupancy_kind: str = "achieved"
     bytes_per_inst: Optional[float] = None
     kib_in_flight_per_sm: Optional[float] = None
-    cold_time_ns: Optional[float] = None    # warm points: the cold twin
+    cold_time_ns: Optional[float] = None    # warm points slower than their
+    #   cold twin beyond the noise: the cold twin's time (else None)
     best_sibling: Optional[str] = None      # fastest sibling's variant
     best_sibling_bandwidth: Optional[float] = None
     full_speed_bytes_per_inst: Optional[float] = None  # lowest of siblings
@@ -300,12 +305,11 @@ def _sibling_text(f):
 
 
 def rule_launch(f):
-    if f.cold_time_ns and f.time_ns > WARM_COLD_FACTOR * f.cold_time_ns:
-        return Verdict(LAUNCH_BOUND, "warm %s µs > %.1f x cold %s µs: the "
-                       "timer saw the GPU wait for the host's launch (a "
-                       "host-timing artefact, not a kernel limit)" % (
-                           us(f.time_ns), WARM_COLD_FACTOR,
-                           us(f.cold_time_ns)))
+    if f.cold_time_ns:
+        return Verdict(LAUNCH_BOUND, "warm %s µs > cold %s µs beyond the "
+                       "noise: the timer saw the GPU wait for the host's "
+                       "launch (a host-timing artefact, not a kernel "
+                       "limit)" % (us(f.time_ns), us(f.cold_time_ns)))
     if f.launch_floor_ns is not None and f.launch_floor_ns > 0:
         if f.time_ns <= LAUNCH_FACTOR * f.launch_floor_ns:
             return Verdict(LAUNCH_BOUND, "time %s µs <= %.1f x launch floor "
@@ -508,6 +512,8 @@ def point_facts(run, point, fits, siblings=None, cold=None):
                     full_kib, full_name = kib, p.variant
                     break
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
+    if twin is not None and not _host_artefact(point, twin, floor_ns):
+        twin = None
     return PointFacts(
         time_ns=point.time_median_ns,
         bytes_moved=point.bytes_moved,
@@ -540,12 +546,23 @@ def cold_twins(points):
             (p.variant, p.n, p.block, p.launch) in cold}
 
 
-def warm_slower_than_cold(points):
-    """Warm points whose median exceeds WARM_COLD_FACTOR x their cold
-    twin's: the symptom of a timer that saw the GPU idle."""
-    twins = cold_twins(points)
-    return [p for p in points if p.key in twins and
-            p.time_median_ns > WARM_COLD_FACTOR * twins[p.key].time_median_ns]
+def _host_artefact(warm, cold, floor_ns):
+    """At launch scale, warm slower than cold beyond the noise
+    (compare.py's rule)."""
+    scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
+    return cold.time_median_ns <= scale and \
+        compare.compare_points(cold, warm).flag == compare.SLOWER
+
+
+def warm_slower_than_cold(run, fits=None):
+    """Warm points of a run slower than their cold twin beyond the noise,
+    at launch scale: a warm launch never loses to a flushed one there, so
+    the timer saw the GPU wait for the host."""
+    if fits is None:
+        fits = fit_series(run.points, run.l2_bytes)
+    twins = cold_twins(run.points)
+    return [p for p in run.points if p.key in twins and _host_artefact(
+        p, twins[p.key], launch_floor(run, p, fits)[0])]
 
 
 def classify_run(run, fits=None):

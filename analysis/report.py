@@ -372,8 +372,9 @@ def figures_section(figures):
 def verdicts_section(sctx):
     blocks = [doc.Heading(2, "Bottleneck verdicts", "verdicts")]
     blocks.append(doc.Paragraph(
-        "Rules, first match wins: launch-bound (warm slower than %.1fx cold, "
-        "or time <= %.1fx the launch floor of the launch mode), L2-bound "
+        "Rules, first match wins: launch-bound (warm slower than cold beyond "
+        "the noise, or time <= %.1fx the launch floor of the launch mode), "
+        "L2-bound "
         "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
         "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
         ">= %.0f %% of the best sibling: same op, dtype, size, cache, "
@@ -381,7 +382,7 @@ def verdicts_section(sctx):
         "B per issued instruction and < %.0f %% of the leanest sibling at "
         "the ceiling), else undetermined, with what was measured. "
         "docs/analysis.md explains each." % (
-            model.WARM_COLD_FACTOR, model.LAUNCH_FACTOR,
+            model.LAUNCH_FACTOR,
             100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
             100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
             model.ISSUE_BYTES_PER_INST, 100 * model.ISSUE_MARGIN)))
@@ -589,7 +590,7 @@ def threats_section(study, sctx):
                          "small sizes where one launch takes microseconds." %
                          (part, len(noisy), len(run.points), noise.NOISY_PCT,
                           noise.OUTLIER_FACTOR))
-        inverted = model.warm_slower_than_cold(run.points)
+        inverted = model.warm_slower_than_cold(run, ctx.fits)
         if inverted:
             items.append("`%s/`: **warm slower than cold** at %s: the timer "
                          "saw the GPU wait for the host, so these points are "
