@@ -241,8 +241,10 @@ def finding_1(sctx):
                                spread, F1_MAX_SPREAD, slow.variant,
                                us(slow.time_median_ns), fast.variant,
                                us(fast.time_median_ns),
-                               " (the slowest point is %s, spread %.0f %%)"
-                               % (noise.flag(slow), noise.spread_pct(slow))
+                               " (the slowest point is flagged %s: "
+                               "spread %.0f %%)" % (
+                                   " and ".join(noise.flag(slow).split()),
+                                   noise.spread_pct(slow))
                                if noise.flag(slow) else ""))
         others = [p for p in pts if p not in launch]
         if others:
