@@ -149,8 +149,7 @@ def headline(study):
 
 
 def findings_table(judged):
-    rows = tuple(("[%d](#finding-%d)" % (f.number, f.number)
-                  if False else str(f.number), f.short_claim,
+    rows = tuple((str(f.number), f.short_claim,
                   "**%s**" % f.verdict, f.deciding or "-",
                   "%s/" % f.part if f.part else "-") for f in judged)
     return doc.Table(("#", "claim", "verdict", "deciding number",
