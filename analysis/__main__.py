@@ -26,7 +26,8 @@ exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
 4 torch cannot run here, 5 compare found slowdowns (--fail-on-slower)
 
 examples:
-  python3 -m analysis report ewbench-20261121-204512 -o /tmp/report
+  python3 -m analysis report reports/nvidia-h100-80gb-hbm3-20261121-204512
+  python3 -m analysis report ewbench-20261121-204512 --ceilings c -o /tmp/r
   python3 -m analysis compare runs/before runs/after
   python3 -m analysis contest runs/round-1 runs/round-2 runs/round-3 -o c.md
   python3 -m analysis torch ewbench-20261121-204512
@@ -71,18 +72,18 @@ def make_parser():
     p = sub.add_parser(
         "report", help="plots, verdicts, findings: report.md + report.html",
         description="Write OUTDIR/report.md, OUTDIR/report.html (self-"
-        "contained) and OUTDIR/figures/*.png|svg for one run directory.",
+        "contained) and OUTDIR/figures/*.svg for a study directory (ceilings/"
+        ", article/, sweep/, blocks/ run directories, as `make report` "
+        "writes it) or for one run directory.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run_dir", metavar="RUN_DIR",
-                   help="a run directory, or a study directory (make "
-                   "report: ceilings/, article/, sweep/, blocks/), whose "
-                   "parts each get their report and whose own report "
-                   "answers first")
+    p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",
-                   help="output directory (default: RUN_DIR/report)")
+                   help="output directory (default: STUDY_DIR/report or "
+                   "RUN_DIR/report)")
     p.add_argument("--ceilings", metavar="DIR",
-                   help="take ceilings.csv from this run directory (one "
-                   "written by `ewbench ceilings`) instead of RUN_DIR")
+                   help="for a run directory: take ceilings.csv from this "
+                   "run directory (one written by `ewbench ceilings`) "
+                   "instead of RUN_DIR (a study uses its ceilings/)")
 
     p = sub.add_parser(
         "compare", help="two runs side by side, changes beyond the noise",
@@ -140,25 +141,20 @@ def make_parser():
 
 
 def cmd_report(args):
-    from . import load, report
+    from . import report, study
     try:
         from . import plots
     except ImportError as e:
         print("analysis: report needs matplotlib (%s); pip install -r "
               "requirements.txt" % e, file=sys.stderr)
         return EXIT_ERROR
-    from . import study
+    if args.ceilings and study.is_study_dir(args.run_dir):
+        print("analysis report: --ceilings is for a run directory; a study "
+              "directory uses its ceilings/", file=sys.stderr)
+        return EXIT_USAGE
+    loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     outdir = args.out or os.path.join(args.run_dir, "report")
-    if study.is_study(args.run_dir):
-        # A study directory (make report): each part's own report, then
-        # the one that answers first.
-        st = study.load_study(args.run_dir)
-        for html in study.render_parts(st):
-            print("wrote %s" % html)
-        md, html, judged = study.write_study_report(st, outdir)
-    else:
-        run = load.load_run(args.run_dir, ceilings_from=args.ceilings)
-        md, html, judged = report.write_report(run, outdir, plots.plot_all)
+    md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
     print("wrote %s" % html)
     for f in judged:

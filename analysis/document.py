@@ -2,10 +2,11 @@
 
 The report is built once as a list of blocks and rendered twice, so the
 Markdown and the HTML cannot drift apart.  Inline markup is limited to
-`code`, **bold** and [links](target), which both renderers understand;
-headings get GitHub's anchors in both.  The HTML is
-self-contained: images are embedded as data: URIs, the CSS is inline, and
-nothing is fetched from anywhere.
+`code` and **bold**, which both renderers understand.  The HTML is
+self-contained: images are embedded as data: URIs (each links to its SVG
+beside the report, full size), the CSS is inline, and nothing is fetched
+from anywhere.  Headings and tables may carry an anchor; Toc lists
+anchors; Details folds long blocks (<details> in both renderers).
 """
 
 import base64
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 class Heading:
     level: int
     text: str
+    anchor: str = ""
 
 
 @dataclass(frozen=True)
@@ -35,13 +37,28 @@ class Bullets:
 class Table:
     header: tuple
     rows: tuple
+    anchor: str = ""
 
 
 @dataclass(frozen=True)
 class Image:
-    path: str           # relative to the report's directory
+    path: str           # the PNG embedded in the HTML, relative to the
+    #                     report's directory
     alt: str
     caption: str
+    link: str = ""      # the full-size version (SVG), relative likewise
+    anchor: str = ""
+
+
+@dataclass(frozen=True)
+class Toc:
+    entries: tuple      # ((anchor, text), ...)
+
+
+@dataclass(frozen=True)
+class Details:
+    summary: str
+    blocks: tuple
 
 
 @dataclass(frozen=True)
@@ -61,9 +78,21 @@ def _md_cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _md_anchor(anchor):
+    return '<a id="%s"></a>\n\n' % anchor if anchor else ""
+
+
 def _md_block(block):
     if isinstance(block, Heading):
-        return "%s %s" % ("#" * block.level, block.text)
+        return "%s%s %s" % (_md_anchor(block.anchor), "#" * block.level,
+                            block.text)
+    if isinstance(block, Toc):
+        return "\n".join("- [%s](#%s)" % (text, anchor)
+                         for anchor, text in block.entries)
+    if isinstance(block, Details):
+        return "<details><summary>%s</summary>\n\n%s\n\n</details>" % (
+            html.escape(block.summary, quote=False),
+            render_markdown(block.blocks).rstrip("\n"))
     if isinstance(block, Paragraph):
         return block.text
     if isinstance(block, Banner):
@@ -71,15 +100,16 @@ def _md_block(block):
     if isinstance(block, Bullets):
         return "\n".join("- %s" % item for item in block.items)
     if isinstance(block, Table):
-        lines = ["| %s |" % " | ".join(_md_cell(h) for h in block.header),
+        lines = [_md_anchor(block.anchor) + "| %s |" % " | ".join(_md_cell(h) for h in block.header),
                  "|%s|" % "|".join("---" for _ in block.header)]
         lines += ["| %s |" % " | ".join(_md_cell(c) for c in row)
                   for row in block.rows]
         return "\n".join(lines)
     if isinstance(block, Image):
-        svg = os.path.splitext(block.path)[0] + ".svg"
-        return "![%s](%s)\n\n*%s* ([SVG](%s))" % (block.alt, block.path,
-                                                   block.caption, svg)
+        # The Markdown shows the SVG: the PNG lives only inside the HTML.
+        target = block.link or block.path
+        return "%s![%s](%s)\n\n*%s*" % (_md_anchor(block.anchor), block.alt,
+                                       target, block.caption)
     if isinstance(block, Code):
         return "```\n%s\n```" % block.text
     raise TypeError("unknown block %r" % (block,))
@@ -93,13 +123,18 @@ def render_markdown(blocks):
 
 CSS = """
 body { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif;
-       max-width: 1180px; margin: 2em auto; padding: 0 1em; color: #1b1b1b;
-       line-height: 1.45; }
+       max-width: 1200px; margin: .8em auto; padding: 0 1em; color: #1b1b1b;
+       line-height: 1.4; font-size: 15px; }
+h1 { font-size: 1.45em; margin: .3em 0; }
 h1, h2, h3 { line-height: 1.2; }
-h2 { border-bottom: 1px solid #ddd; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.86em; }
-th, td { border: 1px solid #ccc; padding: .25em .55em; text-align: left;
+h2 { border-bottom: 1px solid #ddd; padding-bottom: .2em; margin-top: 1.6em; }
+h2#answers { margin-top: .6em; font-size: 1.2em; }
+table { border-collapse: collapse; margin: .5em 0 .9em; font-size: 0.86em; }
+th, td { border: 1px solid #ccc; padding: .2em .5em; text-align: left;
          vertical-align: top; }
+details { margin: .6em 0; }
+summary { cursor: pointer; color: #0b4f8a; }
+nav ul { columns: 2; margin: .3em 0; }
 th { background: #f2f2f2; }
 tr:nth-child(even) td { background: #fafafa; }
 code, pre { font-family: ui-monospace, 'SFMono-Regular', monospace;
@@ -113,20 +148,15 @@ figcaption { font-size: 0.9em; color: #444; }
 """
 
 
-def anchor(text):
-    """The id of a heading, as GitHub makes it: lower case, spaces to '-',
-    other punctuation dropped; so [x](#id) links work in both renderings."""
-    slug = re.sub(r"[^\w\- ]", "", str(text).lower()).strip()
-    return slug.replace(" ", "-")
-
-
 def inline_html(text):
-    """Escape text, then turn `code`, **bold** and [links](target) into
-    tags."""
+    """Escape text, then turn `code` and **bold** into tags."""
     out = html.escape(str(text), quote=False)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    out = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', out)
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+
+
+def _id(anchor):
+    return ' id="%s"' % html.escape(anchor) if anchor else ""
 
 
 def data_uri(path):
@@ -138,9 +168,17 @@ def data_uri(path):
 
 def _html_block(block, base):
     if isinstance(block, Heading):
-        return '<h%d id="%s">%s</h%d>' % (block.level, anchor(block.text),
-                                          inline_html(block.text),
-                                          block.level)
+        return "<h%d%s>%s</h%d>" % (block.level, _id(block.anchor),
+                                    inline_html(block.text), block.level)
+    if isinstance(block, Toc):
+        return "<nav><ul>\n%s\n</ul></nav>" % "\n".join(
+            '<li><a href="#%s">%s</a></li>' % (html.escape(anchor),
+                                               inline_html(text))
+            for anchor, text in block.entries)
+    if isinstance(block, Details):
+        return "<details><summary>%s</summary>\n%s\n</details>" % (
+            inline_html(block.summary),
+            "\n".join(_html_block(b, base) for b in block.blocks))
     if isinstance(block, Paragraph):
         return "<p>%s</p>" % inline_html(block.text)
     if isinstance(block, Banner):
@@ -152,12 +190,18 @@ def _html_block(block, base):
         head = "".join("<th>%s</th>" % inline_html(h) for h in block.header)
         body = "\n".join("<tr>%s</tr>" % "".join(
             "<td>%s</td>" % inline_html(c) for c in row) for row in block.rows)
-        return "<table>\n<tr>%s</tr>\n%s\n</table>" % (head, body)
+        return "<table%s>\n<tr>%s</tr>\n%s\n</table>" % (
+            _id(block.anchor), head, body)
     if isinstance(block, Image):
-        return ('<figure><img alt="%s" src="%s"><figcaption>%s</figcaption>'
-                '</figure>' % (html.escape(block.alt),
-                               data_uri(os.path.join(base, block.path)),
-                               inline_html(block.caption)))
+        img = '<img alt="%s" src="%s">' % (
+            html.escape(block.alt), data_uri(os.path.join(base, block.path)))
+        link = ""
+        if block.link:
+            img = '<a href="%s">%s</a>' % (html.escape(block.link), img)
+            link = ' <a href="%s">Full size (SVG)</a>' % html.escape(
+                block.link)
+        return ('<figure%s>%s<figcaption>%s%s</figcaption></figure>' % (
+            _id(block.anchor), img, inline_html(block.caption), link))
     if isinstance(block, Code):
         return "<pre><code>%s</code></pre>" % html.escape(block.text)
     raise TypeError("unknown block %r" % (block,))

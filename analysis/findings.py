@@ -1,19 +1,29 @@
-"""The six findings of the study brief, judged on one run.
+"""The six findings of the study brief, judged on a study directory.
 
 Each judge returns a Finding: a verdict ("holds", "does not hold", "not
-testable with this data"), the numbers that decide it, and a short
-explanation.  The thresholds are constants below and docs/analysis.md
-repeats them.  Findings compare variants at their primary block size (see
-select.py) and use warm points when the run has them (the write-ups timed
-back-to-back launches), cold points otherwise; points whose correctness
-check failed are left out.
+testable with this data"), the one number that decides it, the numbers
+behind it, a short explanation and the part of the study it was judged
+on.  The thresholds are constants below and docs/analysis.md repeats them.
+
+Which part decides which finding: 1, 3, 4 and 6 the article run (the
+study's sizes, with counters and torch rows); 2 the sweep (dense sizes
+around this GPU's L2), else the article run; 5 the block sweep (tune),
+else any run that timed a variant at several blocks.  A single run
+directory is a study of one part and is judged the same way.
+
+Findings compare variants at their primary block size (see select.py) and
+use warm points when the run has them (the write-ups timed back-to-back
+launches), cold points otherwise; points whose correctness check failed
+are left out.
 """
 
 from dataclasses import dataclass
 from statistics import median
 
 from . import model
+from . import noise
 from . import select as sel
+from . import study as stu
 from .units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
@@ -22,6 +32,8 @@ UNTESTABLE = "not testable with this data"
 
 F1_MAX_N = 1 << 22          # "~1M elements": the smallest size must be <= 4Mi
 F1_MAX_SPREAD = 1.25        # slowest / fastest variant time
+F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
+F2_SPILL_FACTOR = 2.0       # "does not fit": footprint >= twice the L2
 F2_DRAM_CAP = 1.10          # not-in-L2 points stay below 1.1 x DRAM ceiling
 F3_MIN_PCT = 85.0           # every variant >= 85 % of its DRAM ceiling
 F3_MIN_OF_MAX = 0.90        # slowest variant >= 90 % of the fastest
@@ -33,6 +45,12 @@ F5_SAFE_BLOCKS = (128, 256)
 F6_TOLERANCE = 0.05         # "~2 % faster" read as: within 5 % either way
 F6_NAIVE, F6_VECTOR = "relu_f32", "relu_f32x4"
 TORCH_PREFIX = "torch_"
+
+# The article's GPU, for finding 2's note: an RTX 5090 (GB202) has 96 MiB
+# of L2 and a 1792 GB/s DRAM peak (28 Gbit/s GDDR7 on a 512-bit bus).
+ARTICLE_GPU = "RTX 5090"
+ARTICLE_GPU_L2_BYTES = 96 << 20
+ARTICLE_MID_N = 1 << 24
 
 CLAIMS = {
     1: "At ~1M elements every variant takes the same time: the launch, not "
@@ -48,6 +66,14 @@ CLAIMS = {
     6: "Vectorised ReLU is only ~2 % faster than naive; PyTorch is as fast as "
        "either.",
 }
+SHORT_CLAIMS = {
+    1: "~1M elements: the launch sets the time",
+    2: "fits in L2: above DRAM speed; spills: DRAM speed",
+    3: "largest size: one DRAM ceiling, fp16 halves the time",
+    4: "float4 4x, 8-half pack 8x bytes per load",
+    5: "128 or 256 threads per block is safe",
+    6: "vector ReLU ~2 % faster; PyTorch as fast",
+}
 
 
 @dataclass(frozen=True)
@@ -57,27 +83,58 @@ class Finding:
     verdict: str
     numbers: tuple          # ((label, value text), ...)
     explanation: str
+    deciding: str = ""      # the number that decides it, one line
+    part: str = ""          # the study part it was judged on
+
+    @property
+    def short_claim(self):
+        return SHORT_CLAIMS[self.number]
 
 
 @dataclass(frozen=True)
 class Context:
-    """What every judge needs, computed once per run."""
+    """What every judge needs of one run, computed once."""
     run: object
     points: tuple           # primary-block points with a passing check
     fits: dict
     verdicts: dict          # point key -> model.Verdict
 
 
-def make_context(run):
+@dataclass(frozen=True)
+class StudyContext:
+    study: object
+    parts: dict             # part name -> Context
+
+    def part(self, *names):
+        """(name, Context) of the first of names present, or (None, None)."""
+        for name in names:
+            if name in self.parts:
+                return name, self.parts[name]
+        return None, None
+
+    @property
+    def main(self):
+        return self.part(*stu.PARTS)[1]
+
+
+def run_context(run):
     fits = model.fit_series(run.points, run.l2_bytes)
     verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
     points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
     return Context(run, points, fits, verdicts)
 
 
-def _finding(number, verdict, numbers, explanation):
+def make_context(study):
+    """A StudyContext of a Study, or of one loaded run."""
+    if not isinstance(study, stu.Study):
+        study = stu.single_run_study(study)
+    return StudyContext(study, {name: run_context(run)
+                                for name, run in study.runs.items()})
+
+
+def _finding(number, verdict, numbers, explanation, deciding="", part=""):
     return Finding(number, CLAIMS[number], verdict, tuple(numbers),
-                   explanation)
+                   explanation, deciding, part)
 
 
 def _and(items):
@@ -87,16 +144,15 @@ def _and(items):
         ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _at(ctx, n, **where):
+def at_size(ctx, n, **where):
     """Points at size n in the preferred cache state, and that state."""
     at_n = sel.select(ctx.points, n=n, **where)
     cache = sel.preferred_cache(at_n)
     return sel.select(at_n, cache=cache), cache
 
 
-def _counter_story(ctx, p):
+def counter_story(run, p):
     """One clause of counter evidence for a point, or ''."""
-    run = ctx.run
     parts = []
     occ, kind = model.occupancy(run, p)
     if occ is not None:
@@ -116,39 +172,60 @@ def _counter_story(ctx, p):
 
 # finding 1
 
-def finding_1(ctx):
+def finding_1(sctx):
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    if ctx is None:
+        return _finding(1, UNTESTABLE, [], "No run.")
     all_sizes = sorted({p.n for p in ctx.points})
     if not all_sizes or all_sizes[0] > F1_MAX_N:
         return _finding(1, UNTESTABLE, [], "The smallest size of the run is "
                         "%s elements; the claim is about ~1M (needs a size "
                         "<= %s)." % (size_label(all_sizes[0]) if all_sizes
-                                     else "none", size_label(F1_MAX_N)))
+                                     else "none", size_label(F1_MAX_N)),
+                        part=part)
     n = all_sizes[0]
-    pts, cache = _at(ctx, n)
+    pts, cache = at_size(ctx, n)
+    # Warm points slower than their cold twin timed the host, not the GPU
+    # (model.rule_launch): they say nothing about the kernel's time.
+    artefacts = {p.key for p in model.warm_slower_than_cold(ctx.run, ctx.fits)}
+    left_out = [p for p in pts if p.key in artefacts]
+    pts = [p for p in pts if p.key not in artefacts]
     if len(pts) < 2:
         return _finding(1, UNTESTABLE, [], "Fewer than two variants at %s."
-                        % size_label(n))
+                        % size_label(n), part=part)
     fast = min(pts, key=lambda p: p.time_median_ns)
     slow = max(pts, key=lambda p: p.time_median_ns)
     spread = slow.time_median_ns / fast.time_median_ns
     launch = [p for p in pts
               if ctx.verdicts[p.key].name == model.LAUNCH_BOUND]
-    measured = model.measured_launch_floor(ctx.run.ceilings)
-    fitted, fitted_source = model.fitted_launch_floor(ctx.fits, cache)
+    launches = sorted({p.launch for p in pts})
+    measured = [model.measured_launch_floor(ctx.run.ceilings, l)
+                for l in launches]
     numbers = [
-        ("size, cache", "%s elements, %s" % (size_label(n), cache)),
+        ("size, cache", "%s elements, %s, %s launches" % (
+            size_label(n), cache, "/".join(launches))),
         ("fastest", "%s %s µs" % (fast.variant, us(fast.time_median_ns))),
         ("slowest", "%s %s µs" % (slow.variant, us(slow.time_median_ns))),
         ("spread (slowest/fastest)", "%.2fx (limit %.2fx)" % (
             spread, F1_MAX_SPREAD)),
         ("launch-bound verdicts", "%d of %d" % (len(launch), len(pts))),
     ]
-    if measured is not None:
-        numbers.append(("launch floor", "%s µs (%s)" % (
-            us(measured.value), measured.source)))
-    if fitted is not None:
-        numbers.append(("fitted launch floor", "%s µs (%s)" % (
-            us(fitted), fitted_source)))
+    for bound in measured:
+        if bound is not None:
+            numbers.append(("launch floor", "%s µs (%s)" % (
+                us(bound.value), bound.source)))
+    for launch_mode in launches:
+        fitted, source = model.fitted_launch_floor(ctx.fits, cache,
+                                                   launch_mode)
+        if fitted is not None:
+            numbers.append(("fitted launch floor", "%s µs (%s)" % (
+                us(fitted), source)))
+    if left_out:
+        numbers.append(("left out (host-timing artefacts)", ", ".join(
+            "%s %s µs" % (p.variant, us(p.time_median_ns))
+            for p in left_out)))
+    deciding = "%.2fx spread at %s (limit %.2fx); %d of %d launch-bound" % (
+        spread, size_label(n), F1_MAX_SPREAD, len(launch), len(pts))
     holds = spread <= F1_MAX_SPREAD and len(launch) == len(pts)
     if holds:
         text = ("All %d variants take %s-%s µs at %s elements: the fixed "
@@ -159,116 +236,172 @@ def finding_1(ctx):
     else:
         reasons = []
         if spread > F1_MAX_SPREAD:
-            reasons.append("Times differ by %.2fx (> %.2fx), so the data "
-                           "term still shows at this size" % (
-                               spread, F1_MAX_SPREAD))
+            reasons.append("Times differ by %.2fx (> %.2fx): %s takes %s "
+                           "µs, %s %s µs%s" % (
+                               spread, F1_MAX_SPREAD, slow.variant,
+                               us(slow.time_median_ns), fast.variant,
+                               us(fast.time_median_ns),
+                               " (the slowest point is flagged %s: "
+                               "spread %.0f %%)" % (
+                                   " and ".join(noise.flag(slow).split()),
+                                   noise.spread_pct(slow))
+                               if noise.flag(slow) else ""))
         others = [p for p in pts if p not in launch]
         if others:
             reasons.append("Not launch-bound: %s" % ", ".join(
                 "%s (%s)" % (p.variant, ctx.verdicts[p.key].name)
-                for p in others[:6]))
+                for p in others[:6]) + (
+                    " and %d more" % (len(others) - 6)
+                    if len(others) > 6 else ""))
         text = ". ".join(reasons) + "."
-    return _finding(1, HOLDS if holds else FAILS, numbers, text)
+    if left_out:
+        text += (" Left out: %s, slower warm than cold, i.e. the timer saw "
+                 "the GPU wait for the host." % _and([p.variant
+                                                     for p in left_out]))
+    return _finding(1, HOLDS if holds else FAILS, numbers, text, deciding,
+                    part)
 
 
 # finding 2
 
-def finding_2(ctx):
+def _best(points):
+    return max(points, key=lambda p: p.bandwidth) if points else None
+
+
+def l2_tiers(ctx, dtype, l2_bytes):
+    """(fit size, spill size) for one dtype's warm add points: the largest
+    size whose footprint is <= F2_FIT_FRACTION x L2 and the smallest whose
+    footprint is >= F2_SPILL_FACTOR x L2; None where the run has none."""
+    pts = sel.select(ctx.points, op="add", dtype=dtype, cache="warm")
+    sizes = sorted({(p.footprint_bytes, p.n) for p in pts})
+    fit = [n for f, n in sizes if f <= F2_FIT_FRACTION * l2_bytes]
+    spill = [n for f, n in sizes if f >= F2_SPILL_FACTOR * l2_bytes]
+    return (fit[-1] if fit else None), (spill[0] if spill else None)
+
+
+def _residency(run, points):
+    hits = [h for h in (sel.l2_read_served(run, p) for p in points)
+            if h is not None]
+    return median(hits) if hits else None
+
+
+def _article_note(l2_bytes):
+    """Where the article's 2^24 stood against its L2 and this one's."""
+    fp16 = ARTICLE_MID_N * 6
+    return ("The article's 2^24 elements: an fp16 add touches %s, the %s's "
+            "%s L2 (the article's 2891 GB/s there is above that card's "
+            "1792 GB/s DRAM peak); on this GPU's %s L2 the same size is "
+            "%.1fx the L2, so the sizes judged here are chosen from this "
+            "L2 instead." % (bytes_label(fp16), ARTICLE_GPU,
+                             bytes_label(ARTICLE_GPU_L2_BYTES),
+                             bytes_label(l2_bytes), fp16 / l2_bytes))
+
+
+def finding_2(sctx):
+    part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
+    if ctx is None:
+        return _finding(2, UNTESTABLE, [], "No run.")
     run = ctx.run
-    mid = sel.mid_size(sorted({p.n for p in ctx.points}))
-    if mid is None:
-        return _finding(2, UNTESTABLE, [], "Needs at least three sizes, so "
-                        "that one lies between the smallest and the largest.")
-    if not run.l2_bytes:
-        return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.")
-    at_mid = sel.select(ctx.points, n=mid, cache="warm")
-    if not at_mid:
-        return _finding(2, UNTESTABLE, [], "No warm (back-to-back) points at "
-                        "%s; the claim is about data left in L2 by the "
-                        "previous launch." % size_label(mid))
-    adds = [p for p in at_mid if p.op == "add"] or at_mid
-    ceiling = model.run_dram_ceiling(run, adds[0].op)
+    l2 = run.l2_bytes
+    if not l2:
+        return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.",
+                        part=part)
+    ceiling = model.run_dram_ceiling(run, "add")
     if ceiling is None:
         return _finding(2, UNTESTABLE, [], "No DRAM ceiling (neither "
-                        "measured nor in run.json).")
-    numbers = [("size", "%s elements, warm" % size_label(mid)),
-               ("L2", bytes_label(run.l2_bytes)),
+                        "measured nor in run.json).", part=part)
+    numbers = [("L2", bytes_label(l2)),
                ("DRAM ceiling", "%s (%s)" % (gbps(ceiling.value),
-                                             ceiling.source))]
-    failures, fitted, spilled = [], [], []
-    for dtype in sorted({p.dtype for p in adds}):
-        rows = [p for p in adds if p.dtype == dtype]
-        footprint = max(p.footprint_bytes for p in rows)
-        best = max(rows, key=lambda p: p.bandwidth)
-        fits = footprint < run.l2_bytes
-        hits = [h for h in (sel.l2_read_served(run, p)
-                            for p in rows if p.cache == "warm")
-                if h is not None]
-        drams = [d / p.bytes_moved for p, d in
-                 ((p, sel.dram_bytes(run, p)) for p in rows) if d is not None]
-        detail = "footprint %s (%s L2); best %s %s = %.0f%% of DRAM" % (
-            bytes_label(footprint), "fits" if fits else "exceeds",
-            best.variant, gbps(best.bandwidth),
-            100 * best.bandwidth / ceiling.value)
-        if hits:
-            detail += "; reads served by L2 %.0f%% (warm, one-pass counters)" % median(hits)
-        if drams:
-            detail += "; DRAM bytes %.0f%% of bytes moved" % (
-                100 * median(drams))
-        numbers.append((dtype, detail))
-        if fits:
-            fitted.append(dtype)
-            if best.bandwidth <= ceiling.value:
-                failures.append("At %s, %s fits in L2 but its best "
-                                "bandwidth %s does not exceed the DRAM "
-                                "ceiling" % (size_label(mid), dtype,
-                                             gbps(best.bandwidth)))
-        else:
-            spilled.append(dtype)
-            if best.bandwidth > F2_DRAM_CAP * ceiling.value:
-                failures.append("At %s, %s exceeds L2 yet reaches %s, above "
-                                "%.1fx the DRAM ceiling" % (
-                                    size_label(mid), dtype,
-                                    gbps(best.bandwidth), F2_DRAM_CAP))
+                                             ceiling.source)),
+               ("sizes judged", "warm add; fits: footprint <= %.1fx L2; "
+                "spills: >= %.1fx L2" % (F2_FIT_FRACTION, F2_SPILL_FACTOR))]
+    failures, passed, untested, deciding = [], [], [], []
+    for dtype in sorted({p.dtype for p in ctx.points if p.op == "add"}):
+        fit_n, spill_n = l2_tiers(ctx, dtype, l2)
+        for half, n in (("fits", fit_n), ("spills", spill_n)):
+            if n is None:
+                untested.append("%s %s (no such size)" % (dtype, half))
+                continue
+            pts = sel.select(ctx.points, op="add", dtype=dtype, cache="warm",
+                             n=n)
+            best = _best(pts)
+            share = best.bandwidth / ceiling.value
+            where = "%s at %s elements (%s = %.2fx L2)" % (
+                dtype, size_label(n), bytes_label(best.footprint_bytes),
+                best.footprint_bytes / l2)
+            served = _residency(run, pts)
+            detail = "best %s %s = %.2fx DRAM%s" % (
+                best.variant, gbps(best.bandwidth), share,
+                "; reads served by L2 %.0f%%" % served
+                if served is not None else "")
+            numbers.append(("%s, %s" % (dtype, half), "%s: %s" % (
+                where, detail)))
+            if half == "fits" and \
+                    ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
+                untested.append("%s fits (%s is launch-bound at %s: its "
+                                "time says nothing about L2)" % (
+                                    dtype, best.variant, size_label(n)))
+                continue
+            short = "%s %s %s %.2fx DRAM" % (dtype, half,
+                                            bytes_label(best.footprint_bytes),
+                                            share)
+            deciding.append(short)
+            if half == "fits" and best.bandwidth <= ceiling.value:
+                failures.append("%s fits in L2 but its best bandwidth %s "
+                                "does not exceed the DRAM ceiling" % (
+                                    where, gbps(best.bandwidth)))
+            elif half == "spills" and share > F2_DRAM_CAP:
+                failures.append("%s spills L2 yet reaches %s, above %.1fx "
+                                "the DRAM ceiling" % (
+                                    where, gbps(best.bandwidth),
+                                    F2_DRAM_CAP))
+            else:
+                passed.append((dtype, half))
+    note = " " + _article_note(l2)
+    deciding = "; ".join(deciding) or "no size judged"
+    if untested:
+        note = " Not judged: %s." % "; ".join(untested) + note
     if failures:
-        return _finding(2, FAILS, numbers, "; ".join(failures) + ".")
-    text = ["At %s" % size_label(mid)]
-    if fitted:
-        text.append("%s %s in L2 and %s above DRAM speed" % (
-            _and(fitted), "fits" if len(fitted) == 1 else "fit",
-            "runs" if len(fitted) == 1 else "run"))
-    if spilled:
-        text.append("%s %s L2 and %s at or below DRAM speed" % (
-            _and(spilled), "exceeds" if len(spilled) == 1 else "exceed",
-            "stays" if len(spilled) == 1 else "stay"))
-    if not fitted:
-        text.append("no dtype fits in this device's L2 at this size, so "
-                    "only the DRAM half of the claim is tested here (the "
-                    "write-ups' GPU had a larger L2)")
-    return _finding(2, HOLDS, numbers, text[0] + ", " + "; ".join(text[1:])
-                    + ".")
+        return _finding(2, FAILS, numbers, "; ".join(failures) + "." + note,
+                        deciding, part)
+    halves = {h for _, h in passed}
+    if halves != {"fits", "spills"}:
+        return _finding(2, UNTESTABLE, numbers, "Only %s judged; the claim "
+                        "needs a size in L2 (not launch-bound) and one past "
+                        "it: a sweep (`ewbench sweep`) has both." % (
+                            _and(["%s %s" % x for x in passed])
+                            if passed else "nothing") + note, deciding, part)
+    return _finding(2, HOLDS, numbers, "Warm back-to-back launches whose "
+                    "working set fits in half the L2 run above DRAM speed, "
+                    "and from twice the L2 they run at DRAM speed (%s)." %
+                    _and(sorted({d for d, _ in passed})) + note, deciding,
+                    part)
 
 
 # finding 3
 
-def finding_3(ctx):
+def finding_3(sctx):
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
+    if ctx is None:
+        return _finding(3, UNTESTABLE, [], "No run.")
     run = ctx.run
     all_sizes = sorted({p.n for p in ctx.points})
     if not all_sizes:
-        return _finding(3, UNTESTABLE, [], "No points.")
+        return _finding(3, UNTESTABLE, [], "No points.", part=part)
     n = all_sizes[-1]
-    pts, cache = _at(ctx, n)
+    pts, cache = at_size(ctx, n)
     if run.l2_bytes and min(p.footprint_bytes for p in pts) < run.l2_bytes:
         return _finding(3, UNTESTABLE, [], "At the largest size (%s) some "
                         "footprint still fits in L2 (%s); the claim needs "
                         "DRAM-resident data." % (size_label(n),
-                                                 bytes_label(run.l2_bytes)))
+                                                 bytes_label(run.l2_bytes)),
+                        part=part)
     shares = []
     for p in pts:
         ceiling = model.run_dram_ceiling(run, p.op)
         if ceiling is None:
             return _finding(3, UNTESTABLE, [], "No DRAM ceiling (neither "
-                            "measured nor in run.json).")
+                            "measured nor in run.json).", part=part)
         shares.append((p, 100.0 * p.bandwidth / ceiling.value, ceiling))
     lowest = min(shares, key=lambda s: s[1])
     highest = max(shares, key=lambda s: s[1])
@@ -282,6 +415,8 @@ def finding_3(ctx):
         numbers.append((p.variant, "%s, %.0f%% of DRAM ceiling" % (
             gbps(p.bandwidth), share)))
     numbers.append(("fp16/fp32 add time (medians)", ratio(time_ratio)))
+    deciding = "lowest %s %.0f%% of DRAM (limit %.0f%%); fp16/fp32 time %s" \
+        % (lowest[0].variant, lowest[1], F3_MIN_PCT, ratio(time_ratio))
     same = lowest[1] >= F3_MIN_OF_MAX * highest[1]
     high = lowest[1] >= F3_MIN_PCT
     halves = time_ratio is not None and \
@@ -290,16 +425,17 @@ def finding_3(ctx):
         return _finding(3, HOLDS, numbers, "Every variant reaches %.0f-%.0f%% "
                         "of its DRAM ceiling and fp16 add takes %s the time "
                         "of fp32." % (lowest[1], highest[1],
-                                      ratio(time_ratio)))
+                                      ratio(time_ratio)), deciding, part)
     short = [(p, s) for p, s, _ in shares
              if s < F3_MIN_PCT or s < F3_MIN_OF_MAX * highest[1]]
     lines = []
     for p, s in sorted(short, key=lambda x: x[1]):
-        story = _counter_story(ctx, p)
+        story = counter_story(run, p)
         lines.append("%s reaches %.0f%% (%s%s)" % (
             p.variant, s, ctx.verdicts[p.key].name,
             ": " + story if story else ""))
-    text = "Not every variant reaches the ceiling: " + "; ".join(lines) + "."
+    text = ("Not every variant reaches the ceiling: " + "; ".join(lines) +
+            "." if lines else "Every variant reaches the ceiling.")
     if time_ratio is None:
         text += " No fp16/fp32 add pair to compare times."
     elif not halves:
@@ -307,7 +443,7 @@ def finding_3(ctx):
             ratio(time_ratio)
     text += _in_flight_contrast(ctx, [p for p, _ in short],
                                 [p for p, s, _ in shares if s >= F3_MIN_PCT])
-    return _finding(3, FAILS, numbers, text)
+    return _finding(3, FAILS, numbers, text, deciding, part)
 
 
 def _in_flight_contrast(ctx, short, full):
@@ -348,11 +484,13 @@ def _ld_bytes(ctx, variant):
     return median(values) if values else None
 
 
-def finding_4(ctx):
-    if not sel.has_metric(ctx.run, sel.M_LD_BYTES_PER_INST):
+def finding_4(sctx):
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    if ctx is None or not sel.has_metric(ctx.run, sel.M_LD_BYTES_PER_INST):
         return _finding(4, UNTESTABLE, [], "Needs the counter row %s "
-                        "(run with counters on)." % sel.M_LD_BYTES_PER_INST)
-    numbers, failures, tested, missing = [], [], [], []
+                        "(run with counters on)." % sel.M_LD_BYTES_PER_INST,
+                        part=part or "")
+    numbers, failures, tested, missing, deciding = [], [], [], [], []
     for wide, narrow, target in F4_PAIRS:
         a, b = _ld_bytes(ctx, wide), _ld_bytes(ctx, narrow)
         if a is None or b is None or b == 0:
@@ -363,84 +501,114 @@ def finding_4(ctx):
         numbers.append(("%s vs %s" % (wide, narrow),
                         "%.0f vs %.0f B per warp load = %.2fx (expected "
                         "%.0fx)" % (a, b, measured, target)))
+        deciding.append("%s %.2fx (expected %.0fx)" % (wide, measured,
+                                                      target))
         if abs(measured / target - 1) > F4_TOLERANCE:
             failures.append("Measured ratio off: %s moves %.2fx the bytes "
                             "per load of %s, not %.0fx" % (
                                 wide, measured, narrow, target))
+    deciding = "; ".join(deciding)
     if not tested:
         return _finding(4, UNTESTABLE, numbers, "None of the pairs %s has "
-                        "the counter on both sides." % ", ".join(missing))
+                        "the counter on both sides." % ", ".join(missing),
+                        deciding, part)
     note = (" Not tested (variant or counter missing): %s." %
             ", ".join(missing)) if missing else ""
     if failures:
-        return _finding(4, FAILS, numbers, "; ".join(failures) + "." + note)
+        return _finding(4, FAILS, numbers, "; ".join(failures) + "." + note,
+                        deciding, part)
     return _finding(4, HOLDS, numbers, "The wide loads move the expected "
-                    "multiple of bytes per warp load instruction." + note)
+                    "multiple of bytes per warp load instruction." + note,
+                    deciding, part)
 
 
 # finding 5
 
-def finding_5(ctx):
+def block_sweeps(ctx):
+    """(variant, n, cache, launch) -> points of every block timed there,
+    for the groups with more than one block (tune rows)."""
     groups = {}
     for p in ctx.run.points:
         if p.block is not None and p.check != "fail":
-            groups.setdefault((p.variant, p.n, p.cache), []).append(p)
-    groups = {k: v for k, v in groups.items() if len({p.block for p in v}) > 1}
-    if not groups:
+            groups.setdefault((p.variant, p.n, p.cache, p.launch),
+                              []).append(p)
+    return {k: v for k, v in groups.items() if len({p.block for p in v}) > 1}
+
+
+def finding_5(sctx):
+    part, ctx = None, None
+    for name in (stu.BLOCKS,) + stu.PARTS:
+        if name in sctx.parts and block_sweeps(sctx.parts[name]):
+            part, ctx = name, sctx.parts[name]
+            break
+    if ctx is None:
         return _finding(5, UNTESTABLE, [], "Every variant was timed at one "
-                        "block size; a block sweep (tune rows: several blocks "
-                        "for one variant) is needed.")
-    numbers, failures, judged = [], [], 0
-    for (variant, n, cache), rows in sorted(groups.items()):
+                        "block size; a block sweep (`ewbench tune`, the "
+                        "study's blocks/ part) is needed.")
+    numbers, failures, judged, launch_bound = [], [], [], []
+    for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
         best = min(rows, key=lambda p: p.time_median_ns)
-        safe = [p for p in rows if p.block in F5_SAFE_BLOCKS]
+        label = "%s %s %s" % (variant, size_label(n), cache)
         blocks = ",".join(str(b) for b in sorted(p.block for p in rows))
-        if not safe:
-            numbers.append(("%s %s %s" % (variant, size_label(n), cache),
-                            "blocks %s: none of 128/256 tested" % blocks))
+        if ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
+            launch_bound.append(label)
             continue
-        judged += 1
+        safe = [p for p in rows if p.block in F5_SAFE_BLOCKS]
+        if not safe:
+            numbers.append((label, "blocks %s: none of 128/256 tested" %
+                            blocks))
+            continue
         good = min(safe, key=lambda p: p.time_median_ns)
         slack = good.time_median_ns / best.time_median_ns
-        occ = [(p.block, sel.metric(ctx.run, p, sel.M_THEORETICAL_OCCUPANCY))
-               for p in sorted(rows, key=lambda p: p.block)]
-        occ_text = ", ".join("%d: %.0f%%" % (b, o) for b, o in occ
-                             if o is not None)
-        numbers.append(("%s %s %s" % (variant, size_label(n), cache),
-                        "blocks %s; best %d (%s µs); best of 128/256: %d, "
-                        "%.3fx the best%s" % (
-                            blocks, best.block, us(best.time_median_ns),
-                            good.block, slack,
-                            "; theoretical occupancy " + occ_text
-                            if occ_text else "")))
+        judged.append((slack, label, best, good))
+        worst = max(rows, key=lambda p: p.time_median_ns)
+        numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
+                        "its time; worst %d, %.2fx" % (
+                            best.block, gbps(best.bandwidth), good.block,
+                            slack, worst.block,
+                            worst.time_median_ns / best.time_median_ns)))
         if slack > F5_TOLERANCE:
-            failures.append("In the sweep of %s at %s (%s), block %d is "
-                            "%.0f%% faster than the best of 128/256" % (
-                                variant, size_label(n), cache, best.block,
-                                100 * (slack - 1)))
+            failures.append("%s: block %d is %.0f%% faster than the best "
+                            "of 128/256 (%d)" % (label, best.block,
+                                                 100 * (slack - 1),
+                                                 good.block))
+    note = (" Left out as launch-bound (the block does not show when the "
+            "launch sets the time): %s." % ", ".join(launch_bound)) \
+        if launch_bound else ""
     if not judged:
-        return _finding(5, UNTESTABLE, numbers, "The block sweeps here do "
-                        "not include 128 or 256.")
+        return _finding(5, UNTESTABLE, numbers, "No block sweep here "
+                        "includes 128 or 256 at a size that is not "
+                        "launch-bound." + note, part=part)
+    slack, label, best, good = max(judged, key=lambda j: j[0])
+    deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
+        "%.2fx; %d sweeps" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
+                              slack, best.block, F5_TOLERANCE, len(judged))
     if failures:
-        return _finding(5, FAILS, numbers, "; ".join(failures) + ".")
-    return _finding(5, HOLDS, numbers, "In every sweep the better of 128 and "
-                    "256 threads is within %.0f%% of the best block size." %
-                    (100 * (F5_TOLERANCE - 1)))
+        return _finding(5, FAILS, numbers, "; ".join(failures) + "." + note,
+                        deciding, part)
+    return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
+                    "and 256 threads is within %.0f%% of the best block "
+                    "size." % (len(judged), 100 * (F5_TOLERANCE - 1)) + note,
+                    deciding, part)
 
 
 # finding 6
 
-def finding_6(ctx):
+def finding_6(sctx):
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    if ctx is None:
+        return _finding(6, UNTESTABLE, [], "No run.")
     all_sizes = sorted({p.n for p in ctx.points if p.op == "relu"})
     if not all_sizes:
-        return _finding(6, UNTESTABLE, [], "No ReLU points.")
+        return _finding(6, UNTESTABLE, [], "No ReLU points.", part=part)
     n = all_sizes[-1]
-    pts, cache = _at(ctx, n, op="relu")
+    pts, cache = at_size(ctx, n, op="relu")
     by_variant = {p.variant: p for p in pts}
     naive, vector = by_variant.get(F6_NAIVE), by_variant.get(F6_VECTOR)
     if naive is None or vector is None:
         return _finding(6, UNTESTABLE, [], "Needs both %s and %s at the "
-                        "largest ReLU size." % (F6_NAIVE, F6_VECTOR))
+                        "largest ReLU size." % (F6_NAIVE, F6_VECTOR),
+                        part=part)
     speedup = naive.time_median_ns / vector.time_median_ns
     numbers = [("size, cache", "%s elements, %s" % (size_label(n), cache)),
                (F6_NAIVE, "%s µs, %s" % (us(naive.time_median_ns),
@@ -448,6 +616,8 @@ def finding_6(ctx):
                (F6_VECTOR, "%s µs, %s" % (us(vector.time_median_ns),
                                           gbps(vector.bandwidth))),
                ("speed-up of %s" % F6_VECTOR, ratio(speedup))]
+    deciding = ["float4 %s as fast as naive (limit +-%.0f%%)" % (
+        ratio(speedup), 100 * F6_TOLERANCE)]
     failures = []
     if abs(speedup - 1) > F6_TOLERANCE:
         failures.append("The vectorised kernel is %s as fast as the naive "
@@ -459,29 +629,32 @@ def finding_6(ctx):
         versus = p.time_median_ns / best
         numbers.append((p.variant, "%s µs, %s the faster of the two" % (
             us(p.time_median_ns), ratio(versus))))
+        deciding.append("PyTorch takes %s the time" % ratio(versus))
         if versus > 1 + F6_TOLERANCE:
             failures.append("PyTorch (%s) is %.0f%% slower than the faster "
                             "kernel" % (p.variant, 100 * (versus - 1)))
+    deciding = "; ".join(deciding)
     note = "" if torch else " No PyTorch rows (python3 -m analysis torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
     if failures:
         explanation = "; ".join(failures) + "."
         if speedup > 1 + F6_TOLERANCE:
-            story = _counter_story(ctx, naive)
+            story = counter_story(ctx.run, naive)
             explanation += (" On this GPU the scalar kernel falls short of "
                             "the bandwidth the float4 one reaches%s." % (
                                 " (" + story + ")" if story else ""))
-        return _finding(6, FAILS, numbers, explanation + note)
+        return _finding(6, FAILS, numbers, explanation + note, deciding, part)
     return _finding(6, HOLDS, numbers, "Naive and vectorised ReLU are within "
                     "%.0f%% of each other%s." % (
                         100 * F6_TOLERANCE,
-                        " and PyTorch matches them" if torch else "") + note)
+                        " and PyTorch matches them" if torch else "") + note,
+                    deciding, part)
 
 
 JUDGES = (finding_1, finding_2, finding_3, finding_4, finding_5, finding_6)
 
 
-def evaluate(run, ctx=None):
-    """All six findings, in order."""
-    ctx = ctx or make_context(run)
-    return [judge(ctx) for judge in JUDGES]
+def evaluate(study, sctx=None):
+    """All six findings, in order, of a Study (or of one run)."""
+    sctx = sctx or make_context(study)
+    return [judge(sctx) for judge in JUDGES]

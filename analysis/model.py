@@ -2,7 +2,8 @@
 
 Everything here is a pure function of its arguments.
 
-Launch-floor fit.  Per series (variant, block, cache) the median time is
+Launch-floor fit.  Per series (variant, block, cache, launch) the median
+time is
 modelled as t = t0 + V / B, V = bytes moved: t0 is the fixed cost of one
 launch (the floor no kernel goes under), B the bandwidth of the memory
 level that serves the data.  Warm points whose footprint fits in L2 are
@@ -13,31 +14,49 @@ least squares on *relative* residuals (each point weighted by 1/t), because
 the sizes span three decades and plain least squares would let the largest
 size decide t0 alone.  Two slopes need three distinct sizes; with fewer the
 fit uses one slope for all points.  An L2 slope resting on a single size
-is not reported (that point fits it exactly, whatever it is).  A fit whose
-intercept comes out negative or whose DRAM slope is not positive is kept
-(and reported) but not used as a launch floor.
+is not reported (that point fits it exactly, whatever it is).  A fit is
+used as a launch floor only when it has more points than parameters (three
+points and three parameters fit exactly: a zero residual that proves
+nothing), a positive intercept and a positive DRAM slope; the others are
+kept and reported as not usable, with the reason.
 
 Ceilings.  DRAM: measured (ceilings.csv: dram_add for add, dram_copy for
 relu and abs, each falling back to the other) else the theoretical peak
 from run.json.  L2: measured l2_read only.  Launch floor: measured
-launch_stream, else the median fitted t0 of the point's cache state.
+launch_stream for stream launches and launch_graph for graph launches,
+else the median usable fitted t0 of the point's cache state and launch.
 
-Verdict rules, tried in order; the first that fires names the point:
+Verdict rules, tried in order; the first that fires names the point.
+Siblings of a point are the points of the same op, dtype, size, cache
+state and launch mode (every variant, peers included).
 
-  launch-bound     time <= LAUNCH_FACTOR x launch floor (the fixed cost is
-                   at least half the time); with no floor known at all,
+  launch-bound     at launch scale (cold time <= LAUNCH_FACTOR x the
+                   launch floor, or < LAUNCH_ABS_NS without one), warm time
+                   above the cold time of the same point by more than the
+                   noise (compare.py's rule: the timer saw the GPU wait for
+                   the host; at DRAM sizes warm may lose to cold for a real
+                   reason, the write-back of the previous launch), or time
+                   <= LAUNCH_FACTOR x launch floor (the fixed cost is at
+                   least half the time); with no floor known at all,
                    time < LAUNCH_ABS_NS.
   L2-bound         footprint < L2 capacity, and either bandwidth > DRAM
                    ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
                    bytes moved: the data came from L2, not DRAM.
-  DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling.
+  DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling and >=
+                   SIBLING_FRACTION x the best sibling's: a variant far
+                   below a sibling that moves the same bytes is not held
+                   back by DRAM.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
-                   measured) < OCCUPANCY_PCT, with DRAM below
-                   DRAM_FRACTION (implied by the order).
+                   measured) < OCCUPANCY_PCT, and not DRAM-bound.
   issue-bound      bytes moved per issued warp instruction <
-                   ISSUE_BYTES_PER_INST, with DRAM below DRAM_FRACTION.
-  latency/unknown  none of the above: too few bytes in flight, or a limit
-                   the counters here do not show.
+                   ISSUE_BYTES_PER_INST and < ISSUE_MARGIN x the fewest
+                   of any sibling that is DRAM-bound at the same size (a
+                   sibling that reaches the ceiling with about as few bytes
+                   per instruction shows that the issue rate is not the
+                   limit; with no such sibling nothing shows that it is).
+  undetermined     none of the above: the text lists what was measured
+                   (DRAM share, best sibling, occupancy, bytes per
+                   instruction, loads in flight per SM).
 
 Every verdict carries the rule that fired, with the numbers.
 """
@@ -47,6 +66,7 @@ from typing import Optional
 
 import numpy as np
 
+from . import compare
 from . import select as sel
 from .units import bytes_label, gbps, us
 
@@ -56,6 +76,8 @@ L2_DRAM_FRACTION = 0.5
 DRAM_FRACTION = 0.80
 OCCUPANCY_PCT = 50.0
 ISSUE_BYTES_PER_INST = 16.0
+SIBLING_FRACTION = 0.90
+ISSUE_MARGIN = 0.75
 # Read bytes per launched thread above this mean the thread loops over the
 # data, and its loads in flight cannot be told from the totals.
 MAX_SINGLE_PASS_READ_BYTES = 64
@@ -65,7 +87,7 @@ L2_BOUND = "L2-bound"
 DRAM_BOUND = "DRAM-bound"
 OCCUPANCY_BOUND = "occupancy-bound"
 ISSUE_BOUND = "issue-bound"
-UNKNOWN = "latency/unknown"
+UNKNOWN = "undetermined"
 VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
             UNKNOWN)
 
@@ -83,11 +105,24 @@ class LaunchFit:
     l2_bandwidth: Optional[float]   # L2-level byte/s; None if not fitted
     points: int
     max_rel_residual: float
+    parameters: int = 2
+
+    @property
+    def unusable_reason(self):
+        """Why the fit cannot serve as a launch floor; None when it can."""
+        if self.points <= self.parameters:
+            return "%d points for %d parameters: an exact fit" % (
+                self.points, self.parameters)
+        if self.bandwidth is None:
+            return "no positive DRAM slope"
+        if self.t0_ns <= 0:
+            return "negative intercept"
+        return None
 
     @property
     def usable(self):
         """Good enough to serve as a launch floor."""
-        return self.bandwidth is not None and self.t0_ns > 0
+        return self.unusable_reason is None
 
     def predict_ns(self, bytes_moved, in_l2=False):
         bandwidth = self.l2_bandwidth if in_l2 and self.l2_bandwidth \
@@ -127,10 +162,15 @@ def fit_launch_model(bytes_moved, times_ns, in_l2=None):
         # One L2-level size fits its slope exactly: no evidence, no slope.
         l2_slope = coef[2] if len(np.unique(v[l2])) >= 2 else 0.0
         return LaunchFit(t0, _bandwidth(coef[1]), _bandwidth(l2_slope),
-                         int(len(v)), residual)
+                         int(len(v)), residual, 3)
     if l2.all():
         return LaunchFit(t0, None, _bandwidth(coef[1]), int(len(v)), residual)
     return LaunchFit(t0, _bandwidth(coef[1]), None, int(len(v)), residual)
+
+
+def series_key(point):
+    """The fit series a point belongs to."""
+    return (point.variant, point.block, point.cache, point.launch)
 
 
 def served_by_l2(point, l2_bytes):
@@ -140,11 +180,11 @@ def served_by_l2(point, l2_bytes):
 
 
 def fit_series(points, l2_bytes=None):
-    """(variant, block, cache) -> LaunchFit for every series that has at
-    least two sizes."""
+    """(variant, block, cache, launch) -> LaunchFit for every series that
+    has at least two sizes."""
     series = {}
     for p in points:
-        series.setdefault((p.variant, p.block, p.cache), []).append(p)
+        series.setdefault(series_key(p), []).append(p)
     fits = {}
     for key, rows in series.items():
         fit = fit_launch_model([p.bytes_moved for p in rows],
@@ -187,11 +227,12 @@ def l2_ceiling(ceilings):
     return None
 
 
-def measured_launch_floor(ceilings):
-    if ceilings and "launch_stream" in ceilings \
-            and ceilings["launch_stream"].value > 0:
-        return Bound(ceilings["launch_stream"].value,
-                     "measured launch_stream", True)
+def measured_launch_floor(ceilings, launch="stream"):
+    """The measured launch cost of the launch mode: launch_stream or
+    launch_graph; None when not measured."""
+    name = "launch_graph" if launch == "graph" else "launch_stream"
+    if ceilings and name in ceilings and ceilings[name].value > 0:
+        return Bound(ceilings[name].value, "measured %s" % name, True)
     return None
 
 
@@ -217,12 +258,28 @@ class PointFacts:
     occupancy_kind: str = "achieved"
     bytes_per_inst: Optional[float] = None
     kib_in_flight_per_sm: Optional[float] = None
+    cold_time_ns: Optional[float] = None    # warm points slower than their
+    #   cold twin beyond the noise: the cold twin's time (else None)
+    best_sibling: Optional[str] = None      # fastest sibling's variant
+    best_sibling_bandwidth: Optional[float] = None
+    full_speed_bytes_per_inst: Optional[float] = None  # lowest of siblings
+    #   at this size that are DRAM-bound (None: none is, or no counters)
+    full_speed_kib_in_flight: Optional[float] = None   # of the fastest
+    #   DRAM-bound sibling whose loads in flight are known
+    full_speed_sibling: Optional[str] = None
 
     @property
     def dram_pct(self):
         if self.dram_ceiling is None:
             return None
         return 100.0 * self.bandwidth / self.dram_ceiling.value
+
+    @property
+    def sibling_share(self):
+        """Bandwidth as a fraction of the best sibling's, or None."""
+        if not self.best_sibling_bandwidth:
+            return None
+        return self.bandwidth / self.best_sibling_bandwidth
 
 
 @dataclass(frozen=True)
@@ -239,7 +296,20 @@ def _dram_text(f):
         f.dram_ceiling.source)
 
 
+def _sibling_text(f):
+    if f.sibling_share is None or f.best_sibling is None:
+        return None
+    return "%.0f%% of the best sibling %s (%s)" % (
+        100 * f.sibling_share, f.best_sibling,
+        gbps(f.best_sibling_bandwidth))
+
+
 def rule_launch(f):
+    if f.cold_time_ns:
+        return Verdict(LAUNCH_BOUND, "warm %s µs > cold %s µs beyond the "
+                       "noise: the timer saw the GPU wait for the host's "
+                       "launch (a host-timing artefact, not a kernel "
+                       "limit)" % (us(f.time_ns), us(f.cold_time_ns)))
     if f.launch_floor_ns is not None and f.launch_floor_ns > 0:
         if f.time_ns <= LAUNCH_FACTOR * f.launch_floor_ns:
             return Verdict(LAUNCH_BOUND, "time %s µs <= %.1f x launch floor "
@@ -276,43 +346,73 @@ def rule_l2(f):
 def rule_dram(f):
     if f.dram_ceiling is None:
         return None
-    if f.bandwidth >= DRAM_FRACTION * f.dram_ceiling.value:
-        return Verdict(DRAM_BOUND, "%s >= %.0f%%" % (
-            _dram_text(f), 100 * DRAM_FRACTION))
-    return None
+    if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
+        return None
+    share = f.sibling_share
+    if share is not None and share < SIBLING_FRACTION:
+        return None
+    sibling = _sibling_text(f)
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%%s" % (
+        _dram_text(f), 100 * DRAM_FRACTION,
+        "; " + sibling if sibling and share < 1 else ""))
 
 
 def rule_occupancy(f):
     if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
         return None
-    return Verdict(OCCUPANCY_BOUND, "%s occupancy %.0f%% < %.0f%% and %s" % (
-        f.occupancy_kind, f.occupancy_pct, OCCUPANCY_PCT, _dram_text(f)))
+    parts = ["%s occupancy %.0f%% < %.0f%%" % (
+        f.occupancy_kind, f.occupancy_pct, OCCUPANCY_PCT), _dram_text(f)]
+    if _sibling_text(f):
+        parts.append(_sibling_text(f))
+    if f.kib_in_flight_per_sm is not None:
+        parts.append("about %.0f KiB of loads in flight per SM" %
+                     f.kib_in_flight_per_sm)
+    return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
 
 
 def rule_issue(f):
     if f.bytes_per_inst is None or f.bytes_per_inst >= ISSUE_BYTES_PER_INST:
         return None
+    full = f.full_speed_bytes_per_inst
+    if full is None or f.bytes_per_inst >= ISSUE_MARGIN * full:
+        return None
     return Verdict(ISSUE_BOUND, "%.1f bytes moved per issued warp "
-                   "instruction < %.0f and %s" % (
-                       f.bytes_per_inst, ISSUE_BYTES_PER_INST, _dram_text(f)))
+                   "instruction < %.0f and < %.0f%% of the %.1f of the "
+                   "leanest sibling that reached the DRAM ceiling; %s" % (
+                       f.bytes_per_inst, ISSUE_BYTES_PER_INST,
+                       100 * ISSUE_MARGIN, full, _dram_text(f)))
 
 
 def rule_fallback(f):
     parts = [_dram_text(f)]
-    if f.kib_in_flight_per_sm is not None:
-        parts.append("about %.0f KiB of loads in flight per SM" %
-                     f.kib_in_flight_per_sm)
+    if _sibling_text(f):
+        parts.append(_sibling_text(f))
     if f.occupancy_pct is not None:
         parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
                                               f.occupancy_pct))
-    return Verdict(UNKNOWN, "no rule fired: " + "; ".join(parts))
+    if f.bytes_per_inst is not None:
+        text = "%.1f B per issued instruction" % f.bytes_per_inst
+        if f.full_speed_bytes_per_inst is not None and \
+                f.bytes_per_inst >= f.full_speed_bytes_per_inst:
+            text += " (a sibling reaches the ceiling with %.1f)" % \
+                f.full_speed_bytes_per_inst
+        parts.append(text)
+    if f.kib_in_flight_per_sm is not None:
+        text = "about %.0f KiB of loads in flight per SM" % \
+            f.kib_in_flight_per_sm
+        if f.full_speed_kib_in_flight is not None:
+            text += " (%s at the ceiling: %.0f KiB)" % (
+                f.full_speed_sibling, f.full_speed_kib_in_flight)
+        parts.append(text)
+    return Verdict(UNKNOWN, "no rule separates the causes; measured: " +
+                   "; ".join(parts))
 
 
 RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_issue)
 
 
 def classify(facts):
-    """The first rule of RULES that fires, else latency/unknown."""
+    """The first rule of RULES that fires, else undetermined."""
     for rule in RULES:
         verdict = rule(facts)
         if verdict is not None:
@@ -337,12 +437,14 @@ def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
     return per_thread * resident / 1024.0
 
 
-def fitted_launch_floor(fits, cache):
-    """(ns, source): median t0 over the usable fits of one cache state.
-    The launch cost belongs to the device, not to a kernel, and one
-    series' intercept is noisy, so every series shares the median."""
-    t0s = sorted(f.t0_ns for (_, _, c), f in fits.items()
-                 if c == cache and f.usable)
+def fitted_launch_floor(fits, cache, launch=None):
+    """(ns, source): median t0 over the usable fits of one cache state (and
+    launch mode, when given).  The launch cost belongs to the device, not
+    to a kernel, and one series' intercept is noisy, so every series
+    shares the median."""
+    t0s = sorted(f.t0_ns for (_, _, c, l), f in fits.items()
+                 if c == cache and (launch is None or l == launch)
+                 and f.usable)
     if not t0s:
         return None, None
     return float(np.median(t0s)), "median fitted t0 of %d %s series" % (
@@ -351,10 +453,10 @@ def fitted_launch_floor(fits, cache):
 
 def launch_floor(run, point, fits):
     """(ns, source) of the launch floor for a point, or (None, None)."""
-    measured = measured_launch_floor(run.ceilings)
+    measured = measured_launch_floor(run.ceilings, point.launch)
     if measured is not None:
         return measured.value, measured.source
-    return fitted_launch_floor(fits, point.cache)
+    return fitted_launch_floor(fits, point.cache, point.launch)
 
 
 def occupancy(run, point):
@@ -368,31 +470,109 @@ def occupancy(run, point):
     return None, "achieved"
 
 
-def point_facts(run, point, fits):
+def sibling_key(point):
+    """Points that move the same bytes under the same conditions."""
+    return (point.op, point.dtype, point.n, point.cache, point.launch)
+
+
+def _siblings(run):
+    """sibling key -> points with a passing (or unknown) check."""
+    out = {}
+    for p in run.points:
+        if p.check != "fail" and p.bandwidth:
+            out.setdefault(sibling_key(p), []).append(p)
+    return out
+
+
+def point_facts(run, point, fits, siblings=None, cold=None):
+    """The facts of one point; siblings (from _siblings) and cold (warm
+    point key -> cold twin) are computed once per run by classify_run."""
     floor_ns, floor_source = launch_floor(run, point, fits)
     occ, occ_kind = occupancy(run, point)
+    dram = run_dram_ceiling(run, point.op)
+    best = None
+    full_bpi = full_kib = full_name = None
+    max_threads = run.device.get("max_threads_per_sm")
+    if siblings is not None:
+        group = siblings.get(sibling_key(point), [])
+        if group:
+            best = max(group, key=lambda p: p.bandwidth)
+        if dram is not None:
+            top = best.bandwidth if best else 0.0
+            full = [p for p in group
+                    if p.bandwidth >= DRAM_FRACTION * dram.value and
+                    p.bandwidth >= SIBLING_FRACTION * top]
+            bpis = [v for v in (sel.metric(run, p, sel.M_BYTES_PER_INST)
+                                for p in full) if v is not None]
+            full_bpi = min(bpis) if bpis else None
+            for p in sorted(full, key=lambda p: -p.bandwidth):
+                kib = kib_in_flight_per_sm(p, occupancy(run, p)[0],
+                                           max_threads)
+                if kib is not None:
+                    full_kib, full_name = kib, p.variant
+                    break
+    twin = (cold or {}).get(point.key) if point.cache == "warm" else None
+    if twin is not None and not _host_artefact(point, twin, floor_ns):
+        twin = None
     return PointFacts(
         time_ns=point.time_median_ns,
         bytes_moved=point.bytes_moved,
         footprint_bytes=point.footprint_bytes,
         bandwidth=point.bandwidth,
         l2_bytes=run.l2_bytes,
-        dram_ceiling=run_dram_ceiling(run, point.op),
+        dram_ceiling=dram,
         launch_floor_ns=floor_ns,
         launch_floor_source=floor_source,
         dram_bytes=sel.dram_bytes(run, point),
         occupancy_pct=occ,
         occupancy_kind=occ_kind,
         bytes_per_inst=sel.metric(run, point, sel.M_BYTES_PER_INST),
-        kib_in_flight_per_sm=kib_in_flight_per_sm(
-            point, occ, run.device.get("max_threads_per_sm")))
+        kib_in_flight_per_sm=kib_in_flight_per_sm(point, occ, max_threads),
+        cold_time_ns=twin.time_median_ns if twin else None,
+        best_sibling=best.variant if best else None,
+        best_sibling_bandwidth=best.bandwidth if best else None,
+        full_speed_bytes_per_inst=full_bpi,
+        full_speed_kib_in_flight=full_kib,
+        full_speed_sibling=full_name)
+
+
+def cold_twins(points):
+    """warm point key -> the cold point of the same variant, n, block and
+    launch."""
+    cold = {(p.variant, p.n, p.block, p.launch): p for p in points
+            if p.cache == "cold"}
+    return {p.key: cold[(p.variant, p.n, p.block, p.launch)]
+            for p in points if p.cache == "warm" and
+            (p.variant, p.n, p.block, p.launch) in cold}
+
+
+def _host_artefact(warm, cold, floor_ns):
+    """At launch scale, warm slower than cold beyond the noise
+    (compare.py's rule)."""
+    scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
+    return cold.time_median_ns <= scale and \
+        compare.compare_points(cold, warm).flag == compare.SLOWER
+
+
+def warm_slower_than_cold(run, fits=None):
+    """Warm points of a run slower than their cold twin beyond the noise,
+    at launch scale: a warm launch never loses to a flushed one there, so
+    the timer saw the GPU wait for the host."""
+    if fits is None:
+        fits = fit_series(run.points, run.l2_bytes)
+    twins = cold_twins(run.points)
+    return [p for p in run.points if p.key in twins and _host_artefact(
+        p, twins[p.key], launch_floor(run, p, fits)[0])]
 
 
 def classify_run(run, fits=None):
     """[(point, Verdict)] for every point of the run, in file order."""
     if fits is None:
         fits = fit_series(run.points, run.l2_bytes)
-    return [(p, classify(point_facts(run, p, fits))) for p in run.points]
+    siblings = _siblings(run)
+    cold = cold_twins(run.points)
+    return [(p, classify(point_facts(run, p, fits, siblings, cold)))
+            for p in run.points]
 
 
 def pct_of(value, bound):

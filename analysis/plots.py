@@ -1,130 +1,221 @@
-"""Figures of one run, written as PNG and SVG.
+"""Figures of a study, written as a palette PNG (for the HTML) and an SVG
+(full size, linked from it).
 
 This is the only module that imports matplotlib.  It uses the object API
 (Figure + the Agg canvas, constrained layout) and never pyplot, so it needs
-no display and changes no global backend.  Every figure carries a footer
-with the run id and the GPU, and says so loudly when the run is a fixture.
-Legends sit outside the axes.
+no display and changes no global backend.  Figures are drawn at the width
+the HTML shows them (DPI 100, at most FIG_WIDTH inches), so 9-point text
+is 12 pixels on screen.  Every figure carries a footer with the run ids and
+the GPU, and says so loudly when a run is a fixture.
 
-  cache_tier    bandwidth vs footprint (log2), warm solid / cold dashed, L2
-                capacity, DRAM and L2 ceilings, L2 read hit rate on a second
-                axis; beside it time vs bytes moved with the fitted
-                t = t0 + V/B lines
-  roofline      hierarchical roofline: FLOP/s vs FLOP/byte, colour = memory
-                level, marker = variant, one panel per size
+Roles are drawn differently everywhere (variants.py): the study's
+variants in colour with a marker each, the fastest of ewbench's additions
+in purple, the other additions as thin grey lines, cub in black and
+PyTorch in brown.
+
+  cache_tier    bandwidth vs footprint, one panel per op family, warm solid
+                and cold dashed, the L2 capacity, the DRAM ceilings, the
+                share of reads served by L2 on a second axis (sweep part)
+  blocks        bandwidth vs threads per block per variant, one panel per
+                size tier, the published block circled (blocks part)
+  roofline      FLOP/s vs FLOP/byte at the largest size, one panel per op
+                family, colour = memory level, marker = variant
   instructions  bytes per issued instruction, global-load bytes per warp
                 load instruction, and % of DRAM ceiling, per variant
-  bars          GB/s per variant at each size, labelled with % of the spec
-                DRAM peak
 """
 
+import io
 import math
 import os
 import textwrap
+from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
+from PIL import Image
 
 from . import model
 from . import select as sel
-
-# SVG element ids from a fixed salt, so a report rendered twice from the
-# same data is the same file.
-matplotlib.rcParams["svg.hashsalt"] = "ewbench"
+from . import study as stu
+from . import variants as var
 from .units import bytes_label, size_label
 
-MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p", "d",
-           "1", "4", "|")
+# SVG element ids from a fixed salt, so a report rendered twice from the
+# same data is the same file; text stays text (smaller, searchable).
+matplotlib.rcParams["svg.hashsalt"] = "ewbench"
+matplotlib.rcParams["svg.fonttype"] = "none"
+
+DPI = 100
+FIG_WIDTH = 11.8           # inches: the HTML column is 1180 px wide
+FOOTER_INCHES = 0.25
+PNG_COLOURS = 256
 LEVEL_COLOURS = {"DRAM": "#d62728", "L2": "#1f77b4", "L1": "#2ca02c",
                  "algorithmic": "#7f7f7f"}
 CEILING_GREY = "#444444"
-HIT_GREY = "#8c8c8c"
-DPI = 150
-FOOTER_INCHES = 0.25       # height of the footer strip
+HIT_GREY = "#7a7a7a"
+STUDY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#17becf",
+                 "#bcbd22", "#e377c2")
+STUDY_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+BEST_ADDITION = ("#9467bd", "p")
+PEER_STYLES = {"cub": ("#000000", "*"), "torch": ("#8c564b", "h")}
+ADDITION_GREY = "#b5b5b5"
 # FP32 lanes per SM by compute capability, for a spec compute roof when
-# ceilings.csv has none (Volta, Turing, A100: 64; GA10x, Ada, Hopper,
-# Blackwell: 128).
+# ceilings.csv has none.
 FP32_LANES_PER_SM = {"7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64, "8.6": 128,
                      "8.7": 128, "8.9": 128, "9.0": 128, "10.0": 128,
                      "10.3": 128, "12.0": 128}
+TIMELINE_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">",
+                    "p", "d")
 
 
-# shared helpers
+# styles
+
+@dataclass(frozen=True)
+class Style:
+    colour: str
+    marker: str         # "" for none
+    lw: float
+    alpha: float
+    zorder: int
+    highlighted: bool   # False: a grey addition, one legend entry for all
+
+
+def family_styles(points):
+    """variant -> Style for the variants of one op family (or any set):
+    the study's in their own colours, the fastest addition at the largest
+    size in purple, the other additions grey, peers black and brown."""
+    names = sorted({p.variant for p in points}, key=var.sort_key)
+    largest = max((p.n for p in points), default=None)
+    additions = [p for p in points if p.n == largest and
+                 var.role(p.variant) == var.ADDITION]
+    best_add = max(additions, key=lambda p: p.bandwidth).variant \
+        if additions else None
+    styles, study_i = {}, 0
+    for v in names:
+        role = var.role(v)
+        if role == var.STUDY:
+            styles[v] = Style(STUDY_COLOURS[study_i % len(STUDY_COLOURS)],
+                              STUDY_MARKERS[study_i % len(STUDY_MARKERS)],
+                              1.6, 1.0, 4, True)
+            study_i += 1
+        elif role == var.PEER:
+            colour, marker = PEER_STYLES.get(var.peer_name(v),
+                                             ("#000000", "x"))
+            styles[v] = Style(colour, marker, 1.6, 1.0, 5, True)
+        elif v == best_add:
+            styles[v] = Style(BEST_ADDITION[0], BEST_ADDITION[1], 1.6, 1.0,
+                              3, True)
+        else:
+            styles[v] = Style(ADDITION_GREY, "", 0.9, 0.8, 2, False)
+    return styles
+
 
 def variant_styles(variants):
-    """variant -> (colour, marker), stable across every figure of a run."""
+    """variant -> (colour, marker) for the timeline: one colour each."""
     cmap = matplotlib.colormaps["tab20"]
     order = list(range(0, 20, 2)) + list(range(1, 20, 2))
-    return {v: (cmap(order[i % 20]), MARKERS[i % len(MARKERS)])
-            for i, v in enumerate(sorted(variants))}
+    return {v: (cmap(order[i % 20]), TIMELINE_MARKERS[i % len(
+        TIMELINE_MARKERS)]) for i, v in enumerate(sorted(variants))}
 
 
-def _figure(run, width, height, extra=""):
+def _legend_handles(styles, with_cold=False):
+    handles, greys = [], 0
+    for v, st in styles.items():
+        if not st.highlighted:
+            greys += 1
+            continue
+        label = v if var.role(v) != var.ADDITION else \
+            "%s (fastest addition)" % v
+        handles.append(Line2D([], [], color=st.colour, marker=st.marker,
+                              lw=st.lw, ms=6, label=label))
+    if greys:
+        handles.append(Line2D([], [], color=ADDITION_GREY, lw=1.2,
+                              label="%d other ewbench additions" % greys))
+    if with_cold:
+        handles += [Line2D([], [], color="#333333", ls="-",
+                           label="warm (solid)"),
+                    Line2D([], [], color="#333333", ls="--",
+                           label="cold (dashed)")]
+    return handles
+
+
+# figure and file helpers
+
+def _figure(runs, height, extra=""):
     """(figure, body): body is a subfigure to draw in; a thin strip under
-    it carries the footer (run id, GPU, fixture warning)."""
-    fig = Figure(figsize=(width, height), layout="constrained")
+    it carries the footer (run ids, GPU, fixture warning)."""
+    fig = Figure(figsize=(FIG_WIDTH, height), layout="constrained")
     FigureCanvasAgg(fig)
     strip = FOOTER_INCHES / height
     body, foot = fig.subfigures(2, 1, height_ratios=(1 - strip, strip))
-    device = run.device.get("name", "unknown GPU")
-    text = "run %s | %s%s" % (run.run_id, device, extra)
-    if run.is_fixture:
+    device = runs[0].device.get("name", "unknown GPU")
+    text = "%s | run %s%s" % (device, ", ".join(r.run_id for r in runs),
+                              extra)
+    fixture = any(r.is_fixture for r in runs)
+    if fixture:
         text = "FIXTURE DATA (synthetic, not a measurement) | " + text
     foot.text(0.005, 0.5, text, fontsize=7, ha="left", va="center",
-              color="#b00000" if run.is_fixture else "#555555")
+              color="#b00000" if fixture else "#555555")
     return fig, body
+
+
+def _png_palette(fig):
+    """The figure as a palette PNG (at most PNG_COLOURS colours): a third
+    of the bytes of a full-colour one, which keeps the HTML small."""
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=DPI, format="png")
+    buf.seek(0)
+    image = Image.open(buf).convert("RGB").quantize(
+        colors=PNG_COLOURS, method=Image.Quantize.FASTOCTREE,
+        dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
     os.makedirs(outdir, exist_ok=True)
-    paths = []
-    for ext in ("png", "svg"):
-        path = os.path.join(outdir, "%s.%s" % (stem, ext))
-        metadata = {"Date": None} if ext == "svg" else None
-        fig.savefig(path, dpi=DPI, metadata=metadata)
-        paths.append(path)
-    return paths
+    png = os.path.join(outdir, stem + ".png")
+    svg = os.path.join(outdir, stem + ".svg")
+    with open(png, "wb") as f:
+        f.write(_png_palette(fig))
+    fig.savefig(svg, format="svg", metadata={"Date": None})
+    return [png, svg]
 
 
 def _binary_bytes(value, _pos=None):
-    if value <= 0:
-        return ""
-    return bytes_label(value).replace(".0 ", " ")
+    return bytes_label(value) if value > 0 else ""
 
 
 def _gbps_short(value):
     return "%.0f GB/s" % (value / 1e9)
 
 
-def _dram_bounds(run):
-    """[(Bound, label)] of DRAM lines to draw: measured ones, then spec."""
-    lines = []
-    for name in ("dram_add", "dram_copy"):
-        c = (run.ceilings or {}).get(name)
-        if c is not None and c.value > 0:
-            lines.append((model.Bound(c.value, "measured " + name, True),
-                          "DRAM %s (measured %s)" % (_gbps_short(c.value),
-                                                     name)))
-    spec = model.spec_dram(run.spec_dram_bandwidth)
-    if spec is not None:
-        lines.append((spec, "DRAM %s (spec)" % _gbps_short(spec.value)))
-    return lines
-
-
-def _ceiling_style(bound):
-    return "-" if bound.measured else "--"
-
-
 def _log2_bytes_axis(axis):
     axis.set_major_locator(LogLocator(base=4))
     axis.set_major_formatter(FuncFormatter(_binary_bytes))
     axis.set_minor_formatter(FuncFormatter(lambda *_: ""))
+
+
+def _families(points):
+    """(op, dtype) families present, add first, fp32 before fp16."""
+    order = {"add": 0, "relu": 1, "abs": 2}
+    return sorted({var.family(p) for p in points},
+                  key=lambda f: (order.get(f[0], 9), f[1] != "f32"))
+
+
+def _grid(body, count, ncols=2):
+    ncols = min(ncols, count)
+    rows = math.ceil(count / ncols)
+    axes = body.subplots(rows, ncols, squeeze=False).ravel()
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return axes[:count]
 
 
 # 1. cache-tier plot
@@ -137,201 +228,196 @@ def _series(points):
     return {k: sorted(v, key=lambda p: p.n) for k, v in out.items()}
 
 
-def _hit_metric(run):
-    """The residency series for the second axis.  Warm points keep their
-    L2 only under a one-pass metric set (see select.l2_read_served);
-    CUPTI's hit rates from a multi-pass set describe a flushed L2."""
-    if sel.warm_counters_are_warm(run) and sel.has_metric(
-            run, sel.M_DRAM_READ_FRACTION):
-        return "l2_read_served", "reads served by L2 (1 - DRAM/read bytes)"
-    return None, None
-
-
-def _fit_curve(fit, rows, l2_bytes, cache):
-    """(V, t) samples of a series' fitted model over its V range, with the
-    level switching at the L2 capacity as in the fit itself."""
-    v = np.geomspace(min(p.bytes_moved for p in rows),
-                     max(p.bytes_moved for p in rows), 96)
-    per_byte = rows[-1].footprint_bytes / rows[-1].bytes_moved
-    in_l2 = np.zeros(len(v), dtype=bool)
-    if l2_bytes and cache == "warm" and fit.l2_bandwidth:
-        in_l2 = v * per_byte < l2_bytes
-    t = np.where(in_l2, fit.predict_ns(v, True), fit.predict_ns(v, False))
-    return v, t
-
-
-def _draw_hit_rate(ax_bw, run, series, hit_name):
-    ax_hit = ax_bw.twinx()
-    for (_, cache), rows in sorted(series.items()):
-        if cache != "warm":
+def _residency(run, points):
+    """[(footprint, median % of reads served by L2)] over the warm points
+    of each footprint; [] without one-pass residency counters."""
+    per = {}
+    for p in points:
+        if p.cache != "warm":
             continue
-        hits = [(p.footprint_bytes, sel.l2_read_served(run, p))
-                for p in rows]
-        hits = [(x, y) for x, y in hits if y is not None]
-        if hits:
-            ax_hit.plot(*zip(*hits), ls=":", color=HIT_GREY, lw=0.9,
-                        marker=".", ms=4, alpha=0.7)
-    ax_hit.set_ylim(0, 105)
-    return ax_hit
+        value = sel.l2_read_served(run, p)
+        if value is not None:
+            per.setdefault(p.footprint_bytes, []).append(value)
+    return [(f, float(np.median(v))) for f, v in sorted(per.items())]
 
 
-def plot_cache_tier(run, outdir, fits=None):
-    points = sel.primary_points(run)
-    if fits is None:
-        fits = model.fit_series(run.points, run.l2_bytes)
-    styles = variant_styles({p.variant for p in points})
-    fig, body = _figure(run, 15, 8.2, " | fit: shared t0, one slope per "
-                        "memory level (L2 for warm points whose footprint "
-                        "fits in L2)")
-    ax_bw, ax_t = body.subplots(1, 2)
-    series = _series(points)
-    hit_name, hit_label = _hit_metric(run)
-
-    for (variant, cache), rows in sorted(series.items()):
-        colour, marker = styles[variant]
-        ls = "-" if cache == "warm" else "--"
-        face = colour if cache == "warm" else "none"
-        ax_bw.plot([p.footprint_bytes for p in rows],
-                   [p.bandwidth / 1e9 for p in rows], ls=ls, marker=marker,
-                   color=colour, markerfacecolor=face, ms=5, lw=1.4)
-        ax_t.plot([p.bytes_moved for p in rows],
-                  [p.time_median_ns / 1e3 for p in rows], ls="none",
-                  marker=marker, ms=5, color=colour, markerfacecolor=face)
-        fit = fits.get((variant, rows[0].block, cache))
-        if fit is not None and fit.bandwidth is not None:
-            fv, ft = _fit_curve(fit, rows, run.l2_bytes, cache)
-            ax_t.plot(fv, ft / 1e3, ls=ls, color=colour, lw=0.8, alpha=0.8)
-
+def _cache_tier_panel(ax, run, points, fam):
+    styles = family_styles(points)
+    ymax = 0.0
+    for (variant, cache), rows in sorted(_series(points).items(),
+                                         key=lambda kv: -styles[
+                                             kv[0][0]].zorder):
+        st = styles[variant]
+        if cache == "cold" and not st.highlighted:
+            continue
+        x = [p.footprint_bytes for p in rows]
+        y = [p.bandwidth / 1e9 for p in rows]
+        ymax = max([ymax] + y)
+        ax.plot(x, y, ls="-" if cache == "warm" else "--",
+                marker=st.marker if cache == "warm" else "",
+                ms=3.5, lw=st.lw if cache == "warm" else st.lw * 0.7,
+                color=st.colour, alpha=st.alpha if cache == "warm" else
+                0.55, zorder=st.zorder)
+    dram = model.run_dram_ceiling(run, fam[0])
+    spec = model.spec_dram(run.spec_dram_bandwidth)
     refs = []
-    if run.l2_bytes:
-        ax_bw.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
-        ax_bw.annotate(" L2 capacity %s" % _binary_bytes(run.l2_bytes),
-                       (run.l2_bytes, 0.99), va="top", fontsize=8,
-                       xycoords=("data", "axes fraction"))
-    for bound, label in _dram_bounds(run):
-        ax_bw.axhline(bound.value / 1e9, color=CEILING_GREY,
-                      ls=_ceiling_style(bound), lw=1.0)
-        refs.append(Line2D([], [], color=CEILING_GREY,
-                           ls=_ceiling_style(bound), label=label))
+    for bound in (dram, spec):
+        if bound is None or (bound is spec and dram is not None and
+                             not dram.measured):
+            continue
+        ls = "-" if bound.measured else "--"
+        ax.axhline(bound.value / 1e9, color=CEILING_GREY, ls=ls, lw=1.0,
+                   zorder=1)
+        refs.append(Line2D([], [], color=CEILING_GREY, ls=ls, label=(
+            "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source))))
+        ymax = max(ymax, bound.value / 1e9)
     l2c = model.l2_ceiling(run.ceilings)
+    note = None
     if l2c is not None:
-        ax_bw.axhline(l2c.value / 1e9, color=LEVEL_COLOURS["L2"], ls="-.",
-                      lw=1.0)
-        refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"], ls="-.",
-                           label="L2 %s (measured l2_read)" %
-                           _gbps_short(l2c.value)))
-    floor = model.measured_launch_floor(run.ceilings)
-    if floor is not None:
-        ax_t.axhline(floor.value / 1e3, color="black", ls=":", lw=1.0)
-        refs.append(Line2D([], [], color="black", ls=":",
-                           label="launch floor %.2f µs (measured)" %
-                           (floor.value / 1e3)))
-    if hit_name:
-        ax_hit = _draw_hit_rate(ax_bw, run, series, hit_name)
-        ax_hit.set_ylabel("%s (%%), grey dotted, warm points" % hit_label)
+        if l2c.value / 1e9 <= 1.15 * ymax:
+            ax.axhline(l2c.value / 1e9, color=LEVEL_COLOURS["L2"], ls="-.",
+                       lw=1.0)
+            refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"], ls="-.",
+                               label="L2 read %s (measured)" %
+                               _gbps_short(l2c.value)))
+            ymax = max(ymax, l2c.value / 1e9)
+        else:
+            note = "measured L2 read ceiling %s: above the plot" % \
+                _gbps_short(l2c.value)
+    if run.l2_bytes:
+        ax.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
+        ax.annotate(" L2 %s" % bytes_label(run.l2_bytes),
+                    (run.l2_bytes, 0.02), fontsize=8,
+                    xycoords=("data", "axes fraction"))
+    served = _residency(run, points)
+    if served:
+        twin = ax.twinx()
+        twin.plot(*zip(*served), ls=":", color=HIT_GREY, lw=1.3,
+                  marker=".", ms=3)
+        twin.set_ylim(0, 105)
+        twin.set_ylabel("reads served by L2, warm (%), grey dotted",
+                        fontsize=8, color=HIT_GREY)
+        twin.tick_params(labelsize=8, colors=HIT_GREY)
         refs.append(Line2D([], [], color=HIT_GREY, ls=":", marker=".",
-                           label="%s, right axis (warm)" % hit_label))
+                           label="reads served by L2 (right axis, median "
+                           "of warm points)"))
+    ax.set_xscale("log", base=2)
+    _log2_bytes_axis(ax.xaxis)
+    ax.set_ylim(0, ymax * 1.08)
+    ax.set_xlabel("footprint: distinct bytes touched per launch", fontsize=9)
+    ax.set_ylabel("GB/s (bytes moved / median time)", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(var.family_label(fam) + ("\n(%s)" % note if note else ""),
+                 fontsize=10)
+    ax.legend(handles=_legend_handles(styles, with_cold=True) + refs,
+              loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
+              fontsize=7.5, frameon=False)
 
-    ax_bw.set_xscale("log", base=2)
-    _log2_bytes_axis(ax_bw.xaxis)
-    ax_bw.set_ylim(bottom=0)
-    ax_bw.set_xlabel("footprint: distinct bytes touched per launch (log2)")
-    ax_bw.set_ylabel("bandwidth = bytes moved / median time (GB/s, 1e9 B/s)")
-    ax_bw.set_title("Bandwidth vs working set")
-    ax_bw.grid(True, alpha=0.3)
-    ax_t.set_xscale("log", base=2)
-    _log2_bytes_axis(ax_t.xaxis)
-    ax_t.set_yscale("log")
-    ax_t.set_xlabel("bytes moved per launch (log2)")
-    ax_t.set_ylabel("median time per launch (µs, log)")
-    ax_t.set_title("Time vs bytes moved, lines: fitted t = t0 + V/B")
-    ax_t.grid(True, which="both", alpha=0.25)
 
-    handles = [Line2D([], [], color=styles[v][0], marker=styles[v][1],
-                      ls="-", label=v) for v in sorted(styles)]
-    handles += [Line2D([], [], color="black", ls="-", marker="o",
-                       label="warm L2: back-to-back (solid, filled)"),
-                Line2D([], [], color="black", ls="--", marker="o",
-                       markerfacecolor="none",
-                       label="cold L2: flushed (dashed, hollow)")]
-    body.legend(handles=handles + refs, loc="outside lower center", ncol=5,
-                fontsize=8, frameon=False)
+def plot_cache_tier(run, outdir):
+    """Bandwidth against footprint, one panel per op family."""
+    points = [p for p in sel.primary_points(run) if p.check != "fail"]
+    fams = [f for f in _families(points)
+            if len({p.n for p in points if var.family(p) == f}) > 1]
+    if not fams:
+        return None
+    rows = math.ceil(len(fams) / 2)
+    launches = "/".join(sorted({p.launch for p in points}))
+    fig, body = _figure([run], 5.9 * rows + 0.6)
+    for ax, fam in zip(_grid(body, len(fams)), fams):
+        _cache_tier_panel(ax, run, [p for p in points
+                                    if var.family(p) == fam], fam)
+    body.suptitle("Bandwidth against working set (%s launches)" % launches,
+                  fontsize=10)
     return save(fig, outdir, "cache_tier")
 
 
-# 1b. the L2 step, few series
+# 2. block sizes
 
-STEP_GREY = "#c8c8c8"
-STEP_COLOURS = ("#1f77b4", "#d62728", "#2ca02c")
+TIER_STYLES = ("-", "--", ":")      # largest size first
 
 
-def plot_l2_step(run, outdir, highlight):
-    """The add kernels' bandwidth against working set, one panel per
-    dtype: the highlighted variants (up to three per dtype, in colour,
-    warm solid and cold dashed), every other add variant in thin grey
-    (warm), the L2 capacity, the measured DRAM add ceiling, and on a right
-    axis the share of reads served by L2 for the first highlighted
-    variant (warm), where the counters can tell."""
-    pts = [p for p in sel.primary_points(run) if p.op == "add"
-           and p.check != "fail"]
-    dtypes = [d for d in ("f32", "f16") if any(p.dtype == d for p in pts)]
-    if not dtypes:
-        return []
-    fig, body = _figure(run, 7.2 * len(dtypes), 5.4)
-    axes = body.subplots(1, len(dtypes), squeeze=False)[0]
-    series = _series(pts)
-    dram = (run.ceilings or {}).get("dram_add")
-    top = max(p.bandwidth for p in pts) / 1e9 * 1.08
-    for ax, dtype in zip(axes, dtypes):
-        marked = [v for v in highlight if any(
-            p.variant == v and p.dtype == dtype for p in pts)][:3]
-        for (variant, cache), rows in sorted(series.items()):
-            if rows[0].dtype != dtype or variant in marked or \
-                    cache != "warm":
-                continue
-            ax.plot([p.footprint_bytes for p in rows],
-                    [p.bandwidth / 1e9 for p in rows], color=STEP_GREY,
-                    lw=0.8, zorder=1)
-        for colour, variant in zip(STEP_COLOURS, marked):
-            for cache, ls in (("warm", "-"), ("cold", "--")):
-                rows = series.get((variant, cache))
-                if rows:
-                    ax.plot([p.footprint_bytes for p in rows],
-                            [p.bandwidth / 1e9 for p in rows], ls=ls,
-                            color=colour, lw=1.6, zorder=3,
-                            label="%s, %s" % (variant, cache))
-        ax.plot([], [], color=STEP_GREY, lw=0.8,
-                label="other %s adds, warm" % dtype)
-        if run.l2_bytes:
-            ax.axvline(run.l2_bytes, color=CEILING_GREY, ls=":", lw=1)
-            ax.text(run.l2_bytes, top * 0.98, " L2 %s" % _binary_bytes(
-                run.l2_bytes), fontsize=8, va="top")
-        if dram is not None:
-            ax.axhline(dram.value / 1e9, color=CEILING_GREY, lw=1,
-                       label="DRAM add ceiling %s (measured)" %
-                       _gbps_short(dram.value))
+def plot_blocks(run, outdir, published=None):
+    """GB/s against threads per block, one panel per op family; each
+    variant's largest size solid, smaller ones dashed and dotted (tune
+    picks sizes per variant).  published: variant -> the block the study
+    published (circled)."""
+    points = [p for p in run.points if p.block and p.check != "fail"]
+    swept = {v for v in {p.variant for p in points}
+             if len({p.block for p in points if p.variant == v}) > 1}
+    points = [p for p in points if p.variant in swept]
+    if not points:
+        return None
+    cache = sel.preferred_cache(points)
+    points = [p for p in points if p.cache == cache]
+    fams = _families(points)
+    blocks = sorted({p.block for p in points})
+    dram = model.run_dram_ceiling(run, "add")
+    rows = math.ceil(len(fams) / 2)
+    fig, body = _figure([run], 4.4 * rows + 1.3)
+    tiers_used = 1
+    for ax, fam in zip(_grid(body, len(fams)), fams):
+        mine = [p for p in points if var.family(p) == fam]
+        styles = family_styles(mine)
+        ax.axvspan(128 / 1.15, 256 * 1.15, color="#e8f3e8", zorder=0)
+        for v in sorted({p.variant for p in mine}, key=var.sort_key):
+            st = styles[v]
+            sizes = sorted({p.n for p in mine if p.variant == v},
+                           reverse=True)
+            tiers_used = max(tiers_used, len(sizes))
+            for k, n in enumerate(sizes[:len(TIER_STYLES)]):
+                line = sorted((p for p in mine if p.variant == v and
+                               p.n == n), key=lambda p: p.block)
+                ax.plot([p.block for p in line],
+                        [p.bandwidth / 1e9 for p in line],
+                        color=st.colour, ls=TIER_STYLES[k],
+                        marker=st.marker or ".", lw=st.lw, ms=5,
+                        zorder=st.zorder)
+                at = [p for p in line if p.block == (published or {}).get(v)]
+                if at:
+                    ax.plot(at[0].block, at[0].bandwidth / 1e9, ls="none",
+                            marker="o", ms=13, mfc="none", mec=st.colour,
+                            mew=1.4, zorder=6)
+        ceiling = model.run_dram_ceiling(run, fam[0])
+        if ceiling is not None:
+            ax.axhline(ceiling.value / 1e9, color=CEILING_GREY,
+                       ls="-" if ceiling.measured else "--", lw=1.0)
         ax.set_xscale("log", base=2)
-        _log2_bytes_axis(ax.xaxis)
-        ax.set_ylim(0, top)
-        ax.set_xlabel("working set (bytes the launch touches, log)")
-        ax.set_ylabel("bandwidth (GB/s)")
-        ax.set_title("add, %s" % dtype)
+        ax.set_xticks(blocks)
+        ax.set_xticklabels([str(b) for b in blocks], fontsize=8)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
+        ax.tick_params(labelsize=8)
+        ax.set_ylim(bottom=0)
+        ax.set_xlabel("threads per block", fontsize=9)
+        ax.set_ylabel("GB/s", fontsize=9)
         ax.grid(True, alpha=0.3)
-        rows = series.get((marked[0], "warm")) if marked else None
-        served = [(p.footprint_bytes, sel.l2_read_served(run, p))
-                  for p in rows or ()]
-        served = [(x, y) for x, y in served if y is not None]
-        if served:
-            twin = ax.twinx()
-            twin.plot(*zip(*served), ls=":", color=HIT_GREY, lw=1.2)
-            twin.set_ylim(0, 105)
-            twin.set_ylabel("reads served by L2, %s warm (%%, dotted)" %
-                            marked[0], color=HIT_GREY)
-        ax.legend(fontsize=7, loc="lower right")
-    return save(fig, outdir, "l2_step")
+        ax.set_title("%s: %s" % (var.family_label(fam), ", ".join(
+            sorted({size_label(p.n) for p in mine}, key=lambda t: -max(
+                p.n for p in mine if size_label(p.n) == t)))), fontsize=10)
+        ax.legend(handles=_legend_handles(styles), loc="lower right",
+                  fontsize=7.5, framealpha=0.85)
+    handles = [Line2D([], [], color="#333333", ls=TIER_STYLES[k],
+                      label=("largest", "middle", "smallest")[k] +
+                      " size of the variant")
+               for k in range(min(tiers_used, len(TIER_STYLES)))]
+    handles += [Line2D([], [], ls="none", marker="o", ms=11, mfc="none",
+                       mec="#333333", label="the study's published block"),
+                Line2D([], [], color="#e8f3e8", lw=8,
+                       label="128 to 256 threads (finding 5)")]
+    if dram is not None:
+        handles.append(Line2D([], [], color=CEILING_GREY, label=(
+            "measured DRAM ceiling of the op (dram_add; relu, abs: "
+            "dram_copy)" if dram.measured else "DRAM spec peak")))
+    body.legend(handles=handles, loc="outside lower center", ncol=3,
+                fontsize=8, frameon=False)
+    body.suptitle("Bandwidth against threads per block (%s, %s launches)"
+                  % (cache, "/".join(sorted({p.launch for p in points}))),
+                  fontsize=10)
+    return save(fig, outdir, "blocks")
 
 
-# 2. hierarchical roofline
+# 3. hierarchical roofline
 
 def _level_bytes(run, p):
     """[(level, bytes)]: counters where present, and the algorithmic bytes."""
@@ -354,38 +440,15 @@ def _compute_roofs(run):
             continue
         roofs.append((c.value, "%s %.1f TFLOP/s (measured)" % (
             name, c.value / 1e12), True))
-        if c.spec_value:
-            roofs.append((c.spec_value, "%s %.1f TFLOP/s (spec)" % (
-                name, c.spec_value / 1e12), False))
     if roofs:
         return roofs
     dev = run.device
     lanes = FP32_LANES_PER_SM.get(str(dev.get("compute_capability")))
     if lanes and dev.get("sm_count") and dev.get("sm_clock_khz"):
         peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
-        roofs.append((peak, "fp32 %.1f TFLOP/s (spec estimate: SMs x %d "
-                      "lanes x 2 x clock)" % (peak / 1e12, lanes), False))
+        roofs.append((peak, "fp32 %.1f TFLOP/s (spec estimate)" % (
+            peak / 1e12), False))
     return roofs
-
-
-def _roofline_sizes(run):
-    all_sizes = sel.sizes(run)
-    if len(all_sizes) <= 3:
-        return all_sizes
-    return [all_sizes[0], sel.mid_size(all_sizes), all_sizes[-1]]
-
-
-def _roofline_points(run, points, chosen):
-    """[(point, FLOP/s, [(level, AI)], no_flops)] for the chosen sizes."""
-    placed = []
-    for p in points:
-        if p.n not in chosen:
-            continue
-        ops = p.flops if p.flops > 0 else p.n
-        perf = ops / (p.time_median_ns * 1e-9)
-        placed.append((p, perf, [(lvl, ops / b) for lvl, b in
-                                 _level_bytes(run, p)], p.flops == 0))
-    return placed
 
 
 def _span(values, pad, min_decades):
@@ -398,222 +461,232 @@ def _span(values, pad, min_decades):
     return lo, hi
 
 
-def _draw_ceilings(ax, run, xlim, ylim):
-    """Bandwidth diagonals and compute roofs inside the axes; returns the
-    legend handles and the labels of roofs left out (above the range)."""
-    roofs = _compute_roofs(run)
-    inside = [r for r in roofs if r[0] <= ylim[1]]
-    top = max([r[0] for r in inside], default=None)
-    handles = []
-    diagonals = [(b.value, label, b.measured, CEILING_GREY)
-                 for b, label in _dram_bounds(run)]
+def plot_roofline(run, outdir):
+    """One panel per op family at the largest size (warm when measured):
+    each kernel's FLOP/s at the intensity of each memory level."""
+    points = [p for p in sel.primary_points(run) if p.check != "fail"]
+    if not points:
+        return None
+    n = max(p.n for p in points)
+    points = [p for p in points if p.n == n]
+    cache = sel.preferred_cache(points)
+    points = [p for p in points if p.cache == cache]
+    placed = []
+    for p in points:
+        ops = p.flops if p.flops > 0 else p.n
+        perf = ops / (p.time_median_ns * 1e-9)
+        placed.append((p, perf, [(lvl, ops / b) for lvl, b in
+                                 _level_bytes(run, p)]))
+    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 1.0)
+    ylim = _span([perf for _, perf, _ in placed], 1.6, 0.8)
+    fams = _families(points)
+    rows = math.ceil(len(fams) / 2)
+    fig, body = _figure([run], 4.6 * rows + 1.4)
+    diagonals = []
+    dram = model.run_dram_ceiling(run, "add")
+    if dram is not None:
+        diagonals.append((dram.value, "DRAM %s (%s)" % (
+            _gbps_short(dram.value), dram.source), CEILING_GREY))
     l2c = model.l2_ceiling(run.ceilings)
     if l2c is not None:
-        diagonals.append((l2c.value, "L2 %s (measured l2_read)" %
-                          _gbps_short(l2c.value), True, LEVEL_COLOURS["L2"]))
-    for bw, label, measured, colour in diagonals:
-        x_end = xlim[1] if top is None else min(xlim[1], top / bw)
-        xs = np.geomspace(xlim[0], x_end, 8)
-        ls = "-" if measured else "--"
-        ax.plot(xs, xs * bw, color=colour, ls=ls, lw=1.0)
-        handles.append(Line2D([], [], color=colour, ls=ls, label=label))
-    slowest = min((d[0] for d in diagonals), default=None)
-    for value, label, measured in inside:
-        x_start = xlim[0] if slowest is None else value / slowest
-        ls = "-" if measured else "--"
-        ax.plot([x_start, xlim[1]], [value, value], color="black", ls=ls,
-                lw=1.0)
-        handles.append(Line2D([], [], color="black", ls=ls, label=label))
-    above = [r[1] for r in roofs if r[0] > ylim[1]]
-    return handles, above
-
-
-def plot_roofline(run, outdir):
-    points = [p for p in sel.primary_points(run) if p.cache == "warm"] or \
-        sel.primary_points(run)
-    cache = points[0].cache if points else "-"
-    styles = variant_styles({p.variant for p in points})
-    chosen = _roofline_sizes(run)
-    placed = _roofline_points(run, points, chosen)
-    xlim = _span([ai for _, _, lv, _ in placed for _, ai in lv] or [0.1],
-                 3.0, 2.5)
-    ylim = _span([perf for _, perf, _, _ in placed] or [1e12], 3.0, 2.0)
-    fig, body = _figure(run, 16, 7.2)
-    axes = body.subplots(1, max(len(chosen), 1), sharey=True,
-                         squeeze=False)[0]
-    ceiling_handles, above = [], []
-    for ax, n in zip(axes, chosen):
-        ceiling_handles, above = _draw_ceilings(ax, run, xlim, ylim)
-        for p, perf, levels, no_flops in placed:
-            if p.n != n:
-                continue
+        diagonals.append((l2c.value, "L2 read %s (measured)" %
+                          _gbps_short(l2c.value), LEVEL_COLOURS["L2"]))
+    for ax, fam in zip(_grid(body, len(fams)), fams):
+        mine = [x for x in placed if var.family(x[0]) == fam]
+        styles = family_styles([x[0] for x in mine])
+        for bw, _, colour in diagonals:
+            xs = np.geomspace(*xlim, 8)
+            ax.plot(xs, xs * bw, color=colour, lw=1.0)
+        handles = []
+        for p, perf, levels in sorted(mine, key=lambda x: var.sort_key(
+                x[0].variant)):
+            st = styles[p.variant]
             ax.plot([ai for _, ai in levels], [perf] * len(levels),
                     color="#cccccc", lw=0.6, zorder=1)
             for level, ai in levels:
-                colour = LEVEL_COLOURS[level]
-                ax.plot(ai, perf, ls="none", marker=styles[p.variant][1],
-                        ms=7, color=colour, zorder=3,
-                        markerfacecolor="none" if no_flops else colour,
-                        alpha=0.5 if level == "algorithmic" else 0.9)
+                # The algorithmic point is a ring, so a counted level at
+                # the same place (DRAM at large sizes) shows inside it.
+                ring = level == "algorithmic"
+                ax.plot(ai, perf, ls="none",
+                        marker=st.marker if st.highlighted else ".",
+                        ms=(12 if ring else 7) if st.highlighted else 4,
+                        color=LEVEL_COLOURS[level], zorder=2 if ring else 3,
+                        mfc="none" if ring else LEVEL_COLOURS[level],
+                        mec=LEVEL_COLOURS[level] if ring else "black",
+                        mew=1.2 if ring else 0.4)
+        for v, st in styles.items():
+            if st.highlighted:
+                handles.append(Line2D([], [], ls="none", marker=st.marker,
+                                      color="white", mec="black", ms=7,
+                                      label=v))
+        greys = sum(1 for st in styles.values() if not st.highlighted)
+        if greys:
+            handles.append(Line2D([], [], ls="none", marker=".",
+                                  color="#777777", label="%d other ewbench "
+                                  "additions" % greys))
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(*xlim)
         ax.set_ylim(*ylim)
-        ax.set_title("%s elements, %s" % (size_label(n), cache))
-        ax.set_xlabel("arithmetic intensity (FLOP per byte at each level)")
+        ax.tick_params(labelsize=8)
+        ax.set_title("%s, %s elements, %s" % (var.family_label(fam),
+                                              size_label(n), cache),
+                     fontsize=10)
+        ax.set_xlabel("FLOP per byte at each level", fontsize=9)
+        ax.set_ylabel("FLOP/s (relu, abs: elements/s)", fontsize=9)
         ax.grid(True, which="major", alpha=0.25)
-    axes[0].set_ylabel("performance (FLOP/s; relu/abs: elements/s)")
-    header = [Line2D([], [], ls="none", label=t) for t in
-              ("colour = bytes counted at:",)]
-    levels = [Line2D([], [], ls="none", marker="o", color=c, label=lvl)
-              for lvl, c in LEVEL_COLOURS.items()]
-    variants = [Line2D([], [], ls="none", marker=styles[v][1], color="black",
-                       markerfacecolor="none", label=v)
-                for v in sorted(styles)]
-    body.legend(handles=header + levels +
-               [Line2D([], [], ls="none", label="lines = ceilings:")] +
-               ceiling_handles +
-               [Line2D([], [], ls="none", label="marker = variant:")] +
-               variants, loc="outside right lower", fontsize=7,
-               frameon=False)
-    note = ("Hierarchical roofline, one point per kernel and memory level; "
-            "grey lines join the levels of one kernel. relu and abs do no "
-            "FLOPs: placed at 1 op per element (hollow markers), so their "
-            "y/x is the bandwidth at each level.")
-    if above:
-        note += " Compute ceilings above the plotted range: %s." % \
-            "; ".join(above)
-    body.suptitle("\n".join(textwrap.wrap(note, 150)), fontsize=8)
+        ax.legend(handles=handles, loc="upper left", fontsize=7.5,
+                  frameon=True, framealpha=0.85, ncol=1)
+    levels = [Line2D([], [], ls="none", marker="o", color=c,
+                     mfc="none" if lvl == "algorithmic" else c,
+                     ms=10 if lvl == "algorithmic" else 7,
+                     label="algorithmic bytes (ring)" if lvl == "algorithmic"
+                     else "bytes counted at %s" % lvl)
+              for lvl, c in LEVEL_COLOURS.items()
+              if any(lvl == name for _, _, lv in placed for name, _ in lv)]
+    lines = [Line2D([], [], color=c, label=label)
+             for _, label, c in diagonals]
+    body.legend(handles=levels + lines, loc="outside lower center", ncol=3,
+                fontsize=8, frameon=False)
+    roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
+    note = ("Colour = the memory level whose bytes set the intensity, "
+            "marker = variant; grey lines join one kernel's levels. relu "
+            "and abs do no FLOPs and sit at one operation per element. "
+            "Compute roofs (%s) lie far above the plotted range." % (
+                roofs or "none known"))
+    body.suptitle("\n".join(textwrap.wrap(note, 140)), fontsize=8.5)
     return save(fig, outdir, "roofline")
 
 
-# 3. instruction efficiency
+# 4. instruction efficiency
 
-def _instruction_panels(run, pts):
-    """(x label, values, [(reference x, line style)]) per panel."""
-    return (
-        ("bytes moved per issued\nwarp instruction (B)",
-         [sel.metric(run, p, sel.M_BYTES_PER_INST) for p in pts],
-         [(model.ISSUE_BYTES_PER_INST, ":")]),
-        ("global-load bytes per\nwarp load instruction (B)",
-         [sel.metric(run, p, sel.M_LD_BYTES_PER_INST) for p in pts],
-         [(128, "--"), (512, "--")]),
-        ("bandwidth, % of DRAM ceiling\n(measured where present, else spec)",
-         [model.pct_of(p.bandwidth, model.run_dram_ceiling(run, p.op))
-          for p in pts], [(100, "--"), (100 * model.DRAM_FRACTION, ":")]),
-    )
+def _issue_thresholds(run, pts):
+    """point key -> the issue-bound threshold of model.rule_issue for that
+    point (ISSUE_MARGIN x its leanest DRAM-bound sibling, capped at
+    ISSUE_BYTES_PER_INST), None where the rule cannot fire."""
+    fits = model.fit_series(run.points, run.l2_bytes)
+    siblings = model._siblings(run)
+    out = {}
+    for p in pts:
+        f = model.point_facts(run, p, fits, siblings)
+        full = f.full_speed_bytes_per_inst
+        out[p.key] = None if full is None else min(
+            model.ISSUE_BYTES_PER_INST, model.ISSUE_MARGIN * full)
+    return out
 
 
 def plot_instructions(run, outdir):
-    all_sizes = sel.sizes(run)
-    n = all_sizes[-1] if all_sizes else None
-    pts = sel.select(sel.primary_points(run), n=n)
+    """Per variant at the largest size: bytes per issued instruction,
+    global-load bytes per load instruction, % of the DRAM ceiling."""
+    points = [p for p in sel.primary_points(run) if p.check != "fail"]
+    if not points or not sel.has_metric(run, sel.M_BYTES_PER_INST):
+        return None
+    n = max(p.n for p in points)
+    pts = [p for p in points if p.n == n]
     cache = sel.preferred_cache(pts)
-    pts = sorted(sel.select(pts, cache=cache), key=lambda p: p.bandwidth)
-    styles = variant_styles({p.variant for p in pts})
-    fig, body = _figure(run, 14, 0.3 * max(len(pts), 4) + 2.4)
+    pts = [p for p in pts if p.cache == cache]
+    fams = _families(pts)
+    pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
+                                     -p.bandwidth))
+    thresholds = _issue_thresholds(run, pts)
+    fig, body = _figure([run], 0.26 * len(pts) + 2.2)
     axes = body.subplots(1, 3, sharey=True)
-    for ax, (label, values, refs) in zip(axes, _instruction_panels(run, pts)):
+    panels = (
+        ("bytes moved per issued warp instruction (B)",
+         [sel.metric(run, p, sel.M_BYTES_PER_INST) for p in pts]),
+        ("global-load bytes per warp load instruction (B)",
+         [sel.metric(run, p, sel.M_LD_BYTES_PER_INST) for p in pts]),
+        ("% of the DRAM ceiling",
+         [model.pct_of(p.bandwidth, model.run_dram_ceiling(run, p.op))
+          for p in pts]),
+    )
+    role_colour = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: ADDITION_GREY,
+                   var.PEER: "#000000"}
+    for k, (ax, (label, values)) in enumerate(zip(axes, panels)):
         for yi, (p, v) in enumerate(zip(pts, values)):
             if v is None:
-                ax.text(0, yi, " n/a (no counter)", va="center", fontsize=7,
+                ax.text(0, yi, " n/a", va="center", fontsize=8,
                         color="#777777")
                 continue
-            ax.barh(yi, v, color=styles[p.variant][0], height=0.7)
-            ax.text(v, yi, " %.0f" % v, va="center", fontsize=7)
-        for x, ls in refs:
-            ax.axvline(x, color=CEILING_GREY, ls=ls, lw=0.9)
-        finite = [v for v in values if v is not None]
-        ax.set_xlim(0, max(finite + [x for x, _ in refs] + [1]) * 1.18)
+            ax.barh(yi, v, color=role_colour[var.role(p.variant)],
+                    height=0.72)
+            ax.text(v, yi, " %.0f" % v, va="center", fontsize=7.5)
+            if k == 0 and thresholds.get(p.key) is not None:
+                ax.plot([thresholds[p.key]] * 2, [yi - 0.42, yi + 0.42],
+                        color="#d62728", lw=1.6)
+        if k == 1:
+            for x in (128, 512):
+                ax.axvline(x, color=CEILING_GREY, ls="--", lw=0.9)
+        if k == 2:
+            ax.axvline(100, color=CEILING_GREY, ls="--", lw=0.9)
+            ax.axvline(100 * model.DRAM_FRACTION, color=CEILING_GREY,
+                       ls=":", lw=0.9)
+        finite = [v for v in values if v is not None] + [1]
+        ax.set_xlim(0, max(finite) * 1.2)
         ax.set_xlabel(label, fontsize=9)
+        ax.tick_params(labelsize=8)
         ax.grid(True, axis="x", alpha=0.3)
+    for yi in range(1, len(pts)):
+        if var.family(pts[yi]) != var.family(pts[yi - 1]):
+            for ax in axes:
+                ax.axhline(yi - 0.5, color="#888888", lw=0.8)
     axes[0].set_yticks(range(len(pts)))
-    axes[0].set_yticklabels([p.variant for p in pts], fontsize=8)
-    axes[0].set_ylim(-0.7, len(pts) - 0.3)
-    title = ("Instruction efficiency at %s elements (%s), sorted by "
-             "bandwidth. Dashed: 128 B = 32 threads x 4 B (scalar fp32 "
-             "load), 512 B = 32 x 16 B (128-bit load), 100 %% of ceiling. "
-             "Dotted: verdict thresholds (issue-bound below %.0f B, "
-             "DRAM-bound from %.0f %%)." % (
-                 size_label(n) if n else "-", cache or "-",
-                 model.ISSUE_BYTES_PER_INST, 100 * model.DRAM_FRACTION))
-    body.suptitle("\n".join(textwrap.wrap(title, 130)), fontsize=9)
+    axes[0].set_yticklabels(["%s (%s)" % (p.variant, var.family_label(
+        var.family(p))) for p in pts], fontsize=8)
+    for tick, p in zip(axes[0].get_yticklabels(), pts):
+        tick.set_color(role_colour[var.role(p.variant)]
+                       if var.role(p.variant) != var.ADDITION else "#555555")
+    axes[0].set_ylim(len(pts) - 0.4, -0.6)
+    handles = [Line2D([], [], color=c, lw=6, label=r)
+               for r, c in role_colour.items()]
+    handles.append(Line2D([], [], color="#d62728", lw=1.6,
+                          label="issue-bound below this (%.0f%% of the "
+                          "leanest sibling at the DRAM ceiling)" %
+                          (100 * model.ISSUE_MARGIN)))
+    handles += [Line2D([], [], color=CEILING_GREY, ls="--",
+                       label="128 B scalar / 512 B 128-bit load; 100 %"),
+                Line2D([], [], color=CEILING_GREY, ls=":",
+                       label="%.0f %%: DRAM-bound from here" %
+                       (100 * model.DRAM_FRACTION))]
+    body.legend(handles=handles, loc="outside lower center", ncol=3,
+                fontsize=8, frameon=False)
+    body.suptitle("Instruction efficiency at %s elements (%s), grouped by "
+                  "op family, fastest first" % (size_label(n), cache),
+                  fontsize=10)
     return save(fig, outdir, "instructions")
 
 
-# 4. per-size bars
+# all figures of a study
 
-def _bar_label(bandwidth, spec):
-    share = " (%.0f%%)" % (100 * bandwidth / spec) if spec else ""
-    return " %.0f%s" % (bandwidth / 1e9, share)
+FIGURES = ("cache_tier", "blocks", "roofline", "instructions")
 
 
-def plot_bars(run, outdir):
-    all_sizes = sel.representative_sizes(run) or [0]
-    points = [p for p in sel.primary_points(run) if p.n in all_sizes]
-    variants = sorted({p.variant for p in points})
-    styles = variant_styles(variants)
-    cols = min(len(all_sizes), 3)
-    rows = math.ceil(len(all_sizes) / cols)
-    fig, body = _figure(run, 5.6 * cols,
-                        (0.32 * len(variants) + 1.3) * rows + 1.0)
-    axes = body.subplots(rows, cols, sharex=True, squeeze=False).ravel()
-    spec = run.spec_dram_bandwidth
-    bounds = _dram_bounds(run)
-    xmax = max([p.bandwidth / 1e9 for p in points] +
-               [b.value / 1e9 for b, _ in bounds] + [1]) * 1.3
-    by_key = {(p.variant, p.n, p.cache): p for p in points}
-    for i, ax in enumerate(axes):
-        if i >= len(all_sizes):
-            ax.set_visible(False)
-            continue
-        n = all_sizes[i]
-        for yi, v in enumerate(variants):
-            for cache, offset, alpha, hatch in (("warm", -0.2, 1.0, None),
-                                                ("cold", 0.2, 0.4, "///")):
-                p = by_key.get((v, n, cache))
-                if p is None:
-                    continue
-                ax.barh(yi + offset, p.bandwidth / 1e9, height=0.38,
-                        alpha=alpha, hatch=hatch, color=styles[v][0],
-                        edgecolor="white", lw=0.3)
-                ax.text(p.bandwidth / 1e9, yi + offset,
-                        _bar_label(p.bandwidth, spec), va="center",
-                        fontsize=6,
-                        bbox=dict(facecolor="white", alpha=0.7, pad=0.2,
-                                  lw=0))
-        for bound, _ in bounds:
-            ax.axvline(bound.value / 1e9, color=CEILING_GREY,
-                       ls=_ceiling_style(bound), lw=0.9, zorder=0)
-        ax.set_yticks(range(len(variants)))
-        ax.set_yticklabels(variants if i % cols == 0 else
-                           [""] * len(variants), fontsize=7)
-        ax.set_ylim(len(variants) - 0.4, -0.6)
-        ax.set_xlim(0, xmax)
-        ax.set_title("n = %s elements" % size_label(n), fontsize=9)
-        ax.set_xlabel("bandwidth (GB/s); label: GB/s (% of spec DRAM peak)",
-                      fontsize=7)
-        ax.tick_params(axis="x", labelsize=7, labelbottom=True)
-        ax.grid(True, axis="x", alpha=0.3)
-    handles = [Patch(color="#555555", label="warm L2 (back-to-back)"),
-               Patch(facecolor="#555555", alpha=0.4, hatch="///",
-                     edgecolor="white", label="cold L2 (flushed)")]
-    handles += [Line2D([], [], color=CEILING_GREY, ls=_ceiling_style(b),
-                       label=label) for b, label in bounds]
-    body.legend(handles=handles, loc="outside lower center",
-                ncol=len(handles), fontsize=8, frameon=False)
-    return save(fig, outdir, "bars")
-
-
-PLOTS = (("cache_tier", plot_cache_tier), ("roofline", plot_roofline),
-         ("instructions", plot_instructions), ("bars", plot_bars))
-
-
-def plot_all(run, outdir, fits=None):
-    """{name: [png path, svg path]} for every figure."""
-    out = {"cache_tier": plot_cache_tier(run, outdir, fits)}
-    for name, draw in PLOTS[1:]:
-        out[name] = draw(run, outdir)
+def plot_study(study, outdir):
+    """{name: [png, svg]} of every figure the study's parts allow: the
+    cache-tier plot from the sweep (else the article run), the block plot
+    from the block sweep, roofline and instructions from the article
+    run."""
+    out = {}
+    main = study.run(stu.ARTICLE) or study.main
+    sweep = study.run(stu.SWEEP) or main
+    drawn = plot_cache_tier(sweep, outdir)
+    if drawn:
+        out["cache_tier"] = drawn
+    blocks = study.run(stu.BLOCKS)
+    if blocks is not None or any(
+            len({p.block for p in main.points if p.variant == v}) > 1
+            for v in {p.variant for p in main.points}):
+        published = sel.primary_blocks(main.points) \
+            if study.run(stu.ARTICLE) is not None and blocks is not None \
+            else None
+        drawn = plot_blocks(blocks or main, outdir, published)
+        if drawn:
+            out["blocks"] = drawn
+    for name, draw in (("roofline", plot_roofline),
+                       ("instructions", plot_instructions)):
+        drawn = draw(main, outdir)
+        if drawn:
+            out[name] = drawn
     return out
 
 

@@ -1,54 +1,73 @@
-"""report.md and report.html for one run.
+"""report.md and report.html for a study directory (or one run).
 
-build_document() turns a run, its figures and its judged findings into a
-list of document blocks (pure); write_report() renders and writes them.
-Sections: Summary, Environment, Method, Results per size, Plots,
-Bottleneck verdicts, Findings, Threats to validity, Reproduce.
+build_document() turns a judged study and its figures into a list of
+document blocks (pure); write_report() draws, renders and writes them.
+
+The first screen answers: the GPU and its measured ceilings, the six
+findings with their verdict and deciding number, ewbench's fastest kernel
+against cub and PyTorch, and the study's variants that fall short, with
+the counter evidence.  A table of contents follows, then the sections of
+SECTIONS; long tables are pivoted (variant x size) or folded.
 """
 
 import os
 import shlex
-from collections import Counter
 
+from . import answers as ans
 from . import document as doc
 from . import findings as fnd
 from . import model
+from . import noise
 from . import select as sel
+from . import study as stu
+from . import variants as var
 from .torch_baseline import read_sidecar
-from .units import bytes_label, gbps, gbps_number, pct, size_label, us
+from .units import (bytes_label, clock_label, cuda_version, gbps,
+                    gbps_number, pct, size_label, us)
 
-SECTIONS = ("Summary", "Environment", "Method", "Results per size", "Plots",
-            "Bottleneck verdicts", "Findings", "Threats to validity",
-            "Reproduce")
+SECTIONS = (("findings", "Findings"), ("results", "Results"),
+            ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
+            ("fits", "Launch-floor fits"), ("method", "Method"),
+            ("environment", "Environment"),
+            ("threats", "Threats to validity"), ("reproduce", "Reproduce"))
 FIGURES_DIR = "figures"
-NOISY_CV = 0.05         # stddev / median above this is flagged as noisy
+FINDINGS_TABLE = "findings-table"
 
 FIGURE_TEXT = {
     "cache_tier": (
         "Cache-tier plot",
-        "Left: bandwidth (bytes moved / median time) against the footprint "
-        "of one launch, warm solid and cold dashed; the dotted vertical line "
-        "is the L2 capacity, horizontal lines the DRAM ceilings (measured "
-        "solid, spec dashed) and the measured L2 ceiling; grey dotted: L2 "
-        "read hit rate (right axis). Right: median time against bytes moved, "
-        "with the fitted t = t0 + V/B per series; the flat dotted line is "
-        "the measured launch floor."),
+        "Bandwidth (bytes moved / median time) against the footprint of one "
+        "launch, one panel per op family: warm solid with markers, cold "
+        "dashed. The study's variants in colour, the fastest of ewbench's "
+        "additions in purple, the other additions grey, cub black, PyTorch "
+        "brown. Dotted vertical line: the L2 capacity; horizontal lines: "
+        "the measured DRAM ceiling of the op (solid) and the spec peak "
+        "(dashed); the L2 read ceiling is drawn only where it lies near the "
+        "data, else named in the panel title. Where the run has one-pass "
+        "residency counters, the grey dotted line (right axis) is the "
+        "median share of reads served by L2 over the warm points of each "
+        "footprint."),
+    "blocks": (
+        "Block sizes",
+        "Bandwidth against threads per block, one panel per op family; "
+        "each variant's largest size solid (smaller sizes dashed, dotted). "
+        "A ring marks the block the study published; the green band is 128 "
+        "to 256 threads (finding 5); the horizontal line is the op's DRAM "
+        "ceiling."),
     "roofline": (
         "Hierarchical roofline",
-        "FLOP/s against arithmetic intensity, one point per kernel and "
-        "memory level (colour), marker per variant; diagonal lines are "
-        "bandwidth ceilings. Elementwise kernels sit far left of any "
-        "compute roof: their height is set by bandwidth."),
+        "FLOP/s against arithmetic intensity at the largest size, one panel "
+        "per op family: colour = the memory level whose bytes give the "
+        "intensity, marker = variant (legend per panel), ring = algorithmic "
+        "bytes; diagonals are the measured DRAM and L2 ceilings."),
     "instructions": (
         "Instruction efficiency",
-        "Bytes moved per issued warp instruction, global-load bytes per warp "
-        "load instruction (128 B scalar fp32, 512 B for 128-bit loads) and "
-        "the share of the DRAM ceiling reached, at the largest size."),
-    "bars": (
-        "Bandwidth per variant and size",
-        "GB/s per variant at each size, warm solid and cold hatched, "
-        "labelled with the share of the spec DRAM peak; vertical lines are "
-        "the DRAM ceilings."),
+        "At the largest size, per variant (grouped by op family, fastest "
+        "first; colour = study, ewbench addition or peer): bytes moved per "
+        "issued warp instruction with the issue-bound threshold of each row "
+        "in red, global-load bytes per warp load instruction (128 B scalar "
+        "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
+        "with the 80 % DRAM-bound threshold dotted."),
 }
 
 
@@ -73,435 +92,641 @@ def _text(value):
     return str(value)
 
 
-def _size_heading(n):
-    return "%s elements (n = %d)" % (size_label(n), n)
+def _block(p):
+    if p.block is not None:
+        return str(p.block)
+    return var.peer_name(p.variant) or "n/a"
+
+
+def _pct_spec(bandwidth, spec):
+    return "%.1f %%" % (100.0 * bandwidth / spec) if spec and bandwidth \
+        else "n/a"
+
+
+def _ceiling_value(row):
+    if row.unit == "byte/s":
+        return gbps(row.value)
+    if row.unit == "ns":
+        return "%s µs" % us(row.value)
+    return "%.1f TFLOP/s" % (row.value / 1e12)
+
+
+def _role_order(p):
+    fams = {"add": 0, "relu": 1, "abs": 2}
+    return (fams.get(p.op, 9), p.dtype != "f32") + var.sort_key(p.variant)
+
+
+# first screen
+
+def headline(study):
+    """One paragraph: the GPU and its measured ceilings."""
+    dev = study.device
+    spec = dev.get("dram_bandwidth_bytes_per_s")
+    text = "%s: %s SMs at %s, %s L2, %s DRAM (%s-bit bus at %s): %s spec." % (
+        dev.get("name", "unknown GPU"), _text(dev.get("sm_count")),
+        clock_label(dev.get("sm_clock_khz")), bytes_label(dev.get("l2_bytes")),
+        bytes_label(dev.get("memory_bytes")), _text(dev.get("bus_width_bits")),
+        clock_label(dev.get("memory_clock_khz")), gbps(spec))
+    rows = {r.name: r for r in ans.ceilings(study.ceilings)}
+    parts = []
+    for name, label in (("dram_add", "DRAM add"), ("dram_copy", "copy"),
+                        ("l2_read", "L2 read")):
+        r = rows.get(name)
+        if r is not None:
+            parts.append("%s %s%s" % (label, _ceiling_value(r),
+                                      " (%.1f %% of spec)" % r.spec_pct
+                                      if r.spec_pct else ""))
+    launch = [(_ceiling_value(rows[n]), label) for n, label in
+              (("launch_stream", "stream"), ("launch_graph", "graph"))
+              if n in rows]
+    if launch:
+        parts.append("launch %s" % " / ".join("%s %s" % l for l in launch))
+    if parts:
+        text += " **Measured**: %s." % ", ".join(parts)
+    else:
+        text += " No measured ceilings: percentages are of the spec peak."
+    return doc.Paragraph(text)
+
+
+def findings_table(judged):
+    rows = tuple((str(f.number), f.short_claim,
+                  "**%s**" % f.verdict, f.deciding or "-",
+                  "%s/" % f.part if f.part else "-") for f in judged)
+    return doc.Table(("#", "claim", "verdict", "deciding number",
+                      "judged on"), rows, FINDINGS_TABLE)
+
+
+def versus_section(versus):
+    blocks = [doc.Heading(3, "ewbench's fastest add against cub and "
+                          "PyTorch", "versus")]
+    if not versus:
+        return blocks + [doc.Paragraph("No add kernels measured.")]
+    rows = []
+    for v in versus:
+        peer = v.peer
+        rows.append((
+            "%s %s" % (v.tier, v.dtype),
+            "%s, %s, %s" % (size_label(v.n), v.cache, v.launch),
+            "`%s`@%s (%s)" % (v.best.variant, _block(v.best),
+                              var.role(v.best.variant)),
+            "%s (%s)" % (gbps(v.best.bandwidth),
+                         _pct_spec(v.best.bandwidth, v.spec)),
+            gbps(v.cub.bandwidth) if v.cub else "not run",
+            gbps(v.torch.bandwidth) if v.torch else "not run",
+            "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
+            if peer else "no peer",
+            v.beyond_noise or "-"))
+    blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
+                             "GB/s (% spec)", "cub", "PyTorch",
+                             "margin", "beyond noise?"), tuple(rows)))
+    blocks.append(doc.Paragraph(
+        "cub (`cub::DeviceTransform`) and PyTorch (`torch.add`) are peers, "
+        "not ewbench kernels. DRAM tier: the study's largest size; L2 tier: "
+        "the largest size whose working set fits in half the L2. PyTorch "
+        "rows are stream launches. Beyond noise: the difference exceeds "
+        "max(3 x the combined per-launch scatter, 2 %) (the `compare` "
+        "rule); run-to-run drift of about 1 % is not in it "
+        "(`python3 -m analysis contest` judges repeats)."))
+    return blocks
+
+
+def _evidence(s):
+    parts = []
+    if s.occupancy is not None:
+        parts.append("%s occupancy %.0f %%" % (s.occupancy_kind, s.occupancy))
+    if s.kib_in_flight is not None:
+        text = "%.0f KiB of loads in flight per SM" % s.kib_in_flight
+        if s.contrast is not None and s.contrast_kib_in_flight is not None:
+            text += " (%s: %.0f)" % (s.contrast.variant,
+                                     s.contrast_kib_in_flight)
+        parts.append(text)
+    if s.bytes_per_inst is not None:
+        parts.append("%.1f B per instruction" % s.bytes_per_inst)
+    return "; ".join(parts) or "no counters"
+
+
+def shortfalls_section(shorts, n):
+    blocks = [doc.Heading(3, "Study variants that fall short%s" % (
+        " at %s elements" % size_label(n) if n else ""), "shortfalls")]
+    if not shorts:
+        return blocks + [doc.Paragraph(
+            "Every study variant reaches at least %.0f %% of its fastest "
+            "sibling (same op and dtype)." % (100 * ans.SHORT_FRACTION))]
+    rows = []
+    for s in shorts:
+        fix = "not swept"
+        if s.best_block is not None:
+            fix = "%d: %s" % (s.best_block.block, gbps(s.best_block.bandwidth))
+            if s.published_block is not None:
+                fix += " (%s at %s)" % (gbps(s.published_block.bandwidth),
+                                        _block(s.point))
+        rows.append(("`%s`" % s.point.variant, _block(s.point),
+                     gbps(s.point.bandwidth),
+                     "%.0f %% of %s" % (100 * s.share, s.sibling.variant),
+                     s.verdict.name, _evidence(s), fix))
+    blocks.append(doc.Table(("variant", "block", "GB/s",
+                             "share of the fastest sibling", "verdict",
+                             "evidence", "best block (GB/s)"), tuple(rows)))
+    return blocks
 
 
 # sections
 
-def summary_section(run, ctx, judged):
-    blocks = [doc.Heading(2, "Summary")]
-    items = ["GPU: %s; run `%s` (%s)." % (
-        run.device.get("name", "unknown"), run.run_id,
-        run.manifest.get("status", "status unknown"))]
-    all_sizes = sel.sizes(run)
-    items.append("%d points: %d variants at %s; cache states: %s." % (
-        len(run.points), len({p.variant for p in run.points}),
-        ", ".join(size_label(n) for n in all_sizes) or "no sizes",
-        ", ".join(sorted({p.cache for p in run.points})) or "none"))
-    if all_sizes:
-        top = [p for p in ctx.points if p.n == all_sizes[-1]]
-        cache = sel.preferred_cache(top)
-        top = [p for p in top if p.cache == cache]
-        if top:
-            best = max(top, key=lambda p: p.bandwidth)
-            worst = min(top, key=lambda p: p.bandwidth)
-            ceiling = model.run_dram_ceiling(run, best.op)
-            items.append("At %s (%s) the fastest variant is %s at %s "
-                         "(%s of the DRAM ceiling, %s), the slowest %s at "
-                         "%s." % (
-                             size_label(all_sizes[-1]), cache, best.variant,
-                             gbps(best.bandwidth),
-                             pct(model.pct_of(best.bandwidth, ceiling)),
-                             ceiling.source if ceiling else "no ceiling",
-                             worst.variant, gbps(worst.bandwidth)))
-    counts = Counter(v.name for v in ctx.verdicts.values())
-    items.append("Bottleneck verdicts: %s." % ", ".join(
-        "%s %d" % (name, counts[name]) for name in model.VERDICTS
-        if counts[name]))
-    items.append("Findings: %s." % "; ".join(
-        "%d %s" % (f.number, f.verdict) for f in judged))
-    failed = [p for p in run.points if p.check == "fail"]
-    if failed:
-        items.append("**%d points FAILED the correctness check** and are "
-                     "left out of the findings: %s." % (
-                         len(failed), ", ".join(sorted({p.variant
-                                                        for p in failed}))))
-    blocks.append(doc.Bullets(tuple(items)))
+def findings_section(judged):
+    blocks = [doc.Heading(2, "Findings", "findings")]
+    for f in judged:
+        blocks.append(doc.Heading(3, "Finding %d: %s — %s" % (
+            f.number, f.short_claim, f.verdict), "finding-%d" % f.number))
+        blocks.append(doc.Paragraph("Claim: %s Judged on `%s/`." % (
+            f.claim, f.part or "-")))
+        blocks.append(doc.Paragraph(f.explanation))
+        if f.numbers:
+            blocks.append(doc.Details("The numbers (%d)" % len(f.numbers),
+                                      (doc.Table(("quantity", "value"),
+                                                 f.numbers),)))
     return blocks
 
 
-def environment_section(run):
+def _cell(run, p):
+    ceiling = model.run_dram_ceiling(run, p.op)
+    share = model.pct_of(p.bandwidth, ceiling)
+    spread = noise.spread_pct(p)
+    text = gbps_number(p.bandwidth)
+    if share is not None:
+        text += " (%.0f %%)" % share
+    if spread is not None:
+        text += " ±%.1f %%" % spread
+    mark = noise.flag(p)
+    return text + (" **%s**" % mark if mark else "")
+
+
+def pivot(run, points, columns, cell, row_label=None):
+    """Rows = variants (by family and role), columns = the given values of
+    points' n; cell(point) for each, '' where not measured."""
+    by = {(p.variant, p.n): p for p in points}
+    variants = sorted({p.variant for p in points},
+                      key=lambda v: _role_order(next(
+                          p for p in points if p.variant == v)))
+    rows = []
+    for v in variants:
+        first = next(p for p in points if p.variant == v)
+        rows.append(((row_label or (lambda p: "`%s`" % p.variant))(first),
+                     var.role(v), _block(first)) +
+                    tuple(cell(by[(v, n)]) if (v, n) in by else ""
+                          for n in columns))
+    return tuple(rows)
+
+
+POINT_HEADER = ("variant", "op", "block", "cache", "launch", "median (µs)",
+                "min-max (µs)", "spread", "GB/s", "% DRAM ceiling",
+                "% spec", "check")
+
+
+def _point_row(run, p):
+    ceiling = model.run_dram_ceiling(run, p.op)
+    spread = noise.spread_pct(p)
+    return (p.variant, "%s %s" % (p.op, p.dtype), _block(p), p.cache,
+            p.launch, us(p.time_median_ns),
+            "%s-%s" % (us(p.time_min_ns), us(p.time_max_ns))
+            if p.time_min_ns is not None and p.time_max_ns is not None
+            else "n/a",
+            ("%.1f %%" % spread if spread is not None else "n/a") +
+            (" " + noise.flag(p) if noise.flag(p) else ""),
+            gbps_number(p.bandwidth), pct(model.pct_of(p.bandwidth, ceiling)),
+            _pct_spec(p.bandwidth, run.spec_dram_bandwidth), p.check or "n/a")
+
+
+def results_section(study, sctx):
+    blocks = [doc.Heading(2, "Results", "results")]
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    run = ctx.run
+    primary = [p for p in ctx.points]
+    shown = sel.representative_sizes(run)
+    blocks.append(doc.Paragraph(
+        "`%s/`: GB/s per variant and size (%% of the op's DRAM ceiling) ±"
+        "per-launch spread; **noisy**: spread above %.0f %%, **outlier**: a "
+        "launch took more than %.1fx the median. Rows: the study's "
+        "variants, ewbench's additions, then peers, per op family." % (
+            part, noise.NOISY_PCT, noise.OUTLIER_FACTOR)))
+    for cache in ("warm", "cold"):
+        for launch in ("stream", "graph"):
+            pts = [p for p in primary if p.cache == cache and
+                   p.launch == launch and p.n in shown]
+            if not pts:
+                continue
+            blocks.append(doc.Heading(3, "%s, %s launches" % (
+                cache.capitalize(), launch), "results-%s-%s" % (
+                    cache, launch)))
+            blocks.append(doc.Table(
+                ("variant", "role", "block") + tuple(
+                    size_label(n) for n in shown),
+                pivot(run, pts, shown, lambda p: _cell(run, p))))
+    every = sorted(run.points, key=lambda p: (_role_order(p), p.n, p.cache,
+                                              p.launch, p.block or 0))
+    blocks.append(doc.Details("Every point of `%s/` (%d rows)" % (
+        part, len(every)), (doc.Table(("n",) + POINT_HEADER, tuple(
+            (size_label(p.n),) + _point_row(run, p) for p in every)),)))
+    bctx = sctx.parts.get(stu.BLOCKS)
+    if bctx is not None:
+        blocks += blocks_table(bctx)
+    return blocks
+
+
+def blocks_table(ctx):
+    sweeps = fnd.block_sweeps(ctx)
+    if not sweeps:
+        return []
+    blocks = sorted({p.block for rows in sweeps.values() for p in rows})
+    rows = []
+    for (variant, n, cache, launch), pts in sorted(
+            sweeps.items(), key=lambda kv: (var.sort_key(kv[0][0]),
+                                            kv[0][1])):
+        by = {p.block: p for p in pts}
+        best = max(pts, key=lambda p: p.bandwidth)
+        rows.append(("`%s`" % variant, "%s %s" % (size_label(n), cache)) +
+                    tuple(("**%s**" if by[b] is best else "%s") %
+                          gbps_number(by[b].bandwidth) if b in by else ""
+                          for b in blocks))
+    return [doc.Heading(3, "Block sizes (`blocks/`, GB/s; bold: best)",
+                        "results-blocks"),
+            doc.Table(("variant", "size") + tuple(str(b) for b in blocks),
+                      tuple(rows))]
+
+
+def figures_section(figures):
+    blocks = [doc.Heading(2, "Figures", "figures")]
+    if not figures:
+        return blocks + [doc.Paragraph("No figures.")]
+    for name, (title, caption) in FIGURE_TEXT.items():
+        if name not in figures:
+            continue
+        png, svg = figures[name]
+        blocks.append(doc.Heading(3, title, "fig-" + name))
+        blocks.append(doc.Image("%s/%s" % (FIGURES_DIR, os.path.basename(png)),
+                                title, caption, "%s/%s" % (
+                                    FIGURES_DIR, os.path.basename(svg))))
+    return blocks
+
+
+def verdicts_section(sctx):
+    blocks = [doc.Heading(2, "Bottleneck verdicts", "verdicts")]
+    blocks.append(doc.Paragraph(
+        "Rules, first match wins: launch-bound (warm slower than cold beyond "
+        "the noise, or time <= %.1fx the launch floor of the launch mode), "
+        "L2-bound "
+        "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
+        "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
+        ">= %.0f %% of the best sibling: same op, dtype, size, cache, "
+        "launch), occupancy-bound (occupancy < %.0f %%), issue-bound (< %.0f "
+        "B per issued instruction and < %.0f %% of the leanest sibling at "
+        "the ceiling), else undetermined, with what was measured. "
+        "docs/analysis.md explains each." % (
+            model.LAUNCH_FACTOR,
+            100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
+            100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
+            model.ISSUE_BYTES_PER_INST, 100 * model.ISSUE_MARGIN)))
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    run = ctx.run
+    shown = sel.representative_sizes(run)
+    for cache in ("warm", "cold"):
+        for launch in ("stream", "graph"):
+            pts = [p for p in ctx.points if p.cache == cache and
+                   p.launch == launch and p.n in shown]
+            if not pts:
+                continue
+            blocks.append(doc.Heading(3, "`%s/`, %s, %s launches" % (
+                part, cache, launch)))
+            blocks.append(doc.Table(
+                ("variant", "role", "block") + tuple(
+                    size_label(n) for n in shown),
+                pivot(run, pts, shown,
+                      lambda p: ctx.verdicts[p.key].name)))
+    rows = sorted((p for p in ctx.points if p.n in shown),
+                  key=lambda p: (_role_order(p), p.n, p.cache, p.launch))
+    blocks.append(doc.Details("The rule that fired, per point (%d rows)" %
+                              len(rows), (doc.Table(
+                                  ("variant", "n", "cache", "launch",
+                                   "verdict", "rule"), tuple(
+                                      (p.variant, size_label(p.n), p.cache,
+                                       p.launch, ctx.verdicts[p.key].name,
+                                       ctx.verdicts[p.key].rule)
+                                      for p in rows)),)))
+    return blocks
+
+
+def fits_section(sctx):
+    blocks = [doc.Heading(2, "Launch-floor fits", "fits")]
+    blocks.append(doc.Paragraph(
+        "Per series, t = t0 + V/B by least squares on relative residuals "
+        "(docs/analysis.md). A fit serves as a launch floor only with more "
+        "points than parameters (two, or three with an L2 slope), a "
+        "positive t0 and a positive DRAM slope; measured launch ceilings "
+        "take precedence."))
+    for part, ctx in sctx.parts.items():
+        rows = []
+        for (variant, block, cache, launch), f in sorted(
+                ctx.fits.items(), key=lambda kv: (var.sort_key(kv[0][0]),
+                                                  kv[0][2], kv[0][3],
+                                                  kv[0][1] or 0)):
+            rows.append((variant, _text(block), cache, launch, us(f.t0_ns),
+                         gbps(f.bandwidth), gbps(f.l2_bandwidth),
+                         "%d / %d" % (f.points, f.parameters),
+                         "%.1f %%" % (100 * f.max_rel_residual)
+                         if f.points > f.parameters else "exact fit",
+                         "yes" if f.usable else "no: " + f.unusable_reason))
+        if rows:
+            usable = sum(1 for r in rows if r[-1] == "yes")
+            blocks.append(doc.Details(
+                "`%s/`: %d series, %d usable as a floor" % (
+                    part, len(rows), usable), (doc.Table(
+                        ("variant", "block", "cache", "launch", "t0 (µs)",
+                         "B (DRAM level)", "B (L2 level)",
+                         "points / parameters", "max residual",
+                         "usable as floor"), tuple(rows)),)))
+    return blocks
+
+
+def method_section(study):
+    blocks = [doc.Heading(2, "Method", "method")]
+    items = []
+    for part in stu.PARTS:
+        run = study.run(part)
+        if run is None:
+            continue
+        settings = run.manifest.get("settings") or {}
+        counters = run.manifest.get("counters") or {}
+        items.append("`%s/` (run `%s`): %s. %d points, %d sizes (%s to %s), "
+                     "cache %s, %s launches, %s timed launches per point "
+                     "after %s warm-up; counters: %s." % (
+                         part, run.run_id, stu.PURPOSE[part],
+                         len(run.points), len(sel.sizes(run)),
+                         size_label(min(sel.sizes(run))) if run.points
+                         else "-", size_label(max(sel.sizes(run)))
+                         if run.points else "-",
+                         "/".join(settings.get("cache") or []) or "n/a",
+                         "/".join(settings.get("launch") or []) or "n/a",
+                         _text(settings.get("iters")),
+                         _text(settings.get("warmup")),
+                         "%s set, %s pass(es)" % (
+                             counters.get("metric_set"),
+                             counters.get("passes"))
+                         if counters.get("enabled") else "off"))
+    if study.ceilings_path:
+        items.append("`ceilings/`: `ewbench ceilings` (DRAM read, write, "
+                     "copy, add; L2 read; launch cost; FMA peaks); every "
+                     "part uses them.")
+    items += [
+        "**Cache states**: `warm` = back-to-back launches on the same "
+        "buffers, so whatever fits in L2 stays there (the write-ups' "
+        "method); `cold` = L2 flushed before each timed launch by reading a "
+        "buffer several times the L2. **Launches**: `stream` from the host "
+        "one by one (the launch path is in the time), `graph` replayed from "
+        "a CUDA graph.",
+        "**Bandwidth** = bytes moved / median time, GB/s = 1e9 byte/s; "
+        "bytes moved = n x (bytes read + written per element): add 3 "
+        "arrays, relu 2, abs in place 1 read + 1 write. The footprint "
+        "(distinct bytes touched) is the x axis of the cache-tier plot.",
+        "**Ceilings**: DRAM = measured `dram_add` (add) or `dram_copy` "
+        "(relu, abs), else the spec peak; launch floor = measured "
+        "`launch_stream` or `launch_graph` by launch mode.",
+        "**Primary block**: a variant timed at several blocks is compared "
+        "with others at the block it was timed with at the most sizes.",
+        "**Roles**: the study's 14 variants (docs/study.md), ewbench's "
+        "additions, and the peers cub and PyTorch.",
+    ]
+    blocks.append(doc.Bullets(tuple(items)))
+    article = study.run(stu.ARTICLE)
+    if article is not None and any(p.variant.startswith("torch_")
+                                   for p in article.points):
+        side = read_sidecar(article.path) or {}
+        blocks.append(doc.Paragraph(
+            "PyTorch rows (`torch_*`) were added by `python3 -m analysis "
+            "torch`: PyTorch %s, CUDA %s, on %s; CUDA events around each "
+            "launch, same warm-up and iterations as the run." % (
+                _text(side.get("torch")), _text(side.get("cuda")),
+                _text(side.get("device")))))
+    rows = ans.ceilings(study.ceilings)
+    if rows:
+        blocks.append(doc.Table(
+            ("ceiling", "measured", "% of spec", "method"), tuple(
+                (r.name, _ceiling_value(r), pct(r.spec_pct),
+                 (study.ceilings[r.name].method or "")) for r in rows)))
+    return blocks
+
+
+def environment_section(study):
+    run = study.main
     m = run.manifest
     dev = run.device
+    versions = m.get("versions") or {}
     rows = [
         ("GPU", dev.get("name")),
         ("compute capability", dev.get("compute_capability")),
-        ("SMs", dev.get("sm_count")),
+        ("SMs, clock (max)", "%s at %s" % (_text(dev.get("sm_count")),
+                                           clock_label(dev.get(
+                                               "sm_clock_khz")))),
         ("L2", bytes_label(dev.get("l2_bytes"))),
-        ("memory", bytes_label(dev.get("memory_bytes"))),
-        ("DRAM bus, clock", "%s bit, %s kHz" % (
+        ("memory", "%s, %s-bit bus at %s" % (
+            bytes_label(dev.get("memory_bytes")),
             _text(dev.get("bus_width_bits")),
-            _text(dev.get("memory_clock_khz")))),
+            clock_label(dev.get("memory_clock_khz")))),
         ("DRAM spec bandwidth", gbps(dev.get("dram_bandwidth_bytes_per_s"))),
-        ("SM clock (max)", "%s kHz" % _text(dev.get("sm_clock_khz"))),
         ("threads / blocks per SM", "%s / %s" % (
             _text(dev.get("max_threads_per_sm")),
             _text(dev.get("max_blocks_per_sm")))),
-        ("driver / runtime / CUPTI", "%s / %s / %s" % (
-            _text(_get(m, "versions", "driver")),
-            _text(_get(m, "versions", "runtime")),
-            _text(_get(m, "versions", "cupti_api")))),
+        ("driver, runtime", "%s (driver), %s (runtime)" % (
+            cuda_version(versions.get("driver")),
+            cuda_version(versions.get("runtime")))),
+        ("CUPTI API version", _text(versions.get("cupti_api"))),
         ("ewbench", "%s (git %s)" % (_text(_get(m, "tool", "version")),
                                      _text(_get(m, "tool", "git_revision")))),
-        ("CUDA build", "%s; arch %s; nvcc %s" % (
-            _text(_get(m, "tool", "cuda_build_version")),
+        ("built with", "%s; GPU targets sm_%s; nvcc %s" % (
+            cuda_version(_get(m, "tool", "cuda_build_version")),
             _text(_get(m, "tool", "cuda_arch")),
             _text(_get(m, "tool", "nvcc_flags")))),
         ("host", "%s; %s; %s" % (_text(_get(m, "host", "hostname")),
                                  _text(_get(m, "host", "os")),
                                  _text(_get(m, "host", "cpu")))),
-        ("started / finished (UTC)", "%s / %s" % (
-            _text(m.get("started_utc")), _text(m.get("finished_utc")))),
-        ("status", m.get("status")),
-        ("command", " ".join(shlex.quote(str(a)) for a in m.get("argv", []))
-         or None),
     ]
-    return [doc.Heading(2, "Environment"),
+    for part, r in study.runs.items():
+        rows.append(("`%s/`" % part, "%s to %s (UTC), %s; git %s" % (
+            _text(r.manifest.get("started_utc")),
+            _text(r.manifest.get("finished_utc")),
+            _text(r.manifest.get("status")),
+            _text(_get(r.manifest, "tool", "git_revision")))))
+    return [doc.Heading(2, "Environment", "environment"),
             doc.Table(("item", "value"),
                       tuple((k, _text(v)) for k, v in rows))]
 
 
-def _ceiling_rows(run):
-    rows = []
-    for c in (run.ceilings or {}).values():
-        value = gbps(c.value) if c.unit == "byte/s" else (
-            "%s µs" % us(c.value) if c.unit == "ns" else
-            "%.1f TFLOP/s" % (c.value / 1e12))
-        spec = "" if c.spec_value is None else (
-            gbps(c.spec_value) if c.unit == "byte/s" else
-            "%.1f TFLOP/s" % (c.spec_value / 1e12) if c.unit == "flop/s"
-            else "%s µs" % us(c.spec_value))
-        rows.append((c.name, value, spec or "n/a", c.method or ""))
-    return tuple(rows)
-
-
-def method_section(run):
-    m = run.manifest
-    settings = m.get("settings") or {}
-    counters = m.get("counters") or {}
-    blocks = [doc.Heading(2, "Method")]
-    blocks.append(doc.Bullets((
-        "**Timing**: %s; %s untimed warm-up launches, then %s timed "
-        "launches per point; the tables give the median (and min-max) of "
-        "the per-launch times." % (
-            _text(settings.get("timer")), _text(settings.get("warmup")),
-            _text(settings.get("iters"))),
-        "**Cache states**: `warm` = back-to-back launches on the same "
-        "buffers, so whatever fits in L2 stays there (the write-ups' method); "
-        "`cold` = L2 flushed before each timed launch by reading a %s "
-        "buffer (reading leaves L2 full of clean lines, so the kernel pays "
-        "no write-backs of earlier work). `stream` launches come from the "
-        "host one by one (the launch path is in the time); `graph` "
-        "launches replay the timed launches from a CUDA graph." %
-        bytes_label(settings.get("flush_bytes")),
-        "**Counters**: %s (status %s%s); metric set %s, %s passes, %s "
-        "replay, chip %s. Counters come from a separate pass: times from "
-        "that pass are never used. A warm counter point profiles the second "
-        "of two back-to-back launches in one profiling session; a cold one "
-        "follows an L2 flush." % (
-            "enabled" if counters.get("enabled") else "disabled",
-            _text(counters.get("status")),
-            ": " + counters["reason"] if counters.get("reason") else "",
-            _text(counters.get("metric_set")), _text(counters.get("passes")),
-            _text(counters.get("replay")), _text(counters.get("chip"))),
-        "**Bytes and bandwidth**: bytes moved = n x (bytes read + bytes "
-        "written per element), the algorithmic traffic (add: 3 arrays, relu: "
-        "2, abs in place: read + write of 1). Bandwidth = bytes moved / "
-        "median time, in GB/s = 1e9 byte/s. The footprint (distinct bytes "
-        "touched) is the x axis of the cache-tier plot.",
-        "**Ceilings**: DRAM = measured `dram_add` (add) or `dram_copy` "
-        "(relu, abs) from ceilings.csv when present, else the theoretical "
-        "peak in run.json (%s). Each table says which it used." %
-        gbps(run.spec_dram_bandwidth),
-        "**Launch floor**: measured `launch_stream` when present, else the "
-        "median, over the series of the same cache state, of t0 fitted to "
-        "t = t0 + V/B per (variant, block, cache): least squares on "
-        "relative residuals, with a second slope for warm points whose "
-        "footprint fits in L2.",
-        "**Primary block**: a variant timed at several block sizes is "
-        "compared with others at the block it was timed with at the most "
-        "sizes; the other blocks appear under Results as a sweep.",
-    )))
-    torch_rows = [p for p in run.points if p.variant.startswith("torch_")]
-    if torch_rows:
-        side = read_sidecar(run.path) or {}
-        blocks.append(doc.Paragraph(
-            "PyTorch rows (`torch_*`, %d points) were added by `python3 -m "
-            "analysis torch`: PyTorch %s, CUDA %s, on %s; CUDA events around "
-            "each launch, same warm-up and iterations as the run." % (
-                len(torch_rows), _text(side.get("torch")),
-                _text(side.get("cuda")), _text(side.get("device")))))
-    rows = _ceiling_rows(run)
-    if rows:
-        where = "ceilings.csv"
-        if run.ceilings_path:
-            # Relative to the run directory: no machine's paths in reports.
-            where = os.path.relpath(run.ceilings_path, run.path)
-        blocks.append(doc.Paragraph("Measured ceilings (%s):" % where))
-        blocks.append(doc.Table(("ceiling", "measured", "spec", "method"),
-                                rows))
-    else:
-        blocks.append(doc.Paragraph("No ceilings.csv: every percentage is "
-                                    "of the spec peak."))
-    return blocks
-
-
-def _point_row(run, p):
-    ceiling = model.run_dram_ceiling(run, p.op)
-    measured = model.pct_of(p.bandwidth, ceiling) \
-        if ceiling is not None and ceiling.measured else None
-    spread = "%s-%s" % (us(p.time_min_ns), us(p.time_max_ns)) \
-        if p.time_min_ns is not None and p.time_max_ns is not None else "n/a"
-    spec = p.spec_dram_pct if p.spec_dram_pct is not None else \
-        model.pct_of(p.bandwidth, model.spec_dram(run.spec_dram_bandwidth))
-    return (p.variant, "%s %s" % (p.op, p.dtype), _text(p.block), p.cache,
-            us(p.time_median_ns), spread, gbps_number(p.bandwidth),
-            pct(measured), pct(spec), p.check or "n/a")
-
-
-POINT_HEADER = ("variant", "op", "block", "cache", "median (µs)",
-                "min-max (µs)", "GB/s", "% measured DRAM ceiling",
-                "% spec DRAM peak", "check")
-
-
-def results_section(run, ctx):
-    blocks = [doc.Heading(2, "Results per size")]
-    primary = sel.primary_points(run)
-    keys = {p.key for p in primary}
-    shown = sel.representative_sizes(run)
-    if len(shown) < len(sel.sizes(run)):
-        blocks.append(doc.Paragraph(
-            "%d of the run's %d sizes, spread over its range; timing.csv "
-            "holds every point and the cache-tier plot draws them all."
-            % (len(shown), len(sel.sizes(run)))))
-    for n in shown:
-        rows = sorted(sel.select(primary, n=n),
-                      key=lambda p: (p.op, p.dtype, p.variant, p.cache))
-        if not rows:
-            continue
-        blocks.append(doc.Heading(3, _size_heading(n)))
-        blocks.append(doc.Table(POINT_HEADER,
-                                tuple(_point_row(run, p) for p in rows)))
-    sweep = sorted((p for p in run.points if p.key not in keys),
-                   key=lambda p: (p.variant, p.n, p.cache, p.block or 0))
-    if sweep:
-        blocks.append(doc.Heading(3, "Block-size sweeps (other blocks)"))
-        blocks.append(doc.Table(("n",) + POINT_HEADER, tuple(
-            (size_label(p.n),) + _point_row(run, p) for p in sweep)))
-    blocks.append(doc.Heading(3, "Launch-floor fit, t = t0 + V/B"))
-    rows = []
-    for (variant, block, cache), f in sorted(
-            ctx.fits.items(), key=lambda kv: (kv[0][0], kv[0][2],
-                                              kv[0][1] or 0)):
-        rows.append((variant, _text(block), cache, us(f.t0_ns),
-                     gbps(f.bandwidth), gbps(f.l2_bandwidth), str(f.points),
-                     "%.1f %%" % (100 * f.max_rel_residual),
-                     "yes" if f.usable else "no"))
-    if rows:
-        blocks.append(doc.Table(("variant", "block", "cache", "t0 (µs)",
-                                 "B (DRAM level)", "B (L2 level)", "points",
-                                 "max residual", "usable as floor"),
-                                tuple(rows)))
-    else:
-        blocks.append(doc.Paragraph("No series has two sizes; nothing to "
-                                    "fit."))
-    return blocks
-
-
-def plots_section(figures):
-    blocks = [doc.Heading(2, "Plots")]
-    for name, (title, caption) in FIGURE_TEXT.items():
-        if name not in figures:
-            continue
-        blocks.append(doc.Heading(3, title))
-        blocks.append(doc.Image("%s/%s.png" % (FIGURES_DIR, name), title,
-                                caption))
-    return blocks
-
-
-def verdicts_section(run, ctx):
-    blocks = [doc.Heading(2, "Bottleneck verdicts")]
-    blocks.append(doc.Paragraph(
-        "Rules, first match wins: launch-bound (time <= %.1f x launch "
-        "floor; < %s µs when no floor is known), L2-bound (footprint < L2 "
-        "and bandwidth > DRAM ceiling, or DRAM bytes < %.0f %% of bytes "
-        "moved), DRAM-bound (>= %.0f %% of the DRAM ceiling), "
-        "occupancy-bound (occupancy < %.0f %%), issue-bound (< %.0f bytes "
-        "moved per issued warp instruction), else latency/unknown. "
-        "docs/analysis.md explains each." % (
-            model.LAUNCH_FACTOR, us(model.LAUNCH_ABS_NS),
-            100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
-            model.OCCUPANCY_PCT, model.ISSUE_BYTES_PER_INST)))
-    primary = sel.primary_points(run)
-    all_sizes = sel.representative_sizes(run)
-    for cache in ("warm", "cold"):
-        rows = [p for p in primary if p.cache == cache]
-        if not rows:
-            continue
-        grid = {(p.variant, p.n): ctx.verdicts[p.key].name for p in rows}
-        blocks.append(doc.Heading(3, "Overview, %s" % cache))
-        blocks.append(doc.Table(
-            ("variant",) + tuple(size_label(n) for n in all_sizes),
-            tuple((v,) + tuple(grid.get((v, n), "") for n in all_sizes)
-                  for v in sorted({p.variant for p in rows}))))
-    blocks.append(doc.Heading(3, "Rule that fired, per point"))
-    rows = sorted((p for p in run.points if p.n in all_sizes),
-                  key=lambda p: (p.variant, p.n, p.cache, p.block or 0))
-    blocks.append(doc.Table(("variant", "n", "block", "cache", "verdict",
-                             "rule"), tuple(
-        (p.variant, size_label(p.n), _text(p.block), p.cache,
-         ctx.verdicts[p.key].name, ctx.verdicts[p.key].rule) for p in rows)))
-    return blocks
-
-
-def findings_section(judged):
-    blocks = [doc.Heading(2, "Findings")]
-    for f in judged:
-        blocks.append(doc.Heading(3, "Finding %d" % f.number))
-        blocks.append(doc.Paragraph("Claim: %s" % f.claim))
-        blocks.append(doc.Paragraph("**Verdict: %s**" % f.verdict))
-        if f.numbers:
-            blocks.append(doc.Table(("quantity", "value"), f.numbers))
-        blocks.append(doc.Paragraph(f.explanation))
-    return blocks
-
-
-def warm_slower_than_cold(run, factor=1.2):
-    """'variant@size' where the warm median exceeds factor x the cold one."""
-    cold = {(p.variant, p.n, p.block): p for p in run.points
-            if p.cache == "cold"}
-    out = []
-    for p in run.points:
-        c = cold.get((p.variant, p.n, p.block))
-        if p.cache == "warm" and c is not None and \
-                p.time_median_ns > factor * c.time_median_ns:
-            out.append("%s@%s" % (p.variant, size_label(p.n)))
-    return out
-
-
-def threats_section(run):
-    m = run.manifest
+def threats_section(study, sctx):
     items = []
-    if run.is_fixture:
-        items.append("**This run is a fixture: its numbers are synthetic, "
+    if study.is_fixture:
+        items.append("**This study is a fixture: its numbers are synthetic, "
                      "not measurements.**")
-    if m.get("status") not in (None, "complete"):
-        items.append("**The run is `%s`**: some points may be missing." %
-                     m.get("status"))
-    failed = [p for p in run.points if p.check == "fail"]
-    if failed:
-        items.append("%d points failed the correctness check; their times "
-                     "describe a wrong kernel." % len(failed))
-    counters = m.get("counters") or {}
-    if run.metrics is None:
-        items.append("No counters (%s): occupancy, instruction and DRAM-byte "
-                     "evidence is missing, and verdicts rely on time and "
-                     "bandwidth alone." % (counters.get("reason") or
-                                           "metrics.csv absent"))
-    else:
-        items.append("Counters come from a replayed pass (%s passes): the "
-                     "replay may re-warm L2 and dirty lines from earlier work "
-                     "are written back during a kernel, so DRAM write bytes "
-                     "can be off by tens of percent; read bytes are "
-                     "reliable." % _text(counters.get("passes")))
-    if not run.ceilings:
+    uuids = study.gpus()
+    if len(set(uuids.values())) > 1:
+        items.append("The parts were measured on %d different boards of "
+                     "the same model (%s): board-to-board differences of a "
+                     "few percent go into comparisons between parts." % (
+                         len(set(uuids.values())), "; ".join(
+                             "`%s/` %s" % (p, u[:12]) for p, u in
+                             sorted(uuids.items()))))
+    for part, ctx in sctx.parts.items():
+        run = ctx.run
+        m = run.manifest
+        if m.get("status") not in (None, "complete"):
+            items.append("**`%s/` is `%s`**: some points may be missing." %
+                         (part, m.get("status")))
+        failed = [p for p in run.points if p.check == "fail"]
+        if failed:
+            items.append("`%s/`: %d points failed the correctness check and "
+                         "are left out." % (part, len(failed)))
+        noisy = [p for p in run.points if noise.flag(p)]
+        if noisy:
+            items.append("`%s/`: %d of %d points are noisy (spread > %.0f "
+                         "%%) or had a launch over %.1fx the median, mostly "
+                         "small sizes where one launch takes microseconds." %
+                         (part, len(noisy), len(run.points), noise.NOISY_PCT,
+                          noise.OUTLIER_FACTOR))
+        inverted = model.warm_slower_than_cold(run, ctx.fits)
+        if inverted:
+            items.append("`%s/`: **warm slower than cold** at %s: the timer "
+                         "saw the GPU wait for the host, so these points are "
+                         "called launch-bound (a host-timing artefact)." % (
+                             part, ", ".join("%s@%s" % (p.variant,
+                                                        size_label(p.n))
+                                             for p in inverted[:8])))
+        counters = m.get("counters") or {}
+        if run.metrics is None and part == stu.ARTICLE:
+            items.append("`%s/` has no counters (%s): occupancy and "
+                         "instruction evidence is missing." % (
+                             part, counters.get("reason") or
+                             "metrics.csv absent"))
+        elif run.metrics is not None and (counters.get("passes") or 1) > 1:
+            items.append("`%s/`: counters come from a replayed pass (%s "
+                         "passes): DRAM write bytes can be off by tens of "
+                         "percent; read bytes are reliable." % (
+                             part, counters.get("passes")))
+    if not study.ceilings:
         items.append("No measured ceilings: percentages are of the spec "
-                     "peak, which no kernel reaches; expect 85-93 % at best.")
-    noisy = [p for p in run.points if p.time_stddev_ns is not None and
-             p.time_median_ns > 0 and
-             p.time_stddev_ns / p.time_median_ns > NOISY_CV]
-    if noisy:
-        items.append("%d %s a standard deviation above %.0f %% of the "
-                     "median (mostly small sizes, where one launch takes "
-                     "microseconds)." % (
-                         len(noisy), "point has" if len(noisy) == 1
-                         else "points have", 100 * NOISY_CV))
-    inverted = warm_slower_than_cold(run)
-    if inverted:
-        items.append("**Warm slower than cold** at %s: a warm launch should "
-                     "never lose to a flushed one, so the timer probably saw "
-                     "the GPU idle, waiting for the host to issue the launch "
-                     "(per-launch events then time host dispatch)." %
-                     ", ".join(inverted[:8]))
+                     "peak, which no kernel reaches.")
     items += [
-        "Clocks were not locked: boost and thermal state can move "
-        "bandwidths by a few percent between runs; one run shows no "
-        "run-to-run variation.",
-        "Per-launch CUDA-event times include the launch overhead; that is "
-        "intended (finding 1) but means small-size times are not kernel "
-        "durations.",
-        "Warm points at sizes that fit in L2 measure L2, not DRAM; cold "
-        "points flush L2 before every launch, which also hides part of the "
-        "launch gap.",
+        "Clocks were not locked: boost and thermal state move bandwidths "
+        "by a few percent between runs; one run shows no run-to-run "
+        "variation.",
+        "Per-launch CUDA-event times of stream launches include the launch "
+        "overhead (intended for finding 1).",
         "Nsight Compute defaults (cache control all, clock control base) "
         "differ from these conditions; to compare, run ncu with "
         "`--cache-control none --clock-control none`.",
     ]
-    return [doc.Heading(2, "Threats to validity"), doc.Bullets(tuple(items))]
+    return [doc.Heading(2, "Threats to validity", "threats"),
+            doc.Bullets(tuple(items))]
 
 
-def reproduce_section(run, outdir_hint):
-    argv = run.manifest.get("argv") or ["ewbench", "run"]
-    command = " ".join(shlex.quote(str(a)) for a in argv)
-    lines = [
-        "# measure (on the GPU machine)",
-        command,
-        "# add the PyTorch reference rows (optional, needs torch and a GPU)",
-        "python3 -m analysis torch RUN_DIR",
-        "# this report",
-        "python3 -m analysis report RUN_DIR%s -o %s" % (
-            " --ceilings CEILINGS_DIR" if run.ceilings_path else "",
-            outdir_hint),
-        "# compare with another run",
-        "python3 -m analysis compare RUN_A RUN_B",
-    ]
-    git = _get(run.manifest, "tool", "git_revision")
-    return [doc.Heading(2, "Reproduce"),
-            doc.Paragraph("ewbench git revision `%s`; run directory `%s`." % (
-                _text(git), os.path.basename(os.path.normpath(run.path)))),
+def _command(run, out):
+    """The run's command line with its output directory replaced."""
+    argv = [str(a) for a in run.manifest.get("argv") or []]
+    for i, a in enumerate(argv[:-1]):
+        if a in ("-o", "--out"):
+            argv[i + 1] = out
+    return "ewbench " + " ".join(shlex.quote(a) for a in argv)
+
+
+def reproduce_section(study):
+    lines = ["# all of it, on a machine with the GPU (writes "
+             "reports/<gpu>-<date>/):", "make report", ""]
+    if study.is_single_run:
+        run = study.main
+        lines += ["# this run", _command(run, "RUN_DIR")]
+        if study.ceilings_path:
+            lines.append("ewbench ceilings -q -o CEILINGS_DIR")
+        if any(p.variant.startswith("torch_") for p in run.points):
+            lines.append("python3 -m analysis torch RUN_DIR")
+        lines.append("python3 -m analysis report RUN_DIR%s -o OUT" % (
+            " --ceilings CEILINGS_DIR" if study.ceilings_path else ""))
+    else:
+        lines.append("# step by step, STUDY = the study directory")
+        if study.ceilings_path:
+            try:
+                from .load import load_manifest
+                ceil = load_manifest(os.path.join(study.ceilings_path,
+                                                  "run.json"))
+                argv = [str(a) for a in ceil.get("argv") or ["ceilings"]]
+            except Exception:       # noqa: BLE001 - only for the text
+                argv = ["ceilings"]
+            argv = [a for i, a in enumerate(argv)
+                    if a not in ("-o", "--out") and
+                    (i == 0 or argv[i - 1] not in ("-o", "--out"))]
+            lines.append("ewbench %s -o STUDY/ceilings" % " ".join(argv))
+        for part in stu.PARTS:
+            run = study.run(part)
+            if run is None:
+                continue
+            lines.append(_command(run, "STUDY/%s" % part))
+            if any(p.variant.startswith("torch_") for p in run.points):
+                lines.append("python3 -m analysis torch STUDY/%s" % part)
+        lines.append("python3 -m analysis report STUDY -o STUDY/report")
+    return [doc.Heading(2, "Reproduce", "reproduce"),
+            doc.Paragraph("The commands that wrote these runs, from their "
+                          "run.json, with the output directories named as "
+                          "in a study directory (docs/analysis.md)."),
             doc.Code("\n".join(lines))]
 
 
 # whole document
 
-def build_document(run, ctx, judged, figures, outdir_hint="OUTDIR"):
-    title = "ewbench report: %s" % run.device.get("name", "unknown GPU")
+def build_document(study, sctx, judged, figures):
+    title = "ewbench study: %s" % study.device.get("name", "unknown GPU")
     blocks = [doc.Heading(1, title)]
-    if run.is_fixture:
+    if study.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
                                  "not a measurement."))
-    if run.manifest.get("status") not in (None, "complete"):
-        blocks.append(doc.Banner("Run status: %s." %
-                                 run.manifest.get("status")))
-    blocks += summary_section(run, ctx, judged)
-    blocks += environment_section(run)
-    blocks += method_section(run)
-    blocks += results_section(run, ctx)
-    blocks += plots_section(figures)
-    blocks += verdicts_section(run, ctx)
+    for part, run in study.runs.items():
+        if run.manifest.get("status") not in (None, "complete"):
+            blocks.append(doc.Banner("`%s/` status: %s." % (
+                part, run.manifest.get("status"))))
+    blocks.append(headline(study))
+    blocks.append(doc.Heading(2, "Answers", "answers"))
+    blocks.append(findings_table(judged))
+    blocks += versus_section(ans.versus_peers(sctx))
+    _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    largest = max(sel.sizes(main.run)) if main and main.run.points else None
+    blocks += shortfalls_section(ans.shortfalls(sctx), largest)
+    blocks.append(doc.Heading(2, "Contents", "contents"))
+    blocks.append(doc.Toc(SECTIONS))
     blocks += findings_section(judged)
-    blocks += threats_section(run)
-    blocks += reproduce_section(run, outdir_hint)
+    blocks += results_section(study, sctx)
+    blocks += figures_section(figures)
+    blocks += verdicts_section(sctx)
+    blocks += fits_section(sctx)
+    blocks += method_section(study)
+    blocks += environment_section(study)
+    blocks += threats_section(study, sctx)
+    blocks += reproduce_section(study)
     return title, blocks
 
 
-def write_report(run, outdir, plot_all):
-    """Draw the figures (plot_all(run, dir, fits) -> {name: paths}), judge
-    the findings, and write report.md and report.html into outdir."""
-    ctx = fnd.make_context(run)
-    judged = fnd.evaluate(run, ctx)
-    figures = plot_all(run, os.path.join(outdir, FIGURES_DIR), ctx.fits)
-    # The output directory as the reader would name it: RUN_DIR/report when
-    # it sits in the run directory, else its last component.
-    hint = os.path.relpath(outdir, run.path)
-    hint = ("RUN_DIR/" + hint) if not hint.startswith("..") else \
-        os.path.basename(os.path.normpath(outdir))
-    title, blocks = build_document(run, ctx, judged, figures, hint)
+def write_report(study, outdir, plot_study):
+    """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
+    judge the findings, write report.md and report.html into outdir.  The
+    PNGs live only inside the HTML: they are removed once embedded, and the
+    SVGs stay beside it (the HTML links them; the Markdown shows them)."""
+    if not isinstance(study, stu.Study):
+        study = stu.single_run_study(study)
+    sctx = fnd.make_context(study)
+    judged = fnd.evaluate(study, sctx)
+    os.makedirs(outdir, exist_ok=True)
+    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR))
+    title, blocks = build_document(study, sctx, judged, figures)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")
     with open(md_path, "w", encoding="utf-8") as f:
         f.write(doc.render_markdown(blocks))
     with open(html_path, "w", encoding="utf-8") as f:
         f.write(doc.render_html(blocks, title, outdir))
+    for png, _ in figures.values():
+        if os.path.exists(png):
+            os.remove(png)
     return md_path, html_path, judged

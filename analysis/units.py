@@ -1,48 +1,36 @@
-"""Numbers for humans: sizes, bytes, times, bandwidths, percentages.
+"""Numbers for humans: sizes, bytes, times, bandwidths, clocks, versions.
 
 Bandwidths are shown in GB/s (10^9 byte/s, as the study's write-ups do) and
-capacities in binary units (MiB), each labelled, so nobody has to guess.
+capacities and element counts in binary units (Ki, Mi, Gi), each labelled,
+so nobody has to guess.
 """
 
-_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
-_DECIMAL = (("T", 10 ** 12), ("G", 10 ** 9), ("M", 10 ** 6), ("K", 10 ** 3))
+_BINARY = (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
 
 
 def size_label(n):
-    """An element count as people read it: the shortest exact spelling
-    when its number is small (256Mi, 1M, 1000003), else binary units with
-    one decimal (3840Ki -> 3.8Mi, 174763Ki -> 170.7Mi)."""
-    best, mantissa = str(n), n
-    for suffixes in (_BINARY, _DECIMAL):
-        for suffix, scale in suffixes:
-            if n >= scale and n % scale == 0:
-                text = "%d%s" % (n // scale, suffix)
-                if len(text) < len(best):
-                    best, mantissa = text, n // scale
-                break
-    if mantissa < 1024 or (best == str(n) and n < 10 ** 7):
-        return best
-    return size_approx(n)
-
-
-def size_approx(n):
-    """An element count as people read it: '3.9Mi', '16Mi', '1000003'."""
+    """An element count in binary units, one decimal where not whole:
+    1Mi, 256Mi, 170.7Mi, 976.6Ki; plain below 1024."""
     for suffix, scale in _BINARY:
         if n >= scale:
-            value = n / scale
-            return ("%d%s" if value == int(value) else "%.1f%s") % (
-                value, suffix)
+            if n % scale == 0:
+                return "%d%s" % (n // scale, suffix)
+            return "%.1f%s" % (n / scale, suffix)
     return str(n)
 
 
 def bytes_label(count):
-    """Bytes in binary units: '12.0 MiB'."""
+    """Bytes in binary units, one decimal where not whole: '12 MiB',
+    '37.5 MiB', '512 B'."""
     if count is None:
         return "n/a"
     for suffix, scale in (("GiB", 1 << 30), ("MiB", 1 << 20),
                           ("KiB", 1 << 10)):
         if count >= scale:
-            return "%.1f %s" % (count / scale, suffix)
+            value = count / scale
+            if abs(value - round(value)) < 0.05:
+                return "%d %s" % (round(value), suffix)
+            return "%.1f %s" % (value, suffix)
     return "%d B" % count
 
 
@@ -76,3 +64,22 @@ def pct(value):
 
 def ratio(value):
     return "n/a" if value is None else "%.2fx" % value
+
+
+def clock_label(khz):
+    """A clock given in kHz (as CUDA reports it), in the fewest digits that
+    keep it exact to the MHz: 1980000 -> '1.98 GHz', 2619000 -> '2619 MHz',
+    705000 -> '705 MHz'."""
+    if khz is None:
+        return "n/a"
+    mhz = round(khz / 1e3)
+    if mhz >= 1000 and mhz % 10 == 0:
+        return "%g GHz" % (mhz / 1e3)
+    return "%d MHz" % mhz
+
+
+def cuda_version(value):
+    """CUDA's integer version (1000 x major + 10 x minor) as 'CUDA 13.0'."""
+    if value is None:
+        return "n/a"
+    return "CUDA %d.%d" % (value // 1000, value % 1000 // 10)

@@ -45,6 +45,20 @@ def rewrite(path, edit):
         f.write(edit(text))
 
 
+@pytest.fixture
+def study_dir(tmp_path):
+    """A study directory made of the fixture: ceilings/ (the fixture with
+    its ceilings.csv), article/ and sweep/ (the fixture's points) and
+    blocks/ (its add_f32 block sweep).  Structure, not physics: every part
+    is the same synthetic run."""
+    root = tmp_path / "study"
+    for part in ("ceilings", "article", "sweep", "blocks"):
+        shutil.copytree(FIXTURE, root / part)
+    for part in ("article", "sweep", "blocks"):
+        os.remove(root / part / "ceilings.csv")
+    return root
+
+
 TIME_COLUMNS = ("time_median_ns", "time_min_ns", "time_max_ns",
                 "time_mean_ns", "time_stddev_ns")
 RATE_COLUMNS = ("bandwidth_median_bytes_per_s", "bandwidth_max_bytes_per_s",

@@ -47,9 +47,20 @@ def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys):
     out = tmp_path / "rep"
     assert main(["report", fixture_dir, "-o", str(out)]) == EXIT_OK
     assert (out / "report.md").exists() and (out / "report.html").exists()
-    assert len(os.listdir(out / "figures")) == 8
+    # Only the SVGs stay beside the report: the PNGs are inside the HTML.
+    figures = os.listdir(out / "figures")
+    assert len(figures) >= 3 and all(f.endswith(".svg") for f in figures)
     printed = capsys.readouterr().out
     assert printed.count("finding ") == 6
+
+
+def test_report_command_reads_a_study_directory(study_dir, capsys):
+    assert main(["report", str(study_dir)]) == EXIT_OK
+    assert (study_dir / "report" / "report.html").exists()
+    printed = capsys.readouterr().out
+    assert "finding 5: holds" in printed or "finding 5: does not" in printed
+    assert main(["report", str(study_dir), "--ceilings",
+                 str(study_dir / "ceilings")]) == EXIT_USAGE
 
 
 def test_compare_fail_on_slower(fixture_dir, run_copy, tmp_path, capsys):

@@ -92,26 +92,36 @@ def test_finding_1_not_testable_at_large_sizes():
     assert judge(make_run(pts), 1).verdict == F.UNTESTABLE
 
 
-def test_finding_2_both_halves():
+def test_finding_2_is_judged_relative_to_this_l2():
+    # fp16 at 16Mi touches 96 MiB: with a 256 MiB L2 that is 0.375x the
+    # L2 (fits), and 256Mi (1.5 GiB) is 6x (spills).
     pts = healthy_points()
-    # 16Mi fp16 footprint is 96 MiB: give the device a 128 MiB L2, put the
-    # fp16 points above the DRAM ceiling and the fp32 ones (192 MiB) below.
     pts = [dataclasses.replace(p, time_median_ns=p.bytes_moved / 4.5e12 * 1e9)
            if p.n == SIZES[1] and p.dtype == "f16" else p for p in pts]
-    f = judge(make_run(pts, l2=128 * MiB), 2)
-    assert f.verdict == F.HOLDS
-    assert "At 16Mi, f16 fits in L2 and runs above DRAM speed" in \
-        f.explanation
-    assert "f32 exceeds L2" in f.explanation
-    # fp16 fits but stays below DRAM speed: does not hold
-    f = judge(make_run(healthy_points(), l2=128 * MiB), 2)
-    assert f.verdict == F.FAILS and "At 16Mi, f16 fits in L2 but" in \
-        f.explanation
+    f = judge(make_run(pts, l2=256 * MiB), 2)
+    assert f.verdict == F.HOLDS, f.explanation
+    assert "f16 fits 96 MiB 1.50x DRAM" in f.deciding
+    assert "f16 spills 1.5 GiB 0.90x DRAM" in f.deciding
+    assert "RTX 5090" in f.explanation
+    # fp16 fits but stays below DRAM speed: does not hold.
+    f = judge(make_run(healthy_points(), l2=256 * MiB), 2)
+    assert f.verdict == F.FAILS and "f16 at 16Mi elements" in f.explanation
+    assert "does not exceed the DRAM ceiling" in f.explanation
 
 
-def test_finding_2_needs_three_sizes():
-    pts = [p for p in healthy_points() if p.n != SIZES[1]]
-    assert judge(make_run(pts), 2).verdict == F.UNTESTABLE
+def test_finding_2_spill_above_dram_fails():
+    pts = [dataclasses.replace(p, time_median_ns=p.bytes_moved / 4.5e12 * 1e9)
+           if p.n == SIZES[2] and p.dtype == "f16" else p
+           for p in healthy_points()]
+    f = judge(make_run(pts, l2=256 * MiB), 2)
+    assert f.verdict == F.FAILS and "spills L2 yet reaches" in f.explanation
+
+
+def test_finding_2_untestable_when_the_l2_size_is_launch_bound():
+    # 50 MiB L2: only 1Mi fits in half of it, and 1Mi is launch-bound.
+    f = judge(make_run(healthy_points()), 2)
+    assert f.verdict == F.UNTESTABLE
+    assert "launch-bound" in f.explanation
 
 
 def test_finding_3_holds_and_fails():

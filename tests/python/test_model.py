@@ -77,8 +77,31 @@ def test_fit_series_groups_by_variant_block_cache():
            for var in ("a", "b") for c in ("warm", "cold")
            for n in (1 << 24, 1 << 26, 1 << 28)]
     fits = model.fit_series(pts, l2_bytes=50 * MiB)
-    assert set(fits) == {(v, 256, c) for v in "ab" for c in ("warm", "cold")}
-    assert fits[("a", 256, "warm")].bandwidth == pytest.approx(2.0e12)
+    assert set(fits) == {(v, 256, c, "stream") for v in "ab"
+                         for c in ("warm", "cold")}
+    assert fits[("a", 256, "warm", "stream")].bandwidth == \
+        pytest.approx(2.0e12)
+
+
+def test_fit_with_as_many_points_as_parameters_is_not_a_floor():
+    # Three sizes, one in L2 (warm): t0, B_dram and B_l2 fit exactly.
+    v = [12 * MiB, 192 * MiB, 3072 * MiB]
+    fit = model.fit_launch_model(v, [5000.0, 70000.0, 1000000.0],
+                                 [True, False, False])
+    assert (fit.points, fit.parameters) == (3, 3)
+    assert fit.max_rel_residual < 1e-9
+    assert not fit.usable and "exact fit" in fit.unusable_reason
+    # One level, three points, two parameters: usable.
+    fit = model.fit_launch_model(v, [5000.0, 70000.0, 1000000.0])
+    assert fit.parameters == 2 and fit.usable
+
+
+def test_launch_floor_follows_the_launch_mode():
+    c = {"launch_stream": Ceiling("launch_stream", 4000.0, "ns", None, None),
+         "launch_graph": Ceiling("launch_graph", 800.0, "ns", None, None)}
+    assert model.measured_launch_floor(c, "stream").value == 4000.0
+    assert model.measured_launch_floor(c, "graph").value == 800.0
+    assert model.measured_launch_floor({}, "graph") is None
 
 
 def test_served_by_l2():
@@ -139,7 +162,7 @@ def test_launch_bound_fallback_without_floor():
 def test_l2_bound_by_bandwidth_above_dram():
     v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=4.5e12))
     assert v.name == model.L2_BOUND
-    assert "footprint 24.0 MiB < L2 50.0 MiB" in v.rule
+    assert "footprint 24 MiB < L2 50 MiB" in v.rule
     assert "4500 GB/s > DRAM ceiling 3000 GB/s" in v.rule
 
 
@@ -177,19 +200,49 @@ def test_occupancy_bound():
     assert v.name != model.OCCUPANCY_BOUND
 
 
-def test_issue_bound():
+def test_issue_bound_needs_a_leaner_sibling_at_the_ceiling():
     v = model.classify(facts(bandwidth=1.5e12, occupancy_pct=80.0,
-                             bytes_per_inst=9.6))
+                             bytes_per_inst=9.6,
+                             full_speed_bytes_per_inst=14.0))
     assert v.name == model.ISSUE_BOUND
     assert "9.6 bytes moved per issued warp instruction < 16" in v.rule
-    assert model.rule_issue(facts(bytes_per_inst=16.0)) is None
+    assert model.rule_issue(facts(bytes_per_inst=16.0,
+                                  full_speed_bytes_per_inst=40.0)) is None
+    # A sibling reaches the ceiling with about as few bytes per
+    # instruction (cub_add_f16: 7 B): the issue rate is not the limit.
+    assert model.rule_issue(facts(bytes_per_inst=7.1,
+                                  full_speed_bytes_per_inst=7.0)) is None
+    # No sibling at the ceiling: nothing shows that issue is the limit.
+    assert model.rule_issue(facts(bytes_per_inst=7.1)) is None
+
+
+def test_far_below_the_best_sibling_is_not_dram_bound():
+    # 83 % of the ceiling, but a sibling moves the same bytes at 100 %.
+    f = facts(bandwidth=2.49e12, best_sibling="add_f16x8_ilp2",
+              best_sibling_bandwidth=3.0e12, occupancy_pct=17.0)
+    assert model.rule_dram(f) is None
+    v = model.classify(f)
+    assert v.name == model.OCCUPANCY_BOUND
+    assert "83% of the best sibling add_f16x8_ilp2" in v.rule
+    near = facts(bandwidth=2.85e12, best_sibling="x",
+                 best_sibling_bandwidth=3.0e12)
+    assert model.classify(near).name == model.DRAM_BOUND
+
+
+def test_warm_slower_than_cold_is_launch_bound():
+    v = model.classify(facts(time_ns=13e3, cold_time_ns=8e3,
+                             launch_floor_ns=4000.0))
+    # cold_time_ns is set only for warm points slower than cold beyond
+    # the noise (point_facts); classify_run shows it on a run.
+    assert v.name == model.LAUNCH_BOUND and "host-timing artefact" in v.rule
 
 
 def test_fallback_names_what_it_saw():
     v = model.classify(facts(bandwidth=1.5e12, occupancy_pct=80.0,
                              bytes_per_inst=40.0, kib_in_flight_per_sm=12.0))
-    assert v.name == model.UNKNOWN
-    assert v.rule.startswith("no rule fired: bandwidth 1500 GB/s = 50%")
+    assert v.name == model.UNKNOWN == "undetermined"
+    assert v.rule.startswith("no rule separates the causes; measured: "
+                             "bandwidth 1500 GB/s = 50%")
     assert "about 12 KiB of loads in flight per SM" in v.rule
 
 
@@ -216,7 +269,32 @@ def test_classify_run_gives_every_point_a_rule(fixture_run):
     assert all(v.name in model.VERDICTS and v.rule for _, v in verdicts)
     names = {v.name for _, v in verdicts}
     assert {model.LAUNCH_BOUND, model.L2_BOUND, model.DRAM_BOUND,
-            model.OCCUPANCY_BOUND, model.ISSUE_BOUND} <= names
+            model.OCCUPANCY_BOUND} <= names
+
+
+def test_verdicts_agree_with_siblings(fixture_run):
+    """No DRAM-bound point is far below its best sibling, and no point is
+    issue-bound while a DRAM-bound sibling issues about as many
+    instructions per byte."""
+    from analysis import select as sel
+    verdicts = dict((p.key, v) for p, v in model.classify_run(fixture_run))
+    groups = {}
+    for p in fixture_run.points:
+        groups.setdefault(model.sibling_key(p), []).append(p)
+    for group in groups.values():
+        best = max(p.bandwidth for p in group)
+        bound = [p for p in group
+                 if verdicts[p.key].name == model.DRAM_BOUND]
+        for p in bound:
+            assert p.bandwidth >= model.SIBLING_FRACTION * best
+        leanest = [sel.metric(fixture_run, p, sel.M_BYTES_PER_INST)
+                   for p in bound]
+        leanest = min([v for v in leanest if v is not None], default=None)
+        for p in group:
+            if verdicts[p.key].name == model.ISSUE_BOUND:
+                assert leanest is not None and sel.metric(
+                    fixture_run, p, sel.M_BYTES_PER_INST) < \
+                    model.ISSUE_MARGIN * leanest
 
 
 def test_fit_drops_an_l2_slope_resting_on_one_size():

@@ -3,23 +3,31 @@
 import pytest
 
 from analysis import select as sel
-from analysis.units import bytes_label, size_label, us
+from analysis.units import (bytes_label, clock_label, cuda_version,
+                            size_label, us)
 from test_model import make_point
 
 
-def test_size_label_is_shortest_exact_spelling():
+def test_size_label_is_binary_with_one_decimal_where_not_whole():
     assert size_label(1 << 20) == "1Mi"
     assert size_label(268435456) == "256Mi"
-    assert size_label(1000000) == "1M"
-    assert size_label(1000003) == "1000003"
-    assert size_label(3 << 30) == "3Gi"
-    # Not a small number of any unit: one decimal of the binary unit.
-    assert size_label(3840 << 10) == "3.8Mi"
     assert size_label(174763 << 10) == "170.7Mi"
+    assert size_label(1000003) == "976.6Ki"
+    assert size_label(3 << 30) == "3Gi"
+    assert size_label(1000) == "1000"
+
+
+def test_clock_and_cuda_version_labels():
+    assert clock_label(2619000) == "2619 MHz"
+    assert clock_label(1980000) == "1.98 GHz"
+    assert clock_label(None) == "n/a"
+    assert cuda_version(13000) == "CUDA 13.0"
+    assert cuda_version(12080) == "CUDA 12.8"
 
 
 def test_bytes_and_time_labels():
-    assert bytes_label(12 << 20) == "12.0 MiB"
+    assert bytes_label(12 << 20) == "12 MiB"
+    assert bytes_label(int(37.5 * (1 << 20))) == "37.5 MiB"
     assert bytes_label(512) == "512 B"
     assert bytes_label(None) == "n/a"
     assert us(4474.0) == "4.47" and us(77400.0) == "77.4" and \
@@ -81,3 +89,22 @@ def test_graph_points_use_the_stream_counter_rows(fixture_run):
     g = dataclasses.replace(p, launch="graph")
     assert sel.metric(fixture_run, g, sel.M_DRAM_READ) == \
         sel.metric(fixture_run, p, sel.M_DRAM_READ)
+
+
+def test_study_variants_are_the_registry_study_rows():
+    """variants.STUDY_VARIANTS lists exactly the STUDY(...) rows of
+    kernels/registry.cu, in its order."""
+    import os
+    import re
+    from analysis import variants
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    with open(os.path.join(root, "kernels", "registry.cu"),
+              encoding="utf-8") as f:
+        text = f.read()
+    rows = re.findall(r'^\s*STUDY\("([a-z0-9_]+)"', text, re.M)
+    assert tuple(rows) == variants.STUDY_VARIANTS
+    assert variants.role("cub_add_f32") == variants.PEER
+    assert variants.role("torch_relu_f32") == variants.PEER
+    assert variants.role("add_f32_tma") == variants.ADDITION
+    assert variants.role("add_f16x8_pack") == variants.STUDY

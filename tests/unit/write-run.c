@@ -44,6 +44,16 @@ main(int argc, char **argv)
 	dev.memory_bytes = 80ULL << 30;
 	dev.dram_bandwidth = 3.35232e12;
 	dev.max_threads_per_sm = 2048;
+	dev.max_blocks_per_sm = 32;
+	dev.memory_clock_khz = 2619000;
+	dev.sm_clock_khz = 1980000;
+	dev.bus_width_bits = 5120;
+	dev.shared_memory_per_sm = 228u << 10;
+	dev.registers_per_sm = 65536;
+	dev.driver_version = 13000;
+	dev.runtime_version = 13000;
+	snprintf(dev.uuid, sizeof dev.uuid, "GPU-contract");
+	snprintf(dev.pci_bus_id, sizeof dev.pci_bus_id, "0000:00:00.0");
 	if (cli_parse_run(1, args, &opts, &cause) != 0)
 		die("options", cause);
 	if (output_claim_dir(argv[1], &created, &cause) != 0)

@@ -1,0 +1,220 @@
+"""The answers a reader wants first, computed from a judged study.
+
+  ceilings      the measured ceilings with their share of the spec value
+  versus_peers  per tier and dtype, ewbench's best add kernel against cub
+                and torch.add: GB/s, % of spec, margin, beyond the noise?
+  shortfalls    the study's variants that fall short of their best sibling
+                at the largest size, with the counter evidence and the
+                best block from the block sweep
+
+Pure functions of a findings.StudyContext; report.py renders them.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from . import compare
+from . import findings as fnd
+from . import model
+from . import select as sel
+from . import study as stu
+from . import variants as var
+
+SHORT_FRACTION = 0.90       # a study variant below this x its best sibling
+CEILING_ORDER = ("dram_add", "dram_copy", "dram_read", "dram_write",
+                 "l2_read", "launch_stream", "launch_graph", "fp32_fma",
+                 "fp16_fma")
+
+
+@dataclass(frozen=True)
+class CeilingRow:
+    name: str
+    value: float
+    unit: str
+    spec_pct: Optional[float]       # None where no spec value exists
+
+
+def ceilings(ceiling_map):
+    """CeilingRow per measured ceiling, in CEILING_ORDER."""
+    rows = []
+    for name in CEILING_ORDER:
+        c = (ceiling_map or {}).get(name)
+        if c is None:
+            continue
+        spec = 100.0 * c.value / c.spec_value if c.spec_value else None
+        rows.append(CeilingRow(name, c.value, c.unit, spec))
+    return rows
+
+
+@dataclass(frozen=True)
+class Versus:
+    tier: str               # "DRAM" or "L2"
+    part: str
+    dtype: str
+    n: int
+    cache: str
+    launch: str
+    best: object            # load.Point: ewbench's fastest
+    cub: Optional[object]
+    torch: Optional[object]
+    spec: Optional[float]   # byte/s
+
+    @property
+    def peer(self):
+        """The faster present peer, or None."""
+        peers = [p for p in (self.cub, self.torch) if p is not None]
+        return max(peers, key=lambda p: p.bandwidth) if peers else None
+
+    @property
+    def margin_pct(self):
+        peer = self.peer
+        if peer is None:
+            return None
+        return 100.0 * (self.best.bandwidth / peer.bandwidth - 1)
+
+    @property
+    def beyond_noise(self):
+        """'ahead', 'behind' or 'within noise' (compare.py's rule on the
+        per-launch scatter of both points), None without a peer."""
+        peer = self.peer
+        if peer is None:
+            return None
+        flag = compare.compare_points(peer, self.best).flag
+        return {compare.FASTER: "ahead", compare.SLOWER: "behind"}.get(
+            flag, "within noise")
+
+
+def _fastest(points):
+    return max(points, key=lambda p: p.bandwidth) if points else None
+
+
+def _versus(part, ctx, tier, dtype, n, cache):
+    at = sel.select(ctx.points, op="add", dtype=dtype, n=n, cache=cache)
+    launches = sorted({p.launch for p in at if var.is_own(p.variant)})
+    if not launches:
+        return None
+    launch = launches[0]    # graph sorts first: the kernel without host
+    own = [p for p in at if var.is_own(p.variant) and p.launch == launch]
+    # torch rows exist for stream launches only: compare them there.
+    peers = [p for p in at if not var.is_own(p.variant) and
+             (p.launch == launch or var.peer_name(p.variant) == "torch")]
+    if not own:
+        return None
+    return Versus(tier, part, dtype, n, cache, launch, _fastest(own),
+                  _fastest([p for p in peers
+                            if var.peer_name(p.variant) == "cub"]),
+                  _fastest([p for p in peers
+                            if var.peer_name(p.variant) == "torch"]),
+                  ctx.run.spec_dram_bandwidth)
+
+
+def versus_peers(sctx):
+    """[Versus]: the DRAM tier at the article's largest size (warm), the
+    L2 tier at the largest size whose footprint fits in half the L2 (warm,
+    from the sweep when there is one)."""
+    out = []
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
+    if ctx is not None:
+        adds = [p for p in ctx.points if p.op == "add"]
+        for dtype in ("f32", "f16"):
+            rows = [p for p in adds if p.dtype == dtype]
+            if not rows:
+                continue
+            n = max(p.n for p in rows)
+            cache = sel.preferred_cache([p for p in rows if p.n == n])
+            v = _versus(part, ctx, "DRAM", dtype, n, cache)
+            if v is not None:
+                out.append(v)
+    part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
+    l2 = ctx.run.l2_bytes if ctx is not None else None
+    if ctx is not None and l2:
+        for dtype in ("f32", "f16"):
+            fit_n, _ = fnd.l2_tiers(ctx, dtype, l2)
+            if fit_n is None:
+                continue
+            v = _versus(part, ctx, "L2", dtype, fit_n, "warm")
+            if v is not None and ctx.verdicts[v.best.key].name != \
+                    model.LAUNCH_BOUND:
+                out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    point: object           # the study variant's point
+    sibling: object         # the best sibling's point
+    verdict: object         # model.Verdict
+    occupancy: Optional[float]
+    occupancy_kind: str
+    kib_in_flight: Optional[float]
+    bytes_per_inst: Optional[float]
+    contrast: Optional[object]      # the fastest sibling near the best
+    #                                 whose loads in flight are known
+    contrast_kib_in_flight: Optional[float]
+    best_block: Optional[object]    # the variant's fastest point in the
+    #                                 block sweep at its largest size
+    published_block: Optional[object]  # the same sweep at the article block
+
+    @property
+    def share(self):
+        return self.point.bandwidth / self.sibling.bandwidth
+
+
+def _kib(run, p):
+    occ, _ = model.occupancy(run, p)
+    return model.kib_in_flight_per_sm(p, occ,
+                                      run.device.get("max_threads_per_sm"))
+
+
+def _block_fix(sctx, variant, block):
+    """(fastest point, point at block) of the variant's block sweep at the
+    largest size it was swept, warm preferred; (None, None) without one."""
+    for name in (stu.BLOCKS,) + stu.PARTS:
+        ctx = sctx.parts.get(name)
+        if ctx is None:
+            continue
+        sweeps = [(k, rows) for k, rows in fnd.block_sweeps(ctx).items()
+                  if k[0] == variant]
+        if not sweeps:
+            continue
+        n = max(k[1] for k, _ in sweeps)
+        rows = [r for k, rs in sweeps if k[1] == n for r in rs]
+        cache = sel.preferred_cache(rows)
+        rows = [p for p in rows if p.cache == cache]
+        at_block = [p for p in rows if p.block == block]
+        return _fastest(rows), (_fastest(at_block) if at_block else None)
+    return None, None
+
+
+def shortfalls(sctx):
+    """[Shortfall] of the study variants below SHORT_FRACTION x their best
+    sibling at the article's largest size, slowest share first."""
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
+    if ctx is None:
+        return []
+    run = ctx.run
+    all_sizes = sorted({p.n for p in ctx.points})
+    if not all_sizes:
+        return []
+    pts, _ = fnd.at_size(ctx, all_sizes[-1])
+    out = []
+    for p in pts:
+        if var.role(p.variant) != var.STUDY:
+            continue
+        siblings = [q for q in pts if (q.op, q.dtype, q.launch) ==
+                    (p.op, p.dtype, p.launch)]
+        best = _fastest(siblings)
+        if best is None or p.bandwidth >= SHORT_FRACTION * best.bandwidth:
+            continue
+        occ, kind = model.occupancy(run, p)
+        fast_block, at_block = _block_fix(sctx, p.variant, p.block)
+        contrast = [q for q in siblings
+                    if q.bandwidth >= SHORT_FRACTION * best.bandwidth and
+                    _kib(run, q) is not None]
+        contrast = _fastest(contrast)
+        out.append(Shortfall(
+            p, best, ctx.verdicts[p.key], occ, kind, _kib(run, p),
+            sel.metric(run, p, sel.M_BYTES_PER_INST), contrast,
+            _kib(run, contrast) if contrast else None, fast_block,
+            at_block))
+    return sorted(out, key=lambda s: s.share)

@@ -1,0 +1,65 @@
+"""Who wrote a variant: the study, ewbench, or a peer library.
+
+The study's variants are the kernels of the published write-ups
+(docs/study.md; `STUDY(...)` rows of kernels/registry.cu, which a test
+compares with this list).  Peers are libraries timed beside them: cub
+(`cub_*`, measured by ewbench) and PyTorch (`torch_*`, appended by
+`python3 -m analysis torch`).  Every other variant is one of ewbench's
+additions.  Figures draw the three roles differently and the report never
+names a peer as ewbench's own.
+"""
+
+STUDY = "study"
+ADDITION = "ewbench addition"
+PEER = "peer"
+ROLES = (STUDY, ADDITION, PEER)
+
+STUDY_VARIANTS = (
+    "add_f32", "add_f32x4", "add_f32x4_grid",
+    "add_f16", "add_f16x2", "add_f16x8", "add_f16x8_pack",
+    "relu_f32", "relu_f32x4",
+    "abs_f32", "abs_f32_unroll", "abs_f32_grid", "abs_f32x4",
+    "abs_f32_functor",
+)
+PEER_PREFIXES = ("cub_", "torch_")
+
+
+def role(variant):
+    """STUDY, ADDITION or PEER."""
+    if variant in STUDY_VARIANTS:
+        return STUDY
+    if variant.startswith(PEER_PREFIXES):
+        return PEER
+    return ADDITION
+
+
+def is_own(variant):
+    """An ewbench kernel (the study's or an addition), not a peer's."""
+    return role(variant) != PEER
+
+
+def peer_name(variant):
+    """'cub' or 'torch' for a peer, None otherwise."""
+    for prefix in PEER_PREFIXES:
+        if variant.startswith(prefix):
+            return prefix[:-1]
+    return None
+
+
+def family(point):
+    """(op, dtype): the variants that compute the same thing."""
+    return point.op, point.dtype
+
+
+def family_label(fam):
+    op, dtype = fam
+    return "%s %s" % (op, {"f32": "fp32", "f16": "fp16"}.get(dtype, dtype))
+
+
+def sort_key(variant):
+    """Study variants first (in the study's order), then additions, then
+    peers; alphabetical within the last two."""
+    r = role(variant)
+    if r == STUDY:
+        return (0, STUDY_VARIANTS.index(variant), variant)
+    return (1 if r == ADDITION else 2, 0, variant)
