@@ -286,12 +286,16 @@ def test_ceiling_unit_must_fit_the_ceiling(run_copy, capsys):
         "got byte/s" in err
 
 
-def test_broken_torch_sidecar_is_a_data_error(run_copy, capsys):
+def test_broken_torch_sidecar_is_a_data_error(run_copy):
+    # report reads the sidecar (through read_sidecar) for its Method text.
     (run_copy / tb.SIDECAR).write_text('{"torch": 2.5}')
-    err = data_error(capsys, ["report", str(run_copy), "-o",
-                              str(run_copy / "rep")])
-    assert 'torch-baseline.json:1: expected torch to be a string or null, ' \
-        'got 2.5' in err
+    with pytest.raises(DataError, match=r"torch-baseline\.json:1: expected "
+                       r"torch to be a string or null, got 2\.5"):
+        tb.read_sidecar(str(run_copy))
+    (run_copy / tb.SIDECAR).write_text('{"torch": "2.5.1"')
+    with pytest.raises(DataError, match=r"torch-baseline\.json:1: expected "
+                       r"valid JSON"):
+        tb.read_sidecar(str(run_copy))
 
 
 def test_contest_rounds_must_agree_on_a_points_work(fixture_dir, run_copy,
