@@ -2,7 +2,8 @@
 
 The package reads only what docs/data-format.md describes.  Modules:
 
-  load      parse and validate run.json, timing.csv, metrics.csv, ceilings.csv
+  validate  the data contract checked: every file read goes through it
+  load      run.json, timing.csv, metrics.csv, ceilings.csv as objects
   select    queries over a loaded run (sizes, points, metrics)
   units     number formatting for humans
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
@@ -11,9 +12,9 @@ The package reads only what docs/data-format.md describes.  Modules:
   document  a tiny document model rendered to Markdown and HTML
   report    report.md and report.html for one run
   compare   two runs side by side, with a noise rule
+  contest   the add kernels ranked over interleaved repeats
+  timeline  a window of an `ewbench run --trace` file
   torch_baseline  PyTorch reference rows appended to a run's timing.csv
 
 Nothing runs at import time; `python3 -m analysis --help` is the entry.
 """
-
-SCHEMA_VERSION = 1

@@ -33,7 +33,12 @@ Definitions:
     best ewbench entry and that peer are < MAX_SPREAD_PCT (the issue's
     rule: a claimed 1 % win needs a repeat-to-repeat spread below 0.5 %).
   - % of spec = 100 x bandwidth / device.dram_bandwidth_bytes_per_s of
-    run.json.  All runs must name the same device, else DataError.
+    run.json.  All runs must name the same device, and a key must mean
+    the same work (op, dtype, bytes_moved) in every run, else DataError
+    (validate.check_rounds).
+  - The spread comes from the repeats only, never from time_stddev_ns:
+    warm graph rows, whose stddev is that of replay means, are judged by
+    the same rule as stream rows.
   - Tier of a group: when run.json settings carry size_choices (written by
     `ewbench run --preset tiers`) and (3 x element size, n) matches a
     choice, the choice's tier (latency, l2, dram); else the working set

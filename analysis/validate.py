@@ -170,8 +170,13 @@ def parse_json(path, text):
     """Parse JSON text.  NaN and Infinity (which Python's json accepts but
     JSON does not have) are refused, and so is nesting deeper than the
     parser can recurse."""
+    met = []                    # non-finite constants the parser met
+
+    def constant(name):
+        met.append(name)
+        return _NonFinite(name)
     try:
-        doc = json.loads(text, parse_constant=_NonFinite)
+        doc = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as e:
         raise DataError(path, e.lineno, "expected valid JSON (%s)" %
                         e.msg) from None
@@ -182,8 +187,8 @@ def parse_json(path, text):
                         "expected JSON nested less deeply: from this line "
                         "on it is more than %d levels deep, and the parser "
                         "gives up" % DEEPEST_SHOWN) from None
-    found = _first_non_finite(doc)
-    if found is not None:
+    found = _first_non_finite(doc) if met else None
+    if found is not None:       # (None: a duplicate key dropped the value)
         at, name = found
         raise DataError(path, json_line(text, at), "expected %s to be a "
                         "finite number or null, got %s (not a JSON number)"
@@ -197,7 +202,7 @@ def json_line(text, at):
     if the path cannot be followed (the message still names it)."""
     try:
         return _json_line(text, at)
-    except (IndexError, ValueError):
+    except (IndexError, ValueError, RecursionError):
         return None
 
 
@@ -241,6 +246,12 @@ def _path_text(at):
 
 
 def _shown(value):
+    """A JSON value as a message shows it: containers by kind only (they
+    may be large or deep), scalars as written, shortened."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
     text = json.dumps(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

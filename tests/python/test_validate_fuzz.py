@@ -94,9 +94,9 @@ def _join(lines):
 def set_cell(draw, files):
     name = draw(st.sampled_from(CSV_FILES))
     lines = _lines(files[name])
-    row = draw(st.integers(0, len(lines) - 2))
+    row = draw(st.integers(0, max(0, len(lines) - 2)))
     fields = lines[row].split(b",")
-    column = draw(st.integers(0, len(fields) - 1))
+    column = draw(st.integers(0, max(0, len(fields) - 1)))
     fields[column] = draw(CELLS).encode("utf-8", "surrogatepass")
     lines[row] = b",".join(fields)
     files[name] = _join(lines)
@@ -112,7 +112,7 @@ def truncate(draw, files):
 def delete_column(draw, files):
     name = draw(st.sampled_from(CSV_FILES))
     lines = _lines(files[name])
-    column = draw(st.integers(0, len(lines[0].split(b",")) - 1))
+    column = draw(st.integers(0, max(0, len(lines[0].split(b",")) - 1)))
     files[name] = _join([b",".join(f for i, f in enumerate(l.split(b","))
                                    if i != column) if l else l
                          for l in lines])
@@ -122,8 +122,8 @@ def delete_column(draw, files):
 def duplicate_row(draw, files):
     name = draw(st.sampled_from(CSV_FILES))
     lines = _lines(files[name])
-    row = draw(st.integers(0, len(lines) - 2))
-    lines.insert(draw(st.integers(0, len(lines) - 1)), lines[row])
+    row = draw(st.integers(0, max(0, len(lines) - 2)))
+    lines.insert(draw(st.integers(0, max(0, len(lines) - 1))), lines[row])
     files[name] = _join(lines)
 
 
