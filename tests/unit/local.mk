@@ -11,7 +11,8 @@
 	%reldir%/test-reference \
 	%reldir%/test-csv \
 	%reldir%/test-json \
-	%reldir%/test-interrupt
+	%reldir%/test-interrupt \
+	%reldir%/test-durability
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -38,3 +39,8 @@ TESTS += $(%canon_reldir%_tests)
 %canon_reldir%_test_interrupt_SOURCES = %reldir%/test-interrupt.c \
 	%reldir%/check.h
 %canon_reldir%_test_interrupt_LDADD = $(%canon_reldir%_ldadd)
+# Every fsync of libewb.a goes through the test's __wrap_fsync (GNU ld).
+%canon_reldir%_test_durability_SOURCES = %reldir%/test-durability.c \
+	%reldir%/check.h
+%canon_reldir%_test_durability_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_durability_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=fsync
