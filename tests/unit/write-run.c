@@ -49,7 +49,7 @@ main(int argc, char **argv)
 	dev.sm_clock_khz = 1980000;
 	dev.bus_width_bits = 5120;
 	dev.shared_memory_per_sm = 228u << 10;
-	dev.registers_per_sm = 65536;
+	dev.registers_per_sm = 0;	/* unknown: written as null */
 	dev.driver_version = 13000;
 	dev.runtime_version = 13000;
 	snprintf(dev.uuid, sizeof dev.uuid, "GPU-contract");
