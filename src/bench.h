@@ -103,8 +103,8 @@ struct profiled {
 	struct launch		 l;
 	struct point		 p;
 };
-int		 profile_points(struct bench *, struct counters *,
-		    size_t nmetrics, const struct profiled *, size_t count,
-		    double *values, char **cause);
+int		 profile_points(struct counters *, size_t nmetrics,
+		    const struct profiled *, size_t count, double *values,
+		    char **cause);
 
 #endif

@@ -102,7 +102,7 @@ out:
 }
 
 int
-profile_points(struct bench *b, struct counters *c, size_t nmetrics,
+profile_points(struct counters *c, size_t nmetrics,
     const struct profiled *points, size_t count, double *values,
     char **cause)
 {
@@ -112,7 +112,6 @@ profile_points(struct bench *b, struct counters *c, size_t nmetrics,
 	size_t		 i, j, start, total, max = counters_max_ranges();
 	int		 rc = -1;
 
-	(void)b;
 	/* Issue order: each case's cold point before its warm one. */
 	for (i = 0; i < count; i++)
 		order[i].pp = &points[i];

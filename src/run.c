@@ -158,8 +158,7 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 		pts[i].p.cache = pl->caches[i % pl->ncaches];
 	}
 	nvtx_push_phase("counters");
-	if (profile_points(&r->bench, r->counters, m, pts, n, values,
-	    cause) != 0)
+	if (profile_points(r->counters, m, pts, n, values, cause) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,
