@@ -125,27 +125,45 @@ bench_flush(struct bench *b, char **cause)
 }
 
 int
+bench_capture(struct bench *b, int (*issue)(void *ctx, char **cause),
+    void *ctx, cudaGraph_t *graph, char **cause)
+{
+	cudaError_t	e;
+	int		rc;
+
+	*graph = NULL;
+	CUDA_TRY(cudaStreamBeginCapture(b->stream,
+	    cudaStreamCaptureModeThreadLocal), cause);
+	rc = issue(ctx, cause);
+	e = cudaStreamEndCapture(b->stream, graph);
+	if (rc == 0 && e != cudaSuccess)
+		rc = cuda_fail(e, "cudaStreamEndCapture", cause);
+	if (rc != 0 && *graph != NULL) {
+		cudaGraphDestroy(*graph);
+		*graph = NULL;
+	}
+	return rc;
+}
+
+static int
+issue_launch(void *ctx, char **cause)
+{
+	return bench_launch(ctx, cause);
+}
+
+int
 bench_kernels(const struct launch *l, unsigned *count, char **cause)
 {
-	cudaGraph_t	 graph = NULL;
+	cudaGraph_t	 graph;
 	cudaGraphNode_t	*nodes = NULL;
 	enum cudaGraphNodeType type;
 	cudaError_t	 e;
 	size_t		 n = 0, i;
-	int		 rc;
+	int		 rc = -1;
 
 	*count = 0;
-	CUDA_TRY(cudaStreamBeginCapture(l->b->stream,
-	    cudaStreamCaptureModeThreadLocal), cause);
-	rc = bench_launch(l, cause);
-	e = cudaStreamEndCapture(l->b->stream, &graph);
-	if (rc != 0)
-		goto out;
-	rc = -1;
-	if (e != cudaSuccess) {
-		cuda_fail(e, "cudaStreamEndCapture", cause);
-		goto out;
-	}
+	if (bench_capture(l->b, issue_launch, (void *)l, &graph, cause) != 0)
+		return -1;
 	if ((e = cudaGraphGetNodes(graph, NULL, &n)) != cudaSuccess)
 		goto fail;
 	nodes = xcalloc(n + 1, sizeof *nodes);
@@ -162,7 +180,6 @@ fail:
 	cuda_fail(e, "cudaGraphGetNodes", cause);
 out:
 	free(nodes);
-	if (graph != NULL)
-		cudaGraphDestroy(graph);
+	cudaGraphDestroy(graph);
 	return rc;
 }

@@ -60,6 +60,10 @@ void		 bench_case(struct bench *, const struct plan_case *c,
 		    struct launch *, struct point *);
 int		 bench_launch(const struct launch *, char **cause);
 int		 bench_flush(struct bench *, char **cause);
+/* Captures into *graph (not run) what issue(ctx, cause) launches on b's
+ * stream; the caller destroys the graph. */
+int		 bench_capture(struct bench *, int (*issue)(void *ctx,
+		    char **cause), void *ctx, cudaGraph_t *graph, char **cause);
 /* How many kernels one launch of l issues (captured into a graph, not
  * run): the counters map ranges to points by it. */
 int		 bench_kernels(const struct launch *, unsigned *count,

@@ -37,6 +37,30 @@ issue_timed(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
+/* What a graph of one point holds (see issue_graph). */
+struct graph_body {
+	struct bench		*b;
+	const struct launch	*l;
+	enum cache_mode		 cache;
+	unsigned		 launches;	/* back to back; 0: timed */
+};
+
+static int
+issue_graph_body(void *ctx, char **cause)
+{
+	const struct graph_body	*g = ctx;
+	unsigned		 i;
+
+	if (g->launches == 0)
+		return issue_timed(g->b, g->l, g->cache,
+		    cudaEventRecordExternal, cause);
+	for (i = 0; i < g->launches; i++) {
+		if (bench_launch(g->l, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Replays of one graph: warm graphs are timed per replay. */
 #define GRAPH_REPLAYS	10
 
@@ -53,11 +77,12 @@ static int
 issue_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
     unsigned *samples, unsigned *per, char **cause)
 {
+	struct graph_body body = { b, l, cache, 0 };
 	cudaGraph_t	graph = NULL;
 	cudaGraphExec_t	exec = NULL;
 	cudaError_t	e;
 	unsigned	i, replays = 1;
-	int		rc = 0;
+	int		rc = -1;
 
 	*samples = b->iters;
 	*per = 1;
@@ -65,22 +90,10 @@ issue_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
 		replays = GRAPH_REPLAYS;
 		*samples = replays;
 		*per = b->iters / replays;
+		body.launches = *per;
 	}
-	CUDA_TRY(cudaStreamBeginCapture(b->stream,
-	    cudaStreamCaptureModeThreadLocal), cause);
-	if (replays > 1) {
-		for (i = 0; i < *per && rc == 0; i++)
-			rc = bench_launch(l, cause);
-	} else
-		rc = issue_timed(b, l, cache, cudaEventRecordExternal, cause);
-	e = cudaStreamEndCapture(b->stream, &graph);
-	if (rc != 0)
-		goto out;
-	rc = -1;
-	if (e != cudaSuccess) {
-		cuda_fail(e, "cudaStreamEndCapture", cause);
-		goto out;
-	}
+	if (bench_capture(b, issue_graph_body, &body, &graph, cause) != 0)
+		return -1;
 	if ((e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess ||
 	    (e = cudaGraphUpload(exec, b->stream)) != cudaSuccess) {
 		cuda_fail(e, "cudaGraphInstantiate/Upload", cause);
