@@ -20,6 +20,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "ops.cuh"
 #include "registry.h"
 
 /* Largest gridDim.x (compute capability 3.0 and later). */
@@ -203,80 +204,29 @@ ewb_device_major(void)
 	return major;
 }
 
-/* The study's kernels (add.cu, relu.cu, abs.cu). */
-__global__ void	ewb_add_f32(const float *, const float *, float *, size_t);
-__global__ void	ewb_add_f32x4(const float *, const float *, float *, size_t);
-__global__ void	ewb_add_f32x4_grid(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f16(const __half *, const __half *, __half *, size_t);
-__global__ void	ewb_add_f16x2(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16x8(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16x8_pack(const __half *, const __half *, __half *,
-		    size_t);
-
-__global__ void	ewb_relu_f32(const float *, float *, size_t);
-__global__ void	ewb_relu_f32x4(const float *, float *, size_t);
-
 /* Consecutive elements per thread of ewb_abs_f32_unroll. */
 #define EWB_ABS_UNROLL	4u
-__global__ void	ewb_abs_f32(float *, size_t);
-__global__ void	ewb_abs_f32_unroll(float *, size_t);
-__global__ void	ewb_abs_f32_grid(float *, size_t);
-__global__ void	ewb_abs_f32x4(float *, size_t);
-/* The generic form: an elementwise template taking the operation as a
- * functor type, instantiated here for abs.  (A __global__ template would
- * do the same, but CUDA 13 gives template kernels file-local stubs, and the
- * registry, in another file, needs this kernel's address.) */
-__global__ void	ewb_abs_f32_functor(float *, size_t);
 
 /*
- * ewbench's own kernels (fast.cu), built for the DRAM limit; see
- * docs/kernels.md.  _ilpK: each thread issues K 16-byte loads per operand
- * before using any, one tile of K packets per thread per block.  _cs: the
- * same with evict-first loads and streaming stores.  _occ: a grid-stride
- * loop over such tiles on a grid from the occupancy calculator.  _tma,
- * _tma2: a tile of 1 or 2 packets per thread per operand (2 for the unary
- * _tma) brought into dynamic shared memory by 1-D bulk copies (sm_90+) in
- * two stages; below sm_90 their launcher runs the register kernel of the
- * same shape instead.  _tma_st: _tma whose results go out by one
- * shared-to-global bulk copy per tile.
+ * Every variant's kernel, ewb_<id>, declared from its row: the study's
+ * (study.def; written in add.cu, relu.cu, abs.cu) and ewbench's own
+ * (fast.def; instantiated in fast.cu, see docs/kernels.md).  A kernel
+ * defined in one file and launched from the registry in another must be a
+ * plain __global__ function: CUDA 13 gives template kernels file-local
+ * stubs.
  */
-__global__ void	ewb_add_f32x4_ilp2(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32x4_ilp4(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32x4_ilp4_cs(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32x4_occ(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32_tma(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32_tma2(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f32_tma_st(const float *, const float *, float *,
-		    size_t);
-__global__ void	ewb_add_f16x8_ilp2(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16x8_ilp4(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16x8_ilp4_cs(const __half *, const __half *,
-		    __half *, size_t);
-__global__ void	ewb_add_f16x8_occ(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16_tma(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16_tma2(const __half *, const __half *, __half *,
-		    size_t);
-__global__ void	ewb_add_f16_tma_st(const __half *, const __half *,
-		    __half *, size_t);
-__global__ void	ewb_relu_f32x4_ilp2(const float *, float *, size_t);
-__global__ void	ewb_relu_f32x4_ilp4(const float *, float *, size_t);
-__global__ void	ewb_relu_f32_tma(const float *, float *, size_t);
-__global__ void	ewb_abs_f32x4_ilp2(float *, size_t);
-__global__ void	ewb_abs_f32x4_ilp4(float *, size_t);
-__global__ void	ewb_abs_f32_tma(float *, size_t);
+#define STUDY(id, op, ...)		__global__ void ewb_##id(EWB_PARAMS_##op);
+#define TILE(id, op, ...)		__global__ void ewb_##id(EWB_PARAMS_##op);
+#define STRIDE				TILE
+#define BULK				TILE
+#define BULK_STORE			TILE
+#include "study.def"
+#include "fast.def"
+#undef STUDY
+#undef TILE
+#undef STRIDE
+#undef BULK
+#undef BULK_STORE
 
 /*
  * Operand conventions: which pointers of the launch arguments a kernel of

@@ -4,9 +4,9 @@
  *
  * Every kernel moves data in packets of 16 bytes (four floats, eight
  * halves) and is written once, as a template over the operation and the
- * way memory is accessed; the __global__ functions below only instantiate
- * it (the registry, in another file, needs their addresses, which CUDA 13
- * does not give for template kernels).
+ * way memory is accessed; the __global__ functions, one per row of
+ * fast.def, only instantiate it (the registry, in another file, needs
+ * their addresses, which CUDA 13 does not give for template kernels).
  *
  *  - ilp_tile: a block's tile of K packets per thread per operand; each
  *    thread issues all its loads before it uses any.
@@ -25,55 +25,9 @@
 typedef uint4 packet;
 
 /*
- * The operations, on one element (one) and, for fp16, on a pair (two).
- * `inputs` is 2 for binary operations, 1 for unary ones, whose second
- * operand is ignored: the kernels load it only for binary operations.
+ * The operations are ops.cuh's structs.  A unary one's second operand is
+ * ignored: the kernels load it only for binary operations.
  */
-struct add_f32_op {
-	typedef float elem;
-	static constexpr unsigned inputs = 2;
-	static __device__ __forceinline__ float
-	one(float x, float y)
-	{
-		return x + y;
-	}
-};
-
-struct add_f16_op {
-	typedef __half elem;
-	static constexpr unsigned inputs = 2;
-	static __device__ __forceinline__ __half
-	one(__half x, __half y)
-	{
-		return __hadd(x, y);
-	}
-	static __device__ __forceinline__ __half2
-	two(__half2 x, __half2 y)
-	{
-		return __hadd2(x, y);
-	}
-};
-
-/* As relu.cu: negative, -0.0f and NaN give +0.0f. */
-struct relu_f32_op {
-	typedef float elem;
-	static constexpr unsigned inputs = 1;
-	static __device__ __forceinline__ float
-	one(float x, float)
-	{
-		return x > 0.0f ? x : 0.0f;
-	}
-};
-
-struct abs_f32_op {
-	typedef float elem;
-	static constexpr unsigned inputs = 1;
-	static __device__ __forceinline__ float
-	one(float x, float)
-	{
-		return fabsf(x);
-	}
-};
 
 /* The bits of `from` as a To (__half2 is not trivially copyable, so
  * bit_cast refuses it; a 4-byte memcpy compiles to nothing). */
@@ -414,123 +368,30 @@ bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
 #endif
 }
 
-__global__ void ILP_REGS
-ewb_add_f32x4_ilp2(const float *a, const float *b, float *c, size_t n)
-{
-	ilp_tile<add_f32_op, 2, plain_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f32x4_ilp4(const float *a, const float *b, float *c, size_t n)
-{
-	ilp_tile<add_f32_op, 4, plain_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f32x4_ilp4_cs(const float *a, const float *b, float *c, size_t n)
-{
-	ilp_tile<add_f32_op, 4, stream_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f32x4_occ(const float *a, const float *b, float *c, size_t n)
-{
-	ilp_stride<add_f32_op, 4, plain_access>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f32_tma(const float *a, const float *b, float *c, size_t n)
-{
-	bulk_tile<add_f32_op, 1, false>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f32_tma2(const float *a, const float *b, float *c, size_t n)
-{
-	bulk_tile<add_f32_op, 2, false>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f32_tma_st(const float *a, const float *b, float *c, size_t n)
-{
-	bulk_tile<add_f32_op, 1, true>(a, b, c, n);
-}
-
-__global__ void ILP_REGS
-ewb_add_f16x8_ilp2(const __half *a, const __half *b, __half *c, size_t n)
-{
-	ilp_tile<add_f16_op, 2, plain_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f16x8_ilp4(const __half *a, const __half *b, __half *c, size_t n)
-{
-	ilp_tile<add_f16_op, 4, plain_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f16x8_ilp4_cs(const __half *a, const __half *b, __half *c, size_t n)
-{
-	ilp_tile<add_f16_op, 4, stream_access>(a, b, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_add_f16x8_occ(const __half *a, const __half *b, __half *c, size_t n)
-{
-	ilp_stride<add_f16_op, 4, plain_access>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f16_tma(const __half *a, const __half *b, __half *c, size_t n)
-{
-	bulk_tile<add_f16_op, 1, false>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f16_tma2(const __half *a, const __half *b, __half *c, size_t n)
-{
-	bulk_tile<add_f16_op, 2, false>(a, b, c, n);
-}
-
-__global__ void
-ewb_add_f16_tma_st(const __half *a, const __half *b, __half *c, size_t n)
-{
-	bulk_tile<add_f16_op, 1, true>(a, b, c, n);
-}
-
-__global__ void ILP_REGS
-ewb_relu_f32x4_ilp2(const float *a, float *c, size_t n)
-{
-	ilp_tile<relu_f32_op, 2, plain_access>(a, a, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_relu_f32x4_ilp4(const float *a, float *c, size_t n)
-{
-	ilp_tile<relu_f32_op, 4, plain_access>(a, a, c, n, blockIdx.x);
-}
-
-__global__ void
-ewb_relu_f32_tma(const float *a, float *c, size_t n)
-{
-	bulk_tile<relu_f32_op, 2, false>(a, a, c, n);
-}
-
-/* In place: the one operand is read and written through c. */
-__global__ void ILP_REGS
-ewb_abs_f32x4_ilp2(float *c, size_t n)
-{
-	ilp_tile<abs_f32_op, 2, plain_access>(c, c, c, n, blockIdx.x);
-}
-
-__global__ void ILP_REGS
-ewb_abs_f32x4_ilp4(float *c, size_t n)
-{
-	ilp_tile<abs_f32_op, 4, plain_access>(c, c, c, n, blockIdx.x);
-}
-
-__global__ void
-ewb_abs_f32_tma(float *c, size_t n)
-{
-	bulk_tile<abs_f32_op, 2, false>(c, c, c, n);
-}
+/* The kernels, one per row of fast.def. */
+#define TILE(id, op, K, access, block, technique) \
+	__global__ void ILP_REGS \
+	ewb_##id(EWB_PARAMS_##op) \
+	{ \
+		ilp_tile<op##_op, K, access##_access>(EWB_OPERANDS_##op, \
+		    blockIdx.x); \
+	}
+#define STRIDE(id, op, K, access, block, technique) \
+	__global__ void ILP_REGS \
+	ewb_##id(EWB_PARAMS_##op) \
+	{ \
+		ilp_stride<op##_op, K, access##_access>(EWB_OPERANDS_##op); \
+	}
+#define BULK(id, op, K, block, fallback, technique) \
+	__global__ void \
+	ewb_##id(EWB_PARAMS_##op) \
+	{ \
+		bulk_tile<op##_op, K, false>(EWB_OPERANDS_##op); \
+	}
+#define BULK_STORE(id, op, K, block, fallback, technique) \
+	__global__ void \
+	ewb_##id(EWB_PARAMS_##op) \
+	{ \
+		bulk_tile<op##_op, K, true>(EWB_OPERANDS_##op); \
+	}
+#include "fast.def"

@@ -14,5 +14,6 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/compare.cu \
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
-noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh \
+noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
+	%reldir%/study.def %reldir%/fast.def \
 	%reldir%/ceilings.h

@@ -8,19 +8,13 @@
 
 #include "common.cuh"
 
-struct add_f32_op {
-	__device__ float
-	operator()(float x, float y) const
+/* An operation of ops.cuh as the functor CUB calls. */
+template <typename Op>
+struct functor {
+	__device__ typename Op::elem
+	operator()(typename Op::elem x, typename Op::elem y) const
 	{
-		return x + y;
-	}
-};
-
-struct add_f16_op {
-	__device__ __half
-	operator()(__half x, __half y) const
-	{
-		return __hadd(x, y);
+		return Op::one(x, y);
 	}
 };
 
@@ -38,11 +32,13 @@ cub_binary(const struct ewb_launch_args *args)
 		return cudaErrorInvalidValue;
 	if (args->n <= INT32_MAX)
 		error = cub::DeviceTransform::Transform(
-		    cuda::std::make_tuple(a, b), c, (int32_t)args->n, Op(),
+		    cuda::std::make_tuple(a, b), c, (int32_t)args->n,
+		    functor<Op>(),
 		    args->stream);
 	else
 		error = cub::DeviceTransform::Transform(
-		    cuda::std::make_tuple(a, b), c, (int64_t)args->n, Op(),
+		    cuda::std::make_tuple(a, b), c, (int64_t)args->n,
+		    functor<Op>(),
 		    args->stream);
 	if (error != cudaSuccess)
 		return error;
