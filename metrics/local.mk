@@ -8,3 +8,5 @@ dist_metrics_DATA = \
 	%reldir%/memory.txt \
 	%reldir%/residency.txt \
 	%reldir%/sol.txt
+# Compiled into ewbench (src/counters-derive.c) and read by the analysis.
+EXTRA_DIST += %reldir%/derived.def

@@ -1,7 +1,8 @@
 /*
  * counters-derive.c - the half of the counters that needs no GPU and no
  * CUPTI: metric sets as data (metrics/<group>.txt), unit strings for the
- * metrics.csv `unit` column, and the derived rows.  See counters.h.
+ * metrics.csv `unit` column, and the derived rows (metrics/derived.def).
+ * See counters.h.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +17,7 @@
 
 #include "ewbench.h"
 #include "counters.h"
+#include "formula.h"
 
 /* A group file is a few hundred bytes; anything this big is a mistake. */
 #define METRIC_FILE_MAX		(1024 * 1024)
@@ -513,15 +515,12 @@ metric_set_groups(char ***names, size_t *count)
 
 /* Units **********************************************************************/
 
-/* Rows ewbench writes itself (derived, occupancy API): fixed units. */
+/* Rows ewbench writes from the occupancy API: fixed units (derived rows
+ * carry theirs in derived.def). */
 static const struct {
 	const char	*metric;
 	const char	*unit;
 } fixed_units[] = {
-	{ "derived__dram_bandwidth",		"byte/s" },
-	{ "derived__bytes_per_inst_issued",	"byte" },
-	{ "derived__global_ld_bytes_per_inst",	"byte" },
-	{ "derived__dram_read_fraction",	"ratio" },
 	{ "launch__registers_per_thread",	"register" },
 	{ "sm__maximum_warps_per_active_cycle_pct", "%" },
 };
@@ -638,6 +637,10 @@ metric_unit(const char *metric, const char *cupti_dim)
 		if (strcmp(metric, fixed_units[i].metric) == 0)
 			return fixed_units[i].unit;
 	}
+	for (i = 0; i < derived_count; i++) {
+		if (strcmp(metric, derived_metrics[i].name) == 0)
+			return derived_metrics[i].unit;
+	}
 
 	last = strrchr(metric, '.');
 	last = last == NULL ? "" : last + 1;
@@ -672,70 +675,55 @@ metric_unit(const char *metric, const char *cupti_dim)
 
 /* Derived values *************************************************************/
 
-static const char *const derived_names[DERIVED_COUNT] = {
-	"derived__dram_bandwidth",
-	"derived__bytes_per_inst_issued",
-	"derived__global_ld_bytes_per_inst",
-	"derived__dram_read_fraction",
+const struct derived_metric derived_metrics[] = {
+#define DERIVED(name, unit, formula, meaning)	{ #name, unit, formula },
+#include "metrics/derived.def"
+#undef DERIVED
+};
+const size_t derived_count = sizeof derived_metrics / sizeof derived_metrics[0];
+
+struct derive_inputs {
+	const struct metric_set	*set;
+	const double		*values;
+	double			 bytes_moved;
+	double			 read_bytes;
 };
 
-const char *
-derived_name(enum derived_id id)
-{
-	if ((unsigned)id >= DERIVED_COUNT)
-		return NULL;
-	return derived_names[id];
-}
-
-/* The value of metric in the set, NaN when absent. */
+/* A name in a formula: the point's byte counts, or a metric of the set
+ * (NaN when absent). */
 static double
-value_of(const struct metric_set *set, const double *values, const char *metric)
+derive_lookup(const char *name, size_t len, void *arg)
 {
-	int	i = metric_set_index(set, metric);
+	const struct derive_inputs	*in = arg;
+	size_t				 i;
 
-	return i < 0 ? NAN : values[i];
-}
-
-/* NaN unless both are numbers and the divisor is non-zero. */
-static double
-ratio(double num, double den)
-{
-	if (isnan(num) || isnan(den) || den == 0)
-		return NAN;
-	return num / den;
+	if (len == 11 && strncmp(name, "bytes_moved", len) == 0)
+		return in->bytes_moved;
+	if (len == 10 && strncmp(name, "read_bytes", len) == 0)
+		return in->read_bytes;
+	for (i = 0; i < in->set->count; i++) {
+		if (strlen(in->set->metrics[i]) == len &&
+		    strncmp(in->set->metrics[i], name, len) == 0)
+			return in->values[i];
+	}
+	return NAN;
 }
 
 int
 counters_derive(const struct metric_set *set, const double *values,
-    double bytes_moved, double read_bytes, double out[DERIVED_COUNT])
+    double bytes_moved, double read_bytes, double *out)
 {
-	double	ld_bytes, ld_inst;
-	int	i, present = 0;
+	struct derive_inputs	 in = { set, values, bytes_moved, read_bytes };
+	char			*cause;
+	size_t			 i;
+	int			 present = 0;
 
-	/* gpu__time_duration is in ns. */
-	out[DERIVED_DRAM_BANDWIDTH] = ratio(
-	    value_of(set, values, "dram__bytes_read.sum") +
-	    value_of(set, values, "dram__bytes_write.sum"),
-	    value_of(set, values, "gpu__time_duration.sum") * 1e-9);
-
-	out[DERIVED_BYTES_PER_INST_ISSUED] = ratio(bytes_moved,
-	    value_of(set, values, "smsp__inst_issued.sum"));
-
-	ld_bytes = value_of(set, values,
-	    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum");
-	if (metric_set_index(set,
-	    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum") < 0)
-		ld_bytes = read_bytes;
-	ld_inst = value_of(set, values,
-	    "smsp__sass_inst_executed_op_global_ld.sum");
-	out[DERIVED_GLOBAL_LD_BYTES_PER_INST] = ratio(ld_bytes, ld_inst);
-
-	/* How much of what the kernel reads came from DRAM rather than L2:
-	 * the residency measure that a one-pass set keeps for warm points. */
-	out[DERIVED_DRAM_READ_FRACTION] = ratio(
-	    value_of(set, values, "dram__bytes_read.sum"), read_bytes);
-
-	for (i = 0; i < DERIVED_COUNT; i++)
+	for (i = 0; i < derived_count; i++) {
+		/* tests/unit/test-derived parses every formula. */
+		if (formula_eval(derived_metrics[i].formula, derive_lookup, &in,
+		    &out[i], &cause) != 0)
+			free(cause);
 		present += !isnan(out[i]);
+	}
 	return present;
 }

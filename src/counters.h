@@ -82,27 +82,24 @@ const char	*metric_unit(const char *metric, const char *cupti_dim);
 /* CUPTI's dimension strings in the same vocabulary, or NULL when unknown. */
 const char	*metric_unit_of_dim(const char *cupti_dim);
 
-/* Derived rows (docs/data-format.md), computed once in C. */
-enum derived_id {
-	DERIVED_DRAM_BANDWIDTH,		/* byte/s */
-	DERIVED_BYTES_PER_INST_ISSUED,	/* byte */
-	DERIVED_GLOBAL_LD_BYTES_PER_INST,	/* byte */
-	DERIVED_DRAM_READ_FRACTION,	/* ratio: DRAM bytes read / bytes the
-					   kernel reads (1: all from DRAM,
-					   0: all from L2) */
-	DERIVED_COUNT
+/* Derived rows: metrics/derived.def, computed here, read again by the
+ * analysis. */
+struct derived_metric {
+	const char	*name;		/* "derived__dram_bandwidth" */
+	const char	*unit;		/* metrics.csv `unit` */
+	const char	*formula;	/* formula.h's grammar */
 };
-const char	*derived_name(enum derived_id);	/* "derived__dram_bandwidth" */
+extern const struct derived_metric	derived_metrics[];
+extern const size_t			derived_count;
 /*
- * Fills out[DERIVED_COUNT] from the values of a set (values[i] belongs to
+ * Fills out[derived_count] from the values of a set (values[i] belongs to
  * set->metrics[i]; NaN is "not measured"), the point's algorithmic bytes
  * (bytes_moved) and bytes read (n * read_bytes); pass NaN for an unknown
  * byte count.  A derived value whose inputs are absent, NaN or a zero
  * divisor is NaN (the row is not written).  Returns how many are not NaN.
  */
 int		 counters_derive(const struct metric_set *, const double *values,
-		    double bytes_moved, double read_bytes,
-		    double out[DERIVED_COUNT]);
+		    double bytes_moved, double read_bytes, double *out);
 
 /* counters.c *****************************************************************/
 

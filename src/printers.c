@@ -134,8 +134,8 @@ printers_counters(struct printers *pr, const struct point *p,
     const double *values, const struct occupancy *occ, bool have_occupancy,
     char **cause)
 {
-	double	derived[DERIVED_COUNT];
-	size_t	i;
+	double	*derived;
+	size_t	 i;
 
 	if (pr->metrics == NULL)
 		return 0;
@@ -146,17 +146,20 @@ printers_counters(struct printers *pr, const struct point *p,
 		    values[i], counters_unit(c, i), "cupti", cause) != 0)
 			return -1;
 	}
+	derived = xcalloc(derived_count, sizeof *derived);
 	counters_derive(set, values, (double)point_bytes_moved(p),
 	    (double)p->n * p->v->read_bytes, derived);
-	for (i = 0; i < DERIVED_COUNT; i++) {
-		const char *name = derived_name((enum derived_id)i);
-
+	for (i = 0; i < derived_count; i++) {
 		if (isnan(derived[i]))
 			continue;
-		if (metrics_csv_row(pr->metrics, pr->run_id, p, name,
-		    derived[i], metric_unit(name, NULL), "derived", cause) != 0)
+		if (metrics_csv_row(pr->metrics, pr->run_id, p,
+		    derived_metrics[i].name, derived[i],
+		    derived_metrics[i].unit, "derived", cause) != 0) {
+			free(derived);
 			return -1;
+		}
 	}
+	free(derived);
 	if (!have_occupancy)
 		return 0;
 	if (metrics_csv_row(pr->metrics, pr->run_id, p,

@@ -4,9 +4,11 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ewbench.h"
 #include "counters.h"
+#include "formula.h"
 #include "check.h"
 
 #define CHECK_NEAR(got, want) CHECK(fabs((got) - (want)) <= 1e-12 * fabs(want))
@@ -22,16 +24,96 @@ set_from(struct metric_set *set, const char *list)
 	}
 }
 
-static void
-test_derived_names(void)
+/* Index of a derived row by name; exits when the table lacks it. */
+static size_t
+at(const char *name)
 {
-	CHECK_STR(derived_name(DERIVED_DRAM_BANDWIDTH),
-	    "derived__dram_bandwidth");
-	CHECK_STR(derived_name(DERIVED_BYTES_PER_INST_ISSUED),
-	    "derived__bytes_per_inst_issued");
-	CHECK_STR(derived_name(DERIVED_GLOBAL_LD_BYTES_PER_INST),
-	    "derived__global_ld_bytes_per_inst");
-	CHECK(derived_name(DERIVED_COUNT) == NULL);
+	size_t	i;
+
+	for (i = 0; i < derived_count; i++) {
+		if (strcmp(derived_metrics[i].name, name) == 0)
+			return i;
+	}
+	fprintf(stderr, "no derived row %s\n", name);
+	exit(1);
+}
+
+#define DRAM_BANDWIDTH		at("derived__dram_bandwidth")
+#define BYTES_PER_INST_ISSUED	at("derived__bytes_per_inst_issued")
+#define GLOBAL_LD_BYTES_PER_INST at("derived__global_ld_bytes_per_inst")
+#define DRAM_READ_FRACTION	at("derived__dram_read_fraction")
+#define DERIVED_MAX		32
+
+static void
+test_derived_table(void)
+{
+	size_t	i;
+
+	CHECK(derived_count >= 4 && derived_count <= DERIVED_MAX);
+	for (i = 0; i < derived_count; i++) {
+		CHECK(strncmp(derived_metrics[i].name, "derived__", 9) == 0);
+		CHECK_STR(metric_unit(derived_metrics[i].name, NULL),
+		    derived_metrics[i].unit);
+	}
+}
+
+static double
+lookup_xy(const char *name, size_t len, void *arg)
+{
+	(void)arg;
+	if (len == 1 && *name == 'x')
+		return 3;
+	if (len == 5 && strncmp(name, "a__b.", 5) == 0)
+		return 0;
+	return NAN;
+}
+
+static void
+test_formula_grammar(void)
+{
+	static const struct {
+		const char	*text;
+		double		 value;	/* NaN: unknown */
+	} ok[] = {
+		{ "1 + 2 * 3",		7 },
+		{ "(1 + 2) * 3",	9 },
+		{ "8 / 4 / 2",		1 },
+		{ "2 - 3 - 4",		-5 },
+		{ "-x * 2",		-6 },
+		{ "x * 1e-9",		3e-9 },
+		{ "first(y, x)",	3 },
+		{ "first(x, 7)",	3 },
+		{ "first(y, z)",	NAN },
+		{ "y + 1",		NAN },
+		{ "x / a__b.",		NAN },	/* division by zero */
+	};
+	static const char *const bad[] = {
+		"", "1 +", "(1", "1 2", "first(x)", "first(x, 1", "x $ 1",
+		"* 2",
+	};
+	double	 v;
+	char	*cause;
+	size_t	 i;
+
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		CHECK(formula_eval(ok[i].text, lookup_xy, NULL, &v, &cause) ==
+		    0);
+		if (isnan(ok[i].value))
+			CHECK(isnan(v));
+		else
+			CHECK_NEAR(v, ok[i].value);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cause = NULL;
+		CHECK(formula_eval(bad[i], lookup_xy, NULL, &v, &cause) == -1);
+		CHECK(cause != NULL && strstr(cause, "formula") != NULL);
+		free(cause);
+	}
+	/* Every formula of metrics/derived.def parses. */
+	for (i = 0; i < derived_count; i++) {
+		CHECK(formula_eval(derived_metrics[i].formula, lookup_xy, NULL,
+		    &v, &cause) == 0);
+	}
 }
 
 static void
@@ -47,7 +129,7 @@ test_all_inputs(void)
 		134217728,	/* l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum */
 		1048576,	/* smsp__sass_inst_executed_op_global_ld.sum */
 	};
-	double			out[DERIVED_COUNT];
+	double			out[DERIVED_MAX];
 	double			n = 16777216;
 
 	set_from(&set, "gpu__time_duration.sum,dram__bytes_read.sum,"
@@ -56,17 +138,17 @@ test_all_inputs(void)
 	    "smsp__sass_inst_executed_op_global_ld.sum");
 	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 4);
 	/* Every byte read came from DRAM: a fraction of 1. */
-	CHECK_NEAR(out[DERIVED_DRAM_READ_FRACTION], 1.0);
-	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH],
+	CHECK_NEAR(out[DRAM_READ_FRACTION], 1.0);
+	CHECK_NEAR(out[DRAM_BANDWIDTH],
 	    (134217728.0 + 75800000.0) / 78600e-9);
 	/* 3 * 4 * 2^24 bytes over 10485760 warp instructions. */
-	CHECK_NEAR(out[DERIVED_BYTES_PER_INST_ISSUED], 19.2);
+	CHECK_NEAR(out[BYTES_PER_INST_ISSUED], 19.2);
 	/* A scalar fp32 warp load moves 32 * 4 bytes. */
-	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
+	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 128.0);
 
 	/* The counter wins over n * read_bytes when it is in the set. */
 	CHECK(counters_derive(&set, values, 3 * 4 * n, 999, out) == 4);
-	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 128.0);
+	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 128.0);
 	metric_set_free(&set);
 }
 
@@ -79,7 +161,7 @@ test_fallback_and_absent(void)
 		0,		/* smsp__inst_issued.sum */
 		1e5,		/* gpu__time_duration.sum */
 	};
-	double			out[DERIVED_COUNT];
+	double			out[DERIVED_MAX];
 	double			n = 16777216;
 
 	set_from(&set, "smsp__sass_inst_executed_op_global_ld.sum,"
@@ -87,19 +169,19 @@ test_fallback_and_absent(void)
 	/* No byte counter: n * read_bytes (2^27 bytes, float4 add) over
 	 * 2^18 warp load instructions is 512 bytes each. */
 	CHECK(counters_derive(&set, values, 3 * 4 * n, 4 * n * 2, out) == 1);
-	CHECK_NEAR(out[DERIVED_GLOBAL_LD_BYTES_PER_INST], 512.0);
+	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 512.0);
 	/* DRAM bytes are not in the set. */
-	CHECK(isnan(out[DERIVED_DRAM_BANDWIDTH]));
+	CHECK(isnan(out[DRAM_BANDWIDTH]));
 	/* Zero issued instructions: no value rather than infinity. */
-	CHECK(isnan(out[DERIVED_BYTES_PER_INST_ISSUED]));
+	CHECK(isnan(out[BYTES_PER_INST_ISSUED]));
 
 	/* Unknown byte counts (NaN) leave their rows absent. */
 	values[1] = 1000;
 	CHECK(counters_derive(&set, values, NAN, NAN, out) == 0);
-	CHECK(isnan(out[DERIVED_BYTES_PER_INST_ISSUED]));
-	CHECK(isnan(out[DERIVED_GLOBAL_LD_BYTES_PER_INST]));
+	CHECK(isnan(out[BYTES_PER_INST_ISSUED]));
+	CHECK(isnan(out[GLOBAL_LD_BYTES_PER_INST]));
 	CHECK(counters_derive(&set, values, 5000, NAN, out) == 1);
-	CHECK_NEAR(out[DERIVED_BYTES_PER_INST_ISSUED], 5.0);
+	CHECK_NEAR(out[BYTES_PER_INST_ISSUED], 5.0);
 	metric_set_free(&set);
 }
 
@@ -108,18 +190,18 @@ test_nan_inputs(void)
 {
 	struct metric_set	set;
 	double			values[] = { 1e5, 1e6, NAN };
-	double			out[DERIVED_COUNT];
+	double			out[DERIVED_MAX];
 
 	set_from(&set, "gpu__time_duration.sum,dram__bytes_read.sum,"
 	    "dram__bytes_write.sum");
 	/* CUPTI gave no write bytes: no bandwidth, not a read-only one; the
 	 * read fraction needs only the read bytes. */
 	CHECK(counters_derive(&set, values, 1, 4e6, out) == 1);
-	CHECK(isnan(out[DERIVED_DRAM_BANDWIDTH]));
-	CHECK_NEAR(out[DERIVED_DRAM_READ_FRACTION], 0.25);
+	CHECK(isnan(out[DRAM_BANDWIDTH]));
+	CHECK_NEAR(out[DRAM_READ_FRACTION], 0.25);
 	values[2] = 1e6;
 	CHECK(counters_derive(&set, values, NAN, NAN, out) == 1);
-	CHECK_NEAR(out[DERIVED_DRAM_BANDWIDTH], 2e6 / 1e-4);
+	CHECK_NEAR(out[DRAM_BANDWIDTH], 2e6 / 1e-4);
 	/* A zero duration gives no bandwidth. */
 	values[0] = 0;
 	CHECK(counters_derive(&set, values, NAN, NAN, out) == 0);
@@ -197,7 +279,8 @@ test_units_from_dims(void)
 int
 main(void)
 {
-	test_derived_names();
+	test_derived_table();
+	test_formula_grammar();
 	test_all_inputs();
 	test_fallback_and_absent();
 	test_nan_inputs();

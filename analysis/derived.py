@@ -1,0 +1,91 @@
+"""The derived metrics of metrics.csv, read from metrics/derived.def.
+
+ewbench compiles that file in and writes a `derived` row per point for
+every formula whose inputs were measured; this module reads the same file
+(names, units, formulas) so the analysis holds no second copy, and can
+evaluate a formula over a point's base metrics, which the tests use to
+show that both sides compute the same numbers.  The grammar is
+src/formula.h's: + - * / and parentheses over numbers, metric names,
+the point's `bytes_moved` and `read_bytes`, and first(x, y).
+"""
+
+import ast
+import math
+import os
+import re
+from dataclasses import dataclass
+
+DEF_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        os.pardir, "metrics", "derived.def")
+
+_STRINGS = r'((?:"[^"\n]*"\s*)+)'
+_ROW = re.compile(r"DERIVED\(\s*(\w+)\s*,\s*" + _STRINGS + r",\s*" +
+                  _STRINGS + r",\s*" + _STRINGS + r"\)")
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+@dataclass(frozen=True)
+class Derived:
+    name: str
+    unit: str
+    formula: str
+    meaning: str
+
+
+def _join(literals):
+    """Adjacent C string literals as one string."""
+    return "".join(re.findall(r'"([^"\n]*)"', literals))
+
+
+def read_table(path=DEF_PATH):
+    """Every DERIVED row of the file, in order."""
+    with open(path, encoding="utf-8") as f:
+        text = _COMMENT.sub("", f.read())
+    return tuple(Derived(m.group(1), _join(m.group(2)), _join(m.group(3)),
+                         _join(m.group(4)))
+                 for m in _ROW.finditer(text))
+
+
+TABLE = read_table()
+NAMES = tuple(d.name for d in TABLE)
+UNITS = {d.name: d.unit for d in TABLE}
+
+
+def _dotted(node):
+    """A metric name parsed as attribute access: a__b.sum -> 'a__b.sum'."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    raise ValueError("not a name")
+
+
+def evaluate(formula, values):
+    """The formula's value; values maps names to numbers (absent or NaN:
+    unknown).  Unknown inputs and division by zero give NaN, as in C."""
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value,
+                                                         (int, float)):
+            return float(node.value)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            v = values.get(_dotted(node))
+            return math.nan if v is None else float(v)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.BinOp):
+            x, y = value(node.left), value(node.right)
+            if isinstance(node.op, ast.Add):
+                return x + y
+            if isinstance(node.op, ast.Sub):
+                return x - y
+            if isinstance(node.op, ast.Mult):
+                return x * y
+            if isinstance(node.op, ast.Div):
+                return math.nan if y == 0 or math.isnan(y) else x / y
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "first" and len(node.args) == 2):
+            x = value(node.args[0])
+            return value(node.args[1]) if math.isnan(x) else x
+        raise ValueError("formula %r: unsupported %s" %
+                         (formula, type(node).__name__))
+    return value(ast.parse(formula, mode="eval").body)
