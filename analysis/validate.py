@@ -540,6 +540,8 @@ def check_trace(path, text_):
 
 # CSV columns
 
+COLUMNS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            os.pardir, "src", "columns.def")
 TEXT = "text"
 INTEGER = "integer"
 NUMBER = "number"
@@ -554,49 +556,33 @@ class Column:
     positive: bool = False      # > 0 (integers: >= 1); else >= 0
 
 
-POINT_KEY_COLUMNS = (
-    Column("run_id", TEXT),
-    Column("variant", TEXT),
-    Column("op", TEXT, OPS),
-    Column("dtype", TEXT, DTYPES),
-    Column("n", INTEGER, positive=True),
-    Column("block", INTEGER, optional=True, positive=True),  # empty: library
-    Column("cache", TEXT, CACHES),
-    Column("launch", TEXT, LAUNCHES),
-)
-TIMING_COLUMNS = POINT_KEY_COLUMNS + (
-    Column("grid", INTEGER, optional=True, positive=True),
-    Column("footprint_bytes", INTEGER, positive=True),
-    Column("bytes_moved", INTEGER, positive=True),
-    Column("flops", INTEGER),
-    Column("iters", INTEGER, positive=True),
-    Column("time_median_ns", NUMBER, positive=True),
-    Column("time_min_ns", NUMBER, optional=True, positive=True),
-    Column("time_max_ns", NUMBER, optional=True, positive=True),
-    Column("time_mean_ns", NUMBER, optional=True, positive=True),
-    Column("time_stddev_ns", NUMBER, optional=True),
-    Column("activity_median_ns", NUMBER, optional=True, positive=True),
-    Column("bandwidth_median_bytes_per_s", NUMBER, optional=True,
-           positive=True),
-    Column("bandwidth_max_bytes_per_s", NUMBER, optional=True,
-           positive=True),
-    Column("spec_dram_pct", NUMBER, optional=True),
-    Column("check", TEXT, CHECKS, optional=True),
-)
-METRICS_COLUMNS = POINT_KEY_COLUMNS + (
-    Column("metric", TEXT),
-    Column("value", NUMBER, optional=True),
-    Column("unit", TEXT),
-    Column("source", TEXT, SOURCES),
-)
-CEILINGS_COLUMNS = (
-    Column("run_id", TEXT),
-    Column("ceiling", TEXT, CEILING_NAMES),
-    Column("value", NUMBER, positive=True),
-    Column("unit", TEXT, CEILING_UNITS),
-    Column("spec_value", NUMBER, optional=True, positive=True),
-    Column("method", TEXT, optional=True),
-)
+def _read_columns(path=COLUMNS_PATH):
+    """{"KEY": (Column, ...), "TIMING": ..., "METRICS": ..., "CEILINGS": ...}
+    from src/columns.def, the description ewbench's writers also read."""
+    sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
+            "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
+            "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS}
+    kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
+    files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": []}
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    for m in re.finditer(r"^(\w+)\((\w+), (\w+), (\w+), (\w+)\)", text,
+                         re.M):
+        file, name, kind, presence, rule = m.groups()
+        text_rule = kind == "TEXT"
+        files[file].append(Column(
+            name, kinds[kind],
+            choices=sets[rule] if text_rule else None,
+            optional=presence == "OPTIONAL",
+            positive=not text_rule and rule == "POSITIVE"))
+    return {k: tuple(v) for k, v in files.items()}
+
+
+_COLUMNS = _read_columns()
+POINT_KEY_COLUMNS = _COLUMNS["KEY"]
+TIMING_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["TIMING"]
+METRICS_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["METRICS"]
+CEILINGS_COLUMNS = _COLUMNS["CEILINGS"]
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")

@@ -1,26 +1,33 @@
 """Who wrote a variant: the study, ewbench, or a peer library.
 
 The study's variants are the kernels of the published write-ups
-(docs/study.md; `STUDY(...)` rows of kernels/registry.cu, which a test
-compares with this list).  Peers are libraries timed beside them: cub
+(docs/study.md), the lines of kernels/study.def, read from there.  Peers are libraries timed beside them: cub
 (`cub_*`, measured by ewbench) and PyTorch (`torch_*`, appended by
 `python3 -m analysis torch`).  Every other variant is one of ewbench's
 additions.  Figures draw the three roles differently and the report never
 names a peer as ewbench's own.
 """
 
+import os
+import re
+
 STUDY = "study"
 ADDITION = "ewbench addition"
 PEER = "peer"
 ROLES = (STUDY, ADDITION, PEER)
 
-STUDY_VARIANTS = (
-    "add_f32", "add_f32x4", "add_f32x4_grid",
-    "add_f16", "add_f16x2", "add_f16x8", "add_f16x8_pack",
-    "relu_f32", "relu_f32x4",
-    "abs_f32", "abs_f32_unroll", "abs_f32_grid", "abs_f32x4",
-    "abs_f32_functor",
-)
+STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         os.pardir, "kernels", "study.def")
+
+
+def _study_variants(path=STUDY_DEF):
+    """The ids of study.def's STUDY(id, ...) lines, in its order."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    return tuple(re.findall(r"^STUDY\((\w+),", text, re.M))
+
+
+STUDY_VARIANTS = _study_variants()
 PEER_PREFIXES = ("cub_", "torch_")
 
 

@@ -63,8 +63,17 @@ static const struct {
 	[CEIL_FP16_FMA] = { "fp16_fma", "flop/s" },
 };
 
+/* columns.def's ceilings.csv columns. */
 static const char *const ceilings_header[] = {
-	"run_id", "ceiling", "value", "unit", "spec_value", "method"
+#define KEY(...)
+#define TIMING(...)
+#define METRICS(...)
+#define CEILINGS(name, ...)	#name,
+#include "columns.def"
+#undef KEY
+#undef TIMING
+#undef METRICS
+#undef CEILINGS
 };
 
 static const struct option ceilings_longopts[] = {

@@ -19,17 +19,27 @@
 #include "config.h"
 #include "output.h"
 
+/* Header rows from columns.def: the key, then each file's own columns. */
+#define NAME(name, ...)		#name,
+#define SKIP(name, ...)
 static const char *const timing_header[] = {
-	"run_id", "variant", "op", "dtype", "n", "block", "cache", "launch",
-	"grid", "footprint_bytes", "bytes_moved", "flops", "iters",
-	"time_median_ns", "time_min_ns", "time_max_ns", "time_mean_ns",
-	"time_stddev_ns", "activity_median_ns", "bandwidth_median_bytes_per_s",
-	"bandwidth_max_bytes_per_s", "spec_dram_pct", "check"
+#define KEY		NAME
+#define TIMING		NAME
+#define METRICS		SKIP
+#define CEILINGS	SKIP
+#include "columns.def"
+#undef TIMING
+#undef METRICS
 };
 
 static const char *const metrics_header[] = {
-	"run_id", "variant", "op", "dtype", "n", "block", "cache", "launch",
-	"metric", "value", "unit", "source"
+#define TIMING		SKIP
+#define METRICS		NAME
+#include "columns.def"
+#undef KEY
+#undef TIMING
+#undef METRICS
+#undef CEILINGS
 };
 
 #define COUNT(a) (sizeof (a) / sizeof (a)[0])
