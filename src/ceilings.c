@@ -23,6 +23,8 @@
 
 #include "kernels/ceilings.h"
 #include "ceilings.h"
+#include "fleet.h"
+#include "hostfacts.h"
 #include "tiers.h"
 
 #define CEIL_WARMUP		3u
@@ -87,6 +89,7 @@ static const struct option ceilings_longopts[] = {
 struct bench {
 	struct run_options	 opts;	/* what run.json's settings record */
 	struct device_facts	 dev;
+	struct host_facts	 host;		/* run.json "placement" */
 	struct manifest		 man;
 	const char		*dir;
 	struct csv		*csv;
@@ -106,8 +109,7 @@ struct bench {
 static int
 parse_options(int argc, char **argv, struct run_options *o, char **cause)
 {
-	unsigned	u;
-	int		ch;
+	int		ch, first;
 
 	memset(o, 0, sizeof *o);
 	o->iters = CEIL_DEFAULT_ITERS;
@@ -119,17 +121,17 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:q", ceilings_longopts,
-	    NULL)) != -1) {
+	for (first = optind; (ch = getopt_long(argc, argv, ":o:q",
+	    ceilings_longopts, NULL)) != -1; first = optind) {
 		switch (ch) {
 		case 'd':
-			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
-			    cause) != 0)
+			if (cli_parse_device(o, optarg, cause) != 0)
 				return -1;
-			o->device = (int)u;
+			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case 'o':
 			o->out = optarg;
+			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case 'i':
 			if (cli_parse_uint(optarg, "--iters", 1, 100000,
@@ -556,12 +558,19 @@ ceilings_command(int argc, char **argv)
 		cli_free_run(&b.opts);
 		return EWB_EXIT_USAGE;
 	}
+	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
+	if (fleet_dispatch(argc, argv, &b.opts, &b.host, &code) != 0) {
+		host_facts_free(&b.host);
+		cli_free_run(&b.opts);
+		return code;
+	}
 	/* A refused --out is refused before the device is opened, and
 	 * never written to. */
 	if (b.opts.out != NULL) {
 		if (output_claim_dir(b.opts.out, &created, &cause) != 0) {
 			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 			free(cause);
+			host_facts_free(&b.host);
 			cli_free_run(&b.opts);
 			return EWB_EXIT_USAGE;
 		}
@@ -572,10 +581,13 @@ ceilings_command(int argc, char **argv)
 		free(cause);
 		if (b.dir != NULL)
 			output_release_claim(b.dir, created);
+		host_facts_free(&b.host);
 		cli_free_run(&b.opts);
 		return code;
 	}
 	free(created);
+	host_facts_begin(&b.host, &b.dev);
+	b.man.host_facts = &b.host;
 	b.man.command = "ceilings";
 	b.man.argc = argc;
 	b.man.argv = argv;
@@ -617,6 +629,7 @@ ceilings_command(int argc, char **argv)
 		goto fail;
 	}
 	b.csv = NULL;
+	host_facts_end(&b.host);
 	manifest_update(b.dir, &b.man, status);
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);
@@ -625,11 +638,13 @@ ceilings_command(int argc, char **argv)
 fail:
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
+	host_facts_end(&b.host);
 	manifest_update(b.dir, &b.man, "failed");
 out:
 	if (b.csv != NULL)
 		csv_close(b.csv, NULL);
 	release(&b);
+	host_facts_free(&b.host);
 	cli_free_run(&b.opts);
 	return code;
 }

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "counters.h"
+#include "placement.h"
 
 /* The study's sizes: 1024^2, 4096^2 and 16384^2 elements. */
 static const uint64_t preset_article[] = { 1ULL << 20, 1ULL << 24, 1ULL << 28 };
@@ -83,6 +84,33 @@ bad:
 	return -1;
 }
 
+int
+cli_parse_device(struct run_options *o, const char *text, char **cause)
+{
+	free(o->devices);
+	if (device_list_parse(text, &o->device_all, &o->devices, &o->ndevices,
+	    &o->fleet, cause) != 0)
+		return -1;
+	o->device_given = true;
+	o->device = o->ndevices > 0 ? (int)o->devices[0] : 0;
+	return 0;
+}
+
+void
+cli_mark_replaced(struct run_options *o, int argc, char **argv, int first)
+{
+	int	i;
+
+	if (o->replaced == NULL)
+		o->replaced = xcalloc((size_t)argc + 1, sizeof *o->replaced);
+	/* "-qo DIR": the bundle holds another option, which must stay. */
+	if (argv[first][0] == '-' && argv[first][1] != '-' &&
+	    argv[first][1] != 'o')
+		o->bundled = true;
+	for (i = first; i < optind && i < argc; i++)
+		o->replaced[i] = true;
+}
+
 static void
 cli_add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
 {
@@ -128,9 +156,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	const char	*variants = "*";
 	uint64_t	*parsed;
 	size_t		 count;
-	unsigned	 u;
 	char		*end;
-	int		 ch;
+	int		 ch, first;
 	bool		 metrics_given = false;
 
 	memset(o, 0, sizeof *o);
@@ -154,8 +181,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":v:s:o:q", run_longopts,
-	    NULL)) != -1) {
+	for (first = optind; (ch = getopt_long(argc, argv, ":v:s:o:q",
+	    run_longopts, NULL)) != -1; first = optind) {
 		switch (ch) {
 		case 'v':
 			variants = optarg;
@@ -239,10 +266,9 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				return -1;
 			break;
 		case OPT_DEVICE:
-			if (cli_parse_uint(optarg, "--device", 0, 1023, &u,
-			    cause) != 0)
+			if (cli_parse_device(o, optarg, cause) != 0)
 				return -1;
-			o->device = (int)u;
+			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case OPT_SEED:
 			errno = 0;
@@ -256,6 +282,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case 'o':
 			o->out = optarg;
+			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case OPT_NO_CUPTI:
 			o->no_cupti = true;
@@ -348,4 +375,6 @@ cli_free_run(struct run_options *o)
 	free(o->selected);
 	free(o->sizes);
 	free(o->blocks);
+	free(o->devices);
+	free(o->replaced);
 }

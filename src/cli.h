@@ -47,6 +47,16 @@ struct run_options {
 	bool		 misalign;	/* operands 4 bytes past a 16-byte
 					   boundary: the vector variants'
 					   fallback paths */
+	/* --device all or N,M,...: one child process per GPU (fleet.c). */
+	bool		 device_given;
+	bool		 fleet;
+	bool		 device_all;
+	unsigned	*devices;
+	size_t		 ndevices;
+	bool		*replaced;	/* argc flags: the argv entries of
+					   --device and --out, which each
+					   child of a fleet gets anew */
+	bool		 bundled;	/* -o inside "-qo": not replaceable */
 };
 
 /* Parses argv (argv[0] is the command name) into opts; on a usage error
@@ -54,6 +64,15 @@ struct run_options {
 int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
 	    char **cause);
 void	 cli_free_run(struct run_options *);
+
+/* --device all | N | N,M,...: sets device, device_given, and for a list
+ * fleet, device_all, devices. */
+int	 cli_parse_device(struct run_options *, const char *text,
+	    char **cause);
+/* Marks argv[first..optind) (what getopt took for --device or --out) as
+ * replaced for a fleet's children. */
+void	 cli_mark_replaced(struct run_options *, int argc, char **argv,
+	    int first);
 
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,

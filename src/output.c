@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "output.h"
+#include "placement.h"
 
 /* Header rows from columns.def: the key, then each file's own columns. */
 #define NAME(name, ...)		#name,
@@ -101,13 +102,20 @@ make_dirs(const char *dir, char **top, char **cause)
 	return 0;
 }
 
-/* Files that mark a directory as holding (part of) a run. */
+/* Files that mark a directory as holding (part of) a run, or a fleet. */
 static const char *const run_files[] = {
-	"run.json", "timing.csv", "metrics.csv", "ceilings.csv"
+	"run.json", "timing.csv", "metrics.csv", "ceilings.csv", "fleet.json"
 };
 
 int
 output_claim_dir(const char *dir, char **created, char **cause)
+{
+	return output_claim_as(dir, "run.json", created, cause);
+}
+
+int
+output_claim_as(const char *dir, const char *marker, char **created,
+    char **cause)
 {
 	struct stat	 st;
 	char		*path;
@@ -136,9 +144,9 @@ output_claim_dir(const char *dir, char **created, char **cause)
 		}
 		free(path);
 	}
-	/* The claim: run.json created exclusively, so two runs racing for
-	 * one directory cannot both have it. */
-	path = xasprintf("%s/run.json", dir);
+	/* The claim: run.json (or fleet.json) created exclusively, so two
+	 * runs racing for one directory cannot both have it. */
+	path = xasprintf("%s/%s", dir, marker);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
 	if (fd < 0) {
 		*cause = xasprintf("--out %s: cannot claim %s: %s", dir, path,
@@ -161,7 +169,13 @@ output_claim_dir(const char *dir, char **created, char **cause)
 void
 output_release_claim(const char *dir, char *created)
 {
-	char	*path = xasprintf("%s/run.json", dir), *slash;
+	output_release_as(dir, "run.json", created);
+}
+
+void
+output_release_as(const char *dir, const char *marker, char *created)
+{
+	char	*path = xasprintf("%s/%s", dir, marker), *slash;
 
 	unlink(path);
 	free(path);
@@ -423,6 +437,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 		json_u64(j, "cupti_api", m->cupti_version);
 	json_end_object(j);
 	device_json(m->device, j);
+	if (m->host_facts != NULL)
+		placement_json(m->host_facts, j);
 	settings_json(m, j);
 	counters_json(m, j);
 	checks_json(m, j);

@@ -20,6 +20,8 @@ struct point {
 	const char		*launch;	/* "stream" */
 };
 
+struct host_facts;
+
 struct check_failure {
 	const char	*variant;
 	uint64_t	 n;
@@ -86,6 +88,8 @@ struct manifest {
 	size_t			 checks_passed;
 	struct check_failure	*failures;
 	size_t			 nfailures;
+	/* run.json's "placement" (placement.h), or NULL. */
+	const struct host_facts	*host_facts;
 	/* More members of run.json, written last (e.g. "ceilings"). */
 	void			(*extra_json)(struct json *, const void *);
 	const void		*extra_ctx;
@@ -98,6 +102,12 @@ struct manifest {
  * started (run.json and the directories made) and frees created. */
 int		 output_claim_dir(const char *dir, char **created, char **cause);
 void		 output_release_claim(const char *dir, char *created);
+/* The same with another marker file than run.json (a fleet's parent
+ * claims its directory with fleet.json). */
+int		 output_claim_as(const char *dir, const char *marker,
+		    char **created, char **cause);
+void		 output_release_as(const char *dir, const char *marker,
+		    char *created);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);

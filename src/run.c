@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "fleet.h"
+#include "hostfacts.h"
 #include "nvtx.h"
 #include "printers.h"
 #include "run.h"
@@ -25,6 +27,7 @@
 struct runner {
 	struct run_options	 opts;
 	struct device_facts	 dev;
+	struct host_facts	 host;		/* run.json "placement" */
 	struct manifest		 man;
 	struct plan		 plan;
 	struct bench		 bench;
@@ -290,6 +293,7 @@ runner_free(struct runner *r)
 	free(r->man.failures);
 	free(r->man.counters_reason);
 	free(r->created);
+	host_facts_free(&r->host);
 	cli_free_run(&r->opts);
 }
 
@@ -344,11 +348,18 @@ run_command(int argc, char **argv)
 		cli_free_run(&r.opts);
 		return EWB_EXIT_USAGE;
 	}
+	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
+	if (fleet_dispatch(argc, argv, &r.opts, &r.host, &code) != 0) {
+		host_facts_free(&r.host);
+		cli_free_run(&r.opts);
+		return code;
+	}
 	writes = r.opts.command != CMD_CHECK && !r.opts.dry_run;
 	if (writes && r.opts.out != NULL &&
 	    claim(&r, r.opts.out, &code, &cause) != 0) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
+		host_facts_free(&r.host);
 		cli_free_run(&r.opts);
 		return code;
 	}
@@ -359,9 +370,12 @@ run_command(int argc, char **argv)
 			output_release_claim(r.dir, r.created);
 		else
 			free(r.created);
+		host_facts_free(&r.host);
 		cli_free_run(&r.opts);
 		return code;
 	}
+	host_facts_begin(&r.host, &r.dev);
+	r.man.host_facts = &r.host;
 	nvtx_init(&r.dev);
 	r.man.command = argv[0];
 	r.man.argc = argc;
@@ -435,6 +449,7 @@ run_command(int argc, char **argv)
 		code = EWB_EXIT_INTERRUPTED;
 	else
 		code = r.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
+	host_facts_end(&r.host);
 	manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
 	    "interrupted" : "complete");
 	if (r.pr.tune)
@@ -450,6 +465,7 @@ run_command(int argc, char **argv)
 fail:
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
+	host_facts_end(&r.host);
 	manifest_update(r.dir, &r.man, "failed");
 out:
 	if (r.opts.trace != NULL)
