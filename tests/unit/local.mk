@@ -12,7 +12,8 @@
 	%reldir%/test-csv \
 	%reldir%/test-json \
 	%reldir%/test-interrupt \
-	%reldir%/test-durability
+	%reldir%/test-durability \
+	%reldir%/test-placement
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -44,3 +45,6 @@ TESTS += $(%canon_reldir%_tests)
 	%reldir%/check.h
 %canon_reldir%_test_durability_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_durability_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=fsync
+%canon_reldir%_test_placement_SOURCES = %reldir%/test-placement.c \
+	%reldir%/check.h
+%canon_reldir%_test_placement_LDADD = $(%canon_reldir%_ldadd)
