@@ -61,6 +61,68 @@ expect 2 "--density: '0' is not a whole number from 1 to 12"	sweep --density 0
 expect 2 "no metric group 'residncy'"	run --metrics residncy
 expect 2 'groups: default'		sweep --metrics residncy
 
+# Device lists: "all" or whole numbers, no empty item; one GPU per trace.
+expect 2 "--device: empty item in '0,,1'"	run --device 0,,1
+expect 2 "--device: empty item in '0,'"		ceilings --device 0,
+expect 2 "--device: 'gpu0' is not a whole number"	sweep --device gpu0
+expect 2 "--device: '1024' is not a whole number from 0 to 1023" tune --device 1024
+expect 2 '--trace takes one GPU'		run --device all --trace "$tmpdir/t.json"
+expect 2 'give -o on its own'			run --device 0,1 -qo "$tmpdir/bundled"
+[ ! -e "$tmpdir/bundled" ] || fail "a refused fleet left its --out behind"
+
+# A launcher's malformed rank is refused before anything else.
+export SLURM_PROCID=x
+expect 2 "SLURM_PROCID='x' is not a rank"	run -o "$tmpdir/rank-x"
+unset SLURM_PROCID
+[ ! -e "$tmpdir/rank-x" ] || fail "a malformed rank left its --out behind"
+
+# A fleet's parent directory is refused when it holds a fleet, a run, or
+# a member of an earlier fleet, and left untouched.
+mkdir -p "$tmpdir/fleet-held" "$tmpdir/fleet-member/h-gpu0"
+echo 'earlier fleet' >"$tmpdir/fleet-held/fleet.json"
+echo 'earlier member' >"$tmpdir/fleet-member/h-gpu0/run.json"
+for cmd in run ceilings; do
+	expect 2 'already holds a run (fleet.json)' $cmd --device all -o "$tmpdir/fleet-held"
+	expect 2 "already holds a fleet's member (h-gpu0/run.json)" $cmd --device 0,1 -o "$tmpdir/fleet-member"
+done
+[ "$(cat "$tmpdir/fleet-held/fleet.json")" = 'earlier fleet' ] &&
+    [ "$(ls "$tmpdir/fleet-held")" = fleet.json ] ||
+    fail "an occupied fleet directory was touched"
+# ... and a run is refused in a fleet's parent directory.
+expect 2 'already holds a run (fleet.json)'	run -o "$tmpdir/fleet-held"
+
+# One task of a scheduler's fleet: --out is the fleet's directory, the
+# member is <node>-rank<R>, the GPU the local rank's.  A dry run says so
+# (and writes nothing), with or without a GPU.
+set +e
+"$EWBENCH" info >/dev/null 2>&1
+gpu_rc=$?
+set -e
+[ "$gpu_rc" = 0 ] || gpu_rc=5
+export SLURM_PROCID=3 SLURM_LOCALID=1 SLURMD_NODENAME=nodeA.cluster
+expect $gpu_rc "slurm rank 3 (local rank 1) on nodeA: device 1, run directory $tmpdir/task/nodeA-rank3" \
+    run --dry-run --out "$tmpdir/task"
+[ ! -e "$tmpdir/task" ] || fail "a dry run wrote $tmpdir/task"
+# mpirun inside a batch script: Open MPI's ranks, not the batch step's.
+export OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_LOCAL_RANK=0
+expect $gpu_rc "openmpi rank 5 (local rank 0) on .*-rank5" \
+    run --dry-run --out "$tmpdir/task"
+unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
+# An explicit --device makes it an ordinary run in --out itself.
+set +e
+"$EWBENCH" run --dry-run --device 0 --out "$tmpdir/task" >"$tmpdir/out" 2>&1
+set -e
+! grep -q 'run directory' "$tmpdir/out" ||
+    fail "--device under Slurm still made a member: $(cat "$tmpdir/out")"
+if [ "$gpu_rc" = 5 ]; then
+	# Without a GPU the task fails to start: its member directory is
+	# released (the shared parent may stay: other tasks may be in it).
+	expect 5 'no CUDA GPU is usable here'	run --out "$tmpdir/task"
+	[ ! -e "$tmpdir/task/nodeA-rank3" ] ||
+	    fail "a task without a GPU left $(find "$tmpdir/task")"
+fi
+unset SLURM_PROCID SLURM_LOCALID SLURMD_NODENAME
+
 # A directory that holds a run (or any part of one) is refused before the
 # device is opened, with or without a GPU, and left exactly as it was.
 for file in run.json timing.csv metrics.csv ceilings.csv; do
@@ -96,6 +158,13 @@ if [ "$rc" = 5 ]; then
 	expect 5 'no CUDA GPU is usable here'	run -o "$tmpdir/empty"
 	[ -d "$tmpdir/empty" ] && [ -z "$(ls -A "$tmpdir/empty")" ] ||
 	    fail "run -o an empty directory without a GPU left files in it"
+	# A fleet without a GPU: exit 5, and its parent directory is
+	# released as a run's directory is.
+	for cmd in run ceilings; do
+		expect 5 'no CUDA GPU is usable here' $cmd --device all -o "$tmpdir/fleet/$cmd"
+		expect 5 'no CUDA GPU is usable here' $cmd --device 0,1 -o "$tmpdir/fleet/$cmd"
+		[ ! -e "$tmpdir/fleet" ] || fail "$cmd --device all without a GPU left $(find "$tmpdir/fleet")"
+	done
 	# --trace without a GPU is no GPU, not a CUPTI error.
 	expect 5 'no CUDA GPU is usable here'	run --trace "$tmpdir/t.json" -v add_f32 -s 1Ki
 fi
