@@ -44,6 +44,8 @@ CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")
 COUNTER_STATUSES = ("ok", "off", "unavailable")
 TIERS = ("latency", "l2", "dram")
+LAUNCHERS = ("ewbench", "slurm", "openmpi", "pmix")
+NVML_STATUSES = ("ok", "unavailable")
 
 # Numbers that are computed from one another (bandwidth = bytes / time)
 # are written with 17 significant digits; a writer that rounds harder is
@@ -373,6 +375,16 @@ def check_json(path, text, value, spec):
 # ("unknown"), never 0.
 _STRING = text()
 _STRINGS = ListOf(_STRING)
+# One NVML reading of run.json's placement.nvml: unknown is null, never 0
+# (a clock or a power of 0 is a reading NVML did not give).
+_NVML_READING = Object({
+    "utc": _STRING,
+    "sm_clock_mhz": Nullable(number(positive=True)),
+    "memory_clock_mhz": Nullable(number(positive=True)),
+    "power_w": Nullable(number(positive=True)),
+    "temperature_c": Nullable(Scalar("a finite number", _is_number)),
+    "clock_event_reasons": Nullable(integer()),
+})
 RUN_JSON = Object({
     "run_id": text(nonempty=True),
     "status": Nullable(text(STATUSES)),
@@ -450,6 +462,24 @@ RUN_JSON = Object({
             "expected": Nullable(Scalar("a finite number", _is_number)),
             "bad_count": integer(),
         })),
+    }),
+    "placement": Object({
+        "hostname": _STRING,
+        "pci_bus_id": Nullable(_STRING),
+        "numa_node": Nullable(integer()),
+        "launcher": Nullable(text(LAUNCHERS)),
+        "rank": Nullable(integer()),
+        "local_rank": Nullable(integer()),
+        "node": Nullable(_STRING),
+        "member": Nullable(_STRING),
+        "nvml": Object({
+            "status": text(NVML_STATUSES),
+            "reason": Nullable(_STRING),
+            "max_sm_clock_mhz": Nullable(number(positive=True)),
+            "max_memory_clock_mhz": Nullable(number(positive=True)),
+            "start": Nullable(_NVML_READING),
+            "end": Nullable(_NVML_READING),
+        }),
     }),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
 }, required=("run_id",))
