@@ -53,7 +53,7 @@ out=$tmpdir/fleet
     --iters 10 --warmup 2 --no-cupti -o "$out" || fail "run --device all failed"
 check_fleet "$out" "$gpus" complete || fail "fleet.json or a member is wrong"
 for log in "$out"/*-gpu0.log; do
-	[ -s "$log" ] || fail "member 0's log missing: $(ls "$out")"
+	[ -f "$log" ] || fail "member 0's log missing: $(ls "$out")"
 done
 # A second fleet into the same directory is refused, untouched.
 set +e
