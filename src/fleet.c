@@ -183,9 +183,9 @@ member_ended(struct fleet *fl, struct member *m, int wstatus)
 	if (m->exit_code == 0)
 		printf("ewbench: %s ok, results in %s\n", m->name, m->dir);
 	else
-		fprintf(stderr, "ewbench: %s %s: %s%s%s\n", m->name, m->status,
-		    m->reason, m->log != NULL ? " (log " : "",
-		    m->log != NULL ? m->log : "");
+		fprintf(stderr, "ewbench: %s %s: %s%s%s%s\n", m->name,
+		    m->status, m->reason, m->log != NULL ? " (log " : "",
+		    m->log != NULL ? m->log : "", m->log != NULL ? ")" : "");
 	if (m->log != NULL)
 		fflush(stdout);
 }
