@@ -407,6 +407,7 @@ RUN_JSON = Object({
         "max_blocks_per_sm": Nullable(integer(1)),
         "shared_memory_per_sm_bytes": Nullable(integer()),
         "registers_per_sm": Nullable(integer(1)),
+        "fp32_lanes_per_sm": Nullable(integer(1)),
     }),
     "settings": Object({
         "variants": _STRINGS,
