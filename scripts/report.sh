@@ -19,8 +19,9 @@ outdir=$2
 py=${PYTHON:-python3}
 analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
 
-# The study's variants, its peers, and ewbench's fastest adds.
-study_variants=add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor
+# The study's variants (kernels/study.def, as `ewbench list` prints them),
+# its peers, and ewbench's fastest adds.
+study_variants=$("$EWBENCH" list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }')
 sweep_variants=$study_variants,cub_add_f32,cub_add_f16,add_f32_tma_st,add_f16_tma_st
 # Published at small blocks (finding 5), and a scalar one to compare.
 block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
