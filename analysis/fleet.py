@@ -102,13 +102,12 @@ def _natural(text):
 
 
 def sort_key(member):
-    """Host, then rank or GPU number (from the launcher, else the device
-    index, else the name), then name."""
-    _, kind, num = name_parts(member.name)
-    rank = member.place.rank if kind == "rank" or num is None else None
-    index = member.run.device.get("index") if kind == "gpu" else None
-    number = next((v for v in (rank, index, num) if isinstance(v, int)),
-                  None)
+    """Host, then GPU or rank number (from the name, else the launcher's
+    rank, else the device index), then name."""
+    _, _, num = name_parts(member.name)
+    number = next((v for v in (num, member.place.rank,
+                               member.run.device.get("index"))
+                   if isinstance(v, int) and not isinstance(v, bool)), None)
     return (_natural(member.host), number is None, number or 0,
             _natural(member.name))
 

@@ -506,6 +506,7 @@ def build_document(judged, figure):
     blocks.append(doc.Heading(2, "Answers", "answers"))
     if fleet.members:
         blocks.append(answers_table(judged))
+    if len(fleet.members) > 1:
         blocks.append(rule_text())
     blocks += outliers_section(judged, clocks)
     blocks += failed_section(fleet)
