@@ -20,6 +20,7 @@ from . import placement as plc
 from .units import clock_label, gbps_number, size_label, us
 
 DASH = "—"
+NBSP = "\u00a0"
 FIGURES_DIR = "figures"
 FIGURE = "fleet_deviation"
 ANSWERS_TABLE = "fleet-table"
@@ -140,6 +141,7 @@ def _cell(judged, member, key):
     text = number_text(key, c.value.value)
     if c.deviation_pct is not None and len(judged.fleet.members) > 1:
         text += " (%s)" % deviation_text(c.deviation_pct)
+    text = text.replace(" ", NBSP)      # a cell's number stays on one line
     return "**%s**" % text if c.outlier else text
 
 

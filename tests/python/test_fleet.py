@@ -60,7 +60,7 @@ def test_slowed_member_is_the_outlier_with_evidence(slow_study, capsys):
     assert "FIXTURE DATA" in md
     # the table: the slow one flagged, an unperturbed one not
     assert "**outlier**" in _row(md, "nodeA-gpu1")
-    assert "-10.0 %" in _row(md, "nodeA-gpu1")
+    assert "3976\u00a0(-10.0\u00a0%)" in _row(md, "nodeA-gpu1")
     assert _row(md, "nodeA-gpu0").endswith("| ok |")
     assert _row(md, "nodeB-gpu1").endswith("| ok |")
     # the evidence sentence: counters, NVML, the reading
