@@ -248,3 +248,19 @@ def test_placement_reader_never_raises():
     assert placement.throttle_names("none") == ()
     assert placement.slowdowns(("gpu_idle", "hw_slowdown")) == \
         ("hw_slowdown",)
+
+
+def test_every_member_failed(tmp_path, capsys):
+    root = tmp_path / "f"
+    root.mkdir()
+    (root / "fleet.json").write_text(json.dumps({
+        "schema": "ewbench-fleet/1", "members": [
+            {"name": "h-gpu0", "status": "failed", "exit_code": 5,
+             "reason": "no usable GPU"},
+            {"name": "h-gpu1", "status": "interrupted", "exit_code": 130,
+             "reason": None}]}))
+    printed, out = _report(root, capsys)
+    assert "failed: h-gpu0: no usable GPU" in printed
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "# ewbench fleet: 0 GPUs" in md
+    assert "**h-gpu1**: interrupted (exit 130) — no reason recorded" in md
