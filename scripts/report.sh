@@ -11,7 +11,8 @@
 #     blocks/    every block size at the tier sizes for the variants whose
 #                launch shape the study questions
 #   then render its report.  Without one: render the shipped reference
-#   results under SRCDIR/reports/reference/<gpu>/ in place.
+#   results under SRCDIR/reports/reference/<gpu>/ in place, and the fleet
+#   references under SRCDIR/reports/reference/fleet-*/ (if any).
 # EWBENCH and PYTHON come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
@@ -78,5 +79,14 @@ for gpu in "$srcdir"/reports/reference/*/; do
 		    "$py" -m analysis contest round-? -o contest.md >/dev/null)
 		echo "report: $gpu/contest/contest.md"
 	fi
+done
+# Committed fleet references (`python3 -m analysis fleet`): one run per GPU
+# of a node or a cluster.  There may be none: the pattern then stays as
+# written and names no directory.
+for fleet in "$srcdir"/reports/reference/fleet-*/; do
+	[ -d "$fleet" ] || continue
+	fleet=${fleet%/}
+	analysis fleet "$fleet" -o "$fleet/report" >/dev/null
+	echo "report: $fleet/report/report.html"
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }
