@@ -1,4 +1,4 @@
-"""python3 -m analysis {report,compare,contest,torch,timeline} ...
+"""python3 -m analysis {report,fleet,compare,contest,torch,timeline} ...
 
 Exit codes:
   0  ok
@@ -28,6 +28,7 @@ exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
 examples:
   python3 -m analysis report reports/nvidia-h100-80gb-hbm3-20261121-204512
   python3 -m analysis report ewbench-20261121-204512 --ceilings c -o /tmp/r
+  python3 -m analysis fleet runs/fleet-20261201 -o /tmp/fleet
   python3 -m analysis compare runs/before runs/after
   python3 -m analysis contest runs/round-1 runs/round-2 runs/round-3 -o c.md
   python3 -m analysis torch ewbench-20261121-204512
@@ -84,6 +85,20 @@ def make_parser():
                    help="for a run directory: take ceilings.csv from this "
                    "run directory (one written by `ewbench ceilings`) "
                    "instead of RUN_DIR (a study uses its ceilings/)")
+
+    p = sub.add_parser(
+        "fleet", help="the GPUs of a fleet side by side, outliers with "
+        "their clocks: report.md + report.html",
+        description="Write OUTDIR/report.md, OUTDIR/report.html and "
+        "OUTDIR/figures/fleet_deviation.svg for a fleet directory (one run "
+        "directory per GPU, <host>-gpu<N>/ or <host>-rank<R>/, and "
+        "optionally fleet.json) or a fleet study (ceilings/ and run/ of "
+        "such member directories).  OUTDIR must be new, empty or hold a "
+        "previous fleet report.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("fleet_dir", metavar="PARENT")
+    p.add_argument("-o", "--out", metavar="OUTDIR",
+                   help="output directory (default: PARENT/report)")
 
     p = sub.add_parser(
         "compare", help="two runs side by side, changes beyond the noise",
@@ -159,6 +174,32 @@ def cmd_report(args):
     print("wrote %s" % html)
     for f in judged:
         print("finding %d: %s" % (f.number, f.verdict))
+    return EXIT_OK
+
+
+def cmd_fleet(args):
+    from . import fleet, fleet_answers, fleet_report
+    try:
+        from . import fleet_plots
+    except ImportError as e:
+        print("analysis: fleet needs matplotlib (%s); pip install -r "
+              "requirements.txt" % e, file=sys.stderr)
+        return EXIT_ERROR
+    outdir = args.out or os.path.join(args.fleet_dir, fleet.REPORT_DIR)
+    why = fleet_report.unclaimed(outdir, args.fleet_dir)
+    if why:
+        print("analysis fleet: will not write into %s: %s" % (outdir, why),
+              file=sys.stderr)
+        return EXIT_USAGE
+    judged = fleet_answers.judge(fleet.open_fleet(args.fleet_dir))
+    md, html = fleet_report.write_report(judged, outdir,
+                                         fleet_plots.plot_fleet)
+    print("wrote %s" % md)
+    print("wrote %s" % html)
+    for m in judged.outlier_members:
+        print("outlier: %s" % m.name)
+    for f in judged.fleet.failed:
+        print("failed: %s: %s" % (f.name, f.reason))
     return EXIT_OK
 
 
@@ -252,6 +293,7 @@ def cmd_timeline(args):
 COMMANDS = {"report": cmd_report, "compare": cmd_compare,
             "contest": cmd_contest, "torch": cmd_torch,
             "timeline": cmd_timeline}
+COMMANDS["fleet"] = cmd_fleet
 
 
 def main(argv=None):

@@ -63,11 +63,6 @@ STUDY_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 BEST_ADDITION = ("#9467bd", "p")
 PEER_STYLES = {"cub": ("#000000", "*"), "torch": ("#8c564b", "h")}
 ADDITION_GREY = "#b5b5b5"
-# FP32 lanes per SM by compute capability, for a spec compute roof when
-# ceilings.csv has none.
-FP32_LANES_PER_SM = {"7.0": 64, "7.2": 64, "7.5": 64, "8.0": 64, "8.6": 128,
-                     "8.7": 128, "8.9": 128, "9.0": 128, "10.0": 128,
-                     "10.3": 128, "12.0": 128}
 TIMELINE_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">",
                     "p", "d")
 
@@ -443,7 +438,7 @@ def _compute_roofs(run):
     if roofs:
         return roofs
     dev = run.device
-    lanes = FP32_LANES_PER_SM.get(str(dev.get("compute_capability")))
+    lanes = dev.get("fp32_lanes_per_sm")      # run.json, from ewbench
     if lanes and dev.get("sm_count") and dev.get("sm_clock_khz"):
         peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
         roofs.append((peak, "fp32 %.1f TFLOP/s (spec estimate)" % (

@@ -44,7 +44,6 @@ CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")
 COUNTER_STATUSES = ("ok", "off", "unavailable")
 TIERS = ("latency", "l2", "dram")
-LAUNCHERS = ("ewbench", "slurm", "openmpi", "pmix")
 NVML_STATUSES = ("ok", "unavailable")
 
 # Numbers that are computed from one another (bandwidth = bytes / time)
@@ -375,16 +374,46 @@ def check_json(path, text, value, spec):
 # ("unknown"), never 0.
 _STRING = text()
 _STRINGS = ListOf(_STRING)
-# One NVML reading of run.json's placement.nvml: unknown is null, never 0
-# (a clock or a power of 0 is a reading NVML did not give).
-_NVML_READING = Object({
+
+# Where a run ran and what NVML read at its start and end (fleet runs,
+# docs/data-format.md).  Every key is optional and may be null: the writer
+# fills what the machine tells it.  Names of a rank or node may be numbers
+# or names; throttle reasons a list of names, one name or NVML's bit mask.
+_NAME = Scalar("a string or an integer", lambda v: isinstance(v, str) or
+               _is_int(v))
+_READING = Nullable(Scalar("a finite number", lambda v: _is_number(v)))
+_THROTTLE = Scalar("a list of strings, a string or an integer", lambda v:
+                   isinstance(v, str) or _is_int(v) or (isinstance(
+                       v, list) and all(isinstance(x, str) for x in v)))
+# A clock or a power NVML did not give is null, never 0.
+_POSITIVE = Nullable(number(positive=True))
+NVML_READING = Object({
     "utc": _STRING,
-    "sm_clock_mhz": Nullable(number(positive=True)),
-    "memory_clock_mhz": Nullable(number(positive=True)),
-    "power_w": Nullable(number(positive=True)),
-    "temperature_c": Nullable(Scalar("a finite number", _is_number)),
+    "sm_clock_mhz": _POSITIVE, "mem_clock_mhz": _POSITIVE,
+    "memory_clock_mhz": _POSITIVE,
+    "max_sm_clock_mhz": _POSITIVE, "max_mem_clock_mhz": _POSITIVE,
+    "power_w": _POSITIVE, "temperature_c": _READING,
+    "throttle_reasons": Nullable(_THROTTLE),
     "clock_event_reasons": Nullable(integer()),
 })
+# ewbench writes placement.nvml with a status, the reason when NVML is
+# unavailable, and the maximum clocks beside the two readings.
+NVML = Object({"status": text(NVML_STATUSES), "reason": Nullable(_STRING),
+               "max_sm_clock_mhz": _POSITIVE,
+               "max_memory_clock_mhz": _POSITIVE,
+               "start": Nullable(NVML_READING),
+               "end": Nullable(NVML_READING)})
+PLACEMENT = Object({
+    "hostname": Nullable(_STRING), "pci_bus_id": Nullable(_STRING),
+    "numa_node": Nullable(integer()),
+    "launcher": Nullable(Scalar("a string or an object", lambda v:
+                                isinstance(v, (str, dict)))),
+    "rank": Nullable(_NAME),
+    "local_rank": Nullable(_NAME), "node": Nullable(_NAME),
+    "member": Nullable(_STRING),
+    "nvml": Nullable(NVML),
+})
+
 RUN_JSON = Object({
     "run_id": text(nonempty=True),
     "status": Nullable(text(STATUSES)),
@@ -419,6 +448,8 @@ RUN_JSON = Object({
         "max_blocks_per_sm": Nullable(integer(1)),
         "shared_memory_per_sm_bytes": Nullable(integer()),
         "registers_per_sm": Nullable(integer(1)),
+        "fp32_lanes_per_sm": Nullable(integer(1)),
+        "numa_node": Nullable(Scalar("an integer", _is_int)),
     }),
     "settings": Object({
         "variants": _STRINGS,
@@ -463,25 +494,9 @@ RUN_JSON = Object({
             "bad_count": integer(),
         })),
     }),
-    "placement": Object({
-        "hostname": _STRING,
-        "pci_bus_id": Nullable(_STRING),
-        "numa_node": Nullable(integer()),
-        "launcher": Nullable(text(LAUNCHERS)),
-        "rank": Nullable(integer()),
-        "local_rank": Nullable(integer()),
-        "node": Nullable(_STRING),
-        "member": Nullable(_STRING),
-        "nvml": Object({
-            "status": text(NVML_STATUSES),
-            "reason": Nullable(_STRING),
-            "max_sm_clock_mhz": Nullable(number(positive=True)),
-            "max_memory_clock_mhz": Nullable(number(positive=True)),
-            "start": Nullable(_NVML_READING),
-            "end": Nullable(_NVML_READING),
-        }),
-    }),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
+    "placement": Nullable(PLACEMENT),
+    "nvml": Nullable(NVML),
 }, required=("run_id",))
 
 _MANIFEST_CEILING = Object({
@@ -529,6 +544,36 @@ SIDECAR = Object({
 def check_sidecar(path, text_):
     doc = parse_json(path, text_)
     check_json(path, text_, doc, SIDECAR)
+    return doc
+
+
+# fleet.json of `ewbench run --device all`: the members it started and how
+# each ended (a failed one may have no run directory).  Only the list of
+# members is required; a status other than "ok" means no usable run.
+FLEET_SCHEMA = "ewbench-fleet/1"
+FLEET_JSON = Object({
+    "schema": _STRING, "command": Nullable(_STRING),
+    "started_utc": Nullable(_STRING), "finished_utc": Nullable(_STRING),
+    "launcher": Nullable(_STRING),
+    "members": ListOf(Object({
+        "name": text(nonempty=True), "dir": Nullable(_STRING),
+        "host": Nullable(_STRING), "device": Nullable(_NAME),
+        "status": Nullable(_STRING),
+        "exit_code": Nullable(Scalar("an integer", _is_int)),
+        "reason": Nullable(_STRING),
+    }, required=("name",))),
+}, required=("members",))
+
+
+def check_fleet_json(path, text_):
+    """Parse and check fleet.json; return it as a dict."""
+    doc = parse_json(path, text_)
+    check_json(path, text_, doc, FLEET_JSON)
+    schema = doc.get("schema")
+    if schema is not None and schema != FLEET_SCHEMA:
+        raise DataError(path, json_line(text_, ("schema",)), "expected "
+                        "schema %r, got %s (this analysis reads %s only)" %
+                        (FLEET_SCHEMA, _shown(schema), FLEET_SCHEMA))
     return doc
 
 

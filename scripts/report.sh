@@ -11,7 +11,8 @@
 #     blocks/    every block size at the tier sizes for the variants whose
 #                launch shape the study questions
 #   then render its report.  Without one: render the shipped reference
-#   results under SRCDIR/reports/reference/<gpu>/ in place.
+#   results under SRCDIR/reports/reference/<gpu>/ in place, and the fleet
+#   references under SRCDIR/reports/reference/fleet-*/ (if any).
 # EWBENCH and PYTHON come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
@@ -19,8 +20,9 @@ outdir=$2
 py=${PYTHON:-python3}
 analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
 
-# The study's variants, its peers, and ewbench's fastest adds.
-study_variants=add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor
+# The study's variants (kernels/study.def, as `ewbench list` prints them),
+# its peers, and ewbench's fastest adds.
+study_variants=$("$EWBENCH" list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }')
 sweep_variants=$study_variants,cub_add_f32,cub_add_f16,add_f32_tma_st,add_f16_tma_st
 # Published at small blocks (finding 5), and a scalar one to compare.
 block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
@@ -77,5 +79,14 @@ for gpu in "$srcdir"/reports/reference/*/; do
 		    "$py" -m analysis contest round-? -o contest.md >/dev/null)
 		echo "report: $gpu/contest/contest.md"
 	fi
+done
+# Committed fleet references (`python3 -m analysis fleet`): one run per GPU
+# of a node or a cluster.  There may be none: the pattern then stays as
+# written and names no directory.
+for fleet in "$srcdir"/reports/reference/fleet-*/; do
+	[ -d "$fleet" ] || continue
+	fleet=${fleet%/}
+	analysis fleet "$fleet" -o "$fleet/report" >/dev/null
+	echo "report: $fleet/report/report.html"
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }

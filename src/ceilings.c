@@ -159,27 +159,6 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 	return 0;
 }
 
-/* FP32 lanes per SM where the compute capability states it (the table of
- * analysis/plots.py); 0 where it does not. */
-static int
-fp32_lanes_per_sm(int major, int minor)
-{
-	static const struct {
-		int	major, minor, lanes;
-	} table[] = {
-		{ 7, 0, 64 }, { 7, 2, 64 }, { 7, 5, 64 }, { 8, 0, 64 },
-		{ 8, 6, 128 }, { 8, 7, 128 }, { 8, 9, 128 }, { 9, 0, 128 },
-		{ 10, 0, 128 }, { 10, 3, 128 }, { 12, 0, 128 },
-	};
-	size_t	i;
-
-	for (i = 0; i < sizeof table / sizeof table[0]; i++) {
-		if (table[i].major == major && table[i].minor == minor)
-			return table[i].lanes;
-	}
-	return 0;
-}
-
 static double
 spec_value(const struct device_facts *d, enum ceiling_id id)
 {
@@ -192,7 +171,7 @@ spec_value(const struct device_facts *d, enum ceiling_id id)
 	case CEIL_DRAM_ADD:
 		return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
 	case CEIL_FP32_FMA:
-		lanes = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
+		lanes = device_fp32_lanes_per_sm(d);
 		if (lanes == 0 || d->sm_clock_khz <= 0)
 			return NAN;
 		/* Each lane: one FMA (2 flops) per clock, at the SM clock. */
@@ -458,8 +437,9 @@ allocate(struct bench *b, int *code, char **cause)
 		bytes_format(3.0 * 4 * b->dev.l2_bytes, want, sizeof want);
 		bytes_format((double)free_bytes, have, sizeof have);
 		*cause = xasprintf("DRAM ceilings need three arrays of at "
-		    "least 4 x L2 (%s in all, 3/4 of free memory at most); "
-		    "only %s is free", want, have);
+		    "least 4 x L2 (%s in all, beside the flush buffer and the "
+		    "15 %% of free memory kept free); only %s is free", want,
+		    have);
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}

@@ -206,7 +206,7 @@ unsigned	 counters_cupti_version(void);
 char		*cupti_error(const char *fn, int rc);
 int		 cupti_check(int rc, const char *fn, char **cause);
 
-/* metrics-cmd.c **************************************************************/
+/* cmd-metrics.c **************************************************************/
 
 /* `ewbench metrics --list|--check [--chip NAME] [--metrics SPEC]`;
  * argv[0] is "metrics".  Returns an exit code (enum ewb_exit). */

@@ -163,6 +163,26 @@ count_fact(struct json *j, const char *key, uint64_t value)
 		json_null(j, key);
 }
 
+int
+device_fp32_lanes_per_sm(const struct device_facts *f)
+{
+	static const struct {
+		int	major, minor, lanes;
+	} table[] = {
+		{ 7, 0, 64 }, { 7, 2, 64 }, { 7, 5, 64 }, { 8, 0, 64 },
+		{ 8, 6, 128 }, { 8, 7, 128 }, { 8, 9, 128 }, { 9, 0, 128 },
+		{ 10, 0, 128 }, { 10, 3, 128 }, { 12, 0, 128 },
+	};
+	size_t	i;
+
+	for (i = 0; i < sizeof table / sizeof table[0]; i++) {
+		if (table[i].major == f->cc_major &&
+		    table[i].minor == f->cc_minor)
+			return table[i].lanes;
+	}
+	return 0;
+}
+
 void
 device_json(const struct device_facts *f, struct json *j)
 {
@@ -192,6 +212,8 @@ device_json(const struct device_facts *f, struct json *j)
 	count_fact(j, "shared_memory_per_sm_bytes", f->shared_memory_per_sm);
 	count_fact(j, "registers_per_sm",
 	    f->registers_per_sm > 0 ? (uint64_t)f->registers_per_sm : 0);
+	count_fact(j, "fp32_lanes_per_sm",
+	    (uint64_t)device_fp32_lanes_per_sm(f));
 	json_end_object(j);
 }
 

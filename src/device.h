@@ -35,6 +35,9 @@ struct device_facts {
 int	 device_open(int index, struct device_facts *, char **cause);
 void	 device_print(const struct device_facts *, FILE *);
 void	 device_json(const struct device_facts *, struct json *);
+/* FP32 lanes per SM (FMAs per clock) where the compute capability's
+ * documentation states them; 0 where it does not. */
+int	 device_fp32_lanes_per_sm(const struct device_facts *);
 /* A short lower-case name for directories: "nvidia-h100-80gb-hbm3". */
 void	 device_slug(const struct device_facts *, char *buf, size_t len);
 

@@ -106,14 +106,12 @@ skip_variant(struct plan *p, const struct run_options *o,
  * --size ones), or the --size list.  *owned says whether to free them. */
 static int
 variant_sizes(struct plan *p, const struct run_options *o,
-    const struct tier_device *td, size_t free_bytes,
-    const struct ewb_variant *v, uint64_t **sizes, size_t *count,
+    const struct tier_device *td, const struct ewb_variant *v, uint64_t **sizes, size_t *count,
     char **cause)
 {
 	struct tier_size	 tiers[TIER_COUNT];
 	unsigned		 fp = variant_footprint_per_element(v);
 	unsigned		 elem = ewb_dtype_size(v->dtype);
-	double			 room;
 	uint64_t		 budget;
 	size_t			 k;
 	bool			 tiered = o->preset != NULL &&
@@ -125,10 +123,11 @@ variant_sizes(struct plan *p, const struct run_options *o,
 		*count = o->nsizes;
 		return 0;
 	}
-	/* A working set whose arrays fit in 85 % of free memory beside
-	 * the flush buffer (4 x L2). */
-	room = free_bytes * 0.85 - 4.0 * td->l2_bytes;
-	budget = room > 0 ? (uint64_t)(room / DEVICE_ARRAYS / elem * fp) : 1;
+	/* The footprint of the largest working set whose device arrays
+	 * fit. */
+	budget = tier_usable_bytes(td, 0) / DEVICE_ARRAYS / elem * fp;
+	if (budget == 0)
+		budget = 1;
 	if (o->command == CMD_SWEEP)
 		return sweep_sizes(td, fp, o->density, budget, sizes, count,
 		    cause);
@@ -203,19 +202,17 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		if (o->launch & LAUNCH_GRAPH)
 			p->launches[p->nlaunches++] = LAUNCH_GRAPH;
 	}
-	p->flush_bytes = d->l2_bytes * 4;
-	if (p->flush_bytes < (32u << 20))
-		p->flush_bytes = 32u << 20;
 	td.l2_bytes = d->l2_bytes;
 	td.memory_bytes = d->memory_bytes;
 	td.free_bytes = free_bytes;
+	p->flush_bytes = tier_flush_bytes(&td);
 
 	for (i = 0; i < ewb_variant_count; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
 		if (!o->selected[i] || skip_variant(p, o, d, v))
 			continue;
-		if (variant_sizes(p, o, &td, free_bytes, v, &sizes, &count,
+		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
 			plan_free(p);
 			return -1;

@@ -26,12 +26,20 @@ struct grid {
 };
 
 uint64_t
+tier_flush_bytes(const struct tier_device *d)
+{
+	return 4 * d->l2_bytes > (32u << 20) ? 4 * d->l2_bytes : 32u << 20;
+}
+
+uint64_t
 tier_usable_bytes(const struct tier_device *d, uint64_t budget_bytes)
 {
-	uint64_t	available, usable;
+	uint64_t	available, usable, kept;
 
 	available = d->free_bytes != 0 ? d->free_bytes : d->memory_bytes;
-	usable = available / 4 * 3;
+	/* 15 % for the runtime, CUPTI and fragmentation, and the flush. */
+	kept = available / 100 * 15 + tier_flush_bytes(d);
+	usable = available > kept ? available - kept : 0;
 	if (budget_bytes != 0 && budget_bytes < usable)
 		usable = budget_bytes;
 	return usable;

@@ -25,10 +25,13 @@ struct tier_device {
 /* Point density between L2 / 4 and 4 x L2, relative to the rest. */
 #define SWEEP_DENSE_FACTOR	4u
 
+/* The buffer read before a cold launch to empty L2: 4 x L2, at least
+ * 32 MiB. */
+uint64_t	 tier_flush_bytes(const struct tier_device *);
 /*
- * The largest working set the caller may allocate: 3/4 of free memory
- * (room for an L2 flush buffer and the runtime), or budget_bytes when that
- * is smaller and not 0.
+ * What a run may allocate for its arrays, the one rule of what fits: free
+ * memory less 15 % (the runtime, CUPTI, fragmentation) and less the L2
+ * flush buffer; or budget_bytes when that is smaller and not 0.
  */
 uint64_t	 tier_usable_bytes(const struct tier_device *,
 		    uint64_t budget_bytes);

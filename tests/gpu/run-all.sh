@@ -35,6 +35,8 @@ steps=${*:-build check study ceilings torch report}
 work=${TMPDIR:-/tmp}/ewbench-gpu
 mkdir -p "$out" "$work"
 log() { echo "=== $* ($(date -u +%T))"; }
+# The study's variants, from kernels/study.def through `ewbench list`.
+study_ids() { ./ewbench list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }'; }
 export PATH=$PATH:/usr/local/cuda/bin
 export EWBENCH=$PWD/ewbench top_srcdir=$PWD
 jobs=$(nproc)
@@ -95,7 +97,7 @@ studytime)
 	# The issue-3 budget: the study's variants and the cub peers, article
 	# sizes, both cache states, with counters: fresh profiler objects per
 	# measurement (default) and one reused object.
-	ids=add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor,cub_add_f32,cub_add_f16
+	ids=$(study_ids),cub_add_f32,cub_add_f16
 	rm -rf "$work/st-fresh" "$work/st-reuse"
 	timed studytime-fresh ./ewbench run -q --preset article --cache both -v "$ids" -o "$work/st-fresh"
 	EWBENCH_CUPTI_REUSE=1 timed studytime-reuse ./ewbench run -q --preset article --cache both -v "$ids" -o "$work/st-reuse"
@@ -180,7 +182,7 @@ tune)
 	# Every check at 2^28 copies the output back and compares it on the
 	# CPU (about a second): the study's 14 variants x 10 blocks fit a call.
 	timed tune ./ewbench tune -s 256Mi --iters 30 --launch graph -o "$work/tune" \
-	    -v add_f32,add_f32x4,add_f32x4_grid,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,relu_f32,relu_f32x4,abs_f32,abs_f32_unroll,abs_f32_grid,abs_f32x4,abs_f32_functor
+	    -v "$(study_ids)"
 	sed -n '/published: GB/,$p' "$work/tune.log"
 	;;
 contest)

@@ -51,11 +51,9 @@ def test_placement_loads(run_copy, placement):
      "placement.nvml.start.sm_clock_mhz to be a positive finite number"),
     (lambda p: p["nvml"].update(max_memory_clock_mhz=0),
      "placement.nvml.max_memory_clock_mhz"),
-    (lambda p: p.update(launcher="torque"),
-     "placement.launcher to be one of ewbench, slurm, openmpi, pmix"),
     (lambda p: p.update(numa_node=-1),
      "placement.numa_node to be a non-negative integer or null"),
-    (lambda p: p.update(rank="3"), "placement.rank"),
+    (lambda p: p["nvml"]["end"].update(power_w=0), "placement.nvml.end.power_w"),
     (lambda p: p["nvml"].update(status="maybe"), "placement.nvml.status"),
 ])
 def test_placement_refusals(run_copy, edit, message):

@@ -124,10 +124,13 @@ test_grid_capped(const struct machine *m)
 	CHECK(n[count - 1] * 12 > cap - 12 * TIER_ELEMENT_QUANTUM);
 	free(n);
 
-	small.free_bytes = 256 * MIB;	/* 3/4 usable: 192 MiB */
+	/* Usable: free memory less 15 % and the 32 MiB flush buffer. */
+	small.l2_bytes = 4 * MIB;
+	small.free_bytes = 256 * MIB;
+	CHECK(tier_flush_bytes(&small) == 32 * MIB);
 	CHECK(sweep_sizes(&small, 12, 4, 0, &n, &count, &cause) == 0);
 	cap = tier_usable_bytes(&small, 0);
-	CHECK(cap == 192 * MIB);
+	CHECK(cap == 256 * MIB - 256 * MIB / 100 * 15 - 32 * MIB);
 	for (i = 0; i < count; i++)
 		CHECK(n[i] * 12 <= cap);
 	CHECK(n[count - 1] * 12 > cap - 12 * TIER_ELEMENT_QUANTUM);
@@ -136,7 +139,8 @@ test_grid_capped(const struct machine *m)
 	/* Unknown free memory: total memory stands in. */
 	small.free_bytes = 0;
 	small.memory_bytes = 512 * MIB;
-	CHECK(tier_usable_bytes(&small, 0) == 384 * MIB);
+	CHECK(tier_usable_bytes(&small, 0) ==
+	    512 * MIB - 512 * MIB / 100 * 15 - 32 * MIB);
 	CHECK(tier_usable_bytes(&small, 100 * MIB) == 100 * MIB);
 }
 

@@ -1,5 +1,5 @@
 /*
- * metrics-cmd.c - `ewbench metrics`: list the metric sets and check them
+ * cmd-metrics.c - `ewbench metrics`: list the metric sets and check them
  * against a chip with the CUPTI host API (no GPU needed for that).
  */
 #define _GNU_SOURCE
