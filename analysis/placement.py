@@ -1,19 +1,14 @@
 """Where a run ran and what NVML read around it, from its run.json.
 
 A fleet report tells GPUs apart by host, PCI bus id, NUMA node and launcher
-rank, and explains a slow one by its clocks, power, temperature and
-throttle reasons.  ewbench writes these (fleet runs) into run.json; the
-exact keys were settled late, so this reader looks in the places a writer
-may reasonably put them and gives None for anything missing, null or of an
-unexpected type: a report column then shows "—", never a crash.
-
-  placement.{hostname,pci_bus_id,numa_node,launcher,rank,local_rank,node}
-      (falling back to host.hostname, device.pci_bus_id, device.numa_node,
-      and a launcher object {name, rank, local_rank, node})
-  nvml.{start,end} or placement.nvml.{start,end} (or device.nvml, or
-      nvml_start / nvml_end beside them): readings with sm_clock_mhz,
-      mem_clock_mhz, max_sm_clock_mhz, max_mem_clock_mhz, power_w,
-      temperature_c, throttle_reasons (names, one name, or NVML's mask)
+rank, and explains a slow one by its clocks, power, temperature and clock
+event (throttle) reasons.  ewbench writes them as run.json `placement`
+(docs/data-format.md): hostname, pci_bus_id, numa_node, launcher, rank,
+local_rank, node, and nvml {status, max_sm_clock_mhz, max_memory_clock_mhz,
+start, end}, each reading {sm_clock_mhz, memory_clock_mhz, power_w,
+temperature_c, clock_event_reasons (NVML's bit mask)}.  The validator has
+checked the types; what is absent or null (older runs, no NVML) is None
+here, and a report shows "—".
 """
 
 import math
@@ -31,19 +26,6 @@ THROTTLE_BITS = (
 # Reasons that are not a slowdown of a busy GPU.
 BENIGN_REASONS = ("gpu_idle", "none", "applications_clocks_setting",
                   "display_clock_setting")
-
-READING_KEYS = {
-    "sm_clock_mhz": ("sm_clock_mhz", "clock_sm_mhz", "sm_mhz"),
-    "mem_clock_mhz": ("mem_clock_mhz", "memory_clock_mhz", "clock_mem_mhz"),
-    "max_sm_clock_mhz": ("max_sm_clock_mhz", "sm_clock_max_mhz"),
-    "max_mem_clock_mhz": ("max_mem_clock_mhz", "mem_clock_max_mhz",
-                          "max_memory_clock_mhz"),
-    "power_w": ("power_w", "power_draw_w"),
-    "temperature_c": ("temperature_c", "temp_c", "gpu_temperature_c"),
-    "throttle_reasons": ("throttle_reasons", "clock_event_reasons",
-                         "clocks_throttle_reasons", "throttle"),
-}
-
 
 @dataclass(frozen=True)
 class Reading:
@@ -118,51 +100,31 @@ def slowdowns(names):
     return tuple(n for n in names or () if n.lower() not in BENIGN_REASONS)
 
 
-def _reading(raw):
+def _reading(raw, nvml):
     raw = _dict(raw)
-    values = {}
-    for field, aliases in READING_KEYS.items():
-        value = next((raw[a] for a in aliases if a in raw), None)
-        values[field] = throttle_names(value) if field == \
-            "throttle_reasons" else _number(value)
-    return Reading(**values)
-
-
-def _nvml(manifest, placement):
-    """(start, end) raw NVML objects from wherever the writer put them."""
-    for holder in (placement, manifest, _dict(manifest.get("device")),
-                   _dict(manifest.get("host"))):
-        nvml = _dict(holder.get("nvml"))
-        if nvml:
-            return nvml.get("start"), nvml.get("end")
-        if "nvml_start" in holder or "nvml_end" in holder:
-            return holder.get("nvml_start"), holder.get("nvml_end")
-    return None, None
+    return Reading(
+        sm_clock_mhz=_number(raw.get("sm_clock_mhz")),
+        mem_clock_mhz=_number(raw.get("memory_clock_mhz")),
+        max_sm_clock_mhz=_number(nvml.get("max_sm_clock_mhz")),
+        max_mem_clock_mhz=_number(nvml.get("max_memory_clock_mhz")),
+        power_w=_number(raw.get("power_w")),
+        temperature_c=_number(raw.get("temperature_c")),
+        throttle_reasons=throttle_names(raw.get("clock_event_reasons")))
 
 
 def read(manifest):
     """Placement of a run from its run.json dict (never raises)."""
-    manifest = _dict(manifest)
-    place = _dict(manifest.get("placement"))
-    host = _dict(manifest.get("host"))
-    device = _dict(manifest.get("device"))
-    launcher = place.get("launcher", manifest.get("launcher"))
-    launch = _dict(launcher)
-
-    def first(*values):
-        return next((v for v in values if v is not None), None)
-    numa = first(place.get("numa_node"), device.get("numa_node"),
-                 host.get("numa_node"))
-    start, end = _nvml(manifest, place)
+    place = _dict(_dict(manifest).get("placement"))
+    nvml = _dict(place.get("nvml"))
+    numa = place.get("numa_node")
     return Placement(
-        hostname=_string(first(place.get("hostname"), host.get("hostname"))),
-        pci_bus_id=_string(first(place.get("pci_bus_id"),
-                                 device.get("pci_bus_id"))),
+        hostname=_string(place.get("hostname")),
+        pci_bus_id=_string(place.get("pci_bus_id")),
         numa_node=numa if isinstance(numa, int) and
         not isinstance(numa, bool) else None,
-        launcher=_string(launch.get("name") if launch else launcher),
-        rank=_name(first(place.get("rank"), launch.get("rank"))),
-        local_rank=_name(first(place.get("local_rank"),
-                               launch.get("local_rank"))),
-        node=_name(first(place.get("node"), launch.get("node"))),
-        start=_reading(start), end=_reading(end))
+        launcher=_string(place.get("launcher")),
+        rank=_name(place.get("rank")),
+        local_rank=_name(place.get("local_rank")),
+        node=_name(place.get("node")),
+        start=_reading(nvml.get("start"), nvml),
+        end=_reading(nvml.get("end"), nvml))

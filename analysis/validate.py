@@ -45,6 +45,7 @@ STATUSES = ("running", "complete", "interrupted", "failed")
 COUNTER_STATUSES = ("ok", "off", "unavailable")
 TIERS = ("latency", "l2", "dram")
 NVML_STATUSES = ("ok", "unavailable")
+LAUNCHERS = ("slurm", "openmpi", "pmix", "ewbench")
 
 # Numbers that are computed from one another (bandwidth = bytes / time)
 # are written with 17 significant digits; a writer that rounds harder is
@@ -375,29 +376,17 @@ def check_json(path, text, value, spec):
 _STRING = text()
 _STRINGS = ListOf(_STRING)
 
-# Where a run ran and what NVML read at its start and end (fleet runs,
-# docs/data-format.md).  Every key is optional and may be null: the writer
-# fills what the machine tells it.  Names of a rank or node may be numbers
-# or names; throttle reasons a list of names, one name or NVML's bit mask.
-_NAME = Scalar("a string or an integer", lambda v: isinstance(v, str) or
-               _is_int(v))
-_READING = Nullable(Scalar("a finite number", lambda v: _is_number(v)))
-_THROTTLE = Scalar("a list of strings, a string or an integer", lambda v:
-                   isinstance(v, str) or _is_int(v) or (isinstance(
-                       v, list) and all(isinstance(x, str) for x in v)))
-# A clock or a power NVML did not give is null, never 0.
+# Where a run ran and what NVML read at its start and end
+# (docs/data-format.md, `placement`).  A fact the machine did not give is
+# null; a clock or a power is never 0.
 _POSITIVE = Nullable(number(positive=True))
 NVML_READING = Object({
     "utc": _STRING,
-    "sm_clock_mhz": _POSITIVE, "mem_clock_mhz": _POSITIVE,
-    "memory_clock_mhz": _POSITIVE,
-    "max_sm_clock_mhz": _POSITIVE, "max_mem_clock_mhz": _POSITIVE,
-    "power_w": _POSITIVE, "temperature_c": _READING,
-    "throttle_reasons": Nullable(_THROTTLE),
+    "sm_clock_mhz": _POSITIVE, "memory_clock_mhz": _POSITIVE,
+    "power_w": _POSITIVE,
+    "temperature_c": Nullable(Scalar("a finite number", _is_number)),
     "clock_event_reasons": Nullable(integer()),
 })
-# ewbench writes placement.nvml with a status, the reason when NVML is
-# unavailable, and the maximum clocks beside the two readings.
 NVML = Object({"status": text(NVML_STATUSES), "reason": Nullable(_STRING),
                "max_sm_clock_mhz": _POSITIVE,
                "max_memory_clock_mhz": _POSITIVE,
@@ -406,11 +395,9 @@ NVML = Object({"status": text(NVML_STATUSES), "reason": Nullable(_STRING),
 PLACEMENT = Object({
     "hostname": Nullable(_STRING), "pci_bus_id": Nullable(_STRING),
     "numa_node": Nullable(integer()),
-    "launcher": Nullable(Scalar("a string or an object", lambda v:
-                                isinstance(v, (str, dict)))),
-    "rank": Nullable(_NAME),
-    "local_rank": Nullable(_NAME), "node": Nullable(_NAME),
-    "member": Nullable(_STRING),
+    "launcher": Nullable(text(LAUNCHERS)),
+    "rank": Nullable(integer()), "local_rank": Nullable(integer()),
+    "node": Nullable(_STRING), "member": Nullable(_STRING),
     "nvml": Nullable(NVML),
 })
 
@@ -557,7 +544,7 @@ FLEET_JSON = Object({
     "launcher": Nullable(_STRING),
     "members": ListOf(Object({
         "name": text(nonempty=True), "dir": Nullable(_STRING),
-        "host": Nullable(_STRING), "device": Nullable(_NAME),
+        "host": Nullable(_STRING), "device": Nullable(integer()),
         "status": Nullable(_STRING),
         "exit_code": Nullable(Scalar("an integer", _is_int)),
         "reason": Nullable(_STRING),

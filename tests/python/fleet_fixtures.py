@@ -80,11 +80,11 @@ def slow_ceilings(ceilings_dir, factor):
     rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
 
 
-def reading(sm=1980, mem=3201, power=120.0, temp=35.0, throttle=()):
-    return {"sm_clock_mhz": sm, "mem_clock_mhz": mem,
-            "max_sm_clock_mhz": 1980, "max_mem_clock_mhz": 3201,
-            "power_w": power, "temperature_c": temp,
-            "throttle_reasons": list(throttle)}
+def reading(sm=1980, mem=3201, power=120.0, temp=35.0, reasons=0):
+    """An NVML reading as ewbench writes it (reasons: NVML's bit mask)."""
+    return {"utc": "2026-11-22T18:00:00Z", "sm_clock_mhz": sm,
+            "memory_clock_mhz": mem, "power_w": power,
+            "temperature_c": temp, "clock_event_reasons": reasons}
 
 
 def place(run_dir, name, index, factor=1.0, nvml=True):
@@ -100,15 +100,16 @@ def place(run_dir, name, index, factor=1.0, nvml=True):
     manifest["placement"] = {
         "hostname": host, "pci_bus_id": manifest["device"]["pci_bus_id"],
         "numa_node": index // 2, "launcher": "ewbench", "rank": None,
-        "local_rank": index, "node": None}
+        "local_rank": None, "node": host, "member": name}
     if nvml:
         slow = factor < 1
         manifest["placement"]["nvml"] = {
+            "status": "ok", "reason": None, "max_sm_clock_mhz": 1980,
+            "max_memory_clock_mhz": 3201,
             "start": reading(),
             "end": reading(sm=round(1980 * factor), power=690.0 if slow
                            else 640.0, temp=87.0 if slow else 61.0,
-                           throttle=("sw_thermal_slowdown",) if slow
-                           else ())}
+                           reasons=0x20 if slow else 0)}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1)
 

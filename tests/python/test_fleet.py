@@ -219,8 +219,8 @@ def test_placement_keys_validated_tolerantly(tmp_path):
     manifest = json.load(open(path))
     # null everywhere is fine
     manifest["placement"] = {k: None for k in manifest["placement"]}
-    manifest["placement"]["nvml"] = {"start": None, "end": {
-        "sm_clock_mhz": None, "throttle_reasons": 36}}
+    manifest["placement"]["nvml"] = {"status": "ok", "start": None, "end": {
+        "sm_clock_mhz": None, "clock_event_reasons": 36}}
     json.dump(manifest, open(path, "w"), indent=1)
     run = fleet.open_fleet(root).members[0]
     assert run.place.numa_node is None
@@ -236,14 +236,12 @@ def test_placement_keys_validated_tolerantly(tmp_path):
 
 
 def test_placement_reader_never_raises():
-    for manifest in (None, [], {}, {"placement": 3}, {"nvml": {"start": 1}},
-                     {"device": {"numa_node": True}},
-                     {"placement": {"launcher": {"name": "slurm", "rank": 4,
-                                                 "local_rank": 0,
-                                                 "node": "n7"}}}):
+    for manifest in (None, [], {}, {"placement": 3},
+                     {"placement": {"nvml": {"start": 1}}},
+                     {"placement": {"numa_node": True}}):
         placement.read(manifest)
-    p = placement.read({"placement": {"launcher": {
-        "name": "slurm", "rank": 4, "node": "n7"}}})
+    p = placement.read({"placement": {"launcher": "slurm", "rank": 4,
+                                      "node": "n7"}})
     assert (p.launcher, p.rank, p.node) == ("slurm", 4, "n7")
     assert placement.throttle_names("none") == ()
     assert placement.slowdowns(("gpu_idle", "hw_slowdown")) == \
