@@ -9,7 +9,7 @@
  *    C in libewb.a, no CUPTI, unit-tested;
  *  - the collector: trace.c, CUPTI's Activity API, one per process.
  *
- * How run.c uses the collector (docs/trace.md says why each step is where
+ * How cmd-run.c uses the collector (docs/trace.md says why each step is where
  * it is):
  *
  *	trace_start(&cause);			before device_open(), nvtx_init()

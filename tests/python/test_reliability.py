@@ -420,7 +420,7 @@ def test_torch_rows_are_timed_like_stream_rows(monkeypatch, cache):
                  warmup=2)
     samples, check = tb.measure(torch, job, FakeFlush(torch.log), 1)
     flush = ["flush"] if cache == "cold" else []
-    # As src/run.c: warm-up launches (flushed when cold), then each timed
+    # As src/measure.c: warm-up launches (flushed when cold), then each timed
     # launch between its own events, issued straight after; no GPU sleep
     # queued ahead and no synchronisation until every launch is issued.
     assert torch.log == (flush + ["launch"]) * 2 + \

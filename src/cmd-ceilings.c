@@ -1,5 +1,5 @@
 /*
- * ceilings.c - `ewbench ceilings`: the machine's measured ceilings.
+ * cmd-ceilings.c - `ewbench ceilings`: the machine's measured ceilings.
  *
  * Each ceiling is one kind of sample (kernels/ceilings.h), enqueued
  * CEIL_WARMUP times untimed and then `iters` times, each timed sample

@@ -1,5 +1,5 @@
 /*
- * run.c - `ewbench run`, `check`, `sweep` and `tune`: the command glue.
+ * cmd-run.c - `ewbench run`, `check`, `sweep` and `tune`: the command glue.
  *
  * Parse; claim the run directory (before the device is opened, so a
  * refused --out costs nothing and is never written to); open the device
