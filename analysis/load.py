@@ -21,7 +21,7 @@ from . import validate
 from .validate import DataError  # noqa: F401  (what load_run raises)
 
 # Warm graph rows time GRAPH_REPLAYS replays of one graph that holds
-# iters / GRAPH_REPLAYS launches (src/measure.c, time_graph).
+# iters / GRAPH_REPLAYS launches (src/measure.c, issue_graph).
 GRAPH_REPLAYS = 10
 
 
