@@ -1,11 +1,12 @@
-"""python3 -m analysis {report,fleet,compare,contest,torch,timeline} ...
+"""python3 -m analysis {report,fleet,compare,contest,timeline} ...: the
+command line of the package, one function per command.
 
 Exit codes:
   0  ok
   1  unexpected failure (I/O error writing the output, ...)
-  2  usage: bad command line
+  2  usage: bad command line (also `torch`, which moved to
+     `python3 -m peers.torch_ops`)
   3  bad input data: the message says file:line and what was expected
-  4  torch: cannot run here (no PyTorch, no GPU, or a different GPU)
   5  compare --fail-on-slower: some point got slower beyond the noise
 """
 
@@ -18,12 +19,11 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_DATA = 3
-EXIT_CANNOT_RUN = 4
 EXIT_SLOWER = 5
 
 EPILOG = """\
 exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
-4 torch cannot run here, 5 compare found slowdowns (--fail-on-slower)
+5 compare found slowdowns (--fail-on-slower)
 
 examples:
   python3 -m analysis report reports/nvidia-h100-80gb-hbm3-20261121-204512
@@ -31,7 +31,6 @@ examples:
   python3 -m analysis fleet runs/fleet-20261201 -o /tmp/fleet
   python3 -m analysis compare runs/before runs/after
   python3 -m analysis contest runs/round-1 runs/round-2 runs/round-3 -o c.md
-  python3 -m analysis torch ewbench-20261121-204512
   python3 -m analysis timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
 """
 
@@ -128,14 +127,11 @@ def make_parser():
                    metavar="N", help="element count of the DRAM goals G1 "
                    "and G2 (default: 268435456 = 2^28)")
 
-    p = sub.add_parser(
-        "torch", help="append PyTorch reference rows to RUN_DIR/timing.csv",
-        description="Time torch.add (fp32, fp16) and torch.relu (fp32) at "
-        "the run's sizes and cache states and append the rows.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run_dir", metavar="RUN_DIR")
-    p.add_argument("--dry-run", action="store_true",
-                   help="print what would be measured, measure nothing")
+    # The PyTorch rows are measured outside the analysis now; the old name
+    # says where.
+    p = sub.add_parser("torch", help="moved: python3 -m peers.torch_ops "
+                       "RUN_DIR (writes peer-torch.csv)", add_help=False)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
 
     p = sub.add_parser(
         "timeline", help="picture of a window of an ewbench --trace file",
@@ -231,21 +227,9 @@ def cmd_contest(args):
 
 
 def cmd_torch(args):
-    from . import load, torch_baseline
-    if args.dry_run:
-        run = load.load_run(args.run_dir)
-        for job in torch_baseline.plan(run):
-            print("%s n=%d %s iters=%d warmup=%d" % (
-                job.variant, job.n, job.cache, job.iters, job.warmup))
-        return EXIT_OK
-    try:
-        written = torch_baseline.run_baseline(args.run_dir)
-    except torch_baseline.CannotRun as e:
-        print("analysis torch: cannot run here: %s" % e, file=sys.stderr)
-        return EXIT_CANNOT_RUN
-    print("appended %d rows to %s" % (
-        written, os.path.join(args.run_dir, "timing.csv")))
-    return EXIT_OK
+    print("analysis torch: moved to `python3 -m peers.torch_ops RUN_DIR`, "
+          "which writes RUN_DIR/peer-torch.csv", file=sys.stderr)
+    return EXIT_USAGE
 
 
 # Picture formats `timeline -o` writes: matplotlib writes these with no

@@ -11,8 +11,15 @@ timed points.  An empty field is "not measured" and becomes None, never 0.
 
 metrics.csv and ceilings.csv are optional; their absence is None, which the
 rest of the package reads as "no counters" and "no measured ceilings".
+
+Peers measured by other tools (peers/, e.g. `python3 -m peers.torch_ops`)
+live beside timing.csv in their own peer-<name>.csv files with timing.csv's
+columns; their rows join the run's points, checked exactly like timing.csv
+rows, and a point may appear in only one row of all these files.  Older
+runs carry their torch rows inside timing.csv and load as they are.
 """
 
+import glob
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -23,6 +30,11 @@ from .validate import DataError  # noqa: F401  (what load_run raises)
 # Warm graph rows time GRAPH_REPLAYS replays of one graph that holds
 # iters / GRAPH_REPLAYS launches (src/measure.c, issue_graph).
 GRAPH_REPLAYS = 10
+
+TIMING = "timing.csv"
+PEER_PREFIX = "peer-"
+# The sidecar `analysis torch` wrote before peer-torch.json existed.
+LEGACY_TORCH_SIDECAR = "torch-baseline.json"
 
 
 @dataclass(frozen=True)
@@ -52,6 +64,7 @@ class Point:
     spec_dram_pct: Optional[float]
     check: Optional[str]
     line: int = 0
+    file: str = TIMING         # the CSV file of the run directory it is in
 
     @property
     def key(self):
@@ -135,16 +148,45 @@ def load_manifest(path):
     return validate.check_manifest(path, validate.read_text(path))
 
 
-def load_timing(path, run_id, spec_bandwidth=None):
+def load_timing(path, run_id, spec_bandwidth=None, seen=None):
+    """The rows of timing.csv or of a peer-<name>.csv file as Points.
+    seen: point key -> (path, line) of the files read before, so that a
+    point given twice is refused wherever the two rows are."""
+    seen = {} if seen is None else seen
     points = []
-    first_line = {}
+    name = os.path.basename(path)
     for line, row in validate.read_csv(path, validate.TIMING_COLUMNS):
         validate.check_run_id(path, line, row, run_id)
-        validate.check_unique(path, line, first_line,
-                              validate.point_key(row), "point")
+        validate.check_unique_across(path, line, seen,
+                                     validate.point_key(row), "point")
         validate.check_timing_row(path, line, row, spec_bandwidth)
-        points.append(Point(line=line, **row))
+        points.append(Point(line=line, file=name, **row))
     return tuple(points)
+
+
+def peer_paths(directory, name):
+    """(peer-<name>.csv, peer-<name>.json) of a run directory: the rows a
+    peer tool measured and the sidecar with its versions."""
+    stem = os.path.join(directory, PEER_PREFIX + name)
+    return stem + ".csv", stem + ".json"
+
+
+def peer_files(directory):
+    """Every peer-*.csv beside timing.csv, in name order."""
+    return sorted(glob.glob(os.path.join(glob.escape(directory),
+                                         PEER_PREFIX + "*.csv")))
+
+
+def peer_sidecar(directory, name="torch"):
+    """The sidecar of a peer tool as a dict, None when absent; DataError
+    when broken.  For torch, runs measured before peers/ have
+    torch-baseline.json (same content) instead of peer-torch.json."""
+    path = peer_paths(directory, name)[1]
+    if not os.path.exists(path) and name == "torch":
+        path = os.path.join(directory, LEGACY_TORCH_SIDECAR)
+    if not os.path.exists(path):
+        return None
+    return validate.check_sidecar(path, validate.read_text(path))
 
 
 def load_metrics(path, run_id, points):
@@ -186,7 +228,10 @@ def load_run(directory, ceilings_from=None):
     manifest = load_manifest(os.path.join(directory, "run.json"))
     run_id = manifest["run_id"]
     spec = (manifest.get("device") or {}).get("dram_bandwidth_bytes_per_s")
-    points = load_timing(os.path.join(directory, "timing.csv"), run_id, spec)
+    seen = {}
+    points = load_timing(os.path.join(directory, TIMING), run_id, spec, seen)
+    for path in peer_files(directory):
+        points += load_timing(path, run_id, spec, seen)
     metrics_path = os.path.join(directory, "metrics.csv")
     metrics = None
     if os.path.exists(metrics_path):

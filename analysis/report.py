@@ -16,12 +16,12 @@ import shlex
 from . import answers as ans
 from . import document as doc
 from . import findings as fnd
+from . import load
 from . import model
 from . import noise
 from . import select as sel
 from . import study as stu
 from . import variants as var
-from .torch_baseline import read_sidecar
 from .units import (bytes_label, clock_label, cuda_version, gbps,
                     gbps_number, pct, size_label, us)
 
@@ -498,12 +498,16 @@ def method_section(study):
     article = study.run(stu.ARTICLE)
     if article is not None and any(p.variant.startswith("torch_")
                                    for p in article.points):
-        side = read_sidecar(article.path) or {}
+        side = load.peer_sidecar(article.path, "torch") or {}
+        where = "peer-torch.csv" if any(
+            p.variant.startswith("torch_") and p.file != load.TIMING
+            for p in article.points) else "timing.csv"
         blocks.append(doc.Paragraph(
-            "PyTorch rows (`torch_*`) were added by `python3 -m analysis "
-            "torch`: PyTorch %s, CUDA %s, on %s; CUDA events around each "
-            "launch, same warm-up and iterations as the run." % (
-                _text(side.get("torch")), _text(side.get("cuda")),
+            "PyTorch rows (`torch_*`, in `%s`) were measured by `python3 -m "
+            "peers.torch_ops` (`python3 -m analysis torch` before it): "
+            "PyTorch %s, CUDA %s, on %s; CUDA events around each launch, "
+            "same warm-up and iterations as the run." % (
+                where, _text(side.get("torch")), _text(side.get("cuda")),
                 _text(side.get("device")))))
     rows = ans.ceilings(study.ceilings)
     if rows:

@@ -520,7 +520,8 @@ def check_manifest(path, text_):
     return manifest
 
 
-# torch-baseline.json, the sidecar of `analysis torch`
+# peer-torch.json, the sidecar of `python3 -m peers.torch_ops` (named
+# torch-baseline.json in runs measured before peers/)
 SIDECAR = Object({
     "torch": Nullable(_STRING), "cuda": Nullable(_STRING),
     "device": Nullable(_STRING), "written_utc": Nullable(_STRING),
@@ -807,6 +808,16 @@ def check_unique(path, line, first_line, key, what):
     first_line[key] = line
 
 
+def check_unique_across(path, line, seen, key, what):
+    """check_unique over several files: seen maps key -> (path, line)."""
+    if key in seen:
+        other, at = seen[key]
+        where = "line %d" % at if other == path else "%s:%d" % (other, at)
+        raise DataError(path, line, "expected one row per %s; this %s is "
+                        "also on %s" % (what, what, where))
+    seen[key] = (path, line)
+
+
 def check_metric_refers_to_point(path, line, row, timed):
     """A metrics row names a timed point: timed maps (variant, n, block,
     cache) to (op, dtype).  Counter rows say launch=stream even for points
@@ -852,7 +863,7 @@ def check_rounds(runs):
             first_work, first_run = seen[p.key]
             if work != first_work:
                 raise DataError(
-                    os.path.join(run.path, "timing.csv"), p.line,
+                    os.path.join(run.path, p.file), p.line,
                     "expected op, dtype, bytes_moved %s, %s, %d as in %s "
                     "for this point, got %s, %s, %d" % (
                         first_work + (first_run.path,) + work))

@@ -4,7 +4,8 @@
 #   OUTDIR/<gpu>-<date>/, one run directory per part:
 #     ceilings/  the machine's measured ceilings (ewbench ceilings)
 #     article/   every variant at the study's sizes, warm and cold, with
-#                counters (and torch.add / torch.relu rows where torch is)
+#                counters (and torch.add / torch.relu rows in peer-torch.csv
+#                where torch is: python3 -m peers.torch_ops)
 #     sweep/     the study's variants, the cub peers and the best additions
 #                at working sets from far below to well past the L2 (graph
 #                launches, warm and cold, one-pass residency counters)
@@ -19,6 +20,7 @@ srcdir=$(cd "$1" && pwd)
 outdir=$2
 py=${PYTHON:-python3}
 analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
+peers() { module=$1; shift; PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" "$py" -m "peers.$module" "$@"; }
 
 # The study's variants (kernels/study.def, as `ewbench list` prints them),
 # its peers, and ewbench's fastest adds.
@@ -54,8 +56,8 @@ if [ "$rc" = 0 ]; then
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --iters 30 \
 	    --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then
-		step torch analysis torch "$study/article" ||
-		    echo "report: torch baseline skipped"
+		step torch peers torch_ops "$study/article" ||
+		    echo "report: torch peer rows skipped"
 	fi
 	step render render_study "$study"
 	exit 0

@@ -7,7 +7,8 @@
 #   study     run --preset article --cache both, with counters, timed;
 #             then the physics and ncu comparisons
 #   ceilings  ewbench ceilings
-#   torch     the torch.add / torch.relu baseline rows for the study
+#   torch     the torch.add / torch.relu peer rows for the study
+#             (python3 -m peers.torch_ops: the study's peer-torch.csv)
 #   sweep     sweep of every add variant (graph launches, warm and cold,
 #             counters), timed
 #   tiers     run --preset tiers --launch both, all variants
@@ -109,10 +110,10 @@ ceilings)
 	cat "$work/ceilings.log"
 	;;
 torch)
-	log torch baseline
+	log torch peer rows
 	# A study carried from an earlier call, if there is one.
 	[ -f .carry/study/run.json ] && { rm -rf "$study"; cp -r .carry/study "$study"; }
-	PYTHONPATH=$PWD python3 -m analysis torch "$study" 2>&1 | tail -8
+	PYTHONPATH=$PWD python3 -m peers.torch_ops "$study" 2>&1 | tail -8
 	;;
 warm1pass)
 	# Does a one-pass metric set keep the warm L2 that multi-pass kernel
@@ -196,7 +197,7 @@ contest)
 		rm -rf "$work/contest/round-$i"
 		timed contest-$i ./ewbench run -q --preset tiers -s 256Mi -v "$ids" \
 		    --block 256,512,1024 --launch both --no-cupti -o "$work/contest/round-$i"
-		PYTHONPATH=$PWD python3 -m analysis torch "$work/contest/round-$i" 2>&1 | tail -1
+		PYTHONPATH=$PWD python3 -m peers.torch_ops "$work/contest/round-$i" 2>&1 | tail -1
 		save
 	done
 	PYTHONPATH=$PWD python3 -m analysis contest "$work"/contest/round-? \

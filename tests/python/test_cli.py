@@ -13,7 +13,7 @@ from conftest import ROOT, rewrite, scale_times
 def test_help_exits_zero(capsys):
     assert main(["--help"]) == EXIT_OK
     assert "report" in capsys.readouterr().out
-    for command in ("report", "compare", "torch"):
+    for command in ("report", "compare", "contest"):
         assert main([command, "--help"]) == EXIT_OK
         assert "exit codes" in capsys.readouterr().out
 

@@ -10,11 +10,12 @@ import os
 
 import pytest
 
-from analysis import compare, contest
-from analysis import torch_baseline as tb
+from analysis import compare, contest, load
 from analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
 from analysis.load import DataError, load_run
 from conftest import rewrite, scale_times
+from peers import output
+from peers import torch_ops as tj
 
 
 def set_cell(run_dir, line, column, value):
@@ -93,13 +94,17 @@ def test_zero_divisor_in_run_json_is_refused(run_copy, capsys, key):
 # "counters": "x", "settings": "x" (AttributeError before)
 
 @pytest.mark.parametrize("key", ["counters", "settings", "device"])
-@pytest.mark.parametrize("command", ["report", "contest", "torch"])
+@pytest.mark.parametrize("command", ["report", "contest", "peers"])
 def test_wrong_type_section_in_run_json(run_copy, capsys, key, command):
     edit_manifest(run_copy, lambda m: m.update({key: "x"}))
     argv = {"report": ["report", str(run_copy), "-o", str(run_copy / "r")],
             "contest": ["contest", str(run_copy)],
-            "torch": ["torch", "--dry-run", str(run_copy)]}[command]
-    err = data_error(capsys, argv)
+            "peers": None}[command]
+    if argv is None:
+        assert tj.main(["--dry-run", str(run_copy)]) == EXIT_DATA
+        err = capsys.readouterr().err.strip()
+    else:
+        err = data_error(capsys, argv)
     assert 'expected %s to be an object, got "x"' % key in err
     assert "%s:" % (run_copy / "run.json") in err
 
@@ -220,10 +225,11 @@ def test_bad_utf8_names_the_line(run_copy, capsys):
     assert "metrics.csv:2: expected UTF-8 text, got byte 0xb5" in err
 
 
-def test_torch_header_ignores_bom(run_copy):
-    path = run_copy / "timing.csv"
-    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
-    assert tb.read_header(str(path))[0] == "run_id"
+def test_peer_csv_header_ignores_bom(run_copy):
+    path = run_copy / "peer-torch.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + (run_copy / "timing.csv").read_bytes()
+                     .split(b"\n", 1)[0] + b"\n")
+    assert output.existing(str(path))[0][0] == "run_id"
 
 
 # timeline --span, -o
@@ -287,15 +293,15 @@ def test_ceiling_unit_must_fit_the_ceiling(run_copy, capsys):
 
 
 def test_broken_torch_sidecar_is_a_data_error(run_copy):
-    # report reads the sidecar (through read_sidecar) for its Method text.
-    (run_copy / tb.SIDECAR).write_text('{"torch": 2.5}')
+    # report reads the sidecar (through load.peer_sidecar) for its Method.
+    (run_copy / "torch-baseline.json").write_text('{"torch": 2.5}')
     with pytest.raises(DataError, match=r"torch-baseline\.json:1: expected "
                        r"torch to be a string or null, got 2\.5"):
-        tb.read_sidecar(str(run_copy))
-    (run_copy / tb.SIDECAR).write_text('{"torch": "2.5.1"')
-    with pytest.raises(DataError, match=r"torch-baseline\.json:1: expected "
+        load.peer_sidecar(str(run_copy))
+    (run_copy / "peer-torch.json").write_text('{"torch": "2.5.1"')
+    with pytest.raises(DataError, match=r"peer-torch\.json:1: expected "
                        r"valid JSON"):
-        tb.read_sidecar(str(run_copy))
+        load.peer_sidecar(str(run_copy))
 
 
 def test_contest_rounds_must_agree_on_a_points_work(fixture_dir, run_copy,
@@ -413,12 +419,12 @@ def test_torch_rows_are_timed_like_stream_rows(monkeypatch, cache):
     def launch():
         torch.log.append("launch")
         return FakeTensor()
-    monkeypatch.setattr(tb, "make_operands",
+    monkeypatch.setattr(tj, "make_operands",
                         lambda torch_, job, seed: ((), launch))
-    monkeypatch.setattr(tb, "reference", lambda torch_, op, inputs: None)
-    job = tb.Job("torch_add_f32", "add", "f32", 1024, cache, iters=3,
+    monkeypatch.setattr(tj, "reference", lambda torch_, op, inputs: None)
+    job = tj.Job("torch_add_f32", "add", "f32", 1024, cache, iters=3,
                  warmup=2)
-    samples, check = tb.measure(torch, job, FakeFlush(torch.log), 1)
+    samples, check = tj.measure(torch, job, FakeFlush(torch.log), 1)
     flush = ["flush"] if cache == "cold" else []
     # As src/measure.c: warm-up launches (flushed when cold), then each timed
     # launch between its own events, issued straight after; no GPU sleep
@@ -429,8 +435,8 @@ def test_torch_rows_are_timed_like_stream_rows(monkeypatch, cache):
 
 
 def test_torch_sidecar_method_says_stream_protocol():
-    assert "as ewbench's stream rows" in tb.METHOD
-    assert "sleep" not in tb.METHOD
+    assert "as ewbench's stream rows" in tj.METHOD
+    assert "sleep" not in tj.METHOD
 
 
 def test_contest_uses_repeat_spread_not_stddev(fixture_run):

@@ -1,42 +1,53 @@
-"""PyTorch reference rows for a run: torch.add (fp32, fp16) and torch.relu
-(fp32), timed like ewbench times its stream rows, appended to timing.csv.
+"""PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
+(fp32), timed like ewbench times its stream rows, written to the run's
+peer-torch.csv.  Run as `python3 -m peers.torch_ops RUN_DIR [--dry-run]`.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
 untimed, then `iters` timed launches, each between its own pair of CUDA
 events and issued as the host gets to it: no synchronisation after the
 warm-up and nothing queued ahead of the loop, exactly as ewbench's
-`launch = stream` rows (src/run.c, issue_timed).  So at small sizes, where
-a launch takes less GPU time than the host needs to issue it, both sides
-time their own launch path, and a contest there compares like with like.
-For cold points a buffer larger than L2 is zeroed before each launch
-(outside the events), which evicts the operands.  add writes into a preallocated
-output (out=); relu has no out= form, so its output comes from PyTorch's
-caching allocator, which reuses one block and adds no GPU work.  The last
-output is compared with the same op computed by PyTorch on the CPU
-(element for element, exactly), which sets the check column.
+`launch = stream` rows (src/measure.c).  So at small sizes, where a launch
+takes less GPU time than the host needs to issue it, both sides time their
+own launch path, and a contest there compares like with like.  For cold
+points a buffer larger than L2 is zeroed before each launch (outside the
+events), which evicts the operands.  add writes into a preallocated output
+(out=); relu has no out= form, so its output comes from PyTorch's caching
+allocator, which reuses one block and adds no GPU work.  The last output
+is compared with the same op computed exactly (see reference()), which
+sets the check column.
 
 Rows follow the timing.csv schema: variant torch_add_f32, torch_add_f16,
 torch_relu_f32; block and grid empty (PyTorch decides).  Points already in
-timing.csv are skipped.  Each row is appended with one write, as ewbench
-does.  A sidecar torch-baseline.json records the PyTorch and CUDA versions.
+timing.csv (runs from before peers/) or in peer-torch.csv are skipped.
+timing.csv is never written: after each point peer-torch.csv is rewritten
+atomically with its old rows and the new one (peers/output.py), so an
+interrupted run keeps every complete row.  A sidecar peer-torch.json
+records the PyTorch and CUDA versions.
 
-Only measure() and run_baseline() touch torch; everything else is pure.
+Only measure() and measure_run() touch torch; everything else is pure.
+
+Exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
+4 cannot run here (no PyTorch, no CUDA GPU, or a GPU other than the run's).
 """
 
-import json
+
+import argparse
 import os
+import sys
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import load, validate
-from .validate import DTYPE_BYTES
+from analysis import load
+from analysis.validate import DTYPE_BYTES, DataError
+
+from . import output
 
 VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
             ("torch_relu_f32", "relu", "f32"))
-SIDECAR = "torch-baseline.json"
+NAME = "torch"               # peer-torch.csv, peer-torch.json
 DEFAULT_ITERS = 100
 DEFAULT_WARMUP = 10
 DEFAULT_FLUSH_BYTES = 256 << 20
@@ -70,7 +81,7 @@ def traffic(op, dtype, n):
 
 def plan(run):
     """The jobs to run: every variant x size x cache state of the run,
-    less the points already in timing.csv."""
+    less the points already in timing.csv or a peer-*.csv."""
     settings = run.manifest.get("settings") or {}
     sizes = sorted({p.n for p in run.points} |
                    set(settings.get("sizes") or []))
@@ -97,7 +108,7 @@ def summarize(samples_ns):
 
 
 def row_values(run, job, samples_ns, check):
-    """{column: text} of one timing.csv row."""
+    """{column: text} of one row with timing.csv's columns."""
     footprint, moved, flops = traffic(job.op, job.dtype, job.n)
     st = summarize(samples_ns)
     spec = run.spec_dram_bandwidth
@@ -119,42 +130,6 @@ def row_values(run, job, samples_ns, check):
         "spec_dram_pct": g(100.0 * bw / spec) if spec else "",
         "check": check,
     }
-
-
-def csv_line(header, values):
-    """One RFC 4180 line in the column order of header."""
-    fields = []
-    for name in header:
-        text = values.get(name, "")
-        if any(c in text for c in ',"\n\r'):
-            text = '"%s"' % text.replace('"', '""')
-        fields.append(text)
-    return ",".join(fields) + "\n"
-
-
-def read_header(path):
-    """The column names of a CSV file, read as the loader reads them (a
-    byte order mark is not part of the first name)."""
-    return validate.read_text(path).split("\n", 1)[0].split(",")
-
-
-def append_line(path, line):
-    """Append one complete row with a single write(2)."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-    try:
-        data = line.encode("utf-8")
-        if os.write(fd, data) != len(data):
-            raise OSError("short write to %s" % path)
-    finally:
-        os.close(fd)
-
-
-def read_sidecar(run_dir):
-    """The sidecar as a dict, None when absent; DataError when broken."""
-    path = os.path.join(run_dir, SIDECAR)
-    if not os.path.exists(path):
-        return None
-    return validate.check_sidecar(path, validate.read_text(path))
 
 
 # the parts that need torch and a GPU
@@ -234,13 +209,15 @@ def measure(torch, job, flush, seed):
     return samples, "pass" if same else "fail"
 
 
-def run_baseline(run_dir, say=print):
-    """Measure and append.  Returns the number of rows written; raises
-    CannotRun (nothing measured) or load.DataError."""
+def measure_run(run_dir, say=print):
+    """Measure the missing points and add them to peer-torch.csv.  Returns
+    the number of rows written; raises CannotRun (nothing measured) or
+    DataError."""
     run = load.load_run(run_dir)
     jobs = plan(run)
     if not jobs:
-        say("every PyTorch point is already in timing.csv; nothing to do")
+        say("every PyTorch point is already in timing.csv or %s; nothing "
+            "to do" % os.path.basename(load.peer_paths(run_dir, NAME)[0]))
         return 0
     torch = import_torch()
     index = check_device(torch, run)
@@ -250,8 +227,7 @@ def run_baseline(run_dir, say=print):
                       max(2 * (run.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
     flush = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
     seed = int(settings.get("seed") or 1)
-    timing = os.path.join(run_dir, "timing.csv")
-    header = read_header(timing)
+    csv_path, sidecar_path = load.peer_paths(run_dir, NAME)
     written = 0
     for job in jobs:
         need = (3 if job.op == "add" else 2) * job.n * DTYPE_BYTES[job.dtype]
@@ -262,19 +238,71 @@ def run_baseline(run_dir, say=print):
             continue
         samples, check = measure(torch, job, flush, seed)
         torch.cuda.empty_cache()
-        append_line(timing, csv_line(header, row_values(run, job, samples,
-                                                        check)))
+        output.add_rows(csv_path, [row_values(run, job, samples, check)])
         written += 1
         say("%s n=%d %s: median %.2f us, %s" % (
             job.variant, job.n, job.cache, np.median(samples) / 1e3, check))
-    sidecar = {"torch": torch.__version__, "cuda": torch.version.cuda,
-               "device": torch.cuda.get_device_name(index),
-               "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                            time.gmtime()),
-               "rows": written, "flush_bytes": flush_bytes,
-               "method": METHOD}
-    with open(os.path.join(run_dir, SIDECAR), "w", encoding="utf-8") as f:
-        json.dump(sidecar, f, indent=2)
-        f.write("\n")
-    load.load_run(run_dir)      # what we appended must still load
+    output.write_sidecar(sidecar_path, {
+        "torch": torch.__version__, "cuda": torch.version.cuda,
+        "device": torch.cuda.get_device_name(index),
+        "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "rows": written, "flush_bytes": flush_bytes, "method": METHOD})
+    load.load_run(run_dir)      # what we wrote must load with the run
     return written
+
+
+# the command
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_DATA = 3
+EXIT_CANNOT_RUN = 4
+
+EPILOG = """\
+exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
+4 cannot run here (no PyTorch, no CUDA GPU, or not the run's GPU)
+"""
+
+
+def make_parser():
+    parser = argparse.ArgumentParser(
+        prog="python3 -m peers.torch_ops",
+        description="Time torch.add (fp32, fp16) and torch.relu (fp32) at "
+        "the run's sizes and cache states, as ewbench times its stream "
+        "rows, into RUN_DIR/peer-torch.csv (timing.csv is not touched).",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", metavar="RUN_DIR")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print what would be measured, measure nothing")
+    return parser
+
+
+def main(argv=None):
+    try:
+        args = make_parser().parse_args(argv)
+    except SystemExit as e:
+        return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+    try:
+        if args.dry_run:
+            for job in plan(load.load_run(args.run_dir)):
+                print("%s n=%d %s iters=%d warmup=%d" % (
+                    job.variant, job.n, job.cache, job.iters, job.warmup))
+            return EXIT_OK
+        written = measure_run(args.run_dir)
+    except CannotRun as e:
+        print("peers.torch_ops: cannot run here: %s" % e, file=sys.stderr)
+        return EXIT_CANNOT_RUN
+    except DataError as e:
+        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        return EXIT_DATA
+    except OSError as e:
+        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        return EXIT_ERROR
+    print("wrote %d rows to %s" % (written,
+                                   load.peer_paths(args.run_dir, NAME)[0]))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+"""Peers measured beside an ewbench run: libraries ewbench is compared with
+(PyTorch so far), timed by tools that are not part of the analysis.
+
+A peer tool reads a run directory and writes its own peer-<name>.csv beside
+timing.csv, with exactly timing.csv's columns (analysis.validate reads
+them from src/columns.def), and a sidecar peer-<name>.json with the
+versions it ran with.  It never modifies a file ewbench wrote: the analysis
+merges every peer-*.csv into the run's points (analysis/load.py), so that
+measuring stays out of the package that judges.  Modules:
+
+  output     peer-<name>.csv and its sidecar, written atomically
+  torch_ops  torch.add and torch.relu timed like ewbench's stream rows
+             (`python3 -m peers.torch_ops RUN_DIR`)
+
+analysis/ never imports this package; this package imports analysis for
+the contract (columns, loading, checks).
+"""
