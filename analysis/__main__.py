@@ -112,20 +112,21 @@ def make_parser():
 
     p = sub.add_parser(
         "contest", help="fastest add kernel per size tier over repeats, "
-        "wins beyond the repeat-to-repeat spread, goals G1-G3",
+        "margins against cub and torch beyond the repeat-to-repeat spread",
         description="Read R run directories that are interleaved repeats of "
-        "one plan (torch rows appended by `analysis torch`); print Markdown: "
-        "the goals G1-G3 per dtype, then per (dtype, n, cache, launch) the "
-        "add kernels ranked by median bandwidth over the runs against cub "
-        "and torch, and whether a lead is claimable (>= 1.01x with both "
-        "spreads < 0.5 %).",
+        "one plan (PyTorch rows from `python3 -m peers.torch_ops`); print "
+        "Markdown: per (dtype, n, cache, launch) the add kernels ranked by "
+        "median bandwidth over the runs against cub and torch, the margin "
+        "of the best over the faster peer and whether it is beyond the "
+        "round-to-round spread (the noise rule, docs/analysis.md).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("-o", "--out", metavar="FILE",
-                   help="also write the Markdown to FILE")
-    p.add_argument("--dram-n", type=positive_int, default=1 << 28,
-                   metavar="N", help="element count of the DRAM goals G1 "
-                   "and G2 (default: 268435456 = 2^28)")
+                   help="also write the output to FILE")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON (every number, per-run bandwidths "
+                   "included) instead of Markdown, e.g. for "
+                   "scripts/contest-goals.py")
 
     # The PyTorch rows are measured outside the analysis now; the old name
     # says where.
@@ -214,11 +215,16 @@ def cmd_compare(args):
 
 
 def cmd_contest(args):
-    from . import contest, load
+    import json
+
+    from . import contest, contest_report, load
     runs = [load.load_run(d) for d in args.run_dirs]
-    _, notes, found, goal_list = contest.analyse(runs, args.dram_n)
-    text = contest.render_markdown(runs, notes, found, goal_list,
-                                   args.dram_n)
+    _, notes, found = contest.analyse(runs)
+    if args.json:
+        text = json.dumps(contest_report.to_json(runs, notes, found),
+                          indent=1) + "\n"
+    else:
+        text = contest_report.render_markdown(runs, notes, found)
     sys.stdout.write(text)
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:

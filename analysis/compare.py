@@ -1,34 +1,20 @@
 """Two runs side by side: per matching point, the change in median time
-and bandwidth, flagged only when it is larger than the noise.
+and bandwidth, flagged only when it is beyond the noise.
 
-Points match on (variant, n, block, cache, launch).  The noise of one
-point is its per-launch standard deviation, or (max - min) / 4 when the
-standard deviation is missing (for tens of samples the range spans about
-four standard deviations).  A warm graph row's samples are replay means
-of K = launches_per_sample launches each, so its spread is that of a mean
-of K; the per-launch spread is taken as sqrt(K) times it (launches
-assumed independent), which puts graph and stream rows on one scale.  A
-change is flagged when
+Points match on (variant, n, block, cache, launch).  The flag is the
+noise rule of noise.py (docs/analysis.md, "The noise rule") on the change
+in % of median_a, each point's per-launch scatter taken in % of median_a,
+with the default floor (DRIFT_PCT, 2 %) and stand-in (UNKNOWN_PCT, 5 %):
 
-    |median_b - median_a| > max(SIGMAS x sqrt(noise_a^2 + noise_b^2),
-                                MIN_CHANGE_PCT % of median_a)
-
-The first term says the medians differ by more than the launches of
-either run scatter; the second keeps sub-percent shifts (clock drift from
-run to run, which per-launch scatter does not show) from being flagged
-when the scatter is tiny.  When neither run has a spread for the point,
-UNKNOWN_NOISE_PCT % of median_a stands in for the first term.
+    |median_b - median_a| > max(3 x sqrt(noise_a^2 + noise_b^2),
+                                2 % of median_a)
 """
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 
+from .noise import DRIFT_PCT, SIGMAS, noise_limit_pct, noise_ns
 from .units import size_label, us
-
-SIGMAS = 3.0
-MIN_CHANGE_PCT = 2.0
-UNKNOWN_NOISE_PCT = 5.0
 
 SLOWER = "slower"
 FASTER = "faster"
@@ -45,27 +31,16 @@ class Change:
     flag: str
 
 
-def noise_ns(point):
-    """Per-launch scatter of a point in ns, or None when not recorded."""
-    if point.time_stddev_ns is not None:
-        spread = point.time_stddev_ns
-    elif point.time_min_ns is not None and point.time_max_ns is not None:
-        spread = (point.time_max_ns - point.time_min_ns) / 4.0
-    else:
-        return None
-    return spread * math.sqrt(point.launches_per_sample)
+def threshold_ns(a, b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
+    """The change in ns that a's and b's medians must exceed (noise.py)."""
+    median = a.time_median_ns
+    spreads = [None if n is None else 100.0 * n / median
+               for n in (noise_ns(a), noise_ns(b))]
+    return noise_limit_pct(*spreads, floor_pct=min_change_pct,
+                           sigmas=sigmas) / 100.0 * median
 
 
-def threshold_ns(a, b, sigmas=SIGMAS, min_change_pct=MIN_CHANGE_PCT):
-    na, nb = noise_ns(a), noise_ns(b)
-    if na is None and nb is None:
-        noise = UNKNOWN_NOISE_PCT / 100.0 * a.time_median_ns
-    else:
-        noise = sigmas * math.hypot(na or 0.0, nb or 0.0)
-    return max(noise, min_change_pct / 100.0 * a.time_median_ns)
-
-
-def compare_points(a, b, sigmas=SIGMAS, min_change_pct=MIN_CHANGE_PCT):
+def compare_points(a, b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
     delta = b.time_median_ns - a.time_median_ns
     limit = threshold_ns(a, b, sigmas, min_change_pct)
     flag = SLOWER if delta > limit else FASTER if delta < -limit else SAME
@@ -83,7 +58,7 @@ class Comparison:
     notes: tuple
 
 
-def compare_runs(run_a, run_b, sigmas=SIGMAS, min_change_pct=MIN_CHANGE_PCT):
+def compare_runs(run_a, run_b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
     by_key_b = {p.key: p for p in run_b.points}
     keys_a = {p.key for p in run_a.points}
     changes = tuple(compare_points(p, by_key_b[p.key], sigmas,
@@ -113,8 +88,7 @@ def render_markdown(result, run_a, run_b):
              "- rule: flag when |Δ median| > max(%g x sqrt(sd_A² + sd_B²), "
              "%g %% of A); sd = per-launch standard deviation, or "
              "(max - min)/4; for warm graph rows, whose samples are replay "
-             "means of K launches, sqrt(K) x that" % (SIGMAS,
-                                                      MIN_CHANGE_PCT)]
+             "means of K launches, sqrt(K) x that" % (SIGMAS, DRIFT_PCT)]
     lines += ["- note: %s" % n for n in result.notes]
     flagged = [c for c in result.changes if c.flag]
     lines += ["", "%d matching points; %d slower, %d faster beyond the noise."

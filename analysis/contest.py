@@ -1,6 +1,8 @@
-"""Who is fastest among the add kernels, judged over interleaved repeats.
+"""Who is fastest among the add kernels, judged over interleaved repeats:
+rankings, margins and whether a margin is larger than the round-to-round
+spread.  contest_report.py renders the result.
 
-One run is not enough to claim that a kernel beats cub or torch.add by a
+One run is not enough to say that a kernel beats cub or torch.add by a
 percent: clocks and DRAM refresh move a median by about that much from run
 to run, and the per-launch scatter inside one run does not show it.  So
 `contest` reads R run directories that are repeats of one plan, run
@@ -16,10 +18,10 @@ Definitions:
     are left out (a wrong kernel wins nothing), also with a note.
   - Per key, each run gives one bandwidth, bytes_moved / time_median_ns
     (load.Point.bandwidth).  The entry's bandwidth is the median over runs
-    of those R bandwidths, and
-        spread_pct = 100 x (max - min) / median
-    of the same R numbers.  With one run the spread is 0 by this formula
-    but says nothing: it is reported as unknown and no win is claimed.
+    of those R bandwidths; its spread is the standard deviation of the
+    same R numbers in % of that median (noise.repeat_spread_pct), unknown
+    with one run.  The spread comes from the repeats only, never from
+    time_stddev_ns, so graph and stream rows are judged alike.
   - Origin of a variant: "cub" if it starts with "cub_", "torch" if
     "torch_", else "ewbench" (ewbench's own and the study's variants).
   - Only op == "add" enters.  A contest is one (dtype, n, cache, launch)
@@ -28,46 +30,28 @@ Definitions:
     blocks), plus the cub entry and the torch entry when present (torch
     rows are stream launches only).  Groups without an ewbench entry are
     not contests.
-  - ratio = best ewbench median / median of the faster present peer.  A
-    win is claimable when ratio >= WIN_RATIO and the spreads of both the
-    best ewbench entry and that peer are < MAX_SPREAD_PCT (the issue's
-    rule: a claimed 1 % win needs a repeat-to-repeat spread below 0.5 %).
-  - % of spec = 100 x bandwidth / device.dram_bandwidth_bytes_per_s of
-    run.json.  All runs must name the same device, and a key must mean
-    the same work (op, dtype, bytes_moved) in every run, else DataError
+  - margin = 100 x (best ewbench / faster present peer - 1).  It is beyond
+    the spread by the noise rule (noise.py) with the two entries' spreads
+    and the rule's floor (DRIFT_PCT): repeats do show drift, but a margin
+    below the floor is called a win by no command, so the report, compare
+    and the contest agree where they judge the same points.
+  - All runs must name the same device, and a key must mean the same work
+    (op, dtype, bytes_moved) in every run, else DataError
     (validate.check_rounds).
-  - The spread comes from the repeats only, never from time_stddev_ns:
-    warm graph rows, whose stddev is that of replay means, are judged by
-    the same rule as stream rows.
   - Tier of a group: when run.json settings carry size_choices (written by
     `ewbench run --preset tiers`) and (3 x element size, n) matches a
     choice, the choice's tier (latency, l2, dram); else the working set
     3 x n x element size relative to the L2 capacity.
-
-Goals, per dtype (the DRAM size is dram_n, 2^28 = "256M elements" unless
-told otherwise):
-
-  G1  n = dram_n, warm stream: best ewbench >= WIN_RATIO x the faster of
-      cub and torch.add, both spreads < MAX_SPREAD_PCT.  Undecided when cub
-      or torch is missing there, or when one repeat cannot give a spread.
-  G2  n = dram_n, warm stream: best ewbench >= SPEC_GOAL_PCT % of spec.
-  G3  L2 tier (size_choices tier l2), warm graph: best ewbench >= cub
-      (plain >= of the medians).  Undecided without an l2 tier, graph rows
-      or cub.
 """
 
 import statistics
 from dataclasses import dataclass
 from typing import Optional
 
+from . import noise
 from .validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
-from .units import bytes_label, gbps_number, pct, size_label
+from .units import bytes_label, size_label
 
-WIN_RATIO = 1.01
-MAX_SPREAD_PCT = 0.5
-SPEC_GOAL_PCT = 93.0
-DEFAULT_DRAM_N = 1 << 28
-TOP = 3                     # ewbench entries shown per contest
 LISTED = 5                  # missing keys named in a note
 
 EWBENCH = "ewbench"
@@ -76,9 +60,10 @@ TORCH = "torch"
 
 ADD_ARRAYS = 3              # a + b -> c: two reads and a write per element
 
-MET = "met"
-NOT_MET = "not met"
-UNDECIDED = "undecided"
+AHEAD = "ahead"             # best ewbench faster, beyond the spread
+BEHIND = "behind"           # the peer faster, beyond the spread
+LEVEL = "level"             # the margin is within the spread
+NO_PEER = "no peer"
 
 
 @dataclass(frozen=True)
@@ -107,7 +92,7 @@ class Entry:
 
     @property
     def spread_pct(self):
-        return spread_pct(self.bandwidths)
+        return noise.repeat_spread_pct(self.bandwidths)
 
     @property
     def label(self):
@@ -118,12 +103,12 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Claim:
+class Margin:
     """The best ewbench entry against the faster peer of its contest."""
-    ratio: Optional[float]  # best / peer; None without a peer
-    claimable: bool
-    standing: str           # "ahead", "level", "behind" or "no peer"
-    reason: str
+    ratio: Optional[float]      # best / peer; None without a peer
+    margin_pct: Optional[float]
+    limit_pct: Optional[float]  # what the margin must exceed (noise.py)
+    standing: str               # AHEAD, BEHIND, LEVEL or NO_PEER
 
 
 @dataclass(frozen=True)
@@ -148,17 +133,13 @@ class Contest:
         return _fastest([e for e in (self.cub, self.torch) if e is not None])
 
     @property
-    def claim(self):
+    def margin(self):
         return judge(self.best, self.peer)
 
-
-@dataclass(frozen=True)
-class Goal:
-    name: str
-    text: str
-    dtype: str
-    verdict: str
-    numbers: str
+    @property
+    def winner(self):
+        """The fastest entry of all, peers included."""
+        return _fastest([e for e in (self.best, self.peer) if e is not None])
 
 
 def origin(variant):
@@ -167,14 +148,6 @@ def origin(variant):
     if variant.startswith("torch_"):
         return TORCH
     return EWBENCH
-
-
-def spread_pct(values):
-    """100 x (max - min) / median: the repeat-to-repeat spread."""
-    middle = statistics.median(values)
-    if not middle:
-        return None
-    return 100.0 * (max(values) - min(values)) / middle
 
 
 # gathering
@@ -211,8 +184,8 @@ def gather(runs):
                              first.block, first.cache, first.launch,
                              bandwidths))
     if len(runs) == 1:
-        notes.append("one repeat: the spread is unknown and no win can be "
-                     "claimed")
+        notes.append("one repeat: the spread is unknown; %g %% stands in "
+                     "for it (the noise rule)" % noise.UNKNOWN_PCT)
     ids = [run.run_id for run in runs]
     for run_id in sorted(set(i for i in ids if ids.count(i) > 1)):
         notes.append("run `%s` is given %d times: copies of one run have "
@@ -282,33 +255,17 @@ def _l2_share(footprint, l2_bytes):
                                    100 * share)
 
 
-def judge(best, peer):
-    """Is best's lead over peer a win that survives the noise?"""
+def judge(best, peer, floor_pct=noise.DRIFT_PCT):
+    """best's margin over peer, and whether it beats the spread."""
     if peer is None:
-        return Claim(None, False, "no peer", "no cub or torch entry here")
+        return Margin(None, None, None, NO_PEER)
     ratio = best.bandwidth / peer.bandwidth
-    standing = ("ahead" if ratio >= WIN_RATIO else
-                "behind" if ratio < 1.0 else "level")
-    if standing == "behind":
-        return Claim(ratio, False, standing, "ratio %.4f < 1: behind %s" %
-                     (ratio, peer.variant))
-    if standing == "level":
-        return Claim(ratio, False, standing, "ratio %.4f < %.2f: ahead by "
-                     "less than %.0f %%" % (ratio, WIN_RATIO,
-                                            100 * (WIN_RATIO - 1)))
-    if min(best.repeats, peer.repeats) < 2:
-        return Claim(ratio, False, standing, "spread unknown with one "
-                     "repeat")
-    noisy = [e for e in (best, peer)
-             if e.spread_pct is None or e.spread_pct >= MAX_SPREAD_PCT]
-    if noisy:
-        return Claim(ratio, False, standing, "; ".join(
-            "spread of %s is %s >= %.1f %%" % (e.label, spread_text(e),
-                                               MAX_SPREAD_PCT)
-            for e in noisy))
-    return Claim(ratio, True, standing, "ratio %.4f >= %.2f, spreads %s "
-                 "and %s < %.1f %%" % (ratio, WIN_RATIO, spread_text(best),
-                                       spread_text(peer), MAX_SPREAD_PCT))
+    margin = 100.0 * (ratio - 1.0)
+    limit = noise.noise_limit_pct(best.spread_pct, peer.spread_pct,
+                                  floor_pct=floor_pct)
+    standing = LEVEL if not noise.beyond_noise(margin, limit) else \
+        AHEAD if margin > 0 else BEHIND
+    return Margin(ratio, margin, limit, standing)
 
 
 def _fastest(entries):
@@ -341,192 +298,7 @@ def contests(entries, runs):
     return tuple(result)
 
 
-# goals
-
-def n_text(n):
-    """2^28 for powers of two, else the size label."""
-    if n > 0 and n & (n - 1) == 0:
-        return "2^%d" % (n.bit_length() - 1)
-    return size_label(n)
-
-
-def _find(found, dtype, n, cache, launch):
-    for c in found:
-        if (c.dtype, c.n, c.cache, c.launch) == (dtype, n, cache, launch):
-            return c
-    return None
-
-
-def _entry_text(e, spec):
-    text = "%s %s GB/s" % (e.label, gbps_number(e.bandwidth))
-    if spec:
-        text += " (%s of spec)" % pct(100 * e.bandwidth / spec)
-    if e.repeats > 1:
-        text += ", spread %s" % spread_text(e)
-    return text
-
-
-def goals(found, dram_n=DEFAULT_DRAM_N, spec=None, l2_sizes=None):
-    """G1-G3 per dtype.  spec: DRAM byte/s for G2; l2_sizes: {dtype: n} of
-    the size_choices l2 tier (None or absent: no l2 tier chosen)."""
-    l2_sizes = l2_sizes or {}
-    at = "n = %s, warm stream" % n_text(dram_n)
-    result = []
-    for dtype in DTYPES:
-        c = _find(found, dtype, dram_n, "warm", "stream")
-        text = ("G1 %s: best ewbench add >= %.2fx the faster of cub and "
-                "torch.add, both spreads < %.1f %%" % (at, WIN_RATIO,
-                                                        MAX_SPREAD_PCT))
-        result.append(Goal("G1", text, dtype, *_g1(c, dtype, dram_n)))
-        text = ("G2 %s: best ewbench add >= %.0f %% of spec DRAM "
-                "bandwidth" % (at, SPEC_GOAL_PCT))
-        result.append(Goal("G2", text, dtype, *_g2(c, dtype, dram_n, spec)))
-        text = ("G3 L2 tier (size_choices tier l2), warm graph launch: "
-                "best ewbench add >= cub")
-        n = l2_sizes.get(dtype)
-        c3 = None if n is None else _find(found, dtype, n, "warm", "graph")
-        result.append(Goal("G3", text, dtype, *_g3(c3, dtype, n)))
-    return tuple(result)
-
-
-def _g1(c, dtype, dram_n):
-    if c is None:
-        return UNDECIDED, "no warm stream %s add at n = %s" % (
-            dtype, size_label(dram_n))
-    absent = [name for name, e in (("cub", c.cub), ("torch", c.torch))
-              if e is None]
-    have = ", ".join(_entry_text(e, None)
-                     for e in (c.best, c.cub, c.torch) if e is not None)
-    if absent:
-        return UNDECIDED, "%s missing at this point; %s" % (
-            " and ".join(absent), have)
-    numbers = "%s; %s" % (have, c.claim.reason)
-    if c.claim.claimable:
-        return MET, numbers
-    if c.claim.standing == "ahead" and min(c.best.repeats,
-                                           c.peer.repeats) < 2:
-        return UNDECIDED, numbers
-    return NOT_MET, numbers
-
-
-def _g2(c, dtype, dram_n, spec):
-    if c is None:
-        return UNDECIDED, "no warm stream %s add at n = %s" % (
-            dtype, size_label(dram_n))
-    if not spec:
-        return UNDECIDED, "no spec DRAM bandwidth in run.json; best %s" % (
-            _entry_text(c.best, None))
-    share = 100 * c.best.bandwidth / spec
-    return (MET if share >= SPEC_GOAL_PCT else NOT_MET,
-            "%s; spec %s GB/s" % (_entry_text(c.best, spec),
-                                  gbps_number(spec)))
-
-
-def _g3(c, dtype, n):
-    if n is None:
-        return UNDECIDED, "no l2 tier in run.json size_choices for %s" % (
-            dtype)
-    if c is None:
-        return UNDECIDED, "no warm graph %s add at the l2 tier n = %s" % (
-            dtype, size_label(n))
-    if c.cub is None:
-        return UNDECIDED, "no cub at the l2 tier n = %s; best %s" % (
-            size_label(n), _entry_text(c.best, None))
-    verdict = MET if c.best.bandwidth >= c.cub.bandwidth else NOT_MET
-    return verdict, "n = %s: %s vs %s (ratio %.4f)" % (
-        size_label(n), _entry_text(c.best, None), _entry_text(c.cub, None),
-        c.best.bandwidth / c.cub.bandwidth)
-
-
-def l2_tier_sizes(run):
-    """{dtype: n} of the l2 tier among the run's size_choices."""
-    sizes = {}
-    for dtype, size in DTYPE_BYTES.items():
-        for choice in size_choices(run):
-            if (choice.get("tier") == "l2" and
-                    choice.get("footprint_bytes_per_element") ==
-                    ADD_ARRAYS * size):
-                sizes[dtype] = choice.get("n")
-    return sizes
-
-
-def analyse(runs, dram_n=DEFAULT_DRAM_N):
-    """gather, contests and goals in one go: (entries, notes, found,
-    goal list)."""
+def analyse(runs):
+    """gather and contests in one go: (entries, notes, contests)."""
     entries, notes = gather(runs)
-    found = contests(entries, runs)
-    goal_list = goals(found, dram_n, runs[0].spec_dram_bandwidth,
-                      l2_tier_sizes(runs[0]))
-    return entries, notes, found, goal_list
-
-
-# Markdown
-
-def spread_text(e):
-    if e.repeats < 2 or e.spread_pct is None:
-        return "unknown"
-    return "%.2f %%" % e.spread_pct
-
-
-def _row(rank, e, peer, spec):
-    return "| %s | %s | %s | %s | %s | %s | %s |" % (
-        rank, e.variant,
-        "" if e.origin != EWBENCH or e.block is None else e.block,
-        gbps_number(e.bandwidth),
-        pct(100 * e.bandwidth / spec) if spec else "n/a",
-        spread_text(e),
-        "n/a" if peer is None else "%.3fx" % (e.bandwidth / peer.bandwidth))
-
-
-def _summary_line(c):
-    best, peer, claim = c.best, c.peer, c.claim
-    if peer is None:
-        return "best %s: no cub or torch entry here; nothing to compare." % (
-            best.label)
-    return "best %s is %+.1f %% vs the faster peer (%s); claimable: %s " \
-        "(%s)." % (best.label, 100 * (claim.ratio - 1), peer.variant,
-                   "yes" if claim.claimable else "no", claim.reason)
-
-
-def render_markdown(runs, notes, found, goal_list, dram_n=DEFAULT_DRAM_N):
-    """The contest as GitHub Markdown text."""
-    spec = runs[0].spec_dram_bandwidth
-    lines = ["# ewbench contest", "",
-             "- device: %s; spec DRAM bandwidth %s" % (
-                 runs[0].device.get("name") or "unknown",
-                 "%s GB/s (run.json)" % gbps_number(spec) if spec
-                 else "unknown"),
-             "- repeats: R = %d (interleaved runs of one plan)" % len(runs)]
-    lines += ["  %d. `%s` (%s)" % (i, run.run_id, run.path)
-              for i, run in enumerate(runs, 1)]
-    lines += ["- per point: median over runs of bytes moved / median time; "
-              "spread = 100 x (max - min) / median of the per-run "
-              "bandwidths",
-              "- rule: a win is claimable when best ewbench / faster peer "
-              ">= %.2f and both spreads are < %.1f %%" % (WIN_RATIO,
-                                                          MAX_SPREAD_PCT),
-              "- DRAM goal size: n = %s (%s)" % (n_text(dram_n),
-                                                size_label(dram_n))]
-    lines += ["- note: %s" % n for n in notes]
-    lines += ["", "## Goals", "",
-              "| goal | dtype | verdict | numbers |", "|---|---|---|---|"]
-    for g in goal_list:
-        lines.append("| %s | %s | %s | %s |" % (
-            g.text, g.dtype, g.verdict, g.numbers))
-    lines += ["", "## Contests", ""]
-    if not found:
-        lines += ["No add point with an ewbench kernel in every run.", ""]
-    for c in found:
-        peer = c.peer
-        lines += ["### %s add, n = %s (%s), %s, %s" % (
-            c.dtype, size_label(c.n), c.tier_label, c.cache, c.launch), "",
-            "| rank | variant | block | median GB/s | % spec | spread % "
-            "| ratio to faster peer |",
-            "|---|---|---|---|---|---|---|"]
-        lines += [_row(i, e, peer, spec)
-                  for i, e in enumerate(c.ranked[:TOP], 1)]
-        for name, e in (("cub", c.cub), ("torch", c.torch)):
-            if e is not None:
-                lines.append(_row(name, e, peer, spec))
-        lines += ["", _summary_line(c), ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
+    return entries, notes, contests(entries, runs)

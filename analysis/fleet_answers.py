@@ -4,21 +4,20 @@ which GPUs are outliers, and the counter and NVML evidence for each.
 Key numbers (KEYS): the measured DRAM ceiling, L2 ceiling and launch floor
 of ceilings.csv, and ewbench's best add kernel (fp32, fp16) at the DRAM
 size and at the L2 size.  A GPU's deviation is 100 x (value / fleet median
-- 1).  It is an outlier on a number when
+- 1).  It is an outlier on a number when the deviation is beyond the noise
+by the noise rule (noise.py), with the GPU's per-launch spread and the
+median spread of the other GPUs, and OUTLIER_PCT as the floor:
 
-    |deviation| > max(OUTLIER_PCT, SIGMAS x sqrt(spread^2 + median spread^2))
+    |deviation| > max(SIGMAS x sqrt(spread^2 + median spread^2), OUTLIER_PCT)
 
-the spread being the point's per-launch scatter in % of its median
-(noise.spread_pct, the report's and `compare`'s measure), the median
-spread that of the other GPUs; ceilings record no scatter, so for them
-the OUTLIER_PCT bound alone decides.  A few percent between boards of one
-model is normal (clocks, memory parts); the bound keeps that from being
+Ceilings record no scatter, so for them the floor alone decides (no
+stand-in for a missing spread).  A few percent between boards of one
+model is normal (clocks, memory parts); the floor keeps that from being
 called an outlier, the spread term keeps noise from it.
 
 Pure functions of a fleet.Fleet; fleet_report.py renders them.
 """
 
-import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from . import noise
 from . import placement as plc
 from . import select as sel
 from . import variants as var
-from .compare import SIGMAS
+from .noise import SIGMAS
 from .validate import DTYPE_BYTES
 
 OUTLIER_PCT = 3.0
@@ -221,11 +220,12 @@ def judge(fleet):
             dev = 100.0 * (v.value / med - 1)
             others = _median([o.spread_pct for other, o in here.items()
                               if other != name and o is not None])
-            spread = math.hypot(v.spread_pct or 0.0, others or 0.0)
-            limit = max(OUTLIER_PCT, SIGMAS * spread)
+            limit = noise.noise_limit_pct(v.spread_pct, others,
+                                          floor_pct=OUTLIER_PCT,
+                                          unknown_pct=None)
             # Decided on the numbers as the report shows them (0.1 %), so
             # that a GPU shown at -3.0 % is never an outlier of a 3 % rule.
-            beyond = round(abs(dev), 1) > round(limit, 1)
+            beyond = noise.beyond_noise(round(dev, 1), round(limit, 1))
             cells[name][k.name] = Cell(v, dev, limit, count >= 2 and beyond)
     return Judged(fleet, sizes, cells, medians, source)
 

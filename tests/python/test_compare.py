@@ -1,9 +1,12 @@
-"""compare flags a planted 20 % regression, not a 0.1 % wobble."""
+"""compare flags a planted 20 % regression, not a 0.1 % wobble, by the
+one noise rule of noise.py."""
 
 import dataclasses
 import os
 
-from analysis import compare
+import pytest
+
+from analysis import compare, noise
 from analysis.load import load_run
 from conftest import rewrite, scale_times
 
@@ -67,3 +70,27 @@ def test_unmatched_points_and_notes(fixture_dir, run_copy):
     result = compare.compare_runs(a, b)
     assert len(result.only_a) == 1 and not result.only_b
     assert any("fixture" in n for n in result.notes)
+
+
+def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
+    # compare's limit is noise.noise_limit_pct on spreads in % of median_a
+    p = fixture_run.points[0]
+    noisy = dataclasses.replace(p, time_stddev_ns=0.04 * p.time_median_ns)
+    assert compare.threshold_ns(noisy, p) == pytest.approx(
+        noise.noise_limit_pct(4.0, noise.spread_pct(p)) / 100 *
+        p.time_median_ns)
+    assert noise.noise_limit_pct(None, None) == noise.UNKNOWN_PCT
+    assert noise.noise_limit_pct(None, None, floor_pct=3.0,
+                                 unknown_pct=None) == 3.0
+    assert noise.noise_limit_pct(0.5, None) == noise.DRIFT_PCT
+    assert noise.noise_limit_pct(1.0, None) == 3.0
+    assert noise.noise_limit_pct(1.0, 1.0, floor_pct=0.0) == \
+        pytest.approx(3 * 2 ** 0.5)
+    assert noise.beyond_noise(-2.5, 2.0) and not noise.beyond_noise(2.0, 2.0)
+    # the other modules take the constants from noise.py, not their own
+    from analysis import contest, fleet_answers
+    assert fleet_answers.SIGMAS is noise.SIGMAS
+    for module in (compare, contest, fleet_answers):
+        for name in ("MIN_CHANGE_PCT", "UNKNOWN_NOISE_PCT", "WIN_RATIO",
+                     "MAX_SPREAD_PCT"):
+            assert not hasattr(module, name), (module.__name__, name)

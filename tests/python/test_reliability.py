@@ -445,6 +445,6 @@ def test_contest_uses_repeat_spread_not_stddev(fixture_run):
     quiet = dataclasses.replace(fixture_run, points=tuple(
         dataclasses.replace(p, time_stddev_ns=0.0)
         for p in fixture_run.points))
-    _, _, found, _ = contest.analyse([fixture_run, fixture_run])
-    _, _, found_quiet, _ = contest.analyse([quiet, quiet])
-    assert [c.claim for c in found] == [c.claim for c in found_quiet]
+    _, _, found = contest.analyse([fixture_run, fixture_run])
+    _, _, found_quiet = contest.analyse([quiet, quiet])
+    assert [c.margin for c in found] == [c.margin for c in found_quiet]
