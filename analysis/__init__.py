@@ -1,26 +1,37 @@
 """ewbench analysis: read a run directory, judge it, plot it, report it.
 
-The package reads only what docs/data-format.md describes.  Modules:
+The package reads only what docs/data-format.md describes, and imports
+neither torch nor peers/ (the tools that measure peer libraries write
+peer-*.csv files that load.py reads).  Modules:
 
+  __main__  the command line: `python3 -m analysis COMMAND`
   validate  the data contract checked: every file read goes through it
-  load      run.json, timing.csv, metrics.csv, ceilings.csv as objects
+  load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv
+            as objects
+  study     a study directory: the run directories of one `make report`
   select    queries over a loaded run (sizes, points, metrics)
   units     number formatting for humans
+  variants  who wrote a variant: the study, ewbench or a peer library
+  derived   the derived metrics, read from metrics/derived.def
+  noise     a point's spread, and the one rule for "beyond the noise"
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
   findings  the six findings of the study brief, judged on one run
+  answers   the first screen: ceilings, fastest adds against the peers,
+            variants that fall short
   plots     every figure of a study (with fleet_plots, the only modules
             that import matplotlib)
   document  a tiny document model rendered to Markdown and HTML
   report    report.md and report.html for one run
-  compare   two runs side by side, with a noise rule
+  compare   two runs side by side, changes beyond the noise
   fleet     the member run directories of a fleet (one per GPU)
   placement host, PCI, NUMA, rank and NVML readings of a run
   fleet_answers  each GPU against the fleet median: outliers, clocks
   fleet_report   report.md and report.html for a fleet
   fleet_plots    the fleet's deviation figure (matplotlib)
-  contest   the add kernels ranked over interleaved repeats
+  contest   the add kernels ranked over interleaved repeats, margins
+            against cub and torch beyond the round-to-round spread
+  contest_report  the contest as Markdown (document) and as JSON
   timeline  a window of an `ewbench run --trace` file
-  torch_baseline  PyTorch reference rows appended to a run's timing.csv
 
 Nothing runs at import time; `python3 -m analysis --help` is the entry.
 """

@@ -74,7 +74,7 @@ class Versus:
 
     @property
     def beyond_noise(self):
-        """'ahead', 'behind' or 'within noise' (compare.py's rule on the
+        """'ahead', 'behind' or 'within noise' (noise.py's rule on the
         per-launch scatter of both points), None without a peer."""
         peer = self.peer
         if peer is None:

@@ -33,7 +33,7 @@ state and launch mode (every variant, peers included).
   launch-bound     at launch scale (cold time <= LAUNCH_FACTOR x the
                    launch floor, or < LAUNCH_ABS_NS without one), warm time
                    above the cold time of the same point by more than the
-                   noise (compare.py's rule: the timer saw the GPU wait for
+                   noise (noise.py's rule: the timer saw the GPU wait for
                    the host; at DRAM sizes warm may lose to cold for a real
                    reason, the write-back of the previous launch), or time
                    <= LAUNCH_FACTOR x launch floor (the fixed cost is at
@@ -548,7 +548,7 @@ def cold_twins(points):
 
 def _host_artefact(warm, cold, floor_ns):
     """At launch scale, warm slower than cold beyond the noise
-    (compare.py's rule)."""
+    (noise.py's rule, as compare applies it)."""
     scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
     return cold.time_median_ns <= scale and \
         compare.compare_points(cold, warm).flag == compare.SLOWER

@@ -184,8 +184,8 @@ def versus_section(versus):
         "not ewbench kernels. DRAM tier: the study's largest size; L2 tier: "
         "the largest size whose working set fits in half the L2. PyTorch "
         "rows are stream launches. Beyond noise: the difference exceeds "
-        "max(3 x the combined per-launch scatter, 2 %) (the `compare` "
-        "rule); run-to-run drift of about 1 % is not in it "
+        "max(3 x the combined per-launch scatter, 2 %) (the noise rule, "
+        "docs/analysis.md); run-to-run drift of about 1 % is not in it "
         "(`python3 -m analysis contest` judges repeats)."))
     return blocks
 
@@ -499,16 +499,19 @@ def method_section(study):
     if article is not None and any(p.variant.startswith("torch_")
                                    for p in article.points):
         side = load.peer_sidecar(article.path, "torch") or {}
-        where = "peer-torch.csv" if any(
-            p.variant.startswith("torch_") and p.file != load.TIMING
-            for p in article.points) else "timing.csv"
+        if any(p.variant.startswith("torch_") and p.file != load.TIMING
+               for p in article.points):
+            how = "were measured by `python3 -m peers.torch_ops` into " \
+                "`peer-torch.csv`"
+        else:
+            how = "were appended to `timing.csv` by `python3 -m analysis " \
+                "torch` (now `python3 -m peers.torch_ops`, which writes " \
+                "`peer-torch.csv`)"
         blocks.append(doc.Paragraph(
-            "PyTorch rows (`torch_*`, in `%s`) were measured by `python3 -m "
-            "peers.torch_ops` (`python3 -m analysis torch` before it): "
-            "PyTorch %s, CUDA %s, on %s; CUDA events around each launch, "
-            "same warm-up and iterations as the run." % (
-                where, _text(side.get("torch")), _text(side.get("cuda")),
-                _text(side.get("device")))))
+            "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; CUDA "
+            "events around each launch, same warm-up and iterations as the "
+            "run." % (how, _text(side.get("torch")), _text(side.get("cuda")),
+                      _text(side.get("device")))))
     rows = ans.ceilings(study.ceilings)
     if rows:
         blocks.append(doc.Table(

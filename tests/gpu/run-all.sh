@@ -15,7 +15,8 @@
 #   tune      tune the study's variants at 2^28 (graph, warm)
 #   contest   the leading add kernels at 3 block sizes, cub and torch.add,
 #             tier sizes and 2^28, five interleaved rounds, then
-#             `python3 -m analysis contest` over the rounds
+#             `python3 -m analysis contest` over the rounds and
+#             scripts/contest-goals.py on its JSON
 #   repeat    the same tier points 5 times, interleaved runs, summed up by
 #             `python3 -m analysis contest`
 #   trace     a traced article run (--trace), for the reference
@@ -202,6 +203,10 @@ contest)
 	done
 	PYTHONPATH=$PWD python3 -m analysis contest "$work"/contest/round-? \
 	    -o "$work/contest/contest.md" | head -30
+	# The project's goals (docs/kernels.md), judged on the same rounds.
+	PYTHONPATH=$PWD python3 -m analysis contest --json "$work"/contest/round-? \
+	    -o "$work/contest/contest.json" >/dev/null &&
+	    python3 scripts/contest-goals.py "$work/contest/contest.json"
 	;;
 probe)
 	# Exploratory kernels outside the project (.probe/, carried, not

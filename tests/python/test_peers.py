@@ -1,10 +1,8 @@
 """Peers measured outside the analysis: peers.torch_ops writes its own
 peer-torch.csv (never timing.csv), atomically; load.py merges peer-*.csv
-files into the run, checked like timing.csv; analysis/ imports neither
-torch nor peers."""
+files into the run, checked like timing.csv."""
 
 import os
-import re
 import subprocess
 import sys
 
@@ -299,35 +297,3 @@ def test_reference_runs_with_torch_in_timing_csv_load(fixture_run):
         assert len(torch_points) == len(torch_lines(d)) > 0
         assert {p.file for p in torch_points} == {"timing.csv"}
         assert load.peer_files(d) == []
-
-
-# analysis/ stays free of torch and peers
-
-def analysis_modules():
-    return sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "analysis"))
-                  if f.endswith(".py"))
-
-
-def test_analysis_imports_without_torch_or_peers():
-    names = [m for m in analysis_modules() if m != "__init__"]
-    code = ("import sys\nsys.modules['torch'] = None\n"
-            "sys.modules['peers'] = None\n"
-            "import importlib\n"
-            "for name in %r:\n"
-            "    importlib.import_module('analysis.' + name)\n"
-            "print('ok', len(%r))\n" % (names, names))
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
-                          capture_output=True, text=True, check=False,
-                          env=dict(os.environ, MPLBACKEND="Agg"))
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "ok %d" % len(names)
-
-
-def test_no_analysis_module_imports_torch_or_peers():
-    pattern = re.compile(r"^\s*(import|from)\s+(torch|peers)\b|"
-                         r"import torch")
-    for name in analysis_modules():
-        with open(os.path.join(ROOT, "analysis", name + ".py")) as f:
-            for number, line in enumerate(f, 1):
-                assert not pattern.search(line), "analysis/%s.py:%d: %s" % (
-                    name, number, line.strip())

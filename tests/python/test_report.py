@@ -150,3 +150,18 @@ def test_warm_slower_than_cold_is_a_threat(run_copy):
     assert "**warm slower than cold** at add_f16@1Mi" in text
     verdicts = dict(model.classify_run(run))
     assert verdicts[slow[0]].name == model.LAUNCH_BOUND
+
+
+def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
+    from analysis import report, study
+    from test_peers import move_torch_rows
+
+    def method_text(directory):
+        loaded = study.open_study(str(directory))
+        blocks = report.method_section(loaded)
+        return " ".join(getattr(b, "text", "") for b in blocks)
+    assert "appended to `timing.csv` by `python3 -m analysis torch`" in \
+        method_text(run_copy)
+    move_torch_rows(run_copy)
+    assert "measured by `python3 -m peers.torch_ops` into " \
+        "`peer-torch.csv`" in method_text(run_copy)
