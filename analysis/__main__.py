@@ -289,6 +289,8 @@ COMMANDS["fleet"] = cmd_fleet
 def main(argv=None):
     from .validate import DataError
     parser = make_parser()
+    if (sys.argv[1:] if argv is None else argv)[:1] == ["torch"]:
+        return cmd_torch(None)      # whatever follows, even --help
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:

@@ -634,7 +634,7 @@ def finding_6(sctx):
             failures.append("PyTorch (%s) is %.0f%% slower than the faster "
                             "kernel" % (p.variant, 100 * (versus - 1)))
     deciding = "; ".join(deciding)
-    note = "" if torch else " No PyTorch rows (python3 -m analysis torch " \
+    note = "" if torch else " No PyTorch rows (python3 -m peers.torch_ops " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
     if failures:
         explanation = "; ".join(failures) + "."

@@ -650,7 +650,7 @@ def reproduce_section(study):
         if study.ceilings_path:
             lines.append("ewbench ceilings -q -o CEILINGS_DIR")
         if any(p.variant.startswith("torch_") for p in run.points):
-            lines.append("python3 -m analysis torch RUN_DIR")
+            lines.append("python3 -m peers.torch_ops RUN_DIR")
         lines.append("python3 -m analysis report RUN_DIR%s -o OUT" % (
             " --ceilings CEILINGS_DIR" if study.ceilings_path else ""))
     else:
@@ -673,7 +673,7 @@ def reproduce_section(study):
                 continue
             lines.append(_command(run, "STUDY/%s" % part))
             if any(p.variant.startswith("torch_") for p in run.points):
-                lines.append("python3 -m analysis torch STUDY/%s" % part)
+                lines.append("python3 -m peers.torch_ops STUDY/%s" % part)
         lines.append("python3 -m analysis report STUDY -o STUDY/report")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Paragraph("The commands that wrote these runs, from their "

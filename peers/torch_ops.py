@@ -299,8 +299,9 @@ def main(argv=None):
     except OSError as e:
         print("peers.torch_ops: %s" % e, file=sys.stderr)
         return EXIT_ERROR
-    print("wrote %d rows to %s" % (written,
-                                   load.peer_paths(args.run_dir, NAME)[0]))
+    if written:
+        print("wrote %d rows to %s" % (
+            written, load.peer_paths(args.run_dir, NAME)[0]))
     return EXIT_OK
 
 
