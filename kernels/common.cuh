@@ -156,16 +156,15 @@ ewb_shape_stride(size_t n, unsigned per_thread, unsigned block, int sm_count)
 }
 
 /*
- * Blocks of Kernel that one SM holds at `block` threads with `smem` bytes
- * of dynamic shared memory each (a function of the block size for any one
- * kernel), from the occupancy calculator: registers and shared memory
+ * Blocks of Kernel (no dynamic shared memory) that one SM holds at `block`
+ * threads, from the occupancy calculator: registers and shared memory
  * count, not only threads.  Asked once per kernel and block size and
  * remembered; when the runtime cannot tell (no device), the thread-count
  * estimate, not remembered.
  */
 template <auto Kernel>
 static unsigned
-ewb_blocks_per_sm(unsigned block, size_t smem = 0)
+ewb_blocks_per_sm(unsigned block)
 {
 	static std::atomic<int>	known[1025];	/* by block; 0: not asked */
 	int			blocks;
@@ -176,7 +175,7 @@ ewb_blocks_per_sm(unsigned block, size_t smem = 0)
 	if (blocks > 0)
 		return (unsigned)blocks;
 	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel,
-	    (int)block, smem) != cudaSuccess || blocks <= 0) {
+	    (int)block, 0) != cudaSuccess || blocks <= 0) {
 		(void)cudaGetLastError();	/* not the next launch's error */
 		return ewb_resident_estimate(block);
 	}
@@ -221,8 +220,6 @@ ewb_device_major(void)
 #define STRIDE				TILE
 #define BULK				TILE
 #define BULK_STORE			TILE
-#define PIPE				TILE
-#define PIPE_STORE			TILE
 #include "study.def"
 #include "fast.def"
 #undef STUDY
@@ -230,8 +227,6 @@ ewb_device_major(void)
 #undef STRIDE
 #undef BULK
 #undef BULK_STORE
-#undef PIPE
-#undef PIPE_STORE
 
 /*
  * Operand conventions: which pointers of the launch arguments a kernel of
@@ -392,39 +387,22 @@ struct ewb_bulk_launch {
 		return fallback::shape(args);
 	}
 
-	/*
-	 * Above 48 KiB a block's dynamic shared memory must be allowed
-	 * first: allow what the largest block (1024 threads) needs with
-	 * `stages` copies of its tile, or all a block may have, once.
-	 * *allowed: the bytes allowed.
-	 */
+	/* Above 48 KiB a block's dynamic shared memory must be allowed
+	 * first: allow what the largest block (1024 threads) needs, once. */
 	static cudaError_t
-	allow_shared(unsigned stages = 1, size_t *allowed = NULL)
+	allow_shared(void)
 	{
-		static std::atomic<size_t>	done;	/* 0: not yet */
-		size_t				want;
-		int				device, most;
+		static std::atomic<bool>	allowed;
 		cudaError_t			e;
 
-		if ((want = done.load(std::memory_order_relaxed)) == 0) {
-			want = stages * 1024 * per_thread_bytes;
-			if ((e = cudaGetDevice(&device)) != cudaSuccess ||
-			    (e = cudaDeviceGetAttribute(&most,
-			    cudaDevAttrMaxSharedMemoryPerBlockOptin,
-			    device)) != cudaSuccess)
-				return e;
-			if (want > (size_t)most)
-				want = (size_t)most;
-			e = cudaFuncSetAttribute(Kernel,
-			    cudaFuncAttributeMaxDynamicSharedMemorySize,
-			    (int)want);
-			if (e != cudaSuccess)
-				return e;
-			done.store(want, std::memory_order_relaxed);
-		}
-		if (allowed != NULL)
-			*allowed = want;
-		return cudaSuccess;
+		if (allowed.load(std::memory_order_relaxed))
+			return cudaSuccess;
+		e = cudaFuncSetAttribute(Kernel,
+		    cudaFuncAttributeMaxDynamicSharedMemorySize,
+		    (int)(1024 * per_thread_bytes));
+		if (e == cudaSuccess)
+			allowed.store(true, std::memory_order_relaxed);
+		return e;
 	}
 
 	static cudaError_t
@@ -442,63 +420,6 @@ struct ewb_bulk_launch {
 		if ((e = allow_shared()) != cudaSuccess)
 			return e;
 		operands::launch(Kernel, s, args, s.block * per_thread_bytes);
-		return cudaGetLastError();
-	}
-};
-
-/*
- * The launcher and shaper of a persistent pipeline variant (fast.cu,
- * pipe_stream): Kernel loops over tiles of PerThread elements per thread
- * through Stages shared-memory stages of every input, on a fixed grid of
- * as many blocks as the occupancy calculator fits on the SMs (no more than
- * there are tiles).  Below sm_90 or with misaligned operands Fallback, a
- * one-tile-per-block kernel of the same tile, runs on its own grid.
- */
-template <auto Kernel, auto Fallback, auto Scalar, unsigned DefaultBlock,
-    unsigned PerThread, unsigned VectorWidth, unsigned Stages>
-struct ewb_pipe_launch {
-	typedef ewb_bulk_launch<Kernel, Fallback, Scalar, DefaultBlock,
-	    PerThread, VectorWidth> bulk;
-	static constexpr unsigned min_cc = bulk::min_cc;
-
-	static size_t
-	shared_bytes(unsigned block)
-	{
-		return Stages * block * bulk::per_thread_bytes;
-	}
-
-	static struct ewb_shape
-	shape(const struct ewb_launch_args *args)
-	{
-		unsigned block = ewb_block_or(args->block, DefaultBlock);
-
-		if (!bulk::bulk_ok(args))
-			return bulk::fallback::shape(args);
-		return ewb_shape_resident(args->n,
-		    (unsigned long long)PerThread * block, block,
-		    ewb_blocks_per_sm<Kernel>(block, shared_bytes(block)),
-		    args->sm_count);
-	}
-
-	static cudaError_t
-	launch(const struct ewb_launch_args *args)
-	{
-		struct ewb_shape	s;
-		cudaError_t		e;
-
-		size_t			allowed;
-
-		if (!bulk::bulk_ok(args))
-			return bulk::fallback::launch(args);
-		if (args->n == 0)
-			return cudaErrorInvalidValue;
-		/* The occupancy calculator needs the shared memory allowed. */
-		if ((e = bulk::allow_shared(Stages, &allowed)) != cudaSuccess)
-			return e;
-		s = shape(args);
-		if (shared_bytes(s.block) > allowed)
-			return cudaErrorInvalidConfiguration;	/* too big */
-		bulk::operands::launch(Kernel, s, args, shared_bytes(s.block));
 		return cudaGetLastError();
 	}
 };

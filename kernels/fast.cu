@@ -258,36 +258,18 @@ bulk_store(void *dst, const void *src, unsigned bytes)
 	asm volatile("cp.async.bulk.wait_group.read 0;" : : : "memory");
 }
 
-/* Returns once the phase of bar with the given parity (0 for its first,
- * 1 for its second, ...) has completed (at once if it already has). */
+/* Returns once phase 0 of bar has completed (at once if it already has). */
 static __device__ __forceinline__ void
-barrier_wait(uint64_t *bar, unsigned parity = 0)
+barrier_wait(uint64_t *bar)
 {
 	unsigned done;
 
 	do {
 		asm volatile("{\n\t.reg .pred p;\n\t"
-		    "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+		    "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
 		    "selp.u32 %0, 1, 0, p;\n\t}"
-		    : "=r"(done) : "r"(smem(bar)), "r"(parity) : "memory");
+		    : "=r"(done) : "r"(smem(bar)) : "memory");
 	} while (!done);
-}
-
-/* Shared to global as one bulk group, without waiting for it. */
-static __device__ __forceinline__ void
-bulk_store_async(void *dst, const void *src, unsigned bytes)
-{
-	asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-	    : : "l"(__cvta_generic_to_global(dst)), "r"(smem(src)), "r"(bytes)
-	    : "memory");
-	asm volatile("cp.async.bulk.commit_group;" : : : "memory");
-}
-
-/* Returns once every bulk store this thread issued has read its source. */
-static __device__ __forceinline__ void
-bulk_store_drain(void)
-{
-	asm volatile("cp.async.bulk.wait_group.read 0;" : : : "memory");
 }
 #endif
 
@@ -386,109 +368,6 @@ bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
 #endif
 }
 
-/*
- * A persistent pipeline: a fixed grid (as many blocks as fit on the SMs)
- * loops over the array's whole tiles, tile blockIdx.x, + gridDim.x, ...,
- * each tile K packets per thread per input as in ilp_tile, through a ring
- * of Stages shared-memory stages.  The leader (thread 0) keeps Stages - 1
- * tiles of bulk loads in flight ahead of the one being computed, so each
- * SM reads long runs of consecutive lines while it writes; every stage has
- * one mbarrier, whose phase i / Stages completes when the i-th tile's
- * bytes have landed (parity (i / Stages) & 1).  A stage is refilled only
- * after a block barrier has seen every thread finish reading it (and,
- * with BulkStore, after the tile's bulk store has read it back out).
- * Results go to global memory with 16-byte stores, or with BulkStore into
- * the stage's first input slot and out as one shared-to-global bulk copy
- * per tile.  The one tile that is not whole, the array's last, is done
- * with ordinary loads (packet_or_tail) by the block whose turn it is.
- *
- * Built only for sm_90 and later; for older targets the body is empty and
- * the launcher never runs it there.
- */
-template <typename Op, unsigned K, unsigned Stages, bool BulkStore>
-static __device__ __forceinline__ void
-pipe_stream(const typename Op::elem *a, const typename Op::elem *b,
-    typename Op::elem *c, size_t n)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-	typedef typename Op::elem	T;
-	constexpr unsigned		lanes = sizeof(packet) / sizeof(T);
-	extern __shared__ __align__(128) packet staged[];
-	__shared__ uint64_t		full[Stages];
-	const T				*in[2] = { a, b };
-	unsigned			 count = K * blockDim.x;
-	unsigned			 bytes = count * 16;
-	size_t				 packets = n / lanes;
-	size_t				 whole = packets / count;
-	size_t				 mine, i;
-
-	/* Whole tiles of this block: blockIdx.x + i * gridDim.x < whole. */
-	mine = blockIdx.x < whole ?
-	    (whole - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-	if (threadIdx.x == 0) {
-		for (unsigned s = 0; s < Stages; s++)
-			barrier_init(&full[s]);
-		fence_proxy_async();
-		for (i = 0; i < Stages && i < mine; i++) {
-			size_t first = (blockIdx.x + i * gridDim.x) * count;
-
-			barrier_expect(&full[i], Op::inputs * bytes);
-			for (unsigned k = 0; k < Op::inputs; k++)
-				bulk_load(staged + (i * Op::inputs + k) * count,
-				    in[k] + first * lanes, bytes, &full[i]);
-		}
-	}
-	__syncthreads();
-	for (i = 0; i < mine; i++) {
-		unsigned	 s = i % Stages;
-		size_t		 first = (blockIdx.x + i * gridDim.x) * count;
-		packet		*x = staged + s * Op::inputs * count;
-		packet		*y = Op::inputs == 2 ? x + count : x;
-
-		barrier_wait(&full[s], (unsigned)(i / Stages) & 1);
-#pragma unroll
-		for (unsigned j = 0; j < K; j++) {
-			unsigned q = j * blockDim.x + threadIdx.x;
-			packet	 r = apply_packet<Op>(x[q], y[q]);
-
-			if constexpr (BulkStore)
-				x[q] = r;
-			else
-				((packet *)c)[first + q] = r;
-		}
-		if constexpr (BulkStore)
-			fence_proxy_async();
-		__syncthreads();
-		if (threadIdx.x == 0) {
-			if constexpr (BulkStore) {
-				bulk_store_async(c + first * lanes, x, bytes);
-				bulk_store_drain();
-			}
-			if (i + Stages < mine) {
-				size_t next = first + (size_t)Stages *
-				    gridDim.x * count;
-
-				barrier_expect(&full[s], Op::inputs * bytes);
-				for (unsigned k = 0; k < Op::inputs; k++)
-					bulk_load(x + k * count,
-					    in[k] + next * lanes, bytes, &full[s]);
-			}
-		}
-	}
-	/* The last tile, when it is not whole. */
-	if (whole * count * lanes < n && blockIdx.x == whole % gridDim.x) {
-		for (unsigned j = 0; j < K; j++)
-			packet_or_tail<Op, plain_access>(a, b, c, n,
-			    whole * count + j * blockDim.x + threadIdx.x);
-	}
-#else
-	(void)a;
-	(void)b;
-	(void)c;
-	(void)n;
-#endif
-}
-
 /* The kernels, one per row of fast.def. */
 #define TILE(id, op, K, access, block, technique) \
 	__global__ void ILP_REGS \
@@ -514,17 +393,5 @@ pipe_stream(const typename Op::elem *a, const typename Op::elem *b,
 	ewb_##id(EWB_PARAMS_##op) \
 	{ \
 		bulk_tile<op##_op, K, true>(EWB_OPERANDS_##op); \
-	}
-#define PIPE(id, op, K, stages, block, fallback, technique) \
-	__global__ void \
-	ewb_##id(EWB_PARAMS_##op) \
-	{ \
-		pipe_stream<op##_op, K, stages, false>(EWB_OPERANDS_##op); \
-	}
-#define PIPE_STORE(id, op, K, stages, block, fallback, technique) \
-	__global__ void \
-	ewb_##id(EWB_PARAMS_##op) \
-	{ \
-		pipe_stream<op##_op, K, stages, true>(EWB_OPERANDS_##op); \
 	}
 #include "fast.def"

@@ -67,11 +67,6 @@ flops(enum ewb_op op)
 	    block, false, ewb_##id, ewb_bulk_launch<ewb_##id, \
 	    ewb_##fallback, ewb_##op, block, PACKETS(op, K)>),
 #define BULK_STORE	BULK
-#define PIPE(id, op, K, stages, block, fallback, technique) \
-	ROW("ewbench", #id, op##_op, technique, (K) * LANES(op), LANES(op), \
-	    block, true, ewb_##id, ewb_pipe_launch<ewb_##id, \
-	    ewb_##fallback, ewb_##op, block, PACKETS(op, K), stages>),
-#define PIPE_STORE	PIPE
 
 /* A library's own launch: elements per thread and vector width 0, as the
  * library decides them; default_block is nominal and overrides are ignored. */
