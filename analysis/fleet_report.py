@@ -17,7 +17,7 @@ from . import document as doc
 from . import fleet as flt
 from . import fleet_answers as fa
 from . import placement as plc
-from .units import clock_label, gbps_number, size_label, us
+from .units import gbps_number, size_label, us
 
 DASH = "—"
 NBSP = "\u00a0"
@@ -77,7 +77,8 @@ def _per_cycle(value):
 
 
 def _hz(value):
-    return DASH if value is None else clock_label(value / 1e3)
+    """A measured clock, always in MHz so two of them compare at a glance."""
+    return DASH if value is None else "%.0f MHz" % (value / 1e6)
 
 
 def _throttle(reading_a, reading_b):

@@ -4,6 +4,7 @@
 metricsdir = $(pkgdatadir)/metrics
 dist_metrics_DATA = \
 	%reldir%/default.txt \
+	%reldir%/dram.txt \
 	%reldir%/instructions.txt \
 	%reldir%/memory.txt \
 	%reldir%/residency.txt \

@@ -2,8 +2,8 @@
 # scripts/fleet.sh [PARENT] - every GPU of this node at once, then their
 # comparison: what `make fleet` does.
 #   PARENT/ceilings/  ewbench ceilings --device all: one member per GPU
-#   PARENT/run/       ewbench run --device all: the study's variants at
-#                     its tier sizes (a working set far below the L2, one
+#   PARENT/run/       ewbench run --device all: the study's variants,
+#                     ewbench's fastest adds and cub's at the tier sizes (a working set far below the L2, one
 #                     about half the L2, one 16x past it: DRAM), warm, with
 #                     counters; under a minute per GPU
 #   then `python3 -m analysis fleet PARENT`, where the analysis has it.
@@ -16,8 +16,10 @@ ewbench=${EWBENCH:-ewbench}
 py=${PYTHON:-python3}
 parent=${1:-reports/fleet-$(hostname | sed 's/\..*//')-$(date -u +%Y%m%d-%H%M%S)}
 
-# The study's own variants (origin "study" in `ewbench list`).
-study_variants=$("$ewbench" list | awk '$4 == "study" { print $1 }' | paste -sd, -)
+# The study's own variants (origin "study" in `ewbench list`), ewbench's
+# fastest adds and the cub peers: the numbers the fleet report compares.
+variants=$("$ewbench" list | awk '$4 == "study" { print $1 }' | paste -sd, -)
+variants=$variants,add_f32_tma_st,add_f16_tma_st,cub_add_f32,cub_add_f16
 
 set +e
 probe=$("$ewbench" info 2>&1)
@@ -42,7 +44,7 @@ step() {	# step NAME COMMAND...: run it, say how long it took
 	[ "$rc" != 130 ] || exit 130
 }
 step ceilings "$ewbench" ceilings -q --device all --out "$parent/ceilings"
-step run "$ewbench" run -q --device all --preset tiers -v "$study_variants" \
+step run "$ewbench" run -q --device all --preset tiers -v "$variants" \
     --iters 50 --warmup 5 --out "$parent/run"
 
 analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }

@@ -99,8 +99,11 @@ set +e
 gpu_rc=$?
 set -e
 [ "$gpu_rc" = 0 ] || gpu_rc=5
+# Local rank 1 takes device 1, unless one GPU is all the task sees.
+want_device=1
+[ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" = 1 ] && want_device=0
 export SLURM_PROCID=3 SLURM_LOCALID=1 SLURMD_NODENAME=nodeA.cluster
-expect $gpu_rc "slurm rank 3 (local rank 1) on nodeA: device 1, run directory $tmpdir/task/nodeA-rank3" \
+expect $gpu_rc "slurm rank 3 (local rank 1) on nodeA: device $want_device, run directory $tmpdir/task/nodeA-rank3" \
     run --dry-run --out "$tmpdir/task"
 [ ! -e "$tmpdir/task" ] || fail "a dry run wrote $tmpdir/task"
 # mpirun inside a batch script: Open MPI's ranks, not the batch step's.
