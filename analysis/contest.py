@@ -32,9 +32,9 @@ Definitions:
     not contests.
   - margin = 100 x (best ewbench / faster present peer - 1).  It is beyond
     the spread by the noise rule (noise.py) with the two entries' spreads
-    and the rule's floor (DRIFT_PCT): repeats do show drift, but a margin
-    below the floor is called a win by no command, so the report, compare
-    and the contest agree where they judge the same points.
+    and a floor of 0 (REPEAT_FLOOR_PCT): the rule's 2 % floor stands for
+    the run-to-run drift one run's scatter cannot show, and the spread of
+    repeated, interleaved runs already holds it.
   - All runs must name the same device, and a key must mean the same work
     (op, dtype, bytes_moved) in every run, else DataError
     (validate.check_rounds).
@@ -255,7 +255,11 @@ def _l2_share(footprint, l2_bytes):
                                    100 * share)
 
 
-def judge(best, peer, floor_pct=noise.DRIFT_PCT):
+# Spreads over repeats include run-to-run drift (see the docstring).
+REPEAT_FLOOR_PCT = 0.0
+
+
+def judge(best, peer, floor_pct=REPEAT_FLOOR_PCT):
     """best's margin over peer, and whether it beats the spread."""
     if peer is None:
         return Margin(None, None, None, NO_PEER)
