@@ -290,8 +290,7 @@ def test_sidecar_new_name_then_legacy_name(run_copy):
 
 
 def test_reference_runs_with_torch_in_timing_csv_load(fixture_run):
-    for part in ("nvidia-h100/article", "nvidia-h200/article",
-                 "nvidia-h100/contest/round-1"):
+    for part in ("nvidia-h100/article", "nvidia-h200/article"):
         d = os.path.join(ROOT, "reports", "reference", part)
         run = load_run(d)
         torch_points = [p for p in run.points
@@ -299,3 +298,19 @@ def test_reference_runs_with_torch_in_timing_csv_load(fixture_run):
         assert len(torch_points) == len(torch_lines(d)) > 0
         assert {p.file for p in torch_points} == {"timing.csv"}
         assert load.peer_files(d) == []
+
+
+def test_reference_runs_with_peer_files_load(fixture_run):
+    """The contest rounds measured since: torch rows in peer-torch.csv,
+    none in timing.csv."""
+    for gpu in ("nvidia-h100", "nvidia-h200"):
+        d = os.path.join(ROOT, "reports", "reference", gpu, "contest",
+                         "round-1")
+        run = load_run(d)
+        torch_points = [p for p in run.points
+                        if p.variant.startswith("torch_")]
+        assert torch_lines(d) == []
+        assert len(torch_points) > 0
+        assert {p.file for p in torch_points} == {"peer-torch.csv"}
+        assert [os.path.basename(f) for f in load.peer_files(d)] == [
+            "peer-torch.csv"]
