@@ -9,6 +9,8 @@ deviation written beside them, thin bars show a point's noise limit where
 it is wider than the band.  Rows of one host are grouped between lines.
 """
 
+import os
+
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -26,9 +28,13 @@ MIN_SPAN_PCT = 5.0
 
 def _footer(fig, body_height, judged):
     fleet = judged.fleet
-    text = "%s | %d GPUs on %d hosts | %s" % (
-        ", ".join(fleet.device_names), len(fleet.members), len(fleet.hosts),
-        fleet.path)
+    # The folder's name, not its path: a figure is the same wherever the
+    # fleet is rendered.
+    hosts = len(fleet.hosts)
+    text = "%s | %d GPUs on %d host%s | %s" % (
+        ", ".join(fleet.device_names), len(fleet.members), hosts,
+        "" if hosts == 1 else "s",
+        os.path.basename(os.path.normpath(fleet.path)))
     fixture = fleet.is_fixture
     if fixture:
         text = "FIXTURE DATA (synthetic, not a measurement) | " + text

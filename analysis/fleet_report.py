@@ -480,18 +480,24 @@ def threats_section(fleet):
 
 
 def reproduce_section(fleet):
-    lines = []
+    lines = ["# PARENT = the fleet directory; on a machine with the GPUs:",
+             "make fleet", ""]
     for phase, man in sorted(fleet.manifests.items(),
                              key=lambda kv: str(kv[0])):
-        if man.get("command"):
+        argv = [str(a) for a in man.get("argv") or []][1:]
+        if argv:
+            out = "PARENT/%s" % phase if phase else "PARENT"
+            argv = [out if i > 0 and argv[i - 1] in ("-o", "--out") else a
+                    for i, a in enumerate(argv)]
             lines.append("# %s" % ("%s/" % phase if phase else "fleet"))
-            lines.append(man["command"])
+            lines.append("ewbench " + " ".join(shlex.quote(a)
+                                               for a in argv))
     if not lines and fleet.members:
         argv = fleet.members[0].run.manifest.get("argv") or []
         lines.append("# one member's command")
         lines.append("ewbench " + " ".join(shlex.quote(str(a))
                                            for a in argv))
-    lines.append("python3 -m analysis fleet %s" % shlex.quote(fleet.path))
+    lines.append("python3 -m analysis fleet PARENT")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Code("\n".join(lines))]
 
