@@ -3,9 +3,9 @@
  * (CUDA 13.0), metric sets as data, and `ewbench metrics`.
  *
  * Two halves:
- *  - counters-derive.c (in libewb.a, no CUDA, no CUPTI): metric sets read
- *    from metrics/<group>.txt, unit strings, the derived rows of
- *    metrics.csv (docs/data-format.md);
+ *  - metric-sets.c and counters-derive.c (in libewb.a, no CUDA, no
+ *    CUPTI): metric sets read from metrics/<group>.txt; unit strings and
+ *    the derived rows of metrics.csv (docs/data-format.md);
  *  - counters.c (CUPTI host and target APIs): validation against a chip
  *    offline (no GPU needed), and per-kernel collection on a GPU with
  *    AutoRange and user replay, many points per session.
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* counters-derive.c **********************************************************/
+/* metric-sets.c **************************************************************/
 
 /*
  * A metric set: a group file (metrics/default.txt ...) or a list given on
@@ -69,6 +69,8 @@ int		 metric_set_index(const struct metric_set *, const char *metric);
 void		 metric_set_groups(char ***names, size_t *count);
 /* The directories searched, in order, for messages: "a, b, c". */
 char		*metric_set_search_path(void);
+
+/* counters-derive.c **********************************************************/
 
 /*
  * The unit column of metrics.csv for a metric: "%", "byte", "ns", "Hz",
