@@ -38,6 +38,12 @@ import sys
 import time
 from dataclasses import dataclass
 
+if __name__ == "__main__" and not __package__:
+    # Run as a file, the package imports below cannot resolve.
+    print("usage: python3 -m peers.torch_ops RUN_DIR [--dry-run] "
+          "(from the source tree, not as a file)", file=sys.stderr)
+    sys.exit(2)
+
 import numpy as np
 
 from analysis import load

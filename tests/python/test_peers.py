@@ -197,6 +197,16 @@ def test_module_bad_data_exits_three_without_traceback(run_copy):
     assert "Traceback" not in proc.stderr
 
 
+def test_run_as_a_file_says_how_to_run_it(run_copy):
+    proc = subprocess.run([sys.executable, os.path.join("peers",
+                                                        "torch_ops.py"),
+                           str(run_copy)], cwd=ROOT, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == tj.EXIT_USAGE
+    assert "usage: python3 -m peers.torch_ops RUN_DIR" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_analysis_torch_points_to_the_new_command(run_copy, capsys):
     assert analysis_main(["torch", str(run_copy)]) == EXIT_USAGE
     assert analysis_main(["torch", "--dry-run", str(run_copy)]) == EXIT_USAGE
