@@ -545,7 +545,7 @@ def finding_5(sctx):
         return _finding(5, UNTESTABLE, [], "Every variant was timed at one "
                         "block size; a block sweep (`ewbench tune`, the "
                         "study's blocks/ part) is needed.")
-    numbers, failures, judged, launch_bound = [], [], [], []
+    numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
         best = min(rows, key=lambda p: p.time_median_ns)
         label = "%s %s %s" % (variant, size_label(n), cache)
@@ -560,35 +560,49 @@ def finding_5(sctx):
             continue
         good = min(safe, key=lambda p: p.time_median_ns)
         slack = good.time_median_ns / best.time_median_ns
-        judged.append((slack, label, best, good))
+        # The tolerance, or the noise rule's limit where the two points
+        # scatter more than it can resolve.
+        limit = 1 + noise.noise_limit_pct(
+            noise.spread_pct(best), noise.spread_pct(good),
+            floor_pct=100 * (F5_TOLERANCE - 1)) / 100
+        judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
         numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
-                        "its time; worst %d, %.2fx" % (
+                        "its time (limit %.3fx); worst %d, %.2fx" % (
                             best.block, gbps(best.bandwidth), good.block,
-                            slack, worst.block,
+                            slack, limit, worst.block,
                             worst.time_median_ns / best.time_median_ns)))
-        if slack > F5_TOLERANCE:
+        if slack > limit:
             failures.append("%s: block %d is %.0f%% faster than the best "
                             "of 128/256 (%d)" % (label, best.block,
                                                  100 * (slack - 1),
                                                  good.block))
+        elif slack > F5_TOLERANCE:
+            noisy.append("%s (%.3fx, limit %.3fx)" % (label, slack, limit))
     note = (" Left out as launch-bound (the block does not show when the "
             "launch sets the time): %s." % ", ".join(launch_bound)) \
         if launch_bound else ""
+    if noisy:
+        note += (" Beyond %.0f%% but within the noise of the points "
+                 "(3x their combined spread, the noise rule): %s." % (
+                     100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
     if not judged:
         return _finding(5, UNTESTABLE, numbers, "No block sweep here "
                         "includes 128 or 256 at a size that is not "
                         "launch-bound." + note, part=part)
-    slack, label, best, good = max(judged, key=lambda j: j[0])
+    # The deciding sweep: the worst beyond its limit, else the worst.
+    _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
     deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
-        "%.2fx; %d sweeps" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
-                              slack, best.block, F5_TOLERANCE, len(judged))
+        "%.3fx; %d sweeps" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
+                              slack, best.block, limit, len(judged))
     if failures:
         return _finding(5, FAILS, numbers, "; ".join(failures) + "." + note,
                         deciding, part)
     return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
                     "and 256 threads is within %.0f%% of the best block "
-                    "size." % (len(judged), 100 * (F5_TOLERANCE - 1)) + note,
+                    "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
+                                 ", or within the noise" if noisy else "") +
+                    note,
                     deciding, part)
 
 

@@ -6,6 +6,7 @@ The fleets are copies of the shipped H200 reference runs
 outlier; run.json says fixture, so every report says FIXTURE DATA.
 """
 
+import csv
 import json
 import os
 import pathlib
@@ -15,7 +16,7 @@ import pytest
 from analysis import fleet, fleet_answers, placement, validate
 from analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
 from conftest import rewrite
-from fleet_fixtures import make_fleet_dir, make_fleet_study
+from fleet_fixtures import CEILINGS_SOURCE, make_fleet_dir, make_fleet_study
 
 FOUR = ["nodeA-gpu0", "nodeA-gpu1", "nodeB-gpu0", "nodeB-gpu1"]
 
@@ -33,6 +34,14 @@ def slow_study(tmp_path):
     return make_fleet_study(
         str(tmp_path / "fleet"), FOUR, slow={"nodeA-gpu1": 0.9},
         failed={"nodeB-gpu2": "CUDA error: uncorrectable ECC error"})
+
+
+def reference_dram_add_gbps():
+    """The DRAM ceiling (dram_add) of the run the fixtures copy, in GB/s."""
+    with open(os.path.join(CEILINGS_SOURCE, "ceilings.csv"),
+              encoding="utf-8") as f:
+        row = next(r for r in csv.DictReader(f) if r["ceiling"] == "dram_add")
+    return float(row["value"]) / 1e9
 
 
 def _row(md, name):
@@ -71,7 +80,9 @@ def test_slowed_member_is_the_outlier_with_evidence(slow_study, capsys):
     assert "temperature 35 → 87 °C" in sentence
     assert "throttle reasons sw_thermal_slowdown" in sentence
     assert "Likely: a lower SM clock" in sentence
-    assert "DRAM ceiling 3933 GB/s (-10.0 % from the median 4370" in sentence
+    dram = reference_dram_add_gbps()
+    assert "DRAM ceiling %.0f GB/s (-10.0 %% from the median %.0f" % (
+        0.9 * dram, dram) in sentence
     # the figure: an SVG beside the report, the PNG inside the HTML
     assert os.listdir(out / "figures") == ["fleet_deviation.svg"]
     html = (out / "report.html").read_text(encoding="utf-8")
@@ -137,7 +148,7 @@ def test_single_member_fleet(tmp_path, capsys):
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "**The fleet has one GPU**" in md
     assert "one GPU: no comparison" in _row(md, "solo-gpu0")
-    assert "4370" in _row(md, "solo-gpu0")       # its numbers shown
+    assert "%.0f" % reference_dram_add_gbps() in _row(md, "solo-gpu0")
     assert "| fleet median |" not in md
     assert not os.path.exists(out / "figures" / "fleet_deviation.svg")
 

@@ -12,7 +12,7 @@ from analysis import load, validate
 from analysis.__main__ import EXIT_USAGE
 from analysis.__main__ import main as analysis_main
 from analysis.load import DataError, load_run
-from conftest import ROOT, rewrite
+from conftest import FIXTURE, ROOT, rewrite
 from peers import output
 from peers import torch_ops as tj
 
@@ -299,28 +299,27 @@ def test_sidecar_new_name_then_legacy_name(run_copy):
         load.peer_sidecar(str(run_copy))
 
 
-def test_reference_runs_with_torch_in_timing_csv_load(fixture_run):
-    for part in ("nvidia-h100/article", "nvidia-h200/article"):
-        d = os.path.join(ROOT, "reports", "reference", part)
-        run = load_run(d)
-        torch_points = [p for p in run.points
-                        if p.variant.startswith("torch_")]
-        assert len(torch_points) == len(torch_lines(d)) > 0
-        assert {p.file for p in torch_points} == {"timing.csv"}
-        assert load.peer_files(d) == []
+def test_runs_with_torch_in_timing_csv_load(fixture_run):
+    """Runs from before peers/ (the test fixture): torch rows appended to
+    timing.csv, no peer file."""
+    run = load_run(FIXTURE)
+    torch_points = [p for p in run.points if p.variant.startswith("torch_")]
+    assert len(torch_points) == len(torch_lines(FIXTURE)) > 0
+    assert {p.file for p in torch_points} == {"timing.csv"}
+    assert load.peer_files(FIXTURE) == []
 
 
 def test_reference_runs_with_peer_files_load(fixture_run):
-    """The contest rounds measured since: torch rows in peer-torch.csv,
-    none in timing.csv."""
-    for gpu in ("nvidia-h100", "nvidia-h200"):
-        d = os.path.join(ROOT, "reports", "reference", gpu, "contest",
-                         "round-1")
-        run = load_run(d)
-        torch_points = [p for p in run.points
-                        if p.variant.startswith("torch_")]
-        assert torch_lines(d) == []
-        assert len(torch_points) > 0
-        assert {p.file for p in torch_points} == {"peer-torch.csv"}
-        assert [os.path.basename(f) for f in load.peer_files(d)] == [
-            "peer-torch.csv"]
+    """The studies and contest rounds measured since: torch rows in
+    peer-torch.csv, none in timing.csv."""
+    for part in ("article", os.path.join("contest", "round-1")):
+        for gpu in ("nvidia-h100", "nvidia-h200"):
+            d = os.path.join(ROOT, "reports", "reference", gpu, part)
+            run = load_run(d)
+            torch_points = [p for p in run.points
+                            if p.variant.startswith("torch_")]
+            assert torch_lines(d) == []
+            assert len(torch_points) > 0
+            assert {p.file for p in torch_points} == {"peer-torch.csv"}
+            assert [os.path.basename(f) for f in load.peer_files(d)] == [
+                "peer-torch.csv"]
