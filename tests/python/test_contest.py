@@ -217,7 +217,7 @@ def test_json_output_carries_every_number(rounds, capsys):
     assert doc["schema"] == contest_report.JSON_SCHEMA
     assert doc["repeats"] == 3 and len(doc["runs"]) == 3
     assert doc["rule"] == {"sigmas": noise.SIGMAS,
-                           "floor_pct": noise.DRIFT_PCT,
+                           "floor_pct": contest.REPEAT_FLOOR_PCT,
                            "unknown_pct": noise.UNKNOWN_PCT}
     c = [c for c in doc["contests"] if (c["dtype"], c["n"], c["cache"]) ==
          ("f32", 1 << 28, "warm")][0]
@@ -260,8 +260,10 @@ def test_reference_contests_are_rendered_by_the_tool():
             os.chdir(cwd)
         _, notes, found = contest.analyse(runs)
         with open(os.path.join(folder, "contest.md"), encoding="utf-8") as f:
-            assert f.read() == contest_report.render_markdown(runs, notes,
-                                                              found), gpu
+            text = f.read()
+        assert text == contest_report.render_markdown(runs, notes, found), gpu
+        # the rule it states is the rule it applies: a floor of 0
+        assert "spread_peer²), %g %%)" % contest.REPEAT_FLOOR_PCT in text
 
 
 # the project's goals, apart from the tool
