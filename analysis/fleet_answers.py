@@ -10,8 +10,9 @@ median spread of the other GPUs, and OUTLIER_PCT as the floor:
 
     |deviation| > max(SIGMAS x sqrt(spread^2 + median spread^2), OUTLIER_PCT)
 
-Ceilings record no scatter, so for them the floor alone decides (no
-stand-in for a missing spread).  A few percent between boards of one
+A ceiling's spread is that of its samples (ceilings.csv `spread_pct`);
+where none was recorded (ceilings measured before the column existed) the
+floor alone decides (no stand-in for a missing spread).  A few percent between boards of one
 model is normal (clocks, memory parts); the floor keeps that from being
 called an outlier, the spread term keeps noise from it.
 
@@ -168,7 +169,7 @@ def value_of(member, key, sizes):
         for name in key.ceilings:
             c = (run.ceilings or {}).get(name)
             if c is not None:
-                return Value(c.value, None, None, name)
+                return Value(c.value, c.spread_pct, None, name)
         return None
     n = sizes.n.get((key.dtype, key.tier))
     p = best_add(run, key.dtype, n) if n is not None else None

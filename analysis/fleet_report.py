@@ -177,8 +177,9 @@ def rule_text():
         "Each number is followed by its deviation from the fleet median. "
         "**Outlier**: deviation beyond ±%g %% **and** beyond %g x the "
         "per-launch spread of the point combined with the other GPUs' "
-        "median spread (the noise rule, docs/analysis.md); "
-        "ceilings record no spread, so ±%g %% alone decides. DRAM ceiling: "
+        "median spread (the noise rule, docs/analysis.md); for a ceiling "
+        "the spread of its samples, and where none was recorded ±%g %% "
+        "alone decides. DRAM ceiling: "
         "measured `%s`; L2: `l2_read`; launch floor: `launch_stream`. "
         "Kernel numbers: ewbench's fastest add kernel (never cub or "
         "PyTorch), warm, graph launches where measured." % (

@@ -103,6 +103,7 @@ class Ceiling:
     unit: str
     spec_value: Optional[float]
     method: Optional[str]
+    spread_pct: Optional[float] = None  # of its samples; None: not recorded
 
 
 @dataclass(frozen=True)
@@ -216,7 +217,7 @@ def load_ceilings(path, run_id):
         validate.check_ceiling_unit(path, line, row)
         ceilings[row["ceiling"]] = Ceiling(row["ceiling"], row["value"],
                                            row["unit"], row["spec_value"],
-                                           row["method"])
+                                           row["method"], row["spread_pct"])
     return ceilings
 
 

@@ -491,6 +491,7 @@ _MANIFEST_CEILING = Object({
     "unit": text(CEILING_UNITS),
     "spec_value": Nullable(number(positive=True)),
     "method": Nullable(_STRING),
+    "spread_pct": Nullable(number()),
 }, required=("value", "unit"))
 
 
@@ -616,6 +617,7 @@ class Column:
     kind: str                   # TEXT, INTEGER or NUMBER
     choices: tuple = None       # the values a TEXT column may take
     optional: bool = False      # may be empty: "not measured"
+    added: bool = False         # files written before it lack the column
     positive: bool = False      # > 0 (integers: >= 1); else >= 0
 
 
@@ -636,7 +638,8 @@ def _read_columns(path=COLUMNS_PATH):
         files[file].append(Column(
             name, kinds[kind],
             choices=sets[rule] if text_rule else None,
-            optional=presence == "OPTIONAL",
+            optional=presence in ("OPTIONAL", "ADDED"),
+            added=presence == "ADDED",
             positive=not text_rule and rule == "POSITIVE"))
     return {k: tuple(v) for k, v in files.items()}
 
@@ -684,14 +687,16 @@ def parse_field(field, column):
 
 
 def _header_map(path, header, columns):
-    """Column name -> index; every documented column must be present."""
+    """Column name -> index; every documented column must be present but
+    those added since the first files (columns.def's ADDED)."""
     seen = {}
     for index, name in enumerate(header):
         if name in seen:
             raise DataError(path, 1, "expected each column once, got "
                             "%r twice" % name)
         seen[name] = index
-    missing = [c.name for c in columns if c.name not in seen]
+    missing = [c.name for c in columns
+               if c.name not in seen and not c.added]
     if missing:
         raise DataError(path, 1, "expected header columns %s; missing: %s"
                         % (",".join(c.name for c in columns),
@@ -725,6 +730,9 @@ def read_csv(path, columns):
                                    if len(fields) < len(header) else ""))
             row = {}
             for column in columns:
+                if column.name not in index:    # an ADDED column, absent
+                    row[column.name] = None
+                    continue
                 try:
                     row[column.name] = parse_field(fields[index[column.name]],
                                                    column)

@@ -14,6 +14,8 @@ struct ceiling {
 	const char	*unit;		/* byte/s, ns or flop/s */
 	double		 value;
 	double		 spec;		/* from device attributes; NaN: none */
+	double		 spread_pct;	/* 100 x sample stddev / median; NaN
+					 * with fewer than 2 samples */
 	char		 method[256];	/* one line: what was run */
 };
 

@@ -340,14 +340,16 @@ format_value(const char *unit, double v, char *buf, size_t len)
 static void
 print_row(const struct ceiling *c)
 {
-	char	value[32], spec[32], pct[16] = "-";
+	char	value[32], spec[32], pct[16] = "-", spread[16] = "-";
 
 	format_value(c->unit, c->value, value, sizeof value);
 	format_value(c->unit, c->spec, spec, sizeof spec);
 	if (!isnan(c->spec))
 		snprintf(pct, sizeof pct, "%.1f%%", 100.0 * c->value / c->spec);
-	printf("%-14s %15s %15s %7s  %s\n", c->name, value, spec, pct,
-	    c->method);
+	if (!isnan(c->spread_pct))
+		snprintf(spread, sizeof spread, "%.2f%%", c->spread_pct);
+	printf("%-14s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
+	    pct, c->method);
 	fflush(stdout);
 }
 
@@ -367,6 +369,10 @@ measure_ceiling(struct bench *b, enum ceiling_id id, struct ceiling *c,
 	else
 		c->value = work / (st.median * 1e-9);
 	c->spec = spec_value(&b->dev, id);
+	/* The samples' scatter, so that a comparison of ceilings (the fleet
+	 * report) can tell a difference from noise. */
+	c->spread_pct = st.count >= 2 && st.median > 0 ?
+	    100.0 * st.stddev / st.median : NAN;
 	describe(b, id, c->method, sizeof c->method);
 
 	csv_str(b->csv, b->man.run_id);
@@ -375,6 +381,7 @@ measure_ceiling(struct bench *b, enum ceiling_id id, struct ceiling *c,
 	csv_str(b->csv, c->unit);
 	csv_f64(b->csv, c->spec);
 	csv_str(b->csv, c->method);
+	csv_f64(b->csv, c->spread_pct);
 	if (csv_end_row(b->csv, cause) != 0)
 		return -1;
 	if (!b->opts.quiet)
@@ -586,8 +593,8 @@ ceilings_command(int argc, char **argv)
 		goto fail;
 	if (!b.opts.quiet) {
 		device_print(&b.dev, stdout);
-		printf("%-14s %15s %15s %7s  %s\n", "ceiling", "measured",
-		    "spec", "of spec", "method");
+		printf("%-14s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
+		    "spread", "spec", "of spec", "method");
 	}
 
 	interrupt_catch();
@@ -643,6 +650,7 @@ ceilings_json(const struct ceiling *rows, size_t count, struct json *j)
 		json_str(j, "unit", rows[i].unit);
 		json_f64(j, "spec_value", rows[i].spec);
 		json_str(j, "method", rows[i].method);
+		json_f64(j, "spread_pct", rows[i].spread_pct);
 		json_end_object(j);
 	}
 	json_end_object(j);

@@ -64,6 +64,24 @@ assert len(tiers) == 3 and got == tiers | {3072}, (tiers, got)
 print("tiers + --size 3Ki: n =", sorted(got))
 PY
 
+# ewbench ceilings: every ceiling with the spread of its samples, in
+# ceilings.csv and run.json, loaded by the analysis as a fleet would.
+"$EWBENCH" ceilings -q --iters 5 -o "$tmpdir/ceilings" || fail "ceilings failed"
+PYTHONPATH="$top_srcdir${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python3}" - \
+    "$tmpdir/ceilings" <<'PY' || fail "ceilings spread"
+import json, sys
+from analysis import load
+d = sys.argv[1]
+run = load.load_run(d)
+manifest = json.load(open(d + "/run.json"))["ceilings"]
+assert set(run.ceilings) == set(manifest) and len(run.ceilings) >= 7
+for name, c in run.ceilings.items():
+    assert c.spread_pct is not None and 0 <= c.spread_pct < 50, (name, c)
+    assert abs(manifest[name]["spread_pct"] - c.spread_pct) <= 1e-9 * (1 + c.spread_pct)
+print("ceilings: spread " + ", ".join("%s %.2f %%" % (n, c.spread_pct)
+                                      for n, c in sorted(run.ceilings.items())))
+PY
+
 # An occupied run directory is refused (a command-line error) and left
 # exactly as it was: not one byte of the earlier run changes.
 (cd "$out" && cksum run.json timing.csv) >"$tmpdir/before"

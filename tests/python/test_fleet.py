@@ -109,6 +109,34 @@ def test_spread_widens_the_limit(slow_study):
                 assert c.threshold_pct == fleet_answers.OUTLIER_PCT
 
 
+def with_ceiling_spread(ceilings_dir, spread_pct):
+    """ceilings.csv as ewbench writes it since the spread_pct column."""
+    def edit(text):
+        lines = text.rstrip("\n").split("\n")
+        return "\n".join([lines[0] + ",spread_pct"] +
+                         [line + ",%g" % spread_pct for line in lines[1:]]) \
+            + "\n"
+    rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
+
+
+def test_a_ceilings_spread_widens_its_limit(tmp_path):
+    """The DRAM ceilings of one GPU of three 6 % low: an outlier by the 3 %
+    floor alone, not when the samples scatter by 2 % (limit 3 x sqrt(2² +
+    2²) = 8.5 %)."""
+    root = make_fleet_study(str(tmp_path / "f"), FOUR[:3],
+                            slow={"nodeA-gpu1": 0.94})
+    cell = fleet_answers.judge(fleet.open_fleet(root)).cells[
+        "nodeA-gpu1"]["dram"]
+    assert cell.outlier and cell.threshold_pct == fleet_answers.OUTLIER_PCT
+    for name in FOUR[:3]:
+        with_ceiling_spread(os.path.join(root, "ceilings", name), 2.0)
+    cell = fleet_answers.judge(fleet.open_fleet(root)).cells[
+        "nodeA-gpu1"]["dram"]
+    assert cell.deviation_pct == pytest.approx(-6.0, abs=0.01)
+    assert cell.threshold_pct == pytest.approx(3 * 8 ** 0.5, abs=0.01)
+    assert not cell.outlier
+
+
 def test_failed_member_is_listed_with_its_reason(slow_study, capsys):
     printed, out = _report(slow_study, capsys)
     assert "failed: nodeB-gpu2: CUDA error: uncorrectable ECC error" in \

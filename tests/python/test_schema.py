@@ -5,6 +5,8 @@ column it lists."""
 
 import os
 
+import pytest
+
 from analysis import validate
 from conftest import FIXTURE, ROOT
 
@@ -15,7 +17,34 @@ def test_columns_come_in_file_order():
                          "cache", "launch"]
     assert names[-1] == "check"
     assert [c.name for c in validate.CEILINGS_COLUMNS] == [
-        "run_id", "ceiling", "value", "unit", "spec_value", "method"]
+        "run_id", "ceiling", "value", "unit", "spec_value", "method",
+        "spread_pct"]
+
+
+def test_an_added_column_may_be_absent_from_older_files(tmp_path):
+    """ceilings.csv gained spread_pct (ADDED in columns.def): files from
+    before load with it empty; a file that has it is checked; other columns
+    stay required."""
+    assert [c.name for c in validate.CEILINGS_COLUMNS if c.added] == [
+        "spread_pct"]
+    rows = ["run_id,ceiling,value,unit,spec_value,method",
+            "r,dram_add,3.0e12,byte/s,3.35e12,add"]
+    path = tmp_path / "ceilings.csv"
+    path.write_text("\n".join(rows) + "\n")
+    (_, row), = validate.read_csv(str(path), validate.CEILINGS_COLUMNS)
+    assert row["spread_pct"] is None and row["value"] == 3.0e12
+    path.write_text("\n".join([rows[0] + ",spread_pct",
+                               rows[1] + ",0.25"]) + "\n")
+    (_, row), = validate.read_csv(str(path), validate.CEILINGS_COLUMNS)
+    assert row["spread_pct"] == 0.25
+    path.write_text("\n".join([rows[0] + ",spread_pct",
+                               rows[1] + ",-1"]) + "\n")
+    with pytest.raises(validate.DataError, match=r"ceilings\.csv:2: column "
+                       r"spread_pct: expected a non-negative number"):
+        validate.read_csv(str(path), validate.CEILINGS_COLUMNS)
+    path.write_text("run_id,ceiling,value,unit,spec_value,spread_pct\n")
+    with pytest.raises(validate.DataError, match="missing: method"):
+        validate.read_csv(str(path), validate.CEILINGS_COLUMNS)
 
 
 def test_fixture_headers_are_the_described_columns():
