@@ -10,7 +10,7 @@
 #                at working sets from far below to well past the L2 (graph
 #                launches, warm and cold, one-pass residency counters)
 #     blocks/    every block size at the tier sizes for the variants whose
-#                launch shape the study questions
+#                launch shape the study questions (graph launches)
 #   then render its report.  Without one: render the shipped reference
 #   results under SRCDIR/reports/reference/<gpu>/ in place, and the fleet
 #   references under SRCDIR/reports/reference/fleet-*/ (if any).
@@ -53,8 +53,10 @@ if [ "$rc" = 0 ]; then
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
 	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
 	    --density 2 --iters 30 --warmup 3 -o "$study/sweep"
-	step blocks "$EWBENCH" tune -q -v "$block_variants" --iters 30 \
-	    --warmup 3 -o "$study/blocks"
+	# Graph launches: at the L2 tier a kernel takes a few µs, and stream
+	# launches would time the host's launch path instead of the block.
+	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
+	    --iters 30 --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then
 		step torch peers torch_ops "$study/article" ||
 		    echo "report: torch peer rows skipped"
