@@ -7,6 +7,7 @@ outlier; run.json says fixture, so every report says FIXTURE DATA.
 """
 
 import csv
+import io
 import json
 import os
 import pathlib
@@ -105,36 +106,41 @@ def test_spread_widens_the_limit(slow_study):
         for k in fleet_answers.KEYS:
             c = judged.cells[m.name][k.name]
             assert c.threshold_pct >= fleet_answers.OUTLIER_PCT
-            if k.ceilings:      # no spread recorded: 3 % alone
-                assert c.threshold_pct == fleet_answers.OUTLIER_PCT
 
 
-def with_ceiling_spread(ceilings_dir, spread_pct):
-    """ceilings.csv as ewbench writes it since the spread_pct column."""
+def set_ceiling_spread(ceilings_dir, spread_pct):
+    """Every ceiling's spread_pct set to spread_pct, or the column dropped
+    (None), as in files written before ewbench recorded it."""
     def edit(text):
-        lines = text.rstrip("\n").split("\n")
-        return "\n".join([lines[0] + ",spread_pct"] +
-                         [line + ",%g" % spread_pct for line in lines[1:]]) \
-            + "\n"
+        rows = list(csv.reader(io.StringIO(text)))
+        header = rows[0]
+        if "spread_pct" in header:
+            at = header.index("spread_pct")
+            rows = [r[:at] + r[at + 1:] for r in rows]
+        if spread_pct is not None:
+            rows = [rows[0] + ["spread_pct"]] + \
+                [r + ["%g" % spread_pct] for r in rows[1:]]
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        return out.getvalue()
     rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
 
 
 def test_a_ceilings_spread_widens_its_limit(tmp_path):
     """The DRAM ceilings of one GPU of three 6 % low: an outlier by the 3 %
-    floor alone, not when the samples scatter by 2 % (limit 3 x sqrt(2² +
-    2²) = 8.5 %)."""
+    floor alone where no spread was recorded, not when the samples scatter
+    by 2 % (limit 3 x sqrt(2² + 2²) = 8.5 %)."""
     root = make_fleet_study(str(tmp_path / "f"), FOUR[:3],
                             slow={"nodeA-gpu1": 0.94})
-    cell = fleet_answers.judge(fleet.open_fleet(root)).cells[
-        "nodeA-gpu1"]["dram"]
-    assert cell.outlier and cell.threshold_pct == fleet_answers.OUTLIER_PCT
-    for name in FOUR[:3]:
-        with_ceiling_spread(os.path.join(root, "ceilings", name), 2.0)
-    cell = fleet_answers.judge(fleet.open_fleet(root)).cells[
-        "nodeA-gpu1"]["dram"]
-    assert cell.deviation_pct == pytest.approx(-6.0, abs=0.01)
-    assert cell.threshold_pct == pytest.approx(3 * 8 ** 0.5, abs=0.01)
-    assert not cell.outlier
+    for spread, outlier, limit in ((None, True, fleet_answers.OUTLIER_PCT),
+                                   (2.0, False, 3 * 8 ** 0.5)):
+        for name in FOUR[:3]:
+            set_ceiling_spread(os.path.join(root, "ceilings", name), spread)
+        cell = fleet_answers.judge(fleet.open_fleet(root)).cells[
+            "nodeA-gpu1"]["dram"]
+        assert cell.deviation_pct == pytest.approx(-6.0, abs=0.01)
+        assert cell.threshold_pct == pytest.approx(limit, abs=0.01)
+        assert cell.outlier == outlier
 
 
 def test_failed_member_is_listed_with_its_reason(slow_study, capsys):
