@@ -12,9 +12,10 @@ median spread of the other GPUs, and OUTLIER_PCT as the floor:
 
 A ceiling's spread is that of its samples (ceilings.csv `spread_pct`);
 where none was recorded (ceilings measured before the column existed) the
-floor alone decides (no stand-in for a missing spread).  A few percent between boards of one
-model is normal (clocks, memory parts); the floor keeps that from being
-called an outlier, the spread term keeps noise from it.
+floor alone decides (no stand-in for a missing spread).  A few percent
+between boards of one model is normal (clocks, memory parts); the floor
+keeps that from being called an outlier, the spread term keeps noise from
+it.
 
 Pure functions of a fleet.Fleet; fleet_report.py renders them.
 """

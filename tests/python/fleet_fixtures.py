@@ -6,6 +6,8 @@ NVML's end clocks scaled down.  Built in a temporary directory by each
 test; never committed as reference results.
 """
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -77,6 +79,24 @@ def slow_ceilings(ceilings_dir, factor):
                 line = ",".join(f)
             out.append(line)
         return "\n".join(out)
+    rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
+
+
+def set_ceiling_spread(ceilings_dir, spread_pct):
+    """Every ceiling's spread_pct set to spread_pct, or the column dropped
+    (None), as in files written before ewbench recorded it."""
+    def edit(text):
+        rows = list(csv.reader(io.StringIO(text)))
+        header = rows[0]
+        if "spread_pct" in header:
+            at = header.index("spread_pct")
+            rows = [r[:at] + r[at + 1:] for r in rows]
+        if spread_pct is not None:
+            rows = [rows[0] + ["spread_pct"]] + \
+                [r + ["%g" % spread_pct] for r in rows[1:]]
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(rows)
+        return out.getvalue()
     rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
 
 

@@ -6,8 +6,6 @@ The fleets are copies of the shipped H200 reference runs
 outlier; run.json says fixture, so every report says FIXTURE DATA.
 """
 
-import csv
-import io
 import json
 import os
 import pathlib
@@ -16,8 +14,10 @@ import pytest
 
 from analysis import fleet, fleet_answers, placement, validate
 from analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
+from analysis.load import load_run
 from conftest import rewrite
-from fleet_fixtures import CEILINGS_SOURCE, make_fleet_dir, make_fleet_study
+from fleet_fixtures import (CEILINGS_SOURCE, make_fleet_dir,
+                            make_fleet_study, set_ceiling_spread)
 
 FOUR = ["nodeA-gpu0", "nodeA-gpu1", "nodeB-gpu0", "nodeB-gpu1"]
 
@@ -39,10 +39,7 @@ def slow_study(tmp_path):
 
 def reference_dram_add_gbps():
     """The DRAM ceiling (dram_add) of the run the fixtures copy, in GB/s."""
-    with open(os.path.join(CEILINGS_SOURCE, "ceilings.csv"),
-              encoding="utf-8") as f:
-        row = next(r for r in csv.DictReader(f) if r["ceiling"] == "dram_add")
-    return float(row["value"]) / 1e9
+    return load_run(CEILINGS_SOURCE).ceilings["dram_add"].value / 1e9
 
 
 def _row(md, name):
@@ -106,24 +103,6 @@ def test_spread_widens_the_limit(slow_study):
         for k in fleet_answers.KEYS:
             c = judged.cells[m.name][k.name]
             assert c.threshold_pct >= fleet_answers.OUTLIER_PCT
-
-
-def set_ceiling_spread(ceilings_dir, spread_pct):
-    """Every ceiling's spread_pct set to spread_pct, or the column dropped
-    (None), as in files written before ewbench recorded it."""
-    def edit(text):
-        rows = list(csv.reader(io.StringIO(text)))
-        header = rows[0]
-        if "spread_pct" in header:
-            at = header.index("spread_pct")
-            rows = [r[:at] + r[at + 1:] for r in rows]
-        if spread_pct is not None:
-            rows = [rows[0] + ["spread_pct"]] + \
-                [r + ["%g" % spread_pct] for r in rows[1:]]
-        out = io.StringIO()
-        csv.writer(out, lineterminator="\n").writerows(rows)
-        return out.getvalue()
-    rewrite(os.path.join(ceilings_dir, "ceilings.csv"), edit)
 
 
 def test_a_ceilings_spread_widens_its_limit(tmp_path):
