@@ -27,9 +27,12 @@ from typing import Optional
 from . import validate
 from .validate import DataError  # noqa: F401  (what load_run raises)
 
-# Warm graph rows time GRAPH_REPLAYS replays of one graph that holds
-# iters / GRAPH_REPLAYS launches (src/measure.c, issue_graph).
+# Schema 1: warm graph rows time GRAPH_REPLAYS replays of one graph that
+# holds iters / GRAPH_REPLAYS launches.
 GRAPH_REPLAYS = 10
+# Schema 2, time_source "batch" (--no-cupti): a sample is one replay of a
+# graph of this many launches (src/bench.h, MEASURE_GRAPH_LAUNCHES).
+BATCH_GRAPH_LAUNCHES = 16
 
 TIMING = "timing.csv"
 PEER_PREFIX = "peer-"
@@ -63,6 +66,21 @@ class Point:
     bandwidth_max_bytes_per_s: Optional[float]
     spec_dram_pct: Optional[float]
     check: Optional[str]
+    # Schema 2 (docs/data-format.md, "The timing protocol"); None in
+    # schema-1 rows, whose time_median_ns an event pair per launch gave.
+    time_source: Optional[str] = None
+    time_ci_low_ns: Optional[float] = None
+    time_ci_high_ns: Optional[float] = None
+    time_iqr_ns: Optional[float] = None
+    stop: Optional[str] = None
+    throttle: Optional[str] = None
+    interval_ns: Optional[float] = None
+    interval_ci_ns: Optional[float] = None
+    queued_interval_ns: Optional[float] = None
+    queued_interval_ci_ns: Optional[float] = None
+    graph_interval_ns: Optional[float] = None
+    graph_interval_ci_ns: Optional[float] = None
+    batch_ns: Optional[float] = None
     line: int = 0
     file: str = TIMING         # the CSV file of the run directory it is in
 
@@ -79,14 +97,25 @@ class Point:
 
     @property
     def launches_per_sample(self):
-        """Launches behind one timing sample: a warm graph row's sample is
-        one replay's time divided by the launches the graph holds, so its
-        min, max and stddev describe replay means, not single launches.
-        Every other row times each launch alone."""
+        """Launches behind one timing sample: a warm graph row timed with
+        events (schema 1, or time_source "batch") has one sample per
+        replay of a graph of launches, so its min, max and stddev describe
+        replay means, not single launches.  Every other row times each
+        launch alone: kernel records, or an event pair per launch."""
+        if self.time_source == "kernel" or self.time_source == "events":
+            return 1
+        if self.time_source == "batch":
+            return BATCH_GRAPH_LAUNCHES
         if self.launch == "graph" and self.cache == "warm" and \
                 self.iters >= GRAPH_REPLAYS:
             return self.iters // GRAPH_REPLAYS
         return 1
+
+    @property
+    def kernel_timed(self):
+        """Whether time_median_ns is the kernels' own (CUPTI's records),
+        not a host-side timer's."""
+        return self.time_source == "kernel"
 
 
 @dataclass(frozen=True)

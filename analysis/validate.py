@@ -25,7 +25,11 @@ import re
 import zlib
 from dataclasses import dataclass
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Schema 1 (before 2026-11-24) timed each launch with its own pair of CUDA
+# events; schema 2 adds the kernels' own times and the launch intervals
+# (timing.csv's ADDED columns) and settings.timing.  Both load.
+SCHEMA_VERSIONS = (1, 2)
 
 OPS = ("add", "relu", "abs")
 DTYPES = ("f32", "f16")
@@ -33,6 +37,11 @@ DTYPE_BYTES = {"f32": 4, "f16": 2}
 CACHES = ("warm", "cold")
 LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")
+# timing.csv time_source: CUPTI's kernel records, an event pair per launch,
+# events around a replay of a graph of launches.
+TIME_SOURCES = ("kernel", "events", "batch")
+# timing.csv stop: the stopping rule that ended sampling (or a fixed count).
+STOPS = ("ci", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
@@ -448,6 +457,13 @@ RUN_JSON = Object({
         "seed": integer(),
         "flush_bytes": integer(),
         "timer": _STRING,
+        "timing": Object({
+            "min_samples": integer(1),
+            "max_samples": integer(1),
+            "max_time_ms": number(positive=True),
+            "target_ci_pct": number(positive=True),
+            "ci_confidence_pct": number(positive=True),
+        }),
         "launch": ListOf(text(LAUNCHES)),
         "preset": Nullable(_STRING),
         "sweep": BOOLEAN,
@@ -502,14 +518,15 @@ def check_manifest(path, text_):
         raise DataError(path, 1, "expected a JSON object, got %s" %
                         _shown(manifest))
     version = manifest.get("schema_version")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
+    if version not in SCHEMA_VERSIONS or isinstance(version, bool):
+        known = " or ".join(str(v) for v in SCHEMA_VERSIONS)
         raise DataError(path, json_line(text_, ("schema_version",)),
-                        "expected schema_version %d, got %s (this analysis "
-                        "reads schema %d only; use the analysis of the "
+                        "expected schema_version %s, got %s (this analysis "
+                        "reads schema %s; use the analysis of the "
                         "ewbench that wrote the run)" % (
-                            SCHEMA_VERSION, _shown(version)
+                            known, _shown(version)
                             if "schema_version" in manifest
-                            else "no schema_version", SCHEMA_VERSION))
+                            else "no schema_version", known))
     check_json(path, text_, manifest, RUN_JSON)
     for name, ceiling in (manifest.get("ceilings") or {}).items():
         if name not in CEILING_UNIT:
@@ -626,6 +643,7 @@ def _read_columns(path=COLUMNS_PATH):
     from src/columns.def, the description ewbench's writers also read."""
     sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
             "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
+            "TIME_SOURCES": TIME_SOURCES, "STOPS": STOPS,
             "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS}
     kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
     files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": []}

@@ -11,6 +11,7 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/fast.cu \
 	%reldir%/peer_cub.cu \
 	%reldir%/flush.cu \
+	%reldir%/spin.cu \
 	%reldir%/compare.cu \
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu

@@ -90,6 +90,17 @@ const char	*ewb_op_name(enum ewb_op);
  * next kernel starts cold and pays no write-backs of earlier work. */
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 
+/* spin.cu: one thread holds the stream until the host writes
+ * EWB_SPIN_RELEASE into *word (mapped host memory) or timeout_ns pass on
+ * the GPU's clock; it then writes EWB_SPIN_RELEASED or EWB_SPIN_TIMED_OUT
+ * there.  Its name contains "ewb_spin": a helper, never a point's time. */
+#define EWB_SPIN_WAIT		0u
+#define EWB_SPIN_RELEASE	1u
+#define EWB_SPIN_RELEASED	2u
+#define EWB_SPIN_TIMED_OUT	3u
+cudaError_t	 ewb_spin(unsigned *word, unsigned long long timeout_ns,
+		    cudaStream_t);
+
 /* fill.cu: fill_random's values (src/fill.c), written on the device. */
 cudaError_t	 ewb_fill_random(void *buf, enum ewb_dtype, size_t n,
 		    uint64_t seed, cudaStream_t);

@@ -1,21 +1,25 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
-(fp32), timed like ewbench times its stream rows, written to the run's
+(fp32), timed as ewbench times its own rows, written to the run's
 peer-torch.csv.  Run as `python3 -m peers.torch_ops RUN_DIR [--dry-run]`.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
-untimed, then `iters` timed launches, each between its own pair of CUDA
-events and issued as the host gets to it: no synchronisation after the
-warm-up and nothing queued ahead of the loop, exactly as ewbench's
-`launch = stream` rows (src/measure.c).  So at small sizes, where a launch
-takes less GPU time than the host needs to issue it, both sides time their
-own launch path, and a contest there compares like with like.  For cold
-points a buffer larger than L2 is zeroed before each launch (outside the
-events), which evicts the operands.  add writes into a preallocated output
-(out=); relu has no out= form, so its output comes from PyTorch's caching
-allocator, which reuses one block and adds no GPU work.  The last output
-is compared with the same op computed exactly (see reference()), which
-sets the check column.
+untimed, then batches of launches under torch.profiler, which reads the
+GPU's own start and end of every kernel (CUPTI activity, in this process:
+ewbench's CUPTI client is another process).  A row's time is the median
+of those kernel durations, with the same 95 % interval of the median and
+the same stopping rule as ewbench's rows (run.json settings.timing:
+at least min_samples, until the interval is within target_ci_pct of the
+median or max_samples): PyTorch's Python launch path is never in it.
+That path is reported apart, as the row's interval_ns: the median
+start-to-start time of consecutive kernels as Python issues them.  For
+cold points a buffer larger than L2 is zeroed before each launch, which
+evicts the operands; its kernels are told apart by name (the op's kernel
+is found from one profiled launch first).  add writes into a preallocated
+output (out=); relu has no out= form, so its output comes from PyTorch's
+caching allocator, which reuses one block and adds no GPU work.  The last
+output is compared with the same op computed exactly (see reference()),
+which sets the check column.
 
 Rows follow the timing.csv schema: variant torch_add_f32, torch_add_f16,
 torch_relu_f32; block and grid empty (PyTorch decides).  Points already in
@@ -33,6 +37,7 @@ Exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
 
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -54,12 +59,22 @@ from . import output
 VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
             ("torch_relu_f32", "relu", "f32"))
 NAME = "torch"               # peer-torch.csv, peer-torch.json
-DEFAULT_ITERS = 100
 DEFAULT_WARMUP = 10
 DEFAULT_FLUSH_BYTES = 256 << 20
-METHOD = ("CUDA events around each launch, launches issued as the host "
-          "gets to them (as ewbench's stream rows); add with out=; relu via "
-          "the caching allocator")
+# ewbench's defaults (src/cli.h), for runs whose run.json predates
+# settings.timing.
+DEFAULT_TIMING = {"min_samples": 20, "max_samples": 2000,
+                  "target_ci_pct": 0.5}
+# Launches under one profiler session; a point takes at most BATCHES.
+BATCH = 200
+BATCHES = 5
+# The median's interval: src/ewbench.h STATS_CI_Z, STATS_CI_MIN.
+CI_Z = 1.959963984540054
+CI_MIN = 6
+METHOD = ("torch.profiler kernel durations (CUPTI activity), median with "
+          "its 95 % interval, batches until it is within the run's target; "
+          "interval_ns: Python's launch-to-launch time; add with out=; relu "
+          "via the caching allocator")
 
 
 class CannotRun(Exception):
@@ -73,7 +88,9 @@ class Job:
     dtype: str
     n: int
     cache: str
-    iters: int
+    min_samples: int
+    max_samples: int
+    target_pct: float
     warmup: int
 
 
@@ -93,7 +110,7 @@ def plan(run):
                    set(settings.get("sizes") or []))
     caches = settings.get("cache") or sorted({p.cache for p in run.points}) \
         or ["warm"]
-    iters = int(settings.get("iters") or DEFAULT_ITERS)
+    timing = dict(DEFAULT_TIMING, **(settings.get("timing") or {}))
     warmup = int(settings.get("warmup") or DEFAULT_WARMUP)
     present = {p.key for p in run.points}
     jobs = []
@@ -102,39 +119,82 @@ def plan(run):
             for cache in caches:
                 if (variant, n, None, cache, "stream") in present:
                     continue
-                jobs.append(Job(variant, op, dtype, n, cache, iters, warmup))
+                jobs.append(Job(variant, op, dtype, n, cache,
+                                int(timing["min_samples"]),
+                                int(timing["max_samples"]),
+                                float(timing["target_ci_pct"]), warmup))
     return jobs
+
+
+def median_interval(values):
+    """(low, high): the median's 95 % interval from order statistics, as
+    src/stats.c computes it (ranks n/2 -+ z sqrt(n)/2, rounded outwards;
+    [min, max] below CI_MIN samples)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    n = len(v)
+    if n < CI_MIN:
+        return float(v[0]), float(v[-1])
+    half = CI_Z * math.sqrt(n) / 2
+    j = max(1, math.floor(n / 2 - half))
+    k = min(n, math.ceil(n / 2 + half + 1))
+    return float(v[j - 1]), float(v[k - 1])
+
+
+def ci_pct(values):
+    """The larger side of the median's interval, in % of the median."""
+    low, high = median_interval(values)
+    mid = float(np.median(values))
+    return 100.0 * max(mid - low, high - mid) / mid
+
+
+def enough(job, durations):
+    """ewbench's stopping rule (src/sampling.c), less its time limits."""
+    n = len(durations)
+    if n < job.min_samples:
+        return False
+    return n >= job.max_samples or ci_pct(durations) <= job.target_pct
 
 
 def summarize(samples_ns):
     s = np.asarray(samples_ns, dtype=float)
+    q1, q3 = np.percentile(s, [25, 75])
+    low, high = median_interval(s)
     return {"median": float(np.median(s)), "min": float(s.min()),
             "max": float(s.max()), "mean": float(s.mean()),
-            "stddev": float(s.std(ddof=1)) if len(s) > 1 else 0.0}
+            "stddev": float(s.std(ddof=1)) if len(s) > 1 else 0.0,
+            "iqr": float(q3 - q1), "ci_low": low, "ci_high": high}
 
 
-def row_values(run, job, samples_ns, check):
+def row_values(run, job, durations_ns, intervals_ns, stop, check):
     """{column: text} of one row with timing.csv's columns."""
     footprint, moved, flops = traffic(job.op, job.dtype, job.n)
-    st = summarize(samples_ns)
+    st = summarize(durations_ns)
     spec = run.spec_dram_bandwidth
     bw = moved / (st["median"] * 1e-9)
 
     def g(x):
         return "%.17g" % x
+    interval, interval_ci = "", ""
+    if len(intervals_ns):
+        low, high = median_interval(intervals_ns)
+        mid = float(np.median(intervals_ns))
+        interval, interval_ci = g(mid), g(max(mid - low, high - mid))
     return {
         "run_id": run.run_id, "variant": job.variant, "op": job.op,
         "dtype": job.dtype, "n": str(job.n), "block": "",
         "cache": job.cache, "launch": "stream", "grid": "",
         "footprint_bytes": str(footprint), "bytes_moved": str(moved),
-        "flops": str(flops), "iters": str(len(samples_ns)),
+        "flops": str(flops), "iters": str(len(durations_ns)),
         "time_median_ns": g(st["median"]), "time_min_ns": g(st["min"]),
         "time_max_ns": g(st["max"]), "time_mean_ns": g(st["mean"]),
         "time_stddev_ns": g(st["stddev"]), "activity_median_ns": "",
         "bandwidth_median_bytes_per_s": g(bw),
         "bandwidth_max_bytes_per_s": g(moved / (st["min"] * 1e-9)),
         "spec_dram_pct": g(100.0 * bw / spec) if spec else "",
-        "check": check,
+        "check": check, "time_source": "kernel",
+        "time_ci_low_ns": g(st["ci_low"]), "time_ci_high_ns": g(st["ci_high"]),
+        "time_iqr_ns": g(st["iqr"]), "stop": stop,
+        "interval_ns": interval, "interval_ci_ns": interval_ci,
     }
 
 
@@ -193,26 +253,58 @@ def reference(torch, op, inputs):
     return exact.to(inputs[0].dtype)
 
 
+def kernel_spans(torch, prof):
+    """[(name, start ns, end ns)] of the GPU activities a profiler session
+    recorded (kernels, and a flush's memset), in start order."""
+    spans = []
+    for e in prof.profiler.kineto_results.events():
+        if e.device_type() != torch.autograd.DeviceType.CUDA:
+            continue
+        if hasattr(e, "start_ns"):
+            start, length = e.start_ns(), e.duration_ns()
+        else:                   # older torch: microseconds
+            start, length = e.start_us() * 1000, e.duration_us() * 1000
+        spans.append((e.name(), start, start + length))
+    return sorted(spans, key=lambda s: s[1])
+
+
 def measure(torch, job, flush, seed):
-    """(per-launch times in ns, 'pass' or 'fail') of one job."""
+    """(kernel durations in ns, launch intervals in ns, stop, 'pass' or
+    'fail') of one job."""
+    def profile():
+        return torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA])
     inputs, launch = make_operands(torch, job, seed)
     for _ in range(job.warmup):
         if job.cache == "cold":
             flush.zero_()
         launch()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(job.iters)]
-    result = None
-    for start, end in zip(starts, ends):
-        if job.cache == "cold":
-            flush.zero_()
-        start.record()
-        result = launch()
-        end.record()
     torch.cuda.synchronize()
-    samples = [s.elapsed_time(e) * 1e6 for s, e in zip(starts, ends)]
+    # The op's own kernels, by name: a cold point's flush has others.
+    with profile() as prof:
+        launch()
+        torch.cuda.synchronize()
+    names = {name for name, _, _ in kernel_spans(torch, prof)}
+    durations, intervals, result = [], [], None
+    for _ in range(BATCHES):
+        with profile() as prof:
+            for _ in range(BATCH):
+                if job.cache == "cold":
+                    flush.zero_()
+                result = launch()
+            torch.cuda.synchronize()
+        spans = [s for s in kernel_spans(torch, prof) if s[0] in names]
+        if len(spans) != BATCH:
+            raise CannotRun("torch.profiler recorded %d of %d %s kernels"
+                            % (len(spans), BATCH, job.variant))
+        durations += [end - start for _, start, end in spans]
+        if job.cache == "warm":
+            intervals += [b[1] - a[1] for a, b in zip(spans, spans[1:])]
+        if enough(job, durations):
+            break
+    stop = "ci" if ci_pct(durations) <= job.target_pct else "cap"
     same = torch.equal(result, reference(torch, job.op, inputs))
-    return samples, "pass" if same else "fail"
+    return durations, intervals, stop, "pass" if same else "fail"
 
 
 def measure_run(run_dir, say=print):
@@ -242,12 +334,14 @@ def measure_run(run_dir, say=print):
             say("skip %s n=%d %s: needs %d bytes, %d free" % (
                 job.variant, job.n, job.cache, need, free))
             continue
-        samples, check = measure(torch, job, flush, seed)
+        durations, intervals, stop, check = measure(torch, job, flush, seed)
         torch.cuda.empty_cache()
-        output.add_rows(csv_path, [row_values(run, job, samples, check)])
+        output.add_rows(csv_path, [row_values(run, job, durations,
+                                              intervals, stop, check)])
         written += 1
-        say("%s n=%d %s: median %.2f us, %s" % (
-            job.variant, job.n, job.cache, np.median(samples) / 1e3, check))
+        say("%s n=%d %s: kernel median %.2f us (%d), %s" % (
+            job.variant, job.n, job.cache, np.median(durations) / 1e3,
+            len(durations), check))
     output.write_sidecar(sidecar_path, {
         "torch": torch.__version__, "cuda": torch.version.cuda,
         "device": torch.cuda.get_device_name(index),
@@ -274,9 +368,10 @@ exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
 def make_parser():
     parser = argparse.ArgumentParser(
         prog="python3 -m peers.torch_ops",
-        description="Time torch.add (fp32, fp16) and torch.relu (fp32) at "
-        "the run's sizes and cache states, as ewbench times its stream "
-        "rows, into RUN_DIR/peer-torch.csv (timing.csv is not touched).",
+        description="Time the kernels of torch.add (fp32, fp16) and "
+        "torch.relu (fp32) at the run's sizes and cache states, with "
+        "torch.profiler, as ewbench times its own, into "
+        "RUN_DIR/peer-torch.csv (timing.csv is not touched).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", metavar="RUN_DIR")
     parser.add_argument("--dry-run", action="store_true",
@@ -292,8 +387,9 @@ def main(argv=None):
     try:
         if args.dry_run:
             for job in plan(load.load_run(args.run_dir)):
-                print("%s n=%d %s iters=%d warmup=%d" % (
-                    job.variant, job.n, job.cache, job.iters, job.warmup))
+                print("%s n=%d %s samples=%d-%d target=%g%% warmup=%d" % (
+                    job.variant, job.n, job.cache, job.min_samples,
+                    job.max_samples, job.target_pct, job.warmup))
             return EXIT_OK
         written = measure_run(args.run_dir)
     except CannotRun as e:

@@ -6,18 +6,56 @@
 
 #include "bench.h"
 
+/* The stopping rule of every timed point (docs/analysis.md, "How a point
+ * is timed"): --iters samples at least, and half a millisecond of kernel
+ * time; then until the median's 95 % interval is within --target % of
+ * it, at most --max-iters samples or --max-time of sampling. */
+#define TIMING_MIN_GPU_S	0.5e-3
+
+struct sampling_rule
+timing_rule(const struct run_options *o)
+{
+	struct sampling_rule	r;
+
+	r.min_samples = o->iters;
+	r.min_gpu_s = TIMING_MIN_GPU_S;
+	r.target_pct = o->target_pct;
+	r.max_samples = o->max_iters;
+	r.max_wall_s = o->max_time_ms * 1e-3;
+	return r;
+}
+
+/* Launches queued behind the spin kernel.  EWBENCH_QUEUE_LAUNCHES
+ * overrides MEASURE_PROBE_LAUNCHES, for the test that a queue the host
+ * cannot fill is detected (tests/gpu/timing.sh). */
+static unsigned
+queue_launches(void)
+{
+	const char	*v = getenv("EWBENCH_QUEUE_LAUNCHES");
+	unsigned long	 n;
+	char		*end;
+
+	if (v == NULL || *v == '\0')
+		return MEASURE_PROBE_LAUNCHES;
+	n = strtoul(v, &end, 10);
+	if (*end != '\0' || n < 2 || n > 1000000)
+		fatalx("EWBENCH_QUEUE_LAUNCHES=%s: not a whole number from 2 "
+		    "to 1000000", v);
+	return (unsigned)n;
+}
+
 int
 bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
     const struct device_facts *d, int *code, char **cause)
 {
 	size_t	bytes = p->array_bytes, need = plan_device_bytes(p);
-	size_t	free_bytes = 0, total = 0, i, off = o->misalign ? 4 : 0;
+	size_t	free_bytes = 0, total = 0, i, off = o->misalign ? 4 : 0, room;
 	char	have[32], want[32], size[32];
 	void	**arrays[4] = { &b->d_a, &b->d_b, &b->d_c, &b->d_expected };
 
 	memset(b, 0, sizeof *b);
 	b->dev = d;
-	b->iters = o->iters;
+	b->rule = timing_rule(o);
 	b->warmup = o->warmup;
 	b->profile_window = o->profile_window;
 	b->seed = o->seed;
@@ -57,8 +95,22 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	}
 	CUDA_TRY(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
 	    cause);
-	b->samples = xcalloc(o->iters, sizeof *b->samples);
-	return events_create(&b->events, o->iters, cause);
+	/* Rounds of graph launches are whole replays. */
+	b->capacity = ((size_t)b->rule.max_samples + MEASURE_GRAPH_LAUNCHES -
+	    1) / MEASURE_GRAPH_LAUNCHES * MEASURE_GRAPH_LAUNCHES;
+	b->queue_launches = queue_launches();
+	room = b->capacity;
+	if (room < b->queue_launches)
+		room = b->queue_launches;
+	if (room < MEASURE_PROBE_LAUNCHES * MEASURE_PROBE_ROUNDS)
+		room = MEASURE_PROBE_LAUNCHES * MEASURE_PROBE_ROUNDS;
+	b->samples = xcalloc(room, sizeof *b->samples);
+	b->intervals = xcalloc(room, sizeof *b->intervals);
+	CUDA_TRY(cudaHostAlloc((void **)&b->spin_word, sizeof *b->spin_word,
+	    cudaHostAllocMapped), cause);
+	CUDA_TRY(cudaHostGetDevicePointer((void **)&b->spin_word_device,
+	    b->spin_word, 0), cause);
+	return events_create(&b->events, b->rule.min_samples, cause);
 }
 
 void
@@ -66,8 +118,11 @@ bench_close(struct bench *b)
 {
 	size_t	i;
 
-	events_destroy(b->events, b->iters);
+	events_destroy(b->events, b->rule.min_samples);
 	free(b->samples);
+	free(b->intervals);
+	if (b->spin_word != NULL)
+		cudaFreeHost(b->spin_word);
 	for (i = 0; i < 4; i++)
 		cudaFree(b->base[i]);
 	cudaFree(b->d_flush);

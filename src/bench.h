@@ -5,7 +5,8 @@
  *
  *   bench.c     buffers, streams, events; one launch of a case
  *   checker.c   inputs, the CPU reference, the comparison on the GPU
- *   measure.c   timed launches: stream and graph, warm and cold
+ *   measure.c   timed launches: stream and graph, warm and cold; the
+ *               kernels' own times, launch intervals
  *   profile.c   counters of a group of points in one profiler session
  */
 #ifndef EWB_BENCH_H
@@ -14,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "counters.h"
+#include "nvml.h"
 #include "plan.h"
 
 /* The device state every case uses.  Operands start 4 bytes past a
@@ -27,9 +29,19 @@ struct bench {
 	void			*h_expected;	/* pinned when it can be */
 	bool			 h_pinned;
 	struct ewb_compare_result *d_result;
-	cudaEvent_t		*events;	/* 2 per timed launch */
-	double			*samples;
-	unsigned		 iters, warmup;
+
+	/* Timing (measure.c). */
+	struct sampling_rule	 rule;		/* min_samples: --iters */
+	unsigned		 warmup;
+	cudaEvent_t		*events;	/* 2 per sample without CUPTI */
+	double			*samples;	/* capacity of each */
+	double			*intervals;
+	size_t			 capacity;	/* a multiple of GRAPH_LAUNCHES */
+	unsigned		 kernels_per_launch;	/* of the point */
+	unsigned		*spin_word;	/* mapped host memory */
+	unsigned		*spin_word_device;
+	unsigned		 queue_launches;	/* behind a spin */
+	struct nvml		*nvml;		/* NULL: no throttle readings */
 	bool			 profile_window;
 	uint64_t		 seed;
 
@@ -81,12 +93,15 @@ int		 checker_run(struct bench *, const struct launch *,
 		    struct mismatch *bad, char **cause);
 
 /* measure.c */
-struct timed {
-	struct stats		 st;
-	unsigned		 launches;	/* kernels timed */
-	double			 activity_ns;	/* --trace: GPU-side median,
-						   else NaN */
-};
+/* Launches in one graph of the sampling rounds (a round replays it); in
+ * the probes of the queued and graph intervals, and how often each runs.
+ * 32 launches behind a spin stay far below the launch queue's depth. */
+#define MEASURE_GRAPH_LAUNCHES	16u
+#define MEASURE_PROBE_LAUNCHES	32u
+#define MEASURE_PROBE_ROUNDS	4u
+/* The stopping rule of a run's points, from its options. */
+struct sampling_rule timing_rule(const struct run_options *);
+/* struct timed, struct interval: output.h (what a row carries). */
 int		 measure_time(struct bench *, const struct launch *,
 		    enum cache_mode, enum launch_mode, struct timed *,
 		    char **cause);

@@ -30,6 +30,9 @@ enum {
 	OPT_DEVICE,
 	OPT_BLOCK,
 	OPT_ITERS,
+	OPT_MAX_ITERS,
+	OPT_MAX_TIME,
+	OPT_TARGET,
 	OPT_LAUNCH,
 	OPT_TRACE,
 	OPT_PROFILE_WINDOW,
@@ -45,6 +48,9 @@ static const struct option run_longopts[] = {
 	{ "preset",	required_argument, NULL, OPT_PRESET },
 	{ "block",	required_argument, NULL, OPT_BLOCK },
 	{ "iters",	required_argument, NULL, OPT_ITERS },
+	{ "max-iters",	required_argument, NULL, OPT_MAX_ITERS },
+	{ "max-time",	required_argument, NULL, OPT_MAX_TIME },
+	{ "target",	required_argument, NULL, OPT_TARGET },
 	{ "warmup",	required_argument, NULL, OPT_WARMUP },
 	{ "cache",	required_argument, NULL, OPT_CACHE },
 	{ "device",	required_argument, NULL, OPT_DEVICE },
@@ -62,6 +68,26 @@ static const struct option run_longopts[] = {
 	{ "density",	required_argument, NULL, OPT_DENSITY },
 	{ NULL, 0, NULL, 0 }
 };
+
+/* A decimal number from min to max ("0.5", "20"), in the C locale. */
+int
+cli_parse_number(const char *text, const char *what, double min, double max,
+    double *out, char **cause)
+{
+	char	*end;
+	double	 v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !(v >= min) ||
+	    !(v <= max) || strchr(text, ',') != NULL) {
+		*cause = xasprintf("%s: '%s' is not a number from %g to %g",
+		    what, text, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
 
 int
 cli_parse_uint(const char *text, const char *what, unsigned min, unsigned max,
@@ -161,7 +187,10 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	bool		 metrics_given = false;
 
 	memset(o, 0, sizeof *o);
-	o->iters = 100;
+	o->iters = CLI_MIN_SAMPLES;
+	o->max_iters = CLI_MAX_SAMPLES;
+	o->max_time_ms = CLI_MAX_TIME_MS;
+	o->target_pct = CLI_TARGET_PCT;
 	o->warmup = 10;
 	if (strcmp(argv[0], "check") == 0)
 		o->command = CMD_CHECK;
@@ -212,6 +241,21 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_ITERS:
 			if (cli_parse_uint(optarg, "--iters", 1, 1000000,
 			    &o->iters, cause) != 0)
+				return -1;
+			break;
+		case OPT_MAX_ITERS:
+			if (cli_parse_uint(optarg, "--max-iters", 1, 1000000,
+			    &o->max_iters, cause) != 0)
+				return -1;
+			break;
+		case OPT_MAX_TIME:
+			if (cli_parse_number(optarg, "--max-time", 0.01, 1e6,
+			    &o->max_time_ms, cause) != 0)
+				return -1;
+			break;
+		case OPT_TARGET:
+			if (cli_parse_number(optarg, "--target", 0.01, 100,
+			    &o->target_pct, cause) != 0)
 				return -1;
 			break;
 		case OPT_WARMUP:
@@ -314,10 +358,18 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		*cause = xstrdup("--out: an empty directory name");
 		return -1;
 	}
-	/* One CUPTI client per process: a trace or a profiler window (for
-	 * nsys/ncu) leaves no room for the counters. */
-	if (o->trace != NULL || o->profile_window)
+	/* One CUPTI client per process: a profiler window is for nsys or
+	 * ncu, which leave ewbench none; a trace's collector times the
+	 * kernels itself, but leaves no room for the counters. */
+	if (o->profile_window)
 		o->no_cupti = true;
+	if (o->no_cupti || o->trace != NULL)
+		o->no_counters = true;
+	if (o->max_iters < o->iters) {
+		*cause = xasprintf("--max-iters %u is below --iters %u",
+		    o->max_iters, o->iters);
+		return -1;
+	}
 	/* tune times shapes: every block size from one warp to the limit,
 	 * at the tier sizes, without counters unless --metrics is given. */
 	if (o->command == CMD_TUNE) {
@@ -331,13 +383,13 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			memcpy(o->blocks, tune_blocks, sizeof tune_blocks);
 		}
 		if (!metrics_given)
-			o->no_cupti = true;
+			o->no_counters = true;
 		if (o->nsizes == 0 && o->preset == NULL)
 			o->preset = "tiers";
 	}
 	/* A metric set that cannot be read is a usage error, found before
 	 * any GPU work. */
-	if (!o->no_cupti && o->command != CMD_CHECK) {
+	if (!o->no_counters && o->command != CMD_CHECK) {
 		struct metric_set	set;
 
 		if (metric_set_load(o->metrics, &set, cause) != 0)

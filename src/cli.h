@@ -26,14 +26,18 @@ struct run_options {
 	unsigned	*blocks;	/* threads per block to run; none:
 					   each variant's default */
 	size_t		 nblocks;
-	unsigned	 iters;
+	unsigned	 iters;		/* samples: at least */
+	unsigned	 max_iters;	/* at most */
+	double		 max_time_ms;	/* of sampling, once iters are in */
+	double		 target_pct;	/* stop: the median's CI within it */
 	unsigned	 warmup;
 	enum cache_mode	 cache;
 	enum launch_mode launch;
 	int		 device;
 	uint64_t	 seed;
 	const char	*out;		/* run directory; NULL: a dated name */
-	bool		 no_cupti;
+	bool		 no_cupti;	/* no CUPTI at all: events time */
+	bool		 no_counters;	/* no Range Profiler */
 	const char	*metrics;	/* metric group or names */
 	bool		 dry_run;	/* print the plan and its cost, exit */
 	bool		 allow_fallback; /* run a variant whose technique this
@@ -77,5 +81,14 @@ void	 cli_mark_replaced(struct run_options *, int argc, char **argv,
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,
 	    unsigned max, unsigned *out, char **cause);
+/* Parses "--target 0.5" style numbers with range checks. */
+int	 cli_parse_number(const char *text, const char *what, double min,
+	    double max, double *out, char **cause);
+
+/* The timing defaults (docs/analysis.md, "How a point is timed"). */
+#define CLI_MIN_SAMPLES		20u
+#define CLI_MAX_SAMPLES		2000u
+#define CLI_MAX_TIME_MS		20.0
+#define CLI_TARGET_PCT		0.5
 
 #endif

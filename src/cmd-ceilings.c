@@ -116,6 +116,7 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 	o->warmup = CEIL_WARMUP;
 	o->cache = CACHE_WARM;
 	o->no_cupti = true;
+	o->no_counters = true;
 	/* No variant runs; the flags exist for run.json's settings. */
 	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
 

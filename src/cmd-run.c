@@ -49,7 +49,7 @@ start_counters(struct runner *r)
 	char	*cause = NULL;
 
 	r->man.counters_status = "off";
-	if (r->opts.no_cupti || r->opts.command == CMD_CHECK)
+	if (r->opts.no_counters || r->opts.command == CMD_CHECK)
 		return;
 	if (metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
 		r->have_mset = true;
@@ -189,7 +189,9 @@ walk_plan(struct runner *r, char **cause)
 		const struct plan_case *first = &pl->cases[start];
 		double			t0;
 
-		/* A group: the cases of one size and dtype. */
+		/* A group: the cases of one size and dtype, timed while no
+		 * range profiler is enabled. */
+		counters_pause(r->counters);
 		for (i = start; i < pl->ncases && !interrupt_pending() &&
 		    pl->cases[i].n == first->n &&
 		    pl->cases[i].v->dtype == first->v->dtype; i++) {
@@ -242,6 +244,18 @@ write_trace(struct runner *r)
 	trace_free(t);
 }
 
+/* Stops the collector that timed the kernels; it kept nothing. */
+static void
+stop_kernel_clock(void)
+{
+	struct trace	*t = NULL;
+	char		*cause = NULL;
+
+	trace_stop(&t, &cause);
+	trace_free(t);
+	free(cause);
+}
+
 /* Claims dir for this run; a directory that holds a run is refused
  * before anything is written to it. */
 static int
@@ -255,16 +269,20 @@ claim(struct runner *r, const char *dir, int *code, char **cause)
 	return 0;
 }
 
-/* The device, opened after a --trace has started (it must see the first
- * CUDA call); a trace that cannot start on a machine without a GPU is
- * reported as no GPU. */
+/* The device, opened after the activity collector has started (it must
+ * see the first CUDA call): --trace's, or the one that times kernels.  A
+ * trace that cannot start on a machine without a GPU is reported as no
+ * GPU; a kernel clock that cannot start (another CUPTI tool attached)
+ * leaves the timing to CUDA events, and the rows say so. */
 static int
 open_device(struct runner *r, char **cause)
 {
 	char	*trace_cause = NULL;
 	int	 code;
 
-	if (r->opts.trace != NULL && trace_start(&trace_cause) != 0) {
+	r->man.timer = "cuda_events";
+	if (r->opts.trace != NULL && trace_start(TRACE_FULL,
+	    &trace_cause) != 0) {
 		if ((code = device_open(r->opts.device, &r->dev, cause)) != 0) {
 			free(trace_cause);
 			return code;
@@ -273,6 +291,15 @@ open_device(struct runner *r, char **cause)
 		free(trace_cause);
 		return EWB_EXIT_ERROR;
 	}
+	if (r->opts.trace == NULL && !r->opts.no_cupti &&
+	    r->opts.command != CMD_CHECK && !r->opts.dry_run &&
+	    trace_start(TRACE_KERNELS, &trace_cause) != 0) {
+		fprintf(stderr, "ewbench: kernel times unavailable, timing "
+		    "with CUDA events: %s\n", trace_cause);
+		free(trace_cause);
+	}
+	if (trace_started())
+		r->man.timer = "cupti_kernel_activity";
 	return device_open(r->opts.device, &r->dev, cause);
 }
 
@@ -417,6 +444,7 @@ run_command(int argc, char **argv)
 		nvtx_pop();
 		goto fail;
 	}
+	r.bench.nvml = r.host.nvml;
 	nvtx_pop();
 	code = EWB_EXIT_ERROR;
 	printers_init(&r.pr, &r.dev, r.man.run_id, r.opts.quiet,
@@ -470,6 +498,8 @@ fail:
 out:
 	if (r.opts.trace != NULL)
 		write_trace(&r);
+	else
+		stop_kernel_clock();
 	runner_free(&r);
 	return code;
 }

@@ -657,6 +657,13 @@ fail:
 	return -1;
 }
 
+void
+counters_pause(struct counters *c)
+{
+	if (c != NULL)
+		profiler_disable(c);
+}
+
 int
 counters_measure(struct counters *c, size_t npoints, const unsigned *ranges,
     int (*issue)(void *ctx, size_t point), void *ctx, double *values,

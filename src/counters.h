@@ -193,6 +193,10 @@ const struct counters_wall *counters_wall(const struct counters *);
 /* "user" or "kernel": how passes are replayed. */
 const char	*counters_replay(const struct counters *);
 void		 counters_close(struct counters *);
+/* Gives the range profiler object back until the next measurement: while
+ * one is enabled, CUPTI's activity records carry no timestamps, and the
+ * points are timed from those. */
+void		 counters_pause(struct counters *);
 int		 counters_passes(const struct counters *);
 const char	*counters_chip(const struct counters *);
 /* metric_unit() of metric i, with CUPTI's dimension for the chip. */

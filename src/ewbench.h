@@ -88,9 +88,50 @@ int		 variants_select(const char *patterns, bool *selected,
 struct stats {
 	size_t	 count;
 	double	 min, max, mean, median, stddev;	/* stddev: sample (n-1) */
+	double	 q1, q3;		/* quartiles: q3 - q1 is the IQR */
+	double	 ci_low, ci_high;	/* STATS_CI_PCT confidence interval
+					   of the median */
 };
+/* The median's interval is distribution-free: the order statistics at
+ * ranks n/2 -+ z sqrt(n)/2 (the binomial's normal approximation).  Below
+ * STATS_CI_MIN samples it is [min, max]. */
+#define STATS_CI_PCT	95
+#define STATS_CI_Z	1.959963984540054
+#define STATS_CI_MIN	6
 void		 stats_compute(const double *values, size_t count,
 		    struct stats *out);
+/* The larger side of the median's interval in % of the median. */
+double		 stats_ci_pct(const struct stats *);
+
+/* sampling.c: when to stop timing a point.  Samples are taken in rounds;
+ * after each the rule says whether the median is known well enough. */
+struct sampling_rule {
+	unsigned	 min_samples;	/* never fewer */
+	double		 min_gpu_s;	/* nor less GPU time in the samples */
+	double		 target_pct;	/* stop: CI half-width <= this % */
+	unsigned	 max_samples;	/* stop: cap */
+	double		 max_wall_s;	/* stop: wall time spent sampling */
+};
+enum sampling_state {
+	SAMPLING_MORE,		/* go on */
+	SAMPLING_CI,		/* stopped: the interval is tight */
+	SAMPLING_CAP,		/* stopped: max_samples reached */
+	SAMPLING_TIME		/* stopped: max_wall_s spent */
+};
+/* The state after samples summed in *st (gpu_s: their GPU time; wall_s:
+ * the wall time sampling took so far). */
+enum sampling_state sampling_decide(const struct sampling_rule *,
+		    const struct stats *st, double gpu_s, double wall_s);
+/* How many samples the next round should take: enough to reach the
+ * target at the present scatter (the interval narrows as 1/sqrt(n)) and
+ * min_gpu_s at the mean so far (gpu_s: the samples' GPU time), at least
+ * min_samples in all, within the cap and the wall time left at sample_s
+ * of wall time a sample. */
+unsigned	 sampling_next(const struct sampling_rule *,
+		    const struct stats *st, double gpu_s, double sample_s,
+		    double wall_s);
+/* "ci", "cap", "time" ("" for SAMPLING_MORE). */
+const char	*sampling_name(enum sampling_state);
 
 /* half.c: IEEE binary16 on the host, round to nearest even. */
 uint16_t	 half_from_float(float);

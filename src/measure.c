@@ -1,30 +1,373 @@
 /*
- * measure.c - timed launches of one point.
+ * measure.c - timed launches of one point (docs/analysis.md, "How a point
+ * is timed").
  *
- * `warmup` untimed launches, then `iters` timed ones.  warm: back to back
- * on the same buffers; cold: an L2 flush (reading a buffer 4x the L2)
- * before every launch, outside the time.  stream: each launch between its
- * own pair of CUDA events, as the host issues them; graph: see
- * issue_graph().
+ * A point's time is the GPU's own: the start and end of every timed kernel
+ * from CUPTI's activity records (trace.c, TRACE_KERNELS), so neither the
+ * host's launch path nor a timer's own cost is in it.  Warm-up first, by
+ * count and by time; then rounds of launches, each round read back and
+ * summed, until the median's confidence interval is tight enough or a cap
+ * is reached (sampling.c).  Helper kernels (the L2 flush before each cold
+ * launch, the spin that holds a queue) are recorded but never counted.
+ *
+ * Beside the duration, each row gets the interval from one kernel's start
+ * to the next one's in its own launch mode (stream: as the host issues
+ * them; graph: replayed from a graph), and for small warm stream kernels
+ * two more: launches queued behind a spin kernel (the GPU's own launch
+ * rate, the host out of the way) and launches replayed from a graph.  A
+ * CUDA event pair around each whole round is kept as a cross-check.
+ *
+ * Without CUPTI (--no-cupti, or another tool attached) the old protocol
+ * stands in: an event pair around each stream launch, or around each
+ * replay of a graph of launches, a fixed number of times.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_profiler_api.h>
 
 #include "bench.h"
 #include "trace.h"
 
-/* The timed launches, each between its own pair of events.  Captured into
- * a graph, the events become graph nodes (cudaEventRecordExternal), so a
- * graph replay times the same thing without the host's launch path. */
+/* Warm-up: at least this much wall time, and at least b->warmup launches. */
+#define WARMUP_MIN_S		1e-3
+/* Warm stream rows whose kernels are shorter get the queued and graph
+ * intervals: beyond it the launch path cannot set the time. */
+#define PROBE_MAX_NS		20e3
+/* The spin kernel gives up after this long on the GPU's clock: a queue
+ * the host could not fill by then is reported, never waited for. */
+#define SPIN_TIMEOUT_NS		20000000ull
+
+/* One round: `count` launches (each after a flush when cold), or as many
+ * replays of `graph` (of MEASURE_GRAPH_LAUNCHES launches each) as cover
+ * them. */
 static int
-issue_timed(struct bench *b, const struct launch *l, enum cache_mode cache,
+issue_round(struct bench *b, const struct launch *l, enum cache_mode cache,
+    cudaGraphExec_t graph, unsigned count, char **cause)
+{
+	unsigned	i;
+
+	if (graph != NULL) {
+		for (i = 0; i < count; i += MEASURE_GRAPH_LAUNCHES)
+			CUDA_TRY(cudaGraphLaunch(graph, b->stream), cause);
+		return 0;
+	}
+	for (i = 0; i < count; i++) {
+		if (cache == CACHE_COLD && bench_flush(b, cause) != 0)
+			return -1;
+		if (bench_launch(l, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct graph_body {
+	struct bench		*b;
+	const struct launch	*l;
+	enum cache_mode		 cache;
+	unsigned		 launches;
+};
+
+static int
+issue_graph_body(void *ctx, char **cause)
+{
+	const struct graph_body	*g = ctx;
+
+	return issue_round(g->b, g->l, g->cache, NULL, g->launches, cause);
+}
+
+/* A graph of `launches` launches of l (each after a flush when cold),
+ * instantiated and uploaded, so its first replay costs no more than the
+ * next. */
+static int
+graph_make(struct bench *b, const struct launch *l, enum cache_mode cache,
+    unsigned launches, cudaGraphExec_t *exec, char **cause)
+{
+	struct graph_body	 body = { b, l, cache, launches };
+	cudaGraph_t		 graph;
+	cudaError_t		 e;
+
+	*exec = NULL;
+	if (bench_capture(b, issue_graph_body, &body, &graph, cause) != 0)
+		return -1;
+	e = cudaGraphInstantiate(exec, graph, 0);
+	if (e == cudaSuccess)
+		e = cudaGraphUpload(*exec, b->stream);
+	cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		if (*exec != NULL)
+			cudaGraphExecDestroy(*exec);
+		*exec = NULL;
+		return cuda_fail(e, "cudaGraphInstantiate/Upload", cause);
+	}
+	return 0;
+}
+
+static int
+warm_up(struct bench *b, const struct launch *l, enum cache_mode cache,
+    char **cause)
+{
+	double		start = monotonic_seconds();
+	unsigned	done = 0, chunk = b->warmup > 0 ? b->warmup : 1;
+
+	while (done < b->warmup ||
+	    monotonic_seconds() - start < WARMUP_MIN_S) {
+		if (issue_round(b, l, cache, NULL, chunk, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		done += chunk;
+	}
+	return 0;
+}
+
+/* Ends a point after a failure: its records are dropped, and so is any
+ * further failure (the first one is the one to report). */
+static void
+abandon_point(void)
+{
+	char	*ignored = NULL;
+
+	trace_point_end(NULL, NULL, &ignored);
+	free(ignored);
+}
+
+/*
+ * The kernels of `launches` launches, read back after they ran: launch
+ * i's duration is from its first kernel's start to its last one's end (a
+ * library call may launch several: b->kernels_per_launch).  With
+ * `intervals`, also the start-to-start time of consecutive launches,
+ * except across the first launch of each group of `group` (a graph
+ * replay, a spin's queue).
+ */
+static int
+read_round(struct bench *b, const struct launch *l, unsigned launches,
+    double *durations, double *intervals, size_t *nintervals,
+    unsigned group, char **cause)
+{
+	struct trace_span	*s = NULL;
+	size_t			 count = 0, i, k = b->kernels_per_launch;
+
+	if (trace_point_end(&s, &count, cause) != 0)
+		return -1;
+	if (count != (size_t)launches * k) {
+		free(s);
+		*cause = xasprintf("%s: CUPTI timed %zu of the %zu kernels "
+		    "launched (records lost, or without timestamps); "
+		    "--no-cupti times with CUDA events instead", l->v->id,
+		    count, (size_t)launches * k);
+		return -1;
+	}
+	for (i = 0; i < launches; i++) {
+		durations[i] = (double)(s[i * k + k - 1].end_ns -
+		    s[i * k].start_ns);
+		if (intervals != NULL && i % group != 0)
+			intervals[(*nintervals)++] = (double)(s[i * k].start_ns
+			    - s[(i - 1) * k].start_ns);
+	}
+	free(s);
+	return 0;
+}
+
+static void
+interval_from(const double *values, size_t count, struct interval *out)
+{
+	struct stats	st;
+
+	out->median_ns = out->ci_ns = NAN;
+	if (count == 0)
+		return;
+	stats_compute(values, count, &st);
+	out->median_ns = st.median;
+	out->ci_ns = fmax(st.median - st.ci_low, st.ci_high - st.median);
+}
+
+/* NVML's throttling reasons now, ORed into *mask. */
+static void
+note_throttle(const struct bench *b, unsigned long long *mask)
+{
+	long long	reasons;
+
+	if (b->nvml != NULL && (reasons = nvml_event_reasons(b->nvml)) > 0)
+		*mask |= (unsigned long long)reasons;
+}
+
+/* Rounds until the stopping rule says enough (sampling.c). */
+static int
+sample_kernels(struct bench *b, const struct launch *l,
+    enum cache_mode cache, enum launch_mode how, struct timed *out,
+    char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n,
+				     cache_name(cache), "timing" };
+	cudaGraphExec_t		 graph = NULL;
+	enum sampling_state	 state = SAMPLING_MORE;
+	size_t			 n = 0, nintervals = 0;
+	unsigned		 want = b->rule.min_samples, group;
+	double			 started = monotonic_seconds(), gpu_s = 0;
+	double			 events_ms = 0;
+	float			 ms;
+	bool			 warm = cache == CACHE_WARM;
+	int			 rc = -1;
+
+	group = how == LAUNCH_GRAPH ? MEASURE_GRAPH_LAUNCHES : UINT32_MAX;
+	if (how == LAUNCH_GRAPH &&
+	    graph_make(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph, cause) != 0)
+		return -1;
+	if (b->profile_window && cudaProfilerStart() != cudaSuccess)
+		goto out;
+	while (state == SAMPLING_MORE) {
+		unsigned	round = want;
+
+		/* Whole replays; bench_open makes the capacity a multiple
+		 * of a replay, so they stay whole at the cap too. */
+		if (graph != NULL)
+			round = (round + group - 1) / group * group;
+		if (round > b->capacity - n)
+			round = (unsigned)(b->capacity - n);
+		if (trace_point_begin(&label, cause) != 0)
+			goto out;
+		if (cudaEventRecord(b->events[0], b->stream) != cudaSuccess ||
+		    issue_round(b, l, cache, graph, round, cause) != 0 ||
+		    cudaEventRecord(b->events[1], b->stream) != cudaSuccess) {
+			if (*cause == NULL)
+				cuda_fail(cudaGetLastError(), "cudaEventRecord",
+				    cause);
+			abandon_point();
+			goto out;
+		}
+		if (read_round(b, l, round, b->samples + n,
+		    warm ? b->intervals : NULL, &nintervals, group,
+		    cause) != 0)
+			goto out;
+		if (cudaEventElapsedTime(&ms, b->events[0], b->events[1]) !=
+		    cudaSuccess) {
+			cuda_fail(cudaGetLastError(), "cudaEventElapsedTime",
+			    cause);
+			goto out;
+		}
+		events_ms += ms;
+		note_throttle(b, &out->throttle);
+		for (size_t i = n; i < n + round; i++)
+			gpu_s += b->samples[i] * 1e-9;
+		n += round;
+		stats_compute(b->samples, n, &out->st);
+		state = sampling_decide(&b->rule, &out->st, gpu_s,
+		    monotonic_seconds() - started);
+		if (state == SAMPLING_MORE && n >= b->capacity)
+			state = SAMPLING_CAP;
+		want = sampling_next(&b->rule, &out->st, gpu_s,
+		    (monotonic_seconds() - started) / (double)n,
+		    monotonic_seconds() - started);
+	}
+	if (b->profile_window && cudaProfilerStop() != cudaSuccess)
+		goto out;
+	out->source = "kernel";
+	out->stop = sampling_name(state);
+	out->launches = (unsigned)n;
+	out->batch_ns = events_ms * 1e6 / (double)n;
+	interval_from(b->intervals, nintervals, &out->interval);
+	rc = 0;
+out:
+	if (graph != NULL)
+		cudaGraphExecDestroy(graph);
+	return rc;
+}
+
+/* Launches queued behind a spin kernel: the host has issued every one
+ * before the GPU starts the first, so their starts are as close as the GPU
+ * can launch them.  A spin that timed out means the host could not queue
+ * them all in time: the interval is then unknown, and said so. */
+static int
+probe_queued(struct bench *b, const struct launch *l, struct interval *out,
+    bool *filled, char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n, "warm",
+				     "queued" };
+	size_t			 nintervals = 0;
+	unsigned		 r, launches = b->queue_launches;
+	volatile unsigned	*word = b->spin_word;
+
+	*filled = true;
+	for (r = 0; r < MEASURE_PROBE_ROUNDS; r++) {
+		*word = EWB_SPIN_WAIT;
+		__sync_synchronize();
+		if (trace_point_begin(&label, cause) != 0)
+			return -1;
+		if (ewb_spin(b->spin_word_device, SPIN_TIMEOUT_NS,
+		    b->stream) != cudaSuccess ||
+		    issue_round(b, l, CACHE_WARM, NULL, launches, cause) != 0) {
+			*word = EWB_SPIN_RELEASE;
+			abandon_point();
+			return *cause != NULL ? -1 :
+			    cuda_fail(cudaGetLastError(), "ewb_spin", cause);
+		}
+		__sync_synchronize();
+		*word = EWB_SPIN_RELEASE;
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		if (*word != EWB_SPIN_RELEASED) {
+			/* Timed out: the launches ran, but not queued. */
+			*filled = false;
+			abandon_point();
+			break;
+		}
+		if (read_round(b, l, launches, b->samples, b->intervals,
+		    &nintervals, launches, cause) != 0)
+			return -1;
+	}
+	if (*filled)
+		interval_from(b->intervals, nintervals, out);
+	return 0;
+}
+
+/* Launches replayed from one graph: the interval without any host. */
+static int
+probe_graph(struct bench *b, const struct launch *l, struct interval *out,
+    char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n, "warm",
+				     "graph" };
+	cudaGraphExec_t		 graph;
+	size_t			 nintervals = 0;
+	unsigned		 r;
+	int			 rc = -1;
+
+	if (graph_make(b, l, CACHE_WARM, MEASURE_PROBE_LAUNCHES, &graph,
+	    cause) != 0)
+		return -1;
+	if (trace_point_begin(&label, cause) != 0)
+		goto out;
+	for (r = 0; r < MEASURE_PROBE_ROUNDS; r++) {
+		if (cudaGraphLaunch(graph, b->stream) != cudaSuccess) {
+			abandon_point();
+			cuda_fail(cudaGetLastError(), "cudaGraphLaunch", cause);
+			goto out;
+		}
+	}
+	if (read_round(b, l, MEASURE_PROBE_LAUNCHES * MEASURE_PROBE_ROUNDS,
+	    b->samples, b->intervals, &nintervals, MEASURE_PROBE_LAUNCHES,
+	    cause) != 0)
+		goto out;
+	interval_from(b->intervals, nintervals, out);
+	rc = 0;
+out:
+	cudaGraphExecDestroy(graph);
+	return rc;
+}
+
+/* --- Without CUPTI: CUDA events, a fixed number of samples. ----------- */
+
+/* Each launch between its own pair of events (after its flush when
+ * cold).  Captured into a graph the events become graph nodes
+ * (cudaEventRecordExternal), so a graph replay times the same thing
+ * without the host's launch path. */
+static int
+events_each(struct bench *b, const struct launch *l, enum cache_mode cache,
     unsigned flags, char **cause)
 {
 	unsigned	i;
 
-	for (i = 0; i < b->iters; i++) {
+	for (i = 0; i < b->rule.min_samples; i++) {
 		if (cache == CACHE_COLD && bench_flush(b, cause) != 0)
 			return -1;
 		CUDA_TRY(cudaEventRecordWithFlags(b->events[2 * i], b->stream,
@@ -37,98 +380,84 @@ issue_timed(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
-/* What a graph of one point holds (see issue_graph). */
-struct graph_body {
-	struct bench		*b;
-	const struct launch	*l;
-	enum cache_mode		 cache;
-	unsigned		 launches;	/* back to back; 0: timed */
-};
-
 static int
-issue_graph_body(void *ctx, char **cause)
+events_each_body(void *ctx, char **cause)
 {
 	const struct graph_body	*g = ctx;
+
+	return events_each(g->b, g->l, g->cache, cudaEventRecordExternal,
+	    cause);
+}
+
+/* Graph launches.  Warm: a pair of events around each replay of a graph
+ * of MEASURE_GRAPH_LAUNCHES launches, a sample being the replay's mean.
+ * Cold: one graph of flush, event, launch, event per sample, replayed once
+ * (an event node costs about as much as a short kernel, but the flush must
+ * stay outside the time). */
+static int
+events_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
+    char **cause)
+{
+	struct graph_body	 body = { b, l, cache, 0 };
+	cudaGraphExec_t		 graph = NULL;
+	cudaGraph_t		 captured;
+	cudaError_t		 e = cudaSuccess;
 	unsigned		 i;
 
-	if (g->launches == 0)
-		return issue_timed(g->b, g->l, g->cache,
-		    cudaEventRecordExternal, cause);
-	for (i = 0; i < g->launches; i++) {
-		if (bench_launch(g->l, cause) != 0)
+	if (cache == CACHE_COLD) {
+		if (bench_capture(b, events_each_body, &body, &captured,
+		    cause) != 0)
 			return -1;
+		e = cudaGraphInstantiate(&graph, captured, 0);
+		cudaGraphDestroy(captured);
+		if (e == cudaSuccess)
+			e = cudaGraphLaunch(graph, b->stream);
+	} else {
+		if (graph_make(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph,
+		    cause) != 0)
+			return -1;
+		for (i = 0; i < b->rule.min_samples && e == cudaSuccess; i++) {
+			e = cudaEventRecord(b->events[2 * i], b->stream);
+			if (e == cudaSuccess)
+				e = cudaGraphLaunch(graph, b->stream);
+			if (e == cudaSuccess)
+				e = cudaEventRecord(b->events[2 * i + 1],
+				    b->stream);
+		}
 	}
+	if (graph != NULL)
+		cudaGraphExecDestroy(graph);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaGraphLaunch/cudaEventRecord", cause);
 	return 0;
 }
 
-/* Replays of one graph: warm graphs are timed per replay. */
-#define GRAPH_REPLAYS	10
-
-/*
- * Graph launches.  warm: K = iters / GRAPH_REPLAYS back-to-back launches
- * captured into one graph, replayed GRAPH_REPLAYS times with ordinary
- * events around each replay; a sample is a replay's time / K, so nothing
- * but the kernels sits between them.  cold: every launch follows a flush
- * node and sits between its own event-record nodes (an event node costs
- * about as much as a short kernel, but the flush must stay outside the
- * time).  *samples and *per say how to read the events.
- */
 static int
-issue_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
-    unsigned *samples, unsigned *per, char **cause)
+sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
+    enum launch_mode how, struct timed *out, char **cause)
 {
-	struct graph_body body = { b, l, cache, 0 };
-	cudaGraph_t	graph = NULL;
-	cudaGraphExec_t	exec = NULL;
-	cudaError_t	e;
-	unsigned	i, replays = 1;
-	int		rc = -1;
+	unsigned	i, per = how == LAUNCH_GRAPH && cache == CACHE_WARM ?
+			    MEASURE_GRAPH_LAUNCHES : 1;
+	float		ms;
 
-	*samples = b->iters;
-	*per = 1;
-	if (cache == CACHE_WARM && b->iters >= GRAPH_REPLAYS) {
-		replays = GRAPH_REPLAYS;
-		*samples = replays;
-		*per = b->iters / replays;
-		body.launches = *per;
-	}
-	if (bench_capture(b, issue_graph_body, &body, &graph, cause) != 0)
+	if (b->profile_window)
+		CUDA_TRY(cudaProfilerStart(), cause);
+	if ((how == LAUNCH_GRAPH ? events_graph(b, l, cache, cause) :
+	    events_each(b, l, cache, cudaEventRecordDefault, cause)) != 0)
 		return -1;
-	if ((e = cudaGraphInstantiate(&exec, graph, 0)) != cudaSuccess ||
-	    (e = cudaGraphUpload(exec, b->stream)) != cudaSuccess) {
-		cuda_fail(e, "cudaGraphInstantiate/Upload", cause);
-		goto out;
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	if (b->profile_window)
+		CUDA_TRY(cudaProfilerStop(), cause);
+	for (i = 0; i < b->rule.min_samples; i++) {
+		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * i],
+		    b->events[2 * i + 1]), cause);
+		b->samples[i] = (double)ms * 1e6 / per;
 	}
-	if (replays == 1) {
-		if ((e = cudaGraphLaunch(exec, b->stream)) != cudaSuccess) {
-			cuda_fail(e, "cudaGraphLaunch", cause);
-			goto out;
-		}
-		rc = 0;
-		goto out;
-	}
-	/* One untimed replay first: the first carries the graph's setup. */
-	for (i = 0; i <= replays; i++) {
-		if (i > 0 && (e = cudaEventRecord(b->events[2 * (i - 1)],
-		    b->stream)) != cudaSuccess)
-			break;
-		if ((e = cudaGraphLaunch(exec, b->stream)) != cudaSuccess)
-			break;
-		if (i > 0 && (e = cudaEventRecord(b->events[2 * i - 1],
-		    b->stream)) != cudaSuccess)
-			break;
-	}
-	if (e != cudaSuccess) {
-		cuda_fail(e, "cudaGraphLaunch/cudaEventRecord", cause);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (exec != NULL)
-		cudaGraphExecDestroy(exec);
-	if (graph != NULL)
-		cudaGraphDestroy(graph);
-	return rc;
+	stats_compute(b->samples, b->rule.min_samples, &out->st);
+	out->source = per > 1 ? "batch" : "events";
+	out->stop = "count";
+	out->launches = b->rule.min_samples * per;
+	return 0;
 }
 
 int
@@ -137,53 +466,34 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 {
 	struct trace_label	 label = { l->v->id, l->args.n,
 				     cache_name(cache), "warmup" };
-	struct stats		 act;
-	double			*durations = NULL;
-	size_t			 count = 0;
-	unsigned		 i, samples = b->iters, per = 1;
-	float			 ms;
-	int			 rc;
+	bool			 filled;
 
-	if (trace_point_begin(&label, cause) != 0)
+	memset(out, 0, sizeof *out);
+	if (bench_kernels(l, &b->kernels_per_launch, cause) != 0)
 		return -1;
-	for (i = 0; i < b->warmup; i++) {
-		if (cache == CACHE_COLD && bench_flush(b, cause) != 0)
-			return -1;
-		if (bench_launch(l, cause) != 0)
-			return -1;
+	if (b->kernels_per_launch == 0) {
+		*cause = xasprintf("%s launches no kernel", l->v->id);
+		return -1;
 	}
-	label.phase = "timing";
-	if (trace_point_end(NULL, NULL, cause) != 0 ||
-	    trace_point_begin(&label, cause) != 0)
+	out->batch_ns = NAN;
+	out->interval.median_ns = out->interval.ci_ns = NAN;
+	out->queued = out->graph = out->interval;
+	/* The warm-up's kernels are read back and dropped with it. */
+	if (trace_point_begin(&label, cause) != 0 ||
+	    warm_up(b, l, cache, cause) != 0 ||
+	    trace_point_end(NULL, NULL, cause) != 0)
 		return -1;
-	/* --profile-window: nsys --capture-range=cudaProfilerApi and
-	 * ncu --profile-from-start off see the timed launches only. */
-	if (b->profile_window)
-		CUDA_TRY(cudaProfilerStart(), cause);
-	if (how == LAUNCH_GRAPH)
-		rc = issue_graph(b, l, cache, &samples, &per, cause);
-	else
-		rc = issue_timed(b, l, cache, cudaEventRecordDefault, cause);
-	if (rc != 0)
+	if (!trace_started())
+		return sample_events(b, l, cache, how, out, cause);
+	if (sample_kernels(b, l, cache, how, out, cause) != 0)
 		return -1;
-	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-	if (b->profile_window)
-		CUDA_TRY(cudaProfilerStop(), cause);
-	if (trace_point_end(&durations, &count, cause) != 0)
+	if (cache != CACHE_WARM || how != LAUNCH_STREAM ||
+	    !(out->st.median < PROBE_MAX_NS))
+		return 0;
+	if (probe_queued(b, l, &out->queued, &filled, cause) != 0 ||
+	    probe_graph(b, l, &out->graph, cause) != 0)
 		return -1;
-	out->activity_ns = NAN;
-	if (count > 0) {
-		stats_compute(durations, count, &act);
-		out->activity_ns = act.median;
-	}
-	free(durations);
-	for (i = 0; i < samples; i++) {
-		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * i],
-		    b->events[2 * i + 1]), cause);
-		b->samples[i] = (double)ms * 1e6 / per;
-	}
-	stats_compute(b->samples, samples, &out->st);
-	out->launches = samples * per;
+	out->queue_unfilled = !filled;
 	return 0;
 }
 

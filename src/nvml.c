@@ -119,7 +119,6 @@ void
 nvml_sample(struct nvml *n, struct gpu_reading *r)
 {
 	unsigned		v;
-	unsigned long long	mask;
 	time_t			now = time(NULL);
 	struct tm		tm;
 
@@ -133,9 +132,16 @@ nvml_sample(struct nvml *n, struct gpu_reading *r)
 	r->temperature_c = n->temperature != NULL &&
 	    n->temperature(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_OK ?
 	    (double)v : NAN;
-	r->event_reasons = n->reasons != NULL &&
-	    n->reasons(n->dev, &mask) == NVML_OK && mask <= (1ULL << 62) ?
-	    (long long)mask : -1;
+	r->event_reasons = nvml_event_reasons(n);
+}
+
+long long
+nvml_event_reasons(struct nvml *n)
+{
+	unsigned long long	mask;
+
+	return n->reasons != NULL && n->reasons(n->dev, &mask) == NVML_OK &&
+	    mask <= (1ULL << 62) ? (long long)mask : -1;
 }
 
 void

@@ -18,6 +18,9 @@ void	 nvml_max_clocks(struct nvml *, double *sm_mhz, double *memory_mhz);
 /* One reading now: each value NaN (-1 for the bitmask) where NVML has
  * none. */
 void	 nvml_sample(struct nvml *, struct gpu_reading *);
+/* The clock event (throttle) reasons bitmask now, -1 when NVML has none:
+ * cheap enough to read after every round of timed launches. */
+long long nvml_event_reasons(struct nvml *);
 void	 nvml_close(struct nvml *);
 
 #endif

@@ -278,7 +278,14 @@ settings_json(const struct manifest *m, struct json *j)
 	json_end_array(j);
 	json_u64(j, "seed", o->seed);
 	json_u64(j, "flush_bytes", m->flush_bytes);
-	json_str(j, "timer", "cuda_event_per_launch");
+	json_str(j, "timer", m->timer != NULL ? m->timer : "cuda_events");
+	json_begin_object(j, "timing");
+	json_u64(j, "min_samples", o->iters);
+	json_u64(j, "max_samples", o->max_iters);
+	json_f64(j, "max_time_ms", o->max_time_ms);
+	json_f64(j, "target_ci_pct", o->target_pct);
+	json_u64(j, "ci_confidence_pct", STATS_CI_PCT);
+	json_end_object(j);
 	json_begin_array(j, "launch");
 	if (o->launch & LAUNCH_STREAM)
 		json_str(j, NULL, "stream");
@@ -538,13 +545,48 @@ point_keys(struct csv *csv, const char *run_id, const struct point *p)
 	csv_str(csv, p->launch);
 }
 
+/* "sw_power_cap,hw_slowdown": the throttling reasons of an NVML clock
+ * event mask; idle and clock settings are no throttling. */
+static void
+throttle_names(unsigned long long mask, char *buf, size_t len)
+{
+	static const struct {
+		unsigned long long	 bit;
+		const char		*name;
+	} reasons[] = {
+		{ 0x4, "sw_power_cap" },
+		{ 0x8, "hw_slowdown" },
+		{ 0x20, "sw_thermal" },
+		{ 0x40, "hw_thermal" },
+		{ 0x80, "hw_power_brake" },
+	};
+	size_t	i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
+		if ((mask & reasons[i].bit) && used + 1 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+			    used > 0 ? "," : "", reasons[i].name);
+	}
+}
+
+/* The half-width, or NaN (an empty field) when no interval. */
+static void
+csv_interval(struct csv *csv, const struct interval *v)
+{
+	csv_f64(csv, v->median_ns);
+	csv_f64(csv, v->ci_ns);
+}
+
 int
 timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
-    unsigned iters, const struct stats *s, double activity_median_ns,
-    double spec_bandwidth, bool check_passed, char **cause)
+    const struct timed *t, double spec_bandwidth, bool check_passed,
+    char **cause)
 {
+	const struct stats *s = &t->st;
 	double	moved = (double)point_bytes_moved(p);
 	double	bw = moved / (s->median * 1e-9);
+	char	throttle[96];
 
 	point_keys(csv, run_id, p);
 	if (p->grid != 0)
@@ -554,17 +596,28 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_u64(csv, point_footprint(p));
 	csv_u64(csv, point_bytes_moved(p));
 	csv_u64(csv, p->n * p->v->flops);
-	csv_u64(csv, iters);
+	csv_u64(csv, t->launches);
 	csv_f64(csv, s->median);
 	csv_f64(csv, s->min);
 	csv_f64(csv, s->max);
 	csv_f64(csv, s->mean);
 	csv_f64(csv, s->stddev);
-	csv_f64(csv, activity_median_ns);	/* NaN (empty) untraced */
+	csv_f64(csv, NAN);	/* activity_median_ns: time_median_ns now */
 	csv_f64(csv, bw);
 	csv_f64(csv, moved / (s->min * 1e-9));
 	csv_f64(csv, spec_bandwidth > 0 ? 100.0 * bw / spec_bandwidth : NAN);
 	csv_str(csv, check_passed ? "pass" : "fail");
+	csv_str(csv, t->source);
+	csv_f64(csv, s->ci_low);
+	csv_f64(csv, s->ci_high);
+	csv_f64(csv, s->q3 - s->q1);
+	csv_str(csv, t->stop);
+	throttle_names(t->throttle, throttle, sizeof throttle);
+	csv_str(csv, throttle);
+	csv_interval(csv, &t->interval);
+	csv_interval(csv, &t->queued);
+	csv_interval(csv, &t->graph);
+	csv_f64(csv, t->batch_ns);
 	return csv_end_row(csv, cause);
 }
 

@@ -74,6 +74,8 @@ struct manifest {
 	size_t			 nskipped;
 	const struct skipped_variant *fallbacks;
 	size_t			 nfallbacks;
+	const char		*timer;		/* "cupti_kernel_activity",
+						   "cuda_events" */
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;
@@ -122,11 +124,33 @@ void		 output_default_dir(const struct device_facts *,
 void		 output_run_id(const struct device_facts *, char *buf,
 		    size_t len);
 
+/* What measure.c gives a timed point (bench.h). */
+/* A launch interval: the median start-to-start time and the larger side
+ * of its confidence interval; NaN when not measured. */
+struct interval {
+	double			 median_ns, ci_ns;
+};
+struct timed {
+	struct stats		 st;		/* of the samples */
+	unsigned		 launches;	/* launches timed */
+	const char		*source;	/* "kernel": CUPTI's kernel
+						   times; "events": an event
+						   pair per launch; "batch":
+						   per replay of a graph */
+	const char		*stop;		/* sampling_name(), or "count" */
+	double			 batch_ns;	/* events around the rounds,
+						   per launch */
+	struct interval		 interval;	/* in the row's launch mode */
+	struct interval		 queued;	/* behind a spin kernel */
+	struct interval		 graph;		/* replayed from a graph */
+	bool			 queue_unfilled;	/* the spin timed out */
+	unsigned long long	 throttle;	/* NVML clock event reasons */
+};
+
 struct csv	*timing_csv_open(const char *dir, char **cause);
 int		 timing_csv_row(struct csv *, const char *run_id,
-		    const struct point *, unsigned iters, const struct stats *,
-		    double activity_median_ns, double spec_bandwidth,
-		    bool check_passed, char **cause);
+		    const struct point *, const struct timed *,
+		    double spec_bandwidth, bool check_passed, char **cause);
 struct csv	*metrics_csv_open(const char *dir, char **cause);
 int		 metrics_csv_row(struct csv *, const char *run_id,
 		    const struct point *, const char *metric, double value,

@@ -105,8 +105,8 @@ printers_timed(struct printers *pr, const struct point *p,
 		remember_tuned(pr, p, t->st.median);
 	if (pr->timing == NULL)
 		return 0;
-	return timing_csv_row(pr->timing, pr->run_id, p, t->launches, &t->st,
-	    t->activity_ns, pr->dev->dram_bandwidth, passed, cause);
+	return timing_csv_row(pr->timing, pr->run_id, p, t,
+	    pr->dev->dram_bandwidth, passed, cause);
 }
 
 void

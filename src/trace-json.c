@@ -331,7 +331,13 @@ trace_finish(struct trace *t)
 bool
 trace_kernel_is_helper(const char *name)
 {
-	return name != NULL && strstr(name, TRACE_HELPER_KERNEL) != NULL;
+	static const char *const helpers[] = TRACE_HELPER_KERNELS;
+	size_t	i;
+
+	for (i = 0; name != NULL && i < sizeof helpers / sizeof *helpers; i++)
+		if (strstr(name, helpers[i]) != NULL)
+			return true;
+	return false;
 }
 
 /* Whether a record's times can be shown; counts the ones that cannot. */
@@ -352,42 +358,50 @@ timed(uint64_t start, uint64_t end, struct trace_problems *p)
 }
 
 static int
-compare_kernels_by_launch(const void *a, const void *b)
+compare_spans(const void *a, const void *b)
 {
-	const struct trace_kernel *const	*x = a, *const *y = b;
+	const struct trace_span	*x = a, *y = b;
 
-	if ((*x)->correlation_id != (*y)->correlation_id)
-		return (*x)->correlation_id < (*y)->correlation_id ? -1 : 1;
-	return 0;
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
 }
 
 size_t
-trace_label_durations(struct trace *t, int label, double **durations)
+trace_label_spans(struct trace *t, int label, struct trace_span **spans)
 {
-	const struct trace_kernel	**chosen;
-	size_t				  i, count = 0;
+	size_t	i, count = 0;
 
-	*durations = NULL;
+	*spans = NULL;
+	if (label < 0 && label != TRACE_ALL_LABELS)
+		return 0;
 	resolve_labels(t);
-	chosen = xcalloc(t->nkernels + 1, sizeof *chosen);
 	for (i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 
-		if (k->label == label && label >= 0 &&
-		    !trace_kernel_is_helper(k->name) &&
-		    timed(k->start_ns, k->end_ns, NULL))
-			chosen[count++] = k;
+		if ((k->label != label && label != TRACE_ALL_LABELS) ||
+		    trace_kernel_is_helper(k->name) ||
+		    !timed(k->start_ns, k->end_ns, NULL))
+			continue;
+		if (*spans == NULL)
+			*spans = xcalloc(t->nkernels - i, sizeof **spans);
+		(*spans)[count].start_ns = k->start_ns;
+		(*spans)[count++].end_ns = k->end_ns;
 	}
-	/* Records arrive in completion order; launch order is CUPTI's. */
-	qsort(chosen, count, sizeof *chosen, compare_kernels_by_launch);
-	if (count != 0) {
-		*durations = xcalloc(count, sizeof **durations);
-		for (i = 0; i < count; i++)
-			(*durations)[i] = (double)(chosen[i]->end_ns -
-			    chosen[i]->start_ns);
-	}
-	free(chosen);
+	/* Records arrive in completion order; on one stream, start order is
+	 * launch order (kernels of one graph share a correlation id). */
+	if (count != 0)
+		qsort(*spans, count, sizeof **spans, compare_spans);
 	return count;
+}
+
+void
+trace_forget_records(struct trace *t)
+{
+	t->nkernels = 0;
+	t->ncopies = 0;
+	t->ncorrelations = 0;
+	t->correlations_sorted = true;
 }
 
 /* One complete event of the JSON, pointing at its record. */

@@ -65,12 +65,23 @@ static const struct {
 };
 #define NKINDS	(sizeof kinds / sizeof kinds[0])
 
+/* TRACE_KERNELS enables only the first: kernel records alone, no API
+ * records (which cost host time at every CUDA call) and no NVTX. */
+#define KERNEL_KINDS	1
+
 static struct {
 	pthread_mutex_t	 lock;
 	struct trace	*trace;		/* NULL: not started */
+	enum trace_mode	 mode;
 	int		 point;		/* the open point's label, or -1 */
 	char		*error;		/* the first failure inside a callback */
-} collector = { PTHREAD_MUTEX_INITIALIZER, NULL, -1, NULL };
+} collector = { PTHREAD_MUTEX_INITIALIZER, NULL, TRACE_FULL, -1, NULL };
+
+static size_t
+enabled_kinds(void)
+{
+	return collector.mode == TRACE_KERNELS ? KERNEL_KINDS : NKINDS;
+}
 
 /* "fn: CUPTI_ERROR_NAME (code)". */
 /* Inside a callback nobody can be told: keep the first failure for the
@@ -134,7 +145,9 @@ add_kernel(struct trace *t, const CUpti_ActivityKernel10 *a)
 	int			 status;
 
 	memset(&k, 0, sizeof k);
-	if (a->name != NULL && __cxa_demangle != NULL)
+	/* Only a trace shows names to people; helpers are found mangled. */
+	if (a->name != NULL && __cxa_demangle != NULL &&
+	    collector.mode == TRACE_FULL)
 		demangled = __cxa_demangle(a->name, NULL, NULL, &status);
 	k.name = demangled != NULL ? demangled : a->name;
 	k.start_ns = a->start;
@@ -302,13 +315,13 @@ check_no_tool(const char *cupti_path, char **cause)
 	const char	*v;
 
 	if ((v = getenv("CUDA_INJECTION64_PATH")) != NULL && *v != '\0') {
-		*cause = xasprintf("--trace: a CUDA tool is attached "
+		*cause = xasprintf("a CUDA tool is attached "
 		    "(CUDA_INJECTION64_PATH=%s) and CUPTI takes one client", v);
 		return -1;
 	}
 	if ((v = getenv("NVTX_INJECTION64_PATH")) != NULL && *v != '\0' &&
 	    strcmp(v, cupti_path) != 0) {
-		*cause = xasprintf("--trace: an NVTX tool is attached "
+		*cause = xasprintf("an NVTX tool is attached "
 		    "(NVTX_INJECTION64_PATH=%s)", v);
 		return -1;
 	}
@@ -316,7 +329,7 @@ check_no_tool(const char *cupti_path, char **cause)
 }
 
 int
-trace_start(char **cause)
+trace_start(enum trace_mode mode, char **cause)
 {
 	Dl_info		info;
 	size_t		i;
@@ -329,17 +342,18 @@ trace_start(char **cause)
 	/* The libcupti this process uses, found from one of its symbols. */
 	if (dladdr((void *)cuptiActivityEnable, &info) == 0 ||
 	    info.dli_fname == NULL) {
-		*cause = xstrdup("--trace: cannot find the loaded libcupti "
-		    "(dladdr)");
+		*cause = xstrdup("cannot find the loaded libcupti (dladdr)");
 		return -1;
 	}
 	if (check_no_tool(info.dli_fname, cause) != 0)
 		return -1;
-	if (setenv("NVTX_INJECTION64_PATH", info.dli_fname, 1) != 0) {
+	if (mode == TRACE_FULL &&
+	    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 1) != 0) {
 		*cause = xasprintf("setenv NVTX_INJECTION64_PATH: %s",
 		    strerror(errno));
 		return -1;
 	}
+	collector.mode = mode;
 	if (cupti_check(cuptiActivityRegisterCallbacks(buffer_requested,
 	    buffer_completed), "cuptiActivityRegisterCallbacks", cause) != 0)
 		return -1;
@@ -348,7 +362,7 @@ trace_start(char **cause)
 	collector.trace = trace_new();
 	collector.point = -1;
 	pthread_mutex_unlock(&collector.lock);
-	for (i = 0; i < NKINDS; i++) {
+	for (i = 0; i < enabled_kinds(); i++) {
 		if ((rc = cuptiActivityEnable(kinds[i].kind)) != CUPTI_SUCCESS) {
 			*cause = cupti_error(kinds[i].enable, rc);
 			disable_kinds(i, cause);
@@ -383,7 +397,8 @@ trace_point_begin(const struct trace_label *label, char **cause)
 	pthread_mutex_lock(&collector.lock);
 	id = trace_add_label(collector.trace, label);
 	pthread_mutex_unlock(&collector.lock);
-	if (cupti_check(cuptiActivityPushExternalCorrelationId(LABEL_KIND,
+	if (collector.mode == TRACE_FULL &&
+	    cupti_check(cuptiActivityPushExternalCorrelationId(LABEL_KIND,
 	    (uint64_t)id), "cuptiActivityPushExternalCorrelationId",
 	    cause) != 0)
 		return -1;
@@ -392,12 +407,12 @@ trace_point_begin(const struct trace_label *label, char **cause)
 }
 
 int
-trace_point_end(double **durations_ns, size_t *count, char **cause)
+trace_point_end(struct trace_span **spans, size_t *count, char **cause)
 {
 	int	id = collector.point;
 
-	if (durations_ns != NULL) {
-		*durations_ns = NULL;
+	if (spans != NULL) {
+		*spans = NULL;
 		*count = 0;
 	}
 	if (collector.trace == NULL)
@@ -407,17 +422,35 @@ trace_point_end(double **durations_ns, size_t *count, char **cause)
 		return -1;
 	}
 	collector.point = -1;
-	if (cupti_check(cuptiActivityPopExternalCorrelationId(LABEL_KIND,
-	    NULL), "cuptiActivityPopExternalCorrelationId", cause) != 0)
-		return -1;
-	if (durations_ns == NULL)
-		return 0;
+	if (collector.mode == TRACE_FULL) {
+		if (cupti_check(cuptiActivityPopExternalCorrelationId(
+		    LABEL_KIND, NULL), "cuptiActivityPopExternalCorrelationId",
+		    cause) != 0)
+			return -1;
+		if (spans == NULL)
+			return 0;
+	}
 	if (trace_flush(cause) != 0)
 		return -1;
 	pthread_mutex_lock(&collector.lock);
-	*count = trace_label_durations(collector.trace, id, durations_ns);
+	if (collector.mode == TRACE_FULL)
+		*count = trace_label_spans(collector.trace, id, spans);
+	else {
+		/* No labels without API records: the kernels since the last
+		 * point ended are this point's. */
+		if (spans != NULL)
+			*count = trace_label_spans(collector.trace,
+			    TRACE_ALL_LABELS, spans);
+		trace_forget_records(collector.trace);
+	}
 	pthread_mutex_unlock(&collector.lock);
 	return 0;
+}
+
+enum trace_mode
+trace_mode(void)
+{
+	return collector.mode;
 }
 
 int
@@ -467,7 +500,7 @@ trace_stop(struct trace **out, char **cause)
 		collector.point = -1;
 	}
 	rc = trace_flush(cause);
-	if (disable_kinds(NKINDS, cause) != 0)
+	if (disable_kinds(enabled_kinds(), cause) != 0)
 		rc = -1;
 	pthread_mutex_lock(&collector.lock);
 	t = collector.trace;

@@ -12,21 +12,22 @@
  * How cmd-run.c uses the collector (docs/trace.md says why each step is where
  * it is):
  *
- *	trace_start(&cause);			before device_open(), nvtx_init()
+ *	trace_start(TRACE_FULL, &cause);			before device_open(), nvtx_init()
  *						and any other CUDA or NVTX call
  *	trace_point_begin(&label, &cause);	before the launches of a point
  *	...launches...
- *	trace_point_end(&ns, &count, &cause);	after they have been issued;
- *						with &ns it syncs and returns
- *						their GPU durations
+ *	trace_point_end(&spans, &n, &cause);	after they have been issued;
+ *						with &spans it syncs and
+ *						returns their GPU times
  *	trace_stop(&trace, &cause);		after the study loop
  *	trace_set_run(trace, run_id, index, device name);
  *	trace_json_write(trace, path, &cause);
  *	trace_free(trace);
  *
- * CUPTI has one subscriber per process: the collector cannot share it with
- * the Range Profiler (counters.c), ncu, nsys or compute-sanitizer; and
- * activity timestamps are 0 while the Range Profiler is active.
+ * CUPTI takes one tool per process: the collector cannot run under ncu,
+ * nsys or compute-sanitizer.  Activity timestamps are 0 while the Range
+ * Profiler (counters.c) collects, so points are timed outside its
+ * sessions.
  */
 #ifndef EWB_TRACE_H
 #define EWB_TRACE_H
@@ -35,9 +36,10 @@
 
 /* The NVTX domain the trace keeps, besides NVTX's default domain. */
 #define TRACE_NVTX_DOMAIN	"ewbench"
-/* Kernels whose name contains this are the harness's own (L2 flush):
- * shown in the trace, never counted as a point's duration. */
-#define TRACE_HELPER_KERNEL	"ewb_l2_flush"
+/* Kernels whose name contains one of these are the harness's own (the L2
+ * flush, the spin that holds a queue): shown in the trace, never counted
+ * as a point's duration. */
+#define TRACE_HELPER_KERNELS	{ "ewb_l2_flush", "ewb_spin" }
 
 /* What a group of launches is for.  Strings are copied. */
 struct trace_label {
@@ -163,13 +165,23 @@ void		 trace_finish(struct trace *);
 /* trace-json.c: reading. */
 bool		 trace_kernel_is_helper(const char *name);
 /*
- * GPU durations (end - start, ns) of the kernels made under `label`, in
- * launch order, helper kernels and records with a 0 or reversed time left
- * out; *durations is malloc'd (NULL when none).  Returns the count, which
- * is below the number of launches when CUPTI lost or could not time some.
+ * GPU start and end (ns) of the kernels made under `label`, in start
+ * order (launch order on one stream), helper kernels and records with a 0
+ * or reversed time left out; *spans is malloc'd (NULL when none).  Returns
+ * the count, which is below the number of kernels launched when CUPTI lost
+ * or could not time some.
  */
-size_t		 trace_label_durations(struct trace *, int label,
-		    double **durations);
+struct trace_span {
+	uint64_t	 start_ns, end_ns;
+};
+/* As a label: every kernel, labelled or not. */
+#define TRACE_ALL_LABELS	(-2)
+size_t		 trace_label_spans(struct trace *, int label,
+		    struct trace_span **spans);
+/* Drops the kernel, copy and correlation records kept so far (labels and
+ * ranges stay): a collector that only times points keeps none past its
+ * point. */
+void		 trace_forget_records(struct trace *);
 void		 trace_problems(const struct trace *, struct trace_problems *);
 /* The Chrome trace document (caller frees with json_free). */
 struct json	*trace_json(const struct trace *);
@@ -180,21 +192,31 @@ int		 trace_json_write(const struct trace *, const char *path,
  * trace.c: the collector.  All calls from one host thread.  Every function
  * but trace_start does nothing and succeeds when tracing is not started,
  * so callers need not test for --trace at each point.
+ *
+ * Two modes:
+ *  - TRACE_FULL (`--trace`): kernels, copies, NVTX ranges and runtime API
+ *    records (to label launches by point); everything is kept for the JSON.
+ *  - TRACE_KERNELS (every timed run without --no-cupti): kernel records
+ *    only, so no CUDA call pays for an API record; nothing is kept past
+ *    the point that reads it.  Without labels, a point's kernels are all
+ *    those since the previous trace_point_end.
  */
-/* Sets NVTX_INJECTION64_PATH to this process's libcupti (so NVTX ranges
- * reach CUPTI as marker records) and enables kernel, memcpy, memset,
- * marker and external-correlation records.  Must come before the first
- * CUDA and NVTX call of the process.  Fails when another CUDA tool is
- * injected. */
-int		 trace_start(char **cause);
+enum trace_mode { TRACE_FULL, TRACE_KERNELS };
+/* TRACE_FULL also sets NVTX_INJECTION64_PATH to this process's libcupti
+ * (so NVTX ranges reach CUPTI as marker records).  Must come before the
+ * first CUDA and NVTX call of the process.  Fails when another CUDA tool
+ * is injected. */
+int		 trace_start(enum trace_mode, char **cause);
 bool		 trace_started(void);
+enum trace_mode	 trace_mode(void);
 /* Launches (and copies) issued from now until trace_point_end carry the
  * label.  Points do not nest. */
 int		 trace_point_begin(const struct trace_label *, char **cause);
-/* Ends the point.  With durations_ns non-NULL, also synchronises the device,
- * flushes CUPTI and hands back trace_label_durations() of the point's
- * kernels (count 0 when tracing is off). */
-int		 trace_point_end(double **durations_ns, size_t *count,
+/* Ends the point.  With spans non-NULL, also synchronises the device,
+ * flushes CUPTI and hands back trace_label_spans() of the point's kernels
+ * (count 0 when tracing is off).  In TRACE_KERNELS mode it always
+ * synchronises and flushes, and forgets what it read. */
+int		 trace_point_end(struct trace_span **spans, size_t *count,
 		    char **cause);
 /* cudaDeviceSynchronize, then a forced flush of CUPTI's buffers. */
 int		 trace_flush(char **cause);

@@ -40,7 +40,7 @@ def test_wrong_schema_exits_three(run_copy, capsys):
     manifest["schema_version"] = 99
     json.dump(manifest, open(path, "w"))
     assert main(["compare", str(run_copy), str(run_copy)]) == EXIT_DATA
-    assert "expected schema_version 1, got 99" in capsys.readouterr().err
+    assert "expected schema_version 1 or 2, got 99" in capsys.readouterr().err
 
 
 def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys):

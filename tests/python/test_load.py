@@ -141,12 +141,12 @@ def test_bad_metric_source(run_copy):
 def test_wrong_schema_version(run_copy):
     path = run_copy / "run.json"
     manifest = json.load(open(path))
-    manifest["schema_version"] = 2
+    manifest["schema_version"] = 3
     json.dump(manifest, open(path, "w"), indent=2)
     with pytest.raises(DataError) as info:
         load_run(str(run_copy))
     text = str(info.value)
-    assert text.startswith(str(path) + ":2: expected schema_version 1, got 2")
+    assert text.startswith(str(path) + ":2: expected schema_version 1 or 2, got 3")
 
 
 def test_missing_schema_version(run_copy):
@@ -154,7 +154,7 @@ def test_missing_schema_version(run_copy):
     manifest = json.load(open(path))
     del manifest["schema_version"]
     json.dump(manifest, open(path, "w"))
-    with pytest.raises(DataError, match="expected schema_version 1, got no "
+    with pytest.raises(DataError, match="expected schema_version 1 or 2, got no "
                        "schema_version"):
         load_run(str(run_copy))
 

@@ -39,8 +39,21 @@ def test_plan_covers_sizes_caches_and_skips_present(fixture_run, run_copy):
     jobs = tj.plan(load_run(str(run_copy)))
     assert len(jobs) == 3 * 5 * 2
     assert {j.variant for j in jobs} == {v for v, _, _ in tj.VARIANTS}
-    assert {j.iters for j in jobs} == {100} and {j.warmup for j in jobs} \
-        == {10}
+    # the fixture's run.json predates settings.timing: ewbench's defaults
+    assert {(j.min_samples, j.max_samples, j.target_pct) for j in jobs} == \
+        {(20, 2000, 0.5)} and {j.warmup for j in jobs} == {10}
+
+
+def test_median_interval_matches_ewbench():
+    # src/stats.c on 100..1: ranks 40 and 61 (tests/unit/test-stats.c)
+    assert tj.median_interval(list(range(100, 0, -1))) == (40.0, 61.0)
+    assert tj.median_interval([5, 1, 3]) == (1.0, 5.0)
+    job = tj.Job("torch_add_f32", "add", "f32", 1 << 20, "warm", 20, 40,
+                 0.5, 10)
+    assert not tj.enough(job, [1000.0] * 19)
+    assert tj.enough(job, [1000.0] * 20)            # no scatter: tight
+    wide = [1000.0 + 100 * (i % 7) for i in range(20)]
+    assert not tj.enough(job, wide) and tj.enough(job, wide * 2)  # the cap
 
 
 def test_traffic_matches_data_format():
@@ -55,8 +68,10 @@ def test_rows_go_to_peer_csv_with_timing_columns(run_copy):
     run = load_run(str(run_copy))
     jobs = tj.plan(run)
     samples = [4000.0, 4100.0, 3900.0, 4050.0]
+    intervals = [20000.0, 21000.0, 19500.0]
     output.add_rows(str(peer_csv(run_copy)),
-                    [tj.row_values(run, jobs[0], samples, "pass")])
+                    [tj.row_values(run, jobs[0], samples, intervals, "cap",
+                                   "pass")])
     text = peer_csv(run_copy).read_text()
     assert text.split("\n")[0].split(",") == [
         c.name for c in validate.TIMING_COLUMNS]
@@ -67,12 +82,17 @@ def test_rows_go_to_peer_csv_with_timing_columns(run_copy):
     assert (p.file, p.line) == ("peer-torch.csv", 2)
     assert (p.block, p.grid, p.check) == (None, None, "pass")
     assert p.time_median_ns == 4025.0 and p.time_min_ns == 3900.0
+    # the kernels' time; Python's launch path only as the interval
+    assert p.time_source == "kernel" and p.stop == "cap"
+    assert (p.time_ci_low_ns, p.time_ci_high_ns) == (3900.0, 4100.0)
+    assert p.interval_ns == 20000.0 and p.interval_ci_ns == 1000.0
     assert p.bytes_moved == tj.traffic(jobs[0].op, jobs[0].dtype,
                                        jobs[0].n)[1]
     assert p.bandwidth == pytest.approx(p.bytes_moved / 4025e-9)
     # a second batch keeps the first rows as they were
     output.add_rows(str(peer_csv(run_copy)),
-                    [tj.row_values(again, jobs[1], samples, "fail")])
+                    [tj.row_values(again, jobs[1], samples, [], "ci",
+                                   "fail")])
     assert peer_csv(run_copy).read_text().startswith(text)
     assert len(tj.plan(load_run(str(run_copy)))) == len(jobs) - 2
     assert (run_copy / "timing.csv").read_bytes() == timing
@@ -124,7 +144,7 @@ def fake_gpu(monkeypatch, median=4000.0):
     monkeypatch.setattr(tj, "import_torch", FakeTorch)
     monkeypatch.setattr(tj, "check_device", lambda torch, run: 0)
     monkeypatch.setattr(tj, "measure", lambda torch, job, flush, seed: (
-        [median * 0.99, median, median * 1.01], "pass"))
+        [median * 0.99, median, median * 1.01], [20e3, 21e3], "ci", "pass"))
 
 
 def test_measure_run_writes_peer_files_only(run_copy, monkeypatch):
@@ -181,7 +201,8 @@ def test_dry_run_needs_no_torch(run_copy, capsys):
     drop_torch_rows(run_copy)
     assert tj.main(["--dry-run", str(run_copy)]) == tj.EXIT_OK
     out = capsys.readouterr().out
-    assert "torch_add_f16 n=268435456 cold iters=100 warmup=10" in out
+    assert "torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
+        "warmup=10" in out
     assert tj.main([]) == tj.EXIT_USAGE
 
 

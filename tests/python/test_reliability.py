@@ -7,6 +7,7 @@ import dataclasses
 import gzip
 import json
 import os
+import types
 
 import pytest
 
@@ -412,31 +413,67 @@ class FakeFlush:
         self.log.append("flush")
 
 
+class FakeProfile:
+    """torch.profiler.profile: logs where sessions begin and end."""
+    def __init__(self, log, activities):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("profile")
+        self.start = len(self.log)
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("end")
+
+
 @pytest.mark.parametrize("cache", ["warm", "cold"])
-def test_torch_rows_are_timed_like_stream_rows(monkeypatch, cache):
+def test_torch_rows_time_the_kernels_not_python(monkeypatch, cache):
     torch = FakeTorch()
+    torch.profiler = types.SimpleNamespace(
+        profile=lambda activities: FakeProfile(torch.log, activities),
+        ProfilerActivity=types.SimpleNamespace(CUDA="cuda"))
 
     def launch():
         torch.log.append("launch")
         return FakeTensor()
+
+    def spans(torch_, prof):
+        # The GPU: each launch a 4 us kernel every 20 us (Python's pace),
+        # each flush a 100 us kernel of another name before it.
+        out, t = [], 0
+        for what in torch.log[prof.start:]:
+            if what in ("launch", "flush"):
+                length = 4000 if what == "launch" else 100000
+                out.append(("add_kernel" if what == "launch" else "fill",
+                            t, t + length))
+                t += 20000 if what == "launch" else 100000
+        return out
     monkeypatch.setattr(tj, "make_operands",
                         lambda torch_, job, seed: ((), launch))
     monkeypatch.setattr(tj, "reference", lambda torch_, op, inputs: None)
-    job = tj.Job("torch_add_f32", "add", "f32", 1024, cache, iters=3,
-                 warmup=2)
-    samples, check = tj.measure(torch, job, FakeFlush(torch.log), 1)
+    monkeypatch.setattr(tj, "kernel_spans", spans)
+    job = tj.Job("torch_add_f32", "add", "f32", 1024, cache, min_samples=20,
+                 max_samples=2000, target_pct=0.5, warmup=2)
+    durations, intervals, stop, check = tj.measure(
+        torch, job, FakeFlush(torch.log), 1)
     flush = ["flush"] if cache == "cold" else []
-    # As src/measure.c: warm-up launches (flushed when cold), then each timed
-    # launch between its own events, issued straight after; no GPU sleep
-    # queued ahead and no synchronisation until every launch is issued.
-    assert torch.log == (flush + ["launch"]) * 2 + \
-        (flush + ["event", "launch", "event"]) * 3 + ["sync"]
-    assert samples == [4000.0] * 3 and check == "pass"
+    # Warm-up (flushed when cold), one profiled launch that names the op's
+    # kernel, then one batch under the profiler: no scatter, so the rule
+    # stops at once.
+    assert torch.log == (flush + ["launch"]) * 2 + ["sync"] + \
+        ["profile", "launch", "sync", "end"] + \
+        ["profile"] + (flush + ["launch"]) * tj.BATCH + ["sync", "end"]
+    # The kernels' 4 us, never the host's 20 us nor the flush's 100 us.
+    assert durations == [4000] * tj.BATCH and check == "pass"
+    assert stop == "ci"
+    # Python's pace is the interval, apart; cold points have none.
+    assert intervals == ([20000] * (tj.BATCH - 1) if cache == "warm" else [])
 
 
-def test_torch_sidecar_method_says_stream_protocol():
-    assert "as ewbench's stream rows" in tj.METHOD
-    assert "sleep" not in tj.METHOD
+def test_torch_sidecar_method_says_kernel_times():
+    assert "torch.profiler kernel durations" in tj.METHOD
+    assert "interval_ns: Python's launch-to-launch time" in tj.METHOD
 
 
 def test_contest_uses_repeat_spread_not_stddev(fixture_run):

@@ -1,5 +1,7 @@
 /* test-stats.c - summary statistics. */
+#define _GNU_SOURCE		/* M_PI */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ewbench.h"
@@ -9,6 +11,142 @@ static bool
 near(double got, double want)
 {
 	return fabs(got - want) <= 1e-12 * fabs(want);
+}
+
+/* A reproducible draw from N(mean, sd): Box-Muller on an LCG. */
+static double
+normal(uint64_t *state, double mean, double sd)
+{
+	double	u1, u2;
+
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	u1 = ((double)(*state >> 11) + 1) / 9007199254740994.0;
+	*state = *state * 6364136223846793005ull + 1442695040888963407ull;
+	u2 = (double)(*state >> 11) / 9007199254740992.0;
+	return mean + sd * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* The median's interval: order statistics at n/2 -+ 1.96 sqrt(n)/2, and
+ * the quartiles. */
+static void
+test_interval(void)
+{
+	double		v[100];
+	struct stats	s;
+	size_t		i;
+
+	for (i = 0; i < 100; i++)
+		v[i] = (double)(100 - i);	/* 100 .. 1, unsorted order */
+	stats_compute(v, 100, &s);
+	CHECK(s.median == 50.5);
+	/* ranks floor(50 - 9.8) = 40 and ceil(51 + 9.8) = 61 */
+	CHECK(s.ci_low == 40 && s.ci_high == 61);
+	CHECK(near(s.q1, 25.75) && near(s.q3, 75.25));
+	CHECK(near(stats_ci_pct(&s), 100.0 * 10.5 / 50.5));
+
+	/* Too few samples for an interval: [min, max]. */
+	stats_compute(v, 5, &s);
+	CHECK(s.ci_low == 96 && s.ci_high == 100);
+
+	/* Coverage: over 2,000 draws of 50 samples from N(100, 1), the
+	 * interval holds the true median 100 about 95 % of the time (the
+	 * order statistics make it at least 95 %). */
+	{
+		uint64_t	state = 42;
+		double		draw[50];
+		int		held = 0, trial;
+
+		for (trial = 0; trial < 2000; trial++) {
+			for (i = 0; i < 50; i++)
+				draw[i] = normal(&state, 100, 1);
+			stats_compute(draw, 50, &s);
+			held += s.ci_low <= 100 && 100 <= s.ci_high;
+		}
+		CHECK(held >= 1880 && held <= 1990);	/* 94-99.5 % */
+	}
+}
+
+/* One launch 1000x slower (a host stall, a context switch) moves the mean
+ * and the standard deviation, not the median or its interval. */
+static void
+test_planted_outlier(void)
+{
+	double		v[200];
+	struct stats	clean, planted;
+	uint64_t	state = 7;
+	size_t		i;
+
+	for (i = 0; i < 200; i++)
+		v[i] = normal(&state, 3552, 3552 * 0.005);
+	stats_compute(v, 200, &clean);
+	v[100] = 3552e3;
+	stats_compute(v, 200, &planted);
+	CHECK(fabs(planted.median - clean.median) <= 0.001 * clean.median);
+	CHECK(fabs(planted.ci_high - clean.ci_high) <= 0.002 * clean.median);
+	CHECK(stats_ci_pct(&planted) < 0.5);
+	CHECK(planted.mean > 1.5 * clean.mean);		/* the mean moved */
+	CHECK(planted.stddev > 100 * clean.stddev);
+}
+
+/* The rule on synthetic samples: it stops on the interval when the
+ * scatter allows, at the cap or the time limit when not, never before
+ * min_samples and min_gpu_s. */
+static void
+test_stopping_rule(void)
+{
+	struct sampling_rule	r = { 20, 0.5e-3, 0.5, 2000, 0.02 };
+	struct stats		s;
+	static double		v[2000];
+	uint64_t		state = 3;
+	size_t			n = 0, rounds = 0, i;
+	double			gpu = 0;
+	enum sampling_state	st = SAMPLING_MORE;
+	unsigned		want = r.min_samples;
+
+	/* 3.5 us kernels, 0.5 % scatter: min_gpu_s (143 samples) decides,
+	 * then the interval is tight at once. */
+	while (st == SAMPLING_MORE && n < 2000) {
+		for (i = 0; i < want && n < 2000; i++, n++) {
+			v[n] = normal(&state, 3500, 17.5);
+			gpu += v[n] * 1e-9;
+		}
+		stats_compute(v, n, &s);
+		st = sampling_decide(&r, &s, gpu, 0);
+		want = sampling_next(&r, &s, gpu, 1e-6, 0);
+		rounds++;
+	}
+	CHECK(st == SAMPLING_CI);
+	CHECK(gpu >= r.min_gpu_s && n >= 143 && n < 400);
+	CHECK(rounds <= 3);
+	CHECK(stats_ci_pct(&s) <= 0.5);
+
+	/* 5 % scatter needs about 1.96 x 1.25 x 5 / 0.5 squared = 600: the
+	 * rule asks for about that many in its second round. */
+	n = 0;
+	gpu = 0;
+	for (i = 0; i < 20; i++, n++) {
+		v[n] = normal(&state, 1e6, 5e4);
+		gpu += v[n] * 1e-9;
+	}
+	stats_compute(v, n, &s);
+	CHECK(sampling_decide(&r, &s, gpu, 0) == SAMPLING_MORE);
+	want = sampling_next(&r, &s, gpu, 1e-6, 0);
+	CHECK(want > 150 && want <= 1980);
+	/* ... but not beyond the 20 ms of wall time left at 1 ms a sample */
+	want = sampling_next(&r, &s, gpu, 1e-3, 0.01);
+	CHECK(want <= 10);
+	CHECK(sampling_decide(&r, &s, gpu, 0.02) == SAMPLING_TIME);
+	/* never before min_samples, even out of time */
+	stats_compute(v, 10, &s);
+	CHECK(sampling_decide(&r, &s, 1, 1) == SAMPLING_MORE);
+	CHECK(sampling_next(&r, &s, 1, 1, 1) == 10);
+	/* the cap */
+	r.max_samples = 20;
+	stats_compute(v, 20, &s);
+	CHECK(sampling_decide(&r, &s, gpu, 0) == SAMPLING_CAP);
+	CHECK(strcmp(sampling_name(SAMPLING_CAP), "cap") == 0 &&
+	    strcmp(sampling_name(SAMPLING_CI), "ci") == 0 &&
+	    strcmp(sampling_name(SAMPLING_TIME), "time") == 0);
 }
 
 int
@@ -63,5 +201,8 @@ main(void)
 	CHECK(near(s.mean, 1e9 + 500));
 	/* 0..1000 uniform: variance n(n+1)/12 with n = 1001 values. */
 	CHECK(near(s.stddev, sqrt(1001.0 * 1002 / 12)));
+	test_interval();
+	test_planted_outlier();
+	test_stopping_rule();
 	return check_exit();
 }

@@ -443,7 +443,7 @@ test_records(void)
 	struct trace		*t = synthetic();
 	struct trace_problems	 p;
 	const struct trace_range *r;
-	double			*d;
+	struct trace_span	*s;
 	size_t			 n, i;
 
 	/* Ranges: other domain dropped, unpaired counted, depths. */
@@ -466,22 +466,30 @@ test_records(void)
 	CHECK(t->copies[0].label == -1);
 	CHECK(t->copies[1].label == RELU);
 
-	/* Durations: launch order, no flush kernel, no bad record. */
-	n = trace_label_durations(t, ADD, &d);
+	/* Spans: start (launch) order, no flush kernel, no bad record. */
+	n = trace_label_spans(t, ADD, &s);
 	CHECK(n == 3);
 	if (n == 3)
-		CHECK(d[0] == 100 && d[1] == 100 && d[2] == 120);
-	free(d);
-	n = trace_label_durations(t, RELU, &d);
+		CHECK(s[0].start_ns == origin + 310 &&
+		    s[0].end_ns == origin + 410 &&
+		    s[1].start_ns == origin + 420 &&
+		    s[2].start_ns == origin + 530 &&
+		    s[2].end_ns == origin + 650);
+	free(s);
+	n = trace_label_spans(t, RELU, &s);
 	CHECK(n == 3);
 	if (n == 3)
-		CHECK(d[0] == 60 && d[1] == 50 && d[2] == 40);
-	free(d);
-	CHECK(trace_label_durations(t, 7, &d) == 0 && d == NULL);
-	CHECK(trace_label_durations(t, -1, &d) == 0 && d == NULL);
+		CHECK(s[0].end_ns - s[0].start_ns == 60 &&
+		    s[1].end_ns - s[1].start_ns == 50 &&
+		    s[2].end_ns - s[2].start_ns == 40);
+	free(s);
+	CHECK(trace_label_spans(t, 7, &s) == 0 && s == NULL);
+	CHECK(trace_label_spans(t, -1, &s) == 0 && s == NULL);
 
 	CHECK(trace_kernel_is_helper("_Z19ewb_l2_flush_kernelPhmj"));
 	CHECK(trace_kernel_is_helper("ewb_l2_flush_kernel(unsigned char*)"));
+	CHECK(trace_kernel_is_helper("ewb_spin_kernel(volatile unsigned int*, "
+	    "unsigned long long)"));
 	CHECK(!trace_kernel_is_helper("add_f32_kernel"));
 	CHECK(!trace_kernel_is_helper(NULL));
 
@@ -491,6 +499,17 @@ test_records(void)
 	CHECK(p.end_before_start == 1);
 	CHECK(p.unpaired_ranges == 2);
 	CHECK(p.unreadable_buffers == 0);
+
+	/* A collector that only times points forgets each point's records;
+	 * the next point's are labelled afresh. */
+	trace_forget_records(t);
+	CHECK(t->nkernels == 0 && t->ncopies == 0);
+	CHECK(trace_label_spans(t, ADD, &s) == 0 && s == NULL);
+	add_kernel(t, "add_f32_kernel", 13, 30, 700, 790);
+	trace_correlate(t, 30, ADD);
+	CHECK(trace_label_spans(t, ADD, &s) == 1 && s != NULL &&
+	    s[0].end_ns - s[0].start_ns == 90);
+	free(s);
 	trace_free(t);
 }
 

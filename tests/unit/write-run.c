@@ -28,6 +28,7 @@ main(int argc, char **argv)
 	struct manifest		 man;
 	struct csv		*timing, *metrics;
 	struct stats		 st;
+	struct timed		 t;
 	struct point		 p;
 	char			*cause = NULL, *created = NULL;
 	size_t			 i;
@@ -88,8 +89,19 @@ main(int argc, char **argv)
 		samples[2] = samples[0] * 0.999;
 		samples[3] = samples[0] * 1.25;
 		samples[4] = samples[0] * 1.0000001;
-		stats_compute(samples, 5, &st);
-		if (timing_csv_row(timing, man.run_id, &p, 5, &st, NAN,
+		memset(&t, 0, sizeof t);
+		stats_compute(samples, 5, &t.st);
+		st = t.st;
+		t.launches = 5;
+		t.source = "kernel";
+		t.stop = i % 2 ? "ci" : "cap";
+		t.throttle = i == 3 ? 0x4 : 0;
+		t.interval.median_ns = samples[0] * 1.5;
+		t.interval.ci_ns = samples[0] / 100;
+		t.queued.median_ns = t.queued.ci_ns = NAN;
+		t.graph = i == 0 ? t.interval : t.queued;
+		t.batch_ns = samples[0] * 1.3;
+		if (timing_csv_row(timing, man.run_id, &p, &t,
 		    dev.dram_bandwidth, true, &cause) != 0 ||
 		    metrics_csv_row(metrics, man.run_id, &p,
 		    "dram__bytes_read.sum", 2.0 / 3 * p.n * 8, "byte", "cupti",
