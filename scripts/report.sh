@@ -52,11 +52,11 @@ if [ "$rc" = 0 ]; then
 	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
 	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
-	    --density 2 --iters 30 --warmup 3 -o "$study/sweep"
-	# Graph launches: at the L2 tier a kernel takes a few µs, and stream
-	# launches would time the host's launch path instead of the block.
+	    --density 2 --warmup 3 -o "$study/sweep"
+	# Graph launches: kernels back to back, as the study's loops ran them
+	# (kernel times leave the host's launch path out either way).
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
-	    --iters 30 --warmup 3 -o "$study/blocks"
+	    --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then
 		step torch peers torch_ops "$study/article" ||
 		    echo "report: torch peer rows skipped"

@@ -31,6 +31,7 @@ enum {
 	OPT_BLOCK,
 	OPT_ITERS,
 	OPT_MAX_ITERS,
+	OPT_NO_COUNTERS,
 	OPT_MAX_TIME,
 	OPT_TARGET,
 	OPT_LAUNCH,
@@ -57,6 +58,7 @@ static const struct option run_longopts[] = {
 	{ "seed",	required_argument, NULL, OPT_SEED },
 	{ "out",	required_argument, NULL, 'o' },
 	{ "no-cupti",	no_argument,	   NULL, OPT_NO_CUPTI },
+	{ "no-counters", no_argument,	   NULL, OPT_NO_COUNTERS },
 	{ "metrics",	required_argument, NULL, OPT_METRICS },
 	{ "quiet",	no_argument,	   NULL, 'q' },
 	{ "launch",	required_argument, NULL, OPT_LAUNCH },
@@ -184,7 +186,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	size_t		 count;
 	char		*end;
 	int		 ch, first;
-	bool		 metrics_given = false;
+	bool		 metrics_given = false, max_iters_given = false;
 
 	memset(o, 0, sizeof *o);
 	o->iters = CLI_MIN_SAMPLES;
@@ -247,6 +249,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			if (cli_parse_uint(optarg, "--max-iters", 1, 1000000,
 			    &o->max_iters, cause) != 0)
 				return -1;
+			max_iters_given = true;
 			break;
 		case OPT_MAX_TIME:
 			if (cli_parse_number(optarg, "--max-time", 0.01, 1e6,
@@ -331,6 +334,9 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_NO_CUPTI:
 			o->no_cupti = true;
 			break;
+		case OPT_NO_COUNTERS:
+			o->no_counters = true;
+			break;
 		case OPT_METRICS:
 			o->metrics = optarg;
 			metrics_given = true;
@@ -365,6 +371,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		o->no_cupti = true;
 	if (o->no_cupti || o->trace != NULL)
 		o->no_counters = true;
+	if (!max_iters_given && o->max_iters < o->iters)
+		o->max_iters = o->iters;
 	if (o->max_iters < o->iters) {
 		*cause = xasprintf("--max-iters %u is below --iters %u",
 		    o->max_iters, o->iters);

@@ -135,6 +135,13 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			}
 			r->man.wall.timing += monotonic_seconds() - t0;
 			nvtx_pop();
+			if (t.queue_unfilled)
+				fprintf(stderr, "ewbench: %s n=%llu: the host "
+				    "could not queue %u launches behind the "
+				    "spin kernel before it timed out; queued "
+				    "interval not measured\n", p.v->id,
+				    (unsigned long long)p.n,
+				    r->bench.queue_launches);
 			if (printers_timed(&r->pr, &p, &t, passed, cause) != 0)
 				return -1;
 		}

@@ -104,15 +104,19 @@ graph_make(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
+/* --warmup launches, and with the kernel clock also WARMUP_MIN_S (the
+ * event protocols keep an exact count: ncu and nsys users count on it);
+ * --warmup 0: none. */
 static int
 warm_up(struct bench *b, const struct launch *l, enum cache_mode cache,
     char **cause)
 {
 	double		start = monotonic_seconds();
-	unsigned	done = 0, chunk = b->warmup > 0 ? b->warmup : 1;
+	double		min_s = trace_started() ? WARMUP_MIN_S : 0;
+	unsigned	done = 0, chunk = b->warmup;
 
-	while (done < b->warmup ||
-	    monotonic_seconds() - start < WARMUP_MIN_S) {
+	while (b->warmup > 0 && (done < b->warmup ||
+	    monotonic_seconds() - start < min_s)) {
 		if (issue_round(b, l, cache, NULL, chunk, cause) != 0)
 			return -1;
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);

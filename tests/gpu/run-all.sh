@@ -27,6 +27,7 @@
 #             sizes around the L2, warm and cold (why cold can beat warm)
 #   mainjob   `make report` as a user runs it, timed; the study directory
 #             it writes is packed into OUT
+#   timing    tests/gpu/timing.sh: the timing protocol's properties
 # OUT receives the logs and results.tar.gz (run directories), to stay
 # within what a lent machine sends back.
 set -uo pipefail
@@ -297,6 +298,14 @@ for (v, n, c), ns in sorted(t.items()):
     k = m.get((v, n, c, "gpu__time_duration.sum"), float("nan")) / 1e3
     print("%-16s %6s %-4s %10.2f %9.3f %9.3f %10.2f" % (v, n >> 20, c, ns / 1e3, rd, wr, k))
 PY
+	;;
+timing)
+	# The timing protocol's GPU test, kept; then the article run's
+	# 1Mi rows as the protocol reads them.
+	log timing protocol
+	rm -rf "$work/timing"
+	timed timing-test sh tests/gpu/timing.sh "$work/timing"
+	cat "$work/timing-test.log"
 	;;
 mainjob)
 	log make report

@@ -18,7 +18,7 @@ grep -q '"status": *"complete"' "$out/run.json" || fail "run.json not complete"
 import csv, json, math, sys
 d = sys.argv[1]
 m = json.load(open(d + "/run.json"))
-assert m["schema_version"] == 1 and m["checks"]["failed"] == 0, m["checks"]
+assert m["schema_version"] == 2 and m["checks"]["failed"] == 0, m["checks"]
 rows = list(csv.DictReader(open(d + "/timing.csv")))
 for r in rows:
     t = float(r["time_median_ns"])
