@@ -41,7 +41,7 @@ CHECKS = ("pass", "fail")
 # events around a replay of a graph of launches.
 TIME_SOURCES = ("kernel", "events", "batch")
 # timing.csv stop: the stopping rule that ended sampling (or a fixed count).
-STOPS = ("ci", "cap", "time", "count")
+STOPS = ("ci", "step", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
@@ -463,6 +463,7 @@ RUN_JSON = Object({
             "max_time_ms": number(positive=True),
             "target_ci_pct": number(positive=True),
             "ci_confidence_pct": number(positive=True),
+            "timer_step_ns": Nullable(number(positive=True)),
         }),
         "launch": ListOf(text(LAUNCHES)),
         "preset": Nullable(_STRING),

@@ -100,6 +100,9 @@ cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 #define EWB_SPIN_TIMED_OUT	3u
 cudaError_t	 ewb_spin(unsigned *word, unsigned long long timeout_ns,
 		    cudaStream_t);
+/* spin.cu: *step (device-visible memory) := the smallest step of the
+ * GPU's global timer, in ns, or ~0 if it never moved. */
+cudaError_t	 ewb_timer_step(unsigned long long *step, cudaStream_t);
 
 /* fill.cu: fill_random's values (src/fill.c), written on the device. */
 cudaError_t	 ewb_fill_random(void *buf, enum ewb_dtype, size_t n,

@@ -1,5 +1,6 @@
 /*
- * spin.cu - the kernel that holds a stream while the host queues launches
+ * spin.cu - the GPU's clock, for the harness: the kernel that holds a
+ * stream while the host queues launches
  * behind it, so that their rate is the GPU's, not the host's (measure.c,
  * the queued interval).  One thread waits for the host's release word in
  * mapped host memory, but never longer than its timeout on the GPU's
@@ -35,5 +36,30 @@ extern "C" cudaError_t
 ewb_spin(unsigned *word, unsigned long long timeout_ns, cudaStream_t stream)
 {
 	ewb_spin_kernel<<<1, 1, 0, stream>>>(word, timeout_ns);
+	return cudaGetLastError();
+}
+
+/* The smallest step the GPU's global timer takes, over `reads` reads by
+ * one thread: kernel timestamps come in these steps. */
+__global__ void
+ewb_timer_step_kernel(unsigned long long *step, unsigned reads)
+{
+	unsigned long long	last, now, best = ~0ull;
+	unsigned		i;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(last));
+	for (i = 0; i < reads; i++) {
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+		if (now != last && now - last < best)
+			best = now - last;
+		last = now;
+	}
+	*step = best;
+}
+
+extern "C" cudaError_t
+ewb_timer_step(unsigned long long *step, cudaStream_t stream)
+{
+	ewb_timer_step_kernel<<<1, 1, 0, stream>>>(step, 1u << 16);
 	return cudaGetLastError();
 }

@@ -44,6 +44,26 @@ queue_launches(void)
 	return (unsigned)n;
 }
 
+/* The GPU timer's step, in which kernel times come (measure.c); 0 when
+ * it could not be read, which leaves the statistics plain. */
+static int
+timer_step(struct bench *b, char **cause)
+{
+	unsigned long long	*step;
+
+	CUDA_TRY(cudaHostAlloc((void **)&step, sizeof *step,
+	    cudaHostAllocMapped), cause);
+	*step = 0;
+	if (ewb_timer_step(step, b->stream) != cudaSuccess ||
+	    cudaStreamSynchronize(b->stream) != cudaSuccess) {
+		cudaFreeHost(step);
+		return cuda_fail(cudaGetLastError(), "ewb_timer_step", cause);
+	}
+	b->timer_step_ns = *step > 0 && *step < 1000000 ? (double)*step : 0;
+	cudaFreeHost(step);
+	return 0;
+}
+
 int
 bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
     const struct device_facts *d, int *code, char **cause)
@@ -110,6 +130,8 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	    cudaHostAllocMapped), cause);
 	CUDA_TRY(cudaHostGetDevicePointer((void **)&b->spin_word_device,
 	    b->spin_word, 0), cause);
+	if (timer_step(b, cause) != 0)
+		return -1;
 	return events_create(&b->events, b->rule.min_samples, cause);
 }
 

@@ -38,6 +38,9 @@ struct bench {
 	double			*intervals;
 	size_t			 capacity;	/* a multiple of GRAPH_LAUNCHES */
 	unsigned		 kernels_per_launch;	/* of the point */
+	double			 timer_step_ns;	/* of kernel times; 0: unknown */
+	bool			 records_short;	/* measure_time failed for want
+						   of kernel records */
 	unsigned		*spin_word;	/* mapped host memory */
 	unsigned		*spin_word_device;
 	unsigned		 queue_launches;	/* behind a spin */

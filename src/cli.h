@@ -88,7 +88,7 @@ int	 cli_parse_number(const char *text, const char *what, double min,
 /* The timing defaults (docs/analysis.md, "How a point is timed"). */
 #define CLI_MIN_SAMPLES		20u
 #define CLI_MAX_SAMPLES		2000u
-#define CLI_MAX_TIME_MS		20.0
+#define CLI_MAX_TIME_MS		10.0
 #define CLI_TARGET_PCT		0.5
 
 #endif

@@ -35,6 +35,8 @@ struct runner {
 	struct counters		*counters;
 	struct metric_set	 mset;
 	bool			 have_mset;
+	bool			 pause_counters;	/* before each group:
+							   counters_in_the_way */
 	const char		*dir;		/* claimed; NULL: none */
 	char			*created;	/* what the claim made */
 	double			 started;
@@ -89,6 +91,24 @@ record_failure(struct runner *r, const struct point *p,
 	f->bad = *bad;
 }
 
+/* After measure_time failed: whether the range profiler object the
+ * counters keep enabled between their sessions took the kernel records'
+ * timestamps (CUPTI gives none while one is enabled on some drivers).  If
+ * it may have, it is given back before every group from now on, and the
+ * point can be timed again. */
+static bool
+counters_in_the_way(struct runner *r, char **cause)
+{
+	if (!r->bench.records_short || r->counters == NULL || r->pause_counters)
+		return false;
+	r->bench.records_short = false;
+	r->pause_counters = true;
+	counters_pause(r->counters);
+	free(*cause);
+	*cause = NULL;
+	return true;
+}
+
 /* One case: its check, then each timed point along the plan's axes. */
 static int
 run_case(struct runner *r, const struct plan_case *c, char **cause)
@@ -129,7 +149,10 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			nvtx_push_point(&p);
 			t0 = monotonic_seconds();
 			if (measure_time(&r->bench, &l, p.cache,
-			    pl->launches[k], &t, cause) != 0) {
+			    pl->launches[k], &t, cause) != 0 &&
+			    (!counters_in_the_way(r, cause) ||
+			    measure_time(&r->bench, &l, p.cache,
+			    pl->launches[k], &t, cause) != 0)) {
 				nvtx_pop();
 				return -1;
 			}
@@ -196,9 +219,9 @@ walk_plan(struct runner *r, char **cause)
 		const struct plan_case *first = &pl->cases[start];
 		double			t0;
 
-		/* A group: the cases of one size and dtype, timed while no
-		 * range profiler is enabled. */
-		counters_pause(r->counters);
+		/* A group: the cases of one size and dtype. */
+		if (r->pause_counters)
+			counters_pause(r->counters);
 		for (i = start; i < pl->ncases && !interrupt_pending() &&
 		    pl->cases[i].n == first->n &&
 		    pl->cases[i].v->dtype == first->v->dtype; i++) {
@@ -452,6 +475,7 @@ run_command(int argc, char **argv)
 		goto fail;
 	}
 	r.bench.nvml = r.host.nvml;
+	r.man.timer_step_ns = trace_started() ? r.bench.timer_step_ns : 0;
 	nvtx_pop();
 	code = EWB_EXIT_ERROR;
 	printers_init(&r.pr, &r.dev, r.man.run_id, r.opts.quiet,

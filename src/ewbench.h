@@ -91,6 +91,8 @@ struct stats {
 	double	 q1, q3;		/* quartiles: q3 - q1 is the IQR */
 	double	 ci_low, ci_high;	/* STATS_CI_PCT confidence interval
 					   of the median */
+	bool	 step_limited;		/* stats_compute_steps: the interval
+					   is one whole step (see there) */
 };
 /* The median's interval is distribution-free: the order statistics at
  * ranks n/2 -+ z sqrt(n)/2 (the binomial's normal approximation).  Below
@@ -100,6 +102,21 @@ struct stats {
 #define STATS_CI_MIN	6
 void		 stats_compute(const double *values, size_t count,
 		    struct stats *out);
+/*
+ * The same for samples that come in steps of `step` (kernel timestamps:
+ * 32 ns on an H100), each sample standing for any time within its step:
+ * the quantiles are those of the grouped data, each step's samples spread
+ * evenly across it, which is exact on average when the kernel's own jitter
+ * spreads it over several steps.  When one step holds more than
+ * STATS_STEP_LIMITED of the samples, the jitter cannot show where in that
+ * step the median lies: the interval is then the whole step, and
+ * step_limited is set (more samples would not narrow it).  min, max,
+ * mean and stddev are those of the samples as given; step 0 is
+ * stats_compute.
+ */
+#define STATS_STEP_LIMITED	0.8
+void		 stats_compute_steps(const double *values, size_t count,
+		    double step, struct stats *out);
 /* The larger side of the median's interval in % of the median. */
 double		 stats_ci_pct(const struct stats *);
 
@@ -115,6 +132,7 @@ struct sampling_rule {
 enum sampling_state {
 	SAMPLING_MORE,		/* go on */
 	SAMPLING_CI,		/* stopped: the interval is tight */
+	SAMPLING_STEP,		/* stopped: the interval is one timer step */
 	SAMPLING_CAP,		/* stopped: max_samples reached */
 	SAMPLING_TIME		/* stopped: max_wall_s spent */
 };
@@ -130,7 +148,7 @@ enum sampling_state sampling_decide(const struct sampling_rule *,
 unsigned	 sampling_next(const struct sampling_rule *,
 		    const struct stats *st, double gpu_s, double sample_s,
 		    double wall_s);
-/* "ci", "cap", "time" ("" for SAMPLING_MORE). */
+/* "ci", "step", "cap", "time" ("" for SAMPLING_MORE). */
 const char	*sampling_name(enum sampling_state);
 
 /* half.c: IEEE binary16 on the host, round to nearest even. */

@@ -55,7 +55,7 @@ static const char usage_text[] =
 "      --target PCT     time a point until its median's 95 % interval is\n"
 "                       within PCT % of it (default 0.5)\n"
 "      --max-iters N    but at most N launches (default 2000)\n"
-"      --max-time MS    or MS milliseconds of timing (default 20)\n"
+"      --max-time MS    or MS milliseconds of timing (default 10)\n"
 "      --warmup N       untimed launches first, and at least 1 ms (default 10)\n"
 "      --cache MODE     warm (back to back, what the study measured), cold\n"
 "                       (L2 flushed before every launch) or both (default warm)\n"

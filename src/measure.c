@@ -155,6 +155,7 @@ read_round(struct bench *b, const struct launch *l, unsigned launches,
 	if (trace_point_end(&s, &count, cause) != 0)
 		return -1;
 	if (count != (size_t)launches * k) {
+		b->records_short = true;
 		free(s);
 		*cause = xasprintf("%s: CUPTI timed %zu of the %zu kernels "
 		    "launched (records lost, or without timestamps); "
@@ -174,14 +175,15 @@ read_round(struct bench *b, const struct launch *l, unsigned launches,
 }
 
 static void
-interval_from(const double *values, size_t count, struct interval *out)
+interval_from(const double *values, size_t count, double step,
+    struct interval *out)
 {
 	struct stats	st;
 
 	out->median_ns = out->ci_ns = NAN;
 	if (count == 0)
 		return;
-	stats_compute(values, count, &st);
+	stats_compute_steps(values, count, step, &st);
 	out->median_ns = st.median;
 	out->ci_ns = fmax(st.median - st.ci_low, st.ci_high - st.median);
 }
@@ -255,7 +257,8 @@ sample_kernels(struct bench *b, const struct launch *l,
 		for (size_t i = n; i < n + round; i++)
 			gpu_s += b->samples[i] * 1e-9;
 		n += round;
-		stats_compute(b->samples, n, &out->st);
+		stats_compute_steps(b->samples, n, b->timer_step_ns,
+		    &out->st);
 		state = sampling_decide(&b->rule, &out->st, gpu_s,
 		    monotonic_seconds() - started);
 		if (state == SAMPLING_MORE && n >= b->capacity)
@@ -270,7 +273,8 @@ sample_kernels(struct bench *b, const struct launch *l,
 	out->stop = sampling_name(state);
 	out->launches = (unsigned)n;
 	out->batch_ns = events_ms * 1e6 / (double)n;
-	interval_from(b->intervals, nintervals, &out->interval);
+	interval_from(b->intervals, nintervals, b->timer_step_ns,
+	    &out->interval);
 	rc = 0;
 out:
 	if (graph != NULL)
@@ -320,7 +324,8 @@ probe_queued(struct bench *b, const struct launch *l, struct interval *out,
 			return -1;
 	}
 	if (*filled)
-		interval_from(b->intervals, nintervals, out);
+		interval_from(b->intervals, nintervals, b->timer_step_ns,
+		    out);
 	return 0;
 }
 
@@ -352,7 +357,7 @@ probe_graph(struct bench *b, const struct launch *l, struct interval *out,
 	    b->samples, b->intervals, &nintervals, MEASURE_PROBE_LAUNCHES,
 	    cause) != 0)
 		goto out;
-	interval_from(b->intervals, nintervals, out);
+	interval_from(b->intervals, nintervals, b->timer_step_ns, out);
 	rc = 0;
 out:
 	cudaGraphExecDestroy(graph);

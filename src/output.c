@@ -279,13 +279,21 @@ settings_json(const struct manifest *m, struct json *j)
 	json_u64(j, "seed", o->seed);
 	json_u64(j, "flush_bytes", m->flush_bytes);
 	json_str(j, "timer", m->timer != NULL ? m->timer : "cuda_events");
-	json_begin_object(j, "timing");
-	json_u64(j, "min_samples", o->iters);
-	json_u64(j, "max_samples", o->max_iters);
-	json_f64(j, "max_time_ms", o->max_time_ms);
-	json_f64(j, "target_ci_pct", o->target_pct);
-	json_u64(j, "ci_confidence_pct", STATS_CI_PCT);
-	json_end_object(j);
+	/* The stopping rule of measure.c's points (ceilings have their
+	 * own). */
+	if (o->max_iters > 0) {
+		json_begin_object(j, "timing");
+		json_u64(j, "min_samples", o->iters);
+		json_u64(j, "max_samples", o->max_iters);
+		json_f64(j, "max_time_ms", o->max_time_ms);
+		json_f64(j, "target_ci_pct", o->target_pct);
+		json_u64(j, "ci_confidence_pct", STATS_CI_PCT);
+		if (m->timer_step_ns > 0)
+			json_f64(j, "timer_step_ns", m->timer_step_ns);
+		else
+			json_null(j, "timer_step_ns");
+		json_end_object(j);
+	}
 	json_begin_array(j, "launch");
 	if (o->launch & LAUNCH_STREAM)
 		json_str(j, NULL, "stream");

@@ -76,6 +76,8 @@ struct manifest {
 	size_t			 nfallbacks;
 	const char		*timer;		/* "cupti_kernel_activity",
 						   "cuda_events" */
+	double			 timer_step_ns;	/* kernel times' step; 0:
+						   unknown */
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;

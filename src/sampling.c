@@ -19,6 +19,9 @@ sampling_decide(const struct sampling_rule *r, const struct stats *st,
 		    SAMPLING_MORE;
 	if (ci <= r->target_pct && gpu_s >= r->min_gpu_s)
 		return SAMPLING_CI;
+	/* The timer's step bounds the interval: more samples cannot help. */
+	if (st->step_limited && gpu_s >= r->min_gpu_s)
+		return SAMPLING_STEP;
 	if (st->count >= r->max_samples)
 		return SAMPLING_CAP;
 	if (wall_s >= r->max_wall_s)
@@ -64,6 +67,8 @@ sampling_name(enum sampling_state s)
 	switch (s) {
 	case SAMPLING_CI:
 		return "ci";
+	case SAMPLING_STEP:
+		return "step";
 	case SAMPLING_CAP:
 		return "cap";
 	case SAMPLING_TIME:

@@ -69,6 +69,80 @@ stats_ci_pct(const struct stats *s)
 	return 100.0 * half / s->median;
 }
 
+/* The steps' grouped data: the value below which a fraction `rank` / n
+ * of the samples lie, each step k (samples within half a step of k x
+ * step) spread evenly over [(k - 1/2) step, (k + 1/2) step). */
+static double
+grouped_quantile(const long *steps, size_t n, double step, double rank)
+{
+	size_t	i = 0, j;
+
+	if (rank <= 0)
+		return ((double)steps[0] - 0.5) * step;
+	while (i < n) {
+		for (j = i; j < n && steps[j] == steps[i]; j++)
+			;
+		if (rank <= (double)j || j == n)
+			return ((double)steps[i] - 0.5 +
+			    (rank - (double)i) / (double)(j - i)) * step;
+		i = j;
+	}
+	return ((double)steps[n - 1] + 0.5) * step;
+}
+
+void
+stats_compute_steps(const double *values, size_t count, double step,
+    struct stats *out)
+{
+	double	*sorted, half, lo, hi;
+	long	*steps;
+	size_t	 i, run = 0, longest = 0, at = 0;
+
+	stats_compute(values, count, out);
+	out->step_limited = false;
+	if (!(step > 0) || count < STATS_CI_MIN)
+		return;
+	sorted = xcalloc(count, sizeof *sorted);
+	memcpy(sorted, values, count * sizeof *sorted);
+	qsort(sorted, count, sizeof *sorted, compare_doubles);
+	steps = xcalloc(count, sizeof *steps);
+	for (i = 0; i < count; i++) {
+		steps[i] = lround(sorted[i] / step);
+		run = i > 0 && steps[i] == steps[i - 1] ? run + 1 : 1;
+		if (run > longest) {
+			longest = run;
+			at = i;
+		}
+	}
+	/* Within [min, max]: the groups sit on multiples of the step, the
+	 * samples a nanosecond or two off them (CUPTI maps GPU times onto the
+	 * host's clock). */
+	out->median = fmin(fmax(grouped_quantile(steps, count, step,
+	    count / 2.0), out->min), out->max);
+	out->q1 = fmin(fmax(grouped_quantile(steps, count, step,
+	    count / 4.0), out->min), out->max);
+	out->q3 = fmin(fmax(grouped_quantile(steps, count, step,
+	    count * 3 / 4.0), out->min), out->max);
+	/* The same ranks as stats_compute's interval, read off the groups,
+	 * and an eighth of a step more each side: a step's samples are not
+	 * quite spread evenly across it (the density slopes), which moves the
+	 * estimate by up to a few percent of a step. */
+	half = STATS_CI_Z * sqrt((double)count) / 2;
+	lo = grouped_quantile(steps, count, step, count / 2.0 - half) -
+	    step / 8;
+	hi = grouped_quantile(steps, count, step, count / 2.0 + half) +
+	    step / 8;
+	if ((double)longest > STATS_STEP_LIMITED * (double)count) {
+		lo = fmin(lo, ((double)steps[at] - 0.5) * step);
+		hi = fmax(hi, ((double)steps[at] + 0.5) * step);
+		out->step_limited = true;
+	}
+	out->ci_low = lo;
+	out->ci_high = hi;
+	free(steps);
+	free(sorted);
+}
+
 /*
  * With no values every field is NaN; with one the standard deviation is NaN
  * (a sample of one says nothing about spread), which the writers turn into
@@ -83,6 +157,7 @@ stats_compute(const double *values, size_t count, struct stats *out)
 	out->count = count;
 	out->min = out->max = out->mean = out->median = out->stddev = NAN;
 	out->q1 = out->q3 = out->ci_low = out->ci_high = NAN;
+	out->step_limited = false;
 	if (count == 0)
 		return;
 

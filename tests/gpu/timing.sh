@@ -6,9 +6,9 @@
 #    time limit stopped it, which the row says;
 #  - at 1Mi, warm, the interval is within 1 % for every ewbench and cub
 #    row; at 256Mi within 0.5 %;
-#  - a launch interval is never shorter than the kernel it follows, and
-#    queued launches are never slower than host-paced ones (beyond their
-#    intervals);
+#  - a stream launch interval is never shorter than the kernel it
+#    follows, and queued launches are never slower than host-paced ones
+#    (beyond their intervals);
 #  - events around whole rounds agree with the kernel times within 1 % at
 #    256Mi (bandwidth both ways);
 #  - a spin-kernel queue the host cannot fill (more launches than the
@@ -37,7 +37,7 @@ for r in rows:
     half = 100 * max(med - lo, hi - med) / med
     assert r["time_source"] == "kernel", name
     assert lo <= med <= hi, name
-    assert r["stop"] in ("ci", "cap", "time"), name
+    assert r["stop"] in ("ci", "step", "cap", "time"), name
     if r["stop"] == "ci":
         assert half <= target, (name, half)
     warm = r["cache"] == "warm"
@@ -54,9 +54,13 @@ for r in rows:
     else:
         assert r["interval_ns"] == "", name
     if warm and med < 20e3:
+        # Queued stream launches wait for the kernel before them; graph
+        # replays may start the next kernel while the last one's end is
+        # being recorded (measured: up to ~200 ns on an H100), never
+        # before half of it has run.
         q, g = float(r["queued_interval_ns"]), float(r["graph_interval_ns"])
         host = float(r["interval_ns"])
-        assert q >= 0.99 * med and g >= 0.99 * med, (name, q, g, med)
+        assert q >= 0.99 * med and g >= 0.5 * med, (name, q, g, med)
         assert q <= host + float(r["interval_ci_ns"]) + \
             float(r["queued_interval_ci_ns"]) + 50, (name, q, host)
     print("%-28s %9.1f ns  ci +-%.2f %%  %-4s %5s samples  interval %s "

@@ -66,6 +66,60 @@ test_interval(void)
 	}
 }
 
+/* Samples in 32 ns steps, as kernel timestamps come on an H100. */
+static void
+test_steps(void)
+{
+	static double	v[2000];
+	struct stats	plain, s;
+	uint64_t	state = 11;
+	size_t		i;
+	double		mu;
+	int		covered = 0, trials = 0;
+
+	/* The kernel's jitter (20 ns) spreads it over steps: the grouped
+	 * median finds 3510 between the steps 3488 and 3520, where the plain
+	 * median is stuck on a step; its interval holds it, tightly.  A
+	 * nanosecond of jitter off the steps (CUPTI's clock mapping) changes
+	 * nothing. */
+	for (i = 0; i < 2000; i++)
+		v[i] = 32 * floor(normal(&state, 3510, 20) / 32 + 0.5) +
+		    (double)(i % 3) - 1;
+	stats_compute(v, 2000, &plain);
+	stats_compute_steps(v, 2000, 32, &s);
+	CHECK(fabs(plain.median - 3510) > 8);
+	CHECK(fabs(s.median - 3510) < 3);
+	CHECK(s.ci_low <= 3510 && 3510 <= s.ci_high);
+	CHECK(stats_ci_pct(&s) < 0.2 && !s.step_limited);
+	CHECK(s.min <= s.median && s.median <= s.max);
+	CHECK(s.mean == plain.mean && s.stddev == plain.stddev);
+
+	/* Coverage across the step: kernels at every offset within it. */
+	for (mu = 3488; mu < 3520; mu += 2) {
+		for (i = 0; i < 400; i++)
+			v[i] = 32 * floor(normal(&state, mu, 16) / 32 + 0.5);
+		stats_compute_steps(v, 400, 32, &s);
+		covered += s.ci_low <= mu && mu <= s.ci_high;
+		trials++;
+	}
+	CHECK(covered >= trials - 2);
+
+	/* Jitter far below the step: nearly every sample on one step, and
+	 * where in it the median lies cannot be known: the interval is the
+	 * whole step, and says so. */
+	for (i = 0; i < 2000; i++)
+		v[i] = 32 * floor(normal(&state, 3510, 3) / 32 + 0.5);
+	stats_compute_steps(v, 2000, 32, &s);
+	CHECK(s.step_limited);
+	CHECK(s.ci_low <= 3504 && s.ci_high >= 3536);
+	CHECK(s.ci_low <= 3510 && 3510 <= s.ci_high);
+
+	/* step 0, or too few samples: the plain statistics */
+	stats_compute_steps(v, 2000, 0, &s);
+	stats_compute(v, 2000, &plain);
+	CHECK(s.median == plain.median && s.ci_low == plain.ci_low);
+}
+
 /* One launch 1000x slower (a host stall, a context switch) moves the mean
  * and the standard deviation, not the median or its interval. */
 static void
@@ -144,6 +198,15 @@ test_stopping_rule(void)
 	r.max_samples = 20;
 	stats_compute(v, 20, &s);
 	CHECK(sampling_decide(&r, &s, gpu, 0) == SAMPLING_CAP);
+	/* an interval one timer step wide stops as "step" */
+	r.max_samples = 2000;
+	for (i = 0; i < 200; i++)
+		v[i] = 32 * floor(normal(&state, 1010, 2) / 32 + 0.5);
+	stats_compute_steps(v, 200, 32, &s);
+	CHECK(s.step_limited && stats_ci_pct(&s) > 0.5);
+	CHECK(sampling_decide(&r, &s, 1e-3, 0) == SAMPLING_STEP);
+	CHECK(sampling_decide(&r, &s, 1e-4, 0) == SAMPLING_MORE);
+	CHECK(strcmp(sampling_name(SAMPLING_STEP), "step") == 0);
 	CHECK(strcmp(sampling_name(SAMPLING_CAP), "cap") == 0 &&
 	    strcmp(sampling_name(SAMPLING_CI), "ci") == 0 &&
 	    strcmp(sampling_name(SAMPLING_TIME), "time") == 0);
@@ -202,6 +265,7 @@ main(void)
 	/* 0..1000 uniform: variance n(n+1)/12 with n = 1001 values. */
 	CHECK(near(s.stddev, sqrt(1001.0 * 1002 / 12)));
 	test_interval();
+	test_steps();
 	test_planted_outlier();
 	test_stopping_rule();
 	return check_exit();
