@@ -249,17 +249,46 @@ add_record(struct trace *t, const CUpti_Activity *r)
 	}
 }
 
+/*
+ * Buffers CUPTI handed back, kept for its next request: a point's records
+ * are read back after every round of launches, and a fresh buffer costs
+ * its page faults on the host (about half a millisecond for 8 MiB) just
+ * as the next round's launches are being issued.
+ */
+#define SPARE_BUFFERS	8
+static struct {
+	pthread_mutex_t	 lock;
+	void		*buffers[SPARE_BUFFERS];
+	size_t		 count;
+} spares = { PTHREAD_MUTEX_INITIALIZER, { NULL }, 0 };
+
 static void CUPTIAPI
 buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	void	*p;
+	void	*p = NULL;
 
+	pthread_mutex_lock(&spares.lock);
+	if (spares.count > 0)
+		p = spares.buffers[--spares.count];
+	pthread_mutex_unlock(&spares.lock);
 	/* No buffer: CUPTI drops the records, and counts them. */
-	if (posix_memalign(&p, BUFFER_ALIGN, BUFFER_SIZE) != 0)
+	if (p == NULL && posix_memalign(&p, BUFFER_ALIGN, BUFFER_SIZE) != 0)
 		p = NULL;
 	*buffer = p;
 	*size = p != NULL ? BUFFER_SIZE : 0;
 	*max_records = 0;
+}
+
+static void
+buffer_release(uint8_t *buffer)
+{
+	pthread_mutex_lock(&spares.lock);
+	if (spares.count < SPARE_BUFFERS) {
+		spares.buffers[spares.count++] = buffer;
+		buffer = NULL;
+	}
+	pthread_mutex_unlock(&spares.lock);
+	free(buffer);
 }
 
 static void CUPTIAPI
@@ -286,7 +315,7 @@ buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer,
 			callback_failed(rc, "cuptiActivityGetNumDroppedRecords");
 	}
 	pthread_mutex_unlock(&collector.lock);
-	free(buffer);
+	buffer_release(buffer);
 }
 
 /* Disables the first n kinds of kinds[]; the first failure goes to cause
