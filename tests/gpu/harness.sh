@@ -11,6 +11,16 @@
 #   check -s 256Mi  every variant checked at 2^28
 #   counters/point  (run - run --no-cupti) / counter points
 #   kernel time     sum of median x iters over timing.csv: the floor
+# and, from `run -s 1Mi --cache both` twice with each binary, how far its
+# numbers can be trusted (the timing protocol's benchmark):
+#   1Mi warm spread median of the rows' 100 x stddev / median
+#   1Mi warm CI     median of the rows' 95 % interval half-width, % (the
+#                   event protocol recorded none: estimated there as
+#                   1.96 x 1.25 x stddev / sqrt(samples))
+#   warm > cold     1Mi rows whose warm median exceeds the cold one
+#   repeat 1 %      rows of the two runs whose medians agree within 1 %
+#   repeat floor    the floor (%) the noise rule needs for 95 % of the
+#                   rows of the two runs to agree (tests/gpu/repeat.py)
 set -uo pipefail
 out=${1:?usage: harness.sh OUT [BEFORE_BINARY]}
 before=${2:-}
@@ -57,9 +67,52 @@ measure() {	# measure LABEL BINARY: one column of the table
 	echo "$label: run $run s, --no-cupti $nocupti s, check 256Mi $check s, $per ms per counter point ($points points)"
 }
 
+quality() {	# quality LABEL BINARY: the timing rows of the table
+	local label=$1 bin=$2 i
+	for i in 1 2; do
+		"$bin" run -q -s 1Mi --cache both -o "$work/$label-q$i" \
+		    >"$work/$label-q$i.log" 2>&1 ||
+		    { echo "$label: quality run $i failed"; return; }
+	done
+	"${PYTHON:-python3}" - "$work/$label-q1" "$work/$label-q2" \
+	    "$(dirname "$0")/repeat.py" <<'PY' >>"$work/quality-$label"
+import csv, math, statistics, subprocess, sys
+a, b, repeat = sys.argv[1:4]
+rows = list(csv.DictReader(open(a + "/timing.csv")))
+warm = [r for r in rows if r["cache"] == "warm"]
+spread = statistics.median(100 * float(r["time_stddev_ns"]) /
+                           float(r["time_median_ns"]) for r in warm)
+def half(r):
+    m = float(r["time_median_ns"])
+    if r.get("time_ci_low_ns"):
+        return 100 * max(m - float(r["time_ci_low_ns"]),
+                         float(r["time_ci_high_ns"]) - m) / m
+    return 100 * 1.96 * 1.2533 * float(r["time_stddev_ns"]) / m / \
+        math.sqrt(int(r["iters"]))
+ci = statistics.median(half(r) for r in warm)
+cold = {r["variant"]: float(r["time_median_ns"]) for r in rows
+        if r["cache"] == "cold"}
+slower = sum(float(r["time_median_ns"]) > cold[r["variant"]] for r in warm)
+out = subprocess.run([sys.executable, repeat, a, b], capture_output=True,
+                     text=True).stdout
+def grab(prefix, word):
+    for line in out.splitlines():
+        if line.startswith(prefix):
+            return line.split(word)[1].split("%")[0].strip()
+    return "-"
+print("%.1f\t%.2f\t%d of %d\t%s\t%s" % (
+    spread, ci, slower, len(warm),
+    grab("repeat: medians within 1 %", ":"),
+    grab("repeat: floor needed", "p95")))
+PY
+	echo "$label: 1Mi quality: $(cat "$work/quality-$label")"
+}
+
 "$new" info | head -1 | tee "$out/device.txt"
 [ -n "$before" ] && measure before "$before"
 measure after "$new"
+[ -n "$before" ] && quality before "$before"
+quality after "$new"
 # Where the counter time goes: the same run with CUPTI's kernel replay.
 EWBENCH_CUPTI_REPLAY=kernel wall after-kernel-replay "$new" run -o "$work/kr" \
     >"$work/kr.wall"
@@ -79,5 +132,12 @@ echo "after, kernel replay: run $(cat "$work/kr.wall") s"
 		}
 	    }' "$work/columns"
 	echo "| run with kernel replay (counters) s | ${before:+- | }$(cat "$work/kr.wall") |"
+	names="1Mi warm: median spread of samples %|1Mi warm: median 95 % CI half-width %|1Mi: rows warm slower than cold|two runs: medians within 1 % (% of rows)|two runs: floor for 95 % to agree by the rule %"
+	for i in 1 2 3 4 5; do
+		name=$(echo "$names" | cut -d'|' -f$i)
+		b=$([ -n "$before" ] && cut -f$i "$work/quality-before" 2>/dev/null)
+		a=$(cut -f$i "$work/quality-after" 2>/dev/null)
+		echo "| $name | ${before:+${b:--} | }${a:--} |"
+	done
 } | tee "$out/harness.md"
 rm -rf "$work"

@@ -27,6 +27,7 @@
 #             sizes around the L2, warm and cold (why cold can beat warm)
 #   mainjob   `make report` as a user runs it, timed; the study directory
 #             it writes is packed into OUT
+#   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
 # OUT receives the logs and results.tar.gz (run directories), to stay
 # within what a lent machine sends back.
@@ -264,9 +265,12 @@ report)
 harness)
 	log harness
 	before=
-	if [ -f .old/old.tar ]; then
+	# The tree to compare with: BEFORE_TAR (git archive of a commit),
+	# else .old/old.tar.
+	tree=${BEFORE_TAR:-.old/old.tar}
+	if [ -f "$tree" ]; then
 		rm -rf "$work/old" && mkdir -p "$work/old" &&
-		    tar xf .old/old.tar -C "$work/old" &&
+		    tar xf "$tree" -C "$work/old" &&
 		    (cd "$work/old" && ./bootstrap && ./configure \
 		    --with-cuda-arch="$arch" && make -j"$jobs") \
 		    >"$out/old-build.log" 2>&1 && before=$work/old/ewbench
@@ -315,6 +319,19 @@ mainjob)
 	for d in reports/nvidia-*/; do
 		[ -d "$d" ] && tar czf "$out/study-$(basename "$d").tar.gz" -C reports "$(basename "$d")"
 	done
+	;;
+mainjob2)
+	# `make report` twice, back to back: how the two studies agree
+	# (tests/gpu/repeat.py; FLOOR: the floor measured elsewhere).
+	log make report twice
+	rm -rf reports/nvidia-*
+	timed mainjob-1 make report
+	timed mainjob-2 make report
+	grep -h "report:" "$work"/mainjob-?.log
+	set -- reports/nvidia-*/
+	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
+	    tee "$out/repeat.txt"
+	tar czf "$out/study-$(basename "$1").tar.gz" -C reports "$(basename "$1")"
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
 esac
