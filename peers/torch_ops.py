@@ -14,8 +14,8 @@ median or max_samples): PyTorch's Python launch path is never in it.
 That path is reported apart, as the row's interval_ns: the median
 start-to-start time of consecutive kernels as Python issues them.  For
 cold points a buffer larger than L2 is zeroed before each launch, which
-evicts the operands; its kernels are told apart by name (the op's kernel
-is found from one profiled launch first).  add writes into a preallocated
+evicts the operands; its kernels are told apart by name (the first
+kernel of a batch is a flush).  add writes into a preallocated
 output (out=); relu has no out= form, so its output comes from PyTorch's
 caching allocator, which reuses one block and adds no GPU work.  The last
 output is compared with the same op computed exactly (see reference()),
@@ -65,9 +65,10 @@ DEFAULT_FLUSH_BYTES = 256 << 20
 # settings.timing.
 DEFAULT_TIMING = {"min_samples": 20, "max_samples": 2000,
                   "target_ci_pct": 0.5}
-# Launches under one profiler session; a point takes at most BATCHES.
-BATCH = 200
-BATCHES = 5
+# Launches under one profiler session (each costs a session's start and
+# stop); a point takes at most BATCHES.
+BATCH = 300
+BATCHES = 3
 # The median's interval: src/ewbench.h STATS_CI_Z, STATS_CI_MIN.
 CI_Z = 1.959963984540054
 CI_MIN = 6
@@ -280,11 +281,6 @@ def measure(torch, job, flush, seed):
             flush.zero_()
         launch()
     torch.cuda.synchronize()
-    # The op's own kernels, by name: a cold point's flush has others.
-    with profile() as prof:
-        launch()
-        torch.cuda.synchronize()
-    names = {name for name, _, _ in kernel_spans(torch, prof)}
     durations, intervals, result = [], [], None
     for _ in range(BATCHES):
         with profile() as prof:
@@ -293,7 +289,10 @@ def measure(torch, job, flush, seed):
                     flush.zero_()
                 result = launch()
             torch.cuda.synchronize()
-        spans = [s for s in kernel_spans(torch, prof) if s[0] in names]
+        spans = kernel_spans(torch, prof)
+        if job.cache == "cold" and spans:
+            # The flush comes first; the op's kernels are the others.
+            spans = [s for s in spans if s[0] != spans[0][0]]
         if len(spans) != BATCH:
             raise CannotRun("torch.profiler recorded %d of %d %s kernels"
                             % (len(spans), BATCH, job.variant))

@@ -37,7 +37,6 @@ struct bench {
 	double			*samples;	/* capacity of each */
 	double			*intervals;
 	size_t			 capacity;	/* a multiple of GRAPH_LAUNCHES */
-	unsigned		 kernels_per_launch;	/* of the point */
 	double			 timer_step_ns;	/* of kernel times; 0: unknown */
 	bool			 records_short;	/* measure_time failed for want
 						   of kernel records */
@@ -61,6 +60,8 @@ struct launch {
 	struct bench		*b;
 	const struct ewb_variant *v;
 	struct ewb_launch_args	 args;
+	unsigned		 kernels;	/* per launch; 0: not yet
+						   counted (bench_kernels) */
 };
 
 /* bench.c */

@@ -128,6 +128,8 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	t1 = monotonic_seconds();
 	r->man.wall.inputs += t1 - t0;
 	bench_case(&r->bench, c, &l, &p);
+	if (bench_kernels(&l, &l.kernels, cause) != 0)
+		return -1;
 	nvtx_push_phase("check");
 	passed = checker_run(&r->bench, &l, &bad, cause);
 	nvtx_pop();
@@ -191,7 +193,11 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 		pts[i].p.cache = pl->caches[i % pl->ncaches];
 	}
 	nvtx_push_phase("counters");
-	if (profile_points(r->counters, m, pts, n, values, cause) != 0)
+	/* The counters' replays are no point's time: CUPTI need not record
+	 * their kernels. */
+	if (trace_pause(true, cause) != 0 ||
+	    profile_points(r->counters, m, pts, n, values, cause) != 0 ||
+	    trace_pause(false, cause) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,

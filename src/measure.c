@@ -139,7 +139,7 @@ abandon_point(void)
 /*
  * The kernels of `launches` launches, read back after they ran: launch
  * i's duration is from its first kernel's start to its last one's end (a
- * library call may launch several: b->kernels_per_launch).  With
+ * library call may launch several: l->kernels).  With
  * `intervals`, also the start-to-start time of consecutive launches,
  * except across the first launch of each group of `group` (a graph
  * replay, a spin's queue).
@@ -150,7 +150,7 @@ read_round(struct bench *b, const struct launch *l, unsigned launches,
     unsigned group, char **cause)
 {
 	struct trace_span	*s = NULL;
-	size_t			 count = 0, i, k = b->kernels_per_launch;
+	size_t			 count = 0, i, k = l->kernels;
 
 	if (trace_point_end(&s, &count, cause) != 0)
 		return -1;
@@ -487,10 +487,9 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	bool			 filled;
 
 	memset(out, 0, sizeof *out);
-	if (bench_kernels(l, &b->kernels_per_launch, cause) != 0)
-		return -1;
-	if (b->kernels_per_launch == 0) {
-		*cause = xasprintf("%s launches no kernel", l->v->id);
+	if (l->kernels == 0) {
+		*cause = xasprintf("%s: kernels per launch not counted (or "
+		    "none)", l->v->id);
 		return -1;
 	}
 	out->batch_ns = NAN;

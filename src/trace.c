@@ -483,6 +483,22 @@ trace_mode(void)
 }
 
 int
+trace_pause(bool pause, char **cause)
+{
+	size_t	i;
+
+	if (collector.trace == NULL || collector.mode != TRACE_KERNELS)
+		return 0;
+	for (i = 0; i < KERNEL_KINDS; i++) {
+		if (cupti_check(pause ? cuptiActivityDisable(kinds[i].kind) :
+		    cuptiActivityEnable(kinds[i].kind), pause ?
+		    kinds[i].disable : kinds[i].enable, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
 trace_flush(char **cause)
 {
 	cudaError_t	e;

@@ -218,6 +218,10 @@ int		 trace_point_begin(const struct trace_label *, char **cause);
  * synchronises and flushes, and forgets what it read. */
 int		 trace_point_end(struct trace_span **spans, size_t *count,
 		    char **cause);
+/* TRACE_KERNELS: stops recording kernels (pause true) while nothing is
+ * timed, e.g. during the counters' replays, and starts again (false);
+ * nothing in TRACE_FULL, whose trace shows everything. */
+int		 trace_pause(bool pause, char **cause);
 /* cudaDeviceSynchronize, then a forced flush of CUPTI's buffers. */
 int		 trace_flush(char **cause);
 /* Flushes, stops collecting, and hands over the finished trace (NULL when

@@ -46,9 +46,10 @@ def rows(directory):
 
 
 def interval(r):
+    """(median, low, high); schema-1 rows recorded no interval."""
     m = float(r["time_median_ns"])
-    low = float(r["time_ci_low_ns"] or m)
-    high = float(r["time_ci_high_ns"] or m)
+    low = float(r.get("time_ci_low_ns") or m)
+    high = float(r.get("time_ci_high_ns") or m)
     return m, min(low, m), max(high, m)
 
 
