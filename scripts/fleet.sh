@@ -47,7 +47,7 @@ step ceilings "$ewbench" ceilings -q --device all --out "$parent/ceilings"
 step run "$ewbench" run -q --device all --preset tiers -v "$variants" \
     --iters 50 --warmup 5 --out "$parent/run"
 
-analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
+analysis() { PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m ewbench.analysis "$@"; }
 if analysis fleet --help >/dev/null 2>&1; then
 	step render analysis fleet "$parent"
 else

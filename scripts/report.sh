@@ -19,8 +19,8 @@ set -eu
 srcdir=$(cd "$1" && pwd)
 outdir=$2
 py=${PYTHON:-python3}
-analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
-peers() { module=$1; shift; PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" "$py" -m "peers.$module" "$@"; }
+analysis() { PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m ewbench.analysis "$@"; }
+peers() { module=$1; shift; PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" "$py" -m "ewbench.peers.$module" "$@"; }
 
 # The study's variants (kernels/study.def, as `ewbench list` prints them),
 # its peers, and ewbench's fastest adds.
@@ -79,8 +79,8 @@ for gpu in "$srcdir"/reports/reference/*/; do
 	# much, beyond the repeat-to-repeat spread.  Run from the folder so
 	# the paths it prints are the rounds' own names.
 	if [ -d "$gpu/contest/round-1" ]; then
-		(cd "$gpu/contest" && PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" \
-		    "$py" -m analysis contest round-? -o contest.md >/dev/null)
+		(cd "$gpu/contest" && PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" \
+		    "$py" -m ewbench.analysis contest round-? -o contest.md >/dev/null)
 		echo "report: $gpu/contest/contest.md"
 	fi
 done

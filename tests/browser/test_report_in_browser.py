@@ -83,7 +83,7 @@ def run_browser(*args):
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
-    from analysis import plots, report, study
+    from ewbench.analysis import plots, report, study
     root = tmp_path_factory.mktemp("study")
     for part in ("ceilings", "article", "sweep", "blocks"):
         shutil.copytree(FIXTURE, root / part)

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER, EXIT_USAGE,
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER, EXIT_USAGE,
                                main)
 from conftest import ROOT, rewrite, scale_times
 
@@ -76,7 +76,7 @@ def test_compare_fail_on_slower(fixture_dir, run_copy, tmp_path, capsys):
 
 
 def test_module_entry_point_runs(fixture_dir):
-    proc = subprocess.run([sys.executable, "-m", "analysis", "compare",
+    proc = subprocess.run([sys.executable, "-m", "ewbench.analysis", "compare",
                            fixture_dir, fixture_dir], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from analysis import contest, contest_report, noise
-from analysis.__main__ import EXIT_DATA, EXIT_OK, main
-from analysis.load import DataError, load_run
+from ewbench.analysis import contest, contest_report, noise
+from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, main
+from ewbench.analysis.load import DataError, load_run
 from conftest import FIXTURE, ROOT, rewrite
 
 GOALS_PATH = os.path.join(ROOT, "scripts", "contest-goals.py")

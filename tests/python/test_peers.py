@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from analysis import load, validate
-from analysis.__main__ import EXIT_USAGE
-from analysis.__main__ import main as analysis_main
-from analysis.load import DataError, load_run
-from conftest import FIXTURE, ROOT, rewrite
-from peers import output
-from peers import torch_ops as tj
+from ewbench.analysis import load, validate
+from ewbench.analysis.__main__ import EXIT_USAGE
+from ewbench.analysis.__main__ import main as analysis_main
+from ewbench.analysis.load import DataError, load_run
+from conftest import FIXTURE, PACKAGE, ROOT, rewrite
+from ewbench.peers import output
+from ewbench.peers import torch_ops as tj
 
 
 def drop_torch_rows(run_copy):
@@ -188,7 +188,7 @@ def test_dry_run_needs_no_torch(run_copy, capsys):
 def test_module_bad_data_exits_three_without_traceback(run_copy):
     rewrite(run_copy / "timing.csv", lambda t: t.replace(",pass\n",
                                                          ",maybe\n", 1))
-    proc = subprocess.run([sys.executable, "-m", "peers.torch_ops",
+    proc = subprocess.run([sys.executable, "-m", "ewbench.peers.torch_ops",
                            "--dry-run", str(run_copy)], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == tj.EXIT_DATA
@@ -198,7 +198,7 @@ def test_module_bad_data_exits_three_without_traceback(run_copy):
 
 
 def test_run_as_a_file_says_how_to_run_it(run_copy):
-    proc = subprocess.run([sys.executable, os.path.join("peers",
+    proc = subprocess.run([sys.executable, os.path.join(PACKAGE, "peers",
                                                         "torch_ops.py"),
                            str(run_copy)], cwd=ROOT, capture_output=True,
                           text=True, check=False)

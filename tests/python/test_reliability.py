@@ -10,12 +10,12 @@ import os
 
 import pytest
 
-from analysis import compare, contest, load
-from analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
-from analysis.load import DataError, load_run
+from ewbench.analysis import compare, contest, load
+from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
+from ewbench.analysis.load import DataError, load_run
 from conftest import rewrite, scale_times
-from peers import output
-from peers import torch_ops as tj
+from ewbench.peers import output
+from ewbench.peers import torch_ops as tj
 
 
 def set_cell(run_dir, line, column, value):

@@ -18,7 +18,7 @@ PEER = "peer"
 ROLES = (STUDY, ADDITION, PEER)
 
 STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                         os.pardir, "kernels", "study.def")
+                         os.pardir, "defs", "study.def")
 
 
 def _study_variants(path=STUDY_DEF):
