@@ -38,6 +38,18 @@ static const char usage_text[] =
 "                       list or validate counter metric sets (no GPU needed\n"
 "                       with --chip, e.g. GH100)\n"
 "\n"
+"Analysis commands (the Python package ewbench.analysis; no GPU needed;\n"
+"COMMAND --help says more):\n"
+"  report DIR [-o OUT]  a study directory's or a run directory's report:\n"
+"                       report.md, report.html and figures\n"
+"  compare RUN_A RUN_B  two runs side by side, changes beyond the noise\n"
+"  contest RUN...       interleaved repeats: the fastest add kernels against\n"
+"                       cub and torch, beyond the round-to-round spread\n"
+"  fleet-report PARENT  one run per GPU: outliers against the fleet median\n"
+"  timeline TRACE       a picture of a window of a --trace file\n"
+"  torch RUN_DIR        time torch.add and torch.relu beside a run (needs\n"
+"                       PyTorch): RUN_DIR/peer-torch.csv\n"
+"\n"
 "Options of run, check, sweep and tune:\n"
 "  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
 "                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
@@ -66,8 +78,9 @@ static const char usage_text[] =
 "                       ewbench-fleet-<host>-<time>)\n"
 "      --seed N         random inputs' seed (default 1)\n"
 "  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n"
-"      --metrics SET    counter set: a group name (default, memory,\n"
-"                       instructions, sol) or metric names, comma separated\n"
+"      --metrics SET    counter set: a group name (default, dram,\n"
+"                       instructions, memory, residency, sol) or metric\n"
+"                       names, comma separated\n"
 "      --no-cupti       no counters: lets ncu, nsys or compute-sanitizer\n"
 "                       attach (one CUPTI client per process)\n"
 "      --trace FILE     write a Chrome/Perfetto trace of the run (CUPTI\n"
@@ -88,7 +101,8 @@ static const char usage_text[] =
 "  -q, --quiet          print only problems (progress shows on terminals)\n"
 "\n"
 "A run directory holds run.json (manifest), timing.csv and metrics.csv;\n"
-"docs/data-format.md describes them.  Analyse with: python3 -m analysis.\n"
+"docs/data-format.md describes them; `ewbench report DIR` analyses them\n"
+"(the same as python3 -m ewbench.analysis report DIR).\n"
 "\n"
 "Exit status:\n"
 "  0    success\n"
@@ -114,6 +128,7 @@ static const char usage_text[] =
 "  ewbench run --device all -s 16Mi --out fleet\n"
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ewbench metrics --check --chip GH100\n"
+"  ewbench report reports/reference/nvidia-h200 -o h200-report\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n";
 
 static void
@@ -204,6 +219,8 @@ main(int argc, char **argv)
 		version();
 		return EWB_EXIT_OK;
 	}
+	if (analysis_is_command(cmd))
+		return analysis_command(argc - 1, argv + 1);
 	if (argc > 2 && (strcmp(argv[2], "-h") == 0 ||
 	    strcmp(argv[2], "--help") == 0) && strcmp(cmd, "metrics") != 0) {
 		fputs(usage_text, stdout);
@@ -221,6 +238,8 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "metrics") == 0)
 		return metrics_command(argc - 1, argv + 1);
 	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
-	    "run, check, sweep, tune, ceilings, metrics; see ewbench --help)\n", cmd);
+	    "run, check, sweep, tune, ceilings, metrics, report, compare, "
+	    "contest, fleet-report, timeline, torch; see ewbench --help)\n",
+	    cmd);
 	return EWB_EXIT_USAGE;
 }
