@@ -1,4 +1,4 @@
-"""python3 -m analysis: exit codes and messages."""
+"""ewbench.analysis's command line: exit codes and messages."""
 
 import json
 import os

@@ -1,4 +1,4 @@
-"""python3 -m analysis fleet: members, outliers with evidence, failed
+"""ewbench fleet-report: members, outliers with evidence, failed
 members, broken input, one GPU, sorting, the output directory claim.
 
 The fleets are copies of the shipped H200 reference runs

@@ -1,4 +1,4 @@
-"""Peers measured outside the analysis: peers.torch_ops writes its own
+"""Peers measured outside the analysis: ewbench.peers.torch_ops writes its own
 peer-torch.csv (never timing.csv), atomically; load.py merges peer-*.csv
 files into the run, checked like timing.csv."""
 
@@ -203,7 +203,7 @@ def test_run_as_a_file_says_how_to_run_it(run_copy):
                            str(run_copy)], cwd=ROOT, capture_output=True,
                           text=True, check=False)
     assert proc.returncode == tj.EXIT_USAGE
-    assert "usage: python3 -m peers.torch_ops RUN_DIR" in proc.stderr
+    assert "usage: ewbench torch RUN_DIR" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -212,7 +212,7 @@ def test_analysis_torch_points_to_the_new_command(run_copy, capsys):
     assert analysis_main(["torch", "--dry-run", str(run_copy)]) == EXIT_USAGE
     assert analysis_main(["torch", "--help"]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert err.count("moved to `python3 -m peers.torch_ops RUN_DIR`") == 3
+    assert err.count("moved to `ewbench torch RUN_DIR`") == 3
 
 
 # loading peer-*.csv

@@ -1,5 +1,5 @@
 """Each symptom of "nothing lost, nothing crashes", as a user meets it
-through `python3 -m analysis`: bad input ends in `analysis: FILE:LINE:
+through `python3 -m ewbench.analysis`: bad input ends in `analysis: FILE:LINE:
 message` and exit 3 (or a usage error, exit 2), never a traceback, and
 input that breaks the contract is never turned into a wrong number."""
 

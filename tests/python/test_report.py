@@ -163,7 +163,7 @@ def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
     assert "appended to `timing.csv` by `python3 -m analysis torch`" in \
         method_text(run_copy)
     move_torch_rows(run_copy)
-    assert "measured by `python3 -m peers.torch_ops` into " \
+    assert "measured by `ewbench torch` into " \
         "`peer-torch.csv`" in method_text(run_copy)
 
 
@@ -171,6 +171,6 @@ def test_reproduce_names_the_peer_tool(fixture_dir):
     from ewbench.analysis import report, study
     blocks = report.reproduce_section(study.open_study(fixture_dir))
     code = [b.text for b in blocks if hasattr(b, "text") and
-            "python3 -m" in b.text]
-    assert any("python3 -m peers.torch_ops RUN_DIR" in t for t in code)
+            "ewbench " in b.text]
+    assert any("ewbench torch RUN_DIR" in t for t in code)
     assert not any("analysis torch" in t for t in code)

@@ -521,7 +521,7 @@ def check_manifest(path, text_):
     return manifest
 
 
-# peer-torch.json, the sidecar of `python3 -m peers.torch_ops` (named
+# peer-torch.json, the sidecar of `ewbench torch` (named
 # torch-baseline.json in runs measured before peers/)
 SIDECAR = Object({
     "torch": Nullable(_STRING), "cuda": Nullable(_STRING),

@@ -1,6 +1,6 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
 (fp32), timed like ewbench times its stream rows, written to the run's
-peer-torch.csv.  Run as `python3 -m peers.torch_ops RUN_DIR [--dry-run]`.
+peer-torch.csv.  Run as `ewbench torch RUN_DIR [--dry-run]`.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 if __name__ == "__main__" and not __package__:
     # Run as a file, the package imports below cannot resolve.
-    print("usage: python3 -m peers.torch_ops RUN_DIR [--dry-run] "
-          "(from the source tree, not as a file)", file=sys.stderr)
+    print("usage: ewbench torch RUN_DIR [--dry-run], or python3 -m "
+          "ewbench.peers.torch_ops RUN_DIR (not as a file)", file=sys.stderr)
     sys.exit(2)
 
 import numpy as np
@@ -273,7 +273,8 @@ exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="python3 -m peers.torch_ops",
+        prog=("ewbench torch" if os.environ.get("EWBENCH_PROG")
+              else "python3 -m ewbench.peers.torch_ops"),
         description="Time torch.add (fp32, fp16) and torch.relu (fp32) at "
         "the run's sizes and cache states, as ewbench times its stream "
         "rows, into RUN_DIR/peer-torch.csv (timing.csv is not touched).",
