@@ -34,6 +34,8 @@ struct device_facts {
  * cause. */
 int	 device_open(int index, struct device_facts *, char **cause);
 void	 device_print(const struct device_facts *, FILE *);
+/* Theoretical DRAM bandwidth in bytes/s: 2 x clock x bus width. */
+double	 device_dram_bandwidth(int memory_clock_khz, int bus_width_bits);
 void	 device_json(const struct device_facts *, struct json *);
 /* FP32 lanes per SM (FMAs per clock) where the compute capability's
  * documentation states them; 0 where it does not. */
