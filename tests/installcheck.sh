@@ -22,12 +22,13 @@ step() {
 
 step "$ewbench list"
 "$ewbench" list | grep -q '^add_f32 ' || fail "ewbench list shows no add_f32"
-step "$ewbench metrics --list"
-groups=$("$ewbench" metrics --list 2>&1) || fail "metrics --list: $groups"
+step "$ewbench metrics --list --metrics GROUP (each of metrics/*.txt)"
 for f in "$srcdir"/metrics/*.txt; do
 	g=$(basename "$f" .txt)
-	echo "$groups" | grep -q "$prefix/share/ewbench/metrics/$g.txt" ||
-	    fail "metric group $g not found in $prefix/share/ewbench/metrics"
+	[ -f "$prefix/share/ewbench/metrics/$g.txt" ] ||
+	    fail "metric group $g not installed in $prefix/share/ewbench/metrics"
+	out=$("$ewbench" metrics --list --metrics "$g" 2>&1) ||
+	    fail "the installed ewbench does not find metric group $g: $out"
 done
 step "$ewbench run --dry-run"
 out=$("$ewbench" run --dry-run 2>&1) || fail "run --dry-run exited $?: $out"
