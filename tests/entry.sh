@@ -12,6 +12,11 @@ for f in "$top_srcdir"/metrics/*.txt; do
 	    fail "--help does not list the metric group $g (metrics/$g.txt)"
 done
 
+# One version: configure.ac's, as pyproject.toml gives it to pip.
+version=$("$EWBENCH" --version | sed -n '1s/^ewbench \([^ ]*\).*/\1/p')
+grep -q "^version = \"$version\"" "$top_srcdir/pyproject.toml" ||
+    fail "pyproject.toml's version is not ewbench's ($version)"
+
 # The manual is --help: every line of one is in the other.
 "$SHELL" "$top_srcdir/scripts/manpage.sh" "$EWBENCH" test >"$tmpdir/ewbench.1"
 sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//' \
