@@ -18,10 +18,9 @@ import sys
 
 import pytest
 
+# tests/browser.sh puts the package (python/) on PYTHONPATH.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h100-fixture")
 WIDTH, HEIGHT = 1400, 900
 PROBE_ID = "ewb-browser-check"

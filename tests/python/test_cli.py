@@ -5,8 +5,8 @@ import os
 import subprocess
 import sys
 
-from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER, EXIT_USAGE,
-                               main)
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER,
+                                       EXIT_USAGE, main)
 from conftest import ROOT, rewrite, scale_times
 
 

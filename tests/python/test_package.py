@@ -30,7 +30,8 @@ def test_analysis_imports_without_torch_or_peers():
 
 
 def test_no_analysis_module_imports_torch_or_peers():
-    pattern = re.compile(r"^\s*(import|from)\s+(torch|ewbench\.peers|\.+peers)\b|"
+    pattern = re.compile(r"^\s*(import|from)\s+"
+                         r"(torch|ewbench\.peers|\.+peers)\b|"
                          r"import torch")
     for name in analysis_modules():
         with open(os.path.join(PACKAGE, "analysis", name + ".py")) as f:

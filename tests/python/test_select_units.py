@@ -3,8 +3,8 @@
 import pytest
 
 from ewbench.analysis import select as sel
-from ewbench.analysis.units import (bytes_label, clock_label, cuda_version,
-                            size_label, us)
+from ewbench.analysis.units import (bytes_label, clock_label,
+                                    cuda_version, size_label, us)
 from test_model import make_point
 
 

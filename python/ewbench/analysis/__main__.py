@@ -87,7 +87,8 @@ def make_parser():
                    "instead of RUN_DIR (a study uses its ceilings/)")
 
     p = sub.add_parser(
-        "fleet-report", aliases=["fleet"], help="the GPUs of a fleet side by side, outliers with "
+        "fleet-report", aliases=["fleet"],
+        help="the GPUs of a fleet side by side, outliers with "
         "their clocks: report.md + report.html",
         description="Write OUTDIR/report.md, OUTDIR/report.html and "
         "OUTDIR/figures/fleet_deviation.svg for a fleet directory (one run "
