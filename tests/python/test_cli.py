@@ -5,8 +5,8 @@ import os
 import subprocess
 import sys
 
-from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER,
-                                       EXIT_USAGE, main)
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
+                                       EXIT_SLOWER, EXIT_USAGE, main)
 from conftest import ROOT, rewrite, scale_times
 
 
@@ -81,3 +81,15 @@ def test_module_entry_point_runs(fixture_dir):
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "0 slower, 0 faster" in proc.stdout
+
+
+def test_missing_numpy_says_how_to_install_it(fixture_dir, tmp_path):
+    code = ("import sys\nsys.modules['numpy'] = None\n"
+            "from ewbench.analysis.__main__ import main\n"
+            "sys.exit(main(['report', %r, '-o', %r]))" % (
+                str(fixture_dir), str(tmp_path / "r")))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == EXIT_ERROR
+    assert "has no numpy: apt-get install python3-numpy" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -302,6 +302,14 @@ def main(argv=None):
     except DataError as e:
         print("analysis: %s" % e, file=sys.stderr)
         return EXIT_DATA
+    except ModuleNotFoundError as e:
+        if e.name not in ("numpy", "matplotlib"):
+            raise
+        print("analysis: %s has no %s: apt-get install python3-numpy "
+              "python3-matplotlib, or pip install -r requirements.txt in a "
+              "virtual environment (EWBENCH_PYTHON names the interpreter)"
+              % (sys.executable, e.name), file=sys.stderr)
+        return EXIT_ERROR
     except OSError as e:
         print("analysis: %s" % e, file=sys.stderr)
         return EXIT_ERROR
