@@ -55,19 +55,18 @@ attribute(enum cudaDeviceAttr what, int device)
 }
 
 int
-device_open(int index, struct device_facts *f, char **cause)
+device_count(int *count, char **cause)
 {
-	struct cudaDeviceProp	 p;
-	cudaError_t		 e;
-	int			 count = 0, i;
+	cudaError_t	e;
+	int		driver = 0, runtime = 0;
 
-	memset(f, 0, sizeof *f);
-	cudaDriverGetVersion(&f->driver_version);
-	cudaRuntimeGetVersion(&f->runtime_version);
-	e = cudaGetDeviceCount(&count);
+	*count = 0;
+	cudaDriverGetVersion(&driver);
+	cudaRuntimeGetVersion(&runtime);
+	e = cudaGetDeviceCount(count);
 	/* Without a driver the runtime says "insufficient driver" too; the
 	 * driver's version (0: none loaded) tells the two apart. */
-	if (e == cudaErrorInsufficientDriver && f->driver_version == 0) {
+	if (e == cudaErrorInsufficientDriver && driver == 0) {
 		*cause = xstrdup("no CUDA GPU is usable here: no NVIDIA "
 		    "driver is installed (libcuda.so.1 not found)");
 		return EWB_EXIT_NODEV;
@@ -75,21 +74,35 @@ device_open(int index, struct device_facts *f, char **cause)
 	if (e == cudaErrorInsufficientDriver) {
 		*cause = xasprintf("no CUDA GPU is usable here: the NVIDIA "
 		    "driver is too old (it supports CUDA %d.%d, this ewbench "
-		    "needs CUDA %d.%d: update the driver)", f->driver_version / 1000,
-		    f->driver_version % 1000 / 10, f->runtime_version / 1000,
-		    f->runtime_version % 1000 / 10);
+		    "needs CUDA %d.%d: update the driver)", driver / 1000,
+		    driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
 		return EWB_EXIT_NODEV;
 	}
-	if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
+	if (e == cudaErrorNoDevice || (e == cudaSuccess && *count <= 0)) {
 		*cause = xasprintf("no CUDA GPU is usable here (the NVIDIA "
-		    "driver, CUDA %d.%d, sees none)", f->driver_version / 1000,
-		    f->driver_version % 1000 / 10);
+		    "driver, CUDA %d.%d, sees none)", driver / 1000,
+		    driver % 1000 / 10);
 		return EWB_EXIT_NODEV;
 	}
 	if (e != cudaSuccess) {
 		cuda_fail(e, "cudaGetDeviceCount", cause);
 		return EWB_EXIT_NODEV;
 	}
+	return EWB_EXIT_OK;
+}
+
+int
+device_open(int index, struct device_facts *f, char **cause)
+{
+	struct cudaDeviceProp	 p;
+	cudaError_t		 e;
+	int			 count = 0, i, code;
+
+	memset(f, 0, sizeof *f);
+	cudaDriverGetVersion(&f->driver_version);
+	cudaRuntimeGetVersion(&f->runtime_version);
+	if ((code = device_count(&count, cause)) != EWB_EXIT_OK)
+		return code;
 	if (index < 0 || index >= count) {
 		*cause = xasprintf("--device %d: this machine has %d CUDA "
 		    "device%s (0 to %d)", index, count, count == 1 ? "" : "s",
