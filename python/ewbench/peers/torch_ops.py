@@ -298,13 +298,13 @@ def main(argv=None):
             return EXIT_OK
         written = measure_run(args.run_dir)
     except CannotRun as e:
-        print("peers.torch_ops: cannot run here: %s" % e, file=sys.stderr)
+        print("torch: cannot run here: %s" % e, file=sys.stderr)
         return EXIT_CANNOT_RUN
     except DataError as e:
-        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        print("torch: %s" % e, file=sys.stderr)
         return EXIT_DATA
     except OSError as e:
-        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        print("torch: %s" % e, file=sys.stderr)
         return EXIT_ERROR
     if written:
         print("wrote %d rows to %s" % (
