@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "ewbench.h"
+#include "chips.h"
 #include "counters.h"
 
-/* Chip used by --check when there is neither --chip nor a GPU. */
-#define DEFAULT_CHIP	"GH100"
+/* Chip used by --check when there is neither --chip nor a GPU: the one a
+ * plan without a GPU uses. */
+#define DEFAULT_CHIP	CHIPS_DEFAULT
 
 static const char usage_text[] =
 "usage: ewbench metrics --list [--chip NAME] [--metrics SPEC]\n"
