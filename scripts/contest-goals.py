@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """scripts/contest-goals.py - this project's performance goals for its add
 kernels (docs/kernels.md, "Goals"), judged on the output of
-`python3 -m analysis contest --json`.  The goals are the project's, not the
+`ewbench contest --json`.  The goals are the project's, not the
 tool's: the contest reports rankings, margins and spreads; this script
 says whether they are what the project aims for.
 
-    python3 -m analysis contest --json round-? -o contest.json
+    ewbench contest --json round-? -o contest.json
     scripts/contest-goals.py contest.json          # or - for stdin
 
 Goals, per dtype (DRAM size n = --dram-n, default 2^28):
@@ -69,8 +69,8 @@ def read(path):
         raise BadInput("%s:%d: expected JSON (%s)" % (name, e.lineno,
                                                       e.msg)) from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise BadInput("%s:1: expected the output of `python3 -m analysis "
-                       "contest --json` (schema %s)" % (name, SCHEMA))
+        raise BadInput("%s:1: expected the output of `ewbench contest "
+                       "--json` (schema %s)" % (name, SCHEMA))
     try:
         for c in doc["contests"]:
             for key in ("dtype", "n", "cache", "launch", "tier", "ranked",
@@ -214,7 +214,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="scripts/contest-goals.py",
         description="Judge the project's goals G1-G3 on the JSON of "
-        "`python3 -m analysis contest --json` (docs/kernels.md).",
+        "`ewbench contest --json` (docs/kernels.md).",
         epilog="exit: 0 all met, 1 a goal not met, 2 usage, 3 bad input, "
         "4 none missed but some undecided")
     parser.add_argument("contest_json", metavar="CONTEST.json",

@@ -6,12 +6,11 @@
 #                     ewbench's fastest adds and cub's at the tier sizes (a working set far below the L2, one
 #                     about half the L2, one 16x past it: DRAM), warm, with
 #                     counters; under a minute per GPU
-#   then `python3 -m analysis fleet PARENT`, where the analysis has it.
+#   then `ewbench fleet-report PARENT`, where the analysis runs.
 # PARENT defaults to reports/fleet-<host>-<UTC date>.  EWBENCH and PYTHON
 # come from the environment (make sets them); a member that fails does
 # not stop the others, and the exit status is the first failure's.
 set -eu
-srcdir=$(cd "$(dirname "$0")/.." && pwd)
 ewbench=${EWBENCH:-ewbench}
 py=${PYTHON:-python3}
 parent=${1:-reports/fleet-$(hostname | sed 's/\..*//')-$(date -u +%Y%m%d-%H%M%S)}
@@ -47,10 +46,9 @@ step ceilings "$ewbench" ceilings -q --device all --out "$parent/ceilings"
 step run "$ewbench" run -q --device all --preset tiers -v "$variants" \
     --iters 50 --warmup 5 --out "$parent/run"
 
-analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
-if analysis fleet --help >/dev/null 2>&1; then
-	step render analysis fleet "$parent"
+if EWBENCH_PYTHON=$py "$ewbench" fleet-report --help >/dev/null 2>&1; then
+	step render env EWBENCH_PYTHON="$py" MPLBACKEND=Agg "$ewbench" fleet-report "$parent"
 else
-	echo "fleet: this analysis has no 'fleet' command; not rendered (the runs are in $parent)"
+	echo "fleet: no analysis here ($py); not rendered (the runs are in $parent)"
 fi
 exit "$status"

@@ -5,7 +5,7 @@
 #     ceilings/  the machine's measured ceilings (ewbench ceilings)
 #     article/   every variant at the study's sizes, warm and cold, with
 #                counters (and torch.add / torch.relu rows in peer-torch.csv
-#                where torch is: python3 -m peers.torch_ops)
+#                where torch is: ewbench torch)
 #     sweep/     the study's variants, the cub peers and the best additions
 #                at working sets from far below to well past the L2 (graph
 #                launches, warm and cold, one-pass residency counters)
@@ -19,8 +19,8 @@ set -eu
 srcdir=$(cd "$1" && pwd)
 outdir=$2
 py=${PYTHON:-python3}
-analysis() { PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" MPLBACKEND=Agg "$py" -m analysis "$@"; }
-peers() { module=$1; shift; PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" "$py" -m "peers.$module" "$@"; }
+# The analysis commands through ewbench itself, as a user runs them.
+analysis() { EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" "$@"; }
 
 # The study's variants (kernels/study.def, as `ewbench list` prints them),
 # its peers, and ewbench's fastest adds.
@@ -58,7 +58,7 @@ if [ "$rc" = 0 ]; then
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
 	    --warmup 3 -o "$study/blocks"
 	if "$py" -c 'import torch' 2>/dev/null; then
-		step torch peers torch_ops "$study/article" ||
+		step torch analysis torch "$study/article" ||
 		    echo "report: torch peer rows skipped"
 	fi
 	step render render_study "$study"
@@ -79,18 +79,17 @@ for gpu in "$srcdir"/reports/reference/*/; do
 	# much, beyond the repeat-to-repeat spread.  Run from the folder so
 	# the paths it prints are the rounds' own names.
 	if [ -d "$gpu/contest/round-1" ]; then
-		(cd "$gpu/contest" && PYTHONPATH="$srcdir${PYTHONPATH:+:$PYTHONPATH}" \
-		    "$py" -m analysis contest round-? -o contest.md >/dev/null)
+		(cd "$gpu/contest" && analysis contest round-? -o contest.md >/dev/null)
 		echo "report: $gpu/contest/contest.md"
 	fi
 done
-# Committed fleet references (`python3 -m analysis fleet`): one run per GPU
+# Committed fleet references (`ewbench fleet-report`): one run per GPU
 # of a node or a cluster.  There may be none: the pattern then stays as
 # written and names no directory.
 for fleet in "$srcdir"/reports/reference/fleet-*/; do
 	[ -d "$fleet" ] || continue
 	fleet=${fleet%/}
-	analysis fleet "$fleet" -o "$fleet/report" >/dev/null
+	analysis fleet-report "$fleet" -o "$fleet/report" >/dev/null
 	echo "report: $fleet/report/report.html"
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }

@@ -40,7 +40,8 @@ enum {
 	OPT_MISALIGN,
 	OPT_DRY_RUN,
 	OPT_ALLOW_FALLBACK,
-	OPT_DENSITY
+	OPT_DENSITY,
+	OPT_CHIP
 };
 
 static const struct option run_longopts[] = {
@@ -68,6 +69,7 @@ static const struct option run_longopts[] = {
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
 	{ "density",	required_argument, NULL, OPT_DENSITY },
+	{ "chip",	required_argument, NULL, OPT_CHIP },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -304,6 +306,9 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_DRY_RUN:
 			o->dry_run = true;
 			break;
+		case OPT_CHIP:
+			o->chip = optarg;
+			break;
 		case OPT_ALLOW_FALLBACK:
 			o->allow_fallback = true;
 			break;
@@ -360,6 +365,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	}
 	if (variants_select(variants, o->selected, cause) != 0)
 		return -1;
+	if (o->chip != NULL && !o->dry_run) {
+		*cause = xstrdup("--chip plans for a GPU by name: it needs "
+		    "--dry-run");
+		return -1;
+	}
 	if (o->out != NULL && *o->out == '\0') {
 		*cause = xstrdup("--out: an empty directory name");
 		return -1;

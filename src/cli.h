@@ -40,6 +40,8 @@ struct run_options {
 	bool		 no_counters;	/* no Range Profiler */
 	const char	*metrics;	/* metric group or names */
 	bool		 dry_run;	/* print the plan and its cost, exit */
+	const char	*chip;		/* --dry-run for this GPU's facts
+					   (chips.h), not the device's */
 	bool		 allow_fallback; /* run a variant whose technique this
 					   GPU lacks, as its fallback */
 	unsigned	 density;	/* sweep: sizes per doubling (more

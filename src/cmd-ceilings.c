@@ -23,6 +23,7 @@
 
 #include "kernels/ceilings.h"
 #include "ceilings.h"
+#include "chips.h"
 #include "fleet.h"
 #include "hostfacts.h"
 #include "tiers.h"
@@ -83,6 +84,8 @@ static const struct option ceilings_longopts[] = {
 	{ "out",	required_argument, NULL, 'o' },
 	{ "iters",	required_argument, NULL, 'i' },
 	{ "quiet",	no_argument,	   NULL, 'q' },
+	{ "dry-run",	no_argument,	   NULL, 'n' },
+	{ "chip",	required_argument, NULL, 'c' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -142,19 +145,30 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'n':
+			o->dry_run = true;
+			break;
+		case 'c':
+			o->chip = optarg;
+			break;
 		case ':':
 			*cause = xasprintf("option '%s' needs a value",
 			    argv[optind - 1]);
 			return -1;
 		default:
 			*cause = xasprintf("unknown option '%s' for 'ceilings' "
-			    "(it takes --device, --out, --iters, --quiet)",
-			    argv[optind - 1]);
+			    "(it takes --device, --out, --iters, --quiet, "
+			    "--dry-run, --chip)", argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
 		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (o->chip != NULL && !o->dry_run) {
+		*cause = xstrdup("--chip plans for a GPU by name: it needs "
+		    "--dry-run");
 		return -1;
 	}
 	return 0;
@@ -416,13 +430,13 @@ build_graph(struct bench *b, char **cause)
 	return 0;
 }
 
-/* Three DRAM arrays of max(16 x L2, 1 GiB), or as large as 3/4 of free
- * memory allows but at least 4 x L2; a sink; events; the graph. */
+/* The sizes: three DRAM arrays of max(16 x L2, 1 GiB), or as large as
+ * 3/4 of free memory allows but at least 4 x L2; the L2 working set. */
 static int
-allocate(struct bench *b, int *code, char **cause)
+size_arrays(struct bench *b, size_t free_bytes, int *code, char **cause)
 {
 	struct tier_device	td;
-	size_t			free_bytes = 0, total = 0, fit;
+	size_t			fit;
 	size_t			sink_bytes = EWB_CEIL_SINK_WORDS * sizeof *b->sink;
 	char			have[32], want[32];
 
@@ -431,7 +445,6 @@ allocate(struct bench *b, int *code, char **cause)
 		*cause = xasprintf("the device reports no L2 size");
 		return -1;
 	}
-	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
 	td.l2_bytes = b->dev.l2_bytes;
 	td.memory_bytes = b->dev.memory_bytes;
 	td.free_bytes = free_bytes;
@@ -458,7 +471,66 @@ allocate(struct bench *b, int *code, char **cause)
 	b->l2_passes = (unsigned)(L2_TRAFFIC / b->l2_set_bytes);
 	if (b->l2_passes == 0)
 		b->l2_passes = 1;
+	return 0;
+}
 
+/* --dry-run: what would be measured, with its sizes, and about how long,
+ * on the GPU or, with --chip or without a usable GPU, for a GPU's facts
+ * by name (chips.h). */
+static int
+plan_ceilings(struct bench *b, const char *no_gpu)
+{
+	const char	*cupti;
+	char		*cause = NULL, what[256], mem[32];
+	size_t		 free_bytes = 0, total = 0;
+	double		 bw, secs;
+	int		 code, id;
+
+	if (no_gpu != NULL || b->opts.chip != NULL) {
+		if (chips_plan_facts(b->opts.chip, no_gpu, &b->dev, &cupti,
+		    &cause) != 0) {
+			fprintf(stderr, "ewbench ceilings: %s\n", cause);
+			free(cause);
+			return EWB_EXIT_USAGE;
+		}
+		free_bytes = b->dev.memory_bytes;
+	} else if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
+		free_bytes = b->dev.memory_bytes;
+	if (size_arrays(b, free_bytes, &code, &cause) != 0) {
+		fprintf(stderr, "ewbench ceilings: %s\n", cause);
+		free(cause);
+		return code;
+	}
+	printf("plan: ewbench ceilings on %s\n", b->dev.name);
+	for (id = 0; id < CEIL_COUNT; id++) {
+		describe(b, (enum ceiling_id)id, what, sizeof what);
+		printf("%-14s %s\n", ceiling_kinds[id].name, what);
+	}
+	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
+	 * 3) at 90 % of the spec, L2 reads go about 2.5x faster, a launch
+	 * costs about 3 us and an FMA sample a few ms. */
+	bw = 0.9 * b->dev.dram_bandwidth;
+	secs = (b->opts.iters + CEIL_WARMUP) * (7.0 * b->array_bytes / bw +
+	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3);
+	bytes_format(3.0 * b->array_bytes, mem, sizeof mem);
+	printf("%d ceilings, %u samples each after %u warm-up; GPU memory "
+	    "%s; about %.0f s\n", CEIL_COUNT, b->opts.iters, CEIL_WARMUP,
+	    mem, secs < 1 ? 1 : ceil(secs));
+	return EWB_EXIT_OK;
+}
+
+/* The arrays, a sink, events and the graph. */
+static int
+allocate(struct bench *b, int *code, char **cause)
+{
+	size_t	free_bytes = 0, total = 0;
+	size_t	sink_bytes = EWB_CEIL_SINK_WORDS * sizeof *b->sink;
+
+	*code = EWB_EXIT_ERROR;
+	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
+	if (size_arrays(b, free_bytes, code, cause) != 0)
+		return -1;
+	*code = EWB_EXIT_ERROR;
 	CUDA_TRY(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking),
 	    cause);
 	CUDA_TRY(cudaMalloc(&b->a, b->array_bytes), cause);
@@ -548,6 +620,19 @@ ceilings_command(int argc, char **argv)
 	}
 	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
 	if (fleet_dispatch(argc, argv, &b.opts, &b.host, &code) != 0) {
+		host_facts_free(&b.host);
+		cli_free_run(&b.opts);
+		return code;
+	}
+	if (b.opts.dry_run) {
+		code = b.opts.chip != NULL ? EWB_EXIT_OK :
+		    device_open(b.opts.device, &b.dev, &cause);
+		if (code == EWB_EXIT_OK || code == EWB_EXIT_NODEV)
+			code = plan_ceilings(&b, code == EWB_EXIT_OK ?
+			    NULL : cause);
+		else
+			fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
 		host_facts_free(&b.host);
 		cli_free_run(&b.opts);
 		return code;

@@ -9,17 +9,20 @@
 #include <string.h>
 
 #include "ewbench.h"
+#include "chips.h"
 #include "counters.h"
 
-/* Chip used by --check when there is neither --chip nor a GPU. */
-#define DEFAULT_CHIP	"GH100"
+/* Chip used by --check when there is neither --chip nor a GPU: the one a
+ * plan without a GPU uses. */
+#define DEFAULT_CHIP	CHIPS_DEFAULT
 
 static const char usage_text[] =
 "usage: ewbench metrics --list [--chip NAME] [--metrics SPEC]\n"
 "       ewbench metrics --check [--chip NAME] [--metrics SPEC]\n"
 "\n"
 "Metric sets are files metrics/<group>.txt (docs/metrics.md), searched in\n"
-"$EWBENCH_METRICS_DIR, then the installed and the source metrics folders.\n"
+"$EWBENCH_METRICS_DIR, then the source tree's metrics/ (for the build\n"
+"tree's ewbench) or the installed one, found from the binary.\n"
 "\n"
 "  --list          the sets, their one-line description and metrics; with a\n"
 "                  chip (--chip, or the GPU's), also each metric's unit and\n"

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "chips.h"
 #include "fleet.h"
 #include "hostfacts.h"
 #include "nvtx.h"
@@ -339,6 +340,47 @@ open_device(struct runner *r, char **cause)
 	return device_open(r->opts.device, &r->dev, cause);
 }
 
+/* --dry-run without the GPU: the plan for a GPU's facts by name (--chip),
+ * or, where there is no usable GPU, a generic estimate for CHIPS_DEFAULT's,
+ * said as such.  Counter passes come from CUPTI's host API (no GPU). */
+static int
+plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
+{
+	const char	*cupti;
+	char		*cause = NULL, **bad = NULL;
+	size_t		 nbad = 0;
+	int		 passes = 0;
+
+	if (chips_plan_facts(r->opts.chip, no_gpu, &r->dev, &cupti,
+	    &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", command, cause);
+		free(cause);
+		return EWB_EXIT_USAGE;
+	}
+	if (!r->opts.no_cupti && r->opts.command != CMD_CHECK &&
+	    metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
+		r->have_mset = true;
+		if (counters_validate(cupti, &r->mset, &passes, &bad, &nbad,
+		    &cause) != 0) {
+			printf("counters not planned: %s\n", cause);
+			passes = 0;
+		}
+		while (nbad > 0)
+			free(bad[--nbad]);
+		free(bad);
+	}
+	free(cause);
+	cause = NULL;
+	if (plan_build(&r->opts, &r->dev, r->dev.memory_bytes, passes > 0,
+	    &r->plan, &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", command, cause);
+		free(cause);
+		return EWB_EXIT_ERROR;
+	}
+	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
+	return EWB_EXIT_OK;
+}
+
 static void
 runner_free(struct runner *r)
 {
@@ -426,7 +468,18 @@ run_command(int argc, char **argv)
 		cli_free_run(&r.opts);
 		return code;
 	}
+	if (r.opts.dry_run && r.opts.chip != NULL) {
+		code = plan_without_gpu(&r, argv[0], NULL);
+		runner_free(&r);
+		return code;
+	}
 	if ((code = open_device(&r, &cause)) != 0) {
+		if (r.opts.dry_run && code == EWB_EXIT_NODEV) {
+			code = plan_without_gpu(&r, argv[0], cause);
+			free(cause);
+			runner_free(&r);
+			return code;
+		}
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		if (r.dir != NULL)

@@ -55,26 +55,54 @@ attribute(enum cudaDeviceAttr what, int device)
 }
 
 int
-device_open(int index, struct device_facts *f, char **cause)
+device_count(int *count, char **cause)
 {
-	struct cudaDeviceProp	 p;
-	cudaError_t		 e;
-	int			 count = 0, i;
+	cudaError_t	e;
+	int		driver = 0, runtime = 0;
 
-	memset(f, 0, sizeof *f);
-	cudaDriverGetVersion(&f->driver_version);
-	cudaRuntimeGetVersion(&f->runtime_version);
-	e = cudaGetDeviceCount(&count);
-	if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-	    (e == cudaSuccess && count == 0)) {
-		*cause = xasprintf("no CUDA GPU is usable here (%s)",
-		    e == cudaSuccess ? "no devices" : cudaGetErrorString(e));
+	*count = 0;
+	cudaDriverGetVersion(&driver);
+	cudaRuntimeGetVersion(&runtime);
+	e = cudaGetDeviceCount(count);
+	/* Without a driver the runtime says "insufficient driver" too; the
+	 * driver's version (0: none loaded) tells the two apart. */
+	if (e == cudaErrorInsufficientDriver && driver == 0) {
+		*cause = xstrdup("no CUDA GPU is usable here: no NVIDIA "
+		    "driver is installed (libcuda.so.1 not found)");
+		return EWB_EXIT_NODEV;
+	}
+	if (e == cudaErrorInsufficientDriver) {
+		*cause = xasprintf("no CUDA GPU is usable here: the NVIDIA "
+		    "driver is too old (it supports CUDA %d.%d, this ewbench "
+		    "needs CUDA %d.%d: update the driver)", driver / 1000,
+		    driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+		return EWB_EXIT_NODEV;
+	}
+	if (e == cudaErrorNoDevice || (e == cudaSuccess && *count <= 0)) {
+		*cause = xasprintf("no CUDA GPU is usable here (the NVIDIA "
+		    "driver, CUDA %d.%d, sees none)", driver / 1000,
+		    driver % 1000 / 10);
 		return EWB_EXIT_NODEV;
 	}
 	if (e != cudaSuccess) {
 		cuda_fail(e, "cudaGetDeviceCount", cause);
 		return EWB_EXIT_NODEV;
 	}
+	return EWB_EXIT_OK;
+}
+
+int
+device_open(int index, struct device_facts *f, char **cause)
+{
+	struct cudaDeviceProp	 p;
+	cudaError_t		 e;
+	int			 count = 0, i, code;
+
+	memset(f, 0, sizeof *f);
+	cudaDriverGetVersion(&f->driver_version);
+	cudaRuntimeGetVersion(&f->runtime_version);
+	if ((code = device_count(&count, cause)) != EWB_EXIT_OK)
+		return code;
 	if (index < 0 || index >= count) {
 		*cause = xasprintf("--device %d: this machine has %d CUDA "
 		    "device%s (0 to %d)", index, count, count == 1 ? "" : "s",
@@ -109,14 +137,20 @@ device_open(int index, struct device_facts *f, char **cause)
 	f->bus_width_bits = p.memoryBusWidth;
 	f->memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, index);
 	f->sm_clock_khz = attribute(cudaDevAttrClockRate, index);
-	/* Double data rate: two transfers per memory clock. */
-	f->dram_bandwidth = 2.0 * f->memory_clock_khz * 1e3 *
-	    (f->bus_width_bits / 8.0);
+	f->dram_bandwidth = device_dram_bandwidth(f->memory_clock_khz,
+	    f->bus_width_bits);
 	f->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
 	f->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
 	f->shared_memory_per_sm = p.sharedMemPerMultiprocessor;
 	f->registers_per_sm = p.regsPerMultiprocessor;
 	return EWB_EXIT_OK;
+}
+
+double
+device_dram_bandwidth(int memory_clock_khz, int bus_width_bits)
+{
+	/* Double data rate: two transfers per memory clock. */
+	return 2.0 * memory_clock_khz * 1e3 * (bus_width_bits / 8.0);
 }
 
 void

@@ -33,7 +33,12 @@ struct device_facts {
  * code to use (EWB_EXIT_NODEV when there is no usable GPU or driver) and a
  * cause. */
 int	 device_open(int index, struct device_facts *, char **cause);
+/* The CUDA devices visible; EWB_EXIT_NODEV with a cause that says why
+ * none is usable (no driver, a driver too old, no device). */
+int	 device_count(int *count, char **cause);
 void	 device_print(const struct device_facts *, FILE *);
+/* Theoretical DRAM bandwidth in bytes/s: 2 x clock x bus width. */
+double	 device_dram_bandwidth(int memory_clock_khz, int bus_width_bits);
 void	 device_json(const struct device_facts *, struct json *);
 /* FP32 lanes per SM (FMAs per clock) where the compute capability's
  * documentation states them; 0 where it does not. */

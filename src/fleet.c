@@ -397,16 +397,11 @@ static int
 fleet_devices(const struct run_options *o, unsigned **devices, size_t *count,
     char **cause)
 {
-	cudaError_t	e;
-	int		visible = 0;
+	int		visible = 0, code;
 	size_t		i;
 
-	e = cudaGetDeviceCount(&visible);
-	if (e != cudaSuccess || visible <= 0) {
-		*cause = xasprintf("no CUDA GPU is usable here (%s)",
-		    e == cudaSuccess ? "no devices" : cudaGetErrorString(e));
-		return EWB_EXIT_NODEV;
-	}
+	if ((code = device_count(&visible, cause)) != EWB_EXIT_OK)
+		return code;
 	if (o->device_all) {
 		*devices = xcalloc((size_t)visible, sizeof **devices);
 		for (i = 0; i < (size_t)visible; i++)

@@ -31,12 +31,24 @@ static const char usage_text[] =
 "  tune [OPTIONS]       time every block size (default 32 to 1024) at the\n"
 "                       tier sizes and print the best shape per variant next\n"
 "                       to the published one; no counters unless --metrics\n"
-"  ceilings [--device N|LIST|all] [--out DIR] [--iters N]\n"
+"  ceilings [--device N|LIST|all] [--out DIR] [--iters N] [--dry-run]\n"
 "                       measure DRAM and L2 bandwidth, launch cost and FMA\n"
 "                       peaks; writes ceilings.csv\n"
 "  metrics --list|--check [--chip NAME] [--metrics SET]\n"
 "                       list or validate counter metric sets (no GPU needed\n"
 "                       with --chip, e.g. GH100)\n"
+"\n"
+"Analysis commands (the Python package ewbench.analysis; no GPU needed;\n"
+"COMMAND --help says more):\n"
+"  report DIR [-o OUT]  a study directory's or a run directory's report:\n"
+"                       report.md, report.html and figures\n"
+"  compare RUN_A RUN_B  two runs side by side, changes beyond the noise\n"
+"  contest RUN...       interleaved repeats: the fastest add kernels against\n"
+"                       cub and torch, beyond the round-to-round spread\n"
+"  fleet-report PARENT  one run per GPU: outliers against the fleet median\n"
+"  timeline TRACE       a picture of a window of a --trace file\n"
+"  torch RUN_DIR        time torch.add and torch.relu beside a run (needs\n"
+"                       PyTorch): RUN_DIR/peer-torch.csv\n"
 "\n"
 "Options of run, check, sweep and tune:\n"
 "  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
@@ -72,8 +84,9 @@ static const char usage_text[] =
 "                       ewbench-fleet-<host>-<time>)\n"
 "      --seed N         random inputs' seed (default 1)\n"
 "  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n"
-"      --metrics SET    counter set: a group name (default, memory,\n"
-"                       instructions, sol) or metric names, comma separated\n"
+"      --metrics SET    counter set: a group name (default, dram,\n"
+"                       instructions, memory, residency, sol) or metric\n"
+"                       names, comma separated\n"
 "      --no-counters    timing only (kernel times kept)\n"
 "      --no-cupti       no CUPTI at all: no counters, and each launch timed\n"
 "                       by CUDA events (host launch path included), exactly\n"
@@ -93,11 +106,16 @@ static const char usage_text[] =
 "      --density N      sweep: working sets per doubling (default 3; four\n"
 "                       times as many between L2/4 and 4x the L2)\n"
 "      --dry-run        print the plan (cases, points, sizes), its GPU memory\n"
-"                       and an estimate of its time, then exit\n"
+"                       and an estimate of its time, then exit; needs no GPU\n"
+"                       (without one: a generic estimate, for GH100's facts)\n"
+"      --chip NAME      with --dry-run (also of ceilings): plan for this GPU's\n"
+"                       facts, not the device's: GH100/H100, H200, GA100/A100,\n"
+"                       AD102/RTX4090, TU104/T4\n"
 "  -q, --quiet          print only problems (progress shows on terminals)\n"
 "\n"
 "A run directory holds run.json (manifest), timing.csv and metrics.csv;\n"
-"docs/data-format.md describes them.  Analyse with: python3 -m analysis.\n"
+"docs/data-format.md describes them; `ewbench report DIR` analyses them\n"
+"(the same as python3 -m ewbench.analysis report DIR).\n"
 "\n"
 "Exit status:\n"
 "  0    success\n"
@@ -111,6 +129,11 @@ static const char usage_text[] =
 "  With --device all|LIST: 0 when every GPU's run succeeded, 130 when\n"
 "  interrupted, else the first GPU's non-zero status (fleet.json says each).\n"
 "\n"
+"Environment:\n"
+"  EWBENCH_METRICS_DIR  a folder of metric groups, searched first\n"
+"  EWBENCH_PYTHON       the interpreter of the analysis commands (default:\n"
+"                       the one configure found, else python3)\n"
+"\n"
 "Examples:\n"
 "  ewbench list\n"
 "  ewbench info\n"
@@ -123,6 +146,7 @@ static const char usage_text[] =
 "  ewbench run --device all -s 16Mi --out fleet\n"
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ewbench metrics --check --chip GH100\n"
+"  ewbench report reports/reference/nvidia-h200 -o h200-report\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n";
 
 static void
@@ -213,6 +237,8 @@ main(int argc, char **argv)
 		version();
 		return EWB_EXIT_OK;
 	}
+	if (analysis_is_command(cmd))
+		return analysis_command(argc - 1, argv + 1);
 	if (argc > 2 && (strcmp(argv[2], "-h") == 0 ||
 	    strcmp(argv[2], "--help") == 0) && strcmp(cmd, "metrics") != 0) {
 		fputs(usage_text, stdout);
@@ -230,6 +256,8 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "metrics") == 0)
 		return metrics_command(argc - 1, argv + 1);
 	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
-	    "run, check, sweep, tune, ceilings, metrics; see ewbench --help)\n", cmd);
+	    "run, check, sweep, tune, ceilings, metrics, report, compare, "
+	    "contest, fleet-report, timeline, torch; see ewbench --help)\n",
+	    cmd);
 	return EWB_EXIT_USAGE;
 }

@@ -15,10 +15,11 @@
 
 #include "ewbench.h"
 #include "counters.h"
+#include "paths.h"
 
 /* A group file is a few hundred bytes; anything this big is a mistake. */
 #define METRIC_FILE_MAX		(1024 * 1024)
-#define METRIC_DIRS_MAX		3
+#define METRIC_DIRS_MAX		(1 + PATHS_MAX)
 
 enum section { SECTION_HEAD, SECTION_METRICS, SECTION_LONG };
 
@@ -271,13 +272,7 @@ metric_dirs(char *dirs[METRIC_DIRS_MAX])
 
 	if (env != NULL && *env != '\0')
 		dirs[n++] = xstrdup(env);
-#ifdef EWB_PKGDATADIR
-	dirs[n++] = xstrdup(EWB_PKGDATADIR "/metrics");
-#endif
-#ifdef EWB_SRCDIR
-	dirs[n++] = xstrdup(EWB_SRCDIR "/metrics");
-#endif
-	return n;
+	return n + paths_data_dirs("metrics", dirs + n);
 }
 
 static void

@@ -137,7 +137,9 @@ variant_sizes(struct plan *p, const struct run_options *o,
 	*sizes = xmalloc(*count * sizeof **sizes);
 	for (k = 0; k < TIER_COUNT; k++)
 		(*sizes)[k] = tiers[k].n;
-	memcpy(*sizes + TIER_COUNT, o->sizes, o->nsizes * sizeof **sizes);
+	if (o->nsizes > 0)	/* o->sizes is NULL without --size */
+		memcpy(*sizes + TIER_COUNT, o->sizes,
+		    o->nsizes * sizeof **sizes);
 	add_choices(p, fp, tiers);
 	return 0;
 }

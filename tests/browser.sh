@@ -7,7 +7,7 @@ py=${PYTHON:-python3}
 [ "$py" != ":" ] && command -v "$py" >/dev/null 2>&1 || {
 	echo "SKIP: no python3 (configure found none)"; exit 77; }
 if ! missing=$("$py" -c 'import numpy, matplotlib, pytest' 2>&1); then
-	echo "SKIP: python packages missing (pip install -r requirements.txt): $missing"
+	echo "SKIP: python packages missing (README, Install): $missing"
 	exit 77
 fi
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 &&

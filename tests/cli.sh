@@ -103,12 +103,13 @@ set -e
 want_device=1
 [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" = 1 ] && want_device=0
 export SLURM_PROCID=3 SLURM_LOCALID=1 SLURMD_NODENAME=nodeA.cluster
-expect $gpu_rc "slurm rank 3 (local rank 1) on nodeA: device $want_device, run directory $tmpdir/task/nodeA-rank3" \
+# A dry run plans with or without a GPU (exit 0).
+expect 0 "slurm rank 3 (local rank 1) on nodeA: device $want_device, run directory $tmpdir/task/nodeA-rank3" \
     run --dry-run --out "$tmpdir/task"
 [ ! -e "$tmpdir/task" ] || fail "a dry run wrote $tmpdir/task"
 # mpirun inside a batch script: Open MPI's ranks, not the batch step's.
 export OMPI_COMM_WORLD_RANK=5 OMPI_COMM_WORLD_LOCAL_RANK=0
-expect $gpu_rc "openmpi rank 5 (local rank 0) on .*-rank5" \
+expect 0 "openmpi rank 5 (local rank 0) on .*-rank5" \
     run --dry-run --out "$tmpdir/task"
 unset OMPI_COMM_WORLD_RANK OMPI_COMM_WORLD_LOCAL_RANK
 # An explicit --device makes it an ordinary run in --out itself.
@@ -139,6 +140,13 @@ for file in run.json timing.csv metrics.csv ceilings.csv; do
 	done
 done
 
+# Plans for a GPU by name need no GPU; --chip needs --dry-run.
+expect 0 'plan for the facts of --chip h200 (NVIDIA H200)'	run --dry-run --chip h200
+expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4
+expect 2 "no facts for it (known: GH100/H100"	run --dry-run --chip GX999
+expect 2 'needs --dry-run'	sweep --chip GH100
+expect 2 'needs --dry-run'	ceilings --chip GH100
+
 # Without a GPU, commands that need one say so and exit 5.
 set +e
 "$EWBENCH" info >/dev/null 2>&1
@@ -152,6 +160,14 @@ if [ "$rc" = 5 ]; then
 	expect 5 'no CUDA GPU is usable here'	tune -v add_f32
 	expect 5 'no CUDA GPU is usable here'	run --preset tiers -s 256Mi
 	expect 5 'no CUDA GPU is usable here'	ceilings
+	# ... but plan without one: a generic estimate, said as such.
+	for cmd in run sweep tune ceilings; do
+		out=$("$EWBENCH" $cmd --dry-run) || fail "$cmd --dry-run without a GPU exited $?"
+		echo "$out" | grep -q 'a generic estimate follows, for the facts of GH100' ||
+		    fail "$cmd --dry-run without a GPU: $out"
+		echo "$out" | grep -q '^plan: ewbench '"$cmd"' on NVIDIA H100' ||
+		    fail "$cmd --dry-run printed no plan: $out"
+	done
 	# ... and leave nothing behind where they were to write.
 	for cmd in run sweep tune ceilings; do
 		expect 5 'no CUDA GPU is usable here' $cmd -o "$tmpdir/new/$cmd/out"

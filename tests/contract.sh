@@ -8,9 +8,9 @@ py=${PYTHON:-python3}
 "$py" -c 'import numpy' 2>/dev/null ||
     { echo "SKIP: python packages missing (pip install -r requirements.txt)"; exit 77; }
 tests/unit/write-run "$tmpdir/run" >"$tmpdir/written" || fail "write-run failed"
-PYTHONPATH=$top_srcdir "$py" - "$tmpdir/run" "$tmpdir/written" <<'PY' || fail "loader disagrees with the writer"
+"$py" - "$tmpdir/run" "$tmpdir/written" <<'PY' || fail "loader disagrees with the writer"
 import sys
-from analysis import load
+from ewbench.analysis import load
 run = load.load_run(sys.argv[1])
 points = {(p.variant, p.n, p.cache): p for p in run.points}
 checked = 0

@@ -6,7 +6,7 @@ py=${PYTHON:-python3}
 [ "$py" != ":" ] && command -v "$py" >/dev/null 2>&1 || {
 	echo "SKIP: no python3 (configure found none)"; exit 77; }
 if ! missing=$("$py" -c 'import numpy, matplotlib, pytest, hypothesis' 2>&1); then
-	echo "SKIP: python packages missing (pip install -r requirements.txt): $missing"
+	echo "SKIP: python packages missing (README, Install): $missing"
 	exit 77
 fi
 cd "$top_srcdir"

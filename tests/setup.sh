@@ -5,6 +5,9 @@ LC_ALL=C
 export LC_ALL
 : "${EWBENCH:?EWBENCH must name the ewbench binary (make check sets it)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+# The Python package (ewbench.analysis) of this source tree.
+PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONPATH
 tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/ewbench-test.XXXXXX")
 trap 'rm -rf "$tmpdir"' EXIT
 

@@ -14,14 +14,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 
+# tests/browser.sh puts the package (python/) on PYTHONPATH.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h100-fixture")
 WIDTH, HEIGHT = 1400, 900
 PROBE_ID = "ewb-browser-check"
@@ -83,7 +81,7 @@ def run_browser(*args):
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
-    from analysis import plots, report, study
+    from ewbench.analysis import plots, report, study
     root = tmp_path_factory.mktemp("study")
     for part in ("ceilings", "article", "sweep", "blocks"):
         shutil.copytree(FIXTURE, root / part)

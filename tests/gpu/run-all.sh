@@ -8,17 +8,17 @@
 #             then the physics and ncu comparisons
 #   ceilings  ewbench ceilings
 #   torch     the torch.add / torch.relu peer rows for the study
-#             (python3 -m peers.torch_ops: the study's peer-torch.csv)
+#             (python3 -m ewbench.peers.torch_ops: the study's peer-torch.csv)
 #   sweep     sweep of every add variant (graph launches, warm and cold,
 #             counters), timed
 #   tiers     run --preset tiers --launch both, all variants
 #   tune      tune the study's variants at 2^28 (graph, warm)
 #   contest   the leading add kernels at 3 block sizes, cub and torch.add,
 #             tier sizes and 2^28, five interleaved rounds, then
-#             `python3 -m analysis contest` over the rounds and
+#             `python3 -m ewbench.analysis contest` over the rounds and
 #             scripts/contest-goals.py on its JSON
 #   repeat    the same tier points 5 times, interleaved runs, summed up by
-#             `python3 -m analysis contest`
+#             `python3 -m ewbench.analysis contest`
 #   trace     a traced article run (--trace), for the reference
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
@@ -116,7 +116,7 @@ torch)
 	log torch peer rows
 	# A study carried from an earlier call, if there is one.
 	[ -f .carry/study/run.json ] && { rm -rf "$study"; cp -r .carry/study "$study"; }
-	PYTHONPATH=$PWD python3 -m peers.torch_ops "$study" 2>&1 | tail -8
+	PYTHONPATH=$PWD/python python3 -m ewbench.peers.torch_ops "$study" 2>&1 | tail -8
 	;;
 warm1pass)
 	# Does a one-pass metric set keep the warm L2 that multi-pass kernel
@@ -200,13 +200,13 @@ contest)
 		rm -rf "$work/contest/round-$i"
 		timed contest-$i ./ewbench run -q --preset tiers -s 256Mi -v "$ids" \
 		    --block 256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
-		PYTHONPATH=$PWD python3 -m peers.torch_ops "$work/contest/round-$i" 2>&1 | tail -1
+		PYTHONPATH=$PWD/python python3 -m ewbench.peers.torch_ops "$work/contest/round-$i" 2>&1 | tail -1
 		save
 	done
-	PYTHONPATH=$PWD python3 -m analysis contest "$work"/contest/round-? \
+	PYTHONPATH=$PWD/python python3 -m ewbench.analysis contest "$work"/contest/round-? \
 	    -o "$work/contest/contest.md" | head -30
 	# The project's goals (docs/kernels.md), judged on the same rounds.
-	PYTHONPATH=$PWD python3 -m analysis contest --json "$work"/contest/round-? \
+	PYTHONPATH=$PWD/python python3 -m ewbench.analysis contest --json "$work"/contest/round-? \
 	    -o "$work/contest/contest.json" >/dev/null &&
 	    python3 scripts/contest-goals.py "$work/contest/contest.json"
 	;;
@@ -226,7 +226,7 @@ repeat)
 		    --launch graph -o "$work/repeat-$i" || echo "repeat $i failed"
 	done
 	# Median and spread over the runs, per point: analysis contest.
-	PYTHONPATH=$PWD python3 -m analysis contest "$work"/repeat-? | head -40
+	PYTHONPATH=$PWD/python python3 -m ewbench.analysis contest "$work"/repeat-? | head -40
 	;;
 trace)
 	log traced run
@@ -258,7 +258,7 @@ report)
 	log report
 	for d in "$study" "$work/sweep"; do
 		[ -f "$d/run.json" ] || continue
-		PYTHONPATH=$PWD MPLBACKEND=Agg python3 -m analysis report "$d" \
+		PYTHONPATH=$PWD/python MPLBACKEND=Agg python3 -m ewbench.analysis report "$d" \
 		    --ceilings "$work/ceilings" -o "$d/report" 2>&1 | tail -8
 	done
 	;;

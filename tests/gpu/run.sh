@@ -67,10 +67,10 @@ PY
 # ewbench ceilings: every ceiling with the spread of its samples, in
 # ceilings.csv and run.json, loaded by the analysis as a fleet would.
 "$EWBENCH" ceilings -q --iters 5 -o "$tmpdir/ceilings" || fail "ceilings failed"
-PYTHONPATH="$top_srcdir${PYTHONPATH:+:$PYTHONPATH}" "${PYTHON:-python3}" - \
+"${PYTHON:-python3}" - \
     "$tmpdir/ceilings" <<'PY' || fail "ceilings spread"
 import json, sys
-from analysis import load
+from ewbench.analysis import load
 d = sys.argv[1]
 run = load.load_run(d)
 manifest = json.load(open(d + "/run.json"))["ceilings"]

@@ -1,7 +1,8 @@
 """Shared pytest fixtures: the checked-in fixture run and writable copies.
 
-The repository root goes on sys.path so that `import analysis` works from
-any working directory (make check runs from the build tree).
+The source tree's python/ goes on sys.path, and on PYTHONPATH for the
+commands the tests start, so that `import ewbench.analysis` works from any
+working directory (make check runs from the build tree).
 """
 
 import os
@@ -12,8 +13,12 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+PYTHON_DIR = os.path.join(ROOT, "python")
+PACKAGE = os.path.join(PYTHON_DIR, "ewbench")
+if PYTHON_DIR not in sys.path:
+    sys.path.insert(0, PYTHON_DIR)
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [PYTHON_DIR] + [p for p in [os.environ.get("PYTHONPATH")] if p])
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h100-fixture")
 
@@ -33,7 +38,7 @@ def run_copy(tmp_path):
 
 @pytest.fixture(scope="session")
 def fixture_run():
-    from analysis.load import load_run
+    from ewbench.analysis.load import load_run
     return load_run(FIXTURE)
 
 

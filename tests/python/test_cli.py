@@ -1,12 +1,12 @@
-"""python3 -m analysis: exit codes and messages."""
+"""ewbench.analysis's command line: exit codes and messages."""
 
 import json
 import os
 import subprocess
 import sys
 
-from analysis.__main__ import (EXIT_DATA, EXIT_OK, EXIT_SLOWER, EXIT_USAGE,
-                               main)
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
+                                       EXIT_SLOWER, EXIT_USAGE, main)
 from conftest import ROOT, rewrite, scale_times
 
 
@@ -76,8 +76,20 @@ def test_compare_fail_on_slower(fixture_dir, run_copy, tmp_path, capsys):
 
 
 def test_module_entry_point_runs(fixture_dir):
-    proc = subprocess.run([sys.executable, "-m", "analysis", "compare",
+    proc = subprocess.run([sys.executable, "-m", "ewbench.analysis", "compare",
                            fixture_dir, fixture_dir], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "0 slower, 0 faster" in proc.stdout
+
+
+def test_missing_numpy_says_how_to_install_it(fixture_dir, tmp_path):
+    code = ("import sys\nsys.modules['numpy'] = None\n"
+            "from ewbench.analysis.__main__ import main\n"
+            "sys.exit(main(['report', %r, '-o', %r]))" % (
+                str(fixture_dir), str(tmp_path / "r")))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == EXIT_ERROR
+    assert "has no numpy: apt-get install python3-numpy" in proc.stderr
+    assert "Traceback" not in proc.stderr

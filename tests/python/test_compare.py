@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from analysis import compare, noise
-from analysis.load import load_run
+from ewbench.analysis import compare, noise
+from ewbench.analysis.load import load_run
 from conftest import rewrite, scale_times
 
 
@@ -88,7 +88,7 @@ def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
         pytest.approx(3 * 2 ** 0.5)
     assert noise.beyond_noise(-2.5, 2.0) and not noise.beyond_noise(2.0, 2.0)
     # the other modules take the constants from noise.py, not their own
-    from analysis import contest, fleet_answers
+    from ewbench.analysis import contest, fleet_answers
     assert fleet_answers.SIGMAS is noise.SIGMAS
     for module in (compare, contest, fleet_answers):
         for name in ("MIN_CHANGE_PCT", "UNKNOWN_NOISE_PCT", "WIN_RATIO",

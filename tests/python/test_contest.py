@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from analysis import contest, contest_report, noise
-from analysis.__main__ import EXIT_DATA, EXIT_OK, main
-from analysis.load import DataError, load_run
+from ewbench.analysis import contest, contest_report, noise
+from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, main
+from ewbench.analysis.load import DataError, load_run
 from conftest import FIXTURE, ROOT, rewrite
 
 GOALS_PATH = os.path.join(ROOT, "scripts", "contest-goals.py")
@@ -354,8 +354,8 @@ def test_goals_script_exit_codes(rounds, tmp_path, capsys):
 @pytest.mark.parametrize("text, message", [
     ('{"schema": "ewbench-contest/1",\n "contests": [}', ":2: expected "
      "JSON"),
-    ('{"schema": "other"}', ":1: expected the output of `python3 -m "
-     "analysis contest --json`"),
+    ('{"schema": "other"}', ":1: expected the output of `ewbench "
+     "contest --json`"),
     ('{"schema": "ewbench-contest/1", "contests": [{"dtype": "f32"}]}',
      ": expected every contest with dtype"),
 ])

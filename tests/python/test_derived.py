@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from analysis import derived, load, select
+from ewbench.analysis import derived, load, select
 from conftest import ROOT
 
 REFERENCE_RUNS = [os.path.join(ROOT, "reports", "reference", gpu, part)

@@ -2,8 +2,8 @@
 
 import dataclasses
 
-from analysis import findings as F
-from analysis.load import Ceiling, MetricValue, Run
+from ewbench.analysis import findings as F
+from ewbench.analysis.load import Ceiling, MetricValue, Run
 from test_model import make_point
 
 MiB = 1 << 20

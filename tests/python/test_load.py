@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from analysis import validate
-from analysis.load import DataError, load_run
+from ewbench.analysis import validate
+from ewbench.analysis.load import DataError, load_run
 from conftest import rewrite
 
 

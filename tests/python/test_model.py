@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from analysis import model
-from analysis.load import Ceiling, Point
+from ewbench.analysis import model
+from ewbench.analysis.load import Ceiling, Point
 
 GB = 1e9
 MiB = 1 << 20
@@ -276,7 +276,7 @@ def test_verdicts_agree_with_siblings(fixture_run):
     """No DRAM-bound point is far below its best sibling, and no point is
     issue-bound while a DRAM-bound sibling issues about as many
     instructions per byte."""
-    from analysis import select as sel
+    from ewbench.analysis import select as sel
     verdicts = dict((p.key, v) for p, v in model.classify_run(fixture_run))
     groups = {}
     for p in fixture_run.points:

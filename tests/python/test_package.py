@@ -1,4 +1,4 @@
-"""The analysis package as a whole: it imports neither torch nor peers/
+"""The analysis package as a whole: it imports neither torch nor ewbench.peers
 (their absence breaks no module), and its docstring lists every module."""
 
 import os
@@ -6,21 +6,21 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import PACKAGE, ROOT
 
 
 def analysis_modules():
-    return sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "analysis"))
+    return sorted(f[:-3] for f in os.listdir(os.path.join(PACKAGE, "analysis"))
                   if f.endswith(".py"))
 
 
 def test_analysis_imports_without_torch_or_peers():
     names = [m for m in analysis_modules() if m != "__init__"]
     code = ("import sys\nsys.modules['torch'] = None\n"
-            "sys.modules['peers'] = None\n"
+            "sys.modules['ewbench.peers'] = None\n"
             "import importlib\n"
             "for name in %r:\n"
-            "    importlib.import_module('analysis.' + name)\n"
+            "    importlib.import_module('ewbench.analysis.' + name)\n"
             "print('ok', len(%r))\n" % (names, names))
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                           capture_output=True, text=True, check=False,
@@ -30,16 +30,17 @@ def test_analysis_imports_without_torch_or_peers():
 
 
 def test_no_analysis_module_imports_torch_or_peers():
-    pattern = re.compile(r"^\s*(import|from)\s+(torch|peers)\b|"
+    pattern = re.compile(r"^\s*(import|from)\s+"
+                         r"(torch|ewbench\.peers|\.+peers)\b|"
                          r"import torch")
     for name in analysis_modules():
-        with open(os.path.join(ROOT, "analysis", name + ".py")) as f:
+        with open(os.path.join(PACKAGE, "analysis", name + ".py")) as f:
             for number, line in enumerate(f, 1):
                 assert not pattern.search(line), "analysis/%s.py:%d: %s" % (
                     name, number, line.strip())
 
 
 def test_package_docstring_lists_every_module():
-    import analysis
+    from ewbench import analysis
     listed = set(re.findall(r"^  (\w+)\s", analysis.__doc__, re.M))
     assert listed == set(analysis_modules()) - {"__init__"}

@@ -1,4 +1,4 @@
-"""Peers measured outside the analysis: peers.torch_ops writes its own
+"""Peers measured outside the analysis: ewbench.peers.torch_ops writes its own
 peer-torch.csv (never timing.csv), atomically; load.py merges peer-*.csv
 files into the run, checked like timing.csv."""
 
@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from analysis import load, validate
-from analysis.__main__ import EXIT_USAGE
-from analysis.__main__ import main as analysis_main
-from analysis.load import DataError, load_run
-from conftest import FIXTURE, ROOT, rewrite
-from peers import output
-from peers import torch_ops as tj
+from ewbench.analysis import load, validate
+from ewbench.analysis.__main__ import EXIT_USAGE
+from ewbench.analysis.__main__ import main as analysis_main
+from ewbench.analysis.load import DataError, load_run
+from conftest import FIXTURE, PACKAGE, ROOT, rewrite
+from ewbench.peers import output
+from ewbench.peers import torch_ops as tj
 
 
 def drop_torch_rows(run_copy):
@@ -209,7 +209,7 @@ def test_dry_run_needs_no_torch(run_copy, capsys):
 def test_module_bad_data_exits_three_without_traceback(run_copy):
     rewrite(run_copy / "timing.csv", lambda t: t.replace(",pass\n",
                                                          ",maybe\n", 1))
-    proc = subprocess.run([sys.executable, "-m", "peers.torch_ops",
+    proc = subprocess.run([sys.executable, "-m", "ewbench.peers.torch_ops",
                            "--dry-run", str(run_copy)], cwd=ROOT,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == tj.EXIT_DATA
@@ -219,12 +219,12 @@ def test_module_bad_data_exits_three_without_traceback(run_copy):
 
 
 def test_run_as_a_file_says_how_to_run_it(run_copy):
-    proc = subprocess.run([sys.executable, os.path.join("peers",
+    proc = subprocess.run([sys.executable, os.path.join(PACKAGE, "peers",
                                                         "torch_ops.py"),
                            str(run_copy)], cwd=ROOT, capture_output=True,
                           text=True, check=False)
     assert proc.returncode == tj.EXIT_USAGE
-    assert "usage: python3 -m peers.torch_ops RUN_DIR" in proc.stderr
+    assert "usage: ewbench torch RUN_DIR" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -233,7 +233,7 @@ def test_analysis_torch_points_to_the_new_command(run_copy, capsys):
     assert analysis_main(["torch", "--dry-run", str(run_copy)]) == EXIT_USAGE
     assert analysis_main(["torch", "--help"]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert err.count("moved to `python3 -m peers.torch_ops RUN_DIR`") == 3
+    assert err.count("moved to `ewbench torch RUN_DIR`") == 3
 
 
 # loading peer-*.csv

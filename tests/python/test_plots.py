@@ -5,9 +5,9 @@ import os
 import pytest
 from PIL import Image
 
-from analysis import plots, study
-from analysis import variants as var
-from analysis.load import load_run
+from ewbench.analysis import plots, study
+from ewbench.analysis import variants as var
+from ewbench.analysis.load import load_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -88,7 +88,7 @@ def test_roles_are_drawn_differently(fixture_run):
 
 def test_l2_ceiling_far_above_the_data_does_not_stretch_the_axis(
         fixture_run, tmp_path):
-    from analysis import model
+    from ewbench.analysis import model
     fig, body = plots._figure([fixture_run], 5)
     ax = body.subplots()
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]

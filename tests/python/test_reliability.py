@@ -1,5 +1,5 @@
 """Each symptom of "nothing lost, nothing crashes", as a user meets it
-through `python3 -m analysis`: bad input ends in `analysis: FILE:LINE:
+through `python3 -m ewbench.analysis`: bad input ends in `analysis: FILE:LINE:
 message` and exit 3 (or a usage error, exit 2), never a traceback, and
 input that breaks the contract is never turned into a wrong number."""
 
@@ -11,12 +11,12 @@ import types
 
 import pytest
 
-from analysis import compare, contest, load
-from analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
-from analysis.load import DataError, load_run
+from ewbench.analysis import compare, contest, load
+from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
+from ewbench.analysis.load import DataError, load_run
 from conftest import rewrite, scale_times
-from peers import output
-from peers import torch_ops as tj
+from ewbench.peers import output
+from ewbench.peers import torch_ops as tj
 
 
 def set_cell(run_dir, line, column, value):

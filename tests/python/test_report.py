@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from analysis import document as doc
-from analysis import plots, report, study
+from ewbench.analysis import document as doc
+from ewbench.analysis import plots, report, study
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def test_document_renderers_escape_and_mark_up():
 
 
 def test_report_of_run_without_counters(run_copy, tmp_path):
-    from analysis.load import load_run
+    from ewbench.analysis.load import load_run
     os.remove(run_copy / "metrics.csv")
     run = load_run(str(run_copy))
     md_path, _, judged = report.write_report(
@@ -127,9 +127,9 @@ def test_report_of_run_without_counters(run_copy, tmp_path):
 
 def test_warm_slower_than_cold_is_a_threat(run_copy):
     import dataclasses
-    from analysis import findings as fnd
-    from analysis import model
-    from analysis.load import load_run
+    from ewbench.analysis import findings as fnd
+    from ewbench.analysis import model
+    from ewbench.analysis.load import load_run
     run = load_run(str(run_copy))
     assert model.warm_slower_than_cold(run) == []
     points = tuple(dataclasses.replace(p, time_median_ns=3 * p.time_median_ns)
@@ -153,7 +153,7 @@ def test_warm_slower_than_cold_is_a_threat(run_copy):
 
 
 def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
-    from analysis import report, study
+    from ewbench.analysis import report, study
     from test_peers import move_torch_rows
 
     def method_text(directory):
@@ -163,14 +163,14 @@ def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
     assert "appended to `timing.csv` by `python3 -m analysis torch`" in \
         method_text(run_copy)
     move_torch_rows(run_copy)
-    assert "measured by `python3 -m peers.torch_ops` into " \
+    assert "measured by `ewbench torch` into " \
         "`peer-torch.csv`" in method_text(run_copy)
 
 
 def test_reproduce_names_the_peer_tool(fixture_dir):
-    from analysis import report, study
+    from ewbench.analysis import report, study
     blocks = report.reproduce_section(study.open_study(fixture_dir))
     code = [b.text for b in blocks if hasattr(b, "text") and
-            "python3 -m" in b.text]
-    assert any("python3 -m peers.torch_ops RUN_DIR" in t for t in code)
+            "ewbench " in b.text]
+    assert any("ewbench torch RUN_DIR" in t for t in code)
     assert not any("analysis torch" in t for t in code)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from analysis import validate
+from ewbench.analysis import validate
 from conftest import FIXTURE, ROOT
 
 

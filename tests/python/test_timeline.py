@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from analysis import timeline
-from analysis.__main__ import main
-from analysis.load import DataError
+from ewbench.analysis import timeline
+from ewbench.analysis.__main__ import main
+from ewbench.analysis.load import DataError
 
 
 def write_trace(path):

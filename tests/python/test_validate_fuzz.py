@@ -19,8 +19,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import timeline
-from analysis.load import DataError, load_run
+from ewbench.analysis import timeline
+from ewbench.analysis.load import DataError, load_run
 from conftest import FIXTURE
 
 TIMING_ROWS = 6

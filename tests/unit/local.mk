@@ -13,7 +13,8 @@
 	%reldir%/test-json \
 	%reldir%/test-interrupt \
 	%reldir%/test-durability \
-	%reldir%/test-placement
+	%reldir%/test-placement \
+	%reldir%/test-paths
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -48,3 +49,5 @@ TESTS += $(%canon_reldir%_tests)
 %canon_reldir%_test_placement_SOURCES = %reldir%/test-placement.c \
 	%reldir%/check.h
 %canon_reldir%_test_placement_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_paths_SOURCES = %reldir%/test-paths.c %reldir%/check.h
+%canon_reldir%_test_paths_LDADD = $(%canon_reldir%_ldadd)

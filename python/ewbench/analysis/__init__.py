@@ -4,7 +4,7 @@ The package reads only what docs/data-format.md describes, and imports
 neither torch nor peers/ (the tools that measure peer libraries write
 peer-*.csv files that load.py reads).  Modules:
 
-  __main__  the command line: `python3 -m analysis COMMAND`
+  __main__  the command line: `python3 -m ewbench.analysis COMMAND`
   validate  the data contract checked: every file read goes through it
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv
             as objects
@@ -33,5 +33,5 @@ peer-*.csv files that load.py reads).  Modules:
   contest_report  the contest as Markdown (document) and as JSON
   timeline  a window of an `ewbench run --trace` file
 
-Nothing runs at import time; `python3 -m analysis --help` is the entry.
+Nothing runs at import time; `python3 -m ewbench.analysis --help` is the entry.
 """

@@ -186,7 +186,7 @@ def versus_section(versus):
         "rows are stream launches. Beyond noise: the difference exceeds "
         "max(3 x the combined per-launch scatter, 2 %) (the noise rule, "
         "docs/analysis.md); run-to-run drift of about 1 % is not in it "
-        "(`python3 -m analysis contest` judges repeats)."))
+        "(`ewbench contest` judges repeats)."))
     return blocks
 
 
@@ -501,11 +501,11 @@ def method_section(study):
         side = load.peer_sidecar(article.path, "torch") or {}
         if any(p.variant.startswith("torch_") and p.file != load.TIMING
                for p in article.points):
-            how = "were measured by `python3 -m peers.torch_ops` into " \
+            how = "were measured by `ewbench torch` into " \
                 "`peer-torch.csv`"
         else:
             how = "were appended to `timing.csv` by `python3 -m analysis " \
-                "torch` (now `python3 -m peers.torch_ops`, which writes " \
+                "torch` (now `ewbench torch`, which writes " \
                 "`peer-torch.csv`)"
         blocks.append(doc.Paragraph(
             "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; CUDA "
@@ -650,8 +650,8 @@ def reproduce_section(study):
         if study.ceilings_path:
             lines.append("ewbench ceilings -q -o CEILINGS_DIR")
         if any(p.variant.startswith("torch_") for p in run.points):
-            lines.append("python3 -m peers.torch_ops RUN_DIR")
-        lines.append("python3 -m analysis report RUN_DIR%s -o OUT" % (
+            lines.append("ewbench torch RUN_DIR")
+        lines.append("ewbench report RUN_DIR%s -o OUT" % (
             " --ceilings CEILINGS_DIR" if study.ceilings_path else ""))
     else:
         lines.append("# step by step, STUDY = the study directory")
@@ -673,8 +673,8 @@ def reproduce_section(study):
                 continue
             lines.append(_command(run, "STUDY/%s" % part))
             if any(p.variant.startswith("torch_") for p in run.points):
-                lines.append("python3 -m peers.torch_ops STUDY/%s" % part)
-        lines.append("python3 -m analysis report STUDY -o STUDY/report")
+                lines.append("ewbench torch STUDY/%s" % part)
+        lines.append("ewbench report STUDY -o STUDY/report")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Paragraph("The commands that wrote these runs, from their "
                           "run.json, with the output directories named as "

@@ -498,7 +498,7 @@ def reproduce_section(fleet):
         lines.append("# one member's command")
         lines.append("ewbench " + " ".join(shlex.quote(str(a))
                                            for a in argv))
-    lines.append("python3 -m analysis fleet PARENT")
+    lines.append("ewbench fleet-report PARENT")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Code("\n".join(lines))]
 

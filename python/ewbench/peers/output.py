@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 
-from analysis import validate
+from ..analysis import validate
 
 
 def header():

@@ -1,6 +1,6 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
 (fp32), timed as ewbench times its own rows, written to the run's
-peer-torch.csv.  Run as `python3 -m peers.torch_ops RUN_DIR [--dry-run]`.
+peer-torch.csv.  Run as `ewbench torch RUN_DIR [--dry-run]`.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
@@ -45,14 +45,14 @@ from dataclasses import dataclass
 
 if __name__ == "__main__" and not __package__:
     # Run as a file, the package imports below cannot resolve.
-    print("usage: python3 -m peers.torch_ops RUN_DIR [--dry-run] "
-          "(from the source tree, not as a file)", file=sys.stderr)
+    print("usage: ewbench torch RUN_DIR [--dry-run], or python3 -m "
+          "ewbench.peers.torch_ops RUN_DIR (not as a file)", file=sys.stderr)
     sys.exit(2)
 
 import numpy as np
 
-from analysis import load
-from analysis.validate import DTYPE_BYTES, DataError
+from ..analysis import load
+from ..analysis.validate import DTYPE_BYTES, DataError
 
 from . import output
 
@@ -366,7 +366,8 @@ exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="python3 -m peers.torch_ops",
+        prog=("ewbench torch" if os.environ.get("EWBENCH_PROG")
+              else "python3 -m ewbench.peers.torch_ops"),
         description="Time the kernels of torch.add (fp32, fp16) and "
         "torch.relu (fp32) at the run's sizes and cache states, with "
         "torch.profiler, as ewbench times its own, into "
@@ -392,13 +393,13 @@ def main(argv=None):
             return EXIT_OK
         written = measure_run(args.run_dir)
     except CannotRun as e:
-        print("peers.torch_ops: cannot run here: %s" % e, file=sys.stderr)
+        print("torch: cannot run here: %s" % e, file=sys.stderr)
         return EXIT_CANNOT_RUN
     except DataError as e:
-        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        print("torch: %s" % e, file=sys.stderr)
         return EXIT_DATA
     except OSError as e:
-        print("peers.torch_ops: %s" % e, file=sys.stderr)
+        print("torch: %s" % e, file=sys.stderr)
         return EXIT_ERROR
     if written:
         print("wrote %d rows to %s" % (

@@ -3,7 +3,7 @@
 The study's variants are the kernels of the published write-ups
 (docs/study.md), the lines of kernels/study.def, read from there.  Peers
 are libraries timed beside them: cub (`cub_*`, measured by ewbench) and
-PyTorch (`torch_*`, measured by `python3 -m peers.torch_ops` into
+PyTorch (`torch_*`, measured by `ewbench torch` into
 peer-torch.csv).  Every other variant is one of ewbench's additions.
 Figures draw the three roles differently and the report never names a
 peer as ewbench's own.
@@ -18,7 +18,7 @@ PEER = "peer"
 ROLES = (STUDY, ADDITION, PEER)
 
 STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                         os.pardir, "kernels", "study.def")
+                         os.pardir, "defs", "study.def")
 
 
 def _study_variants(path=STUDY_DEF):

@@ -648,7 +648,7 @@ def finding_6(sctx):
             failures.append("PyTorch (%s) is %.0f%% slower than the faster "
                             "kernel" % (p.variant, 100 * (versus - 1)))
     deciding = "; ".join(deciding)
-    note = "" if torch else " No PyTorch rows (python3 -m peers.torch_ops " \
+    note = "" if torch else " No PyTorch rows (ewbench torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
     if failures:
         explanation = "; ".join(failures) + "."

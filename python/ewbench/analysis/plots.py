@@ -172,6 +172,16 @@ def _png_palette(fig):
     return out.getvalue()
 
 
+def legend_outside(figure, where, **kwargs):
+    """figure.legend outside its axes at `where` ("lower center", ...).
+    matplotlib before 3.7 (Debian 12, Ubuntu 24.04) has no "outside"
+    locations: there the legend sits inside the figure's edge instead."""
+    try:
+        return figure.legend(loc="outside " + where, **kwargs)
+    except ValueError:
+        return figure.legend(loc=where, **kwargs)
+
+
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
     os.makedirs(outdir, exist_ok=True)
@@ -404,7 +414,7 @@ def plot_blocks(run, outdir, published=None):
         handles.append(Line2D([], [], color=CEILING_GREY, label=(
             "measured DRAM ceiling of the op (dram_add; relu, abs: "
             "dram_copy)" if dram.measured else "DRAM spec peak")))
-    body.legend(handles=handles, loc="outside lower center", ncol=3,
+    legend_outside(body, "lower center", handles=handles, ncol=3,
                 fontsize=8, frameon=False)
     body.suptitle("Bandwidth against threads per block (%s, %s launches)"
                   % (cache, "/".join(sorted({p.launch for p in points}))),
@@ -541,7 +551,7 @@ def plot_roofline(run, outdir):
               if any(lvl == name for _, _, lv in placed for name, _ in lv)]
     lines = [Line2D([], [], color=c, label=label)
              for _, label, c in diagonals]
-    body.legend(handles=levels + lines, loc="outside lower center", ncol=3,
+    legend_outside(body, "lower center", handles=levels + lines, ncol=3,
                 fontsize=8, frameon=False)
     roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
     note = ("Colour = the memory level whose bytes set the intensity, "
@@ -643,7 +653,7 @@ def plot_instructions(run, outdir):
                 Line2D([], [], color=CEILING_GREY, ls=":",
                        label="%.0f %%: DRAM-bound from here" %
                        (100 * model.DRAM_FRACTION))]
-    body.legend(handles=handles, loc="outside lower center", ncol=3,
+    legend_outside(body, "lower center", handles=handles, ncol=3,
                 fontsize=8, frameon=False)
     body.suptitle("Instruction efficiency at %s elements (%s), grouped by "
                   "op family, fastest first" % (size_label(n), cache),

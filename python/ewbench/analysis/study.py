@@ -5,7 +5,7 @@
       article/    ewbench run --preset article --cache both (+ torch rows)
       sweep/      ewbench sweep ... --metrics residency (dense sizes, graph)
       blocks/     ewbench tune ... (block sizes 32..1024 at the tier sizes)
-      report/     what `python3 -m analysis report STUDY_DIR` writes
+      report/     what `ewbench report STUDY_DIR` writes
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  A single run directory is a study of one part

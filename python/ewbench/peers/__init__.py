@@ -10,7 +10,7 @@ measuring stays out of the package that judges.  Modules:
 
   output     peer-<name>.csv and its sidecar, written atomically
   torch_ops  torch.add and torch.relu timed like ewbench's stream rows
-             (`python3 -m peers.torch_ops RUN_DIR`)
+             (`ewbench torch RUN_DIR`)
 
 analysis/ never imports this package; this package imports analysis for
 the contract (columns, loading, checks).

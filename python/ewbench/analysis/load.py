@@ -12,7 +12,7 @@ timed points.  An empty field is "not measured" and becomes None, never 0.
 metrics.csv and ceilings.csv are optional; their absence is None, which the
 rest of the package reads as "no counters" and "no measured ceilings".
 
-Peers measured by other tools (peers/, e.g. `python3 -m peers.torch_ops`)
+Peers measured by other tools (peers/, e.g. `ewbench torch`)
 live beside timing.csv in their own peer-<name>.csv files with timing.csv's
 columns; their rows join the run's points, checked exactly like timing.csv
 rows, and a point may appear in only one row of all these files.  Older

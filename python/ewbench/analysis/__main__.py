@@ -1,11 +1,12 @@
-"""python3 -m analysis {report,fleet,compare,contest,timeline} ...: the
-command line of the package, one function per command.
+"""ewbench {report,fleet-report,compare,contest,timeline} ... (the same
+as python3 -m ewbench.analysis ...): the command line of the package, one
+function per command.
 
 Exit codes:
   0  ok
   1  unexpected failure (I/O error writing the output, ...)
   2  usage: bad command line (also `torch`, which moved to
-     `python3 -m peers.torch_ops`)
+     `ewbench torch`)
   3  bad input data: the message says file:line and what was expected
   5  compare --fail-on-slower: some point got slower beyond the noise
 """
@@ -26,12 +27,12 @@ exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
 5 compare found slowdowns (--fail-on-slower)
 
 examples:
-  python3 -m analysis report reports/nvidia-h100-80gb-hbm3-20261121-204512
-  python3 -m analysis report ewbench-20261121-204512 --ceilings c -o /tmp/r
-  python3 -m analysis fleet runs/fleet-20261201 -o /tmp/fleet
-  python3 -m analysis compare runs/before runs/after
-  python3 -m analysis contest runs/round-1 runs/round-2 runs/round-3 -o c.md
-  python3 -m analysis timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
+  ewbench report reports/nvidia-h100-80gb-hbm3-20261121-204512
+  ewbench report ewbench-20261121-204512 --ceilings c -o /tmp/r
+  ewbench fleet-report runs/fleet-20261201 -o /tmp/fleet
+  ewbench compare runs/before runs/after
+  ewbench contest runs/round-1 runs/round-2 runs/round-3 -o c.md
+  ewbench timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
 """
 
 
@@ -63,7 +64,7 @@ def positive_float(text):
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog="python3 -m analysis",
+        prog=os.environ.get("EWBENCH_PROG", "python3 -m ewbench.analysis"),
         description="Analyse ewbench run directories (docs/analysis.md).",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -86,7 +87,8 @@ def make_parser():
                    "instead of RUN_DIR (a study uses its ceilings/)")
 
     p = sub.add_parser(
-        "fleet", help="the GPUs of a fleet side by side, outliers with "
+        "fleet-report", aliases=["fleet"],
+        help="the GPUs of a fleet side by side, outliers with "
         "their clocks: report.md + report.html",
         description="Write OUTDIR/report.md, OUTDIR/report.html and "
         "OUTDIR/figures/fleet_deviation.svg for a fleet directory (one run "
@@ -114,7 +116,7 @@ def make_parser():
         "contest", help="fastest add kernel per size tier over repeats, "
         "margins against cub and torch beyond the repeat-to-repeat spread",
         description="Read R run directories that are interleaved repeats of "
-        "one plan (PyTorch rows from `python3 -m peers.torch_ops`); print "
+        "one plan (PyTorch rows from `ewbench torch`); print "
         "Markdown: per (dtype, n, cache, launch) the add kernels ranked by "
         "median bandwidth over the runs against cub and torch, the margin "
         "of the best over the faster peer and whether it is beyond the "
@@ -130,7 +132,7 @@ def make_parser():
 
     # The PyTorch rows are measured outside the analysis now; the old name
     # says where.
-    p = sub.add_parser("torch", help="moved: python3 -m peers.torch_ops "
+    p = sub.add_parser("torch", help="moved: ewbench torch "
                        "RUN_DIR (writes peer-torch.csv)", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
 
@@ -233,7 +235,7 @@ def cmd_contest(args):
 
 
 def cmd_torch(args):
-    print("analysis torch: moved to `python3 -m peers.torch_ops RUN_DIR`, "
+    print("analysis torch: moved to `ewbench torch RUN_DIR`, "
           "which writes RUN_DIR/peer-torch.csv", file=sys.stderr)
     return EXIT_USAGE
 
@@ -283,7 +285,7 @@ def cmd_timeline(args):
 COMMANDS = {"report": cmd_report, "compare": cmd_compare,
             "contest": cmd_contest, "torch": cmd_torch,
             "timeline": cmd_timeline}
-COMMANDS["fleet"] = cmd_fleet
+COMMANDS["fleet"] = COMMANDS["fleet-report"] = cmd_fleet
 
 
 def main(argv=None):
@@ -300,6 +302,14 @@ def main(argv=None):
     except DataError as e:
         print("analysis: %s" % e, file=sys.stderr)
         return EXIT_DATA
+    except ModuleNotFoundError as e:
+        if e.name not in ("numpy", "matplotlib"):
+            raise
+        print("analysis: %s has no %s: apt-get install python3-numpy "
+              "python3-matplotlib, or pip install -r requirements.txt in a "
+              "virtual environment (EWBENCH_PYTHON names the interpreter)"
+              % (sys.executable, e.name), file=sys.stderr)
+        return EXIT_ERROR
     except OSError as e:
         print("analysis: %s" % e, file=sys.stderr)
         return EXIT_ERROR

@@ -78,7 +78,7 @@ def plot_fleet(judged, outdir):
         Line2D([], [], color=LIMIT_COLOUR, lw=2,
                label="noise limit (where wider)"),
     ]
-    body.legend(handles=handles, loc="outside upper center", ncol=4,
+    plots.legend_outside(body, "upper center", handles=handles, ncol=4,
                 fontsize=8, frameon=False)
     return plots.save(fig, outdir, "fleet_deviation")
 

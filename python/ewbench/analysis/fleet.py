@@ -9,7 +9,7 @@
     PARENT/                      a fleet study: phases, like a study dir
       ceilings/<member>/         `ewbench ceilings` per GPU (ceilings.csv)
       run/<member>/              timing + counters at a DRAM and an L2 size
-      report/                    what `python3 -m analysis fleet` writes
+      report/                    what `ewbench fleet-report` writes
 
 Members are the subdirectories holding run.json and match across phases
 by name.  A member that fleet.json (or its own run.json) says failed is

@@ -1,5 +1,5 @@
 """The contest as a document (Markdown, through document.py) and as JSON
-for scripts (`python3 -m analysis contest --json`): who is fastest per
+for scripts (`ewbench contest --json`): who is fastest per
 (dtype, n, cache, launch), by how much, and whether the margin is beyond
 the round-to-round spread.  Facts only: a project's goals are judged on
 the JSON by its own scripts (scripts/contest-goals.py)."""

@@ -539,7 +539,7 @@ def check_manifest(path, text_):
     return manifest
 
 
-# peer-torch.json, the sidecar of `python3 -m peers.torch_ops` (named
+# peer-torch.json, the sidecar of `ewbench torch` (named
 # torch-baseline.json in runs measured before peers/)
 SIDECAR = Object({
     "torch": Nullable(_STRING), "cuda": Nullable(_STRING),
@@ -623,7 +623,7 @@ def check_trace(path, text_):
 # CSV columns
 
 COLUMNS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            os.pardir, "src", "columns.def")
+                            os.pardir, "defs", "columns.def")
 TEXT = "text"
 INTEGER = "integer"
 NUMBER = "number"

@@ -1,0 +1,13 @@
+"""ewbench's Python side, one package so that no top-level name is taken:
+
+  ewbench.analysis  read run directories, judge them, plot them, report
+                    them (`ewbench report|compare|contest|fleet-report|
+                    timeline`, or `python3 -m ewbench.analysis COMMAND`)
+  ewbench.peers     tools that time peer libraries beside a run
+                    (`ewbench torch RUN_DIR`, or
+                    `python3 -m ewbench.peers.torch_ops RUN_DIR`)
+
+defs/ holds the definitions ewbench's C side compiles in and the analysis
+reads (src/columns.def, metrics/derived.def, kernels/study.def): links in
+the source tree, copies once installed, so that there is one of each.
+"""

@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/installcheck.sh PREFIX SRCDIR - what `make installcheck` checks of
+# an installation in PREFIX (made by it): run from /, with nothing of the
+# source or build tree on any path, the installed ewbench lists its
+# variants and metric groups, plans a run without a GPU, has its manual,
+# and renders a shipped reference study (copied into PREFIX) through the
+# installed Python package.  PYTHON is configure's interpreter.
+set -eu
+prefix=$1
+srcdir=$2
+ewbench=$prefix/bin/ewbench
+unset EWBENCH_METRICS_DIR PYTHONPATH
+cd /
+
+fail() {
+	echo "installcheck: FAIL: $*" >&2
+	exit 1
+}
+step() {
+	echo "installcheck: $*"
+}
+
+step "$ewbench list"
+"$ewbench" list | grep -q '^add_f32 ' || fail "ewbench list shows no add_f32"
+step "$ewbench metrics --list --metrics GROUP (each of metrics/*.txt)"
+for f in "$srcdir"/metrics/*.txt; do
+	g=$(basename "$f" .txt)
+	[ -f "$prefix/share/ewbench/metrics/$g.txt" ] ||
+	    fail "metric group $g not installed in $prefix/share/ewbench/metrics"
+	out=$("$ewbench" metrics --list --metrics "$g" 2>&1) ||
+	    fail "the installed ewbench does not find metric group $g: $out"
+done
+step "$ewbench run --dry-run"
+out=$("$ewbench" run --dry-run 2>&1) || fail "run --dry-run exited $?: $out"
+echo "$out" | grep -q 'points' || fail "run --dry-run printed no plan: $out"
+step "$prefix/share/man/man1/ewbench.1"
+[ -s "$prefix/share/man/man1/ewbench.1" ] || fail "no manual"
+
+# Every module of the source package is installed.
+(cd "$srcdir/python" && find ewbench -name '*.py' | sort) >"$prefix/want"
+(cd "$prefix/share/ewbench/python" && find ewbench -name '*.py' | sort) \
+    >"$prefix/have"
+missing=$(comm -23 "$prefix/want" "$prefix/have")
+[ -z "$missing" ] || fail "not installed (python/local.mk): $missing"
+
+py=${PYTHON:-python3}
+if [ "$py" = ":" ] || ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then
+	step "SKIP ewbench report: $py has no numpy and matplotlib"
+	exit 0
+fi
+cp -R "$srcdir/reports/reference/nvidia-h100" "$prefix/study"
+rm -rf "$prefix/study/report"
+step "$ewbench report $prefix/study -o $prefix/r"
+EWBENCH_PYTHON=$py "$ewbench" report "$prefix/study" -o "$prefix/r" \
+    >"$prefix/report.log" 2>&1 || fail "ewbench report: $(cat "$prefix/report.log")"
+[ -s "$prefix/r/report.html" ] || fail "ewbench report wrote no report.html"
+step "ok"
