@@ -155,7 +155,7 @@ for sig in HUP TERM INT; do
 	whole_rows "$d/sig-$sig/timing.csv" || fail "8: SIG$sig left a half row"
 done
 set +e
-EWB_STANDIN_SYNC_MS=20 LD_PRELOAD="$STANDIN" "$EWBENCH" run \
+EWB_STANDIN_SYNC_MS=40 LD_PRELOAD="$STANDIN" "$EWBENCH" run \
     -v 'add_f32*' -s 1Ki,2Ki,4Ki --no-cupti --iters 3 -o "$d/pipe" 2>/dev/null |
     head -n 3 >/dev/null
 rc=${PIPESTATUS[0]}
