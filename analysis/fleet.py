@@ -17,9 +17,10 @@ not loaded (it may have no data, or only a claim) but listed with its
 reason; so is one whose directory cannot be read ("permission denied").
 An interrupted member is loaded: its complete rows count.  Two members
 that are one GPU (a symbolic link to, or a copy of, another member: the
-same directory, or the same host and PCI bus id) are refused; every other member is loaded through load.py, so a broken file is
-a DataError naming it.  Members are sorted by host, then GPU or rank
-number, so the report reads like the machine room.
+same directory, or the same host and PCI bus id) are refused.  Every
+other member is loaded through load.py, so a broken file is a DataError
+naming it.  Members are sorted by host, then GPU or rank number, so the
+report reads like the machine room.
 """
 
 import os
