@@ -594,8 +594,8 @@ ceilings_command(int argc, char **argv)
 		goto refuse;
 	if (interrupt_pending()) {
 		code = EWB_EXIT_INTERRUPTED;
-		cause = xstrdup("interrupted before the first ceiling; --out "
-		    "released");
+		cause = xasprintf("interrupted before the first ceiling%s",
+		    b.dir != NULL ? "; --out released" : "");
 		goto refuse;
 	}
 	if (open_output(&b, dir, sizeof dir, &created, &code, &cause) != 0)
