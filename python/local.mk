@@ -11,6 +11,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/__init__.py \
 	%reldir%/ewbench/analysis/__main__.py \
 	%reldir%/ewbench/analysis/answers.py \
+	%reldir%/ewbench/analysis/atomic.py \
 	%reldir%/ewbench/analysis/compare.py \
 	%reldir%/ewbench/analysis/contest.py \
 	%reldir%/ewbench/analysis/contest_report.py \

@@ -2,6 +2,7 @@
  * cli.c - options of the measuring commands: run, check, sweep, tune.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -227,6 +228,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			free(parsed);
 			break;
 		case OPT_PRESET:
+			if (o->preset != NULL) {
+				*cause = xasprintf("--preset given twice (%s, "
+				    "then %s): choose one", o->preset, optarg);
+				return -1;
+			}
 			if (strcmp(optarg, "article") == 0) {
 				o->preset = "article";
 				cli_add_sizes(o, preset_article, 3);
@@ -323,10 +329,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case OPT_SEED:
+			/* strtoull takes " -1" as 2^64 - 1: digits only. */
 			errno = 0;
 			o->seed = strtoull(optarg, &end, 0);
-			if (errno != 0 || *end != '\0' || *optarg == '-' ||
-			    *optarg == '\0') {
+			if (errno != 0 || *end != '\0' ||
+			    !isdigit((unsigned char)*optarg)) {
 				*cause = xasprintf("--seed: '%s' is not an "
 				    "unsigned 64-bit number", optarg);
 				return -1;

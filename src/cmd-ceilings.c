@@ -574,21 +574,22 @@ rows_json(struct json *j, const void *ctx)
 
 /* The run directory (claimed already when --out names it): run.json,
  * ceilings.csv, and timing.csv, which every run directory holds (here
- * with its header only). */
+ * with its header only).  On failure *code says why; the caller releases
+ * the claim (*created: what it made). */
 static int
-open_output(struct bench *b, char *dir, size_t len, char **cause)
+open_output(struct bench *b, char *dir, size_t len, char **created,
+    int *code, char **cause)
 {
 	struct csv	*timing;
 	char		*path;
-	char		*created;
 
 	if (b->dir == NULL) {
 		output_default_dir(&b->dev, "ewbench-ceilings", dir, len);
-		if (output_claim_dir(dir, &created, cause) != 0)
+		if ((*code = output_claim_dir(dir, created, cause)) != 0)
 			return -1;
-		free(created);
 		b->dir = dir;
 	}
+	*code = EWB_EXIT_ERROR;
 	if ((timing = timing_csv_open(b->dir, cause)) == NULL ||
 	    csv_close(timing, cause) != 0)
 		return -1;
@@ -598,8 +599,7 @@ open_output(struct bench *b, char *dir, size_t len, char **cause)
 	free(path);
 	if (b->csv == NULL)
 		return -1;
-	manifest_update(b->dir, &b->man, "running");
-	return 0;
+	return manifest_update(b->dir, &b->man, "running", cause);
 }
 
 int
@@ -612,6 +612,8 @@ ceilings_command(int argc, char **argv)
 	char			*created = NULL;
 
 	memset(&b, 0, sizeof b);
+	/* From the start: a signal never leaves a bare claim behind. */
+	interrupt_catch();
 	if (parse_options(argc, argv, &b.opts, &cause) != 0) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
@@ -640,12 +642,13 @@ ceilings_command(int argc, char **argv)
 	/* A refused --out is refused before the device is opened, and
 	 * never written to. */
 	if (b.opts.out != NULL) {
-		if (output_claim_dir(b.opts.out, &created, &cause) != 0) {
+		if ((code = output_claim_dir(b.opts.out, &created,
+		    &cause)) != 0) {
 			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 			free(cause);
 			host_facts_free(&b.host);
 			cli_free_run(&b.opts);
-			return EWB_EXIT_USAGE;
+			return code;
 		}
 		b.dir = b.opts.out;
 	}
@@ -654,11 +657,12 @@ ceilings_command(int argc, char **argv)
 		free(cause);
 		if (b.dir != NULL)
 			output_release_claim(b.dir, created);
+		else
+			free(created);
 		host_facts_free(&b.host);
 		cli_free_run(&b.opts);
 		return code;
 	}
-	free(created);
 	host_facts_begin(&b.host, &b.dev);
 	b.man.host_facts = &b.host;
 	b.man.command = "ceilings";
@@ -673,17 +677,24 @@ ceilings_command(int argc, char **argv)
 	output_run_id(&b.dev, b.man.run_id, sizeof b.man.run_id);
 
 	if (allocate(&b, &code, &cause) != 0)
-		goto fail;
+		goto refuse;
+	if (interrupt_pending()) {
+		code = EWB_EXIT_INTERRUPTED;
+		cause = xasprintf("interrupted before the first ceiling%s",
+		    b.dir != NULL ? "; --out released" : "");
+		goto refuse;
+	}
+	if (open_output(&b, dir, sizeof dir, &created, &code, &cause) != 0)
+		goto refuse;
+	free(created);
+	created = NULL;
 	code = EWB_EXIT_ERROR;
-	if (open_output(&b, dir, sizeof dir, &cause) != 0)
-		goto fail;
 	if (!b.opts.quiet) {
 		device_print(&b.dev, stdout);
 		printf("%-14s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
 		    "spread", "spec", "of spec", "method");
 	}
 
-	interrupt_catch();
 	for (id = 0; id < CEIL_COUNT && !interrupt_pending(); id++) {
 		if (measure_ceiling(&b, (enum ceiling_id)id, &b.rows[id],
 		    &cause) != 0)
@@ -699,20 +710,44 @@ ceilings_command(int argc, char **argv)
 	/* The rows are on disk before run.json says they are whole. */
 	if (csv_close(b.csv, &cause) != 0) {
 		b.csv = NULL;
+		code = EWB_EXIT_ERROR;
 		goto fail;
 	}
 	b.csv = NULL;
 	host_facts_end(&b.host);
-	manifest_update(b.dir, &b.man, status);
+	if (manifest_update(b.dir, &b.man, status, &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		code = EWB_EXIT_ERROR;
+		goto out;
+	}
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);
 	goto out;
 
-fail:
+refuse:
+	/* Nothing measured: the claim is released, not kept as a failed
+	 * run. */
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
 	host_facts_end(&b.host);
-	manifest_update(b.dir, &b.man, "failed");
+	if (b.csv != NULL)
+		csv_close(b.csv, NULL);
+	b.csv = NULL;
+	if (b.dir != NULL)
+		output_release_claim(b.dir, created);
+	else
+		free(created);
+	goto out;
+fail:
+	fprintf(stderr, "ewbench: %s\n", cause);
+	free(cause);
+	cause = NULL;
+	host_facts_end(&b.host);
+	if (manifest_update(b.dir, &b.man, "failed", &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
 out:
 	if (b.csv != NULL)
 		csv_close(b.csv, NULL);

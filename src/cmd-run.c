@@ -241,14 +241,16 @@ walk_plan(struct runner *r, char **cause)
 		    profile_cases(r, first, i - start, cause) != 0)
 			return -1;
 		r->man.wall.counters += monotonic_seconds() - t0;
-		manifest_update(r->dir, &r->man, "running");
+		if (manifest_update(r->dir, &r->man, "running", cause) != 0)
+			return -1;
 	}
 	return 0;
 }
 
 /* Writes the --trace file, also after a failure or an interrupt: what was
- * collected is worth keeping.  Problems are counted, never hidden. */
-static void
+ * collected is worth keeping.  Problems are counted, never hidden; -1
+ * when the file could not be written (said on stderr). */
+static int
 write_trace(struct runner *r)
 {
 	struct trace		*t = NULL;
@@ -261,7 +263,7 @@ write_trace(struct runner *r)
 		cause = NULL;
 	}
 	if (t == NULL)
-		return;
+		return -1;
 	trace_set_run(t, r->man.run_id, r->dev.index, r->dev.name);
 	trace_problems(t, &pr);
 	if (pr.dropped || pr.unreadable_buffers || pr.unpaired_ranges ||
@@ -275,10 +277,34 @@ write_trace(struct runner *r)
 	if (trace_json_write(t, r->opts.trace, &cause) != 0) {
 		fprintf(stderr, "ewbench: --trace: %s\n", cause);
 		free(cause);
-	} else if (!r->opts.quiet)
+		trace_free(t);
+		return -1;
+	}
+	if (!r->opts.quiet)
 		printf("ewbench: trace in %s (open it in ui.perfetto.dev)\n",
 		    r->opts.trace);
 	trace_free(t);
+	return 0;
+}
+
+/* Metric names given on the command line, against every chip CUPTI
+ * knows (no GPU needed): a misspelt one is a usage error, not a run
+ * without counters.  Group files are checked by `ewbench metrics
+ * --check`. */
+static int
+check_metric_names(const struct run_options *o, char **cause)
+{
+	struct metric_set	set;
+	int			rc = 0;
+
+	if (o->no_cupti || o->command == CMD_CHECK)
+		return 0;
+	if (metric_set_load(o->metrics, &set, cause) != 0)
+		return -1;
+	if (set.short_desc == NULL)
+		rc = counters_check_names(&set, cause);
+	metric_set_free(&set);
+	return rc;
 }
 
 /* Stops the collector that timed the kernels; it kept nothing. */
@@ -298,10 +324,8 @@ stop_kernel_clock(void)
 static int
 claim(struct runner *r, const char *dir, int *code, char **cause)
 {
-	if (output_claim_dir(dir, &r->created, cause) != 0) {
-		*code = EWB_EXIT_USAGE;
+	if ((*code = output_claim_dir(dir, &r->created, cause)) != 0)
 		return -1;
-	}
 	r->dir = dir;
 	return 0;
 }
@@ -417,22 +441,44 @@ close_files(struct runner *r, char **cause)
 	return rc;
 }
 
+/* Undoes the claim of a run that has written no manifest yet: its files
+ * and the directories the claim made go, as if it never started. */
+static void
+release_claim(struct runner *r)
+{
+	char	*ignored = NULL;
+
+	close_files(r, &ignored);
+	free(ignored);
+	if (r->dir != NULL)
+		output_release_claim(r->dir, r->created);
+	else
+		free(r->created);
+	r->created = NULL;
+	r->dir = NULL;
+}
+
+/* The run directory's files, then the first run.json.  On failure
+ * nothing of them stays: *code says why (the claim's status, or 1). */
 static int
-begin_output(struct runner *r, char **cause)
+begin_output(struct runner *r, int *code, char **cause)
 {
 	if (r->dir == NULL) {
 		output_default_dir(&r->dev, "ewbench", r->default_dir,
 		    sizeof r->default_dir);
-		if (output_claim_dir(r->default_dir, &r->created, cause) != 0)
+		if ((*code = output_claim_dir(r->default_dir, &r->created,
+		    cause)) != 0)
 			return -1;
 		r->dir = r->default_dir;
 	}
-	if ((r->pr.timing = timing_csv_open(r->dir, cause)) == NULL)
+	*code = EWB_EXIT_ERROR;
+	if ((r->pr.timing = timing_csv_open(r->dir, cause)) == NULL ||
+	    (r->counters != NULL &&
+	    (r->pr.metrics = metrics_csv_open(r->dir, cause)) == NULL) ||
+	    manifest_update(r->dir, &r->man, "running", cause) != 0) {
+		release_claim(r);
 		return -1;
-	if (r->counters != NULL &&
-	    (r->pr.metrics = metrics_csv_open(r->dir, cause)) == NULL)
-		return -1;
-	manifest_update(r->dir, &r->man, "running");
+	}
 	printers_header(&r->pr);
 	return 0;
 }
@@ -447,7 +493,19 @@ run_command(int argc, char **argv)
 	bool		 writes;
 
 	memset(&r, 0, sizeof r);
+	/* Caught from the start: a signal at any point from the claim on
+	 * ends the run with its claim released or its run.json saying so. */
+	interrupt_catch();
 	if (cli_parse_run(argc, argv, &r.opts, &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+		free(cause);
+		cli_free_run(&r.opts);
+		return EWB_EXIT_USAGE;
+	}
+	/* What can be refused without a GPU is refused now. */
+	if (check_metric_names(&r.opts, &cause) != 0 ||
+	    (r.opts.trace != NULL &&
+	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
 		cli_free_run(&r.opts);
@@ -482,10 +540,7 @@ run_command(int argc, char **argv)
 		}
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
-		if (r.dir != NULL)
-			output_release_claim(r.dir, r.created);
-		else
-			free(r.created);
+		release_claim(&r);
 		host_facts_free(&r.host);
 		cli_free_run(&r.opts);
 		return code;
@@ -511,7 +566,7 @@ run_command(int argc, char **argv)
 	if (plan_build(&r.opts, &r.dev, free_bytes, r.counters != NULL,
 	    &r.plan, &cause) != 0) {
 		nvtx_pop();
-		goto fail;
+		goto refuse;
 	}
 	r.man.sizes = r.plan.sizes;
 	r.man.nsizes = r.plan.nsizes;
@@ -531,23 +586,29 @@ run_command(int argc, char **argv)
 	if (bench_open(&r.bench, &r.plan, &r.opts, &r.dev, &code,
 	    &cause) != 0) {
 		nvtx_pop();
-		goto fail;
+		goto refuse;
 	}
 	r.bench.nvml = r.host.nvml;
 	r.man.timer_step_ns = trace_started() ? r.bench.timer_step_ns : 0;
 	nvtx_pop();
-	code = EWB_EXIT_ERROR;
+	/* Stopped before anything was measured: as if never started. */
+	if (interrupt_pending()) {
+		code = EWB_EXIT_INTERRUPTED;
+		cause = xasprintf("interrupted before the first point%s",
+		    r.dir != NULL ? "; --out released" : "");
+		goto refuse;
+	}
 	printers_init(&r.pr, &r.dev, r.man.run_id, r.opts.quiet,
 	    r.opts.command == CMD_CHECK ? r.plan.ncases :
 	    plan_timed_points(&r.plan));
 	r.pr.tune = r.opts.command == CMD_TUNE;
-	if (writes && begin_output(&r, &cause) != 0)
-		goto fail;
+	if (writes && begin_output(&r, &code, &cause) != 0)
+		goto refuse;
+	code = EWB_EXIT_ERROR;
 	for (size_t i = 0; i < r.plan.nskipped; i++)
 		fprintf(stderr, "ewbench: skipped %s: %s\n",
 		    r.plan.skipped[i].variant, r.plan.skipped[i].reason);
 
-	interrupt_catch();
 	r.man.wall.setup = monotonic_seconds() - r.started;
 	if (r.counters != NULL)
 		r.man.counters_wall = counters_wall(r.counters);
@@ -568,8 +629,13 @@ run_command(int argc, char **argv)
 	else
 		code = r.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
 	host_facts_end(&r.host);
-	manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
-	    "interrupted" : "complete");
+	if (manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
+	    "interrupted" : "complete", &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		code = EWB_EXIT_ERROR;
+		goto out;
+	}
 	if (r.pr.tune)
 		printers_tune_table(&r.pr);
 	if (!r.opts.quiet || r.man.nfailures > 0)
@@ -580,15 +646,31 @@ run_command(int argc, char **argv)
 		    r.dir != NULL ? r.dir : "");
 	goto out;
 
-fail:
+refuse:
+	/* Nothing measured yet: the claim is released, not kept as a
+	 * failed run. */
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
 	host_facts_end(&r.host);
-	manifest_update(r.dir, &r.man, "failed");
+	release_claim(&r);
+	goto out;
+fail:
+	fprintf(stderr, "ewbench: %s\n", cause);
+	free(cause);
+	cause = NULL;
+	host_facts_end(&r.host);
+	/* The rows on disk are whole (csv.c); run.json says the run failed,
+	 * or, where even that cannot be written, keeps its last state. */
+	if (manifest_update(r.dir, &r.man, "failed", &cause) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+	}
 out:
-	if (r.opts.trace != NULL)
-		write_trace(&r);
-	else
+	if (r.opts.trace != NULL) {
+		if (write_trace(&r) != 0 &&
+		    (code == EWB_EXIT_OK || code == EWB_EXIT_CHECK))
+			code = EWB_EXIT_ERROR;
+	} else
 		stop_kernel_clock();
 	runner_free(&r);
 	return code;

@@ -444,6 +444,58 @@ out:
 	return rc;
 }
 
+int
+counters_check_names(const struct metric_set *set, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
+	struct metric_info	*info;
+	bool			*known;
+	char			*suggestion = NULL, *list = NULL, *error = NULL;
+	size_t			 chip, i, left = set->count;
+	int			 passes, rc = 0;
+
+	if (cuptiProfilerHostGetSupportedChips(&p) != CUPTI_SUCCESS)
+		return 0;	/* cannot tell here: counters_open will */
+	info = xcalloc(set->count, sizeof *info);
+	known = xcalloc(set->count, sizeof *known);
+	/* Newest chips last in CUPTI's list: most names are found early. */
+	for (chip = p.numChips; chip-- > 0 && left > 0; ) {
+		if (counters_inspect(p.ppChipNames[chip], set, info, &passes,
+		    &error) != 0) {
+			free(error);
+			error = NULL;
+			continue;
+		}
+		for (i = 0; i < set->count; i++) {
+			if (info[i].valid && !known[i]) {
+				known[i] = true;
+				left--;
+			}
+			if (!known[i] && suggestion == NULL &&
+			    info[i].suggestion != NULL)
+				suggestion = xstrdup(info[i].suggestion);
+		}
+		metric_info_free(info, set->count);
+	}
+	for (i = 0; i < set->count && left > 0; i++) {
+		if (!known[i])
+			list_append(&list, ", ", set->metrics[i]);
+	}
+	if (list != NULL) {
+		*cause = xasprintf("--metrics: %s unknown on every chip CUPTI "
+		    "knows%s%s%s (ewbench metrics --list names them)", list,
+		    suggestion != NULL ? " (did you mean " : "",
+		    suggestion != NULL ? suggestion : "",
+		    suggestion != NULL ? "?)" : "");
+		rc = -1;
+	}
+	free(list);
+	free(suggestion);
+	free(known);
+	free(info);
+	return rc;
+}
+
 /* "name" or "name (did you mean x?)". */
 static char *
 unknown_text(const char *metric, const struct metric_info *info)

@@ -133,6 +133,10 @@ void		 metric_info_free(struct metric_info *, size_t count);
  */
 int		 counters_validate(const char *chip, const struct metric_set *,
 		    int *passes, char ***bad, size_t *nbad, char **cause);
+/* Before any GPU work: 0 when each metric of set is known on some chip
+ * CUPTI knows (or CUPTI cannot tell here), else -1 with a cause naming the
+ * unknown ones and a close valid name. */
+int		 counters_check_names(const struct metric_set *, char **cause);
 /* 0 when the CUPTI host API knows chip (exact spelling, "GH100");
  * else -1 with a cause listing the chips it knows.  No GPU needed. */
 int		 counters_chip_check(const char *chip, char **cause);

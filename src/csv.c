@@ -3,7 +3,8 @@
  *
  * A row is assembled in memory and appended with a single write on an
  * O_APPEND descriptor, so a run stopped between rows leaves whole rows
- * only.  Floats go through format_f64 (%.17g in a private "C" locale, see
+ * only; a write that fails part way (a full disk) is cut back to the last
+ * whole row, so the file never ends in half a row.  Floats go through format_f64 (%.17g in a private "C" locale, see
  * util.c), so the output is the same in every locale.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -26,6 +27,7 @@ struct csv {
 	char	*row;
 	size_t	 len;
 	size_t	 size;
+	off_t	 whole;		/* bytes of the header and complete rows */
 };
 
 static void
@@ -61,13 +63,23 @@ write_row(struct csv *csv, char **cause)
 		if (written < 0 && errno == EINTR)
 			continue;
 		if (written < 0) {
-			*cause = xasprintf("%s: write: %s", csv->path,
-			    strerror(errno));
+			int saved = errno;
+
+			/* Shrinking needs no space: the half row goes. */
+			if (done > 0 && ftruncate(csv->fd, csv->whole) != 0)
+				*cause = xasprintf("%s: write: %s (and the "
+				    "half row stays: ftruncate: %s)",
+				    csv->path, strerror(saved),
+				    strerror(errno));
+			else
+				*cause = xasprintf("%s: write: %s", csv->path,
+				    strerror(saved));
 			csv->len = csv->fields = 0;
 			return -1;
 		}
 		done += (size_t)written;
 	}
+	csv->whole += (off_t)done;
 	csv->len = csv->fields = 0;
 	return 0;
 }

@@ -66,13 +66,22 @@ struct fleet {
 /* Signals the parent has received and not yet passed on. */
 static volatile sig_atomic_t	fleet_sigint, fleet_sigterm;
 
+/* SIGHUP and SIGPIPE end a fleet as SIGTERM does; after one SIGPIPE
+ * (stdout closed) the later ones, one per line printed, are ignored. */
 static void
 fleet_signal(int sig)
 {
-	if (sig == SIGTERM)
-		fleet_sigterm++;
-	else
+	if (sig == SIGINT)
 		fleet_sigint++;
+	else
+		fleet_sigterm++;
+	if (sig == SIGPIPE) {
+		struct sigaction	sa;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGPIPE, &sa, NULL);
+	}
 }
 
 static void
@@ -84,6 +93,22 @@ fleet_catch(void)
 	sa.sa_handler = fleet_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Did a signal that asks for a stop end this member? */
+static bool
+stopped_by_signal(int wstatus)
+{
+	if (!WIFSIGNALED(wstatus))
+		return false;
+	switch (WTERMSIG(wstatus)) {
+	case SIGINT: case SIGTERM: case SIGHUP: case SIGPIPE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* How an exit status reads in fleet.json's reasons. */
@@ -162,8 +187,7 @@ member_ended(struct fleet *fl, struct member *m, int wstatus)
 		    "complete");
 	} else {
 		if (m->exit_code == EWB_EXIT_INTERRUPTED ||
-		    (WIFSIGNALED(wstatus) && (WTERMSIG(wstatus) == SIGINT ||
-		    WTERMSIG(wstatus) == SIGTERM)))
+		    stopped_by_signal(wstatus))
 			m->status = "interrupted";
 		else
 			m->status = "failed";
@@ -190,13 +214,15 @@ member_ended(struct fleet *fl, struct member *m, int wstatus)
 		fflush(stdout);
 }
 
-static void
+/* fleet.json, atomically; -1 (said on stderr) when it cannot be
+ * written: the previous one stays. */
+static int
 fleet_json_write(const struct fleet *fl, const char *status)
 {
 	struct json	*j = json_new();
 	char		*path, *cause = NULL;
 	size_t		 i;
-	int		 k;
+	int		 k, rc;
 
 	json_begin_object(j, NULL);
 	json_str(j, "schema", "ewbench-fleet/1");
@@ -236,13 +262,15 @@ fleet_json_write(const struct fleet *fl, const char *status)
 	json_end_array(j);
 	json_end_object(j);
 	path = xasprintf("%s/fleet.json", fl->parent);
-	if (file_write_atomic(path, json_text(j), strlen(json_text(j)),
-	    &cause) != 0) {
+	rc = file_write_atomic(path, json_text(j), strlen(json_text(j)),
+	    &cause);
+	if (rc != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 	}
 	free(path);
 	json_free(j);
+	return rc;
 }
 
 /* The child's arguments: the parent's, less its --device and --out,
@@ -298,6 +326,8 @@ member_start(struct fleet *fl, const struct run_options *o, struct member *m)
 			_exit(EWB_EXIT_INTERRUPTED);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
 		if (m->log != NULL) {
 			fd = open(m->log, O_WRONLY | O_CREAT | O_TRUNC |
 			    O_CLOEXEC, 0666);
@@ -465,7 +495,9 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 		fl.parent = defdir;
 	}
 	/* PARENT is claimed before any GPU work, as a run's directory is:
-	 * refused (and left untouched) when it holds a run or a fleet. */
+	 * refused (and left untouched) when it holds a run or a fleet.  The
+	 * signals are caught first, so none leaves a bare claim. */
+	fleet_catch();
 	if (writes) {
 		if ((held = holds_member(fl.parent)) != NULL) {
 			fprintf(stderr, "ewbench %s: --out %s already holds a "
@@ -474,18 +506,27 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 			free(held);
 			return EWB_EXIT_USAGE;
 		}
-		if (output_claim_as(fl.parent, "fleet.json", &created,
-		    &cause) != 0) {
+		if ((code = output_claim_as(fl.parent, "fleet.json", &created,
+		    &cause)) != 0) {
 			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 			free(cause);
-			return EWB_EXIT_USAGE;
+			return code;
 		}
 	}
-	if ((code = fleet_devices(o, &devices, &count, &cause)) != 0) {
+	if ((code = fleet_devices(o, &devices, &count, &cause)) != 0 ||
+	    fleet_sigint + fleet_sigterm > 0) {
+		if (code == 0) {
+			code = EWB_EXIT_INTERRUPTED;
+			cause = xstrdup("interrupted before the fleet started; "
+			    "--out released");
+			free(devices);
+		}
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		if (writes)
 			output_release_as(fl.parent, "fleet.json", created);
+		else
+			free(created);
 		return code;
 	}
 	free(created);
@@ -504,7 +545,6 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 	}
 	free(devices);
 	output_utc_now(fl.started_utc, sizeof fl.started_utc);
-	fleet_catch();
 	if (writes) {
 		if (!o->quiet)
 			printf("ewbench: %zu member%s on %s, one per GPU, in %s "
@@ -535,8 +575,11 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 	if (fleet_sigint + fleet_sigterm > 0)
 		code = EWB_EXIT_INTERRUPTED;
 	if (writes) {
-		fleet_json_write(&fl, code == EWB_EXIT_OK ? "complete" :
-		    code == EWB_EXIT_INTERRUPTED ? "interrupted" : "failed");
+		/* fleet.json that cannot say how the fleet ended is an I/O
+		 * error, whatever the members did. */
+		if (fleet_json_write(&fl, code == EWB_EXIT_OK ? "complete" :
+		    code == EWB_EXIT_INTERRUPTED ? "interrupted" : "failed") != 0)
+			code = EWB_EXIT_ERROR;
 		if (!o->quiet || code != EWB_EXIT_OK)
 			fprintf(code == EWB_EXIT_OK ? stdout : stderr,
 			    "ewbench: fleet of %zu in %s (fleet.json)%s\n",
@@ -621,11 +664,20 @@ fleet_dispatch(int argc, char **argv, struct run_options *o,
 {
 	char	*cause = NULL;
 
+	/* A launcher's rank picks the GPU only when --device does not: with
+	 * --device a malformed one is no concern of this run. */
 	if (host_facts_env(h, &cause) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+		if (!o->device_given) {
+			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
+			free(cause);
+			*code = EWB_EXIT_USAGE;
+			return 1;
+		}
 		free(cause);
-		*code = EWB_EXIT_USAGE;
-		return 1;
+		memset(&h->place, 0, sizeof h->place);
+		h->place.rank = h->place.local_rank = -1;
+		snprintf(h->place.node, sizeof h->place.node, "%s",
+		    h->hostname);
 	}
 	if (o->fleet) {
 		*code = fleet_launch(argc, argv, o, h->hostname);

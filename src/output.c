@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,12 +74,40 @@ point_footprint(const struct point *p)
 	return p->n * variant_footprint_per_element(p->v);
 }
 
+/* Removes the directories a claim made: deepest and its parents, up to
+ * and including top (both made by the claim), innermost first; stops at
+ * the first that is not empty. */
+static void
+remove_made_dirs(const char *deepest, const char *top)
+{
+	char	*path, *slash;
+
+	if (top == NULL)
+		return;
+	path = xstrdup(deepest);
+	while (rmdir(path) == 0 && strcmp(path, top) != 0 &&
+	    (slash = strrchr(path, '/')) != NULL && slash != path)
+		*slash = '\0';
+	free(path);
+}
+
+/* What exit status a failed file operation on --out earns: the user's
+ * choice of name is a usage error, the file system's state an I/O one. */
+static int
+claim_errno_code(int error)
+{
+	return error == ENAMETOOLONG || error == ENOTDIR || error == ELOOP ?
+	    EWB_EXIT_USAGE : EWB_EXIT_ERROR;
+}
+
 /* mkdir -p: dir and its parents (dir is not empty).  *top is the first
- * (outermost) directory this call created, malloc'd, or NULL. */
+ * (outermost) directory this call created, malloc'd, or NULL; on failure
+ * the directories made are removed again. */
 static int
 make_dirs(const char *dir, char **top, char **cause)
 {
 	char	*path = xstrdup(dir), *s;
+	int	 code;
 
 	*top = NULL;
 	for (s = path + 1; ; s++) {
@@ -89,10 +119,20 @@ make_dirs(const char *dir, char **top, char **cause)
 			if (*top == NULL)
 				*top = xstrdup(path);
 		} else if (errno != EEXIST) {
+			code = claim_errno_code(errno);
 			*cause = xasprintf("--out %s: cannot create %s: %s", dir,
 			    path, strerror(errno));
+			if (*top != NULL) {
+				char *up = strrchr(path, '/');
+
+				if (up != NULL && up != path)
+					*up = '\0';
+				remove_made_dirs(path, *top);
+				free(*top);
+				*top = NULL;
+			}
 			free(path);
-			return -1;
+			return code;
 		}
 		*s = saved;
 		if (saved == '\0')
@@ -107,10 +147,69 @@ static const char *const run_files[] = {
 	"run.json", "timing.csv", "metrics.csv", "ceilings.csv", "fleet.json"
 };
 
+/* The lock every claim takes, for run directories and fleet parents
+ * alike: created exclusively, held only while the claim looks for run
+ * files and creates its marker, so of two claims of one directory one
+ * sees the other's marker or cannot take the lock. */
+#define CLAIM_LOCK	".ewbench-claim"
+
+/* The longest name written in a claimed directory: file_write_atomic's
+ * temporary file for fleet.json. */
+#define LONGEST_NAME	"/.fleet.json.XXXXXX"
+
 int
 output_claim_dir(const char *dir, char **created, char **cause)
 {
 	return output_claim_as(dir, "run.json", created, cause);
+}
+
+/* With the lock held: refuses a directory that holds a run, then creates
+ * the marker. */
+static int
+claim_locked(const char *dir, const char *marker, char **cause)
+{
+	static const char claimed[] = "{\"status\": \"claimed\"}\n";
+	struct stat	 st;
+	char		*path;
+	size_t		 i;
+	ssize_t		 n;
+	int		 fd, code, error;
+
+	for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
+		path = xasprintf("%s/%s", dir, run_files[i]);
+		if (lstat(path, &st) == 0) {
+			*cause = xasprintf("--out %s already holds a run (%s); "
+			    "choose another directory", dir, run_files[i]);
+			free(path);
+			return EWB_EXIT_USAGE;
+		}
+		free(path);
+	}
+	path = xasprintf("%s/%s", dir, marker);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		code = claim_errno_code(errno);
+		*cause = xasprintf("--out %s: cannot claim %s: %s", dir, path,
+		    strerror(errno));
+		free(path);
+		return code;
+	}
+	/* A short write is a full disk that took part of it. */
+	n = write(fd, claimed, sizeof claimed - 1);
+	error = n < 0 ? errno : ENOSPC;
+	if (close(fd) != 0 && n == (ssize_t)sizeof claimed - 1) {
+		error = errno;
+		n = -1;
+	}
+	if (n != (ssize_t)sizeof claimed - 1) {
+		*cause = xasprintf("--out %s: cannot write %s: %s", dir, path,
+		    strerror(error));
+		unlink(path);
+		free(path);
+		return EWB_EXIT_ERROR;
+	}
+	free(path);
+	return 0;
 }
 
 int
@@ -118,52 +217,59 @@ output_claim_as(const char *dir, const char *marker, char **created,
     char **cause)
 {
 	struct stat	 st;
-	char		*path;
-	size_t		 i;
-	int		 fd;
+	sigset_t	 block, old;
+	char		*lock;
+	int		 fd, code;
 
 	*created = NULL;
 	if (dir[0] == '\0') {
 		*cause = xstrdup("--out: an empty directory name");
-		return -1;
+		return EWB_EXIT_USAGE;
+	}
+	if (strlen(dir) + sizeof LONGEST_NAME > PATH_MAX) {
+		*cause = xasprintf("--out: a path of %zu characters leaves no "
+		    "room for its files (at most %zu)", strlen(dir),
+		    (size_t)PATH_MAX - sizeof LONGEST_NAME);
+		return EWB_EXIT_USAGE;
 	}
 	if (stat(dir, &st) != 0) {
-		if (make_dirs(dir, created, cause) != 0)
-			return -1;
+		if ((code = make_dirs(dir, created, cause)) != 0)
+			return code;
 	} else if (!S_ISDIR(st.st_mode)) {
 		*cause = xasprintf("--out %s is not a directory", dir);
-		return -1;
+		return EWB_EXIT_USAGE;
 	}
-	for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
-		path = xasprintf("%s/%s", dir, run_files[i]);
-		if (stat(path, &st) == 0) {
-			*cause = xasprintf("--out %s already holds a run (%s); "
-			    "choose another directory", dir, run_files[i]);
-			free(path);
-			return -1;
-		}
-		free(path);
-	}
-	/* The claim: run.json (or fleet.json) created exclusively, so two
-	 * runs racing for one directory cannot both have it. */
-	path = xasprintf("%s/%s", dir, marker);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
-	if (fd < 0) {
-		*cause = xasprintf("--out %s: cannot claim %s: %s", dir, path,
+	/* No signal may leave the lock behind. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	lock = xasprintf("%s/%s", dir, CLAIM_LOCK);
+	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST) {
+		*cause = xasprintf("--out %s is being claimed by another "
+		    "ewbench (or one was killed while claiming it: then "
+		    "remove %s)", dir, lock);
+		code = EWB_EXIT_USAGE;
+	} else if (fd < 0) {
+		code = claim_errno_code(errno);
+		*cause = xasprintf("--out %s: cannot claim %s: %s", dir, lock,
 		    strerror(errno));
-		free(path);
-		return -1;
-	}
-	if (write(fd, "{\"status\": \"claimed\"}\n", 22) != 22) {
-		*cause = xasprintf("--out %s: cannot write %s", dir, path);
+	} else {
 		close(fd);
-		unlink(path);
-		free(path);
-		return -1;
+		code = claim_locked(dir, marker, cause);
+		unlink(lock);
 	}
-	close(fd);
-	free(path);
-	return 0;
+	free(lock);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (code != 0) {
+		remove_made_dirs(dir, *created);
+		free(*created);
+		*created = NULL;
+	}
+	return code;
 }
 
 void
@@ -175,17 +281,63 @@ output_release_claim(const char *dir, char *created)
 void
 output_release_as(const char *dir, const char *marker, char *created)
 {
-	char	*path = xasprintf("%s/%s", dir, marker), *slash;
+	char	*path;
+	size_t	 i;
 
-	unlink(path);
-	free(path);
-	/* The directories the claim made, innermost first. */
-	path = xstrdup(dir);
-	while (created != NULL && rmdir(path) == 0 &&
-	    strcmp(path, created) != 0 && (slash = strrchr(path, '/')) != NULL)
-		*slash = '\0';
-	free(path);
+	/* The claim found no run file: every one there now is this run's. */
+	for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
+		if (strcmp(run_files[i], "fleet.json") == 0 &&
+		    strcmp(marker, "fleet.json") != 0)
+			continue;
+		path = xasprintf("%s/%s", dir, run_files[i]);
+		unlink(path);
+		free(path);
+	}
+	remove_made_dirs(dir, created);
 	free(created);
+}
+
+int
+output_check_writable(const char *path, const char *what, char **cause)
+{
+	struct stat	 st;
+	const char	*slash = strrchr(path, '/'), *why = NULL;
+	char		*dir;
+
+	if (*path == '\0') {
+		*cause = xasprintf("%s: an empty file name", what);
+		return -1;
+	}
+	if (slash != NULL && slash[1] == '\0') {
+		*cause = xasprintf("%s %s names a directory, not a file", what,
+		    path);
+		return -1;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("%s %s is a directory", what, path);
+		return -1;
+	}
+	if (strlen(path) + sizeof ".XXXXXX" > PATH_MAX) {
+		*cause = xasprintf("%s: a path of %zu characters is too long",
+		    what, strlen(path));
+		return -1;
+	}
+	dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
+	    xasprintf("%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	else if (access(dir, W_OK | X_OK) != 0)
+		why = strerror(errno);
+	if (why != NULL) {
+		*cause = xasprintf("%s %s: cannot write in %s: %s", what, path,
+		    dir, why);
+		free(dir);
+		return -1;
+	}
+	free(dir);
+	return 0;
 }
 
 void
@@ -469,19 +621,15 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	return rc;
 }
 
-void
-manifest_update(const char *dir, struct manifest *m, const char *status)
+int
+manifest_update(const char *dir, struct manifest *m, const char *status,
+    char **cause)
 {
-	char	*cause = NULL;
-
 	if (dir == NULL)
-		return;
+		return 0;
 	if (strcmp(status, "running") != 0)
 		output_utc_now(m->finished_utc, sizeof m->finished_utc);
-	if (manifest_write(dir, m, status, &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
+	return manifest_write(dir, m, status, cause);
 }
 
 void

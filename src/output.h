@@ -102,8 +102,13 @@ struct manifest {
 /* Claims dir for a run before anything is written to it: creates it and
  * its parents if needed (*created: the outermost directory made, or NULL;
  * free it), refuses one that holds any run file, and creates run.json
- * exclusively.  output_release_claim undoes the claim of a run that never
- * started (run.json and the directories made) and frees created. */
+ * exclusively, under a lock file every claim takes (run directories and
+ * fleet parents alike), so of two claims of one directory only one wins.
+ * Returns 0, EWB_EXIT_USAGE (refused: the directory holds a run, the name
+ * is unusable) or EWB_EXIT_ERROR (the file system failed), with *cause;
+ * a failed claim leaves nothing behind.  output_release_claim undoes the
+ * claim of a run that wrote no manifest yet (its files and the directories
+ * made) and frees created. */
 int		 output_claim_dir(const char *dir, char **created, char **cause);
 void		 output_release_claim(const char *dir, char *created);
 /* The same with another marker file than run.json (a fleet's parent
@@ -112,13 +117,20 @@ int		 output_claim_as(const char *dir, const char *marker,
 		    char **created, char **cause);
 void		 output_release_as(const char *dir, const char *marker,
 		    char *created);
+/* Can a file be written at path (atomically, beside it)?  Refuses an
+ * empty name, a directory, and a directory that is missing or not
+ * writable, before any GPU work; -1 with *cause ("what path: why"). */
+int		 output_check_writable(const char *path, const char *what,
+		    char **cause);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);
 /* manifest_write with the finish time set for any status but "running";
- * a failure is reported on stderr (the run goes on). */
-void		 manifest_update(const char *dir, struct manifest *,
-		    const char *status);
+ * 0 without a directory.  A failure (*cause names the file and the error)
+ * leaves the previous run.json whole: the command must stop with
+ * EWB_EXIT_ERROR, since run.json cannot say what it did. */
+int		 manifest_update(const char *dir, struct manifest *,
+		    const char *status, char **cause);
 /* "<prefix>-<gpu slug>-YYYYmmdd-HHMMSS", the default --out. */
 void		 output_default_dir(const struct device_facts *,
 		    const char *prefix, char *buf, size_t len);

@@ -116,29 +116,45 @@ format_f64(double v, char *buf, size_t len)
 
 static volatile sig_atomic_t	interrupt_seen;
 
-/* The first SIGINT or SIGTERM asks the run to stop after its point; the
- * handler then steps aside, so a second one ends the process at once. */
+/* The signals that end a run early, keeping its complete rows. */
+static const int interrupt_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
 static void
-interrupt_handler(int sig)
+set_handler(int sig, void (*handler)(int))
 {
 	struct sigaction	sa;
 
-	interrupt_seen = 1;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = SIG_DFL;
-	sigaction(sig == SIGTERM ? SIGTERM : SIGINT, &sa, NULL);
-	sigaction(sig == SIGTERM ? SIGINT : SIGTERM, &sa, NULL);
+	sa.sa_handler = handler;
+	sigaction(sig, &sa, NULL);
+}
+
+/* The first SIGINT, SIGTERM or SIGHUP asks the run to stop after its
+ * point; the handler then steps aside, so a second one ends the process at
+ * once.  SIGPIPE (stdout closed: `ewbench run | head`) asks the same, and
+ * later ones are ignored: every later line to stdout would raise one. */
+static void
+interrupt_handler(int sig)
+{
+	size_t	i;
+
+	interrupt_seen = 1;
+	for (i = 0; i < sizeof interrupt_signals / sizeof *interrupt_signals;
+	    i++)
+		set_handler(interrupt_signals[i], SIG_DFL);
+	set_handler(SIGPIPE, SIG_IGN);
+	(void)sig;
 }
 
 void
 interrupt_catch(void)
 {
-	struct sigaction	sa;
+	size_t	i;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = interrupt_handler;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < sizeof interrupt_signals / sizeof *interrupt_signals;
+	    i++)
+		set_handler(interrupt_signals[i], interrupt_handler);
+	set_handler(SIGPIPE, interrupt_handler);
 }
 
 bool

@@ -9,5 +9,8 @@ if ! missing=$("$py" -c 'import numpy, matplotlib, pytest, hypothesis' 2>&1); th
 	echo "SKIP: python packages missing (README, Install): $missing"
 	exit 77
 fi
+# The full-disk shim the fault tests preload (built by make check).
+EWB_DISK_FULL_SO=$(pwd)/tests/faults/disk-full.so
+export EWB_DISK_FULL_SO
 cd "$top_srcdir"
 MPLBACKEND=Agg "$py" -m pytest -q -p no:cacheprovider tests/python

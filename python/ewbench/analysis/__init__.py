@@ -8,6 +8,7 @@ peer-*.csv files that load.py reads).  Modules:
   validate  the data contract checked: every file read goes through it
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv
             as objects
+  atomic    every output written whole or not at all (temp file + rename)
   study     a study directory: the run directories of one `make report`
   select    queries over a loaded run (sizes, points, metrics)
   units     number formatting for humans

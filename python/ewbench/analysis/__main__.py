@@ -4,11 +4,15 @@ function per command.
 
 Exit codes:
   0  ok
-  1  unexpected failure (I/O error writing the output, ...)
+  1  unexpected failure (I/O error writing the output, ...: the message
+     names the file); every output is written atomically, so a failure
+     leaves the previous file whole
   2  usage: bad command line (also `torch`, which moved to
      `ewbench torch`)
   3  bad input data: the message says file:line and what was expected
   5  compare --fail-on-slower: some point got slower beyond the noise
+  130  interrupted (Ctrl-C): outputs already written are whole, the one
+     being written is left as it was
 """
 
 import argparse
@@ -21,10 +25,11 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_DATA = 3
 EXIT_SLOWER = 5
+EXIT_INTERRUPTED = 130
 
 EPILOG = """\
 exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
-5 compare found slowdowns (--fail-on-slower)
+5 compare found slowdowns (--fail-on-slower), 130 interrupted
 
 examples:
   ewbench report reports/nvidia-h100-80gb-hbm3-20261121-204512
@@ -198,20 +203,23 @@ def cmd_fleet(args):
     for m in judged.outlier_members:
         print("outlier: %s" % m.name)
     for f in judged.fleet.failed:
-        print("failed: %s: %s" % (f.name, f.reason))
+        print("%s: %s: %s" % (f.status, f.name, f.reason))
+    for m in judged.fleet.members:
+        if m.status == fleet.INTERRUPTED:
+            print("interrupted: %s: its %d complete rows are used" %
+                  (m.name, len(m.run.points)))
     return EXIT_OK
 
 
 def cmd_compare(args):
-    from . import compare, load
+    from . import atomic, compare, load
     run_a = load.load_run(args.run_a)
     run_b = load.load_run(args.run_b)
     result = compare.compare_runs(run_a, run_b)
     text = compare.render_markdown(result, run_a, run_b)
     sys.stdout.write(text)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
+        atomic.write_text(args.out, text)
     slower = any(c.flag == compare.SLOWER for c in result.changes)
     return EXIT_SLOWER if args.fail_on_slower and slower else EXIT_OK
 
@@ -219,7 +227,7 @@ def cmd_compare(args):
 def cmd_contest(args):
     import json
 
-    from . import contest, contest_report, load
+    from . import atomic, contest, contest_report, load
     runs = [load.load_run(d) for d in args.run_dirs]
     _, notes, found = contest.analyse(runs)
     if args.json:
@@ -229,8 +237,7 @@ def cmd_contest(args):
         text = contest_report.render_markdown(runs, notes, found)
     sys.stdout.write(text)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text)
+        atomic.write_text(args.out, text)
     return EXIT_OK
 
 
@@ -311,8 +318,22 @@ def main(argv=None):
               % (sys.executable, e.name), file=sys.stderr)
         return EXIT_ERROR
     except OSError as e:
-        print("analysis: %s" % e, file=sys.stderr)
+        print("analysis: %s" % os_error_text(e), file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("analysis: interrupted; outputs written so far are whole",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def os_error_text(e):
+    """`path: what went wrong` for an OSError, without Python's [Errno N]."""
+    what = e.strerror or str(e)
+    if getattr(e, "filename2", None):
+        return "%s -> %s: %s" % (e.filename, e.filename2, what)
+    if getattr(e, "filename", None):
+        return "%s: %s" % (e.filename, what)
+    return what
 
 
 if __name__ == "__main__":

@@ -14,9 +14,13 @@
 Members are the subdirectories holding run.json and match across phases
 by name.  A member that fleet.json (or its own run.json) says failed is
 not loaded (it may have no data, or only a claim) but listed with its
-reason; every other member is loaded through load.py, so a broken file is
-a DataError naming it.  Members are sorted by host, then GPU or rank
-number, so the report reads like the machine room.
+reason; so is one whose directory cannot be read ("permission denied").
+An interrupted member is loaded: its complete rows count.  Two members
+that are one GPU (a symbolic link to, or a copy of, another member: the
+same directory, or the same host and PCI bus id) are refused.  Every
+other member is loaded through load.py, so a broken file is a DataError
+naming it.  Members are sorted by host, then GPU or rank number, so the
+report reads like the machine room.
 """
 
 import os
@@ -33,6 +37,7 @@ PHASES = (CEILINGS, RUN)
 FLEET_JSON = "fleet.json"
 REPORT_DIR = "report"
 OK = "ok"
+INTERRUPTED = "interrupted"
 
 _MEMBER_NAME = re.compile(r"^(?P<host>.+)-(?P<kind>gpu|rank)(?P<num>\d+)$")
 
@@ -112,14 +117,31 @@ def sort_key(member):
             _natural(member.name))
 
 
+DENIED = "permission denied"
+
+
+def run_dir_state(path):
+    """"run" when path holds run.json, DENIED when path cannot be searched
+    for it, else None."""
+    try:
+        os.stat(os.path.join(path, "run.json"))
+    except PermissionError:
+        return DENIED
+    except OSError:
+        return None
+    return "run" if is_run_dir(path) else None
+
+
 def member_dirs(path):
-    """Names of the subdirectories of path that hold run.json."""
+    """Names of the subdirectories of path that hold run.json, or that
+    cannot be read (reported as such, never as empty)."""
     try:
         names = os.listdir(path)
     except OSError as e:
         raise validate.DataError(path, None, "expected a readable directory "
                                  "(%s)" % (e.strerror or e)) from None
-    return sorted((n for n in names if is_run_dir(os.path.join(path, n))),
+    return sorted((n for n in names
+                   if run_dir_state(os.path.join(path, n)) is not None),
                   key=_natural)
 
 
@@ -127,7 +149,7 @@ def is_fleet_dir(path):
     """A directory that is no run directory and holds fleet.json or member
     run directories."""
     return os.path.isdir(path) and not is_run_dir(path) and (
-        os.path.isfile(os.path.join(path, FLEET_JSON)) or
+        validate.present(os.path.join(path, FLEET_JSON)) or
         bool(member_dirs(path)))
 
 
@@ -139,7 +161,7 @@ def is_fleet_study(path):
 def read_fleet_json(directory):
     """fleet.json of a directory as a dict, or None when absent."""
     path = os.path.join(directory, FLEET_JSON)
-    if not os.path.exists(path):
+    if not validate.present(path):
         return None
     return validate.check_fleet_json(path, validate.read_text(path))
 
@@ -197,13 +219,25 @@ def open_fleet(path):
         for phase, directory in phases.items():
             entry = _entries(manifests.get(phase)).get(name) or \
                 _entries(manifests.get(None)).get(name)
-            if entry is not None and (entry.get("status") or OK) != OK:
+            sub = os.path.join(directory, name)
+            state = run_dir_state(sub)
+            if state == DENIED:
+                failed.append(_failed(name, phase, entry, DENIED,
+                                      "%s cannot be read (%s)" % (sub,
+                                                                   DENIED)))
+                broken = True
+                continue
+            # An interrupted member keeps its complete rows: loaded.
+            if entry is not None and (entry.get("status") or OK) not in \
+                    (OK, INTERRUPTED):
                 failed.append(_failed(name, phase, entry))
                 broken = True
                 continue
-            sub = os.path.join(directory, name)
-            if is_run_dir(sub):
+            if state == "run":
                 dirs[phase] = sub
+            elif entry is not None and entry.get("status") == INTERRUPTED:
+                failed.append(_failed(name, phase, entry))
+                broken = True
             elif entry is not None:
                 failed.append(_failed(name, phase, entry, "missing",
                                       "fleet.json lists it as ok, but %s "
@@ -219,10 +253,40 @@ def open_fleet(path):
         if broken and not member.run.points and not member.run.ceilings:
             continue
         members.append(member)
+    _refuse_same_gpu(members)
     return Fleet(path, bool(phases.keys() - {None}),
                  tuple(sorted(members, key=sort_key)),
                  tuple(sorted(failed, key=lambda f: _natural(f.name))),
                  manifests)
+
+
+def _gpu_identities(member):
+    """What makes a member one GPU: its directories' real paths (a
+    symbolic link to another member is that member), and its host with
+    its PCI bus id (a copy of a member's directory keeps both)."""
+    device = member.run.device
+    host = member.place.hostname or (member.run.manifest.get("host") or
+                                     {}).get("hostname")
+    ids = [("directory", os.path.realpath(member.run.path))]
+    if device.get("pci_bus_id"):
+        ids.append(("host and PCI bus id", (host, device["pci_bus_id"])))
+    return ids
+
+
+def _refuse_same_gpu(members):
+    """DataError when two members are one GPU: their numbers would count
+    it twice."""
+    seen = {}
+    for member in members:
+        for what, value in _gpu_identities(member):
+            other = seen.setdefault((what, value), member)
+            if other is not member:
+                raise validate.DataError(
+                    member.run.path, None, "expected each member to be "
+                    "another GPU, got the GPU of member %s again (same %s: "
+                    "%s); remove the copy or the link" % (
+                        other.name, what, value if what == "directory"
+                        else "%s %s" % value))
 
 
 def _load_member(name, dirs):
@@ -231,7 +295,7 @@ def _load_member(name, dirs):
     ceil_dir = dirs.get(CEILINGS)
     run_dir = dirs.get(RUN) or dirs.get(None)
     if run_dir is not None:
-        has_ceilings = ceil_dir is not None and os.path.isfile(
+        has_ceilings = ceil_dir is not None and validate.present(
             os.path.join(ceil_dir, "ceilings.csv"))
         run = load.load_run(run_dir, ceilings_from=ceil_dir
                             if has_ceilings else None)

@@ -13,6 +13,7 @@ threats follow.  Missing values are "—".
 import os
 import shlex
 
+from . import atomic
 from . import document as doc
 from . import fleet as flt
 from . import fleet_answers as fa
@@ -553,15 +554,13 @@ def write_report(judged, outdir, plot_fleet):
     """Draw the figure (plot_fleet(judged, dir) -> [png, svg] or None),
     write report.md and report.html into outdir; the PNG lives only
     inside the HTML."""
-    os.makedirs(outdir, exist_ok=True)
+    atomic.make_dirs(outdir)
     figure = plot_fleet(judged, os.path.join(outdir, FIGURES_DIR))
     title, blocks = build_document(judged, figure)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")
-    with open(md_path, "w", encoding="utf-8") as f:
-        f.write(doc.render_markdown(blocks))
-    with open(html_path, "w", encoding="utf-8") as f:
-        f.write(doc.render_html(blocks, title, outdir))
+    atomic.write_text(md_path, doc.render_markdown(blocks))
+    atomic.write_text(html_path, doc.render_html(blocks, title, outdir))
     if figure and os.path.exists(figure[0]):
         os.remove(figure[0])
     return md_path, html_path

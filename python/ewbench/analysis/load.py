@@ -11,6 +11,9 @@ timed points.  An empty field is "not measured" and becomes None, never 0.
 
 metrics.csv and ceilings.csv are optional; their absence is None, which the
 rest of the package reads as "no counters" and "no measured ceilings".
+Absent means no file at all: a dangling or looping symbolic link, a FIFO
+or a device under the name is refused (validate.present), never read as
+absent.
 
 Peers measured by other tools (peers/, e.g. `ewbench torch`)
 live beside timing.csv in their own peer-<name>.csv files with timing.csv's
@@ -212,9 +215,9 @@ def peer_sidecar(directory, name="torch"):
     when broken.  For torch, runs measured before peers/ have
     torch-baseline.json (same content) instead of peer-torch.json."""
     path = peer_paths(directory, name)[1]
-    if not os.path.exists(path) and name == "torch":
+    if not validate.present(path) and name == "torch":
         path = os.path.join(directory, LEGACY_TORCH_SIDECAR)
-    if not os.path.exists(path):
+    if not validate.present(path):
         return None
     return validate.check_sidecar(path, validate.read_text(path))
 
@@ -264,12 +267,12 @@ def load_run(directory, ceilings_from=None):
         points += load_timing(path, run_id, spec, seen)
     metrics_path = os.path.join(directory, "metrics.csv")
     metrics = None
-    if os.path.exists(metrics_path):
+    if validate.present(metrics_path):
         metrics = load_metrics(metrics_path, run_id, points)
     source = ceilings_from or directory
     ceilings_path = os.path.join(source, "ceilings.csv")
     ceilings = None
-    if os.path.exists(ceilings_path):
+    if validate.present(ceilings_path):
         owner = run_id
         if ceilings_from:
             owner = load_manifest(os.path.join(source,

@@ -38,7 +38,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
-from . import model
+from . import atomic, model
 from . import select as sel
 from . import study as stu
 from . import variants as var
@@ -184,12 +184,11 @@ def legend_outside(figure, where, **kwargs):
 
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
-    os.makedirs(outdir, exist_ok=True)
+    atomic.make_dirs(outdir)
     png = os.path.join(outdir, stem + ".png")
     svg = os.path.join(outdir, stem + ".svg")
-    with open(png, "wb") as f:
-        f.write(_png_palette(fig))
-    fig.savefig(svg, format="svg", metadata={"Date": None})
+    atomic.write_bytes(png, _png_palette(fig))
+    atomic.savefig(fig, svg, format="svg", metadata={"Date": None})
     return [png, svg]
 
 
@@ -738,5 +737,5 @@ def plot_timeline(events, window, out_png, title):
                           label="helper (L2 flush) or unlabelled"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1),
               fontsize=8, frameon=False)
-    fig.savefig(out_png, dpi=DPI)
+    atomic.savefig(fig, out_png, dpi=DPI)
     return out_png

@@ -14,6 +14,7 @@ import os
 import shlex
 
 from . import answers as ans
+from . import atomic
 from . import document as doc
 from . import findings as fnd
 from . import load
@@ -724,15 +725,13 @@ def write_report(study, outdir, plot_study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    os.makedirs(outdir, exist_ok=True)
+    atomic.make_dirs(outdir)
     figures = plot_study(study, os.path.join(outdir, FIGURES_DIR))
     title, blocks = build_document(study, sctx, judged, figures)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")
-    with open(md_path, "w", encoding="utf-8") as f:
-        f.write(doc.render_markdown(blocks))
-    with open(html_path, "w", encoding="utf-8") as f:
-        f.write(doc.render_html(blocks, title, outdir))
+    atomic.write_text(md_path, doc.render_markdown(blocks))
+    atomic.write_text(html_path, doc.render_html(blocks, title, outdir))
     for png, _ in figures.values():
         if os.path.exists(png):
             os.remove(png)

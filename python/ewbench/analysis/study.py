@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import load
+from . import load, validate
 
 CEILINGS = "ceilings"
 ARTICLE = "article"
@@ -105,7 +105,7 @@ def load_study(path):
                              "%s/ run directories) or a run directory" %
                              "/, ".join(PARTS))
     ceilings_dir = os.path.join(path, CEILINGS)
-    ceilings_from = ceilings_dir if os.path.isfile(
+    ceilings_from = ceilings_dir if validate.present(
         os.path.join(ceilings_dir, "ceilings.csv")) else None
     runs = {}
     for part in PARTS:

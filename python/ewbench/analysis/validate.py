@@ -17,11 +17,13 @@ the rules; load.py turns what passed into Run and Point objects.
 """
 
 import csv
+import errno
 import gzip
 import json
 import math
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 
@@ -80,13 +82,73 @@ class DataError(Exception):
 
 # reading bytes and text
 
-def read_bytes(path):
+# The kinds of file a path may name besides a regular file, for refusals.
+def _kind(mode):
+    for test, name in ((stat.S_ISDIR, "a directory"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _unreadable(path, error):
+    """The DataError for an OSError met reaching path."""
+    if isinstance(error, FileNotFoundError) and os.path.islink(path):
+        return DataError(path, None, "expected a regular file, got a "
+                         "dangling symbolic link (to %s)" % os.readlink(path))
+    if error.errno == errno.ELOOP:
+        return DataError(path, None, "expected a regular file, got a loop "
+                         "of symbolic links")
+    if isinstance(error, PermissionError):
+        return DataError(path, None, "expected a readable file, got "
+                         "permission denied")
+    return DataError(path, None, "expected a readable file (%s)" %
+                     (error.strerror or error))
+
+
+def present(path):
+    """Is there a file at path?  False when nothing is there (not even a
+    link); True for a regular file or a link to one.  Anything else that
+    is there (a dangling or looping link, a FIFO, a device, a directory, a
+    file that cannot be reached) is a DataError naming it: it is not
+    "absent", and reading it could hang."""
     try:
-        with open(path, "rb") as f:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        if isinstance(e, FileNotFoundError) and not os.path.islink(path):
+            return False
+        raise _unreadable(path, e) from None
+    if not stat.S_ISREG(mode):
+        raise DataError(path, None, "expected a regular file, got %s" %
+                        _kind(mode))
+    return True
+
+
+def read_bytes(path):
+    """The bytes of a regular file (or a link to one).  Opened without
+    blocking and checked before reading, so a FIFO is refused, not waited
+    on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK |
+                     getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise _unreadable(path, e) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise DataError(path, None, "expected a regular file, got %s" %
+                            _kind(mode))
+        with os.fdopen(fd, "rb") as f:
+            fd = None
             return f.read()
     except OSError as e:
-        raise DataError(path, None, "expected a readable file (%s)" %
-                        (e.strerror or e)) from None
+        raise _unreadable(path, e) from None
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def decode_text(path, data):
@@ -191,6 +253,11 @@ def parse_json(path, text):
     except json.JSONDecodeError as e:
         raise DataError(path, e.lineno, "expected valid JSON (%s)" %
                         e.msg) from None
+    except ValueError as e:
+        # Python refuses integers of more than 4300 digits
+        # (sys.set_int_max_str_digits): not a number any run writes.
+        raise DataError(path, None, "expected JSON numbers of a sensible "
+                        "size (%s)" % e) from None
     except RecursionError:
         offset = _too_deep_offset(text)
         raise DataError(path, None if offset is None else
@@ -518,6 +585,11 @@ def check_manifest(path, text_):
     if not isinstance(manifest, dict):
         raise DataError(path, 1, "expected a JSON object, got %s" %
                         _shown(manifest))
+    if manifest.get("status") == "claimed" and len(manifest) == 1:
+        raise DataError(path, 1, "expected a run, got only the claim of "
+                        "one: the ewbench that claimed this directory "
+                        "stopped before it measured anything (or still "
+                        "runs); no data")
     version = manifest.get("schema_version")
     if version not in SCHEMA_VERSIONS or isinstance(version, bool):
         known = " or ".join(str(v) for v in SCHEMA_VERSIONS)
@@ -669,6 +741,9 @@ TIMING_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["TIMING"]
 METRICS_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["METRICS"]
 CEILINGS_COLUMNS = _COLUMNS["CEILINGS"]
 
+# More digits than any count ewbench writes (2^64 has 20); longer ones are
+# refused before int() meets Python's limit on digits.
+MAX_INTEGER_DIGITS = 40
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
@@ -682,8 +757,9 @@ def parse_field(field, column):
     if column.kind == INTEGER:
         what = "a positive integer" if column.positive else \
             "a non-negative integer"
-        if not _INTEGER.match(field):
-            raise ValueError("expected %s, got %r" % (what, field))
+        if not _INTEGER.match(field) or len(field) > MAX_INTEGER_DIGITS:
+            raise ValueError("expected %s, got %r" % (what, field[:40] +
+                             ("..." if len(field) > 40 else "")))
         value = int(field)
         if value < (1 if column.positive else 0):
             raise ValueError("expected %s, got %r" % (what, field))

@@ -1,0 +1,77 @@
+"""Atomic output: every file the analysis writes appears whole or not at
+all.  The content goes to a temporary file in the same directory, is
+flushed to disk, and replaces the target in one rename (os.replace); a
+failure or an interrupt (Ctrl-C) part way removes the temporary file and
+leaves the previous file as it was.  Errors are OSErrors that name the
+file they were writing, whatever call raised them (a full disk raises
+from write() with no file name attached).
+"""
+
+import os
+import tempfile
+
+
+def _named(error, path):
+    """error with path as its file name (re-raised as the same kind)."""
+    if getattr(error, "filename", None) != path:
+        try:
+            return type(error)(error.errno, error.strerror or str(error),
+                               path)
+        except TypeError:
+            pass
+    return error
+
+
+def _replace_with(path, write):
+    """Call write(file object) on a temporary file beside path, then
+    replace path with it."""
+    directory = os.path.dirname(path) or "."
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix="." +
+                                    os.path.basename(path) + ".",
+                                    suffix=".tmp")
+    except OSError as e:
+        raise _named(e, path) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes the file 0600: give it the usual 0666 & ~umask.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temp, 0o666 & ~mask)
+        os.replace(temp, path)
+    except BaseException as e:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise _named(e, path) from None
+        raise
+
+
+def write_bytes(path, data):
+    _replace_with(path, lambda f: f.write(data))
+
+
+def write_text(path, text):
+    write_bytes(path, text.encode("utf-8"))
+
+
+def savefig(fig, path, **kwargs):
+    """fig.savefig(path, ...) through a temporary file; the format comes
+    from kwargs or from path's extension, as matplotlib would take it."""
+    kwargs.setdefault("format", os.path.splitext(path)[1][1:].lower() or
+                      "png")
+    _replace_with(path, lambda f: fig.savefig(f, **kwargs))
+
+
+def make_dirs(path):
+    """os.makedirs(path, exist_ok=True), its errors naming path."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise FileExistsError(17, "exists and is not a directory",
+                              path) from None

@@ -1,0 +1,231 @@
+#!/bin/sh
+# tests/faults.sh - faults of the machine, without a GPU and without root:
+# ewbench runs on a stand-in for the CUDA runtime (tests/faults/
+# stand-in-gpu.so: every path of a run up to its files, no numbers worth
+# reading) with, where a test says so, a disk that fills after N bytes
+# (tests/faults/disk-full.so), signals sent at chosen phases, and claims
+# raced many times.  Each test names the symptom of issue 23 it covers.
+# Arrays and PIPESTATUS: bash (make check runs tests with $(SHELL)).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+
+# FAULTS_ALL=1 goes on past a failure, to list every symptom an older
+# ewbench shows.
+if [ -n "${FAULTS_ALL:-}" ]; then
+	failures=0
+	fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+fi
+
+shims=$(pwd)/tests/faults
+for so in stand-in-gpu disk-full; do
+	[ -f "$shims/$so.so" ] || fail "$shims/$so.so missing (make check builds it)"
+done
+# An ASan build wants its runtime first; the shims are not instrumented.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+STANDIN="$shims/stand-in-gpu.so"
+FULL="$STANDIN:$shims/disk-full.so"
+d=$tmpdir
+small='-q -v add_f32 -s 1Ki --no-cupti --iters 3 --warmup 1'
+
+# ewb [VAR=VALUE...] -- ARGS: ewbench on the stand-in; sets $rc, output in
+# $d/out.
+ewb() {
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	set +e
+	env LD_PRELOAD="$STANDIN" "${env[@]}" "$EWBENCH" "$@" >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
+want() {	# want STATUS PATTERN WHAT
+	[ "$rc" = "$1" ] || fail "$3: exit $rc, expected $1: $(head -c 600 "$d/out")"
+	[ -z "$2" ] || grep -q -e "$2" "$d/out" ||
+	    fail "$3: output lacks '$2': $(head -c 600 "$d/out")"
+}
+status_of() {	# the "status" of a run.json or fleet.json
+	sed -n 's/^  "status": "\(.*\)",$/\1/p;s/^{"status": "\(.*\)"}$/\1/p' "$1"
+}
+# Every line of a CSV file complete: a newline at the end, as many fields
+# as the header (ewbench's rows have no quoted commas).
+whole_rows() {
+	[ -z "$(tail -c 1 "$1")" ] || return 1
+	awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$1"
+}
+
+ewb -- run $small -o "$d/plain"
+want 0 '' "a run on the stand-in"
+[ "$(status_of "$d/plain/run.json")" = complete ] || fail "stand-in run not complete"
+
+# 1. A failed run.json write is exit 1 naming the file, and the claim is
+# released (ceilings alike); a fleet.json that cannot be written too.
+for cmd in run ceilings; do
+	args=$small
+	[ $cmd = ceilings ] && args='-q --iters 2'
+	ewb EWB_FULL_DIR="$d/m-$cmd/.run.json" LD_PRELOAD="$FULL" -- \
+	    $cmd $args -o "$d/m-$cmd"
+	want 1 "run.json.*No space left on device" "1: $cmd, run.json unwritable"
+	[ ! -e "$d/m-$cmd" ] || fail "1: $cmd left $(ls -A "$d/m-$cmd")"
+done
+ewb EWB_STANDIN_GPUS=1 EWB_FULL_DIR="$d/m-fleet/.fleet.json" \
+    LD_PRELOAD="$FULL" -- run $small --device all -o "$d/m-fleet"
+want 1 "fleet.json.*No space left on device" "1: fleet.json unwritable"
+[ "$(status_of "$d/m-fleet/fleet.json")" != complete ] ||
+    fail "1: fleet.json says complete"
+# An --out too long for the files in it is refused before anything:
+# 4080 characters, in names of 200.
+long=$d
+while [ ${#long} -lt 3870 ]; do long=$long/$(printf 'x%.0s' $(seq 199)); done
+long=$long/$(printf 'y%.0s' $(seq $((4080 - ${#long} - 1))))
+[ ${#long} = 4080 ] || fail "1: the long --out has ${#long} characters"
+ewb -- run $small -o "$long"
+want 2 'leaves no room for its files' "1: a 4080-character --out"
+[ ! -e "$long" ] || fail "1: the long --out was created"
+
+# 2. The disk fills during timing.csv: exit 1, the file cut back to its
+# last complete row.
+for budget in 700 900 1100; do
+	ewb EWB_FULL_DIR="$d/half-$budget/timing.csv" \
+	    EWB_FULL_AFTER=$budget LD_PRELOAD="$FULL" -- \
+	    run -q -v 'add_f32*' -s 1Ki,2Ki --no-cupti --iters 2 --warmup 1 \
+	    -o "$d/half-$budget"
+	want 1 "timing.csv: write: No space left on device" "2: timing.csv full"
+	whole_rows "$d/half-$budget/timing.csv" ||
+	    fail "2: timing.csv ends in a half row: $(tail -c 80 "$d/half-$budget/timing.csv")"
+	[ "$(status_of "$d/half-$budget/run.json")" != complete ] ||
+	    fail "2: run.json says complete"
+done
+
+# 3. An unwritable --trace is refused before the run (exit 2).
+for trace in '' /nonexistent/t.json /tmp "$d/plain/run.json/t.json"; do
+	ewb -- run $small --trace "$trace" -o "$d/trace"
+	want 2 '--trace' "3: --trace '$trace'"
+	[ ! -e "$d/trace" ] || fail "3: --trace '$trace' left --out behind"
+done
+
+# 5. Two claims of one directory never both win: a fleet and a run, two
+# runs, a fleet and a ceilings run, started together many times.
+race() {	# race NAME ARGS-A -- ARGS-B
+	local name=$1 a=() b=() i won
+	shift
+	while [ "$1" != -- ]; do a+=("$1"); shift; done
+	shift
+	b=("$@")
+	for i in $(seq 15); do
+		rm -rf "$d/race" "$d/rc-a" "$d/rc-b"
+		( set +e; EWB_STANDIN_GPUS=1 LD_PRELOAD="$STANDIN" "$EWBENCH" \
+		    "${a[@]}" -o "$d/race" >"$d/out-a" 2>&1; echo $? >"$d/rc-a" ) &
+		( set +e; LD_PRELOAD="$STANDIN" "$EWBENCH" "${b[@]}" \
+		    -o "$d/race" >"$d/out-b" 2>&1; echo $? >"$d/rc-b" ) &
+		wait
+		won=0
+		[ "$(cat "$d/rc-a")" = 0 ] && won=$((won + 1))
+		[ "$(cat "$d/rc-b")" = 0 ] && won=$((won + 1))
+		[ "$won" -le 1 ] || fail "5: $name: both claims of one --out won (trial $i): $(cat "$d/out-a" "$d/out-b"; ls -A "$d/race")"
+		[ ! -e "$d/race/fleet.json" ] || [ ! -e "$d/race/run.json" ] ||
+		    fail "5: $name: --out holds fleet.json and run.json (trial $i)"
+	done
+}
+race 'fleet and run' run $small --device all -- run $small
+race 'run and run' run $small -- run $small
+race 'fleet and ceilings' run $small --device all -- ceilings -q --iters 2
+
+# 8. SIGHUP and SIGPIPE end a run as SIGTERM does; a signal before the
+# run has begun releases its claim; a fleet passes HUP on.
+wait_for() {	# wait_for FILE PATTERN: until FILE holds PATTERN (10 s)
+	local i
+	for i in $(seq 200); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "8: $1 never held '$2'"
+}
+slow='-q -v add_f32* -s 1Ki,2Ki,4Ki --no-cupti --iters 3 --warmup 1'
+for sig in HUP TERM INT; do
+	EWB_STANDIN_SYNC_MS=40 LD_PRELOAD="$STANDIN" "$EWBENCH" run $slow \
+	    -o "$d/sig-$sig" >/dev/null 2>&1 &
+	pid=$!
+	wait_for "$d/sig-$sig/run.json" '"running"'
+	sleep 0.3
+	kill -$sig $pid
+	set +e; wait $pid; rc=$?; set -e
+	[ $rc = 130 ] || fail "8: SIG$sig mid-run: exit $rc, expected 130"
+	[ "$(status_of "$d/sig-$sig/run.json")" = interrupted ] ||
+	    fail "8: SIG$sig mid-run: run.json says $(status_of "$d/sig-$sig/run.json")"
+	whole_rows "$d/sig-$sig/timing.csv" || fail "8: SIG$sig left a half row"
+done
+set +e
+EWB_STANDIN_SYNC_MS=40 LD_PRELOAD="$STANDIN" "$EWBENCH" run \
+    -v 'add_f32*' -s 1Ki,2Ki,4Ki --no-cupti --iters 3 -o "$d/pipe" 2>/dev/null |
+    head -n 3 >/dev/null
+rc=${PIPESTATUS[0]}
+set -e
+[ $rc = 130 ] || fail "8: stdout closed (| head): exit $rc, expected 130"
+[ "$(status_of "$d/pipe/run.json")" = interrupted ] ||
+    fail "8: stdout closed: run.json says $(status_of "$d/pipe/run.json")"
+EWB_STANDIN_OPEN_MS=1500 LD_PRELOAD="$STANDIN" "$EWBENCH" run $small \
+    -o "$d/early/run" >/dev/null 2>&1 &
+pid=$!
+wait_for "$d/early/run/run.json" claimed
+kill -TERM $pid
+set +e; wait $pid; rc=$?; set -e
+[ $rc = 130 ] || fail "8: TERM before the run began: exit $rc, expected 130"
+[ ! -e "$d/early" ] || fail "8: TERM before the run began left $(find "$d/early")"
+EWB_STANDIN_GPUS=2 EWB_STANDIN_SYNC_MS=40 LD_PRELOAD="$STANDIN" "$EWBENCH" \
+    run $slow --device all -o "$d/fleet-hup" >/dev/null 2>&1 &
+pid=$!
+wait_for "$d/fleet-hup/fleet.json" '"running"'
+sleep 0.5
+kill -HUP $pid
+set +e; wait $pid; rc=$?; set -e
+[ $rc = 130 ] || fail "8: SIGHUP to a fleet: exit $rc, expected 130"
+[ "$(status_of "$d/fleet-hup/fleet.json")" = interrupted ] ||
+    fail "8: SIGHUP to a fleet: fleet.json says $(status_of "$d/fleet-hup/fleet.json")"
+! grep -q '"status": "running"' "$d/fleet-hup/fleet.json" ||
+    fail "8: SIGHUP to a fleet: fleet.json still lists a member running"
+
+# 11. A full disk under a fresh --out is an I/O error (exit 1) naming
+# errno, and leaves nothing; an over-long name is a usage error that
+# leaves none of the parents it made.
+ewb EWB_FULL_DIR="$d/full" LD_PRELOAD="$FULL" -- run $small -o "$d/full/a/b/r"
+want 1 'No space left on device' "11: full disk under --out"
+[ ! -e "$d/full" ] || fail "11: a full disk left $(find "$d/full")"
+mkdir "$d/fullish"
+ewb EWB_FULL_DIR="$d/fullish/a/b/r/" LD_PRELOAD="$FULL" -- \
+    run $small -o "$d/fullish/a/b/r"
+want 1 'No space left on device' "11: disk full at the claim"
+[ -z "$(ls -A "$d/fullish")" ] || fail "11: a failed claim left $(find "$d/fullish")"
+name=$(printf 'n%.0s' $(seq 300))
+ewb -- run $small -o "$d/deep/1/2/3/4/5/6/7/8/9/$name/r"
+want 2 'File name too long' "11: over-long component"
+[ ! -e "$d/deep" ] || fail "11: an over-long --out left $(find "$d/deep")"
+
+# 14. What can be refused without a GPU is refused before any GPU work.
+ewb -- run $small --metrics no__such_metric.sum -o "$d/m14" --no-cupti
+want 0 '' "14: --no-cupti ignores --metrics"
+rm -rf "$d/m14"
+# (Not under the sanitizers: CUPTI's host library is loaded with
+# RTLD_DEEPBIND, which ASan refuses; see Makefile.am's HOST_TESTS.)
+if "$EWBENCH" metrics --check --chip GH100 --metrics dram__bytes_read.sum \
+    >/dev/null 2>&1; then
+	ewb -- run -q -v add_f32 -s 1Ki --metrics dram__bytes_red.sum -o "$d/m14"
+	want 2 'dram__bytes_red.sum unknown on every chip' "14: misspelt metric"
+	grep -q 'did you mean' "$d/out" ||
+	    fail "14: no nearest name: $(cat "$d/out")"
+	[ ! -e "$d/m14" ] || fail "14: a misspelt metric left --out behind"
+else
+	echo "faults: 14's metric name not checked: CUPTI's host library" \
+	    "cannot be loaded in this build"
+fi
+ewb -- run $small --seed ' -1' -o "$d/s14"
+want 2 "--seed: ' -1'" "14: --seed ' -1'"
+ewb -- run $small --preset article --preset tiers -o "$d/s14"
+want 2 '--preset given twice' "14: --preset twice"
+ewb SLURM_PROCID=garbage -- run $small --device 0 -o "$d/slurm14"
+want 0 '' "14: SLURM_PROCID=garbage with --device 0"
+ewb -- run -q -v add_f32 -s 2^63 --no-cupti -o "$d/big14"
+want 4 'too large' "14: -s 2^63"
+[ ! -e "$d/big14" ] || fail "14: exit 4 kept its claim: $(ls -A "$d/big14")"
+
+[ "${failures:-0}" = 0 ] || exit 1
+echo "faults: every symptom's test passed"

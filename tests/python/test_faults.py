@@ -1,0 +1,291 @@
+"""Faults of the machine, on the analysis side (issue 23): what it reads
+must be a regular file, what it writes appears whole or not at all, and
+every failure is one line naming the file.  Each test names the symptom
+of the issue it covers.
+
+The full-disk tests LD_PRELOAD tests/faults/disk-full.so (built by make
+check; tests/python.sh passes its path in EWB_DISK_FULL_SO) into a
+python3 -m ewbench.analysis subprocess.
+"""
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ewbench.analysis import fleet, load
+from ewbench.analysis.__main__ import EXIT_DATA, EXIT_ERROR, EXIT_OK, main
+from ewbench.analysis.validate import DataError
+from conftest import FIXTURE, ROOT
+from fleet_fixtures import make_fleet_dir
+
+DISK_FULL = os.environ.get("EWB_DISK_FULL_SO", "")
+TWO = ["h-gpu0", "h-gpu1"]
+
+
+def analysis(*args, env=None, timeout=120):
+    """python3 -m ewbench.analysis ARGS in a subprocess: (status, stderr)."""
+    full_env = dict(os.environ, PYTHONPATH=ROOT, MPLBACKEND="Agg")
+    full_env.update(env or {})
+    done = subprocess.run([sys.executable, "-m", "ewbench.analysis"] + list(args),
+                          cwd=ROOT, env=full_env, capture_output=True,
+                          text=True, timeout=timeout)
+    return done.returncode, done.stderr
+
+
+def disk_full(directory, after):
+    """The environment that fills the disk under directory after `after`
+    more bytes."""
+    if not os.path.isfile(DISK_FULL):
+        pytest.skip("EWB_DISK_FULL_SO names no built disk-full.so "
+                    "(make check builds it and sets it)")
+    return {"LD_PRELOAD": DISK_FULL, "EWB_FULL_DIR": str(directory),
+            "EWB_FULL_AFTER": str(after)}
+
+
+def temporaries(directory):
+    return [n for root, _, names in os.walk(directory) for n in names
+            if n.endswith(".tmp")]
+
+
+# 4. Outputs are replaced atomically: a full disk or a Ctrl-C part way
+# leaves the previous report whole.
+
+def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
+    out = tmp_path / "report"
+    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for budget in (0, 20000, 200000):
+        status, err = analysis("report", str(run_copy), "-o", str(out),
+                               env=disk_full(out, budget))
+        assert status == EXIT_ERROR, err
+        assert "No space left on device" in err and str(out) in err, err
+        assert "Traceback" not in err and "[Errno" not in err, err
+        after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+        # Every file there is one the previous report wrote, whole: the
+        # new ones that made it are whole too, none is cut short.
+        html = (out / "report.html").read_bytes()
+        assert html.rstrip().endswith(b"</html>")
+        assert (out / "report.md").read_bytes() == before[out / "report.md"]
+        for path, data in after.items():
+            assert data, "%s is empty" % path
+        assert temporaries(out) == []
+
+
+def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
+                                                        monkeypatch, capsys):
+    from ewbench.analysis import document
+    out = tmp_path / "report"
+    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    html = (out / "report.html").read_bytes()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(document, "render_html", interrupted)
+    try:
+        status = main(["report", str(run_copy), "-o", str(out)])
+    except KeyboardInterrupt:
+        status = "a KeyboardInterrupt traceback"
+    assert status == 130
+    err = capsys.readouterr().err
+    assert err.startswith("analysis: interrupted") and err.count("\n") == 1
+    assert (out / "report.html").read_bytes() == html
+    assert temporaries(out) == []
+
+
+def test_compare_out_on_a_full_disk_keeps_the_previous_file(tmp_path):
+    previous = tmp_path / "compare.md"
+    previous.write_text("the previous comparison\n")
+    status, err = analysis("compare", FIXTURE, FIXTURE, "-o", str(previous),
+                           env=disk_full(tmp_path, 100))
+    assert status == EXIT_ERROR
+    assert "%s: No space left on device" % previous in err, err
+    assert previous.read_text() == "the previous comparison\n"
+    assert temporaries(tmp_path) == []
+
+
+def test_atomic_write_leaves_nothing_on_failure(tmp_path):
+    from ewbench.analysis import atomic
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+
+    def fails(f):
+        f.write(b"half of it")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    with pytest.raises(OSError) as e:
+        atomic._replace_with(str(target), fails)
+    assert e.value.filename == str(target)
+    assert target.read_text() == "old"
+    assert os.listdir(tmp_path) == ["out.txt"]
+
+
+# 6. A dangling or looping symbolic link is not "absent".
+
+@pytest.mark.parametrize("name", ["metrics.csv", "ceilings.csv"])
+def test_dangling_link_is_refused_not_absent(run_copy, name):
+    os.remove(run_copy / name)
+    os.symlink(run_copy / "nowhere.csv", run_copy / name)
+    with pytest.raises(DataError) as e:
+        load.load_run(str(run_copy))
+    assert e.value.path.endswith(name) and "dangling" in str(e.value)
+
+
+def test_link_loop_is_refused(run_copy):
+    os.remove(run_copy / "metrics.csv")
+    os.symlink("metrics.csv", run_copy / "metrics.csv")
+    with pytest.raises(DataError, match="loop of symbolic links"):
+        load.load_run(str(run_copy))
+
+
+def test_link_to_a_regular_file_is_read(run_copy, tmp_path):
+    shutil.move(run_copy / "metrics.csv", tmp_path / "elsewhere.csv")
+    os.symlink(tmp_path / "elsewhere.csv", run_copy / "metrics.csv")
+    assert load.load_run(str(run_copy)).metrics
+
+
+def test_dangling_fleet_json_and_member_metrics_are_refused(tmp_path):
+    root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    os.symlink(os.path.join(root, "gone.json"),
+               os.path.join(root, "fleet.json"))
+    with pytest.raises(DataError, match="fleet.json.*dangling"):
+        fleet.open_fleet(root)
+    os.remove(os.path.join(root, "fleet.json"))
+    member = os.path.join(root, "h-gpu1", "metrics.csv")
+    os.remove(member)
+    os.symlink(os.path.join(root, "gone.csv"), member)
+    with pytest.raises(DataError, match="h-gpu1/metrics.csv.*dangling"):
+        fleet.open_fleet(root)
+
+
+# 7. One GPU counted twice in a fleet is refused.
+
+def test_member_linked_to_another_is_refused(tmp_path):
+    root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    os.symlink(os.path.join(root, "h-gpu0"), os.path.join(root, "h-gpu2"))
+    with pytest.raises(DataError, match="GPU of member h-gpu0 again"):
+        fleet.open_fleet(root)
+
+
+def test_member_copied_from_another_is_refused(tmp_path):
+    root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    shutil.copytree(os.path.join(root, "h-gpu1"),
+                    os.path.join(root, "h-gpu2"))
+    with pytest.raises(DataError, match="same host and PCI bus id"):
+        fleet.open_fleet(root)
+
+
+# 9. A FIFO is refused, never waited on.
+
+def test_fifo_as_timing_csv_is_refused_without_hanging(run_copy):
+    os.remove(run_copy / "timing.csv")
+    os.mkfifo(run_copy / "timing.csv")
+    status, err = analysis("report", str(run_copy), timeout=60)
+    assert status == EXIT_DATA
+    assert "timing.csv: expected a regular file, got a FIFO" in err, err
+
+
+def test_fifo_as_trace_is_refused_without_hanging(tmp_path):
+    os.mkfifo(tmp_path / "trace.json")
+    status, err = analysis("timeline", str(tmp_path / "trace.json"), "-o",
+                           str(tmp_path / "t.png"), timeout=60)
+    assert status == EXIT_DATA
+    assert "expected a regular file, got a FIFO" in err, err
+
+
+# 10. A huge integer is bad data; Ctrl-C is exit 130 (above).
+
+def test_huge_integer_in_run_json_is_bad_data(run_copy, capsys):
+    path = run_copy / "run.json"
+    text = path.read_text()
+    assert '"seed": ' in text
+    path.write_text(text.replace('"seed": ', '"seed": %s, "was": ' %
+                                 ("9" * 5000), 1))
+    assert main(["report", str(run_copy)]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert str(path) in err and "sensible size" in err
+
+
+def test_huge_integer_in_timing_csv_is_bad_data(run_copy):
+    def edit(text):
+        lines = text.split("\n")
+        fields = lines[1].split(",")
+        fields[4] = "9" * 5000
+        lines[1] = ",".join(fields)
+        return "\n".join(lines)
+    path = run_copy / "timing.csv"
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(DataError, match="timing.csv:2: column n"):
+        load.load_run(str(run_copy))
+
+
+# 12. ENOSPC and EEXIST name the path, in one line.
+
+def test_output_that_is_a_file_is_named(run_copy, tmp_path, capsys):
+    taken = tmp_path / "report"
+    taken.write_text("a file")
+    assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert err == "analysis: %s: exists and is not a directory\n" % taken
+
+
+def test_enospc_names_the_path(tmp_path):
+    out = tmp_path / "c.md"
+    status, err = analysis("contest", FIXTURE, "-o", str(out),
+                           env=disk_full(tmp_path, 0))
+    assert status == EXIT_ERROR
+    assert err.startswith("analysis: %s" % tmp_path), err
+    assert "No space left on device" in err and "[Errno" not in err
+    assert err.count("\n") == 1
+
+
+# 13. Permission denied and interrupted members are what they are.
+
+def test_unreadable_member_is_permission_denied(tmp_path, monkeypatch):
+    root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    locked = os.path.join(root, "h-gpu1")
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if str(path).startswith(locked + os.sep):
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_stat(path, *args, **kwargs)
+    monkeypatch.setattr(os, "stat", stat)
+    loaded = fleet.open_fleet(root)
+    assert [m.name for m in loaded.members] == ["h-gpu0"]
+    assert [(f.name, f.status) for f in loaded.failed] == \
+        [("h-gpu1", fleet.DENIED)]
+    assert "cannot be read" in loaded.failed[0].reason
+
+
+def test_interrupted_member_keeps_its_rows(tmp_path):
+    root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    run_json = os.path.join(root, "h-gpu1", "run.json")
+    with open(run_json, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["status"] = "interrupted"
+    with open(run_json, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    members = [{"name": n, "dir": n, "host": "h", "device": i,
+                "status": "interrupted" if i else "ok",
+                "exit_code": 130 if i else 0, "reason": None}
+               for i, n in enumerate(TWO)]
+    with open(os.path.join(root, "fleet.json"), "w", encoding="utf-8") as f:
+        json.dump({"schema": "ewbench-fleet/1", "status": "interrupted",
+                   "members": members}, f)
+    loaded = fleet.open_fleet(root)
+    assert [m.name for m in loaded.members] == TWO
+    assert loaded.failed == ()
+    assert loaded.members[1].status == "interrupted"
+    assert loaded.members[1].run.points
+
+
+# 8. (analysis side) A bare claim reads as one, not as a schema mismatch.
+
+def test_bare_claim_is_named(tmp_path):
+    (tmp_path / "run.json").write_text('{"status": "claimed"}\n')
+    with pytest.raises(DataError, match="only the claim of one"):
+        load.load_manifest(str(tmp_path / "run.json"))
