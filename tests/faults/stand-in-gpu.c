@@ -93,6 +93,22 @@ cudaFreeHost(void *p)
 	return cudaFree(p);
 }
 
+/* Mapped host memory (the timing's spin word): the host's own. */
+STANDIN cudaError_t
+cudaHostAlloc(void **p, size_t size, unsigned flags)
+{
+	(void)flags;
+	return cudaMalloc(p, size);
+}
+
+STANDIN cudaError_t
+cudaHostGetDevicePointer(void **device, void *host, unsigned flags)
+{
+	(void)flags;
+	*device = host;
+	return cudaSuccess;
+}
+
 STANDIN cudaError_t
 cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
