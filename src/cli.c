@@ -36,7 +36,14 @@ enum {
 	OPT_MISALIGN,
 	OPT_DRY_RUN,
 	OPT_ALLOW_FALLBACK,
-	OPT_DENSITY
+	OPT_DENSITY,
+	OPT_KERNEL,
+	OPT_OP,
+	OPT_DTYPE,
+	OPT_ELEMS_PER_THREAD,
+	OPT_KERNEL_BLOCK,
+	OPT_KERNEL_FLAGS,
+	OPT_KERNEL_TIMEOUT
 };
 
 static const struct option run_longopts[] = {
@@ -60,6 +67,13 @@ static const struct option run_longopts[] = {
 	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
 	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
 	{ "density",	required_argument, NULL, OPT_DENSITY },
+	{ "kernel",	required_argument, NULL, OPT_KERNEL },
+	{ "op",		required_argument, NULL, OPT_OP },
+	{ "dtype",	required_argument, NULL, OPT_DTYPE },
+	{ "elems-per-thread", required_argument, NULL, OPT_ELEMS_PER_THREAD },
+	{ "kernel-block", required_argument, NULL, OPT_KERNEL_BLOCK },
+	{ "kernel-flags", required_argument, NULL, OPT_KERNEL_FLAGS },
+	{ "kernel-timeout", required_argument, NULL, OPT_KERNEL_TIMEOUT },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -150,6 +164,48 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 	return 0;
 }
 
+/* The options of a --kernel (userkernel.h); 1 when ch is none of them. */
+static int
+parse_kernel_option(struct run_options *o, int ch, const char *arg,
+    char **cause)
+{
+	struct user_spec	*k = &o->kernel;
+
+	switch (ch) {
+	case OPT_KERNEL:
+		return user_spec_kernel(k, arg, cause);
+	case OPT_OP:
+		return user_spec_op(k, arg, cause);
+	case OPT_DTYPE:
+		return user_spec_dtype(k, arg, cause);
+	case OPT_ELEMS_PER_THREAD:
+		return cli_parse_uint(arg, "--elems-per-thread", 1, 1024,
+		    &k->per_thread, cause);
+	case OPT_KERNEL_BLOCK:
+		return cli_parse_uint(arg, "--kernel-block", 1, 1024,
+		    &k->block, cause);
+	case OPT_KERNEL_FLAGS:
+		user_spec_flags(k, arg);
+		return 0;
+	case OPT_KERNEL_TIMEOUT:
+		return cli_parse_uint(arg, "--kernel-timeout", 1, 86400,
+		    &k->timeout_s, cause);
+	}
+	return 1;
+}
+
+/* With --kernel and no -v: the built-in variants of the kernel's op and
+ * dtype, to measure it beside. */
+static void
+select_family(struct run_options *o)
+{
+	size_t	i;
+
+	for (i = 0; i < ewb_variant_count; i++)
+		o->selected[i] = ewb_variants[i].op == o->kernel.op &&
+		    ewb_variants[i].dtype == o->kernel.dtype;
+}
+
 int
 cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 {
@@ -158,7 +214,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	size_t		 count;
 	char		*end;
 	int		 ch, first;
-	bool		 metrics_given = false;
+	bool		 metrics_given = false, variants_given = false;
+	int		 rc;
 
 	memset(o, 0, sizeof *o);
 	o->iters = 100;
@@ -186,6 +243,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		switch (ch) {
 		case 'v':
 			variants = optarg;
+			variants_given = true;
 			break;
 		case 's':
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
@@ -299,6 +357,12 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			    argv[optind - 1]);
 			return -1;
 		default:
+			if ((rc = parse_kernel_option(o, ch, optarg,
+			    cause)) <= 0) {
+				if (rc < 0)
+					return -1;
+				break;
+			}
 			*cause = xasprintf("unknown option '%s' for '%s' "
 			    "(see ewbench --help)", argv[optind - 1], argv[0]);
 			return -1;
@@ -308,7 +372,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (variants_select(variants, o->selected, cause) != 0)
+	if (user_spec_finish(&o->kernel, cause) != 0)
+		return -1;
+	if (o->kernel.path != NULL && !variants_given)
+		select_family(o);
+	else if (variants_select(variants, o->selected, cause) != 0)
 		return -1;
 	if (o->out != NULL && *o->out == '\0') {
 		*cause = xstrdup("--out: an empty directory name");
@@ -377,4 +445,5 @@ cli_free_run(struct run_options *o)
 	free(o->blocks);
 	free(o->devices);
 	free(o->replaced);
+	user_spec_free(&o->kernel);
 }

@@ -23,6 +23,7 @@
 #include "printers.h"
 #include "run.h"
 #include "trace.h"
+#include "watchdog.h"
 
 struct runner {
 	struct run_options	 opts;
@@ -35,6 +36,9 @@ struct runner {
 	struct counters		*counters;
 	struct metric_set	 mset;
 	bool			 have_mset;
+	struct user_kernel	 user;		/* --kernel; user.id NULL: none */
+	bool			 user_failed;	/* its check failed: no more
+						   timing or counters */
 	const char		*dir;		/* claimed; NULL: none */
 	char			*created;	/* what the claim made */
 	double			 started;
@@ -89,6 +93,35 @@ record_failure(struct runner *r, const struct point *p,
 	f->bad = *bad;
 }
 
+/* A user kernel's GPU work runs under the watchdog (watchdog.h). */
+static void
+watch(struct runner *r, const struct point *p, const char *phase)
+{
+	char	what[160], size[32];
+
+	size_format(p->n, size, sizeof size);
+	snprintf(what, sizeof what, "%s n=%s (%s)", p->v->id, size, phase);
+	watchdog_arm(what, r->opts.kernel.timeout_s);
+}
+
+/* The watchdog's last act, the main thread stuck in a GPU wait: say so and
+ * mark run.json; the watchdog then exits without another CUDA call. */
+static void
+watchdog_fired(void *ctx, const char *what, unsigned seconds)
+{
+	struct runner	*r = ctx;
+
+	r->user.stopped = xasprintf("%s did not return within %u s "
+	    "(--kernel-timeout)", what, seconds);
+	fprintf(stderr, "ewbench: WATCHDOG: %s did not return within %u s: "
+	    "stopped.  A kernel that never returns (an endless loop, a wait "
+	    "on a flag no thread sets) keeps the GPU until its process ends; "
+	    "--kernel-timeout SECONDS allows longer.%s%s\n", what, seconds,
+	    r->dir != NULL ? " Complete rows are kept in " : "",
+	    r->dir != NULL ? r->dir : "");
+	manifest_update(r->dir, &r->man, "failed");
+}
+
 /* One case: its check, then each timed point along the plan's axes. */
 static int
 run_case(struct runner *r, const struct plan_case *c, char **cause)
@@ -100,6 +133,7 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	struct timed		 t;
 	size_t			 i, k;
 	int			 passed;
+	bool			 user = variant_is_user(c->v);
 
 	double			 t0 = monotonic_seconds(), t1;
 
@@ -109,7 +143,10 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	r->man.wall.inputs += t1 - t0;
 	bench_case(&r->bench, c, &l, &p);
 	nvtx_push_phase("check");
+	if (user)
+		watch(r, &p, "check");
 	passed = checker_run(&r->bench, &l, &bad, cause);
+	watchdog_disarm();
 	nvtx_pop();
 	t0 = monotonic_seconds();
 	r->man.wall.checks += t0 - t1;
@@ -120,6 +157,13 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	else
 		record_failure(r, &p, &bad);
 	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
+	/* A user kernel that computes wrong, or writes outside its output,
+	 * is not measured: its numbers would describe a wrong kernel, and
+	 * its writes could land in ewbench's own buffers. */
+	if (user && !passed)
+		r->user_failed = true;
+	if (user && r->user_failed)
+		return 0;
 
 	for (i = 0; i < pl->ncaches; i++) {
 		for (k = 0; k < pl->nlaunches; k++) {
@@ -128,11 +172,15 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			    "stream";
 			nvtx_push_point(&p);
 			t0 = monotonic_seconds();
+			if (user)
+				watch(r, &p, "timing");
 			if (measure_time(&r->bench, &l, p.cache,
 			    pl->launches[k], &t, cause) != 0) {
+				watchdog_disarm();
 				nvtx_pop();
 				return -1;
 			}
+			watchdog_disarm();
 			r->man.wall.timing += monotonic_seconds() - t0;
 			nvtx_pop();
 			if (printers_timed(&r->pr, &p, &t, passed, cause) != 0)
@@ -148,21 +196,33 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
     char **cause)
 {
 	const struct plan	*pl = &r->plan;
-	size_t			 n = count * pl->ncaches, i, m = r->mset.count;
-	struct profiled		*pts = xcalloc(n + 1, sizeof *pts);
-	double			*values = xcalloc(n * m + 1, sizeof *values);
+	size_t			 n = 0, i, k, m = r->mset.count;
+	struct profiled		*pts = xcalloc(count * pl->ncaches + 1,
+				     sizeof *pts);
+	double			*values;
 	struct occupancy	 occ;
-	bool			 known;
+	bool			 known, user = false;
 	int			 rc = -1;
 
-	for (i = 0; i < n; i++) {
-		bench_case(&r->bench, &cases[i / pl->ncaches], &pts[i].l,
-		    &pts[i].p);
-		pts[i].p.cache = pl->caches[i % pl->ncaches];
+	for (i = 0; i < count; i++) {
+		if (variant_is_user(cases[i].v) && r->user_failed)
+			continue;	/* not measured (run_case) */
+		for (k = 0; k < pl->ncaches; k++, n++) {
+			bench_case(&r->bench, &cases[i], &pts[n].l, &pts[n].p);
+			pts[n].p.cache = pl->caches[k];
+			if (variant_is_user(cases[i].v) && !user) {
+				watch(r, &pts[n].p, "counters");
+				user = true;
+			}
+		}
 	}
+	values = xcalloc(n * m + 1, sizeof *values);
 	nvtx_push_phase("counters");
-	if (profile_points(r->counters, m, pts, n, values, cause) != 0)
+	rc = profile_points(r->counters, m, pts, n, values, cause);
+	watchdog_disarm();
+	if (rc != 0)
 		goto out;
+	rc = -1;
 	for (i = 0; i < n; i++) {
 		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,
 		    cause) != 0 ||
@@ -276,6 +336,45 @@ open_device(struct runner *r, char **cause)
 	return device_open(r->opts.device, &r->dev, cause);
 }
 
+/* --kernel: compiled for this GPU (or taken from the cache), loaded, its
+ * variant added to the plan's, its entry in run.json, and the watchdog
+ * started.  Returns 0 or an exit code. */
+static int
+start_user_kernel(struct runner *r, char **cause)
+{
+	struct user_build	 b;
+	unsigned		 arch = (unsigned)(r->dev.cc_major * 10 +
+				     r->dev.cc_minor);
+	int			 code;
+
+	if (user_build(&r->opts.kernel, arch, &b, &code, cause) != 0) {
+		user_build_free(&b);
+		return code;
+	}
+	if (b.log != NULL)
+		fprintf(stderr, "%s", b.log);	/* warnings */
+	if (user_kernel_load(&r->user, &r->opts.kernel, &b, cause) != 0)
+		return EWB_EXIT_ERROR;
+	if (!r->opts.quiet) {
+		if (r->user.build.cached)
+			printf("ewbench: %s: %s for sm_%u from the cache (%s)\n",
+			    r->user.id, r->opts.kernel.path, arch,
+			    r->user.build.cache_path);
+		else
+			printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
+			    "(NVRTC %d.%d)\n", r->user.id, r->opts.kernel.path,
+			    arch, r->user.build.compile_s,
+			    r->user.build.nvrtc_major,
+			    r->user.build.nvrtc_minor);
+	}
+	r->opts.user_variant = &r->user.variant;
+	r->man.extra_json = user_kernel_json;
+	r->man.extra_ctx = &r->user;
+	if (watchdog_start(watchdog_fired, r, cause) != 0)
+		return EWB_EXIT_ERROR;
+	return 0;
+}
+
 static void
 runner_free(struct runner *r)
 {
@@ -288,7 +387,10 @@ runner_free(struct runner *r)
 		counters_close(r->counters);
 	if (r->have_mset)
 		metric_set_free(&r->mset);
+	watchdog_stop();
 	bench_close(&r->bench);
+	if (r->user.id != NULL)
+		user_kernel_free(&r->user);
 	plan_free(&r->plan);
 	free(r->man.failures);
 	free(r->man.counters_reason);
@@ -372,6 +474,18 @@ run_command(int argc, char **argv)
 			free(r.created);
 		host_facts_free(&r.host);
 		cli_free_run(&r.opts);
+		return code;
+	}
+	if (r.opts.kernel.path != NULL &&
+	    (code = start_user_kernel(&r, &cause)) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		if (r.dir != NULL)
+			output_release_claim(r.dir, r.created);
+		else
+			free(r.created);
+		r.created = NULL;
+		runner_free(&r);
 		return code;
 	}
 	host_facts_begin(&r.host, &r.dev);

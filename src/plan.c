@@ -19,9 +19,12 @@
 #define HOST_NS_PER_ELEMENT	3.0	/* fill + reference, one core */
 #define UPLOAD_BYTES_PER_S	20e9
 
+/* Registry order; a user's kernel (not in the registry) comes last. */
 static size_t
 variant_index(const struct ewb_variant *v)
 {
+	if (variant_is_user(v))
+		return ewb_variant_count;
 	return (size_t)(v - ewb_variants);
 }
 
@@ -175,6 +178,10 @@ plan_totals(struct plan *p)
 			p->array_bytes = bytes;
 		if (p->cases[i].n > p->largest_n)
 			p->largest_n = p->cases[i].n;
+		/* A user kernel's check writes into a guarded copy. */
+		if (variant_is_user(p->cases[i].v) && bytes + 2 *
+		    (size_t)USER_GUARD_BYTES > p->guarded_bytes)
+			p->guarded_bytes = bytes + 2 * (size_t)USER_GUARD_BYTES;
 	}
 	p->nsizes = p->ncases;
 	sizes_sort_unique(p->sizes, &p->nsizes);
@@ -207,10 +214,12 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	td.free_bytes = free_bytes;
 	p->flush_bytes = tier_flush_bytes(&td);
 
-	for (i = 0; i < ewb_variant_count; i++) {
-		const struct ewb_variant *v = &ewb_variants[i];
+	for (i = 0; i <= ewb_variant_count; i++) {
+		const struct ewb_variant *v = i < ewb_variant_count ?
+		    &ewb_variants[i] : o->user_variant;
 
-		if (!o->selected[i] || skip_variant(p, o, d, v))
+		if (v == NULL || (i < ewb_variant_count && !o->selected[i]) ||
+		    skip_variant(p, o, d, v))
 			continue;
 		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
@@ -267,9 +276,11 @@ plan_profiled_points(const struct plan *p)
 size_t
 plan_device_bytes(const struct plan *p)
 {
-	if (p->array_bytes > (SIZE_MAX - p->flush_bytes) / DEVICE_ARRAYS)
+	if (p->array_bytes > (SIZE_MAX - p->flush_bytes -
+	    p->guarded_bytes) / DEVICE_ARRAYS)
 		return SIZE_MAX;
-	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes;
+	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes +
+	    p->guarded_bytes;
 }
 
 /* Seconds one launch of case c takes, roughly. */
@@ -327,14 +338,16 @@ plan_print(const struct plan *p, const struct run_options *o,
 	fprintf(f, "plan: ewbench %s on %s\n", commands[p->command], d->name);
 	fprintf(f, "%-18s %-10s %-10s %6s\n", "variant", "from", "to",
 	    "cases");
-	/* Per variant, in registry order. */
-	for (i = 0; i < ewb_variant_count; i++) {
+	/* Per variant, in registry order, a user's kernel last. */
+	for (i = 0; i <= ewb_variant_count; i++) {
+		const struct ewb_variant *v = i < ewb_variant_count ?
+		    &ewb_variants[i] : o->user_variant;
 		uint64_t	lo = 0, hi = 0;
 		size_t		k, cases = 0;
 		char		from[32], to[32];
 
-		for (k = 0; k < p->ncases; k++) {
-			if (p->cases[k].v != &ewb_variants[i])
+		for (k = 0; k < p->ncases && v != NULL; k++) {
+			if (p->cases[k].v != v)
 				continue;
 			if (cases++ == 0 || p->cases[k].n < lo)
 				lo = p->cases[k].n;
@@ -345,8 +358,7 @@ plan_print(const struct plan *p, const struct run_options *o,
 			continue;
 		size_format(lo, from, sizeof from);
 		size_format(hi, to, sizeof to);
-		fprintf(f, "%-18s %-10s %-10s %6zu\n", ewb_variants[i].id, from,
-		    to, cases);
+		fprintf(f, "%-18s %-10s %-10s %6zu\n", v->id, from, to, cases);
 	}
 	for (i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,
