@@ -128,13 +128,15 @@ corrupt_for_test(struct bench *b, const struct launch *l, char **cause)
 	return 0;
 }
 
-/* A user kernel's output with its guards: base (allocated) holds
- * USER_GUARD_BYTES, the output (as misaligned as the bench's), and
- * USER_GUARD_BYTES more. */
+/* A user kernel's output with its guards: base (allocated) holds the
+ * guard, the output (as misaligned as the bench's), and the guard again;
+ * with --no-guard no guard at all, so that compute-sanitizer sees the
+ * allocation end where the output does. */
 struct guarded {
 	char	*base;
 	char	*out;
-	size_t	 before;	/* guard bytes before out */
+	size_t	 before;	/* bytes before out */
+	size_t	 guard;		/* guard bytes after the output */
 };
 
 static int
@@ -142,12 +144,13 @@ guarded_open(struct bench *b, size_t bytes, struct guarded *g, char **cause)
 {
 	size_t	off = (size_t)((char *)b->d_c - (char *)b->base[2]);
 
-	g->before = USER_GUARD_BYTES + off;
-	CUDA_TRY(cudaMalloc((void **)&g->base, g->before + bytes +
-	    USER_GUARD_BYTES), cause);
+	g->guard = user_guard_bytes();
+	g->before = g->guard + off;
+	CUDA_TRY(cudaMalloc((void **)&g->base, g->before + bytes + g->guard),
+	    cause);
 	g->out = g->base + g->before;
 	CUDA_TRY(cudaMemsetAsync(g->base, GUARD_BYTE, g->before + bytes +
-	    USER_GUARD_BYTES, b->stream), cause);
+	    g->guard, b->stream), cause);
 	return 0;
 }
 
@@ -161,16 +164,20 @@ guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
 	unsigned	 size = ewb_dtype_size(l->v->dtype);
 	size_t		 bytes = l->args.n * size, k, first = SIZE_MAX;
 	size_t		 changed = 0, last_before = SIZE_MAX;
-	unsigned char	*before = xmalloc(g->before), *after;
+	unsigned char	*before = xmalloc(g->before + 1), *after;
 	int		 rc = -1;
 
-	after = xmalloc(USER_GUARD_BYTES);
+	after = xmalloc(g->guard + 1);
+	if (g->guard == 0) {
+		rc = 0;		/* --no-guard */
+		goto out;
+	}
 	CUDA_TRY_GOTO(cudaMemcpyAsync(before, g->base, g->before,
 	    cudaMemcpyDeviceToHost, b->stream), cause, out);
-	CUDA_TRY_GOTO(cudaMemcpyAsync(after, g->out + bytes, USER_GUARD_BYTES,
+	CUDA_TRY_GOTO(cudaMemcpyAsync(after, g->out + bytes, g->guard,
 	    cudaMemcpyDeviceToHost, b->stream), cause, out);
 	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);
-	for (k = 0; k < USER_GUARD_BYTES; k++) {
+	for (k = 0; k < g->guard; k++) {
 		if (after[k] == GUARD_BYTE)
 			continue;
 		changed++;
@@ -216,7 +223,7 @@ checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
 					     ewb_dtype_size(v->dtype);
 	struct ewb_compare_result	 r;
 	struct launch			 l = *given;
-	struct guarded			 g = { NULL, NULL, 0 };
+	struct guarded			 g = { NULL, NULL, 0, 0 };
 	int				 rc = -1;
 
 	if (variant_is_user(v)) {

@@ -43,7 +43,8 @@ enum {
 	OPT_ELEMS_PER_THREAD,
 	OPT_KERNEL_BLOCK,
 	OPT_KERNEL_FLAGS,
-	OPT_KERNEL_TIMEOUT
+	OPT_KERNEL_TIMEOUT,
+	OPT_NO_GUARD
 };
 
 static const struct option run_longopts[] = {
@@ -74,6 +75,7 @@ static const struct option run_longopts[] = {
 	{ "kernel-block", required_argument, NULL, OPT_KERNEL_BLOCK },
 	{ "kernel-flags", required_argument, NULL, OPT_KERNEL_FLAGS },
 	{ "kernel-timeout", required_argument, NULL, OPT_KERNEL_TIMEOUT },
+	{ "no-guard",	no_argument,	   NULL, OPT_NO_GUARD },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -190,6 +192,9 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 	case OPT_KERNEL_TIMEOUT:
 		return cli_parse_uint(arg, "--kernel-timeout", 1, 86400,
 		    &k->timeout_s, cause);
+	case OPT_NO_GUARD:
+		k->no_guard = true;
+		return 0;
 	}
 	return 1;
 }

@@ -166,10 +166,10 @@ user_spec_finish(struct user_spec *s, char **cause)
 	if (s->path == NULL) {
 		if (s->op_given || s->dtype_given || s->nflags > 0 ||
 		    s->per_thread != 0 || s->block != 0 ||
-		    s->timeout_s != 0) {
+		    s->timeout_s != 0 || s->no_guard) {
 			*cause = xstrdup("--op, --dtype, --elems-per-thread, "
-			    "--kernel-block, --kernel-flags and "
-			    "--kernel-timeout describe a --kernel FILE.cu");
+			    "--kernel-block, --kernel-flags, --kernel-timeout "
+			    "and --no-guard describe a --kernel FILE.cu");
 			return -1;
 		}
 		return 0;
@@ -186,6 +186,12 @@ user_spec_finish(struct user_spec *s, char **cause)
 	if (s->timeout_s == 0)
 		s->timeout_s = USER_TIMEOUT_S;
 	return 0;
+}
+
+bool
+variant_is_user(const struct ewb_variant *v)
+{
+	return strcmp(v->origin, "user") == 0;
 }
 
 void

@@ -69,10 +69,10 @@ user_launch(const struct ewb_launch_args *a)
 	return e != cudaSuccess ? e : cudaGetLastError();
 }
 
-bool
-variant_is_user(const struct ewb_variant *v)
+size_t
+user_guard_bytes(void)
 {
-	return strcmp(v->origin, "user") == 0;
+	return loaded != NULL && loaded->spec->no_guard ? 0 : USER_GUARD_BYTES;
 }
 
 int
@@ -164,6 +164,7 @@ user_kernel_json(struct json *j, const void *ctx)
 	json_u64(j, "elems_per_thread", u->spec->per_thread);
 	json_u64(j, "default_block", u->spec->block);
 	json_u64(j, "timeout_s", u->spec->timeout_s);
+	json_bool(j, "guard", !u->spec->no_guard);
 	if (u->stopped != NULL)
 		json_str(j, "stopped", u->stopped);
 	else

@@ -41,6 +41,9 @@ struct user_spec {
 	char		**flags;	/* extra NVRTC options */
 	size_t		 nflags;
 	unsigned	 timeout_s;	/* the watchdog's limit */
+	bool		 no_guard;	/* --no-guard: the check's output
+					   exactly its size, for
+					   compute-sanitizer */
 };
 
 /* --kernel FILE[:FUNCTION] (a FUNCTION is a C identifier; a path holding
@@ -111,5 +114,8 @@ void		 user_kernel_free(struct user_kernel *);
 void		 user_kernel_json(struct json *, const void *user_kernel);
 /* Whether v is a user's kernel (origin "user"). */
 bool		 variant_is_user(const struct ewb_variant *v);
+/* Bytes of guard on either side of the loaded user kernel's checked
+ * output: USER_GUARD_BYTES, or 0 with --no-guard. */
+size_t		 user_guard_bytes(void);
 
 #endif
