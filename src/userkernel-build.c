@@ -174,6 +174,12 @@ user_spec_finish(struct user_spec *s, char **cause)
 		}
 		return 0;
 	}
+	/* Found unreadable before any GPU work. */
+	if (access(s->path, R_OK) != 0) {
+		*cause = xasprintf("--kernel %s: %s", s->path,
+		    strerror(errno));
+		return -1;
+	}
 	if (!s->op_given) {
 		*cause = xasprintf("--kernel %s: say what it computes: --op "
 		    "add|relu|abs (and --dtype f32|f16, default f32)", s->path);

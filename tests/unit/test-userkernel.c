@@ -365,11 +365,12 @@ static void
 test_spec(void)
 {
 	struct user_spec	 s;
-	char			*cause = NULL;
+	char			*cause = NULL, *path = example("add_f32x4.cu");
+	char			*named = xasprintf("%s:my_add", path);
 
 	memset(&s, 0, sizeof s);
-	CHECK(user_spec_kernel(&s, "dir/k.cu:my_add", &cause) == 0);
-	CHECK_STR(s.path, "dir/k.cu");
+	CHECK(user_spec_kernel(&s, named, &cause) == 0);
+	CHECK_STR(s.path, path);
 	CHECK_STR(s.function, "my_add");
 	CHECK(user_spec_finish(&s, &cause) == -1);	/* no --op */
 	CHECK(cause != NULL && strstr(cause, "--op add|relu|abs"));
@@ -402,6 +403,17 @@ test_spec(void)
 	CHECK(cause != NULL && strstr(cause, "--kernel FILE.cu"));
 	free(cause);
 	user_spec_free(&s);
+
+	/* A file that cannot be read: found before any GPU work. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, "/nonexistent/k.cu", &cause) == 0);
+	CHECK(user_spec_op(&s, "add", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "/nonexistent/k.cu: No such"));
+	free(cause);
+	user_spec_free(&s);
+	free(named);
+	free(path);
 }
 
 static void
