@@ -194,7 +194,7 @@ guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
 	if (changed == 0)
 		goto out;
 	memset(bad, 0, sizeof *bad);
-	bad->bad_count = (changed + size - 1) / size;	/* about, in elements */
+	bad->bad_count = (changed + size - 1) / size;	/* about */
 	bad->expected = NAN;		/* nothing belongs there */
 	bad->got = NAN;
 	rc = 1;

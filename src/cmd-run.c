@@ -36,7 +36,7 @@ struct runner {
 	struct counters		*counters;
 	struct metric_set	 mset;
 	bool			 have_mset;
-	struct user_kernel	 user;		/* --kernel; user.id NULL: none */
+	struct user_kernel	 user;		/* --kernel (id NULL: none) */
 	bool			 user_failed;	/* its check failed: no more
 						   timing or counters */
 	const char		*dir;		/* claimed; NULL: none */
@@ -389,7 +389,7 @@ runner_free(struct runner *r)
 		metric_set_free(&r->mset);
 	watchdog_stop();
 	bench_close(&r->bench);
-	if (r->user.id != NULL)
+	if (r->user.spec != NULL)
 		user_kernel_free(&r->user);
 	plan_free(&r->plan);
 	free(r->man.failures);

@@ -101,7 +101,8 @@ sha256_hex(struct sha256 *c, char hex[SHA256_HEX])
 	static const char	digits[] = "0123456789abcdef";
 	unsigned char		pad[72];
 	uint64_t		bits = c->length * 8;
-	size_t			npad = 64 - (size_t)((c->length + 8) % 64), i;
+	size_t			npad = 64 - (size_t)((c->length + 8) % 64);
+	size_t			i;
 
 	/* 0x80, zeros to 56 mod 64, the length in bits, big-endian. */
 	memset(pad, 0, sizeof pad);

@@ -1,8 +1,9 @@
 /*
  * userkernel-build.c - a user's kernel through NVRTC, no GPU needed: its
- * options from the command line, the file read, the function found, its signature checked against the op's
- * (by static assertions compiled with it, so the compiler itself judges
- * the types), a cubin for one architecture, and the compile cache.
+ * options from the command line, the file read, the function found, its
+ * signature checked against the op's (by static assertions compiled with
+ * it, so the compiler itself judges the types), a cubin for one
+ * architecture, and the compile cache.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -273,7 +274,7 @@ user_find_function(const char *source, const char *path, char **function,
 		if (!word || (name = declared_name(p)) == NULL)
 			continue;
 		if (found != NULL && strcmp(found, name) == 0) {
-			free(name);	/* a declaration, then the definition */
+			free(name);	/* declared, then defined */
 			continue;
 		}
 		count++;
@@ -359,7 +360,8 @@ program_text(const struct user_spec *s, const char *source,
 	    "static_assert(ewb_same_<decltype(%s), void(%s)>::value, "
 	    "\"ewbench: --op %s --dtype %s needs %s\");\n",
 	    source, len > 0 && source[len - 1] != '\n' ? "\n" : "",
-	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "", function, function, function, types, ewb_op_name(s->op),
+	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "", function,
+	    function, function, types, ewb_op_name(s->op),
 	    ewb_dtype_name(s->dtype), declared);
 	free(types);
 	free(declared);
@@ -516,8 +518,8 @@ compile_failure(const struct user_spec *s, const struct user_build *b,
 	char	*declared = expected_declaration(s, b->function), *cause;
 
 	if (r == NVRTC_ERROR_INVALID_OPTION)
-		cause = xasprintf("%s: NVRTC refused an option (--kernel-flags?)"
-		    ":\n%s", s->path, log);
+		cause = xasprintf("%s: NVRTC refused an option "
+		    "(--kernel-flags?):\n%s", s->path, log);
 	else if (first_error_is_check(log) && strstr(log, missing) != NULL)
 		cause = xasprintf("%s: no function %s in it", s->path,
 		    b->function);

@@ -32,11 +32,11 @@
 struct user_spec {
 	const char	*path;		/* NULL: no --kernel */
 	bool		 path_owned;	/* split off FILE:FUNCTION */
-	char		*function;	/* NULL: the file's one __global__ */
+	char		*function;	/* NULL: the file's only kernel */
 	enum ewb_op	 op;
 	enum ewb_dtype	 dtype;
 	bool		 op_given, dtype_given;
-	unsigned	 per_thread;	/* elements per thread, for the grid */
+	unsigned	 per_thread;	/* elements per thread (grid) */
 	unsigned	 block;		/* default threads per block */
 	char		**flags;	/* extra NVRTC options */
 	size_t		 nflags;
@@ -97,18 +97,19 @@ int		 user_find_function(const char *source, const char *path,
 
 /* The user's variant, once loaded; one per run. */
 struct user_kernel {
-	const struct user_spec	*spec;		/* the run options' */
+	const struct user_spec	*spec;	/* the run options' */
 	struct user_build	 build;
 	struct ewb_variant	 variant;
 	char			*id;		/* "user:<function>" */
 	char			*technique;
-	char			*stopped;	/* the watchdog's message */
+	char			*stopped;	/* the watchdog's words */
 };
 
 /* Loads b's cubin on the current device and fills u->variant.  Takes
  * ownership of b. */
-int		 user_kernel_load(struct user_kernel *, const struct user_spec *,
-		    struct user_build *b, char **cause);
+int		 user_kernel_load(struct user_kernel *,
+		    const struct user_spec *, struct user_build *b,
+		    char **cause);
 void		 user_kernel_free(struct user_kernel *);
 /* run.json "user_kernels": the file, function, hashes, options. */
 void		 user_kernel_json(struct json *, const void *user_kernel);

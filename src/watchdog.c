@@ -23,7 +23,10 @@ static struct {
 	char		 what[200];
 	watchdog_fire	 fire;
 	void		*ctx;
-} w = { .lock = PTHREAD_MUTEX_INITIALIZER, .changed = PTHREAD_COND_INITIALIZER };
+} w = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.changed = PTHREAD_COND_INITIALIZER,
+};
 
 static void *
 watch(void *unused)

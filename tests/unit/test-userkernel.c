@@ -289,14 +289,15 @@ test_refusals(void)
 	char	*broken = example("add_broken.cu");
 	char	*good = example("add_f32x4.cu");
 	char	*where = xasprintf("%s(14): error", broken);
-	char	*narrow = scratch("narrow.cu", "extern \"C\" __global__ void "
-		    "add_int(const float *a, const float *b, float *c, int n)\n"
+	char	*narrow = scratch("narrow.cu", "extern \"C\" __global__ "
+		    "void add_int(const float *a, const float *b, float *c, int n)\n"
 		    "{ int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
 		    "  if (i < n) c[i] = a[i] + b[i]; }\n");
 	char	*half = scratch("half.cu", "#include <cuda_fp16.h>\n"
 		    "__global__ void add_h(const __half *a, const __half *b, "
 		    "__half *c, size_t n)\n"
-		    "{ size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n"
+		    "{ size_t i = blockIdx.x * (size_t)blockDim.x + "
+		    "threadIdx.x;\n"
 		    "  if (i < n) c[i] = __hadd(a[i], b[i]); }\n");
 	struct user_build	 b;
 	char			*cause = NULL;
@@ -365,7 +366,8 @@ static void
 test_spec(void)
 {
 	struct user_spec	 s;
-	char			*cause = NULL, *path = example("add_f32x4.cu");
+	char			*cause = NULL;
+	char			*path = example("add_f32x4.cu");
 	char			*named = xasprintf("%s:my_add", path);
 
 	memset(&s, 0, sizeof s);
