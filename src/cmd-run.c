@@ -93,15 +93,17 @@ record_failure(struct runner *r, const struct point *p,
 	f->bad = *bad;
 }
 
-/* A user kernel's GPU work runs under the watchdog (watchdog.h). */
+/* A user kernel's GPU work runs under the watchdog (watchdog.h): the
+ * limit, and a second more per other point sharing the stretch. */
 static void
-watch(struct runner *r, const struct point *p, const char *phase)
+watch(struct runner *r, const struct point *p, const char *phase,
+    size_t others)
 {
 	char	what[160], size[32];
 
 	size_format(p->n, size, sizeof size);
 	snprintf(what, sizeof what, "%s n=%s (%s)", p->v->id, size, phase);
-	watchdog_arm(what, r->opts.kernel.timeout_s);
+	watchdog_arm(what, r->opts.kernel.timeout_s + (unsigned)others);
 }
 
 /* The watchdog's last act, the main thread stuck in a GPU wait: say so and
@@ -144,7 +146,7 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	bench_case(&r->bench, c, &l, &p);
 	nvtx_push_phase("check");
 	if (user)
-		watch(r, &p, "check");
+		watch(r, &p, "check", 0);
 	passed = checker_run(&r->bench, &l, &bad, cause);
 	watchdog_disarm();
 	nvtx_pop();
@@ -173,7 +175,7 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			nvtx_push_point(&p);
 			t0 = monotonic_seconds();
 			if (user)
-				watch(r, &p, "timing");
+				watch(r, &p, "timing", 0);
 			if (measure_time(&r->bench, &l, p.cache,
 			    pl->launches[k], &t, cause) != 0) {
 				watchdog_disarm();
@@ -201,7 +203,8 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 				     sizeof *pts);
 	double			*values;
 	struct occupancy	 occ;
-	bool			 known, user = false;
+	bool			 known;
+	const struct point	*user = NULL;
 	int			 rc = -1;
 
 	for (i = 0; i < count; i++) {
@@ -210,12 +213,13 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 		for (k = 0; k < pl->ncaches; k++, n++) {
 			bench_case(&r->bench, &cases[i], &pts[n].l, &pts[n].p);
 			pts[n].p.cache = pl->caches[k];
-			if (variant_is_user(cases[i].v) && !user) {
-				watch(r, &pts[n].p, "counters");
-				user = true;
-			}
+			if (variant_is_user(cases[i].v) && user == NULL)
+				user = &pts[n].p;
 		}
 	}
+	/* One profiler session may hold every point of the group. */
+	if (user != NULL)
+		watch(r, user, "counters", n);
 	values = xcalloc(n * m + 1, sizeof *values);
 	nvtx_push_phase("counters");
 	rc = profile_points(r->counters, m, pts, n, values, cause);
