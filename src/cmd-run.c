@@ -2,8 +2,10 @@
  * cmd-run.c - `ewbench run`, `check`, `sweep` and `tune`: the command glue.
  *
  * Parse; claim the run directory (before the device is opened, so a
- * refused --out costs nothing and is never written to); open the device
- * and the counters; build the plan (plan.c); then walk it: per size and
+ * refused --out costs nothing and is never written to); open the device,
+ * compile and load a --kernel (userkernel.h: its GPU work then runs under
+ * the watchdog), and open the counters; build the plan (plan.c); then walk
+ * it: per size and
  * dtype, fresh inputs; per case, a check on the GPU against the CPU
  * reference (checker.c), then the timed points along the plan's axes
  * (measure.c); after the cases of a size and dtype, their counters in as
@@ -469,19 +471,11 @@ run_command(int argc, char **argv)
 		cli_free_run(&r.opts);
 		return code;
 	}
-	if ((code = open_device(&r, &cause)) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-		if (r.dir != NULL)
-			output_release_claim(r.dir, r.created);
-		else
-			free(r.created);
-		host_facts_free(&r.host);
-		cli_free_run(&r.opts);
-		return code;
-	}
-	if (r.opts.kernel.path != NULL &&
-	    (code = start_user_kernel(&r, &cause)) != 0) {
+	/* No GPU, or a --kernel that does not compile: nothing measured,
+	 * the claim undone. */
+	if ((code = open_device(&r, &cause)) != 0 ||
+	    (r.opts.kernel.path != NULL &&
+	    (code = start_user_kernel(&r, &cause)) != 0)) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		if (r.dir != NULL)
