@@ -161,40 +161,6 @@ user_spec_flags(struct user_spec *s, const char *text)
 	}
 }
 
-int
-user_spec_finish(struct user_spec *s, char **cause)
-{
-	if (s->path == NULL) {
-		if (s->op_given || s->dtype_given || s->nflags > 0 ||
-		    s->per_thread != 0 || s->block != 0 ||
-		    s->timeout_s != 0 || s->no_guard) {
-			*cause = xstrdup("--op, --dtype, --elems-per-thread, "
-			    "--kernel-block, --kernel-flags, --kernel-timeout "
-			    "and --no-guard describe a --kernel FILE.cu");
-			return -1;
-		}
-		return 0;
-	}
-	/* Found unreadable before any GPU work. */
-	if (access(s->path, R_OK) != 0) {
-		*cause = xasprintf("--kernel %s: %s", s->path,
-		    strerror(errno));
-		return -1;
-	}
-	if (!s->op_given) {
-		*cause = xasprintf("--kernel %s: say what it computes: --op "
-		    "add|relu|abs (and --dtype f32|f16, default f32)", s->path);
-		return -1;
-	}
-	if (s->per_thread == 0)
-		s->per_thread = 1;
-	if (s->block == 0)
-		s->block = 256;
-	if (s->timeout_s == 0)
-		s->timeout_s = USER_TIMEOUT_S;
-	return 0;
-}
-
 bool
 variant_is_user(const struct ewb_variant *v)
 {
@@ -216,9 +182,10 @@ user_spec_free(struct user_spec *s)
 }
 
 /* The identifier that names the function declared after a __global__ at
- * s: the first one followed by '(' that is not an attribute. */
+ * s: the first one followed by '(' that is not an attribute; *params: that
+ * parenthesis. */
 static char *
-declared_name(const char *s)
+declared_name(const char *s, const char **params)
 {
 	static const char *const attributes[] = { "__launch_bounds__",
 	    "__attribute__", "__declspec", "alignas", "__cluster_dims__",
@@ -243,8 +210,10 @@ declared_name(const char *s)
 			    strncmp(start, attributes[i], len) == 0)
 				break;
 		}
-		if (i == sizeof attributes / sizeof *attributes)
+		if (i == sizeof attributes / sizeof *attributes) {
+			*params = p;
 			return xasprintf("%.*s", (int)len, start);
+		}
 		/* An attribute's parenthesis: skip it. */
 		for (int depth = 0; *p != '\0'; p++) {
 			depth += (*p == '(') - (*p == ')');
@@ -261,7 +230,7 @@ int
 user_find_function(const char *source, const char *path, char **function,
     char **cause)
 {
-	const char	*p = source;
+	const char	*p = source, *params;
 	char		*name, *found = NULL;
 	size_t		 count = 0;
 
@@ -271,7 +240,7 @@ user_find_function(const char *source, const char *path, char **function,
 		    false)) && !is_ident((unsigned char)p[10], false);
 
 		p += 10;
-		if (!word || (name = declared_name(p)) == NULL)
+		if (!word || (name = declared_name(p, &params)) == NULL)
 			continue;
 		if (found != NULL && strcmp(found, name) == 0) {
 			free(name);	/* declared, then defined */
@@ -293,6 +262,106 @@ user_find_function(const char *source, const char *path, char **function,
 		return -1;
 	}
 	*function = found;
+	return 0;
+}
+
+/* From the parameter list of function (declared after a __global__):
+ * the op its operand convention is (4 parameters add, 3 relu, 2 abs) and
+ * whether it takes __half.  A guess from the text: the compiler judges
+ * the exact signature (program_text). */
+static bool
+infer_op(const char *source, const char *function, enum ewb_op *op,
+    bool *half)
+{
+	const char	*p = source, *params = NULL, *q;
+	char		*name;
+	unsigned	 commas = 0, depth = 0;
+
+	while (params == NULL && (p = strstr(p, "__global__")) != NULL) {
+		p += 10;
+		if ((name = declared_name(p, &q)) == NULL)
+			continue;
+		if (strcmp(name, function) == 0)
+			params = q;
+		free(name);
+	}
+	if (params == NULL)
+		return false;
+	*half = false;
+	for (q = params; *q != '\0'; q++) {
+		depth += (*q == '(' || *q == '<' || *q == '[') -
+		    (*q == ')' || *q == '>' || *q == ']');
+		if (depth == 0)
+			break;
+		commas += depth == 1 && *q == ',';
+		*half |= strncmp(q, "half", 4) == 0 &&
+		    !is_ident((unsigned char)q[4], false) &&
+		    (q == params || !is_ident((unsigned char)q[-1], false) ||
+		    (q - params >= 2 && strncmp(q - 2, "__", 2) == 0));
+	}
+	switch (commas) {
+	case 3:
+		*op = EWB_OP_ADD;
+		return true;
+	case 2:
+		*op = EWB_OP_RELU;
+		return true;
+	case 1:
+		*op = EWB_OP_ABS;
+		return true;
+	}
+	return false;
+}
+
+int
+user_spec_finish(struct user_spec *s, char **cause)
+{
+	char		*source;
+	size_t		 len;
+	enum ewb_op	 op = EWB_OP_ADD;
+	bool		 half = false;
+
+	if (s->path == NULL) {
+		if (s->op_given || s->dtype_given || s->nflags > 0 ||
+		    s->per_thread != 0 || s->block != 0 ||
+		    s->timeout_s != 0 || s->no_guard) {
+			*cause = xstrdup("--op, --dtype, --elems-per-thread, "
+			    "--kernel-block, --kernel-flags, --kernel-timeout "
+			    "and --no-guard describe a --kernel FILE.cu");
+			return -1;
+		}
+		return 0;
+	}
+	/* The file read now, before any GPU work: unreadable, or which op
+	 * and dtype its kernel's parameters say, where not given. */
+	if (read_whole(s->path, &source, &len, cause) != 0)
+		return -1;
+	if (!s->op_given || !s->dtype_given) {
+		if (s->function == NULL && user_find_function(source, s->path,
+		    &s->function, cause) != 0) {
+			free(source);
+			return -1;
+		}
+		if (!infer_op(source, s->function, &op, &half) &&
+		    !s->op_given) {
+			*cause = xasprintf("--kernel %s: cannot tell what %s "
+			    "computes from its parameters: say --op "
+			    "add|relu|abs", s->path, s->function);
+			free(source);
+			return -1;
+		}
+		if (!s->op_given)
+			s->op = op;
+		if (!s->dtype_given)
+			s->dtype = half ? EWB_F16 : EWB_F32;
+	}
+	free(source);
+	if (s->per_thread == 0)
+		s->per_thread = 1;
+	if (s->block == 0)
+		s->block = 256;
+	if (s->timeout_s == 0)
+		s->timeout_s = USER_TIMEOUT_S;
 	return 0;
 }
 

@@ -50,7 +50,10 @@ expect 2 "unknown option '--bogus'"	run --bogus
 ex=$top_srcdir/examples/add_f32x4.cu
 expect 2 'describe a --kernel FILE.cu'	run --op add
 expect 2 'describe a --kernel FILE.cu'	check --no-guard
-expect 2 'say what it computes: --op'	run --kernel "$ex"
+printf '__global__ void f5(float *a, float *b, float *c, float *d, size_t n) {}\n' >"$tmpdir/f5.cu"
+expect 2 'cannot tell what f5 computes'	run --kernel "$tmpdir/f5.cu"
+printf '__global__ void f(float *c, size_t n) {}\n__global__ void g(float *c, size_t n) {}\n' >"$tmpdir/fg.cu"
+expect 2 '2 __global__ functions; say which'	check --kernel "$tmpdir/fg.cu"
 expect 2 "--op: 'mul' is not add"	run --kernel "$ex" --op mul
 expect 2 "--dtype: 'f64' is not f32"	run --kernel "$ex" --op add --dtype f64
 expect 2 "--elems-per-thread: '0'"	run --kernel "$ex" --op add --elems-per-thread 0

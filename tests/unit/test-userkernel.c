@@ -106,6 +106,7 @@ spec_init(struct user_spec *s, const char *path, enum ewb_op op,
 	s->op = op;
 	s->op_given = true;
 	s->dtype = dtype;
+	s->dtype_given = true;
 	if (flags != NULL)
 		user_spec_flags(s, flags);
 	CHECK(user_spec_finish(s, &cause) == 0);
@@ -362,12 +363,43 @@ test_refusals(void)
 	free(half);
 }
 
+/* user_spec_finish on path with --op given (or NULL): op and dtype. */
+static void
+expect_inferred(const char *path, const char *op, enum ewb_op want_op,
+    enum ewb_dtype want_dtype)
+{
+	struct user_spec	 s;
+	char			*cause = NULL;
+
+	memset(&s, 0, sizeof s);
+	s.path = path;
+	if (op != NULL)
+		CHECK(user_spec_op(&s, op, &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == 0);
+	if (cause != NULL)
+		fprintf(stderr, "%s: %s\n", path, cause);
+	CHECK(s.op == want_op && s.dtype == want_dtype);
+	free(cause);
+	s.path = NULL;
+	user_spec_free(&s);
+}
+
 static void
 test_spec(void)
 {
 	struct user_spec	 s;
 	char			*cause = NULL;
 	char			*path = example("add_f32x4.cu");
+	char			*half = scratch("h.cu", "#include <cuda_fp16.h>\n"
+		    "__global__ void __launch_bounds__(256)\nadd_h(const "
+		    "__half *__restrict__ a, const __half *b,\n  __half *c, "
+		    "size_t n) {}\n");
+	char			*unary = scratch("u.cu", "__global__ void "
+		    "relu_h(const half *a, half *c, size_t n) {}\n");
+	char			*inplace = scratch("i.cu", "__global__ void "
+		    "abs_f(float *c, size_t n) { /* half, not */ }\n");
+	char			*odd = scratch("o.cu", "__global__ void "
+		    "f5(float *a, float *b, float *c, float *d, size_t n) {}\n");
 	char			*named = xasprintf("%s:my_add", path);
 
 	memset(&s, 0, sizeof s);
@@ -375,7 +407,8 @@ test_spec(void)
 	CHECK_STR(s.path, path);
 	CHECK_STR(s.function, "my_add");
 	CHECK(user_spec_finish(&s, &cause) == -1);	/* no --op */
-	CHECK(cause != NULL && strstr(cause, "--op add|relu|abs"));
+	CHECK(cause != NULL && strstr(cause, "cannot tell what my_add "
+	    "computes from its parameters: say --op add|relu|abs"));
 	free(cause);
 	cause = NULL;
 	CHECK(user_spec_op(&s, "relu", &cause) == 0 && s.op == EWB_OP_RELU);
@@ -405,6 +438,30 @@ test_spec(void)
 	CHECK(cause != NULL && strstr(cause, "--kernel FILE.cu"));
 	free(cause);
 	user_spec_free(&s);
+
+	/* Without --op and --dtype, the parameters say them; given, they
+	 * stand (the compiler judges them later). */
+	expect_inferred(path, NULL, EWB_OP_ADD, EWB_F32);
+	expect_inferred(path, "relu", EWB_OP_RELU, EWB_F32);
+	expect_inferred(half, NULL, EWB_OP_ADD, EWB_F16);
+	expect_inferred(unary, NULL, EWB_OP_RELU, EWB_F16);
+	expect_inferred(inplace, NULL, EWB_OP_ABS, EWB_F32);
+	memset(&s, 0, sizeof s);
+	s.path = odd;
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "cannot tell what f5 computes"));
+	free(cause);
+	cause = NULL;
+	s.path = NULL;
+	user_spec_free(&s);
+	unlink(half);
+	unlink(unary);
+	unlink(inplace);
+	unlink(odd);
+	free(half);
+	free(unary);
+	free(inplace);
+	free(odd);
 
 	/* A file that cannot be read: found before any GPU work. */
 	memset(&s, 0, sizeof s);
@@ -467,13 +524,13 @@ main(void)
 
 	test_sha256();
 	test_find_function();
-	test_spec();
-	test_watchdog();
 	if ((cache = mkdtemp(tmpl)) == NULL) {
 		perror("mkdtemp");
 		return 1;
 	}
 	setenv("XDG_CACHE_HOME", cache, 1);
+	test_spec();
+	test_watchdog();
 	test_compile_and_cache();
 	test_refusals();
 	cmd = xasprintf("rm -rf '%s'", cache);
