@@ -4,12 +4,11 @@
  * Parse; claim the run directory (before the device is opened, so a
  * refused --out costs nothing and is never written to); open the device,
  * compile and load a --kernel (userkernel.h: its GPU work then runs under
- * the watchdog), and open the counters; build the plan (plan.c); then walk
- * it: per size and
- * dtype, fresh inputs; per case, a check on the GPU against the CPU
- * reference (checker.c), then the timed points along the plan's axes
- * (measure.c); after the cases of a size and dtype, their counters in as
- * few profiler sessions as fit (profile.c).  Results go to the printers
+ * the watchdog), and open the counters; build the plan (plan.c); then
+ * walk it: per size and dtype, fresh inputs; per case, a check on the GPU
+ * against the CPU reference (checker.c), then the timed points along the
+ * plan's axes (measure.c); after the cases of a size and dtype, their
+ * counters in as few profiler sessions as fit (profile.c).  Results go to the printers
  * (printers.c) and the manifest, which is rewritten after every group so
  * an interrupted run leaves complete rows and a readable run.json.
  */

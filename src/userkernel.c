@@ -1,9 +1,9 @@
 /*
- * userkernel.c - a user's kernel on the GPU: its options, its cubin loaded
- * through the runtime's library API (cudaLibraryLoadData: the primary
- * context every other kernel runs in, and a cudaKernel_t that the
- * occupancy and attribute calls take like any __global__ function), its
- * registry row and launcher, and its entry in run.json.
+ * userkernel.c - a user's kernel on the GPU: its cubin loaded through the
+ * runtime's library API (cudaLibraryLoadData: the primary context every
+ * other kernel runs in, and a cudaKernel_t that the occupancy and
+ * attribute calls take like any __global__ function), its registry row
+ * and launcher, and its entry in run.json.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>

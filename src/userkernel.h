@@ -2,9 +2,11 @@
  * userkernel.h - a user's own kernel (--kernel FILE.cu[:FUNCTION]),
  * compiled at run time and measured as a variant of origin "user".
  *
- *   userkernel-build.c  the NVRTC side, no GPU: the options, the file read, the
+ *   userkernel-build.c  no GPU: the options (op and dtype from the
+ *                       parameters where not given), the file read, the
  *                       function found, its signature checked against the
- *                       op's, a cubin for one architecture, the cache
+ *                       op's by NVRTC, a cubin for one architecture, the
+ *                       cache
  *   userkernel.c        the GPU side: the cubin loaded (cudaLibrary), the
  *                       registry row and launcher, run.json's entry
  *
