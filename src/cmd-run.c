@@ -341,9 +341,10 @@ open_device(struct runner *r, char **cause)
 	return device_open(r->opts.device, &r->dev, cause);
 }
 
-/* --kernel: compiled for this GPU (or taken from the cache), loaded, its
- * variant added to the plan's, its entry in run.json, and the watchdog
- * started.  Returns 0 or an exit code. */
+/* --kernel: compiled for this GPU (or taken from the cache), its variant
+ * added to the plan's, its entry in run.json; unless --dry-run (which
+ * launches nothing), loaded and the watchdog started.  Returns 0 or an
+ * exit code. */
 static int
 start_user_kernel(struct runner *r, char **cause)
 {
@@ -358,8 +359,7 @@ start_user_kernel(struct runner *r, char **cause)
 	}
 	if (b.log != NULL)
 		fprintf(stderr, "%s", b.log);	/* warnings */
-	if (user_kernel_load(&r->user, &r->opts.kernel, &b, cause) != 0)
-		return EWB_EXIT_ERROR;
+	user_kernel_init(&r->user, &r->opts.kernel, &b);
 	if (!r->opts.quiet) {
 		if (r->user.build.cached)
 			printf("ewbench: %s: %s for sm_%u from the cache (%s)\n",
@@ -375,7 +375,10 @@ start_user_kernel(struct runner *r, char **cause)
 	r->opts.user_variant = &r->user.variant;
 	r->man.extra_json = user_kernel_json;
 	r->man.extra_ctx = &r->user;
-	if (watchdog_start(watchdog_fired, r, cause) != 0)
+	if (r->opts.dry_run)
+		return 0;
+	if (user_kernel_load(&r->user, cause) != 0 ||
+	    watchdog_start(watchdog_fired, r, cause) != 0)
 		return EWB_EXIT_ERROR;
 	return 0;
 }

@@ -75,27 +75,16 @@ user_guard_bytes(void)
 	return loaded != NULL && loaded->spec->no_guard ? 0 : USER_GUARD_BYTES;
 }
 
-int
-user_kernel_load(struct user_kernel *u, const struct user_spec *s,
-    struct user_build *b, char **cause)
+void
+user_kernel_init(struct user_kernel *u, const struct user_spec *s,
+    struct user_build *b)
 {
 	struct ewb_variant	*v = &u->variant;
 	unsigned		 elem = ewb_dtype_size(s->dtype);
-	cudaError_t		 e;
 
 	u->spec = s;
 	u->build = *b;
 	memset(b, 0, sizeof *b);
-	e = cudaLibraryLoadData(&loaded_library, u->build.cubin, NULL, NULL,
-	    0, NULL, NULL, 0);
-	if (e == cudaSuccess)
-		e = cudaLibraryGetKernel(&loaded_kernel, loaded_library,
-		    u->build.lowered);
-	if (e != cudaSuccess) {
-		*cause = xasprintf("%s: loading its sm_%u cubin: %s", s->path,
-		    u->build.arch, cudaGetErrorString(e));
-		return -1;
-	}
 	u->id = xasprintf("user:%s", u->build.function);
 	u->technique = xasprintf("%s from %s (sha256 %.12s), %u element%s "
 	    "per thread", u->build.function, s->path, u->build.source_sha256,
@@ -115,8 +104,26 @@ user_kernel_load(struct user_kernel *u, const struct user_spec *s,
 	v->in_place = s->op == EWB_OP_ABS;
 	v->launch = user_launch;
 	v->shape = user_shape;
-	v->kernel = (const void *)loaded_kernel;
+	v->kernel = NULL;		/* until loaded */
 	loaded = u;
+}
+
+int
+user_kernel_load(struct user_kernel *u, char **cause)
+{
+	cudaError_t	e;
+
+	e = cudaLibraryLoadData(&loaded_library, u->build.cubin, NULL, NULL,
+	    0, NULL, NULL, 0);
+	if (e == cudaSuccess)
+		e = cudaLibraryGetKernel(&loaded_kernel, loaded_library,
+		    u->build.lowered);
+	if (e != cudaSuccess) {
+		*cause = xasprintf("%s: loading its sm_%u cubin: %s",
+		    u->spec->path, u->build.arch, cudaGetErrorString(e));
+		return -1;
+	}
+	u->variant.kernel = (const void *)loaded_kernel;
 	return 0;
 }
 
@@ -124,7 +131,8 @@ void
 user_kernel_free(struct user_kernel *u)
 {
 	if (loaded == u) {
-		cudaLibraryUnload(loaded_library);
+		if (u->variant.kernel != NULL)
+			cudaLibraryUnload(loaded_library);
 		loaded = NULL;
 	}
 	user_build_free(&u->build);

@@ -107,11 +107,12 @@ struct user_kernel {
 	char			*stopped;	/* the watchdog's words */
 };
 
-/* Loads b's cubin on the current device and fills u->variant.  Takes
- * ownership of b. */
-int		 user_kernel_load(struct user_kernel *,
-		    const struct user_spec *, struct user_build *b,
-		    char **cause);
+/* u's variant from s and b (no GPU: enough for a plan); takes ownership
+ * of b.  Then user_kernel_load loads the cubin on the current device, so
+ * that the variant launches. */
+void		 user_kernel_init(struct user_kernel *,
+		    const struct user_spec *s, struct user_build *b);
+int		 user_kernel_load(struct user_kernel *, char **cause);
 void		 user_kernel_free(struct user_kernel *);
 /* run.json "user_kernels": the file, function, hashes, options. */
 void		 user_kernel_json(struct json *, const void *user_kernel);
