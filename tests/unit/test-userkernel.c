@@ -248,6 +248,30 @@ test_compile_and_cache(void)
 	CHECK(again.cached);
 	user_build_free(&again);
 
+	/* Every kernel the examples and tests/gpu/user-kernel.sh use
+	 * compiles and passes the signature check. */
+	{
+		static const char *const others[] = {
+			"examples/add_tail_bug.cu",
+			"tests/gpu/kernels/add_overrun.cu",
+			"tests/gpu/kernels/add_hang.cu",
+		};
+		size_t	i;
+
+		for (i = 0; i < sizeof others / sizeof *others; i++) {
+			char *file = xasprintf("%s/%s", EWB_SRCDIR, others[i]);
+
+			CHECK(build(file, EWB_OP_ADD, EWB_F32, NULL, 90, &other,
+			    &cause) == 0);
+			if (cause != NULL)
+				fprintf(stderr, "%s\n", cause);
+			else
+				user_build_free(&other);
+			free(cause);
+			free(file);
+		}
+	}
+
 	user_build_free(&first);
 	unlink(copy);
 	free(copy);
