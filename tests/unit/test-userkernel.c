@@ -315,7 +315,8 @@ test_refusals(void)
 	char	*good = example("add_f32x4.cu");
 	char	*where = xasprintf("%s(14): error", broken);
 	char	*narrow = scratch("narrow.cu", "extern \"C\" __global__ "
-		    "void add_int(const float *a, const float *b, float *c, int n)\n"
+		    "void add_int(const float *a, const float *b, float *c, "
+		    "int n)\n"
 		    "{ int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
 		    "  if (i < n) c[i] = a[i] + b[i]; }\n");
 	char	*half = scratch("half.cu", "#include <cuda_fp16.h>\n"
@@ -414,16 +415,19 @@ test_spec(void)
 	struct user_spec	 s;
 	char			*cause = NULL;
 	char			*path = example("add_f32x4.cu");
-	char			*half = scratch("h.cu", "#include <cuda_fp16.h>\n"
+	char			*half = scratch("h.cu",
+		    "#include <cuda_fp16.h>\n"
 		    "__global__ void __launch_bounds__(256)\nadd_h(const "
 		    "__half *__restrict__ a, const __half *b,\n  __half *c, "
 		    "size_t n) {}\n");
 	char			*unary = scratch("u.cu", "__global__ void "
 		    "relu_h(const half *a, half *c, size_t n) {}\n");
-	char			*inplace = scratch("i.cu", "__global__ void "
+	char			*inplace = scratch("i.cu",
+		    "__global__ void "
 		    "abs_f(float *c, size_t n) { /* half, not */ }\n");
 	char			*odd = scratch("o.cu", "__global__ void "
-		    "f5(float *a, float *b, float *c, float *d, size_t n) {}\n");
+		    "f5(float *a, float *b, float *c, float *d, size_t n) "
+		    "{}\n");
 	char			*named = xasprintf("%s:my_add", path);
 
 	memset(&s, 0, sizeof s);
