@@ -7,7 +7,7 @@ dnl   so anything missing is an error that says what and where we looked.
 dnl   Sets and substitutes: CUDA_HOME, NVCC, NVCCFLAGS (user variable),
 dnl   CUDA_CPPFLAGS, CUDA_LDFLAGS (with an rpath: libcupti is found at run
 dnl   time without LD_LIBRARY_PATH), CUDART_LIBS, CUPTI_LIBS, CUPTI_LIBDIR,
-dnl   CUDA_VERSION_STRING.
+dnl   NVRTC_LIBS, CUDA_VERSION_STRING; defines EWB_CUDA_INCLUDE.
 dnl
 dnl EWB_CUDA_GENCODE(LIST)
 dnl   Turns "75 80 90" into nvcc -gencode options (SASS for each, PTX for the
@@ -72,6 +72,13 @@ AC_CHECK_LIB([cudart], [cudaGetDeviceCount], [CUDART_LIBS=-lcudart],
 AC_CHECK_LIB([cupti], [cuptiGetVersion], [CUPTI_LIBS=-lcupti],
   [AC_MSG_ERROR([libcupti not found in $CUPTI_LIBDIR])])
 
+dnl NVRTC compiles a user's kernel (--kernel FILE.cu) at run time; its
+dnl headers (cuda_fp16.h) come from the toolkit's include directory.
+AC_CHECK_HEADER([nvrtc.h], [],
+  [AC_MSG_ERROR([nvrtc.h not found under $CUDA_HOME/include (NVRTC is part of the toolkit)])])
+AC_CHECK_LIB([nvrtc], [nvrtcCompileProgram], [NVRTC_LIBS=-lnvrtc],
+  [AC_MSG_ERROR([libnvrtc not found in $ewb_cuda_libdir])])
+
 AC_MSG_CHECKING([CUDA toolkit version])
 AC_COMPUTE_INT([ewb_cuda_version], [CUDART_VERSION], [#include <cuda_runtime_api.h>],
   [AC_MSG_ERROR([cannot read CUDART_VERSION])])
@@ -100,8 +107,10 @@ AC_SUBST([CUDA_CPPFLAGS])
 AC_SUBST([CUDA_LDFLAGS])
 AC_SUBST([CUDART_LIBS])
 AC_SUBST([CUPTI_LIBS])
+AC_SUBST([NVRTC_LIBS])
 AC_SUBST([CUPTI_LIBDIR])
 AC_SUBST([CUDA_VERSION_STRING])
+AC_DEFINE_UNQUOTED([EWB_CUDA_INCLUDE], ["$CUDA_HOME/include"], [the toolkit's headers, for NVRTC])
 AC_DEFINE_UNQUOTED([EWB_CUDA_BUILD_VERSION], [$ewb_cuda_version], [CUDA toolkit version built against])
 ])
 

@@ -32,6 +32,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/study.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/analysis/units.py \
+	%reldir%/ewbench/analysis/user_kernels.py \
 	%reldir%/ewbench/analysis/validate.py \
 	%reldir%/ewbench/analysis/variants.py \
 	%reldir%/ewbench/peers/__init__.py \

@@ -6,25 +6,6 @@
 
 #include "bench.h"
 
-/* The stopping rule of every timed point (docs/analysis.md, "How a point
- * is timed"): --iters samples at least, and half a millisecond of kernel
- * time; then until the median's 95 % interval is within --target % of
- * it, at most --max-iters samples or --max-time of sampling. */
-#define TIMING_MIN_GPU_S	0.5e-3
-
-struct sampling_rule
-timing_rule(const struct run_options *o)
-{
-	struct sampling_rule	r;
-
-	r.min_samples = o->iters;
-	r.min_gpu_s = TIMING_MIN_GPU_S;
-	r.target_pct = o->target_pct;
-	r.max_samples = o->max_iters;
-	r.max_wall_s = o->max_time_ms * 1e-3;
-	return r;
-}
-
 /* Launches queued behind the spin kernel.  EWBENCH_QUEUE_LAUNCHES
  * overrides MEASURE_PROBE_LAUNCHES, for the test that a queue the host
  * cannot fill is detected (tests/gpu/timing.sh). */

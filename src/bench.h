@@ -103,8 +103,6 @@ int		 checker_run(struct bench *, const struct launch *,
 #define MEASURE_GRAPH_LAUNCHES	16u
 #define MEASURE_PROBE_LAUNCHES	32u
 #define MEASURE_PROBE_ROUNDS	4u
-/* The stopping rule of a run's points, from its options. */
-struct sampling_rule timing_rule(const struct run_options *);
 /* struct timed, struct interval: output.h (what a row carries). */
 int		 measure_time(struct bench *, const struct launch *,
 		    enum cache_mode, enum launch_mode, struct timed *,

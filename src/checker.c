@@ -11,12 +11,32 @@
  * reference_check).  Before each checked
  * launch the output is poisoned (all bits set: NaN, which never equals
  * anything), or, for an in-place variant, restored to the input.
+ *
+ * A user's kernel (--kernel) writes its checked output into a buffer of
+ * its own with USER_GUARD_BYTES of poison on either side: bytes it wrote
+ * outside its output are found there after the launch, the nearest named
+ * like a wrong element, by its index (n + k after the end).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 #include "trace.h"
+#include "userkernel.h"
+
+/* The guard regions' poison: a byte pattern no result is likely to
+ * repeat exactly (0x5a5a5a5a is 1.5e16 as a float). */
+#define GUARD_BYTE	0x5a
+
+/* CUDA_TRY for a function that must free what it holds. */
+#define CUDA_TRY_GOTO(call, cause, label) do {				\
+	cudaError_t ewb_e_ = (call);					\
+	if (ewb_e_ != cudaSuccess) {					\
+		cuda_fail(ewb_e_, #call, (cause));			\
+		goto label;						\
+	}								\
+} while (0)
 
 static int
 upload_expected(struct bench *b, void *dst, const void *src, size_t bytes,
@@ -103,52 +123,154 @@ corrupt_for_test(struct bench *b, const struct launch *l, char **cause)
 	    (want[len] != '\0' && strcmp(want + len, ":last") != 0))
 		return 0;
 	i = want[len] == '\0' ? l->args.n / 2 : l->args.n - 1;
-	CUDA_TRY(cudaMemsetAsync((char *)b->d_c + i * size, 0x7f, size,
+	CUDA_TRY(cudaMemsetAsync((char *)l->args.c + i * size, 0x7f, size,
 	    b->stream), cause);
 	return 0;
 }
 
+/* A user kernel's output with its guards: base (allocated) holds the
+ * guard, the output (as misaligned as the bench's), and the guard again;
+ * with --no-guard no guard at all, so that compute-sanitizer sees the
+ * allocation end where the output does. */
+struct guarded {
+	char	*base;
+	char	*out;
+	size_t	 before;	/* bytes before out */
+	size_t	 guard;		/* guard bytes after the output */
+};
+
+static int
+guarded_open(struct bench *b, size_t bytes, struct guarded *g, char **cause)
+{
+	size_t	off = (size_t)((char *)b->d_c - (char *)b->base[2]);
+
+	g->guard = user_guard_bytes();
+	g->before = g->guard + off;
+	CUDA_TRY(cudaMalloc((void **)&g->base, g->before + bytes + g->guard),
+	    cause);
+	g->out = g->base + g->before;
+	CUDA_TRY(cudaMemsetAsync(g->base, GUARD_BYTE, g->before + bytes +
+	    g->guard, b->stream), cause);
+	return 0;
+}
+
+/* 0 when the guards are as poisoned; 1 when the kernel wrote there (*bad:
+ * the element nearest the output it wrote, by its index: n + k after the
+ * end, k before the start); -1 on error. */
+static int
+guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
+    struct mismatch *bad, char **cause)
+{
+	unsigned	 size = ewb_dtype_size(l->v->dtype);
+	size_t		 bytes = l->args.n * size, k, first = SIZE_MAX;
+	size_t		 changed = 0, last_before = SIZE_MAX;
+	unsigned char	*before = xmalloc(g->before + 1), *after;
+	int		 rc = -1;
+
+	after = xmalloc(g->guard + 1);
+	if (g->guard == 0) {
+		rc = 0;		/* --no-guard */
+		goto out;
+	}
+	CUDA_TRY_GOTO(cudaMemcpyAsync(before, g->base, g->before,
+	    cudaMemcpyDeviceToHost, b->stream), cause, out);
+	CUDA_TRY_GOTO(cudaMemcpyAsync(after, g->out + bytes, g->guard,
+	    cudaMemcpyDeviceToHost, b->stream), cause, out);
+	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);
+	for (k = 0; k < g->guard; k++) {
+		if (after[k] == GUARD_BYTE)
+			continue;
+		changed++;
+		if (first == SIZE_MAX)
+			first = k;
+	}
+	for (k = 0; k < g->before; k++) {
+		if (before[k] != GUARD_BYTE) {
+			changed++;
+			last_before = k;
+		}
+	}
+	rc = 0;
+	if (changed == 0)
+		goto out;
+	memset(bad, 0, sizeof *bad);
+	bad->bad_count = (changed + size - 1) / size;	/* about */
+	bad->expected = NAN;		/* nothing belongs there */
+	bad->got = NAN;
+	rc = 1;
+	if (first != SIZE_MAX) {
+		bad->outside = 1;
+		bad->index = l->args.n + first / size;
+		if (fetch(b, g->out, l->v->dtype, bad->index, &bad->got,
+		    cause) != 0)
+			rc = -1;
+	} else {
+		bad->outside = -1;
+		bad->index = (g->before - last_before + size - 1) / size;
+	}
+out:
+	free(before);
+	free(after);
+	return rc;
+}
+
 int
-checker_run(struct bench *b, const struct launch *l, struct mismatch *bad,
+checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
     char **cause)
 {
-	const struct ewb_variant	*v = l->v;
-	size_t				 bytes = l->args.n *
+	const struct ewb_variant	*v = given->v;
+	size_t				 bytes = given->args.n *
 					     ewb_dtype_size(v->dtype);
 	struct ewb_compare_result	 r;
+	struct launch			 l = *given;
+	struct guarded			 g = { NULL, NULL, 0, 0 };
+	int				 rc = -1;
 
-	if (trace_point_begin(&(struct trace_label){ v->id, l->args.n,
+	if (variant_is_user(v)) {
+		if (guarded_open(b, bytes, &g, cause) != 0)
+			goto out;
+		l.args.c = g.out;
+	}
+	if (trace_point_begin(&(struct trace_label){ v->id, l.args.n,
 	    "warm", "check" }, cause) != 0)
-		return -1;
+		goto out;
 	if (v->in_place)
-		CUDA_TRY(cudaMemcpyAsync(b->d_c, b->d_a, bytes,
-		    cudaMemcpyDeviceToDevice, b->stream), cause);
+		CUDA_TRY_GOTO(cudaMemcpyAsync(l.args.c, b->d_a, bytes,
+		    cudaMemcpyDeviceToDevice, b->stream), cause, out);
 	else
-		CUDA_TRY(cudaMemsetAsync(b->d_c, 0xff, bytes, b->stream),
-		    cause);
-	if (bench_launch(l, cause) != 0 ||
+		CUDA_TRY_GOTO(cudaMemsetAsync(l.args.c, 0xff, bytes,
+		    b->stream), cause, out);
+	if (bench_launch(&l, cause) != 0 ||
 	    trace_point_end(NULL, NULL, cause) != 0 ||
-	    corrupt_for_test(b, l, cause) != 0)
-		return -1;
-	CUDA_TRY(ewb_compare(b->d_c, b->d_expected, l->args.n, v->dtype,
-	    b->d_result, b->stream), cause);
-	CUDA_TRY(cudaMemcpyAsync(&r, b->d_result, sizeof r,
-	    cudaMemcpyDeviceToHost, b->stream), cause);
-	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-	if (r.bad_count == 0)
-		return 1;
+	    corrupt_for_test(b, &l, cause) != 0)
+		goto out;
+	CUDA_TRY_GOTO(ewb_compare(l.args.c, b->d_expected, l.args.n, v->dtype,
+	    b->d_result, b->stream), cause, out);
+	CUDA_TRY_GOTO(cudaMemcpyAsync(&r, b->d_result, sizeof r,
+	    cudaMemcpyDeviceToHost, b->stream), cause, out);
+	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);
+	if (r.bad_count == 0) {
+		/* Right inside; and nothing written outside? */
+		rc = g.base == NULL ? 0 : guards_check(b, &l, &g, bad, cause);
+		rc = rc < 0 ? -1 : rc == 0 ? 1 : 0;
+		goto out;
+	}
 	memset(bad, 0, sizeof *bad);
 	bad->index = (size_t)r.first_index;
 	bad->bad_count = (size_t)r.bad_count;
-	if (r.first_index >= l->args.n ||
-	    fetch(b, b->d_c, v->dtype, bad->index, &bad->got, cause) != 0 ||
+	if (r.first_index >= l.args.n ||
+	    fetch(b, l.args.c, v->dtype, bad->index, &bad->got, cause) != 0 ||
 	    fetch(b, b->d_expected, v->dtype, bad->index, &bad->expected,
 	    cause) != 0) {
 		if (*cause == NULL)
 			*cause = xasprintf("%s: the compare kernel reported "
 			    "%llu bad elements but no index", v->id,
 			    r.bad_count);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+out:
+	if (g.base != NULL)
+		cudaFree(g.base);
+	return rc;
 }

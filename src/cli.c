@@ -42,7 +42,15 @@ enum {
 	OPT_DRY_RUN,
 	OPT_ALLOW_FALLBACK,
 	OPT_DENSITY,
-	OPT_CHIP
+	OPT_CHIP,
+	OPT_KERNEL,
+	OPT_OP,
+	OPT_DTYPE,
+	OPT_ELEMS_PER_THREAD,
+	OPT_KERNEL_BLOCK,
+	OPT_KERNEL_FLAGS,
+	OPT_KERNEL_TIMEOUT,
+	OPT_NO_GUARD
 };
 
 static const struct option run_longopts[] = {
@@ -71,6 +79,14 @@ static const struct option run_longopts[] = {
 	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
 	{ "density",	required_argument, NULL, OPT_DENSITY },
 	{ "chip",	required_argument, NULL, OPT_CHIP },
+	{ "kernel",	required_argument, NULL, OPT_KERNEL },
+	{ "op",		required_argument, NULL, OPT_OP },
+	{ "dtype",	required_argument, NULL, OPT_DTYPE },
+	{ "elems-per-thread", required_argument, NULL, OPT_ELEMS_PER_THREAD },
+	{ "kernel-block", required_argument, NULL, OPT_KERNEL_BLOCK },
+	{ "kernel-flags", required_argument, NULL, OPT_KERNEL_FLAGS },
+	{ "kernel-timeout", required_argument, NULL, OPT_KERNEL_TIMEOUT },
+	{ "no-guard",	no_argument,	   NULL, OPT_NO_GUARD },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -181,6 +197,51 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 	return 0;
 }
 
+/* The options of a --kernel (userkernel.h); 1 when ch is none of them. */
+static int
+parse_kernel_option(struct run_options *o, int ch, const char *arg,
+    char **cause)
+{
+	struct user_spec	*k = &o->kernel;
+
+	switch (ch) {
+	case OPT_KERNEL:
+		return user_spec_kernel(k, arg, cause);
+	case OPT_OP:
+		return user_spec_op(k, arg, cause);
+	case OPT_DTYPE:
+		return user_spec_dtype(k, arg, cause);
+	case OPT_ELEMS_PER_THREAD:
+		return cli_parse_uint(arg, "--elems-per-thread", 1, 1024,
+		    &k->per_thread, cause);
+	case OPT_KERNEL_BLOCK:
+		return cli_parse_uint(arg, "--kernel-block", 1, 1024,
+		    &k->block, cause);
+	case OPT_KERNEL_FLAGS:
+		user_spec_flags(k, arg);
+		return 0;
+	case OPT_KERNEL_TIMEOUT:
+		return cli_parse_uint(arg, "--kernel-timeout", 1, 86400,
+		    &k->timeout_s, cause);
+	case OPT_NO_GUARD:
+		k->no_guard = true;
+		return 0;
+	}
+	return 1;
+}
+
+/* With --kernel and no -v: the built-in variants of the kernel's op and
+ * dtype, to measure it beside. */
+static void
+select_family(struct run_options *o)
+{
+	size_t	i;
+
+	for (i = 0; i < ewb_variant_count; i++)
+		o->selected[i] = ewb_variants[i].op == o->kernel.op &&
+		    ewb_variants[i].dtype == o->kernel.dtype;
+}
+
 int
 cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 {
@@ -190,6 +251,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	char		*end;
 	int		 ch, first;
 	bool		 metrics_given = false, max_iters_given = false;
+	bool		 variants_given = false;
+	int		 rc;
 
 	memset(o, 0, sizeof *o);
 	o->iters = CLI_MIN_SAMPLES;
@@ -220,6 +283,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		switch (ch) {
 		case 'v':
 			variants = optarg;
+			variants_given = true;
 			break;
 		case 's':
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
@@ -361,6 +425,12 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			    argv[optind - 1]);
 			return -1;
 		default:
+			if ((rc = parse_kernel_option(o, ch, optarg,
+			    cause)) <= 0) {
+				if (rc < 0)
+					return -1;
+				break;
+			}
 			*cause = xasprintf("unknown option '%s' for '%s' "
 			    "(see ewbench --help)", argv[optind - 1], argv[0]);
 			return -1;
@@ -370,7 +440,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
 		return -1;
 	}
-	if (variants_select(variants, o->selected, cause) != 0)
+	if (user_spec_finish(&o->kernel, cause) != 0)
+		return -1;
+	if (o->kernel.path != NULL && !variants_given)
+		select_family(o);
+	else if (variants_select(variants, o->selected, cause) != 0)
 		return -1;
 	if (o->chip != NULL && !o->dry_run) {
 		*cause = xstrdup("--chip plans for a GPU by name: it needs "
@@ -454,4 +528,5 @@ cli_free_run(struct run_options *o)
 	free(o->blocks);
 	free(o->devices);
 	free(o->replaced);
+	user_spec_free(&o->kernel);
 }

@@ -5,6 +5,7 @@
 #define EWB_CLI_H
 
 #include "ewbench.h"
+#include "userkernel.h"
 
 /* The measuring commands: one parser, one plan, one loop. */
 enum command {
@@ -63,6 +64,11 @@ struct run_options {
 					   --device and --out, which each
 					   child of a fleet gets anew */
 	bool		 bundled;	/* -o inside "-qo": not replaceable */
+	/* --kernel FILE.cu[:FUNCTION] and its options; once compiled and
+	 * loaded (cmd-run.c), its variant, measured after the selected
+	 * built-in ones (default: those of its op and dtype). */
+	struct user_spec kernel;
+	const struct ewb_variant *user_variant;
 };
 
 /* Parses argv (argv[0] is the command name) into opts; on a usage error

@@ -2,12 +2,13 @@
  * cmd-run.c - `ewbench run`, `check`, `sweep` and `tune`: the command glue.
  *
  * Parse; claim the run directory (before the device is opened, so a
- * refused --out costs nothing and is never written to); open the device
- * and the counters; build the plan (plan.c); then walk it: per size and
- * dtype, fresh inputs; per case, a check on the GPU against the CPU
- * reference (checker.c), then the timed points along the plan's axes
- * (measure.c); after the cases of a size and dtype, their counters in as
- * few profiler sessions as fit (profile.c).  Results go to the printers
+ * refused --out costs nothing and is never written to); open the device,
+ * compile and load a --kernel (userkernel.h: its GPU work then runs under
+ * the watchdog), and open the counters; build the plan (plan.c); then
+ * walk it: per size and dtype, fresh inputs; per case, a check on the GPU
+ * against the CPU reference (checker.c), then the timed points along the
+ * plan's axes (measure.c); after the cases of a size and dtype, their
+ * counters in as few profiler sessions as fit (profile.c).  Results go to the printers
  * (printers.c) and the manifest, which is rewritten after every group so
  * an interrupted run leaves complete rows and a readable run.json.
  */
@@ -24,6 +25,7 @@
 #include "printers.h"
 #include "run.h"
 #include "trace.h"
+#include "watchdog.h"
 
 struct runner {
 	struct run_options	 opts;
@@ -38,6 +40,9 @@ struct runner {
 	bool			 have_mset;
 	bool			 pause_counters;	/* before each group:
 							   counters_in_the_way */
+	struct user_kernel	 user;		/* --kernel (id NULL: none) */
+	bool			 user_failed;	/* its check failed: no more
+						   timing or counters */
 	const char		*dir;		/* claimed; NULL: none */
 	char			*created;	/* what the claim made */
 	double			 started;
@@ -110,6 +115,37 @@ counters_in_the_way(struct runner *r, char **cause)
 	return true;
 }
 
+/* A user kernel's GPU work runs under the watchdog (watchdog.h): the
+ * limit, and a second more per other point sharing the stretch. */
+static void
+watch(struct runner *r, const struct point *p, const char *phase,
+    size_t others)
+{
+	char	what[160], size[32];
+
+	size_format(p->n, size, sizeof size);
+	snprintf(what, sizeof what, "%s n=%s (%s)", p->v->id, size, phase);
+	watchdog_arm(what, r->opts.kernel.timeout_s + (unsigned)others);
+}
+
+/* The watchdog's last act, the main thread stuck in a GPU wait: say so and
+ * mark run.json; the watchdog then exits without another CUDA call. */
+static void
+watchdog_fired(void *ctx, const char *what, unsigned seconds)
+{
+	struct runner	*r = ctx;
+
+	r->user.stopped = xasprintf("%s did not return within %u s "
+	    "(--kernel-timeout)", what, seconds);
+	fprintf(stderr, "ewbench: WATCHDOG: %s did not return within %u s: "
+	    "stopped.  A kernel that never returns (an endless loop, a wait "
+	    "on a flag no thread sets) keeps the GPU until its process ends; "
+	    "--kernel-timeout SECONDS allows longer.%s%s\n", what, seconds,
+	    r->dir != NULL ? " Complete rows are kept in " : "",
+	    r->dir != NULL ? r->dir : "");
+	manifest_update(r->dir, &r->man, "failed", NULL);
+}
+
 /* One case: its check, then each timed point along the plan's axes. */
 static int
 run_case(struct runner *r, const struct plan_case *c, char **cause)
@@ -121,6 +157,7 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	struct timed		 t;
 	size_t			 i, k;
 	int			 passed;
+	bool			 user = variant_is_user(c->v);
 
 	double			 t0 = monotonic_seconds(), t1;
 
@@ -132,7 +169,10 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	if (bench_kernels(&l, &l.kernels, cause) != 0)
 		return -1;
 	nvtx_push_phase("check");
+	if (user)
+		watch(r, &p, "check", 0);
 	passed = checker_run(&r->bench, &l, &bad, cause);
+	watchdog_disarm();
 	nvtx_pop();
 	t0 = monotonic_seconds();
 	r->man.wall.checks += t0 - t1;
@@ -143,6 +183,13 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	else
 		record_failure(r, &p, &bad);
 	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
+	/* A user kernel that computes wrong, or writes outside its output,
+	 * is not measured: its numbers would describe a wrong kernel, and
+	 * its writes could land in ewbench's own buffers. */
+	if (user && !passed)
+		r->user_failed = true;
+	if (user && r->user_failed)
+		return 0;
 
 	for (i = 0; i < pl->ncaches; i++) {
 		for (k = 0; k < pl->nlaunches; k++) {
@@ -151,14 +198,18 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			    "stream";
 			nvtx_push_point(&p);
 			t0 = monotonic_seconds();
+			if (user)
+				watch(r, &p, "timing", 0);
 			if (measure_time(&r->bench, &l, p.cache,
 			    pl->launches[k], &t, cause) != 0 &&
 			    (!counters_in_the_way(r, cause) ||
 			    measure_time(&r->bench, &l, p.cache,
 			    pl->launches[k], &t, cause) != 0)) {
+				watchdog_disarm();
 				nvtx_pop();
 				return -1;
 			}
+			watchdog_disarm();
 			r->man.wall.timing += monotonic_seconds() - t0;
 			nvtx_pop();
 			if (t.queue_unfilled)
@@ -181,25 +232,39 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
     char **cause)
 {
 	const struct plan	*pl = &r->plan;
-	size_t			 n = count * pl->ncaches, i, m = r->mset.count;
-	struct profiled		*pts = xcalloc(n + 1, sizeof *pts);
-	double			*values = xcalloc(n * m + 1, sizeof *values);
+	size_t			 n = 0, i, k, m = r->mset.count;
+	struct profiled		*pts = xcalloc(count * pl->ncaches + 1,
+				     sizeof *pts);
+	double			*values;
 	struct occupancy	 occ;
 	bool			 known;
+	const struct point	*user = NULL;
 	int			 rc = -1;
 
-	for (i = 0; i < n; i++) {
-		bench_case(&r->bench, &cases[i / pl->ncaches], &pts[i].l,
-		    &pts[i].p);
-		pts[i].p.cache = pl->caches[i % pl->ncaches];
+	for (i = 0; i < count; i++) {
+		if (variant_is_user(cases[i].v) && r->user_failed)
+			continue;	/* not measured (run_case) */
+		for (k = 0; k < pl->ncaches; k++, n++) {
+			bench_case(&r->bench, &cases[i], &pts[n].l, &pts[n].p);
+			pts[n].p.cache = pl->caches[k];
+			if (variant_is_user(cases[i].v) && user == NULL)
+				user = &pts[n].p;
+		}
 	}
+	/* One profiler session may hold every point of the group. */
+	if (user != NULL)
+		watch(r, user, "counters", n);
+	values = xcalloc(n * m + 1, sizeof *values);
 	nvtx_push_phase("counters");
 	/* The counters' replays are no point's time: CUPTI need not record
 	 * their kernels. */
-	if (trace_pause(true, cause) != 0 ||
-	    profile_points(r->counters, m, pts, n, values, cause) != 0 ||
-	    trace_pause(false, cause) != 0)
+	if (trace_pause(true, cause) != 0)
 		goto out;
+	rc = profile_points(r->counters, m, pts, n, values, cause);
+	watchdog_disarm();
+	if (rc != 0 || trace_pause(false, cause) != 0)
+		goto out;
+	rc = -1;
 	for (i = 0; i < n; i++) {
 		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,
 		    cause) != 0 ||
@@ -364,6 +429,8 @@ open_device(struct runner *r, char **cause)
 	return device_open(r->opts.device, &r->dev, cause);
 }
 
+static int	 start_user_kernel(struct runner *, char **);
+
 /* --dry-run without the GPU: the plan for a GPU's facts by name (--chip),
  * or, where there is no usable GPU, a generic estimate for CHIPS_DEFAULT's,
  * said as such.  Counter passes come from CUPTI's host API (no GPU). */
@@ -373,7 +440,7 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 	const char	*cupti;
 	char		*cause = NULL, **bad = NULL;
 	size_t		 nbad = 0;
-	int		 passes = 0;
+	int		 passes = 0, code;
 
 	if (chips_plan_facts(r->opts.chip, no_gpu, &r->dev, &cupti,
 	    &cause) != 0) {
@@ -381,7 +448,14 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 		free(cause);
 		return EWB_EXIT_USAGE;
 	}
-	if (!r->opts.no_cupti && r->opts.command != CMD_CHECK &&
+	/* --kernel: compiled for the chip's architecture, not loaded. */
+	if (r->opts.kernel.path != NULL &&
+	    (code = start_user_kernel(r, &cause)) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", command, cause);
+		free(cause);
+		return code;
+	}
+	if (!r->opts.no_counters && r->opts.command != CMD_CHECK &&
 	    metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
 		r->have_mset = true;
 		if (counters_validate(cupti, &r->mset, &passes, &bad, &nbad,
@@ -405,6 +479,48 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 	return EWB_EXIT_OK;
 }
 
+/* --kernel: compiled for this GPU (or taken from the cache), its variant
+ * added to the plan's, its entry in run.json; unless --dry-run (which
+ * launches nothing), loaded and the watchdog started.  Returns 0 or an
+ * exit code. */
+static int
+start_user_kernel(struct runner *r, char **cause)
+{
+	struct user_build	 b;
+	unsigned		 arch = (unsigned)(r->dev.cc_major * 10 +
+				     r->dev.cc_minor);
+	int			 code;
+
+	if (user_build(&r->opts.kernel, arch, &b, &code, cause) != 0) {
+		user_build_free(&b);
+		return code;
+	}
+	if (b.log != NULL)
+		fprintf(stderr, "%s", b.log);	/* warnings */
+	user_kernel_init(&r->user, &r->opts.kernel, &b);
+	if (!r->opts.quiet) {
+		if (r->user.build.cached)
+			printf("ewbench: %s: %s for sm_%u from the cache (%s)\n",
+			    r->user.id, r->opts.kernel.path, arch,
+			    r->user.build.cache_path);
+		else
+			printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
+			    "(NVRTC %d.%d)\n", r->user.id, r->opts.kernel.path,
+			    arch, r->user.build.compile_s,
+			    r->user.build.nvrtc_major,
+			    r->user.build.nvrtc_minor);
+	}
+	r->opts.user_variant = &r->user.variant;
+	r->man.extra_json = user_kernel_json;
+	r->man.extra_ctx = &r->user;
+	if (r->opts.dry_run)
+		return 0;
+	if (user_kernel_load(&r->user, cause) != 0 ||
+	    watchdog_start(watchdog_fired, r, cause) != 0)
+		return EWB_EXIT_ERROR;
+	return 0;
+}
+
 static void
 runner_free(struct runner *r)
 {
@@ -417,7 +533,10 @@ runner_free(struct runner *r)
 		counters_close(r->counters);
 	if (r->have_mset)
 		metric_set_free(&r->mset);
+	watchdog_stop();
 	bench_close(&r->bench);
+	if (r->user.spec != NULL)
+		user_kernel_free(&r->user);
 	plan_free(&r->plan);
 	free(r->man.failures);
 	free(r->man.counters_reason);
@@ -543,6 +662,16 @@ run_command(int argc, char **argv)
 		release_claim(&r);
 		host_facts_free(&r.host);
 		cli_free_run(&r.opts);
+		return code;
+	}
+	/* A --kernel that does not compile: nothing measured, the claim
+	 * undone. */
+	if (r.opts.kernel.path != NULL &&
+	    (code = start_user_kernel(&r, &cause)) != 0) {
+		fprintf(stderr, "ewbench: %s\n", cause);
+		free(cause);
+		release_claim(&r);
+		runner_free(&r);
 		return code;
 	}
 	host_facts_begin(&r.host, &r.dev);

@@ -188,6 +188,10 @@ struct mismatch {
 	double	 got;
 	double	 expected;
 	size_t	 bad_count;	/* how many elements differ */
+	int	 outside;	/* a user kernel wrote past its output's
+				   end (1: index is n + k) or before its
+				   start (-1: index is k elements before);
+				   0: a wrong element inside */
 };
 /* Returns 0 when all n elements of `got` equal the reference computed from
  * a and b (a only for unary ops; for in-place ops `a` is the input before
@@ -204,6 +208,17 @@ void		 reference_compute(enum ewb_op, enum ewb_dtype, const void *a,
  * would make, generated chunk by chunk and never stored whole. */
 void		 reference_generate(enum ewb_op, enum ewb_dtype, size_t n,
 		    uint64_t seed_a, uint64_t seed_b, void *out);
+
+/* sha256.c: SHA-256, as `sha256sum` prints it (64 hex digits). */
+#define SHA256_HEX	65
+struct sha256 {
+	uint32_t	 h[8];
+	uint64_t	 length;	/* bytes so far */
+	unsigned char	 block[64];
+};
+void		 sha256_init(struct sha256 *);
+void		 sha256_update(struct sha256 *, const void *, size_t);
+void		 sha256_hex(struct sha256 *, char hex[SHA256_HEX]);
 
 /* csv.c: RFC 4180 rows, '.' decimals, full precision, no locale.
  * A row is built in memory and written with one write(2) on an O_APPEND

@@ -411,6 +411,8 @@ settings_json(const struct manifest *m, struct json *j)
 		if (o->selected[i])
 			json_str(j, NULL, ewb_variants[i].id);
 	}
+	if (o->user_variant != NULL)
+		json_str(j, NULL, o->user_variant->id);
 	json_end_array(j);
 	json_begin_array(j, "sizes");
 	for (i = 0; i < m->nsizes; i++)
@@ -558,6 +560,10 @@ checks_json(const struct manifest *m, struct json *j)
 		json_f64(j, "got", f->bad.got);
 		json_f64(j, "expected", f->bad.expected);
 		json_u64(j, "bad_count", f->bad.bad_count);
+		/* A user kernel's write outside its output (guard region). */
+		if (f->bad.outside != 0)
+			json_str(j, "outside", f->bad.outside > 0 ? "after" :
+			    "before");
 		json_end_object(j);
 	}
 	json_end_array(j);

@@ -19,9 +19,12 @@
 #define HOST_NS_PER_ELEMENT	3.0	/* fill + reference, one core */
 #define UPLOAD_BYTES_PER_S	20e9
 
+/* Registry order; a user's kernel (not in the registry) comes last. */
 static size_t
 variant_index(const struct ewb_variant *v)
 {
+	if (variant_is_user(v))
+		return ewb_variant_count;
 	return (size_t)(v - ewb_variants);
 }
 
@@ -177,6 +180,10 @@ plan_totals(struct plan *p)
 			p->array_bytes = bytes;
 		if (p->cases[i].n > p->largest_n)
 			p->largest_n = p->cases[i].n;
+		/* A user kernel's check writes into a guarded copy. */
+		if (variant_is_user(p->cases[i].v) && bytes + 2 *
+		    (size_t)USER_GUARD_BYTES > p->guarded_bytes)
+			p->guarded_bytes = bytes + 2 * (size_t)USER_GUARD_BYTES;
 	}
 	p->nsizes = p->ncases;
 	sizes_sort_unique(p->sizes, &p->nsizes);
@@ -209,10 +216,12 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	td.free_bytes = free_bytes;
 	p->flush_bytes = tier_flush_bytes(&td);
 
-	for (i = 0; i < ewb_variant_count; i++) {
-		const struct ewb_variant *v = &ewb_variants[i];
+	for (i = 0; i <= ewb_variant_count; i++) {
+		const struct ewb_variant *v = i < ewb_variant_count ?
+		    &ewb_variants[i] : o->user_variant;
 
-		if (!o->selected[i] || skip_variant(p, o, d, v))
+		if (v == NULL || (i < ewb_variant_count && !o->selected[i]) ||
+		    skip_variant(p, o, d, v))
 			continue;
 		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
@@ -269,12 +278,59 @@ plan_profiled_points(const struct plan *p)
 size_t
 plan_device_bytes(const struct plan *p)
 {
-	if (p->array_bytes > (SIZE_MAX - p->flush_bytes) / DEVICE_ARRAYS)
+	if (p->array_bytes > (SIZE_MAX - p->flush_bytes -
+	    p->guarded_bytes) / DEVICE_ARRAYS)
 		return SIZE_MAX;
-	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes;
+	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes +
+	    p->guarded_bytes;
 }
 
 /* Seconds one launch of case c takes, roughly. */
+/* The stopping rule of every timed point (docs/analysis.md, "How a point
+ * is timed"): --iters samples at least, and half a millisecond of kernel
+ * time; then until the median's 95 % interval is within --target % of
+ * it, at most --max-iters samples or --max-time of sampling. */
+#define TIMING_MIN_GPU_S	0.5e-3
+
+struct sampling_rule
+timing_rule(const struct run_options *o)
+{
+	struct sampling_rule	r;
+
+	r.min_samples = o->iters;
+	r.min_gpu_s = TIMING_MIN_GPU_S;
+	r.target_pct = o->target_pct;
+	r.max_samples = o->max_iters;
+	r.max_wall_s = o->max_time_ms * 1e-3;
+	return r;
+}
+
+/* One timed point of launches of t seconds each (per: with a cold
+ * point's flush), by measure.c's protocol: the warm-up (at least 1 ms),
+ * then samples until the stopping rule (bench.c's timing_rule) says
+ * enough; the estimate takes the samples the minimum GPU time needs (the
+ * interval target is usually met by then), within the caps.  Without
+ * CUPTI, exactly the warm-up and --iters launches. */
+static double
+point_seconds(const struct run_options *o, double t, double per)
+{
+	struct sampling_rule	rule = timing_rule(o);
+	double			warm = o->warmup * per, samples;
+
+	if (o->no_cupti)
+		return (o->warmup + o->iters) * per;
+	if (o->warmup > 0 && warm < 1e-3)
+		warm = 1e-3;
+	samples = ceil(rule.min_gpu_s / t);
+	if (samples < rule.min_samples)
+		samples = rule.min_samples;
+	if (samples > rule.max_samples)
+		samples = rule.max_samples;
+	if (samples * per > rule.min_samples * per + rule.max_wall_s)
+		samples = rule.min_samples + rule.max_wall_s / per;
+	return warm + samples * per;
+}
+
 static double
 launch_seconds(const struct plan_case *c, const struct device_facts *d)
 {
@@ -308,7 +364,7 @@ plan_estimate_seconds(const struct plan *p, const struct run_options *o,
 			double per = t + (p->caches[k] == CACHE_COLD ?
 			    flush + LAUNCH_FLOOR_S : 0);
 
-			total += p->nlaunches * (o->warmup + o->iters) * per;
+			total += p->nlaunches * point_seconds(o, t, per);
 			if (p->counters)
 				total += passes * 2 * (per + PROFILED_KERNEL_S);
 		}
@@ -329,14 +385,16 @@ plan_print(const struct plan *p, const struct run_options *o,
 	fprintf(f, "plan: ewbench %s on %s\n", commands[p->command], d->name);
 	fprintf(f, "%-18s %-10s %-10s %6s\n", "variant", "from", "to",
 	    "cases");
-	/* Per variant, in registry order. */
-	for (i = 0; i < ewb_variant_count; i++) {
+	/* Per variant, in registry order, a user's kernel last. */
+	for (i = 0; i <= ewb_variant_count; i++) {
+		const struct ewb_variant *v = i < ewb_variant_count ?
+		    &ewb_variants[i] : o->user_variant;
 		uint64_t	lo = 0, hi = 0;
 		size_t		k, cases = 0;
 		char		from[32], to[32];
 
-		for (k = 0; k < p->ncases; k++) {
-			if (p->cases[k].v != &ewb_variants[i])
+		for (k = 0; k < p->ncases && v != NULL; k++) {
+			if (p->cases[k].v != v)
 				continue;
 			if (cases++ == 0 || p->cases[k].n < lo)
 				lo = p->cases[k].n;
@@ -347,8 +405,7 @@ plan_print(const struct plan *p, const struct run_options *o,
 			continue;
 		size_format(lo, from, sizeof from);
 		size_format(hi, to, sizeof to);
-		fprintf(f, "%-18s %-10s %-10s %6zu\n", ewb_variants[i].id, from,
-		    to, cases);
+		fprintf(f, "%-18s %-10s %-10s %6zu\n", v->id, from, to, cases);
 	}
 	for (i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,

@@ -43,6 +43,9 @@ struct plan {
 	size_t			 array_bytes;	/* the largest operand array */
 	uint64_t		 largest_n;
 	size_t			 flush_bytes;	/* the L2 flush buffer */
+	size_t			 guarded_bytes;	/* a user kernel's guarded
+						   output (checker.c); 0:
+						   none */
 };
 
 /*
@@ -61,7 +64,7 @@ void		 plan_free(struct plan *);
 size_t		 plan_timed_points(const struct plan *);
 size_t		 plan_profiled_points(const struct plan *);
 /* GPU memory the run allocates: three operand arrays, the expected
- * output, and the flush buffer. */
+ * output, the flush buffer, and a user kernel's guarded output. */
 size_t		 plan_device_bytes(const struct plan *);
 /* A rough estimate of the run's wall time, in seconds, for --dry-run and
  * the progress line: kernels at 90 % of the spec bandwidth or the launch
@@ -72,5 +75,9 @@ double		 plan_estimate_seconds(const struct plan *,
 /* --dry-run: the plan, one line per case group, and its cost. */
 void		 plan_print(const struct plan *, const struct run_options *,
 		    const struct device_facts *, int passes, FILE *);
+
+/* The stopping rule of a run's timed points (measure.c), from its
+ * options. */
+struct sampling_rule timing_rule(const struct run_options *);
 
 #endif

@@ -113,6 +113,23 @@ void
 printers_checked(struct printers *pr, const struct point *p, bool passed,
     const struct mismatch *bad, bool show_pass)
 {
+	if (!passed && bad->outside > 0) {
+		fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: wrote past "
+		    "the end of its output, the first at element %zu (n + %zu), "
+		    "about %zu elements in all (compute-sanitizer names the "
+		    "access: docs/user-kernels.md)\n", p->v->id,
+		    (unsigned long long)p->n, bad->index, bad->index -
+		    (size_t)p->n, bad->bad_count);
+		return;
+	}
+	if (!passed && bad->outside < 0) {
+		fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: wrote "
+		    "before the start of its output, %zu elements before "
+		    "element 0, about %zu elements in all (compute-sanitizer "
+		    "names the access: docs/user-kernels.md)\n", p->v->id,
+		    (unsigned long long)p->n, bad->index, bad->bad_count);
+		return;
+	}
 	if (!passed) {
 		fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: element %zu "
 		    "is %.9g, expected %.9g (%zu of %llu elements wrong)\n",

@@ -46,6 +46,20 @@ expect 2 "--iters: 'x'"			run --iters x
 expect 2 "--cache: 'lukewarm' is not warm, cold or both" run --cache lukewarm
 expect 2 "unknown preset 'paper'"	run --preset paper
 expect 2 "unknown option '--bogus'"	run --bogus
+# A user's kernel: its options are checked before the GPU is opened.
+ex=$top_srcdir/examples/add_f32x4.cu
+expect 2 'describe a --kernel FILE.cu'	run --op add
+expect 2 'describe a --kernel FILE.cu'	check --no-guard
+printf '__global__ void f5(float *a, float *b, float *c, float *d, size_t n) {}\n' >"$tmpdir/f5.cu"
+expect 2 'cannot tell what f5 computes'	run --kernel "$tmpdir/f5.cu"
+printf '__global__ void f(float *c, size_t n) {}\n__global__ void g(float *c, size_t n) {}\n' >"$tmpdir/fg.cu"
+expect 2 '2 __global__ functions; say which'	check --kernel "$tmpdir/fg.cu"
+expect 2 "--op: 'mul' is not add"	run --kernel "$ex" --op mul
+expect 2 "--dtype: 'f64' is not f32"	run --kernel "$ex" --op add --dtype f64
+expect 2 "--elems-per-thread: '0'"	run --kernel "$ex" --op add --elems-per-thread 0
+expect 2 "--kernel-block: '2048'"	tune --kernel "$ex" --op add --kernel-block 2048
+expect 2 'names no file'		run --kernel :add --op add
+expect 2 'No such file or directory'	sweep --kernel /nonexistent/k.cu:f --op relu
 expect 2 "option '--size' needs a value" run --size
 expect 2 "--seed: '-1'"			run --seed -1
 expect 2 'info takes only --device N'	info --verbose

@@ -20,6 +20,9 @@
 #   repeat    the same tier points 5 times, interleaved runs, summed up by
 #             `python3 -m ewbench.analysis contest`
 #   trace     a traced article run (--trace), for the reference
+#   userkernel tests/gpu/user-kernel.sh: a user's kernel (--kernel) beside
+#             the built-in one it copies, the tail bug, the guard region,
+#             compute-sanitizer, the watchdog, the compile cache
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
 #             ewbench built from .old/ (an earlier tree) beside this one
@@ -253,6 +256,12 @@ PY
 	else
 		echo "nsys: not found"
 	fi
+	;;
+userkernel)
+	log user kernel
+	timed userkernel env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
+	    sh tests/gpu/user-kernel.sh
+	cat "$work/userkernel.log"
 	;;
 report)
 	log report

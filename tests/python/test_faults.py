@@ -29,9 +29,10 @@ TWO = ["h-gpu0", "h-gpu1"]
 
 def analysis(*args, env=None, timeout=120):
     """python3 -m ewbench.analysis ARGS in a subprocess: (status, stderr)."""
-    full_env = dict(os.environ, PYTHONPATH=ROOT, MPLBACKEND="Agg")
+    full_env = dict(os.environ, MPLBACKEND="Agg")
     full_env.update(env or {})
-    done = subprocess.run([sys.executable, "-m", "ewbench.analysis"] + list(args),
+    done = subprocess.run([sys.executable, "-m", "ewbench.analysis"] +
+                          list(args),
                           cwd=ROOT, env=full_env, capture_output=True,
                           text=True, timeout=timeout)
     return done.returncode, done.stderr

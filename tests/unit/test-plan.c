@@ -3,8 +3,11 @@
  * a device's facts alone (no GPU): cases in run order (size, dtype, op,
  * registry row, block as listed), the axes' product, tier sizes with their
  * reasons, and bulk-copy variants skipped below sm_90 unless
- * --allow-fallback.
+ * --allow-fallback; a user's kernel (--kernel) after the built-in variants
+ * of its op and dtype, its guarded check output counted, in the printed
+ * plan.
  */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,11 +148,68 @@ test_tiers_and_check(void)
 	cli_free_run(&o);
 }
 
+static void
+test_user_kernel(void)
+{
+	const char		*args[] = { "run", "--kernel", NULL, "-s",
+				    "1Mi,16Mi", "--elems-per-thread", "4" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct user_build	 b;
+	struct user_kernel	 u;
+	struct plan		 p;
+	char			*cause = NULL, *path, *text = NULL;
+	size_t			 i, len = 0;
+	FILE			*f;
+
+	path = xasprintf("%s/examples/add_f32x4.cu", EWB_SRCDIR);
+	args[2] = path;
+	fake_device(&d, 9);
+	CHECK(parse(&o, args, 7) == 0);
+	/* The op and dtype from the parameters; the family selected. */
+	CHECK(o.kernel.op == EWB_OP_ADD && o.kernel.dtype == EWB_F32);
+	CHECK_STR(o.kernel.function, "add_f32x4_user");
+	for (i = 0; i < ewb_variant_count; i++)
+		CHECK(o.selected[i] == (ewb_variants[i].op == EWB_OP_ADD &&
+		    ewb_variants[i].dtype == EWB_F32));
+	/* As compiled (no NVRTC here: the plan needs only its facts). */
+	memset(&b, 0, sizeof b);
+	memset(&u, 0, sizeof u);
+	b.function = xstrdup(o.kernel.function);
+	memset(b.source_sha256, 'a', 64);
+	user_kernel_init(&u, &o.kernel, &b);
+	o.user_variant = &u.variant;
+	CHECK_STR(u.variant.id, "user:add_f32x4_user");
+	CHECK_STR(u.variant.origin, "user");
+	CHECK(u.variant.read_bytes == 8 && u.variant.write_bytes == 4 &&
+	    u.variant.elems_per_thread == 4 && u.variant.default_block == 256);
+	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	/* Last at each size, after the registry's rows. */
+	for (i = 0; i < p.ncases; i++)
+		CHECK(variant_is_user(p.cases[i].v) == (i + 1 < p.ncases ?
+		    p.cases[i + 1].n != p.cases[i].n : true));
+	/* Its check writes into a copy of the largest output with 256 KiB
+	 * of guard on either side. */
+	CHECK(p.guarded_bytes == (64u << 20) + 2 * USER_GUARD_BYTES);
+	CHECK(plan_device_bytes(&p) == 4 * (64u << 20) + 4 * (50u << 20) +
+	    p.guarded_bytes);
+	f = open_memstream(&text, &len);
+	plan_print(&p, &o, &d, 4, f);
+	fclose(f);
+	CHECK(text != NULL && strstr(text, "\nuser:add_f32x4_user 1Mi "));
+	free(text);
+	plan_free(&p);
+	user_kernel_free(&u);
+	cli_free_run(&o);
+	free(path);
+}
+
 int
 main(void)
 {
 	test_order_and_counts();
 	test_fallback_skipped();
 	test_tiers_and_check();
+	test_user_kernel();
 	return check_exit();
 }

@@ -12,7 +12,8 @@ peer-*.csv files that load.py reads).  Modules:
   study     a study directory: the run directories of one `make report`
   select    queries over a loaded run (sizes, points, metrics)
   units     number formatting for humans
-  variants  who wrote a variant: the study, ewbench or a peer library
+  variants  who wrote a variant: the study, ewbench, a peer library or
+            the user (`ewbench run --kernel FILE.cu`)
   derived   the derived metrics, read from metrics/derived.def
   noise     a point's spread, and the one rule for "beyond the noise"
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
@@ -23,6 +24,8 @@ peer-*.csv files that load.py reads).  Modules:
             that import matplotlib)
   document  a tiny document model rendered to Markdown and HTML
   report    report.md and report.html for one run
+  user_kernels  a user's own kernel beside the study's fastest, ewbench's,
+            cub and PyTorch: the report's table and figure
   compare   two runs side by side, changes beyond the noise
   fleet     the member run directories of a fleet (one per GPU)
   placement host, PCI, NUMA, rank and NVML readings of a run

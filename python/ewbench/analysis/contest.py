@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import noise
+from . import variants as var
 from .validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
 from .units import bytes_label, size_label
 
@@ -57,6 +58,7 @@ LISTED = 5                  # missing keys named in a note
 EWBENCH = "ewbench"
 CUB = "cub"
 TORCH = "torch"
+USER = "user"           # a user's kernel (--kernel): never ranked as ewbench's
 
 ADD_ARRAYS = 3              # a + b -> c: two reads and a write per element
 
@@ -143,6 +145,8 @@ class Contest:
 
 
 def origin(variant):
+    if var.role(variant) == var.USER:
+        return USER
     if variant.startswith("cub_"):
         return CUB
     if variant.startswith("torch_"):

@@ -61,6 +61,7 @@ STUDY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#17becf",
                  "#bcbd22", "#e377c2")
 STUDY_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 BEST_ADDITION = ("#9467bd", "p")
+USER_STYLE = ("#00a087", "d")       # a user's own kernel (--kernel)
 PEER_STYLES = {"cub": ("#000000", "*"), "torch": ("#8c564b", "h")}
 ADDITION_GREY = "#b5b5b5"
 TIMELINE_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">",
@@ -101,6 +102,9 @@ def family_styles(points):
             colour, marker = PEER_STYLES.get(var.peer_name(v),
                                              ("#000000", "x"))
             styles[v] = Style(colour, marker, 1.6, 1.0, 5, True)
+        elif role == var.USER:
+            styles[v] = Style(USER_STYLE[0], USER_STYLE[1], 1.8, 1.0, 6,
+                              True)
         elif v == best_add:
             styles[v] = Style(BEST_ADDITION[0], BEST_ADDITION[1], 1.6, 1.0,
                               3, True)
@@ -605,7 +609,7 @@ def plot_instructions(run, outdir):
           for p in pts]),
     )
     role_colour = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: ADDITION_GREY,
-                   var.PEER: "#000000"}
+                   var.PEER: "#000000", var.USER: USER_STYLE[0]}
     for k, (ax, (label, values)) in enumerate(zip(axes, panels)):
         for yi, (p, v) in enumerate(zip(pts, values)):
             if v is None:
@@ -642,7 +646,9 @@ def plot_instructions(run, outdir):
                        if var.role(p.variant) != var.ADDITION else "#555555")
     axes[0].set_ylim(len(pts) - 0.4, -0.6)
     handles = [Line2D([], [], color=c, lw=6, label=r)
-               for r, c in role_colour.items()]
+               for r, c in role_colour.items()
+               if r != var.USER or any(var.role(p.variant) == var.USER
+                                       for p in pts)]
     handles.append(Line2D([], [], color="#d62728", lw=1.6,
                           label="issue-bound below this (%.0f%% of the "
                           "leanest sibling at the DRAM ceiling)" %

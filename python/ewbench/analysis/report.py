@@ -22,6 +22,7 @@ from . import model
 from . import noise
 from . import select as sel
 from . import study as stu
+from . import user_kernels as uk
 from . import variants as var
 from .units import (bytes_label, clock_label, cuda_version, gbps,
                     gbps_number, pct, size_label, us)
@@ -699,6 +700,7 @@ def build_document(study, sctx, judged, figures):
     blocks.append(doc.Heading(2, "Answers", "answers"))
     blocks.append(findings_table(judged))
     blocks += versus_section(ans.versus_peers(sctx))
+    blocks += uk.section(study, figures)
     _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)
@@ -727,6 +729,7 @@ def write_report(study, outdir, plot_study):
     judged = fnd.evaluate(study, sctx)
     atomic.make_dirs(outdir)
     figures = plot_study(study, os.path.join(outdir, FIGURES_DIR))
+    figures.update(uk.draw(study, os.path.join(outdir, FIGURES_DIR)))
     title, blocks = build_document(study, sctx, judged, figures)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")

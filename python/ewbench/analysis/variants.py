@@ -1,10 +1,11 @@
-"""Who wrote a variant: the study, ewbench, or a peer library.
+"""Who wrote a variant: the study, ewbench, a peer library, or the user.
 
 The study's variants are the kernels of the published write-ups
 (docs/study.md), the lines of kernels/study.def, read from there.  Peers
 are libraries timed beside them: cub (`cub_*`, measured by ewbench) and
 PyTorch (`torch_*`, measured by `ewbench torch` into
-peer-torch.csv).  Every other variant is one of ewbench's additions.
+peer-torch.csv).  A user's own kernel (`ewbench run --kernel FILE.cu`) is
+`user:<function>`.  Every other variant is one of ewbench's additions.
 Figures draw the three roles differently and the report never names a
 peer as ewbench's own.
 """
@@ -15,7 +16,9 @@ import re
 STUDY = "study"
 ADDITION = "ewbench addition"
 PEER = "peer"
-ROLES = (STUDY, ADDITION, PEER)
+USER = "user"
+ROLES = (STUDY, ADDITION, PEER, USER)
+USER_PREFIX = "user:"
 
 STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          os.pardir, "defs", "study.def")
@@ -33,17 +36,20 @@ PEER_PREFIXES = ("cub_", "torch_")
 
 
 def role(variant):
-    """STUDY, ADDITION or PEER."""
+    """STUDY, ADDITION, PEER or USER."""
     if variant in STUDY_VARIANTS:
         return STUDY
+    if variant.startswith(USER_PREFIX):
+        return USER
     if variant.startswith(PEER_PREFIXES):
         return PEER
     return ADDITION
 
 
 def is_own(variant):
-    """An ewbench kernel (the study's or an addition), not a peer's."""
-    return role(variant) != PEER
+    """An ewbench kernel (the study's or an addition), not a peer's or a
+    user's."""
+    return role(variant) in (STUDY, ADDITION)
 
 
 def peer_name(variant):
@@ -66,8 +72,8 @@ def family_label(fam):
 
 def sort_key(variant):
     """Study variants first (in the study's order), then additions, then
-    peers; alphabetical within the last two."""
+    peers, then users' kernels; alphabetical within the last three."""
     r = role(variant)
     if r == STUDY:
         return (0, STUDY_VARIANTS.index(variant), variant)
-    return (1 if r == ADDITION else 2, 0, variant)
+    return ({ADDITION: 1, PEER: 2}.get(r, 3), 0, variant)

@@ -1,0 +1,181 @@
+"""Users' own kernels (`ewbench run --kernel FILE.cu`) beside the study.
+
+Each point of a user's kernel (variant `user:<function>`) is set beside the
+points of the same run that compute the same thing (op and dtype) at the
+same size and cache state: the fastest of the study's variants, ewbench's
+fastest (study or addition), cub and PyTorch.  The user's launch mode is
+compared with the same mode; PyTorch rows are stream launches and are
+compared there only (as answers.py does).  Beyond noise: compare.py's rule
+on the per-launch scatter of both points.
+
+section() renders the table (with run.json's record of each kernel's
+source: file, function, SHA-256), draw() the figure; report.py places both
+after ewbench's fastest against cub and PyTorch.
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from . import compare
+from . import document as doc
+from . import variants as var
+from .units import gbps, size_label
+
+FIGURE = "user_kernels"
+ANCHOR = "user-kernels"
+
+
+@dataclass(frozen=True)
+class Beside:
+    part: str
+    user: object                # load.Point of the user's kernel
+    study: Optional[object]     # the fastest of the study's variants
+    own: Optional[object]       # ewbench's fastest (study or addition)
+    cub: Optional[object]
+    torch: Optional[object]
+
+    def others(self):
+        """(label, point) of each present competitor, in table order."""
+        return tuple((label, p) for label, p in (
+            ("study's fastest", self.study), ("ewbench's fastest", self.own),
+            ("cub", self.cub), ("PyTorch", self.torch)) if p is not None)
+
+
+def _fastest(points):
+    return max(points, key=lambda p: p.bandwidth) if points else None
+
+
+def beside(study):
+    """[Beside] for every point of a user's kernel in the study's runs."""
+    out = []
+    for part, run in study.runs.items():
+        for u in sorted((p for p in run.points
+                         if var.role(p.variant) == var.USER),
+                        key=lambda p: (p.variant, p.n, p.cache, p.launch)):
+            same = [p for p in run.points if p.op == u.op and
+                    p.dtype == u.dtype and p.n == u.n and
+                    p.cache == u.cache and p.check != "fail"]
+            mode = [p for p in same if p.launch == u.launch]
+            torch = [p for p in same if var.peer_name(p.variant) == "torch"
+                     and (p.launch == u.launch or u.launch == "stream")]
+            out.append(Beside(
+                part, u,
+                _fastest([p for p in mode
+                          if var.role(p.variant) == var.STUDY]),
+                _fastest([p for p in mode if var.is_own(p.variant)]),
+                _fastest([p for p in mode
+                          if var.peer_name(p.variant) == "cub"]),
+                _fastest(torch)))
+    return out
+
+
+def verdict(user, other):
+    """'faster', 'slower' or 'within noise': the user's kernel against
+    other, by the noise rule."""
+    flag = compare.compare_points(other, user).flag
+    return {compare.FASTER: "faster", compare.SLOWER: "slower"}.get(
+        flag, "within noise")
+
+
+def _margin(user, other):
+    return "%+.1f %% (%s)" % (100.0 * (user.bandwidth / other.bandwidth - 1),
+                              verdict(user, other))
+
+
+def sources(study):
+    """run.json's user_kernels entries, one per variant id."""
+    found = {}
+    for run in study.runs.values():
+        for entry in run.manifest.get("user_kernels") or ():
+            if isinstance(entry, dict) and entry.get("variant"):
+                found.setdefault(entry["variant"], entry)
+    return found
+
+
+def section(study, figures):
+    """Report blocks: a heading, the source of each kernel, the table and
+    the figure; [] when the study holds no user's kernel."""
+    rows = beside(study)
+    if not rows:
+        return []
+    blocks = [doc.Heading(3, "Your kernels beside the study, ewbench, cub "
+                          "and PyTorch", ANCHOR)]
+    known = sources(study)
+    items = []
+    for v in sorted({b.user.variant for b in rows}):
+        e = known.get(v, {})
+        items.append("`%s`: `%s` in `%s` (SHA-256 `%s`), %s %s, compiled "
+                     "for %s by NVRTC %s" % (
+                         v, e.get("function", "?"), e.get("file", "?"),
+                         (e.get("source_sha256") or "?")[:16],
+                         e.get("op", "?"), e.get("dtype", "?"),
+                         e.get("arch", "?"), e.get("nvrtc", "?")))
+    blocks.append(doc.Bullets(tuple(items)))
+    table = []
+    for b in rows:
+        u = b.user
+        table.append((
+            "`%s`" % u.variant,
+            "%s, %s, %s" % (size_label(u.n), u.cache, u.launch),
+            gbps(u.bandwidth) + (" (check: %s)" % u.check
+                                 if u.check and u.check != "pass" else ""),
+        ) + tuple(
+            "`%s` %s: %s" % (p.variant, gbps(p.bandwidth), _margin(u, p))
+            if p is not None else "not run"
+            for p in (b.study, b.own, b.cub, b.torch)))
+    blocks.append(doc.Table(("kernel", "size", "GB/s", "study's fastest",
+                             "ewbench's fastest", "cub", "PyTorch"),
+                            tuple(table)))
+    blocks.append(doc.Paragraph(
+        "Each competitor: its GB/s at the same op, dtype, size, cache state "
+        "and launch mode (PyTorch: stream launches), and your kernel's "
+        "margin against it, beyond the noise or not (max(3 x the combined "
+        "per-launch scatter, 2 %), docs/analysis.md). A kernel that failed "
+        "its check is not timed (docs/user-kernels.md)."))
+    if FIGURE in figures:
+        png, svg = figures[FIGURE]
+        blocks.append(doc.Image(
+            "figures/%s" % png.rsplit("/", 1)[-1],
+            "Your kernels beside the others",
+            "GB/s per point of your kernel (top bar of each group) and of "
+            "the fastest study variant, ewbench's fastest, cub and PyTorch "
+            "at the same size, cache state and launch mode.",
+            "figures/%s" % svg.rsplit("/", 1)[-1]))
+    return blocks
+
+
+def draw(study, outdir):
+    """{FIGURE: [png, svg]}, or {} when the study holds no user's kernel."""
+    rows = beside(study)
+    if not rows:
+        return {}
+    from . import plots
+    colours = {"yours": plots.USER_STYLE[0],
+               "study's fastest": plots.STUDY_COLOURS[0],
+               "ewbench's fastest": plots.BEST_ADDITION[0],
+               "cub": plots.PEER_STYLES["cub"][0],
+               "PyTorch": plots.PEER_STYLES["torch"][0]}
+    height = 1.2 + 0.16 * sum(1 + len(b.others()) for b in rows)
+    fig, body = plots._figure(list(study.runs.values()), height)
+    ax = body.subplots()
+    y, ticks, labels, seen = 0.0, [], [], set()
+    for b in rows:
+        bars = (("yours", b.user),) + b.others()
+        ticks.append(y + (len(bars) - 1) / 2.0)
+        labels.append("%s\n%s %s %s" % (b.user.variant, size_label(b.user.n),
+                                        b.user.cache, b.user.launch))
+        for label, p in bars:
+            ax.barh(y, p.bandwidth / 1e9, color=colours[label], height=0.8,
+                    label=None if label in seen else label)
+            ax.text(p.bandwidth / 1e9, y, " %.0f" % (p.bandwidth / 1e9),
+                    va="center", fontsize=7)
+            seen.add(label)
+            y += 1
+        y += 0.8
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("GB/s (bytes moved / median time)")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return {FIGURE: plots.save(fig, outdir, FIGURE)}

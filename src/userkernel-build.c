@@ -1,0 +1,747 @@
+/*
+ * userkernel-build.c - a user's kernel through NVRTC, no GPU needed: its
+ * options from the command line, the file read, the function found, its
+ * signature checked against the op's (by static assertions compiled with
+ * it, so the compiler itself judges the types), a cubin for one
+ * architecture, and the compile cache.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nvrtc.h>
+
+#include "config.h"
+#include "userkernel.h"
+
+/* The name NVRTC gives the appended checks in its messages. */
+#define CHECK_FILE	"ewbench signature check"
+/* The first line of a cache entry; the cubin follows. */
+#define CACHE_MAGIC	"ewbench-cubin 1 "
+
+/* The whole of path, NUL-terminated; -1 with a cause. */
+static int
+read_whole(const char *path, char **text, size_t *len, char **cause)
+{
+	struct stat	 st;
+	ssize_t		 got;
+	size_t		 have = 0;
+	int		 fd;
+
+	*text = NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) != 0) {
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*cause = xasprintf("%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	*text = xmalloc((size_t)st.st_size + 1);
+	while (have < (size_t)st.st_size &&
+	    (got = read(fd, *text + have, (size_t)st.st_size - have)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			*cause = xasprintf("%s: %s", path, strerror(errno));
+			close(fd);
+			free(*text);
+			*text = NULL;
+			return -1;
+		}
+		have += (size_t)got;
+	}
+	close(fd);
+	(*text)[have] = '\0';
+	*len = have;
+	return 0;
+}
+
+static bool
+is_ident(int c, bool first)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (!first && c >= '0' && c <= '9');
+}
+
+static bool
+identifier(const char *s)
+{
+	const char	*p;
+
+	if (!is_ident((unsigned char)*s, true))
+		return false;
+	for (p = s; *p != '\0'; p++) {
+		if (!is_ident((unsigned char)*p, false))
+			return false;
+	}
+	return true;
+}
+
+int
+user_spec_kernel(struct user_spec *s, const char *text, char **cause)
+{
+	const char	*colon = strrchr(text, ':');
+
+	free(s->function);
+	s->function = NULL;
+	if (s->path_owned)
+		free((char *)s->path);
+	s->path_owned = false;
+	s->path = text;
+	if (colon != NULL && identifier(colon + 1)) {
+		s->function = xstrdup(colon + 1);
+		/* The path is the text before the colon, kept in argv. */
+		s->path = xasprintf("%.*s", (int)(colon - text), text);
+		s->path_owned = true;
+	}
+	if (*s->path == '\0') {
+		*cause = xasprintf("--kernel: '%s' names no file", text);
+		return -1;
+	}
+	return 0;
+}
+
+int
+user_spec_op(struct user_spec *s, const char *text, char **cause)
+{
+	if (strcmp(text, "add") == 0)
+		s->op = EWB_OP_ADD;
+	else if (strcmp(text, "relu") == 0)
+		s->op = EWB_OP_RELU;
+	else if (strcmp(text, "abs") == 0)
+		s->op = EWB_OP_ABS;
+	else {
+		*cause = xasprintf("--op: '%s' is not add, relu or abs", text);
+		return -1;
+	}
+	s->op_given = true;
+	return 0;
+}
+
+int
+user_spec_dtype(struct user_spec *s, const char *text, char **cause)
+{
+	if (strcmp(text, "f32") == 0)
+		s->dtype = EWB_F32;
+	else if (strcmp(text, "f16") == 0)
+		s->dtype = EWB_F16;
+	else {
+		*cause = xasprintf("--dtype: '%s' is not f32 or f16", text);
+		return -1;
+	}
+	s->dtype_given = true;
+	return 0;
+}
+
+void
+user_spec_flags(struct user_spec *s, const char *text)
+{
+	const char	*p = text, *start;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		for (start = p; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+			;
+		s->flags = xrealloc(s->flags, (s->nflags + 1) *
+		    sizeof *s->flags);
+		s->flags[s->nflags++] = xasprintf("%.*s", (int)(p - start),
+		    start);
+	}
+}
+
+bool
+variant_is_user(const struct ewb_variant *v)
+{
+	return strcmp(v->origin, "user") == 0;
+}
+
+void
+user_spec_free(struct user_spec *s)
+{
+	size_t	i;
+
+	if (s->path_owned)
+		free((char *)s->path);
+	free(s->function);
+	for (i = 0; i < s->nflags; i++)
+		free(s->flags[i]);
+	free(s->flags);
+	memset(s, 0, sizeof *s);
+}
+
+/* The identifier that names the function declared after a __global__ at
+ * s: the first one followed by '(' that is not an attribute; *params: that
+ * parenthesis. */
+static char *
+declared_name(const char *s, const char **params)
+{
+	static const char *const attributes[] = { "__launch_bounds__",
+	    "__attribute__", "__declspec", "alignas", "__cluster_dims__",
+	    "__maxnreg__" };
+	const char	*p = s, *start;
+	size_t		 i, len;
+
+	while (*p != '\0' && *p != ';' && *p != '{') {
+		if (!is_ident((unsigned char)*p, true)) {
+			p++;
+			continue;
+		}
+		for (start = p; is_ident((unsigned char)*p, false); p++)
+			;
+		len = (size_t)(p - start);
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		if (*p != '(')
+			continue;
+		for (i = 0; i < sizeof attributes / sizeof *attributes; i++) {
+			if (strlen(attributes[i]) == len &&
+			    strncmp(start, attributes[i], len) == 0)
+				break;
+		}
+		if (i == sizeof attributes / sizeof *attributes) {
+			*params = p;
+			return xasprintf("%.*s", (int)len, start);
+		}
+		/* An attribute's parenthesis: skip it. */
+		for (int depth = 0; *p != '\0'; p++) {
+			depth += (*p == '(') - (*p == ')');
+			if (depth == 0) {
+				p++;
+				break;
+			}
+		}
+	}
+	return NULL;
+}
+
+int
+user_find_function(const char *source, const char *path, char **function,
+    char **cause)
+{
+	const char	*p = source, *params;
+	char		*name, *found = NULL;
+	size_t		 count = 0;
+
+	*function = NULL;
+	while ((p = strstr(p, "__global__")) != NULL) {
+		bool word = (p == source || !is_ident((unsigned char)p[-1],
+		    false)) && !is_ident((unsigned char)p[10], false);
+
+		p += 10;
+		if (!word || (name = declared_name(p, &params)) == NULL)
+			continue;
+		if (found != NULL && strcmp(found, name) == 0) {
+			free(name);	/* declared, then defined */
+			continue;
+		}
+		count++;
+		if (found == NULL)
+			found = name;
+		else
+			free(name);
+	}
+	if (count != 1) {
+		*cause = count == 0 ?
+		    xasprintf("%s: no __global__ function found; name it: "
+		    "--kernel %s:FUNCTION", path, path) :
+		    xasprintf("%s: %zu __global__ functions; say which: "
+		    "--kernel %s:FUNCTION", path, count, path);
+		free(found);
+		return -1;
+	}
+	*function = found;
+	return 0;
+}
+
+/* From the parameter list of function (declared after a __global__):
+ * the op its operand convention is (4 parameters add, 3 relu, 2 abs) and
+ * whether it takes __half.  A guess from the text: the compiler judges
+ * the exact signature (program_text). */
+static bool
+infer_op(const char *source, const char *function, enum ewb_op *op,
+    bool *half)
+{
+	const char	*p = source, *params = NULL, *q;
+	char		*name;
+	unsigned	 commas = 0, depth = 0;
+
+	while (params == NULL && (p = strstr(p, "__global__")) != NULL) {
+		p += 10;
+		if ((name = declared_name(p, &q)) == NULL)
+			continue;
+		if (strcmp(name, function) == 0)
+			params = q;
+		free(name);
+	}
+	if (params == NULL)
+		return false;
+	*half = false;
+	for (q = params; *q != '\0'; q++) {
+		depth += (*q == '(' || *q == '<' || *q == '[') -
+		    (*q == ')' || *q == '>' || *q == ']');
+		if (depth == 0)
+			break;
+		commas += depth == 1 && *q == ',';
+		*half |= strncmp(q, "half", 4) == 0 &&
+		    !is_ident((unsigned char)q[4], false) &&
+		    (q == params || !is_ident((unsigned char)q[-1], false) ||
+		    (q - params >= 2 && strncmp(q - 2, "__", 2) == 0));
+	}
+	switch (commas) {
+	case 3:
+		*op = EWB_OP_ADD;
+		return true;
+	case 2:
+		*op = EWB_OP_RELU;
+		return true;
+	case 1:
+		*op = EWB_OP_ABS;
+		return true;
+	}
+	return false;
+}
+
+int
+user_spec_finish(struct user_spec *s, char **cause)
+{
+	char		*source;
+	size_t		 len;
+	enum ewb_op	 op = EWB_OP_ADD;
+	bool		 half = false;
+
+	if (s->path == NULL) {
+		if (s->op_given || s->dtype_given || s->nflags > 0 ||
+		    s->per_thread != 0 || s->block != 0 ||
+		    s->timeout_s != 0 || s->no_guard) {
+			*cause = xstrdup("--op, --dtype, --elems-per-thread, "
+			    "--kernel-block, --kernel-flags, --kernel-timeout "
+			    "and --no-guard describe a --kernel FILE.cu");
+			return -1;
+		}
+		return 0;
+	}
+	/* The file read now, before any GPU work: unreadable, or which op
+	 * and dtype its kernel's parameters say, where not given. */
+	if (read_whole(s->path, &source, &len, cause) != 0)
+		return -1;
+	if (!s->op_given || !s->dtype_given) {
+		if (s->function == NULL && user_find_function(source, s->path,
+		    &s->function, cause) != 0) {
+			free(source);
+			return -1;
+		}
+		if (!infer_op(source, s->function, &op, &half) &&
+		    !s->op_given) {
+			*cause = xasprintf("--kernel %s: cannot tell what %s "
+			    "computes from its parameters: say --op "
+			    "add|relu|abs", s->path, s->function);
+			free(source);
+			return -1;
+		}
+		if (!s->op_given)
+			s->op = op;
+		if (!s->dtype_given)
+			s->dtype = half ? EWB_F16 : EWB_F32;
+	}
+	free(source);
+	if (s->per_thread == 0)
+		s->per_thread = 1;
+	if (s->block == 0)
+		s->block = 256;
+	if (s->timeout_s == 0)
+		s->timeout_s = USER_TIMEOUT_S;
+	return 0;
+}
+
+/* The op's parameter list, as C++ types (ctype: for the compiler) or as
+ * a declaration (for people). */
+static char *
+params(enum ewb_op op, enum ewb_dtype dtype, bool declared)
+{
+	const char	*t = dtype == EWB_F16 ? "__half" : "float";
+	const char	*count = declared ? "size_t n" : "decltype(sizeof 0)";
+
+	switch (op) {
+	case EWB_OP_ADD:
+		return declared ? xasprintf("const %s *a, const %s *b, %s *c, "
+		    "%s", t, t, t, count) : xasprintf("const %s *, const %s *, "
+		    "%s *, %s", t, t, t, count);
+	case EWB_OP_RELU:
+		return declared ? xasprintf("const %s *a, %s *c, %s", t, t,
+		    count) : xasprintf("const %s *, %s *, %s", t, t, count);
+	case EWB_OP_ABS:
+		break;
+	}
+	return declared ? xasprintf("%s *c, %s", t, count) :
+	    xasprintf("%s *, %s", t, count);
+}
+
+/* The expected declaration, for messages and the docs. */
+static char *
+expected_declaration(const struct user_spec *s, const char *function)
+{
+	char	*p = params(s->op, s->dtype, true), *d;
+
+	d = xasprintf("__global__ void %s(%s)", function, p);
+	free(p);
+	return d;
+}
+
+/* The program NVRTC compiles: the user's source, then static assertions
+ * that its function has the op's parameters, the count 64 bits wide. */
+static char *
+program_text(const struct user_spec *s, const char *source,
+    const char *function)
+{
+	char	*types = params(s->op, s->dtype, false);
+	char	*declared = expected_declaration(s, function);
+	char	*text;
+	size_t	 len = strlen(source);
+
+	text = xasprintf("%s%s#line 1 \"" CHECK_FILE "\"\n%s"
+	    "template <typename... P> struct ewb_last_;\n"
+	    "template <typename P> struct ewb_last_<P> { typedef P type; };\n"
+	    "template <typename P, typename... Q> struct ewb_last_<P, Q...> "
+	    ": ewb_last_<Q...> {};\n"
+	    "template <typename F> struct ewb_count_;\n"
+	    "template <typename R, typename... P> struct ewb_count_<R(P...)> "
+	    ": ewb_last_<P...> {};\n"
+	    "template <typename A, typename B> struct ewb_same_ "
+	    "{ enum { value = 0 }; };\n"
+	    "template <typename A> struct ewb_same_<A, A> "
+	    "{ enum { value = 1 }; };\n"
+	    "static_assert(sizeof(typename ewb_count_<decltype(%s)>::type) "
+	    ">= 8, \"ewbench: %s takes its element count as a 32-bit "
+	    "integer, which sizes past 2^31 elements overflow: declare it "
+	    "size_t n\");\n"
+	    "static_assert(ewb_same_<decltype(%s), void(%s)>::value, "
+	    "\"ewbench: --op %s --dtype %s needs %s\");\n",
+	    source, len > 0 && source[len - 1] != '\n' ? "\n" : "",
+	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "", function,
+	    function, function, types, ewb_op_name(s->op),
+	    ewb_dtype_name(s->dtype), declared);
+	free(types);
+	free(declared);
+	return text;
+}
+
+/* A directory for the cache, or NULL (no HOME, no XDG_CACHE_HOME). */
+static char *
+cache_dir(void)
+{
+	const char	*xdg = getenv("XDG_CACHE_HOME"), *home;
+
+	if (xdg != NULL && *xdg == '/')
+		return xasprintf("%s/ewbench", xdg);
+	if ((home = getenv("HOME")) != NULL && *home == '/')
+		return xasprintf("%s/.cache/ewbench", home);
+	return NULL;
+}
+
+/* mkdir -p; false when it cannot be made. */
+static bool
+make_dirs(const char *dir)
+{
+	char	*path = xstrdup(dir), *s;
+	bool	 ok = true;
+
+	for (s = path + 1; ok; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char saved = *s;
+		*s = '\0';
+		ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+		*s = saved;
+		if (saved == '\0')
+			break;
+	}
+	free(path);
+	return ok;
+}
+
+static void
+key_part(struct sha256 *h, const char *s)
+{
+	sha256_update(h, s, strlen(s) + 1);	/* the NUL separates parts */
+}
+
+/* b->key from everything that shapes the cubin. */
+static void
+cache_key(struct user_build *b, const char *program)
+{
+	struct sha256	 h;
+	char		 version[32];
+	size_t		 i;
+
+	snprintf(version, sizeof version, "nvrtc %d.%d", b->nvrtc_major,
+	    b->nvrtc_minor);
+	sha256_init(&h);
+	key_part(&h, CACHE_MAGIC);
+	key_part(&h, version);
+	key_part(&h, b->function);
+	key_part(&h, program);
+	for (i = 0; i < b->noptions; i++)
+		key_part(&h, b->options[i]);
+	sha256_hex(&h, b->key);
+}
+
+/* A cache entry for b->key: its lowered name and cubin.  Any problem is a
+ * miss. */
+static bool
+cache_load(struct user_build *b)
+{
+	char	*text = NULL, *cause = NULL, *nl;
+	size_t	 len, magic = strlen(CACHE_MAGIC);
+
+	if (b->cache_path == NULL ||
+	    read_whole(b->cache_path, &text, &len, &cause) != 0) {
+		free(cause);
+		return false;
+	}
+	if (len <= magic || strncmp(text, CACHE_MAGIC, magic) != 0 ||
+	    (nl = memchr(text, '\n', len)) == NULL || nl + 1 == text + len) {
+		free(text);
+		return false;
+	}
+	b->lowered = xasprintf("%.*s", (int)(nl - text - magic), text + magic);
+	b->cubin_bytes = len - (size_t)(nl + 1 - text);
+	b->cubin = xmalloc(b->cubin_bytes);
+	memcpy(b->cubin, nl + 1, b->cubin_bytes);
+	free(text);
+	b->cached = true;
+	return true;
+}
+
+/* Stores b in the cache, atomically; a cache that cannot be written is
+ * said once on stderr, never fatal. */
+static void
+cache_store(const struct user_build *b)
+{
+	char	*dir, *slash, *data, *cause = NULL;
+	size_t	 head;
+
+	if (b->cache_path == NULL)
+		return;
+	dir = xstrdup(b->cache_path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	head = strlen(CACHE_MAGIC) + strlen(b->lowered) + 1;
+	data = xmalloc(head + b->cubin_bytes);
+	snprintf(data, head + 1, "%s%s\n", CACHE_MAGIC, b->lowered);
+	memcpy(data + head, b->cubin, b->cubin_bytes);
+	if (!make_dirs(dir))
+		fprintf(stderr, "ewbench: kernel cache %s: %s (not cached)\n",
+		    dir, strerror(errno));
+	else if (file_write_atomic(b->cache_path, data, head + b->cubin_bytes,
+	    &cause) != 0) {
+		fprintf(stderr, "ewbench: kernel cache: %s (not cached)\n",
+		    cause);
+		free(cause);
+	}
+	free(data);
+	free(dir);
+}
+
+static void
+add_option(struct user_build *b, char *option)
+{
+	b->options = xrealloc(b->options,
+	    (b->noptions + 1) * sizeof *b->options);
+	b->options[b->noptions++] = option;
+}
+
+/* Whether the log's first error is in the appended checks: the user's
+ * code compiled, its signature did not match. */
+static bool
+first_error_is_check(const char *log)
+{
+	const char	*e = strstr(log, ": error"), *line;
+
+	if (e == NULL)
+		return false;
+	for (line = e; line > log && line[-1] != '\n'; line--)
+		;
+	return strncmp(line, CHECK_FILE "(", strlen(CHECK_FILE) + 1) == 0;
+}
+
+/* The cause of a failed compile: a signature the op does not take, a
+ * function the file lacks, or the compiler's own errors. */
+static char *
+compile_failure(const struct user_spec *s, const struct user_build *b,
+    nvrtcResult r, const char *log)
+{
+	char	*missing = xasprintf("identifier \"%s\" is undefined",
+		    b->function);
+	char	*declared = expected_declaration(s, b->function), *cause;
+
+	if (r == NVRTC_ERROR_INVALID_OPTION)
+		cause = xasprintf("%s: NVRTC refused an option "
+		    "(--kernel-flags?):\n%s", s->path, log);
+	else if (first_error_is_check(log) && strstr(log, missing) != NULL)
+		cause = xasprintf("%s: no function %s in it", s->path,
+		    b->function);
+	else if (first_error_is_check(log))
+		cause = xasprintf("%s: %s does not have the signature of --op "
+		    "%s --dtype %s, which is\n  %s\nNVRTC:\n%s", s->path,
+		    b->function, ewb_op_name(s->op), ewb_dtype_name(s->dtype),
+		    declared, log);
+	else
+		cause = xasprintf("%s: does not compile (NVRTC %d.%d, "
+		    "sm_%u):\n%s", s->path, b->nvrtc_major, b->nvrtc_minor,
+		    b->arch, log);
+	free(missing);
+	free(declared);
+	return cause;
+}
+
+/* NVRTC's log, or NULL when it is empty. */
+static char *
+program_log(nvrtcProgram prog)
+{
+	size_t	 len = 0;
+	char	*log;
+
+	if (nvrtcGetProgramLogSize(prog, &len) != NVRTC_SUCCESS || len <= 1)
+		return NULL;
+	log = xmalloc(len + 1);
+	if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
+		free(log);
+		return NULL;
+	}
+	log[len] = '\0';
+	return log;
+}
+
+#define NVRTC_TRY(call, what) do {					\
+	nvrtcResult nvrtc_r_ = (call);					\
+	if (nvrtc_r_ != NVRTC_SUCCESS) {				\
+		*cause = xasprintf("%s: %s: %s", spec->path, what,	\
+		    nvrtcGetErrorString(nvrtc_r_));			\
+		goto out;						\
+	}								\
+} while (0)
+
+/* Compiles program into b (lowered name, cubin, log). */
+static int
+compile(const struct user_spec *spec, const char *program,
+    struct user_build *b, int *code, char **cause)
+{
+	nvrtcProgram	 prog = NULL;
+	nvrtcResult	 r;
+	const char	*lowered;
+	double		 t0 = monotonic_seconds();
+	int		 rc = -1;
+
+	*code = EWB_EXIT_ERROR;
+	/* The user's path as the program's name: the log's file:line. */
+	NVRTC_TRY(nvrtcCreateProgram(&prog, program, spec->path, 0, NULL,
+	    NULL), "nvrtcCreateProgram");
+	NVRTC_TRY(nvrtcAddNameExpression(prog, b->function),
+	    "nvrtcAddNameExpression");
+	r = nvrtcCompileProgram(prog, (int)b->noptions,
+	    (const char *const *)b->options);
+	b->log = program_log(prog);
+	if (r != NVRTC_SUCCESS) {
+		*code = EWB_EXIT_USAGE;
+		*cause = compile_failure(spec, b, r, b->log != NULL ? b->log :
+		    nvrtcGetErrorString(r));
+		goto out;
+	}
+	NVRTC_TRY(nvrtcGetLoweredName(prog, b->function, &lowered),
+	    "nvrtcGetLoweredName");
+	b->lowered = xstrdup(lowered);
+	NVRTC_TRY(nvrtcGetCUBINSize(prog, &b->cubin_bytes),
+	    "nvrtcGetCUBINSize");
+	b->cubin = xmalloc(b->cubin_bytes + 1);
+	NVRTC_TRY(nvrtcGetCUBIN(prog, b->cubin), "nvrtcGetCUBIN");
+	b->compile_s = monotonic_seconds() - t0;
+	rc = 0;
+out:
+	if (prog != NULL)
+		nvrtcDestroyProgram(&prog);
+	return rc;
+}
+
+int
+user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
+    int *code, char **cause)
+{
+	struct sha256	 h;
+	char		*source = NULL, *program = NULL, *dir;
+	size_t		 len, i;
+	int		 rc = -1;
+
+	memset(b, 0, sizeof *b);
+	b->arch = arch;
+	*code = EWB_EXIT_USAGE;
+	if (read_whole(spec->path, &source, &len, cause) != 0)
+		goto out;
+	sha256_init(&h);
+	sha256_update(&h, source, len);
+	sha256_hex(&h, b->source_sha256);
+	if (memchr(source, '\0', len) != NULL) {
+		*cause = xasprintf("%s: holds a NUL byte: not CUDA source",
+		    spec->path);
+		goto out;
+	}
+	if (spec->function != NULL)
+		b->function = xstrdup(spec->function);
+	else if (user_find_function(source, spec->path, &b->function,
+	    cause) != 0)
+		goto out;
+	*code = EWB_EXIT_ERROR;
+	if (nvrtcVersion(&b->nvrtc_major, &b->nvrtc_minor) != NVRTC_SUCCESS) {
+		*cause = xstrdup("nvrtcVersion failed: NVRTC unusable");
+		goto out;
+	}
+	add_option(b, xasprintf("--gpu-architecture=sm_%u", arch));
+	add_option(b, xstrdup("-std=c++17"));
+	add_option(b, xstrdup("-I" EWB_CUDA_INCLUDE));
+	add_option(b, xstrdup("--generate-line-info"));
+	for (i = 0; i < spec->nflags; i++)
+		add_option(b, xstrdup(spec->flags[i]));
+	program = program_text(spec, source, b->function);
+	cache_key(b, program);
+	if ((dir = cache_dir()) != NULL) {
+		b->cache_path = xasprintf("%s/%s.cubin", dir, b->key);
+		free(dir);
+	}
+	if (!cache_load(b)) {
+		if (compile(spec, program, b, code, cause) != 0)
+			goto out;
+		cache_store(b);
+	}
+	rc = 0;
+out:
+	free(source);
+	free(program);
+	return rc;
+}
+
+void
+user_build_free(struct user_build *b)
+{
+	size_t	i;
+
+	free(b->function);
+	free(b->lowered);
+	free(b->cache_path);
+	for (i = 0; i < b->noptions; i++)
+		free(b->options[i]);
+	free(b->options);
+	free(b->cubin);
+	free(b->log);
+	memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,125 @@
+/*
+ * userkernel.h - a user's own kernel (--kernel FILE.cu[:FUNCTION]),
+ * compiled at run time and measured as a variant of origin "user".
+ *
+ *   userkernel-build.c  no GPU: the options (op and dtype from the
+ *                       parameters where not given), the file read, the
+ *                       function found, its signature checked against the
+ *                       op's by NVRTC, a cubin for one architecture, the
+ *                       cache
+ *   userkernel.c        the GPU side: the cubin loaded (cudaLibrary), the
+ *                       registry row and launcher, run.json's entry
+ *
+ * The signature of each op (docs/user-kernels.md), T float or __half:
+ *   add    __global__ void f(const T *a, const T *b, T *c, size_t n)
+ *   relu   __global__ void f(const T *a, T *c, size_t n)
+ *   abs    __global__ void f(T *c, size_t n)		in place
+ * A 32-bit element count is refused: sizes past 2^31 elements are runs
+ * ewbench makes.  The grid is ceil(ceil(n / elems per thread) / block), as
+ * for the built-in variants without a loop.
+ */
+#ifndef EWB_USERKERNEL_H
+#define EWB_USERKERNEL_H
+
+#include "ewbench.h"
+
+/* The output's guard regions in the check (checker.c): this many bytes
+ * before and after it, poisoned, and compared after the check launch. */
+#define USER_GUARD_BYTES	(256u * 1024u)
+/* Seconds a user kernel's launches may take before the watchdog stops
+ * the run, by default (--kernel-timeout). */
+#define USER_TIMEOUT_S		30u
+
+/* What the command line says (cli.c). */
+struct user_spec {
+	const char	*path;		/* NULL: no --kernel */
+	bool		 path_owned;	/* split off FILE:FUNCTION */
+	char		*function;	/* NULL: the file's only kernel */
+	enum ewb_op	 op;
+	enum ewb_dtype	 dtype;
+	bool		 op_given, dtype_given;
+	unsigned	 per_thread;	/* elements per thread (grid) */
+	unsigned	 block;		/* default threads per block */
+	char		**flags;	/* extra NVRTC options */
+	size_t		 nflags;
+	unsigned	 timeout_s;	/* the watchdog's limit */
+	bool		 no_guard;	/* --no-guard: the check's output
+					   exactly its size, for
+					   compute-sanitizer */
+};
+
+/* --kernel FILE[:FUNCTION] (a FUNCTION is a C identifier; a path holding
+ * ':' takes an explicit one); --op, --dtype; --kernel-flags "OPTS" (split at
+ * spaces, added to NVRTC's).  -1 with a cause on a bad value. */
+int		 user_spec_kernel(struct user_spec *, const char *text,
+		    char **cause);
+int		 user_spec_op(struct user_spec *, const char *text,
+		    char **cause);
+int		 user_spec_dtype(struct user_spec *, const char *text,
+		    char **cause);
+void		 user_spec_flags(struct user_spec *, const char *text);
+/* After parsing: defaults, and what goes together (--op with --kernel). */
+int		 user_spec_finish(struct user_spec *, char **cause);
+void		 user_spec_free(struct user_spec *);
+
+/* A compiled kernel. */
+struct user_build {
+	char		*function;	/* as in the source */
+	char		*lowered;	/* its symbol in the cubin */
+	char		 source_sha256[SHA256_HEX];	/* of the file */
+	char		 key[SHA256_HEX];	/* the cache key */
+	char		*cache_path;	/* NULL: no cache directory */
+	bool		 cached;	/* loaded from the cache */
+	unsigned	 arch;		/* sm_XX: major * 10 + minor */
+	char		**options;	/* NVRTC's, all of them */
+	size_t		 noptions;
+	int		 nvrtc_major, nvrtc_minor;
+	void		*cubin;
+	size_t		 cubin_bytes;
+	char		*log;		/* NVRTC's warnings, or NULL */
+	double		 compile_s;
+};
+
+/*
+ * Reads, checks and compiles spec's kernel for sm_<arch> (no GPU needed),
+ * or takes it from the cache: $XDG_CACHE_HOME/ewbench, else
+ * ~/.cache/ewbench, keyed by a SHA-256 of the program, the options
+ * (architecture included) and NVRTC's version.  On failure returns -1
+ * with *code EWB_EXIT_USAGE (an unreadable file, no such function, a
+ * signature that does not match the op, a compile error: NVRTC's log, its
+ * file:line as the compiler wrote them) or EWB_EXIT_ERROR.
+ */
+int		 user_build(const struct user_spec *, unsigned arch,
+		    struct user_build *, int *code, char **cause);
+void		 user_build_free(struct user_build *);
+/* The C identifier of the file's only __global__ function; -1 with a
+ * cause when there is none or more than one. */
+int		 user_find_function(const char *source, const char *path,
+		    char **function, char **cause);
+
+/* The user's variant, once loaded; one per run. */
+struct user_kernel {
+	const struct user_spec	*spec;	/* the run options' */
+	struct user_build	 build;
+	struct ewb_variant	 variant;
+	char			*id;		/* "user:<function>" */
+	char			*technique;
+	char			*stopped;	/* the watchdog's words */
+};
+
+/* u's variant from s and b (no GPU: enough for a plan); takes ownership
+ * of b.  Then user_kernel_load loads the cubin on the current device, so
+ * that the variant launches. */
+void		 user_kernel_init(struct user_kernel *,
+		    const struct user_spec *s, struct user_build *b);
+int		 user_kernel_load(struct user_kernel *, char **cause);
+void		 user_kernel_free(struct user_kernel *);
+/* run.json "user_kernels": the file, function, hashes, options. */
+void		 user_kernel_json(struct json *, const void *user_kernel);
+/* Whether v is a user's kernel (origin "user"). */
+bool		 variant_is_user(const struct ewb_variant *v);
+/* Bytes of guard on either side of the loaded user kernel's checked
+ * output: USER_GUARD_BYTES, or 0 with --no-guard. */
+size_t		 user_guard_bytes(void);
+
+#endif

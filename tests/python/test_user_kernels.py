@@ -1,0 +1,106 @@
+"""A user's kernel (`ewbench run --kernel`) in the analysis: its role, its
+run.json entry, and its place in the report beside the others."""
+
+import json
+import os
+
+from ewbench.analysis import document as doc
+from ewbench.analysis import plots, report, study
+from ewbench.analysis import user_kernels as uk
+from ewbench.analysis import variants as var
+from ewbench.analysis.load import load_run
+from conftest import rewrite
+
+USER = "user:add_f32x4_user"
+
+
+def test_role_of_a_users_kernel():
+    assert var.role(USER) == var.USER
+    assert not var.is_own(USER)
+    assert var.peer_name(USER) is None
+    # After the study's, the additions and the peers.
+    order = sorted([USER, "cub_add_f32", "add_f32x4_ilp2", "add_f32"],
+                   key=var.sort_key)
+    assert order == ["add_f32", "add_f32x4_ilp2", "cub_add_f32", USER]
+
+
+def add_user_kernel(run_dir, faster=1.0):
+    """Copies every add_f32x4 row of the fixture as the user's kernel
+    (time divided by faster) and records it in run.json."""
+    def rows(text):
+        lines = text.splitlines(keepends=True)
+        header = lines[0].rstrip("\r\n").split(",")
+        times = [i for i, name in enumerate(header)
+                 if name.startswith("time_") and name.endswith("_ns")]
+        bws = [i for i, name in enumerate(header)
+               if name.startswith("bandwidth_") or name == "spec_dram_pct"]
+        extra = []
+        for line in lines[1:]:
+            cells = line.rstrip("\r\n").split(",")
+            if cells[1] != "add_f32x4":
+                continue
+            cells[1] = USER
+            for i in times:
+                if cells[i]:
+                    cells[i] = repr(float(cells[i]) / faster)
+            for i in bws:
+                cells[i] = ""       # from bytes and time
+            extra.append(",".join(cells) + "\r\n")
+        return text + "".join(extra)
+    rewrite(os.path.join(run_dir, "timing.csv"), rows)
+
+    def manifest(text):
+        m = json.loads(text)
+        m["settings"]["variants"].append(USER)
+        m["user_kernels"] = [{
+            "variant": USER, "file": "examples/add_f32x4.cu",
+            "function": "add_f32x4_user", "symbol": "add_f32x4_user",
+            "op": "add", "dtype": "f32", "source_sha256": "ab" * 32,
+            "cache_key": "cd" * 32, "cached": False, "arch": "sm_90",
+            "nvrtc": "13.0", "options": ["--gpu-architecture=sm_90"],
+            "elems_per_thread": 4, "default_block": 64, "timeout_s": 30,
+            "stopped": None}]
+        return json.dumps(m, indent=2)
+    rewrite(os.path.join(run_dir, "run.json"), manifest)
+
+
+def test_user_kernel_beside_the_others(run_copy):
+    add_user_kernel(run_copy)
+    run = load_run(str(run_copy))       # validates run.json and the rows
+    s = study.single_run_study(run)
+    rows = uk.beside(s)
+    assert rows and all(b.user.variant == USER for b in rows)
+    for b in rows:
+        assert b.study is not None and var.role(b.study.variant) == var.STUDY
+        assert b.own is not None and var.is_own(b.own.variant)
+        assert b.user.n == b.own.n and b.user.cache == b.own.cache
+        # The same kernel's numbers: never beyond the noise of itself.
+        same = [p for p in run.points if p.variant == "add_f32x4" and
+                p.key[1:] == b.user.key[1:]]
+        assert uk.verdict(b.user, same[0]) == "within noise"
+    text = doc.render_markdown(uk.section(s, {}))
+    assert "Your kernels beside the study" in text
+    assert "`add_f32x4_user` in `examples/add_f32x4.cu`" in text
+    assert "`%s`" % USER in text
+
+
+def test_faster_user_kernel_is_beyond_the_noise(run_copy):
+    add_user_kernel(run_copy, faster=2.0)
+    s = study.single_run_study(load_run(str(run_copy)))
+    assert all(uk.verdict(b.user, b.own) == "faster" for b in uk.beside(s))
+
+
+def test_report_places_the_user_kernel(run_copy, tmp_path):
+    add_user_kernel(run_copy)
+    md, _, _ = report.write_report(load_run(str(run_copy)),
+                                   str(tmp_path / "report"), plots.plot_study)
+    text = open(md, encoding="utf-8").read()
+    answers = text.index("## Contents")
+    assert 0 < text.index("Your kernels beside the study") < answers
+    assert os.path.exists(tmp_path / "report" / "figures" /
+                          "user_kernels.svg")
+
+
+def test_no_user_kernel_no_section(fixture_run):
+    s = study.single_run_study(fixture_run)
+    assert uk.section(s, {}) == [] and uk.beside(s) == []

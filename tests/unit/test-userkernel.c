@@ -1,0 +1,570 @@
+/*
+ * test-userkernel.c - a user's kernel through NVRTC, without a GPU: SHA-256
+ * against the FIPS 180-4 examples, finding the function, compiling the
+ * examples to cubins, the cache (a hit, a miss when the source, options or
+ * architecture change, a damaged entry), and the refusals: a compile error
+ * with NVRTC's file:line, a signature that is not the op's, a 32-bit count;
+ * and the watchdog, which ends a process stuck past its limit.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "userkernel.h"
+#include "watchdog.h"
+
+static char	*cache;		/* $XDG_CACHE_HOME for this test */
+
+static void
+test_sha256(void)
+{
+	static const struct { const char *text, *hex; } cases[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+	};
+	struct sha256	h;
+	char		hex[SHA256_HEX];
+	size_t		i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		sha256_init(&h);
+		sha256_update(&h, cases[i].text, strlen(cases[i].text));
+		sha256_hex(&h, hex);
+		CHECK_STR(hex, cases[i].hex);
+	}
+	/* A million 'a's, fed in uneven pieces across block boundaries. */
+	sha256_init(&h);
+	for (i = 0; i < 1000000; ) {
+		char	piece[97];
+		size_t	take = 1000000 - i < 97 ? 1000000 - i : 97;
+
+		memset(piece, 'a', take);
+		sha256_update(&h, piece, take);
+		i += take;
+	}
+	sha256_hex(&h, hex);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void
+expect_function(const char *source, const char *want)
+{
+	char	*f = NULL, *cause = NULL;
+	int	 rc = user_find_function(source, "k.cu", &f, &cause);
+
+	if (want == NULL) {
+		CHECK(rc == -1);
+		CHECK(cause != NULL && strstr(cause, "--kernel k.cu:FUNCTION"));
+	} else {
+		CHECK(rc == 0);
+		CHECK_STR(f, want);
+	}
+	free(f);
+	free(cause);
+}
+
+static void
+test_find_function(void)
+{
+	expect_function("extern \"C\" __global__ void f(float *c, size_t n) {}",
+	    "f");
+	expect_function("__global__ void __launch_bounds__(256, 2)\n"
+	    "my_add (const float *a, const float *b, float *c, size_t n);\n"
+	    "__global__ void __launch_bounds__(256, 2)\n"
+	    "my_add (const float *a, const float *b, float *c, size_t n) {}",
+	    "my_add");
+	expect_function("__device__ float g(float x) { return x; }", NULL);
+	expect_function("__global__ void f(float *c, size_t n) {}\n"
+	    "__global__ void g(float *c, size_t n) {}", NULL);
+	/* A word that merely contains __global__ is not one. */
+	expect_function("int my__global__x;\n__global__ void h(float *c, "
+	    "size_t n) {}", "h");
+}
+
+static char *
+example(const char *name)
+{
+	return xasprintf("%s/examples/%s", EWB_SRCDIR, name);
+}
+
+/* A spec as `--kernel PATH --op OP --dtype DTYPE [--kernel-flags F]`. */
+static void
+spec_init(struct user_spec *s, const char *path, enum ewb_op op,
+    enum ewb_dtype dtype, const char *flags)
+{
+	char	*cause = NULL;
+
+	memset(s, 0, sizeof *s);
+	s->path = path;
+	s->op = op;
+	s->op_given = true;
+	s->dtype = dtype;
+	s->dtype_given = true;
+	if (flags != NULL)
+		user_spec_flags(s, flags);
+	CHECK(user_spec_finish(s, &cause) == 0);
+	free(cause);
+}
+
+static void
+spec_clear(struct user_spec *s)
+{
+	s->path = NULL;		/* not owned */
+	user_spec_free(s);
+}
+
+/* Builds and returns 0, or the failure's code with *cause kept. */
+static int
+build(const char *path, enum ewb_op op, enum ewb_dtype dtype,
+    const char *flags, unsigned arch, struct user_build *b, char **cause)
+{
+	struct user_spec	s;
+	int			code = 0;
+
+	spec_init(&s, path, op, dtype, flags);
+	*cause = NULL;
+	if (user_build(&s, arch, b, &code, cause) != 0) {
+		CHECK(code != 0);
+		user_build_free(b);
+	} else
+		code = 0;
+	spec_clear(&s);
+	return code;
+}
+
+static size_t
+cache_entries(bool *temporary)
+{
+	char		*dir = xasprintf("%s/ewbench", cache);
+	DIR		*d = opendir(dir);
+	struct dirent	*e;
+	size_t		 count = 0;
+
+	*temporary = false;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' && (e->d_name[1] == '\0' ||
+		    strcmp(e->d_name, "..") == 0))
+			continue;
+		if (e->d_name[0] == '.')
+			*temporary = true;	/* a leftover mkstemp file */
+		count++;
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	return count;
+}
+
+static void
+test_compile_and_cache(void)
+{
+	struct user_build	 first, again, other;
+	char			*path = example("add_f32x4.cu"), *cause;
+	char			*copy = xasprintf("%s/edited.cu", cache);
+	char			*text;
+	bool			 temporary;
+	FILE			*f;
+
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 90, &first,
+	    &cause) == 0);
+	if (cause != NULL) {
+		fprintf(stderr, "%s\n", cause);
+		free(cause);
+		free(path);
+		free(copy);
+		return;
+	}
+	CHECK(!first.cached);
+	CHECK_STR(first.function, "add_f32x4_user");
+	CHECK_STR(first.lowered, "add_f32x4_user");	/* extern "C" */
+	CHECK(first.cubin_bytes > 4 &&
+	    memcmp(first.cubin, "\177ELF", 4) == 0);
+	CHECK(strlen(first.key) == 64 && strlen(first.source_sha256) == 64);
+	CHECK_STR(first.options[0], "--gpu-architecture=sm_90");
+	CHECK(cache_entries(&temporary) == 1 && !temporary);
+
+	/* The same again: a hit, the same bytes. */
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 90, &again,
+	    &cause) == 0);
+	CHECK(again.cached);
+	CHECK_STR(again.key, first.key);
+	CHECK_STR(again.lowered, first.lowered);
+	CHECK(again.cubin_bytes == first.cubin_bytes &&
+	    memcmp(again.cubin, first.cubin, first.cubin_bytes) == 0);
+	user_build_free(&again);
+
+	/* Another architecture, other options: misses, new entries. */
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 75, &other,
+	    &cause) == 0);
+	CHECK(!other.cached && strcmp(other.key, first.key) != 0);
+	user_build_free(&other);
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, "-DUNUSED=1  --use_fast_math",
+	    90, &other, &cause) == 0);
+	CHECK(!other.cached && strcmp(other.key, first.key) != 0);
+	CHECK(other.noptions == first.noptions + 2);
+	CHECK_STR(other.options[other.noptions - 1], "--use_fast_math");
+	user_build_free(&other);
+	CHECK(cache_entries(&temporary) == 3 && !temporary);
+
+	/* An edited source: another source hash and key. */
+	CHECK(user_build(&(struct user_spec){ .path = path, .op = EWB_OP_ADD,
+	    .per_thread = 4, .block = 64 }, 90, &other, &(int){ 0 },
+	    &cause) == 0);
+	user_build_free(&other);
+	f = fopen(path, "r");
+	text = xcalloc(1, 1 << 16);
+	CHECK(f != NULL && fread(text, 1, (1 << 16) - 1, f) > 0);
+	if (f != NULL)
+		fclose(f);
+	f = fopen(copy, "w");
+	CHECK(f != NULL && fprintf(f, "// edited\n%s", text) > 0);
+	if (f != NULL)
+		fclose(f);
+	free(text);
+	CHECK(build(copy, EWB_OP_ADD, EWB_F32, NULL, 90, &other,
+	    &cause) == 0);
+	CHECK(!other.cached && strcmp(other.key, first.key) != 0 &&
+	    strcmp(other.source_sha256, first.source_sha256) != 0);
+	user_build_free(&other);
+
+	/* A damaged entry is a miss, compiled and stored again. */
+	f = fopen(first.cache_path, "w");
+	CHECK(f != NULL && fputs("not a cubin", f) >= 0);
+	if (f != NULL)
+		fclose(f);
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 90, &again,
+	    &cause) == 0);
+	CHECK(!again.cached && again.cubin_bytes == first.cubin_bytes);
+	user_build_free(&again);
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 90, &again,
+	    &cause) == 0);
+	CHECK(again.cached);
+	user_build_free(&again);
+
+	/* Every kernel the examples and tests/gpu/user-kernel.sh use
+	 * compiles and passes the signature check. */
+	{
+		static const char *const others[] = {
+			"examples/add_tail_bug.cu",
+			"tests/gpu/kernels/add_overrun.cu",
+			"tests/gpu/kernels/add_hang.cu",
+		};
+		size_t	i;
+
+		for (i = 0; i < sizeof others / sizeof *others; i++) {
+			char *file = xasprintf("%s/%s", EWB_SRCDIR, others[i]);
+
+			CHECK(build(file, EWB_OP_ADD, EWB_F32, NULL, 90, &other,
+			    &cause) == 0);
+			if (cause != NULL)
+				fprintf(stderr, "%s\n", cause);
+			else
+				user_build_free(&other);
+			free(cause);
+			free(file);
+		}
+	}
+
+	user_build_free(&first);
+	unlink(copy);
+	free(copy);
+	free(path);
+}
+
+/* A kernel file in the cache directory (which the test owns). */
+static char *
+scratch(const char *name, const char *source)
+{
+	char	*path = xasprintf("%s/%s", cache, name);
+	FILE	*f = fopen(path, "w");
+
+	CHECK(f != NULL && fputs(source, f) >= 0);
+	if (f != NULL)
+		fclose(f);
+	return path;
+}
+
+static void
+expect_refusal(const char *path, enum ewb_op op, enum ewb_dtype dtype,
+    const char *want1, const char *want2)
+{
+	struct user_build	 b;
+	char			*cause = NULL;
+
+	CHECK(build(path, op, dtype, NULL, 90, &b, &cause) ==
+	    EWB_EXIT_USAGE);
+	CHECK(cause != NULL && strstr(cause, want1) != NULL);
+	CHECK(cause != NULL && (want2 == NULL || strstr(cause, want2)));
+	if (cause != NULL && (!strstr(cause, want1) ||
+	    (want2 != NULL && !strstr(cause, want2))))
+		fprintf(stderr, "the message was:\n%s\n", cause);
+	free(cause);
+}
+
+static void
+test_refusals(void)
+{
+	char	*broken = example("add_broken.cu");
+	char	*good = example("add_f32x4.cu");
+	char	*where = xasprintf("%s(14): error", broken);
+	char	*narrow = scratch("narrow.cu", "extern \"C\" __global__ "
+		    "void add_int(const float *a, const float *b, float *c, "
+		    "int n)\n"
+		    "{ int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+		    "  if (i < n) c[i] = a[i] + b[i]; }\n");
+	char	*half = scratch("half.cu", "#include <cuda_fp16.h>\n"
+		    "__global__ void add_h(const __half *a, const __half *b, "
+		    "__half *c, size_t n)\n"
+		    "{ size_t i = blockIdx.x * (size_t)blockDim.x + "
+		    "threadIdx.x;\n"
+		    "  if (i < n) c[i] = __hadd(a[i], b[i]); }\n");
+	struct user_build	 b;
+	char			*cause = NULL;
+
+	/* The compiler's own error, where it wrote it: the line after the
+	 * missing semicolon, in the file as it was named. */
+	expect_refusal(broken, EWB_OP_ADD, EWB_F32, where,
+	    "does not compile");
+	/* The signature of another op, or another type. */
+	expect_refusal(good, EWB_OP_RELU, EWB_F32, "does not have the "
+	    "signature of --op relu --dtype f32",
+	    "__global__ void add_f32x4_user(const float *a, float *c, "
+	    "size_t n)");
+	expect_refusal(good, EWB_OP_ADD, EWB_F16, "--op add --dtype f16", NULL);
+	expect_refusal(narrow, EWB_OP_ADD, EWB_F32, "32-bit integer", NULL);
+	expect_refusal(half, EWB_OP_ADD, EWB_F32, "does not have the "
+	    "signature", NULL);
+	/* An fp16 kernel with C++ linkage: found through its mangled name. */
+	CHECK(build(half, EWB_OP_ADD, EWB_F16, NULL, 90, &b, &cause) == 0);
+	if (cause == NULL) {
+		CHECK_STR(b.function, "add_h");
+		CHECK(strcmp(b.lowered, "add_h") != 0 &&
+		    strstr(b.lowered, "add_h") != NULL);
+		user_build_free(&b);
+	}
+	free(cause);
+	/* A function the file does not have, and a file that is not. */
+	{
+		struct user_spec	s;
+		int			code = 0;
+
+		spec_init(&s, good, EWB_OP_ADD, EWB_F32, NULL);
+		s.function = xstrdup("no_such_kernel");
+		CHECK(user_build(&s, 90, &b, &code, &cause) == -1);
+		CHECK(code == EWB_EXIT_USAGE);
+		CHECK(cause != NULL && strstr(cause, "no function "
+		    "no_such_kernel"));
+		free(cause);
+		user_build_free(&b);
+		free(s.function);
+		s.function = NULL;
+		s.path = "/nonexistent/k.cu";
+		CHECK(user_build(&s, 90, &b, &code, &cause) == -1);
+		CHECK(code == EWB_EXIT_USAGE);
+		CHECK(cause != NULL && strstr(cause, "/nonexistent/k.cu: "));
+		free(cause);
+		user_build_free(&b);
+		spec_clear(&s);
+	}
+	/* A bad NVRTC option is the user's too. */
+	CHECK(build(good, EWB_OP_ADD, EWB_F32, "--no-such-option", 90, &b,
+	    &cause) == EWB_EXIT_USAGE);
+	CHECK(cause != NULL && strstr(cause, "refused an option"));
+	free(cause);
+
+	free(where);
+	free(broken);
+	free(good);
+	unlink(narrow);
+	unlink(half);
+	free(narrow);
+	free(half);
+}
+
+/* user_spec_finish on path with --op given (or NULL): op and dtype. */
+static void
+expect_inferred(const char *path, const char *op, enum ewb_op want_op,
+    enum ewb_dtype want_dtype)
+{
+	struct user_spec	 s;
+	char			*cause = NULL;
+
+	memset(&s, 0, sizeof s);
+	s.path = path;
+	if (op != NULL)
+		CHECK(user_spec_op(&s, op, &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == 0);
+	if (cause != NULL)
+		fprintf(stderr, "%s: %s\n", path, cause);
+	CHECK(s.op == want_op && s.dtype == want_dtype);
+	free(cause);
+	s.path = NULL;
+	user_spec_free(&s);
+}
+
+static void
+test_spec(void)
+{
+	struct user_spec	 s;
+	char			*cause = NULL;
+	char			*path = example("add_f32x4.cu");
+	char			*half = scratch("h.cu",
+		    "#include <cuda_fp16.h>\n"
+		    "__global__ void __launch_bounds__(256)\nadd_h(const "
+		    "__half *__restrict__ a, const __half *b,\n  __half *c, "
+		    "size_t n) {}\n");
+	char			*unary = scratch("u.cu", "__global__ void "
+		    "relu_h(const half *a, half *c, size_t n) {}\n");
+	char			*inplace = scratch("i.cu",
+		    "__global__ void "
+		    "abs_f(float *c, size_t n) { /* half, not */ }\n");
+	char			*odd = scratch("o.cu", "__global__ void "
+		    "f5(float *a, float *b, float *c, float *d, size_t n) "
+		    "{}\n");
+	char			*named = xasprintf("%s:my_add", path);
+
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, named, &cause) == 0);
+	CHECK_STR(s.path, path);
+	CHECK_STR(s.function, "my_add");
+	CHECK(user_spec_finish(&s, &cause) == -1);	/* no --op */
+	CHECK(cause != NULL && strstr(cause, "cannot tell what my_add "
+	    "computes from its parameters: say --op add|relu|abs"));
+	free(cause);
+	cause = NULL;
+	CHECK(user_spec_op(&s, "relu", &cause) == 0 && s.op == EWB_OP_RELU);
+	CHECK(user_spec_dtype(&s, "f16", &cause) == 0 && s.dtype == EWB_F16);
+	CHECK(user_spec_op(&s, "mul", &cause) == -1);
+	free(cause);
+	cause = NULL;
+	CHECK(user_spec_finish(&s, &cause) == 0);
+	CHECK(s.per_thread == 1 && s.block == 256 &&
+	    s.timeout_s == USER_TIMEOUT_S);
+	user_spec_free(&s);
+
+	/* A colon not followed by an identifier belongs to the path. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, "a:b/k.cu", &cause) == 0);
+	CHECK_STR(s.path, "a:b/k.cu");
+	CHECK(s.function == NULL);
+	CHECK(user_spec_kernel(&s, ":f", &cause) == -1);
+	free(cause);
+	cause = NULL;
+	user_spec_free(&s);
+
+	/* Kernel options without a kernel. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_op(&s, "add", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "--kernel FILE.cu"));
+	free(cause);
+	user_spec_free(&s);
+
+	/* Without --op and --dtype, the parameters say them; given, they
+	 * stand (the compiler judges them later). */
+	expect_inferred(path, NULL, EWB_OP_ADD, EWB_F32);
+	expect_inferred(path, "relu", EWB_OP_RELU, EWB_F32);
+	expect_inferred(half, NULL, EWB_OP_ADD, EWB_F16);
+	expect_inferred(unary, NULL, EWB_OP_RELU, EWB_F16);
+	expect_inferred(inplace, NULL, EWB_OP_ABS, EWB_F32);
+	memset(&s, 0, sizeof s);
+	s.path = odd;
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "cannot tell what f5 computes"));
+	free(cause);
+	cause = NULL;
+	s.path = NULL;
+	user_spec_free(&s);
+	unlink(half);
+	unlink(unary);
+	unlink(inplace);
+	unlink(odd);
+	free(half);
+	free(unary);
+	free(inplace);
+	free(odd);
+
+	/* A file that cannot be read: found before any GPU work. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, "/nonexistent/k.cu", &cause) == 0);
+	CHECK(user_spec_op(&s, "add", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "/nonexistent/k.cu: No such"));
+	free(cause);
+	user_spec_free(&s);
+	free(named);
+	free(path);
+}
+
+static void
+fired(void *ctx, const char *what, unsigned seconds)
+{
+	(void)ctx;
+	printf("fired: %s after %u s\n", what, seconds);
+}
+
+/* In a child: stretches that end in time pass; one that does not ends the
+ * process with EWB_EXIT_ERROR after the callback, about on time. */
+static void
+test_watchdog(void)
+{
+	struct timespec	 t0, t1;
+	char		*cause = NULL;
+	pid_t		 pid;
+	int		 status;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((pid = fork()) == 0) {
+		if (watchdog_start(fired, NULL, &cause) != 0)
+			_exit(90);
+		watchdog_arm("quick", 1);
+		usleep(100000);
+		watchdog_disarm();
+		usleep(1200000);	/* past the disarmed limit: nothing */
+		watchdog_arm("stuck", 1);
+		sleep(10);
+		_exit(91);		/* the watchdog never fired */
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == EWB_EXIT_ERROR);
+	CHECK(t1.tv_sec - t0.tv_sec >= 2 && t1.tv_sec - t0.tv_sec < 6);
+
+	/* Started and stopped without a stretch: joins cleanly. */
+	CHECK(watchdog_start(fired, NULL, &cause) == 0);
+	watchdog_arm("short", 5);
+	watchdog_disarm();
+	watchdog_stop();
+}
+
+int
+main(void)
+{
+	char	 tmpl[] = "/tmp/ewbench-userkernel-XXXXXX";
+	char	*cmd;
+
+	test_sha256();
+	test_find_function();
+	if ((cache = mkdtemp(tmpl)) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("XDG_CACHE_HOME", cache, 1);
+	test_spec();
+	test_watchdog();
+	test_compile_and_cache();
+	test_refusals();
+	cmd = xasprintf("rm -rf '%s'", cache);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", cache);
+	free(cmd);
+	printf("userkernel: NVRTC %s\n", check_failures ? "FAILED" : "ok");
+	return check_exit();
+}
