@@ -51,8 +51,10 @@ if [ "$rc" = 0 ]; then
 	}
 	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
+	# The sweep's cold rows draw the cold line of the cache-tier figure:
+	# 3 ms of samples each (an L2 flush before every one) is enough there.
 	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
-	    --density 2 --warmup 3 -o "$study/sweep"
+	    --density 2 --warmup 3 --max-time 3 -o "$study/sweep"
 	# Graph launches: kernels back to back, as the study's loops ran them
 	# (kernel times leave the host's launch path out either way).
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \

@@ -40,6 +40,7 @@ struct bench {
 	double			 timer_step_ns;	/* of kernel times; 0: unknown */
 	bool			 records_short;	/* measure_time failed for want
 						   of kernel records */
+	double			 wall_warmup, wall_readback;	/* seconds */
 	unsigned		*spin_word;	/* mapped host memory */
 	unsigned		*spin_word_device;
 	unsigned		 queue_launches;	/* behind a spin */

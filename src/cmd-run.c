@@ -753,6 +753,8 @@ run_command(int argc, char **argv)
 	r.man.wall.fill = r.bench.wall_fill;
 	r.man.wall.reference = r.bench.wall_reference;
 	r.man.wall.upload = r.bench.wall_upload;
+	r.man.wall.warmup = r.bench.wall_warmup;
+	r.man.wall.readback = r.bench.wall_readback;
 	if (interrupt_pending())
 		code = EWB_EXIT_INTERRUPTED;
 	else

@@ -29,7 +29,7 @@ enum ewb_exit {
 	EWB_EXIT_INTERRUPTED = 130	/* SIGINT/SIGTERM: output kept, complete rows */
 };
 
-#define EWB_SCHEMA_VERSION 1
+#define EWB_SCHEMA_VERSION 2
 
 /* util.c */
 void		*xmalloc(size_t);

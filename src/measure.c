@@ -151,9 +151,11 @@ read_round(struct bench *b, const struct launch *l, unsigned launches,
 {
 	struct trace_span	*s = NULL;
 	size_t			 count = 0, i, k = l->kernels;
+	double			 t0 = monotonic_seconds();
 
 	if (trace_point_end(&s, &count, cause) != 0)
 		return -1;
+	b->wall_readback += monotonic_seconds() - t0;
 	if (count != (size_t)launches * k) {
 		b->records_short = true;
 		free(s);
@@ -485,6 +487,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	struct trace_label	 label = { l->v->id, l->args.n,
 				     cache_name(cache), "warmup" };
 	bool			 filled;
+	double			 t0;
 
 	memset(out, 0, sizeof *out);
 	if (l->kernels == 0) {
@@ -496,10 +499,12 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	out->interval.median_ns = out->interval.ci_ns = NAN;
 	out->queued = out->graph = out->interval;
 	/* The warm-up's kernels are read back and dropped with it. */
+	t0 = monotonic_seconds();
 	if (trace_point_begin(&label, cause) != 0 ||
 	    warm_up(b, l, cache, cause) != 0 ||
 	    trace_point_end(NULL, NULL, cause) != 0)
 		return -1;
+	b->wall_warmup += monotonic_seconds() - t0;
 	if (!trace_started())
 		return sample_events(b, l, cache, how, out, cause);
 	if (sample_kernels(b, l, cache, how, out, cause) != 0)

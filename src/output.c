@@ -536,6 +536,8 @@ wall_json(const struct manifest *m, struct json *j)
 	json_f64(j, "upload", w->upload);
 	json_f64(j, "checks", w->checks);
 	json_f64(j, "timing", w->timing);
+	json_f64(j, "timing_warmup", w->warmup);
+	json_f64(j, "timing_readback", w->readback);
 	json_f64(j, "counters", w->counters);
 	json_f64(j, "total", w->total);
 	json_end_object(j);

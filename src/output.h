@@ -51,6 +51,9 @@ struct run_wall {
 	double	 upload;	/* the expected outputs to the device */
 	double	 checks;	/* checked launches and GPU compares */
 	double	 timing;	/* warm-up and timed launches */
+	double	 warmup;	/* of which: warm-ups */
+	double	 readback;	/* of which: waiting for the GPU and
+				   reading CUPTI's kernel records back */
 	double	 counters;	/* counter sessions */
 	double	 total;		/* the whole command */
 };
