@@ -24,6 +24,7 @@ from . import model
 from . import noise
 from . import select as sel
 from . import study as stu
+from . import timing
 from .units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
@@ -562,9 +563,8 @@ def finding_5(sctx):
         slack = good.time_median_ns / best.time_median_ns
         # The tolerance, or the noise rule's limit where the two points
         # scatter more than it can resolve.
-        limit = 1 + noise.noise_limit_pct(
-            noise.spread_pct(best), noise.spread_pct(good),
-            floor_pct=100 * (F5_TOLERANCE - 1)) / 100
+        limit = 1 + max(100 * (F5_TOLERANCE - 1), noise.separation_pct(
+            timing.row_time(best), timing.row_time(good))) / 100
         judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
         numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
@@ -584,7 +584,8 @@ def finding_5(sctx):
         if launch_bound else ""
     if noisy:
         note += (" Beyond %.0f%% but within the noise of the points "
-                 "(3x their combined spread, the noise rule): %s." % (
+                 "(their confidence intervals overlap, the noise rule): "
+                 "%s." % (
                      100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
     if not judged:
         return _finding(5, UNTESTABLE, numbers, "No block sweep here "

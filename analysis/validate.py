@@ -34,6 +34,10 @@ CACHES = ("warm", "cold")
 LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")
 SOURCES = ("cupti", "derived", "occupancy_api")
+# timing.csv time_source and stop (schema 2, issue 21): for columns.def's
+# TIMING(time_source, TEXT, ADDED, TIME_SOURCES) and (stop, ..., STOP_RULES).
+TIME_SOURCES = ("kernel", "batch")
+STOP_RULES = ("ci", "cap", "time")
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
     "dram_add": "byte/s", "l2_read": "byte/s", "launch_stream": "ns",
@@ -626,7 +630,8 @@ def _read_columns(path=COLUMNS_PATH):
     from src/columns.def, the description ewbench's writers also read."""
     sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
             "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
-            "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS}
+            "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS,
+            "TIME_SOURCES": TIME_SOURCES, "STOP_RULES": STOP_RULES}
     kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
     files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": []}
     with open(path, encoding="utf-8") as f:
