@@ -32,7 +32,6 @@ FAILS = "does not hold"
 UNTESTABLE = "not testable with this data"
 
 F1_MAX_N = 1 << 22          # "~1M elements": the smallest size must be <= 4Mi
-F1_MAX_SPREAD = 1.25        # slowest / fastest variant time
 F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
 F2_SPILL_FACTOR = 2.0       # "does not fit": footprint >= twice the L2
 F2_DRAM_CAP = 1.10          # not-in-L2 points stay below 1.1 x DRAM ceiling
@@ -173,7 +172,53 @@ def counter_story(run, p):
 
 # finding 1
 
+F1_MODES = ("stream", "queued", "graph")
+F1_MODE_LABELS = {"stream": "stream (host-paced)",
+                  "queued": "stream queued behind a spin kernel",
+                  "graph": "graph replay"}
+
+
+def f1_kernels(ctx, n):
+    """{variant: (point, KernelTime)} of the kernels at size n in the
+    preferred cache state, one per variant (stream rows first: the counter
+    rows are stream rows), and the rows left out because their time is not
+    a kernel's (a peer's host launch path)."""
+    pts, cache = at_size(ctx, n)
+    kernels, left_out = {}, []
+    for p in sorted(pts, key=lambda p: p.launch != "stream"):
+        if not timing.is_kernel(p, ctx.run):
+            left_out.append(p)
+        elif p.variant not in kernels:
+            kernels[p.variant] = (p, timing.kernel_time(p, ctx.run))
+    return kernels, [p for p in left_out if p.variant not in kernels], cache
+
+
+def f1_interval(ctx, kernels, mode):
+    """The launch interval of a mode: the median of the rows' own (schema
+    2), else the run's launch ceiling; None when not measured."""
+    own = [timing.launch_interval(p, None, mode) for p, _ in
+           kernels.values()]
+    own = [i for i in own if i is not None]
+    if own:
+        own.sort(key=lambda i: i.median_ns)
+        return own[len(own) // 2]
+    return timing.launch_interval(next(iter(kernels.values()))[0],
+                                  ctx.run.ceilings, mode)
+
+
+def _as_time(interval):
+    return timing.KernelTime(interval.median_ns,
+                             interval.median_ns - interval.ci_ns,
+                             interval.median_ns + interval.ci_ns,
+                             timing.KERNEL)
+
+
 def finding_1(sctx):
+    """Two questions per launch mode at the smallest size: do the kernels'
+    durations differ beyond the noise, and does the launch interval exceed
+    every kernel's duration (the launch sets the time)?  The verdict is the
+    second question for host-paced stream launches, the write-ups' way of
+    timing (graph and queued launches are shown beside it)."""
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
         return _finding(1, UNTESTABLE, [], "No run.")
@@ -185,82 +230,92 @@ def finding_1(sctx):
                                      else "none", size_label(F1_MAX_N)),
                         part=part)
     n = all_sizes[0]
-    pts, cache = at_size(ctx, n)
-    # Warm points slower than their cold twin timed the host, not the GPU
-    # (model.rule_launch): they say nothing about the kernel's time.
-    artefacts = {p.key for p in model.warm_slower_than_cold(ctx.run, ctx.fits)}
-    left_out = [p for p in pts if p.key in artefacts]
-    pts = [p for p in pts if p.key not in artefacts]
-    if len(pts) < 2:
-        return _finding(1, UNTESTABLE, [], "Fewer than two variants at %s."
-                        % size_label(n), part=part)
-    fast = min(pts, key=lambda p: p.time_median_ns)
-    slow = max(pts, key=lambda p: p.time_median_ns)
-    spread = slow.time_median_ns / fast.time_median_ns
-    launch = [p for p in pts
-              if ctx.verdicts[p.key].name == model.LAUNCH_BOUND]
-    launches = sorted({p.launch for p in pts})
-    measured = [model.measured_launch_floor(ctx.run.ceilings, l)
-                for l in launches]
+    kernels, left_out, cache = f1_kernels(ctx, n)
+    if len(kernels) < 2:
+        return _finding(1, UNTESTABLE, [], "Fewer than two kernels with a "
+                        "kernel time at %s." % size_label(n), part=part)
+    times = sorted(kernels.items(), key=lambda kv: kv[1][1].median_ns)
+    (fast_v, (_, fast)), (slow_v, (_, slow)) = times[0], times[-1]
+    sources = sorted({kt.source for _, kt in kernels.values()})
+    differ = noise.separated(fast, slow)
     numbers = [
-        ("size, cache", "%s elements, %s, %s launches" % (
-            size_label(n), cache, "/".join(launches))),
-        ("fastest", "%s %s µs" % (fast.variant, us(fast.time_median_ns))),
-        ("slowest", "%s %s µs" % (slow.variant, us(slow.time_median_ns))),
-        ("spread (slowest/fastest)", "%.2fx (limit %.2fx)" % (
-            spread, F1_MAX_SPREAD)),
-        ("launch-bound verdicts", "%d of %d" % (len(launch), len(pts))),
+        ("size, cache", "%s elements, %s" % (size_label(n), cache)),
+        ("kernel time", "; ".join(timing.SOURCE_LABELS[s] for s in sources)),
+        ("shortest kernel", "%s %s µs" % (fast_v, _ci_us(fast))),
+        ("longest kernel", "%s %s µs" % (slow_v, _ci_us(slow))),
+        ("kernels differ", "%.2fx, %s (noise rule: 95 %% CIs widened by "
+         "%.1f %%)" % (slow.median_ns / fast.median_ns,
+                       "beyond the noise" if differ else "within the noise",
+                       noise.RUN_FLOOR_PCT)),
     ]
-    for bound in measured:
-        if bound is not None:
-            numbers.append(("launch floor", "%s µs (%s)" % (
-                us(bound.value), bound.source)))
-    for launch_mode in launches:
-        fitted, source = model.fitted_launch_floor(ctx.fits, cache,
-                                                   launch_mode)
-        if fitted is not None:
-            numbers.append(("fitted launch floor", "%s µs (%s)" % (
-                us(fitted), source)))
+    modes, judged = [], {}
+    for mode in F1_MODES:
+        interval = f1_interval(ctx, kernels, mode)
+        if interval is None:
+            continue
+        it = _as_time(interval)
+        sets = it.median_ns > slow.median_ns and noise.separated(it, slow)
+        longer = [v for v, (_, kt) in kernels.items()
+                  if kt.median_ns >= it.median_ns]
+        low, low_u = timing.overhead(interval, slow)
+        high, high_u = timing.overhead(interval, fast)
+        judged[mode] = sets
+        numbers.append(("%s" % F1_MODE_LABELS[mode],
+                        "interval %s ± %s µs (%s); launch overhead "
+                        "(interval − kernel) %s ± %s to %s ± %s µs; %s" % (
+                            us(interval.median_ns), us(interval.ci_ns),
+                            interval.source, us(low), us(low_u), us(high),
+                            us(high_u),
+                            "the launch sets the time" if sets else
+                            "%d of %d kernels run at least as long as the "
+                            "interval" % (len(longer), len(kernels))
+                            if longer else "within the noise of the longest "
+                            "kernel")))
+        modes.append("%s: interval %s µs %s longest kernel %s µs" % (
+            mode, us(interval.median_ns), ">" if sets else "vs",
+            us(slow.median_ns)))
     if left_out:
-        numbers.append(("left out (host-timing artefacts)", ", ".join(
-            "%s %s µs" % (p.variant, us(p.time_median_ns))
-            for p in left_out)))
-    deciding = "%.2fx spread at %s (limit %.2fx); %d of %d launch-bound" % (
-        spread, size_label(n), F1_MAX_SPREAD, len(launch), len(pts))
-    holds = spread <= F1_MAX_SPREAD and len(launch) == len(pts)
-    if holds:
-        text = ("All %d variants take %s-%s µs at %s elements: the fixed "
-                "cost of a launch is at least half of every time, so vector "
-                "width and dtype barely matter here." % (
-                    len(pts), us(fast.time_median_ns),
-                    us(slow.time_median_ns), size_label(n)))
-    else:
-        reasons = []
-        if spread > F1_MAX_SPREAD:
-            reasons.append("Times differ by %.2fx (> %.2fx): %s takes %s "
-                           "µs, %s %s µs%s" % (
-                               spread, F1_MAX_SPREAD, slow.variant,
-                               us(slow.time_median_ns), fast.variant,
-                               us(fast.time_median_ns),
-                               " (the slowest point is flagged %s: "
-                               "spread %.0f %%)" % (
-                                   " and ".join(noise.flag(slow).split()),
-                                   noise.spread_pct(slow))
-                               if noise.flag(slow) else ""))
-        others = [p for p in pts if p not in launch]
-        if others:
-            reasons.append("Not launch-bound: %s" % ", ".join(
-                "%s (%s)" % (p.variant, ctx.verdicts[p.key].name)
-                for p in others[:6]) + (
-                    " and %d more" % (len(others) - 6)
-                    if len(others) > 6 else ""))
-        text = ". ".join(reasons) + "."
-    if left_out:
-        text += (" Left out: %s, slower warm than cold, i.e. the timer saw "
-                 "the GPU wait for the host." % _and([p.variant
-                                                     for p in left_out]))
-    return _finding(1, HOLDS if holds else FAILS, numbers, text, deciding,
-                    part)
+        numbers.append(("left out (no kernel time: a peer's launch path)",
+                        ", ".join("%s %s µs" % (p.variant,
+                                                us(p.time_median_ns))
+                                  for p in left_out)))
+    note = (" Left out: %s: a peer's event time is its host launch path, "
+            "not its kernel, and never decides a claim about kernels." % _and(
+                [p.variant for p in left_out])) if left_out else ""
+    if timing.EVENTS in sources:
+        note += (" Kernel times of the old protocol (schema 1: an event "
+                 "pair around each launch) include the host launch path.")
+    if not judged:
+        return _finding(1, UNTESTABLE, numbers, "No launch interval "
+                        "measured (neither the rows' intervals nor the "
+                        "launch_stream / launch_graph ceilings)." + note,
+                        "kernels %.2fx apart" % (slow.median_ns /
+                                                 fast.median_ns), part)
+    decisive = "stream" if "stream" in judged else next(iter(judged))
+    deciding = "%s; kernels %.2fx apart (%s)" % (
+        "; ".join(modes), slow.median_ns / fast.median_ns,
+        "beyond noise" if differ else "within noise")
+    text = ("At %s elements the kernels take %s (%s) to %s µs (%s): %s. " % (
+        size_label(n), us(fast.median_ns), fast_v, us(slow.median_ns),
+        slow_v, "they differ beyond the noise" if differ else
+        "within the noise of each other"))
+    parts = []
+    for mode, sets in judged.items():
+        parts.append("with %s launches the launch %s" % (
+            F1_MODE_LABELS[mode], "sets the time (its interval exceeds "
+            "every kernel's duration)" if sets else "does not set the time "
+            "(the longest kernel is not shorter than the interval beyond "
+            "the noise)"))
+    text += "; ".join(parts).capitalize() + "." + note
+    return _finding(1, HOLDS if judged[decisive] else FAILS, numbers, text,
+                    deciding, part)
+
+
+def _ci_us(kt):
+    """'3.55 (3.53-3.57)', or the median alone without an interval."""
+    if kt.high_ns - kt.low_ns <= 0:
+        return us(kt.median_ns)
+    return "%s (%s-%s)" % (us(kt.median_ns), us(kt.low_ns), us(kt.high_ns))
 
 
 # finding 2

@@ -71,20 +71,78 @@ def test_every_finding_has_a_verdict_on_the_fixture(fixture_run):
                         5: F.HOLDS, 6: F.FAILS}
 
 
-def test_finding_1_holds_when_all_equal_and_launch_bound():
-    f = judge(make_run(healthy_points()), 1)
-    assert f.verdict == F.HOLDS
-    assert ("spread (slowest/fastest)", "1.00x (limit 1.25x)") in f.numbers
+def launch_ceilings(stream_ns, graph_ns=None):
+    c = {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None, None),
+         "launch_stream": Ceiling("launch_stream", stream_ns, "ns", None,
+                                  None, 1.0)}
+    if graph_ns:
+        c["launch_graph"] = Ceiling("launch_graph", graph_ns, "ns", None,
+                                    None, 0.1)
+    return c
 
 
-def test_finding_1_fails_on_spread():
-    pts = healthy_points()
-    pts[0] = dataclasses.replace(pts[0], time_median_ns=4900.0)
-    f = judge(make_run(pts), 1)
-    assert f.verdict == F.HOLDS                 # 1.225x is inside 1.25x
-    pts[0] = dataclasses.replace(pts[0], time_median_ns=5200.0)
-    f = judge(make_run(pts), 1)
-    assert f.verdict == F.FAILS and "1.30x (> 1.25x)" in f.explanation
+def kernel_rows(points, durations):
+    """Schema-2 rows: the 1Mi points get these kernel-duration medians
+    (variant -> ns) with a +-0.5 % CI; the other sizes keep their time."""
+    out = []
+    for p in points:
+        if p.n == SIZES[0] and p.variant in durations:
+            d = durations[p.variant]
+            p = dataclasses.replace(p, time_source="kernel",
+                                    time_median_ns=d,
+                                    bandwidth_median_bytes_per_s=None,
+                                    time_ci_low_ns=0.995 * d,
+                                    time_ci_high_ns=1.005 * d)
+        out.append(p)
+    return out
+
+
+def test_finding_1_holds_when_the_interval_exceeds_every_kernel():
+    pts = kernel_rows(healthy_points(), {"add_f32": 3000.0,
+                                         "add_f16": 2500.0})
+    f = judge(make_run(pts, ceilings=launch_ceilings(6000.0, 800.0)), 1)
+    assert f.verdict == F.HOLDS, f.explanation
+    assert "stream: interval 6.00 µs > longest kernel 4.00 µs" in \
+        f.deciding
+    # graph launches are judged beside it: there the kernels set the time
+    assert "graph: interval 0.80 µs vs longest kernel" in f.deciding
+    assert "graph replay launches the launch does not set the time" in \
+        f.explanation
+    assert "kernels 1.60x apart (beyond noise)" in f.deciding
+
+
+def test_finding_1_fails_when_a_kernel_outlasts_the_interval():
+    pts = kernel_rows(healthy_points(), {"add_f32": 7000.0})
+    f = judge(make_run(pts, ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.FAILS
+    assert "add_f32 7.00 (6.96-7.03) µs" in dict(f.numbers)[
+        "longest kernel"]
+    # within the noise of the interval is not "the launch sets the time"
+    pts = kernel_rows(healthy_points(), {"add_f32": 5950.0})
+    assert judge(make_run(pts, ceilings=launch_ceilings(6000.0)),
+                 1).verdict == F.FAILS
+    # the rows' own intervals (schema 2) decide over the ceiling
+    pts = [dataclasses.replace(p, interval_ns=9000.0, interval_ci_ns=20.0)
+           for p in pts]
+    f = judge(make_run(pts, ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.HOLDS and "this row (stream)" in \
+        dict(f.numbers)["stream (host-paced)"]
+
+
+def test_a_peer_host_artefact_does_not_decide_finding_1():
+    # torch.add timed through Python (events) at 28 µs: not a kernel time
+    torch = point("torch_add_f32", SIZES[0], time_ns=28000.0, block=None)
+    f = judge(make_run(healthy_points() + [torch],
+                       ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.HOLDS, f.explanation
+    assert "torch_add_f32" not in f.deciding
+    assert "torch_add_f32 28.0 µs" in dict(f.numbers)[
+        "left out (no kernel time: a peer's launch path)"]
+    # by its kernel duration it counts like any kernel
+    torch = kernel_rows([torch], {"torch_add_f32": 8000.0})[0]
+    f = judge(make_run(healthy_points() + [torch],
+                       ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.FAILS and "8.00 µs" in f.deciding
 
 
 def test_finding_1_not_testable_at_large_sizes():
@@ -205,4 +263,5 @@ def test_failed_checks_are_left_out():
     pts = healthy_points()
     pts[0] = dataclasses.replace(pts[0], time_median_ns=40000.0,
                                  check="fail")
-    assert judge(make_run(pts), 1).verdict == F.HOLDS
+    run = make_run(pts, ceilings=launch_ceilings(6000.0))
+    assert judge(run, 1).verdict == F.HOLDS
