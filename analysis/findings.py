@@ -25,6 +25,7 @@ from . import noise
 from . import select as sel
 from . import study as stu
 from . import timing
+from . import variants as var
 from .units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
@@ -353,7 +354,97 @@ def _article_note(l2_bytes):
                              bytes_label(l2_bytes), fp16 / l2_bytes))
 
 
+F2_SHARE_PCT = 50.0        # L2 -> DRAM: the share of reads from L2 falls
+#                            through 50 %
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Where a variant's warm working set leaves L2: the last footprint
+    whose reads still came mostly from L2 and the next one measured."""
+    variant: str
+    low_bytes: int          # last footprint with share >= 50 %
+    high_bytes: int         # next footprint, share < 50 %
+    source: str             # "counters" or "timing"
+
+    @property
+    def bytes(self):
+        """The geometric middle of the bracket."""
+        return (self.low_bytes * self.high_bytes) ** 0.5
+
+
+def _warm_series(ctx, variant):
+    return sorted(sel.select(ctx.points, variant=variant, cache="warm"),
+                  key=lambda p: p.footprint_bytes)
+
+
+def transition(ctx, variant, ceiling):
+    """The L2 -> DRAM Transition of a variant's warm points: from the
+    residency counters (share of reads served by L2 falls through
+    F2_SHARE_PCT), else from timing (bandwidth falls through the DRAM
+    ceiling, launch-bound points skipped); None when it does not cross."""
+    pts = _warm_series(ctx, variant)
+    shares = [(p, sel.l2_read_served(ctx.run, p)) for p in pts]
+    shares = [(p, h) for p, h in shares if h is not None]
+    if shares:
+        source, above = "counters", [h >= F2_SHARE_PCT for _, h in shares]
+        rows = [p for p, _ in shares]
+    else:
+        rows = [p for p in pts
+                if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
+        source = "timing"
+        above = [p.bandwidth > ceiling for p in rows]
+    last = max((i for i, a in enumerate(above) if a), default=None)
+    if last is None or last + 1 >= len(rows):
+        return None
+    return Transition(variant, rows[last].footprint_bytes,
+                      rows[last + 1].footprint_bytes, source)
+
+
+def effective_l2(ctx, ceiling=None):
+    """(middle, low, high) bytes: the median over the study's add variants
+    of their L2 -> DRAM transition and of its bracket; None without any."""
+    if ceiling is None:
+        bound = model.run_dram_ceiling(ctx.run, "add")
+        if bound is None:
+            return None
+        ceiling = bound.value
+    found = [t for t in (transition(ctx, v, ceiling) for v in
+                         _study_adds(ctx)) if t is not None]
+    if not found:
+        return None
+    return (median(t.bytes for t in found),
+            median(t.low_bytes for t in found),
+            median(t.high_bytes for t in found))
+
+
+def _study_adds(ctx):
+    return sorted({p.variant for p in ctx.points if p.op == "add" and
+                   var.role(p.variant) == var.STUDY})
+
+
+def _fits_peak(ctx, variant, ceiling, limit_bytes):
+    """The fastest warm point of a variant whose reads come mostly from
+    L2 (counters), else whose footprint is below limit_bytes; launch-bound
+    points left out.  (point, share of reads from L2 or None)."""
+    best = None
+    for p in _warm_series(ctx, variant):
+        if ctx.verdicts[p.key].name == model.LAUNCH_BOUND:
+            continue
+        share = sel.l2_read_served(ctx.run, p)
+        inside = share >= F2_SHARE_PCT if share is not None else \
+            p.footprint_bytes < limit_bytes
+        if inside and (best is None or p.bandwidth > best[0].bandwidth):
+            best = (p, share)
+    return best
+
+
 def finding_2(sctx):
+    """Per study add variant, over every size of the sweep: where its warm
+    working set leaves L2 (residency counters), whether it exceeds DRAM
+    speed while its data sits in L2, and whether it falls to DRAM speed
+    beyond.  Each study variant must show it: the best kernel of any
+    origin does not carry the claim for the others."""
     part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
     if ctx is None:
         return _finding(2, UNTESTABLE, [], "No run.")
@@ -362,76 +453,121 @@ def finding_2(sctx):
     if not l2:
         return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.",
                         part=part)
-    ceiling = model.run_dram_ceiling(run, "add")
-    if ceiling is None:
+    bound = model.run_dram_ceiling(run, "add")
+    if bound is None:
         return _finding(2, UNTESTABLE, [], "No DRAM ceiling (neither "
                         "measured nor in run.json).", part=part)
-    numbers = [("L2", bytes_label(l2)),
-               ("DRAM ceiling", "%s (%s)" % (gbps(ceiling.value),
-                                             ceiling.source)),
-               ("sizes judged", "warm add; fits: footprint <= %.1fx L2; "
-                "spills: >= %.1fx L2" % (F2_FIT_FRACTION, F2_SPILL_FACTOR))]
-    failures, passed, untested, deciding = [], [], [], []
-    for dtype in sorted({p.dtype for p in ctx.points if p.op == "add"}):
-        fit_n, spill_n = l2_tiers(ctx, dtype, l2)
-        for half, n in (("fits", fit_n), ("spills", spill_n)):
-            if n is None:
-                untested.append("%s %s (no such size)" % (dtype, half))
-                continue
-            pts = sel.select(ctx.points, op="add", dtype=dtype, cache="warm",
-                             n=n)
-            best = _best(pts)
-            share = best.bandwidth / ceiling.value
-            where = "%s at %s elements (%s = %.2fx L2)" % (
-                dtype, size_label(n), bytes_label(best.footprint_bytes),
-                best.footprint_bytes / l2)
-            served = _residency(run, pts)
-            detail = "best %s %s = %.2fx DRAM%s" % (
-                best.variant, gbps(best.bandwidth), share,
-                "; reads served by L2 %.0f%%" % served
-                if served is not None else "")
-            numbers.append(("%s, %s" % (dtype, half), "%s: %s" % (
-                where, detail)))
-            if half == "fits" and \
-                    ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
-                untested.append("%s fits (%s is launch-bound at %s: its "
-                                "time says nothing about L2)" % (
-                                    dtype, best.variant, size_label(n)))
-                continue
-            short = "%s %s %s %.2fx DRAM" % (dtype, half,
-                                            bytes_label(best.footprint_bytes),
-                                            share)
-            deciding.append(short)
-            if half == "fits" and best.bandwidth <= ceiling.value:
-                failures.append("%s fits in L2 but its best bandwidth %s "
-                                "does not exceed the DRAM ceiling" % (
-                                    where, gbps(best.bandwidth)))
-            elif half == "spills" and share > F2_DRAM_CAP:
-                failures.append("%s spills L2 yet reaches %s, above %.1fx "
-                                "the DRAM ceiling" % (
-                                    where, gbps(best.bandwidth),
-                                    F2_DRAM_CAP))
-            else:
-                passed.append((dtype, half))
+    ceiling = bound.value
+    variants = _study_adds(ctx)
+    if not variants:
+        return _finding(2, UNTESTABLE, [], "No study add variant.",
+                        part=part)
+    eff = effective_l2(ctx, ceiling)
+    numbers = [("L2 (nominal)", bytes_label(l2)),
+               ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
+    if eff is not None:
+        numbers.append(("effective L2 for streaming", "%s (between %s and "
+                        "%s: median over the study's add variants of where "
+                        "the share of reads served by L2 falls through "
+                        "%.0f%%) = %.2fx the nominal L2" % (
+                            bytes_label(eff[0]), bytes_label(eff[1]),
+                            bytes_label(eff[2]), F2_SHARE_PCT,
+                            eff[0] / l2)))
+    limit = eff[0] if eff else F2_FIT_FRACTION * l2
+    exceed, never, spill_bad, untested = [], [], [], []
+    for v in variants:
+        t = transition(ctx, v, ceiling)
+        peak = _fits_peak(ctx, v, ceiling, limit)
+        where = ("L2 -> DRAM at %s-%s (%s)" % (
+            bytes_label(t.low_bytes), bytes_label(t.high_bytes), t.source)
+            if t else "no L2 -> DRAM transition in the sweep")
+        if peak is None:
+            untested.append(v)
+            numbers.append((v, where + "; no size in L2 that is not "
+                            "launch-bound"))
+            continue
+        p, share = peak
+        r = p.bandwidth / ceiling
+        faster = p.bandwidth > ceiling * (1 + noise.RUN_FLOOR_PCT / 100)
+        beyond = [q for q in _warm_series(ctx, v)
+                  if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
+        top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
+        text = "%s; in L2: best %s at %s (%s%s) = %.2fx DRAM" % (
+            where, gbps(p.bandwidth), bytes_label(p.footprint_bytes),
+            size_label(p.n), ", %.0f%% of reads from L2" % share
+            if share is not None else "", r)
+        if top is not None:
+            text += "; from %s: at most %.2fx DRAM" % (
+                bytes_label(F2_SPILL_FACTOR * limit),
+                top.bandwidth / ceiling)
+            if top.bandwidth > F2_DRAM_CAP * ceiling:
+                spill_bad.append("%s reaches %.2fx DRAM at %s" % (
+                    v, top.bandwidth / ceiling,
+                    bytes_label(top.footprint_bytes)))
+        numbers.append((v, text))
+        if faster:
+            exceed.append((v, r))
+        else:
+            story = counter_story(run, p)
+            if "per issued instruction" not in story:
+                story = ", ".join(x for x in (story, _article_bpi(sctx, v))
+                                  if x)
+            never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
+                v, r, bytes_label(p.footprint_bytes),
+                " with %.0f%% of reads from L2" % share
+                if share is not None else "",
+                "; " + story if story else ""))
+    eff_text = ("The effective L2 for streaming is %s (%.2fx the nominal "
+                "%s): beyond it the reads come from DRAM. " % (
+                    bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
+                if eff else "")
+    deciding = "effective L2 %s of %s; %d of %d study adds exceed DRAM " \
+        "in L2" % (bytes_label(eff[0]) if eff else "n/a", bytes_label(l2),
+                   len(exceed), len(exceed) + len(never))
     note = " " + _article_note(l2)
-    deciding = "; ".join(deciding) or "no size judged"
     if untested:
-        note = " Not judged: %s." % "; ".join(untested) + note
-    if failures:
-        return _finding(2, FAILS, numbers, "; ".join(failures) + "." + note,
-                        deciding, part)
-    halves = {h for _, h in passed}
-    if halves != {"fits", "spills"}:
-        return _finding(2, UNTESTABLE, numbers, "Only %s judged; the claim "
-                        "needs a size in L2 (not launch-bound) and one past "
-                        "it: a sweep (`ewbench sweep`) has both." % (
-                            _and(["%s %s" % x for x in passed])
-                            if passed else "nothing") + note, deciding, part)
-    return _finding(2, HOLDS, numbers, "Warm back-to-back launches whose "
-                    "working set fits in half the L2 run above DRAM speed, "
-                    "and from twice the L2 they run at DRAM speed (%s)." %
-                    _and(sorted({d for d, _ in passed})) + note, deciding,
-                    part)
+        note = " Not judged (launch-bound wherever they fit): %s." % \
+            _and(untested) + note
+    if not exceed and not never:
+        return _finding(2, UNTESTABLE, numbers, eff_text + "No study add "
+                        "variant has a size in L2 that is not "
+                        "launch-bound." + note, deciding, part)
+    fails = []
+    if never:
+        fails.append("Never above DRAM speed while its data is in L2: %s. "
+                     "The data is in L2, so the memory level is not the "
+                     "limit: the kernel does not issue enough bytes per "
+                     "instruction or keep enough in flight" % "; ".join(
+                         never))
+    if spill_bad:
+        fails.append("Above %.1fx DRAM past twice the effective L2: %s" % (
+            F2_DRAM_CAP, "; ".join(spill_bad)))
+    if exceed:
+        ok = "Above DRAM speed in L2: %s." % ", ".join(
+            "%s %.2fx" % x for x in exceed)
+    else:
+        ok = ""
+    if fails:
+        return _finding(2, FAILS, numbers, eff_text + ". ".join(fails) +
+                        ". " + ok + note, deciding, part)
+    return _finding(2, HOLDS, numbers, eff_text + "Every study add variant "
+                    "runs above DRAM speed while its working set is in L2 "
+                    "and falls to DRAM speed beyond it. " + ok + note,
+                    deciding, part)
+
+
+def _article_bpi(sctx, variant):
+    """'N B per issued instruction (article, SIZE)' of a variant from the
+    article run's largest size, where the sweep's counter set has none."""
+    ctx = sctx.parts.get(stu.ARTICLE)
+    pts = [p for p in ctx.points if p.variant == variant] if ctx else []
+    if not pts:
+        return ""
+    n = max(p.n for p in pts)
+    at = sel.select(pts, n=n, cache=sel.preferred_cache(pts))
+    bpi = sel.metric(ctx.run, at[0], sel.M_BYTES_PER_INST) if at else None
+    return "" if bpi is None else \
+        "%.1f B per issued instruction (article, %s)" % (bpi, size_label(n))
 
 
 # finding 3

@@ -236,7 +236,7 @@ def _residency(run, points):
     return [(f, float(np.median(v))) for f, v in sorted(per.items())]
 
 
-def _cache_tier_panel(ax, run, points, fam):
+def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     styles = family_styles(points)
     ymax = 0.0
     for (variant, cache), rows in sorted(_series(points).items(),
@@ -260,11 +260,15 @@ def _cache_tier_panel(ax, run, points, fam):
         if bound is None or (bound is spec and dram is not None and
                              not dram.measured):
             continue
-        ls = "-" if bound.measured else "--"
-        ax.axhline(bound.value / 1e9, color=CEILING_GREY, ls=ls, lw=1.0,
-                   zorder=1)
-        refs.append(Line2D([], [], color=CEILING_GREY, ls=ls, label=(
-            "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source))))
+        # DRAM's level colour, thick and translucent: never mistaken for a
+        # kernel's line (cub is black solid, cold runs are dashed).
+        ls = "-" if bound.measured else (0, (1, 2))
+        ax.axhline(bound.value / 1e9, color=LEVEL_COLOURS["DRAM"], ls=ls,
+                   lw=2.4 if bound.measured else 1.4, alpha=0.45, zorder=1)
+        refs.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], ls=ls,
+                           lw=2.4 if bound.measured else 1.4, alpha=0.45,
+                           label="DRAM %s (%s)" % (
+                               _gbps_short(bound.value), bound.source)))
         ymax = max(ymax, bound.value / 1e9)
     l2c = model.l2_ceiling(run.ceilings)
     note = None
@@ -281,26 +285,49 @@ def _cache_tier_panel(ax, run, points, fam):
                 _gbps_short(l2c.value)
     if run.l2_bytes:
         ax.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
-        ax.annotate(" L2 %s" % bytes_label(run.l2_bytes),
+        ax.annotate(" L2 %s (nominal)" % bytes_label(run.l2_bytes),
                     (run.l2_bytes, 0.02), fontsize=8,
                     xycoords=("data", "axes fraction"))
+        refs.append(Line2D([], [], color="black", ls=":", lw=1.2,
+                           label="L2 capacity %s (nominal)" %
+                           bytes_label(run.l2_bytes)))
+    if effective_l2 is not None:
+        middle, low, high = effective_l2
+        ax.axvspan(low, high, color=LEVEL_COLOURS["L2"], alpha=0.12, lw=0)
+        ax.axvline(middle, color=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
+                   lw=1.4)
+        ax.annotate("effective L2 %s " % bytes_label(middle),
+                    (middle, 0.10), fontsize=8, ha="right",
+                    color=LEVEL_COLOURS["L2"],
+                    xycoords=("data", "axes fraction"))
+        refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"],
+                           ls=(0, (5, 2)), lw=1.4, label=(
+                               "effective L2 %s (finding 2)" %
+                               bytes_label(middle))))
     served = _residency(run, points)
     if served:
         twin = ax.twinx()
         twin.plot(*zip(*served), ls=":", color=HIT_GREY, lw=1.3,
                   marker=".", ms=3)
         twin.set_ylim(0, 105)
-        twin.set_ylabel("reads served by L2, warm (%), grey dotted",
+        twin.set_ylabel("reads served by L2 (%)",
                         fontsize=8, color=HIT_GREY)
         twin.tick_params(labelsize=8, colors=HIT_GREY)
         refs.append(Line2D([], [], color=HIT_GREY, ls=":", marker=".",
-                           label="reads served by L2 (right axis, median "
-                           "of warm points)"))
+                           label="reads from L2, % (right axis)"))
     ax.set_xscale("log", base=2)
     _log2_bytes_axis(ax.xaxis)
-    ax.set_ylim(0, ymax * 1.08)
-    ax.set_xlabel("footprint: distinct bytes touched per launch", fontsize=9)
-    ax.set_ylabel("GB/s (bytes moved / median time)", fontsize=9)
+    # Log-scaled: small sizes run at a few % of DRAM speed and a linear
+    # axis flattens them into the floor.
+    ax.set_yscale("log")
+    ymin = min((p.bandwidth / 1e9 for p in points), default=1.0)
+    ax.set_ylim(ymin * 0.7, ymax * 1.4)
+    ax.yaxis.set_major_formatter(FuncFormatter(
+        lambda v, _pos: "%g" % v))
+    ax.set_xlabel("footprint: bytes touched per launch (MiB = 2^20 B)",
+                  fontsize=9)
+    ax.set_ylabel("GB/s = 10^9 B/s, bytes moved / median time",
+                  fontsize=9)
     ax.tick_params(labelsize=8)
     ax.grid(True, alpha=0.3)
     ax.set_title(var.family_label(fam) + ("\n(%s)" % note if note else ""),
@@ -310,8 +337,10 @@ def _cache_tier_panel(ax, run, points, fam):
               fontsize=7.5, frameon=False)
 
 
-def plot_cache_tier(run, outdir):
-    """Bandwidth against footprint, one panel per op family."""
+def plot_cache_tier(run, outdir, effective_l2=None):
+    """Bandwidth against footprint, one panel per op family.
+    effective_l2: (middle, low, high) bytes, finding 2's effective L2 for
+    streaming, marked with its bracket; None: not marked."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
     fams = [f for f in _families(points)
             if len({p.n for p in points if var.family(p) == f}) > 1]
@@ -322,7 +351,8 @@ def plot_cache_tier(run, outdir):
     fig, body = _figure([run], 5.9 * rows + 0.6)
     for ax, fam in zip(_grid(body, len(fams)), fams):
         _cache_tier_panel(ax, run, [p for p in points
-                                    if var.family(p) == fam], fam)
+                                    if var.family(p) == fam], fam,
+                          effective_l2)
     body.suptitle("Bandwidth against working set (%s launches)" % launches,
                   fontsize=10)
     return save(fig, outdir, "cache_tier")
@@ -656,15 +686,17 @@ def plot_instructions(run, outdir):
 FIGURES = ("cache_tier", "blocks", "roofline", "instructions")
 
 
-def plot_study(study, outdir):
+def plot_study(study, outdir, marks=None):
     """{name: [png, svg]} of every figure the study's parts allow: the
     cache-tier plot from the sweep (else the article run), the block plot
     from the block sweep, roofline and instructions from the article
-    run."""
+    run.  marks: what the findings located, drawn where it belongs
+    ({"effective_l2": (middle, low, high)})."""
     out = {}
+    marks = marks or {}
     main = study.run(stu.ARTICLE) or study.main
     sweep = study.run(stu.SWEEP) or main
-    drawn = plot_cache_tier(sweep, outdir)
+    drawn = plot_cache_tier(sweep, outdir, marks.get("effective_l2"))
     if drawn:
         out["cache_tier"] = drawn
     blocks = study.run(stu.BLOCKS)

@@ -40,13 +40,18 @@ FIGURE_TEXT = {
         "launch, one panel per op family: warm solid with markers, cold "
         "dashed. The study's variants in colour, the fastest of ewbench's "
         "additions in purple, the other additions grey, cub black, PyTorch "
-        "brown. Dotted vertical line: the L2 capacity; horizontal lines: "
-        "the measured DRAM ceiling of the op (solid) and the spec peak "
-        "(dashed); the L2 read ceiling is drawn only where it lies near the "
-        "data, else named in the panel title. Where the run has one-pass "
-        "residency counters, the grey dotted line (right axis) is the "
-        "median share of reads served by L2 over the warm points of each "
-        "footprint."),
+        "brown; the legend under each panel keys every series. Both axes "
+        "are logarithmic. Black dotted vertical line: the nominal L2 "
+        "capacity; blue dashed vertical line and band: the effective L2 "
+        "for streaming that finding 2 located (where the share of reads "
+        "served by L2 falls through 50 %) and the sweep sizes bracketing "
+        "it; thick translucent red lines: the op's DRAM ceiling, measured "
+        "(solid), and the spec peak (dotted); the "
+        "L2 read ceiling (blue dash-dot) is drawn only where it lies near "
+        "the data, else named in the panel title. Where the run has "
+        "one-pass residency counters, the grey dotted line (right axis) is "
+        "the median share of reads served by L2 over the warm points of "
+        "each footprint."),
     "blocks": (
         "Block sizes",
         "Bandwidth against threads per block, one panel per op family; "
@@ -725,7 +730,9 @@ def write_report(study, outdir, plot_study):
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
     os.makedirs(outdir, exist_ok=True)
-    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR))
+    _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
+    marks = {"effective_l2": fnd.effective_l2(l2_part) if l2_part else None}
+    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR), marks)
     title, blocks = build_document(study, sctx, judged, figures)
     md_path = os.path.join(outdir, "report.md")
     html_path = os.path.join(outdir, "report.html")
