@@ -302,3 +302,31 @@ def test_failed_checks_are_left_out():
                                  check="fail")
     run = make_run(pts, ceilings=launch_ceilings(6000.0))
     assert judge(run, 1).verdict == F.HOLDS
+
+
+def test_the_l2_tier_comparison_is_a_range_not_one_size():
+    from analysis import answers
+    fast = {v: 4.5e12 for v in ("add_f32", "add_f32x4", "add_f16",
+                                "add_f16x8_pack")}
+    run = sweep_run(fast, cub_bw=4.0e12)
+    # cub wins at 16 MiB only: the largest L2 size alone would hide it
+    def cub_16(p):
+        return p.variant == "cub_add_f16" and \
+            round(p.footprint_bytes / MiB) == 16
+    pts = [dataclasses.replace(p, time_median_ns=1000.0 + p.footprint_bytes
+                               / 5.5e12 * 1e9) if cub_16(p) else p
+           for p in run.points]
+    run = dataclasses.replace(run, points=tuple(pts))
+    ranges = answers.l2_ranges(F.make_context(run))
+    assert [(r.dtype, r.peer) for r in ranges] == [("f16", "cub")]
+    r = ranges[0]
+    # 8..30 MiB: below them the launch's fixed cost is over half the time
+    assert [round(m.versus.best.footprint_bytes / MiB) for m in r.sizes] == \
+        [8, 16, 24, 28, 30]
+    assert round(r.limit_bytes / MiB) == 30
+    assert round(r.lowest.versus.best.footprint_bytes / MiB) == 16
+    assert r.lowest.margin_pct < -10 and \
+        r.lowest.versus.beyond_noise == "behind"
+    assert r.highest.margin_pct > 5 and \
+        r.highest.versus.beyond_noise == "ahead"
+    assert (r.count("ahead"), r.count("behind")) == (4, 1)
