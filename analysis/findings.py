@@ -119,7 +119,8 @@ class StudyContext:
 
 
 def run_context(run):
-    fits = model.fit_series(run.points, run.l2_bytes)
+    fits = model.fit_series(run.points, run.l2_bytes,
+                            run.spec_dram_bandwidth)
     verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
     points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
     return Context(run, points, fits, verdicts)

@@ -61,7 +61,7 @@ state and launch mode (every variant, peers included).
 Every verdict carries the rule that fired, with the numbers.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -106,6 +106,7 @@ class LaunchFit:
     points: int
     max_rel_residual: float
     parameters: int = 2
+    spec: Optional[float] = None    # the DRAM spec peak, byte/s
 
     @property
     def unusable_reason(self):
@@ -117,6 +118,11 @@ class LaunchFit:
             return "no positive DRAM slope"
         if self.t0_ns <= 0:
             return "negative intercept"
+        if self.spec and self.bandwidth > self.spec:
+            return ("DRAM slope %s is above the spec peak %s: the times "
+                    "miss bytes (cold writes left in L2 and written back "
+                    "after the timer stops, docs/metrics.md)" % (
+                        gbps(self.bandwidth), gbps(self.spec)))
         return None
 
     @property
@@ -179,9 +185,10 @@ def served_by_l2(point, l2_bytes):
         point.footprint_bytes < l2_bytes
 
 
-def fit_series(points, l2_bytes=None):
+def fit_series(points, l2_bytes=None, spec=None):
     """(variant, block, cache, launch) -> LaunchFit for every series that
-    has at least two sizes."""
+    has at least two sizes.  spec: the DRAM spec peak (byte/s); a fit whose
+    DRAM slope exceeds it is not usable."""
     series = {}
     for p in points:
         series.setdefault(series_key(p), []).append(p)
@@ -191,7 +198,7 @@ def fit_series(points, l2_bytes=None):
                                [p.time_median_ns for p in rows],
                                [served_by_l2(p, l2_bytes) for p in rows])
         if fit is not None:
-            fits[key] = fit
+            fits[key] = replace(fit, spec=spec)
     return fits
 
 
@@ -559,7 +566,8 @@ def warm_slower_than_cold(run, fits=None):
     at launch scale: a warm launch never loses to a flushed one there, so
     the timer saw the GPU wait for the host."""
     if fits is None:
-        fits = fit_series(run.points, run.l2_bytes)
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
     twins = cold_twins(run.points)
     return [p for p in run.points if p.key in twins and _host_artefact(
         p, twins[p.key], launch_floor(run, p, fits)[0])]
@@ -568,7 +576,8 @@ def warm_slower_than_cold(run, fits=None):
 def classify_run(run, fits=None):
     """[(point, Verdict)] for every point of the run, in file order."""
     if fits is None:
-        fits = fit_series(run.points, run.l2_bytes)
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
     siblings = _siblings(run)
     cold = cold_twins(run.points)
     return [(p, classify(point_facts(run, p, fits, siblings, cold)))
@@ -579,3 +588,46 @@ def pct_of(value, bound):
     if value is None or bound is None or bound.value <= 0:
         return None
     return 100.0 * value / bound.value
+
+
+# rows above a measured ceiling
+
+@dataclass(frozen=True)
+class AboveCeiling:
+    point: object
+    share: float            # bandwidth / the op's measured DRAM ceiling
+    written: Optional[float]  # DRAM write bytes / the output's bytes
+    explained: bool
+    reason: str
+
+
+def above_dram_ceiling(run, floor_pct=1.0):
+    """Every point not served by L2 (cold, or a footprint above the L2)
+    whose bandwidth exceeds the op's measured DRAM ceiling by more than
+    floor_pct %, with its explanation from the counters: DRAM write bytes
+    inside the timed window below the output's bytes mean the writes were
+    left in L2 and written back after the timer stopped (docs/metrics.md,
+    "Where the writes land"); otherwise it is flagged unexplained."""
+    out = []
+    for p in run.points:
+        bound = run_dram_ceiling(run, p.op)
+        if bound is None or not bound.measured or \
+                served_by_l2(p, run.l2_bytes) or \
+                p.bandwidth <= bound.value * (1 + floor_pct / 100.0):
+            continue
+        output = p.bytes_moved * (1.0 - READ_FRACTION.get(p.op, 0.5))
+        writes = sel.metric(run, p, sel.M_DRAM_WRITE)
+        written = writes / output if writes is not None and output else None
+        share = p.bandwidth / bound.value
+        if written is not None and written < 1.0 / share:
+            out.append(AboveCeiling(p, share, written, True, (
+                "%.0f%% of its output written to DRAM in the window" % (
+                    100 * written))))
+        elif written is not None:
+            out.append(AboveCeiling(p, share, written, False, (
+                "%.0f%% of its output written to DRAM in the window: the "
+                "counters do not explain it" % (100 * written))))
+        else:
+            out.append(AboveCeiling(p, share, None, False,
+                                    "no DRAM write counter to explain it"))
+    return out

@@ -589,7 +589,8 @@ def _issue_thresholds(run, pts):
     """point key -> the issue-bound threshold of model.rule_issue for that
     point (ISSUE_MARGIN x its leanest DRAM-bound sibling, capped at
     ISSUE_BYTES_PER_INST), None where the rule cannot fire."""
-    fits = model.fit_series(run.points, run.l2_bytes)
+    fits = model.fit_series(run.points, run.l2_bytes,
+                            run.spec_dram_bandwidth)
     siblings = model._siblings(run)
     out = {}
     for p in pts:

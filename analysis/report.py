@@ -161,7 +161,7 @@ def findings_table(judged):
                       "judged on"), rows, FINDINGS_TABLE)
 
 
-def versus_section(versus, ranges=()):
+def versus_section(versus, ranges=(), sctx=None):
     blocks = [doc.Heading(3, "ewbench's fastest add against cub and "
                           "PyTorch", "versus")]
     if not versus and not ranges:
@@ -196,12 +196,18 @@ def versus_section(versus, ranges=()):
             "against the peer, its lowest, median and highest, each with "
             "its size and whether it is beyond the noise." %
             model.LAUNCH_FACTOR))
+        l2c = model.l2_ceiling(sctx.part(stu.SWEEP, stu.ARTICLE)[1]
+                               .run.ceilings)
+
         def cell(m):
             v = m.versus
-            return "%+.1f %% at %s (%s; `%s`%s)" % (
+            return "%+.1f %% at %s (%s; `%s`%s, %s%s)" % (
                 m.margin_pct, bytes_label(v.best.footprint_bytes),
                 v.beyond_noise, v.best.variant,
-                "" if v.best.block is None else "@%d" % v.best.block)
+                "" if v.best.block is None else "@%d" % v.best.block,
+                gbps(v.best.bandwidth), " = %.0f %% of the measured L2 "
+                "ceiling" % (100 * v.best.bandwidth / l2c.value)
+                if l2c else "")
         rows = []
         for r in ranges:
             first, last = r.sizes[0].versus, r.sizes[-1].versus
@@ -644,6 +650,25 @@ def threats_section(study, sctx):
                                                         size_label(p.n))
                                              for p in inverted[:8])))
         counters = m.get("counters") or {}
+        above = model.above_dram_ceiling(run, noise.RUN_FLOOR_PCT)
+        if above:
+            explained = [a for a in above if a.explained]
+            shown = sorted(above, key=lambda a: (a.explained, -a.share))[:6]
+            items.append(
+                "`%s/`: **%d points above the measured DRAM ceiling** while "
+                "not served by L2 (cold, or a footprint over the L2): %d "
+                "explained by the counters (their output reached DRAM only "
+                "in part inside the timed window: the writes were left in "
+                "L2 and written back after the timer stopped; docs/metrics"
+                ".md, \"Where the writes land\"), %d %s. %s." % (
+                    part, len(above), len(explained),
+                    len(above) - len(explained),
+                    "**not explained**" if len(above) > len(explained)
+                    else "not explained",
+                    "; ".join("%s@%s %s: %.0f%% of the ceiling, %s" % (
+                        a.point.variant, size_label(a.point.n),
+                        a.point.cache, 100 * a.share, a.reason)
+                        for a in shown)))
         if run.metrics is None and part == stu.ARTICLE:
             items.append("`%s/` has no counters (%s): occupancy and "
                          "instruction evidence is missing." % (
@@ -654,6 +679,15 @@ def threats_section(study, sctx):
                          "passes): DRAM write bytes can be off by tens of "
                          "percent; read bytes are reliable." % (
                              part, counters.get("passes")))
+    old = sum(p.time_source is None for ctx in sctx.parts.values()
+              for p in ctx.run.points)
+    if old:
+        items.append("%d rows were timed by the old protocol (schema 1: an "
+                     "event pair around each launch, host launch path "
+                     "included; their confidence intervals are estimated "
+                     "from the spread). Finding 1 reads the profiler's "
+                     "kernel durations (`gpu__time_duration.sum`) where "
+                     "counters were taken." % old)
     if not study.ceilings:
         items.append("No measured ceilings: percentages are of the spec "
                      "peak, which no kernel reaches.")
@@ -661,8 +695,6 @@ def threats_section(study, sctx):
         "Clocks were not locked: boost and thermal state move bandwidths "
         "by a few percent between runs; one run shows no run-to-run "
         "variation.",
-        "Per-launch CUDA-event times of stream launches include the launch "
-        "overhead (intended for finding 1).",
         "Nsight Compute defaults (cache control all, clock control base) "
         "differ from these conditions; to compare, run ncu with "
         "`--cache-control none --clock-control none`.",
@@ -736,7 +768,8 @@ def build_document(study, sctx, judged, figures):
     blocks.append(headline(study))
     blocks.append(doc.Heading(2, "Answers", "answers"))
     blocks.append(findings_table(judged))
-    blocks += versus_section(ans.versus_peers(sctx), ans.l2_ranges(sctx))
+    blocks += versus_section(ans.versus_peers(sctx), ans.l2_ranges(sctx),
+                             sctx)
     _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)

@@ -1,5 +1,7 @@
 """The launch-floor fit and every verdict rule, on crafted inputs."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -303,3 +305,46 @@ def test_fit_drops_an_l2_slope_resting_on_one_size():
     t = np.array([20000.0, 70000.0, 1.05e6])     # odd first point
     fit = model.fit_launch_model(v, t, in_l2)
     assert fit.l2_bandwidth is None and fit.bandwidth is not None
+
+
+def test_a_fit_faster_than_the_spec_is_not_a_floor():
+    v = np.array([1, 4, 16, 64]) * 12 * MiB
+    t = 3000.0 + v / 3.6e12 * 1e9 * np.array([1.0, 1.01, 0.99, 1.0])
+    pts = [make_point(n=int(x) // 12, bytes_moved=int(x),
+                      footprint_bytes=int(x), cache="cold", time_median_ns=y)
+           for x, y in zip(v, t)]
+    fit = model.fit_series(pts, 50 * MiB, spec=3.35e12)[
+        ("v", 256, "cold", "stream")]
+    assert not fit.usable and "above the spec peak" in fit.unusable_reason
+    fit = model.fit_series(pts, 50 * MiB, spec=4.0e12)[
+        ("v", 256, "cold", "stream")]
+    assert fit.usable
+
+
+def test_rows_above_the_dram_ceiling_are_explained_or_flagged():
+    from analysis.load import Ceiling, MetricValue, Run
+    n = 16 << 20                       # 192 MiB: past a 50 MiB L2
+    moved = 12 * n
+    fast = make_point(n=n, cache="cold", bytes_moved=moved,
+                      footprint_bytes=moved,
+                      time_median_ns=moved / 3.2e12 * 1e9)
+    other = dataclasses.replace(fast, variant="w")
+    ok = dataclasses.replace(fast, variant="ok",
+                             time_median_ns=moved / 2.9e12 * 1e9)
+    warm_l2 = make_point(variant="l2", cache="warm", n=1 << 20)
+    output = moved / 3
+    metrics = {fast.key: {"dram__bytes_write.sum": MetricValue(
+        0.5 * output, "byte", "cupti")},
+        other.key: {"dram__bytes_write.sum": MetricValue(
+            output, "byte", "cupti")}}
+    run = Run("x", {"run_id": "r", "device": {"l2_bytes": 50 * MiB}},
+              (fast, other, ok, warm_l2), metrics,
+              {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
+                                   None)})
+    above = {a.point.variant: a for a in model.above_dram_ceiling(run)}
+    assert set(above) == {"v", "w"}           # not ok, not the L2 point
+    assert above["v"].explained and "50% of its output" in \
+        above["v"].reason
+    assert not above["w"].explained and "do not explain" in \
+        above["w"].reason
+    assert above["v"].share == pytest.approx(3.2 / 3.0)
