@@ -29,6 +29,9 @@ M_LD_BYTES_PER_INST = "derived__global_ld_bytes_per_inst"
 M_DRAM_BANDWIDTH = "derived__dram_bandwidth"
 M_KERNEL_TIME = "gpu__time_duration.sum"
 M_DRAM_READ_FRACTION = "derived__dram_read_fraction"
+# metrics/stalls.txt: smsp__warp_issue_stalled_<reason>_per_warp_active.pct
+STALL_PREFIX = "smsp__warp_issue_stalled_"
+STALL_SUFFIX = "_per_warp_active.pct"
 
 
 def sizes(run):
@@ -166,3 +169,22 @@ def mid_size(all_sizes):
     inner = all_sizes[1:-1]
     middle = (all_sizes[0] * all_sizes[-1]) ** 0.5
     return min(inner, key=lambda n: abs(math.log(n / middle)))
+
+
+def stall_shares(run, point):
+    """[(reason, % of active warps)] of the point's warp stall reasons
+    (metrics/stalls.txt), largest first, 'selected' (the warp that issued)
+    left out; [] when not measured."""
+    if run.metrics is None:
+        return []
+    entry = run.metrics.get(point.key)
+    if entry is None and point.launch != "stream":
+        entry = run.metrics.get(point.key[:-1] + ("stream",))
+    out = []
+    for name, value in (entry or {}).items():
+        if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX) \
+                and value.value is not None:
+            reason = name[len(STALL_PREFIX):-len(STALL_SUFFIX)]
+            if reason != "selected":
+                out.append((reason, value.value))
+    return sorted(out, key=lambda r: -r[1])

@@ -40,7 +40,8 @@ TIME_SOURCES = ("kernel", "batch")
 STOP_RULES = ("ci", "cap", "time")
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
-    "dram_add": "byte/s", "l2_read": "byte/s", "launch_stream": "ns",
+    "dram_add": "byte/s", "l2_read": "byte/s", "dram_latency": "ns",
+    "launch_stream": "ns",
     "launch_graph": "ns", "fp32_fma": "flop/s", "fp16_fma": "flop/s",
 }
 CEILING_NAMES = tuple(CEILING_UNIT)
