@@ -20,6 +20,8 @@ are left out.
 from dataclasses import dataclass
 from statistics import median
 
+import numpy as np
+
 from . import model
 from . import noise
 from . import select as sel
@@ -728,6 +730,47 @@ def block_sweeps(ctx):
     return {k: v for k, v in groups.items() if len({p.block for p in v}) > 1}
 
 
+F5_FIT_RESIDUAL = 0.10     # the block-rate model explains a sweep within 10 %
+
+
+def block_rate(rows, upto_block):
+    """Fit t = t0 + grid / R over a sweep's points with block <= upto_block
+    (least squares on relative residuals): R, the rate at which the GPU
+    launches blocks (blocks per ns), t0 and the largest relative residual;
+    None with fewer than three such points, a known grid on each, or a
+    non-positive slope."""
+    pts = [p for p in rows if p.block <= upto_block and p.grid]
+    if len({p.grid for p in pts}) < 3:
+        return None
+    g = np.array([p.grid for p in pts], dtype=float)
+    t = np.array([p.time_median_ns for p in pts])
+    w = 1.0 / t
+    coef, *_ = np.linalg.lstsq(np.column_stack([np.ones_like(g), g]) *
+                               w[:, None], t * w, rcond=None)
+    if coef[1] <= 0:
+        return None
+    resid = float(np.max(np.abs(coef[0] + coef[1] * g - t) / t))
+    return 1.0 / coef[1], float(coef[0]), resid
+
+
+def _rate_text(rows, best, good):
+    """The block-launch-rate mechanism of a sweep where a block larger than
+    128/256 wins, or '' when the model does not explain it."""
+    fit = block_rate(rows, good.block)
+    if fit is None or fit[2] > F5_FIT_RESIDUAL:
+        return ""
+    rate, t0, resid = fit
+    spent = good.grid / rate
+    return ("block launch rate: up to block %d, time = %s µs + grid / %.0f "
+            "blocks per µs (max residual %.0f%%); at %d threads the grid of "
+            "%d blocks alone takes %s of its %s µs, at %d the %d blocks %s "
+            "µs: fewer, larger blocks win because the GPU launches blocks "
+            "at a bounded rate" % (
+                good.block, us(t0), rate * 1e3, 100 * resid, good.block,
+                good.grid, us(spent), us(good.time_median_ns), best.block,
+                best.grid, us(best.grid / rate)))
+
+
 def finding_5(sctx):
     part, ctx = None, None
     for name in (stu.BLOCKS,) + stu.PARTS:
@@ -741,7 +784,7 @@ def finding_5(sctx):
     numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
         best = min(rows, key=lambda p: p.time_median_ns)
-        label = "%s %s %s" % (variant, size_label(n), cache)
+        label = "%s %s %s %s" % (variant, size_label(n), cache, launch)
         blocks = ",".join(str(b) for b in sorted(p.block for p in rows))
         if ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
             launch_bound.append(label)
@@ -765,10 +808,21 @@ def finding_5(sctx):
                             slack, limit, worst.block,
                             worst.time_median_ns / best.time_median_ns)))
         if slack > limit:
+            mechanism = _rate_text(rows, best, good) \
+                if best.block > good.block else ""
+            if mechanism:
+                numbers.append(("%s mechanism" % label, mechanism))
+            fit = block_rate(rows, good.block) if mechanism else None
             failures.append("%s: block %d is %.0f%% faster than the best "
-                            "of 128/256 (%d)" % (label, best.block,
-                                                 100 * (slack - 1),
-                                                 good.block))
+                            "of 128/256 (%d)%s" % (
+                                label, best.block, 100 * (slack - 1),
+                                good.block, ": the GPU launches about %.0f "
+                                "blocks per µs, and the %d blocks of %d "
+                                "threads take %s of its %s µs" % (
+                                    fit[0] * 1e3, good.grid, good.block,
+                                    us(good.grid / fit[0]),
+                                    us(good.time_median_ns))
+                                if fit else ""))
         elif slack > F5_TOLERANCE:
             noisy.append("%s (%.3fx, limit %.3fx)" % (label, slack, limit))
     note = (" Left out as launch-bound (the block does not show when the "

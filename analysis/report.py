@@ -251,8 +251,12 @@ def _evidence(s):
 
 
 def shortfalls_section(shorts, n):
+    modes = sorted({"%s, %s launches" % (s.point.cache, s.point.launch)
+                    for s in shorts})
     blocks = [doc.Heading(3, "Study variants that fall short%s" % (
-        " at %s elements" % size_label(n) if n else ""), "shortfalls")]
+        " at %s elements%s" % (size_label(n), " (%s)" % "; ".join(modes)
+                               if modes else "") if n else ""),
+        "shortfalls")]
     if not shorts:
         return blocks + [doc.Paragraph(
             "Every study variant reaches at least %.0f %% of its fastest "
@@ -261,7 +265,10 @@ def shortfalls_section(shorts, n):
     for s in shorts:
         fix = "not swept"
         if s.best_block is not None:
-            fix = "%d: %s" % (s.best_block.block, gbps(s.best_block.bandwidth))
+            b = s.best_block
+            fix = "%d: %s at %s elements, %s, %s" % (
+                b.block, gbps(b.bandwidth), size_label(b.n), b.cache,
+                b.launch)
             if s.published_block is not None:
                 fix += " (%s at %s)" % (gbps(s.published_block.bandwidth),
                                         _block(s.point))
@@ -271,7 +278,9 @@ def shortfalls_section(shorts, n):
                      s.verdict.name, _evidence(s), fix))
     blocks.append(doc.Table(("variant", "block", "GB/s",
                              "share of the fastest sibling", "verdict",
-                             "evidence", "best block (GB/s)"), tuple(rows)))
+                             "evidence", "best block of the block sweep "
+                             "(GB/s; its own size and launch)"),
+                            tuple(rows)))
     return blocks
 
 

@@ -273,7 +273,7 @@ def test_finding_5():
     assert f.verdict == F.FAILS and "limit 1.050x" in f.deciding
     f = judge(make_run(healthy_points() + scatter(sweep, 80.0)), 5)
     assert f.verdict == F.HOLDS and "within the noise" in f.explanation
-    assert "add_f32 16Mi warm (1.178x, limit 1.218x)" in f.explanation
+    assert "add_f32 16Mi warm stream (1.178x, limit 1.218x)" in f.explanation
     only_odd = [point("add_f16x2", 1 << 24, bandwidth=2e12, block=b)
                 for b in (64, 96)]
     f = judge(make_run(healthy_points() + only_odd), 5)
@@ -330,3 +330,30 @@ def test_the_l2_tier_comparison_is_a_range_not_one_size():
     assert r.highest.margin_pct > 5 and \
         r.highest.versus.beyond_noise == "ahead"
     assert (r.count("ahead"), r.count("behind")) == (4, 1)
+
+
+def test_finding_5_names_the_block_launch_rate():
+    # 4Mi fp32 at one element per thread: 1.6 blocks per ns up to 256
+    # threads, bandwidth-limited at 4 µs from 512 on.
+    n = 1 << 22
+    sweep = []
+    for b in (32, 64, 128, 256, 512, 1024):
+        grid = n // b
+        t = max(1800.0 + grid / 1.6, 4000.0) if b <= 256 else 4000.0
+        sweep.append(dataclasses.replace(point("add_f32", n, time_ns=t,
+                                               block=b), grid=grid))
+    f = judge(make_run(healthy_points() + sweep,
+                       ceilings=launch_ceilings(1000.0)), 5)
+    assert f.verdict == F.FAILS
+    mechanism = dict(f.numbers)["add_f32 4Mi warm stream mechanism"]
+    assert "grid / 1600 blocks per µs" in mechanism
+    assert "about 1600 blocks per µs, and the 16384 blocks of 256 " \
+        "threads take 10.2 of its 12.0 µs" in f.explanation
+    # time that does not follow the grid: no mechanism claimed
+    flat = [dataclasses.replace(p, time_median_ns=4000.0 * (1.3 if
+                                p.block <= 256 else 1.0) + p.block)
+            for p in sweep]
+    f = judge(make_run(healthy_points() + flat,
+                       ceilings=launch_ceilings(1000.0)), 5)
+    assert f.verdict == F.FAILS
+    assert "add_f32 4Mi warm stream mechanism" not in dict(f.numbers)
