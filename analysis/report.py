@@ -19,6 +19,7 @@ from . import findings as fnd
 from . import load
 from . import model
 from . import noise
+from . import placement
 from . import select as sel
 from . import study as stu
 from . import variants as var
@@ -146,6 +147,9 @@ def headline(study):
               if n in rows]
     if launch:
         parts.append("launch %s" % " / ".join("%s %s" % l for l in launch))
+    revision = _get(study.main.manifest, "tool", "git_revision")
+    if revision:
+        text += " Measured by ewbench at commit `%s`." % revision
     if parts:
         text += " **Measured**: %s." % ", ".join(parts)
     else:
@@ -154,7 +158,8 @@ def headline(study):
 
 
 def findings_table(judged):
-    rows = tuple((str(f.number), f.short_claim,
+    rows = tuple(("[%d](#finding-%d)" % (f.number, f.number),
+                  "[%s](#finding-%d)" % (f.short_claim, f.number),
                   "**%s**" % f.verdict, f.deciding or "-",
                   "%s/" % f.part if f.part else "-") for f in judged)
     return doc.Table(("#", "claim", "verdict", "deciding number",
@@ -289,7 +294,7 @@ def shortfalls_section(shorts, n):
 def findings_section(judged):
     blocks = [doc.Heading(2, "Findings", "findings")]
     for f in judged:
-        blocks.append(doc.Heading(3, "Finding %d: %s — %s" % (
+        blocks.append(doc.Heading(3, "Finding %d: %s — **%s**" % (
             f.number, f.short_claim, f.verdict), "finding-%d" % f.number))
         blocks.append(doc.Paragraph("Claim: %s Judged on `%s/`." % (
             f.claim, f.part or "-")))
@@ -615,9 +620,61 @@ def environment_section(study):
             _text(r.manifest.get("finished_utc")),
             _text(r.manifest.get("status")),
             _text(_get(r.manifest, "tool", "git_revision")))))
+        rows.append(("`%s/` NVML start → end" % part,
+                     _nvml_text(placement.read(r.manifest))))
     return [doc.Heading(2, "Environment", "environment"),
             doc.Table(("item", "value"),
                       tuple((k, _text(v)) for k, v in rows))]
+
+
+def _nvml_text(place):
+    """SM / memory clock, power, temperature and throttle reasons at a
+    run's start and end (placement.py), '-' for what was not read."""
+    def one(r):
+        def num(v, fmt):
+            return fmt % v if v is not None else "-"
+        return "SM %s / memory %s MHz, %s W, %s °C, %s" % (
+            num(r.sm_clock_mhz, "%.0f"), num(r.mem_clock_mhz, "%.0f"),
+            num(r.power_w, "%.0f"), num(r.temperature_c, "%.0f"),
+            ", ".join(r.throttle_reasons) if r.throttle_reasons
+            else "no clock-event reason")
+    maxima = place.start
+    return "%s → %s (max SM %s / memory %s MHz)" % (
+        one(place.start), one(place.end),
+        "%.0f" % maxima.max_sm_clock_mhz
+        if maxima.max_sm_clock_mhz is not None else "-",
+        "%.0f" % maxima.max_mem_clock_mhz
+        if maxima.max_mem_clock_mhz is not None else "-")
+
+
+def _clock_threat(study):
+    """The clocks threat, backed by NVML's readings of every part."""
+    readings = [(part, r) for part, run in study.runs.items()
+                for r in (placement.read(run.manifest).start,
+                          placement.read(run.manifest).end)]
+    read = [(part, r) for part, r in readings if r.sm_clock_mhz is not None]
+    if not read:
+        return ("Clocks were not locked and NVML was not read: boost and "
+                "thermal state may move bandwidths by a few percent between "
+                "runs, and nothing here shows whether they did.")
+    slowed = sorted({"`%s/` %s" % (part, ", ".join(
+        placement.slowdowns(r.throttle_reasons)))
+        for part, r in read if placement.slowdowns(r.throttle_reasons)})
+    below = sorted({"`%s/`" % part for part, r in read
+                    if r.max_sm_clock_mhz and
+                    r.sm_clock_mhz < 0.97 * r.max_sm_clock_mhz})
+    if slowed or below:
+        return ("**Clocks moved**: %s. Bandwidths of these parts may be a "
+                "few percent low." % "; ".join(
+                    (["clock-event reasons " + ", ".join(slowed)]
+                     if slowed else []) +
+                    (["SM clock below 97 %% of its maximum in %s" %
+                      ", ".join(below)] if below else [])))
+    return ("Clocks were not locked, but NVML read the SM clock at its "
+            "maximum with no slowing clock-event reason at the start and "
+            "end of every part (Environment); drift between the reads, and "
+            "from run to run, is covered only by the run-to-run floor of "
+            "the noise rule (%.1f %%)." % noise.RUN_FLOOR_PCT)
 
 
 def threats_section(study, sctx):
@@ -700,10 +757,8 @@ def threats_section(study, sctx):
     if not study.ceilings:
         items.append("No measured ceilings: percentages are of the spec "
                      "peak, which no kernel reaches.")
+    items.append(_clock_threat(study))
     items += [
-        "Clocks were not locked: boost and thermal state move bandwidths "
-        "by a few percent between runs; one run shows no run-to-run "
-        "variation.",
         "Nsight Compute defaults (cache control all, clock control base) "
         "differ from these conditions; to compare, run ncu with "
         "`--cache-control none --clock-control none`.",
