@@ -444,12 +444,22 @@ def plot_blocks(run, outdir, published=None):
 
 # 3. hierarchical roofline
 
+def _l1_bytes(run, p):
+    """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
+    through the LSU pipe (the default set counts those)."""
+    total = sel.metric(run, p, sel.M_L1_BYTES)
+    if total:
+        return total
+    parts = [sel.metric(run, p, m) for m in sel.M_L1_GLOBAL_BYTES]
+    return sum(parts) if all(v is not None for v in parts) else None
+
+
 def _level_bytes(run, p):
     """[(level, bytes)]: counters where present, and the algorithmic bytes."""
     out = []
     for level, value in (("DRAM", sel.dram_bytes(run, p)),
                          ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
-                         ("L1", sel.metric(run, p, sel.M_L1_BYTES))):
+                         ("L1", _l1_bytes(run, p))):
         if value:
             out.append((level, value))
     out.append(("algorithmic", float(p.bytes_moved)))
@@ -502,26 +512,32 @@ def plot_roofline(run, outdir):
         perf = ops / (p.time_median_ns * 1e-9)
         placed.append((p, perf, [(lvl, ops / b) for lvl, b in
                                  _level_bytes(run, p)]))
-    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 1.0)
-    ylim = _span([perf for _, perf, _ in placed], 1.6, 0.8)
+    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 2.0)
+    ylim = _span([perf for _, perf, _ in placed], 1.6, 2.0)
     fams = _families(points)
     rows = math.ceil(len(fams) / 2)
     fig, body = _figure([run], 4.6 * rows + 1.4)
-    diagonals = []
-    dram = model.run_dram_ceiling(run, "add")
-    if dram is not None:
-        diagonals.append((dram.value, "DRAM %s (%s)" % (
-            _gbps_short(dram.value), dram.source), CEILING_GREY))
+    diagonals = {}          # label -> (byte/s, colour, style)
     l2c = model.l2_ceiling(run.ceilings)
-    if l2c is not None:
-        diagonals.append((l2c.value, "L2 read %s (measured)" %
-                          _gbps_short(l2c.value), LEVEL_COLOURS["L2"]))
     for ax, fam in zip(_grid(body, len(fams)), fams):
         mine = [x for x in placed if var.family(x[0]) == fam]
         styles = family_styles([x[0] for x in mine])
-        for bw, _, colour in diagonals:
+        # The op's own DRAM ceiling (dram_add for add, dram_copy for relu
+        # and abs) and the measured L2 read ceiling: bandwidth x intensity.
+        mine_diagonals = []
+        dram = model.run_dram_ceiling(run, fam[0])
+        if dram is not None:
+            mine_diagonals.append((dram.value, "DRAM %s (%s)" % (
+                _gbps_short(dram.value), dram.source),
+                LEVEL_COLOURS["DRAM"], "-"))
+        if l2c is not None:
+            mine_diagonals.append((l2c.value, "L2 read %s (measured)" %
+                                   _gbps_short(l2c.value),
+                                   LEVEL_COLOURS["L2"], "-."))
+        for bw, label, colour, ls in mine_diagonals:
             xs = np.geomspace(*xlim, 8)
-            ax.plot(xs, xs * bw, color=colour, lw=1.0)
+            ax.plot(xs, xs * bw, color=colour, lw=1.2, ls=ls, alpha=0.7)
+            diagonals[label] = (bw, colour, ls)
         handles = []
         for p, perf, levels in sorted(mine, key=lambda x: var.sort_key(
                 x[0].variant)):
@@ -557,8 +573,10 @@ def plot_roofline(run, outdir):
         ax.set_title("%s, %s elements, %s" % (var.family_label(fam),
                                               size_label(n), cache),
                      fontsize=10)
-        ax.set_xlabel("FLOP per byte at each level", fontsize=9)
-        ax.set_ylabel("FLOP/s (relu, abs: elements/s)", fontsize=9)
+        ax.set_xlabel("intensity: operations per byte moved at each "
+                      "level", fontsize=9)
+        ax.set_ylabel("operations per second (add: FLOP/s; relu, abs: "
+                      "elements/s)", fontsize=9)
         ax.grid(True, which="major", alpha=0.25)
         ax.legend(handles=handles, loc="upper left", fontsize=7.5,
                   frameon=True, framealpha=0.85, ncol=1)
@@ -569,15 +587,27 @@ def plot_roofline(run, outdir):
                      else "bytes counted at %s" % lvl)
               for lvl, c in LEVEL_COLOURS.items()
               if any(lvl == name for _, _, lv in placed for name, _ in lv)]
-    lines = [Line2D([], [], color=c, label=label)
-             for _, label, c in diagonals]
+    lines = [Line2D([], [], color=c, ls=ls, label="ceiling: " + label)
+             for label, (_, c, ls) in diagonals.items()]
     body.legend(handles=levels + lines, loc="outside lower center", ncol=3,
                 fontsize=8, frameon=False)
     roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
-    note = ("Colour = the memory level whose bytes set the intensity, "
-            "marker = variant; grey lines join one kernel's levels. relu "
-            "and abs do no FLOPs and sit at one operation per element. "
-            "Compute roofs (%s) lie far above the plotted range." % (
+    l2_ratio = [b / p.bytes_moved for p, _, _ in placed
+                for lvl, b in _level_bytes(run, p) if lvl == "L2"]
+    note = ("Colour = the memory level whose bytes set the intensity (DRAM "
+            "red, L2 blue, L1 green, algorithmic bytes a grey ring), marker "
+            "= variant; grey lines join one kernel's levels; diagonals are "
+            "each panel's op's measured DRAM ceiling and the L2 read "
+            "ceiling. relu and abs do no FLOPs and sit at one operation per "
+            "element. L1 bytes are the LSU pipe's global loads and stores "
+            "(l1tex__t_bytes.sum where measured): TMA copies bypass it, so "
+            "TMA kernels sit right of their ring. %sCompute roofs (%s) lie "
+            "far above the plotted "
+            "range." % (
+                "L2 bytes (lts__t_bytes.sum) count every transfer at the L2 "
+                "slices, not only the kernel's own requests: here a median "
+                "%.2fx the algorithmic bytes, so L2 points sit left of the "
+                "ring. " % float(np.median(l2_ratio)) if l2_ratio else "",
                 roofs or "none known"))
     body.suptitle("\n".join(textwrap.wrap(note, 140)), fontsize=8.5)
     return save(fig, outdir, "roofline")

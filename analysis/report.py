@@ -40,8 +40,8 @@ FIGURE_TEXT = {
         "Bandwidth (bytes moved / median time) against the footprint of one "
         "launch, one panel per op family: warm solid with markers, cold "
         "dashed. The study's variants in colour, the fastest of ewbench's "
-        "additions in purple, the other additions grey, cub black, PyTorch "
-        "brown; the legend under each panel keys every series. Both axes "
+        "additions in purple; peers and other additions, where the sweep "
+        "has them, as the legend under each panel keys every series. Both axes "
         "are logarithmic. Black dotted vertical line: the nominal L2 "
         "capacity; blue dashed vertical line and band: the effective L2 "
         "for streaming that finding 2 located (where the share of reads "
@@ -62,10 +62,15 @@ FIGURE_TEXT = {
         "ceiling."),
     "roofline": (
         "Hierarchical roofline",
-        "FLOP/s against arithmetic intensity at the largest size, one panel "
-        "per op family: colour = the memory level whose bytes give the "
-        "intensity, marker = variant (legend per panel), ring = algorithmic "
-        "bytes; diagonals are the measured DRAM and L2 ceilings."),
+        "Operations per second (add: FLOP/s; relu and abs: elements/s) "
+        "against intensity (operations per byte) at the largest size, one "
+        "panel per op family, both axes logarithmic over at least two "
+        "decades: colour = the memory level whose bytes give the intensity "
+        "(DRAM red, L2 blue, L1 green), marker = variant (legend per "
+        "panel), grey ring = algorithmic bytes; diagonals are the panel's "
+        "op's measured DRAM ceiling (solid) and the measured L2 read "
+        "ceiling (dash-dot). The note above the panels says why L2 and L1 "
+        "points sit where they do."),
     "instructions": (
         "Instruction efficiency",
         "At the largest size, per variant (grouped by op family, fastest "

@@ -18,6 +18,8 @@ M_DRAM_WRITE = "dram__bytes_write.sum"
 M_DRAM_BYTES = "dram__bytes.sum"
 M_L2_BYTES = "lts__t_bytes.sum"
 M_L1_BYTES = "l1tex__t_bytes.sum"
+M_L1_GLOBAL_BYTES = ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
+                     "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")
 M_L2_HIT = "lts__t_sector_hit_rate.pct"
 M_L2_READ_HIT = "lts__t_sector_op_read_hit_rate.pct"
 M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
