@@ -54,13 +54,20 @@ NOISY_PCT = 5.0
 OUTLIER_FACTOR = 1.5
 
 
+def sample_sd_ns(point):
+    """Standard deviation of a row's timing samples in ns: its stddev, or
+    (max - min) / 4 without one; None when the row records neither."""
+    if point.time_stddev_ns is not None:
+        return point.time_stddev_ns
+    if point.time_min_ns is not None and point.time_max_ns is not None:
+        return (point.time_max_ns - point.time_min_ns) / 4.0
+    return None
+
+
 def noise_ns(point):
     """Per-launch scatter of a point in ns, or None when not recorded."""
-    if point.time_stddev_ns is not None:
-        spread = point.time_stddev_ns
-    elif point.time_min_ns is not None and point.time_max_ns is not None:
-        spread = (point.time_max_ns - point.time_min_ns) / 4.0
-    else:
+    spread = sample_sd_ns(point)
+    if spread is None:
         return None
     return spread * math.sqrt(point.launches_per_sample)
 

@@ -33,6 +33,7 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
+from . import noise
 from . import select as sel
 
 KERNEL = "kernel"
@@ -82,12 +83,7 @@ def samples(point):
 
 def _estimated_ci(point):
     """Schema 1: median +- 1.96 x sqrt(pi/2) x sd / sqrt(m)."""
-    if point.time_stddev_ns is not None:
-        sd = point.time_stddev_ns
-    elif point.time_min_ns is not None and point.time_max_ns is not None:
-        sd = (point.time_max_ns - point.time_min_ns) / 4.0
-    else:
-        sd = 0.0
+    sd = noise.sample_sd_ns(point) or 0.0
     half = Z95 * MEDIAN_SE * sd / math.sqrt(samples(point))
     return point.time_median_ns - half, point.time_median_ns + half
 
