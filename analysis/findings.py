@@ -257,10 +257,19 @@ def finding_1(sctx):
         interval = f1_interval(ctx, kernels, mode)
         if interval is None:
             continue
-        it = _as_time(interval)
-        sets = it.median_ns > slow.median_ns and noise.separated(it, slow)
-        longer = [v for v, (_, kt) in kernels.items()
-                  if kt.median_ns >= it.median_ns]
+        # Each kernel against its own row's interval where the row has
+        # one (schema 2), else against the mode's.
+        not_set = []
+        for v, (p, kt) in kernels.items():
+            own = timing.launch_interval(p, None, mode)
+            it = _as_time(own or interval)
+            if not (it.median_ns > kt.median_ns and
+                    noise.separated(it, kt)):
+                not_set.append(v)
+        sets = not not_set
+        longer = [v for v, (p, kt) in kernels.items()
+                  if kt.median_ns >= (timing.launch_interval(p, None, mode)
+                                      or interval).median_ns]
         low, low_u = timing.overhead(interval, slow)
         high, high_u = timing.overhead(interval, fast)
         judged[mode] = sets

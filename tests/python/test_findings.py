@@ -357,3 +357,16 @@ def test_finding_5_names_the_block_launch_rate():
                        ceilings=launch_ceilings(1000.0)), 5)
     assert f.verdict == F.FAILS
     assert "add_f32 4Mi warm stream mechanism" not in dict(f.numbers)
+
+
+def test_finding_1_compares_each_kernel_with_its_own_interval():
+    pts = kernel_rows(healthy_points(), {"add_f32": 5000.0})
+    pts = [dataclasses.replace(p, interval_ns=9000.0, interval_ci_ns=20.0)
+           for p in pts]
+    run = make_run(pts, ceilings=launch_ceilings(6000.0))
+    assert judge(run, 1).verdict == F.HOLDS
+    # add_f32's own launches come every 5.02 µs: its kernel sets its pace
+    pts = [dataclasses.replace(p, interval_ns=5020.0) if p.variant ==
+           "add_f32" else p for p in pts]
+    f = judge(make_run(pts, ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.FAILS
