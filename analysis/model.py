@@ -46,14 +46,14 @@ state and launch mode (every variant, peers included).
                    SIBLING_FRACTION x the best sibling's: a variant far
                    below a sibling that moves the same bytes is not held
                    back by DRAM.
+  occupancy-bound  achieved occupancy (theoretical when achieved is not
+                   measured) < OCCUPANCY_PCT, and not DRAM-bound.
   latency-bound    below DRAM_FRACTION of the ceiling, and loads in flight
                    per SM < (1 - LATENCY_MARGIN) x what Little's law needs
                    (DRAM ceiling x measured dram_latency / SMs; without a
                    latency, the fewest a DRAM-bound sibling keeps in
                    flight), or without that estimate long-scoreboard
                    stalls >= STALL_DOMINANT of all (metrics/stalls.txt).
-  occupancy-bound  achieved occupancy (theoretical when achieved is not
-                   measured) < OCCUPANCY_PCT, and not DRAM-bound.
   issue-bound      issue stalls >= STALL_DOMINANT of all stalls, or bytes
                    moved per issued warp instruction <
                    ISSUE_BYTES_PER_INST and < ISSUE_MARGIN x the fewest
@@ -455,8 +455,10 @@ def rule_occupancy(f):
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if f.kib_in_flight_per_sm is not None:
-        parts.append("about %.0f KiB of loads in flight per SM" %
-                     f.kib_in_flight_per_sm)
+        parts.append("about %.0f KiB of loads in flight per SM%s" % (
+            f.kib_in_flight_per_sm, " (%.0f KiB needed to cover DRAM "
+            "latency: %s)" % (f.needed_kib_in_flight, f.needed_source)
+            if f.needed_kib_in_flight is not None else ""))
     return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
 
 
@@ -515,7 +517,9 @@ TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
              "and `ewbench ceilings` with `dram_latency` for Little's law")
 
 
-RULES = (rule_launch, rule_l2, rule_dram, rule_latency, rule_occupancy,
+# Occupancy before latency: too few resident warps is the cause of too few
+# bytes in flight, and the one to fix; its text gives Little's law too.
+RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_latency,
          rule_issue, rule_dram_band)
 
 
