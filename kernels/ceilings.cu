@@ -235,6 +235,44 @@ ewb_ceil_empty_kernel(void)
 }
 
 /*
+ * A pointer chase for DRAM latency: word w of the chain holds the index of
+ * the next word, w + stride modulo words (stride odd, so the chain visits
+ * every word before it repeats).  One thread follows `hops` links, each load
+ * waiting on the one before; ld.global.cg keeps the links out of L1, and a
+ * stride of 64 KiB + 16 B puts every link on a new line, far from the last,
+ * so L2 misses and DRAM answers.  The position persists in pos[0] from one
+ * launch to the next, so later samples walk lines no earlier one touched.
+ */
+__global__ void
+ewb_ceil_chase_init_kernel(uint4 *chain, size_t words, size_t stride)
+{
+	size_t	w, n = ewb_thread_count();
+
+	for (w = ewb_thread_index(); w < words; w += n) {
+		size_t	next = (w + stride) % words;
+
+		chain[w] = make_uint4((unsigned)next, (unsigned)(next >> 32),
+		    0u, 0u);
+	}
+}
+
+__global__ void
+ewb_ceil_chase_kernel(const uint4 *chain, unsigned hops,
+    unsigned long long *pos)
+{
+	unsigned long long	w = pos[0];
+	unsigned		h;
+
+	for (h = 0; h < hops; h++) {
+		uint4	link = __ldcg(chain + w);
+
+		w = (unsigned long long)link.x |
+		    ((unsigned long long)link.y << 32);
+	}
+	pos[0] = w;
+}
+
+/*
  * FMA_CHAINS independent chains per thread, each a dependent series of
  * FMAs: enough independent work per warp, with a full SM of warps, to keep
  * the FMA pipes busy.  Chains start from distinct values so the compiler
@@ -447,4 +485,30 @@ ewb_ceil_fma_f16(unsigned iters, unsigned *sink, int sm_count, double *flops,
 {
 	return ceil_fma(ewb_ceil_fma_f16_kernel, 2, iters, sink, sm_count, flops,
 	    stream);
+}
+
+extern "C" cudaError_t
+ewb_ceil_chase_init(void *chain, size_t words, unsigned long long *pos,
+    cudaStream_t stream)
+{
+	cudaError_t	e;
+
+	if (chain == NULL || pos == NULL || words <= EWB_CEIL_CHASE_STRIDE)
+		return cudaErrorInvalidValue;
+	ewb_ceil_chase_init_kernel<<<1024, CEIL_BLOCK, 0, stream>>>(
+	    (uint4 *)chain, words, EWB_CEIL_CHASE_STRIDE);
+	if ((e = cudaGetLastError()) != cudaSuccess)
+		return e;
+	return cudaMemsetAsync(pos, 0, sizeof *pos, stream);
+}
+
+extern "C" cudaError_t
+ewb_ceil_chase(const void *chain, unsigned hops, unsigned long long *pos,
+    cudaStream_t stream)
+{
+	if (chain == NULL || pos == NULL || hops == 0)
+		return cudaErrorInvalidValue;
+	ewb_ceil_chase_kernel<<<1, 1, 0, stream>>>((const uint4 *)chain, hops,
+	    pos);
+	return cudaGetLastError();
 }

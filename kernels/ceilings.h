@@ -1,8 +1,8 @@
 /*
  * ceilings.h - helper kernels of `ewbench ceilings`: what the machine can
- * do at best (DRAM and L2 bandwidth, launch cost, FMA throughput), to set
- * the study's results against.  Not variants: the registry never sees
- * them.
+ * do at best (DRAM and L2 bandwidth, DRAM latency, launch cost, FMA
+ * throughput), to set the study's results against.  Not variants: the
+ * registry never sees them.
  *
  * Every launcher is C-callable, launches one kernel asynchronously on the
  * given stream and returns cudaGetLastError(); none synchronises.  Buffers
@@ -44,6 +44,18 @@ cudaError_t	 ewb_ceil_add(const void *a, const void *b, void *c,
  * passes x words x 16 bytes. */
 cudaError_t	 ewb_ceil_l2_read(const void *src, size_t words,
 		    unsigned passes, unsigned *sink, int sm_count, cudaStream_t);
+/* DRAM latency: ewb_ceil_chase_init writes a chain into `words` 16-byte
+ * words of chain (word w links to w + EWB_CEIL_CHASE_STRIDE modulo words,
+ * 64 KiB + 16 B on; odd, so the chain covers the array) and sets *pos, a
+ * device word, to 0; ewb_ceil_chase follows `hops` links from *pos with one
+ * thread, every load depending on the one before (ld.global.cg: not
+ * cached in L1), and leaves the position in *pos for the next launch.
+ * words must exceed the stride; time / hops is the latency of one load. */
+#define EWB_CEIL_CHASE_STRIDE	4097u
+cudaError_t	 ewb_ceil_chase_init(void *chain, size_t words,
+		    unsigned long long *pos, cudaStream_t);
+cudaError_t	 ewb_ceil_chase(const void *chain, unsigned hops,
+		    unsigned long long *pos, cudaStream_t);
 /* One block of one thread that does nothing: launch cost alone. */
 cudaError_t	 ewb_ceil_empty(cudaStream_t);
 /* Independent chains of dependent fmaf (f32) or __hfma2 (f16x2) in

@@ -8,6 +8,7 @@ dist_metrics_DATA = \
 	%reldir%/instructions.txt \
 	%reldir%/memory.txt \
 	%reldir%/residency.txt \
+	%reldir%/stalls.txt \
 	%reldir%/sol.txt
 # Compiled into ewbench (src/counters-derive.c) and read by the analysis.
 EXTRA_DIST += %reldir%/derived.def

@@ -30,6 +30,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report.py \
 	%reldir%/ewbench/analysis/select.py \
 	%reldir%/ewbench/analysis/study.py \
+	%reldir%/ewbench/analysis/timing.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/analysis/units.py \
 	%reldir%/ewbench/analysis/user_kernels.py \

@@ -37,6 +37,9 @@
 #define FMA_ROUNDS		2048u
 /* Bytes the L2 kernel reads per launch (in passes over its working set). */
 #define L2_TRAFFIC		(4ULL << 30)
+/* Dependent loads per DRAM-latency sample: a few ms at ~0.5-1 us each,
+ * against which the launch cost is a fraction of a percent. */
+#define CHASE_HOPS		4096u
 
 enum ceiling_id {
 	CEIL_DRAM_READ,
@@ -44,6 +47,7 @@ enum ceiling_id {
 	CEIL_DRAM_COPY,
 	CEIL_DRAM_ADD,
 	CEIL_L2_READ,
+	CEIL_DRAM_LATENCY,
 	CEIL_LAUNCH_STREAM,
 	CEIL_LAUNCH_GRAPH,
 	CEIL_FP32_FMA,
@@ -60,6 +64,7 @@ static const struct {
 	[CEIL_DRAM_COPY] = { "dram_copy", "byte/s" },
 	[CEIL_DRAM_ADD] = { "dram_add", "byte/s" },
 	[CEIL_L2_READ] = { "l2_read", "byte/s" },
+	[CEIL_DRAM_LATENCY] = { "dram_latency", "ns" },
 	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },
 	[CEIL_LAUNCH_GRAPH] = { "launch_graph", "ns" },
 	[CEIL_FP32_FMA] = { "fp32_fma", "flop/s" },
@@ -102,6 +107,7 @@ struct bench {
 	double			*samples;
 	void			*a, *b, *c;	/* DRAM arrays */
 	unsigned		*sink;
+	unsigned long long	*chase_pos;	/* the pointer chase's place */
 	size_t			 array_bytes;
 	size_t			 l2_set_bytes;	/* L2 kernel's working set */
 	unsigned		 l2_passes;
@@ -230,6 +236,11 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 		    b->l2_passes, b->sink, sm, b->stream), cause);
 		*work = (double)b->l2_passes * b->l2_set_bytes;
 		break;
+	case CEIL_DRAM_LATENCY:
+		CUDA_TRY(ewb_ceil_chase(b->b, CHASE_HOPS, b->chase_pos,
+		    b->stream), cause);
+		*work = CHASE_HOPS;
+		break;
 	case CEIL_LAUNCH_STREAM:
 		for (i = 0; i < LAUNCH_BATCH; i++)
 			CUDA_TRY(ewb_ceil_empty(b->stream), cause);
@@ -261,6 +272,11 @@ measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
 	unsigned	i, iters = b->opts.iters;
 	float		ms;
 
+	/* The chain lives in array b (dram_add, measured before, is done
+	 * with it). */
+	if (id == CEIL_DRAM_LATENCY)
+		CUDA_TRY(ewb_ceil_chase_init(b->b, b->array_bytes / 16,
+		    b->chase_pos, b->stream), cause);
 	for (i = 0; i < CEIL_WARMUP; i++) {
 		if (enqueue(b, id, work, cause) != 0)
 			return -1;
@@ -311,6 +327,12 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 		used = snprintf(buf, len, "%u passes over %s (1/4 of L2) in "
 		    "one launch, 16-byte ld.global.cg loads; bytes read",
 		    b->l2_passes, set);
+		break;
+	case CEIL_DRAM_LATENCY:
+		used = snprintf(buf, len, "pointer chase over %s, one thread, "
+		    "%u dependent 16-byte ld.global.cg loads %u B apart; time / "
+		    "%u", array, CHASE_HOPS, EWB_CEIL_CHASE_STRIDE * 16,
+		    CHASE_HOPS);
 		break;
 	case CEIL_LAUNCH_STREAM:
 		used = snprintf(buf, len, "%u empty kernels back to back on a "
@@ -537,6 +559,8 @@ allocate(struct bench *b, int *code, char **cause)
 	CUDA_TRY(cudaMalloc(&b->b, b->array_bytes), cause);
 	CUDA_TRY(cudaMalloc(&b->c, b->array_bytes), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->sink, sink_bytes), cause);
+	CUDA_TRY(cudaMalloc((void **)&b->chase_pos, sizeof *b->chase_pos),
+	    cause);
 	CUDA_TRY(cudaMemsetAsync(b->a, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->b, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->c, 0, b->array_bytes, b->stream), cause);
@@ -559,6 +583,7 @@ release(struct bench *b)
 	cudaFree(b->b);
 	cudaFree(b->c);
 	cudaFree(b->sink);
+	cudaFree(b->chase_pos);
 	if (b->stream != NULL)
 		cudaStreamDestroy(b->stream);
 }

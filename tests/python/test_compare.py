@@ -2,11 +2,12 @@
 one noise rule of noise.py."""
 
 import dataclasses
+import math
 import os
 
 import pytest
 
-from ewbench.analysis import compare, noise
+from ewbench.analysis import compare, noise, timing
 from ewbench.analysis.load import load_run
 from conftest import rewrite, scale_times
 
@@ -45,19 +46,33 @@ def test_threshold_rule(fixture_run):
     p = fixture_run.points[0]
     quiet = dataclasses.replace(p, time_stddev_ns=0.0, time_min_ns=None,
                                 time_max_ns=None)
-    # no scatter: the 2 % floor decides
-    assert compare.threshold_ns(quiet, quiet) == \
-        0.02 * quiet.time_median_ns
+    # no scatter: the run-to-run floor on both sides decides
+    assert compare.compare_points(quiet, quiet).threshold_pct == \
+        pytest.approx(2 * noise.RUN_FLOOR_PCT)
+    # schema 1: CI = median +- 1.96 x sqrt(pi/2) x sd / sqrt(iters)
     noisy = dataclasses.replace(p, time_stddev_ns=0.1 * p.time_median_ns)
-    assert abs(compare.threshold_ns(noisy, noisy) -
-               3 * (2 ** 0.5) * 0.1 * p.time_median_ns) < 1e-6
-    ranged = dataclasses.replace(p, time_stddev_ns=None, activity_median_ns=None, time_min_ns=100.0,
+    half = 1.96 * (math.pi / 2) ** 0.5 * 10.0 / math.sqrt(p.iters)
+    assert compare.compare_points(noisy, noisy).threshold_pct == \
+        pytest.approx(2 * (half + noise.RUN_FLOOR_PCT))
+    ranged = dataclasses.replace(p, time_stddev_ns=None, time_min_ns=100.0,
                                  time_max_ns=500.0)
-    assert compare.noise_ns(ranged) == 100.0
-    unknown = dataclasses.replace(p, time_stddev_ns=None, activity_median_ns=None, time_min_ns=None,
-                                  time_max_ns=None)
-    assert compare.threshold_ns(unknown, unknown) == \
-        0.05 * unknown.time_median_ns
+    t = timing.row_time(ranged)
+    assert t.source == timing.EVENTS and t.high_ns - t.median_ns == \
+        pytest.approx(1.96 * (math.pi / 2) ** 0.5 * 100.0 /
+                      math.sqrt(p.iters))
+    # schema 2: the row's own CI, not the spread
+    kernel = dataclasses.replace(p, time_source="kernel",
+                                 time_ci_low_ns=p.time_median_ns - 10,
+                                 time_ci_high_ns=p.time_median_ns + 30,
+                                 time_stddev_ns=0.5 * p.time_median_ns)
+    slower = dataclasses.replace(kernel, time_median_ns=p.time_median_ns *
+                                 1.03, time_ci_low_ns=p.time_median_ns *
+                                 1.03 - 10, time_ci_high_ns=p.time_median_ns
+                                 * 1.03 + 10)
+    c = compare.compare_points(kernel, slower)
+    assert c.flag == compare.SLOWER
+    assert c.threshold_pct == pytest.approx(
+        100 * 40 / p.time_median_ns + noise.RUN_FLOOR_PCT * 2.03)
 
 
 def test_unmatched_points_and_notes(fixture_dir, run_copy):
@@ -73,12 +88,19 @@ def test_unmatched_points_and_notes(fixture_dir, run_copy):
 
 
 def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
-    # compare's limit is noise.noise_limit_pct on spreads in % of median_a
+    # compare's flag is noise.separated on the rows' CIs
     p = fixture_run.points[0]
     noisy = dataclasses.replace(p, time_stddev_ns=0.04 * p.time_median_ns)
-    assert compare.threshold_ns(noisy, p) == pytest.approx(
-        noise.noise_limit_pct(4.0, noise.spread_pct(p)) / 100 *
-        p.time_median_ns)
+    ta, tb = timing.row_time(noisy), timing.row_time(p)
+    assert compare.compare_points(noisy, p).threshold_pct == \
+        pytest.approx(noise.separation_pct(ta, tb))
+    a = timing.KernelTime(100.0, 99.0, 101.0, timing.KERNEL)
+    b = timing.KernelTime(103.5, 102.5, 104.5, timing.KERNEL)
+    assert noise.separated(a, b, floor_pct=0.0)
+    assert not noise.separated(a, b, floor_pct=1.0)
+    assert noise.separation_pct(a, b, floor_pct=1.0) == pytest.approx(
+        1.0 + 1.0 + 1.0 + 1.035)
+    # repeats (contest) and the fleet keep the spread rule
     assert noise.noise_limit_pct(None, None) == noise.UNKNOWN_PCT
     assert noise.noise_limit_pct(None, None, floor_pct=3.0,
                                  unknown_pct=None) == 3.0

@@ -226,3 +226,66 @@ def test_parse_field(text, column, ok):
             validate.parse_field(text, column)
     else:
         assert validate.parse_field(text, column) == ok
+
+
+# The schema-2 timing columns (issue 21): the day columns.def names them,
+# their values reach Point under the same names, and the kernel-time
+# accessor reads them.  Simulated here by adding them to the columns the
+# loader checks, as columns.def's ADDED lines will.
+SCHEMA2_COLUMNS = (
+    ("time_source", validate.TEXT, validate.TIME_SOURCES),
+    ("time_ci_low_ns", validate.NUMBER, None),
+    ("time_ci_high_ns", validate.NUMBER, None),
+    ("time_iqr_ns", validate.NUMBER, None),
+    ("stop", validate.TEXT, validate.STOPS),
+    ("throttle", validate.TEXT, None),
+    ("interval_ns", validate.NUMBER, None),
+    ("interval_ci_ns", validate.NUMBER, None),
+    ("queued_interval_ns", validate.NUMBER, None),
+    ("queued_interval_ci_ns", validate.NUMBER, None),
+    ("graph_interval_ns", validate.NUMBER, None),
+    ("graph_interval_ci_ns", validate.NUMBER, None),
+    ("batch_ns", validate.NUMBER, None),
+)
+
+
+def test_schema_2_timing_columns_reach_the_kernel_time(run_copy,
+                                                       monkeypatch):
+    from ewbench.analysis import timing
+    added = tuple(validate.Column(name, kind, choices=choices,
+                                  optional=True, added=True,
+                                  positive=kind == validate.NUMBER)
+                  for name, kind, choices in SCHEMA2_COLUMNS)
+    monkeypatch.setattr(validate, "TIMING_COLUMNS",
+                        validate.TIMING_COLUMNS + added)
+    # a schema-1 file still loads: every new field None
+    old = load_run(str(run_copy)).points[0]
+    assert old.time_source is None and old.interval_ns is None
+    assert timing.kernel_time(old).source == timing.EVENTS
+
+    def add_columns(text):
+        lines = text.split("\n")
+        names = [c.name for c in added]
+        lines[0] += "," + ",".join(names)
+        values = {"time_source": "kernel", "stop": "ci", "throttle": ""}
+        for i in range(1, len(lines)):
+            if lines[i]:
+                median = float(lines[i].split(",")[13])
+                row = dict(values, time_ci_low_ns=repr(median * 0.99),
+                           time_ci_high_ns=repr(median * 1.01),
+                           interval_ns="9000", interval_ci_ns="30")
+                lines[i] += "," + ",".join(str(row.get(n, ""))
+                                           for n in names)
+        return "\n".join(lines)
+    rewrite(run_copy / "timing.csv", add_columns)
+    p = load_run(str(run_copy)).points[0]
+    assert (p.time_source, p.stop, p.throttle) == ("kernel", "ci", None)
+    kt = timing.kernel_time(p)
+    assert kt.source == timing.KERNEL and kt.half_width_pct == \
+        pytest.approx(1.0)
+    assert timing.launch_interval(p).median_ns == 9000.0
+    # a value outside the documented set is refused with its line
+    rewrite(run_copy / "timing.csv",
+            lambda t: t.replace(",kernel,", ",kernal,", 1))
+    with pytest.raises(DataError, match=r"timing.csv:2: .*kernal"):
+        load_run(str(run_copy))

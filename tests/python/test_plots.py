@@ -96,7 +96,7 @@ def test_l2_ceiling_far_above_the_data_does_not_stretch_the_axis(
     top = ax.get_ylim()[1]
     data = max(p.bandwidth for p in pts) / 1e9
     l2 = model.l2_ceiling(fixture_run.ceilings)
-    assert top <= 1.3 * max(data, fixture_run.spec_dram_bandwidth / 1e9)
+    assert top <= 1.5 * max(data, fixture_run.spec_dram_bandwidth / 1e9)
     if l2 is not None and l2.value / 1e9 > 1.15 * top:
         assert "above the plot" in ax.get_title()
 

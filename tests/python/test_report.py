@@ -34,7 +34,12 @@ def test_markdown_has_every_section_and_six_verdicts(written):
     for number in range(1, 7):
         assert re.search(r"^### Finding %d: " % number, text, re.M)
     assert [f.verdict for f in judged] == re.findall(
-        r"^\| \d \| [^|]+ \| \*\*([^*]+)\*\* \|", text, re.M)
+        r"^\| \[\d\]\(#finding-\d\) \| [^|]+ \| \*\*([^*]+)\*\* \|",
+        text, re.M)
+    # each row links to its finding's section
+    for number in range(1, 7):
+        assert "[%d](#finding-%d)" % (number, number) in text
+        assert '<a id="finding-%d"></a>' % number in text
     assert "FIXTURE DATA" in text
 
 

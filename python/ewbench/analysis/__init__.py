@@ -15,7 +15,8 @@ peer-*.csv files that load.py reads).  Modules:
   variants  who wrote a variant: the study, ewbench, a peer library or
             the user (`ewbench run --kernel FILE.cu`)
   derived   the derived metrics, read from metrics/derived.def
-  noise     a point's spread, and the one rule for "beyond the noise"
+  timing    the time of a kernel with its 95 % CI, and launch intervals
+  noise     a point's spread, and the rules for "beyond the noise"
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
   findings  the six findings of the study brief, judged on one run
   answers   the first screen: ceilings, fastest adds against the peers,

@@ -1,8 +1,11 @@
 """The answers a reader wants first, computed from a judged study.
 
   ceilings      the measured ceilings with their share of the spec value
-  versus_peers  per tier and dtype, ewbench's best add kernel against cub
-                and torch.add: GB/s, % of spec, margin, beyond the noise?
+  versus_peers  at the DRAM tier, per dtype, ewbench's best add kernel
+                against cub and torch.add: GB/s, % of spec, margin, beyond
+                the noise?
+  l2_ranges     at the L2 tier, the same over every L2-resident size: the
+                margin's min / median / max, each beyond the noise or not
   shortfalls    the study's variants that fall short of their best sibling
                 at the largest size, with the counter evidence and the
                 best block from the block sweep
@@ -21,6 +24,7 @@ from . import study as stu
 from . import variants as var
 
 SHORT_FRACTION = 0.90       # a study variant below this x its best sibling
+
 CEILING_ORDER = ("dram_add", "dram_copy", "dram_read", "dram_write",
                  "l2_read", "launch_stream", "launch_graph", "fp32_fma",
                  "fp16_fma")
@@ -74,8 +78,8 @@ class Versus:
 
     @property
     def beyond_noise(self):
-        """'ahead', 'behind' or 'within noise' (noise.py's rule on the
-        per-launch scatter of both points), None without a peer."""
+        """'ahead', 'behind' or 'within noise' (noise.py's CI rule on the
+        two points, as compare applies it), None without a peer."""
         peer = self.peer
         if peer is None:
             return None
@@ -109,9 +113,8 @@ def _versus(part, ctx, tier, dtype, n, cache):
 
 
 def versus_peers(sctx):
-    """[Versus]: the DRAM tier at the article's largest size (warm), the
-    L2 tier at the largest size whose footprint fits in half the L2 (warm,
-    from the sweep when there is one)."""
+    """[Versus] at the DRAM tier: the article's largest size (warm), one
+    per dtype.  The L2 tier is a range of sizes: l2_ranges."""
     out = []
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
     if ctx is not None:
@@ -125,17 +128,105 @@ def versus_peers(sctx):
             v = _versus(part, ctx, "DRAM", dtype, n, cache)
             if v is not None:
                 out.append(v)
+    return out
+
+
+@dataclass(frozen=True)
+class SizeMargin:
+    versus: Versus          # ewbench's fastest and the peer at one size
+
+    @property
+    def margin_pct(self):
+        return self.versus.margin_pct
+
+
+@dataclass(frozen=True)
+class VersusRange:
+    """ewbench's fastest add against one peer over every L2-resident size
+    of one dtype: the margin's min, median and max, each with its size."""
+    part: str
+    dtype: str
+    peer: str               # "cub" or "torch"
+    limit_bytes: float      # the footprints judged are <= this
+    limit_source: str
+    sizes: tuple            # SizeMargin, ascending footprint
+
+    def _ordered(self):
+        return sorted(self.sizes, key=lambda m: m.margin_pct)
+
+    @property
+    def lowest(self):
+        return self._ordered()[0]
+
+    @property
+    def highest(self):
+        return self._ordered()[-1]
+
+    @property
+    def middle(self):
+        ordered = self._ordered()
+        return ordered[len(ordered) // 2]
+
+    def count(self, standing):
+        return sum(m.versus.beyond_noise == standing for m in self.sizes)
+
+
+def fixed_cost(ctx, point):
+    """The fixed cost of one launch of a point, ns: the larger of the
+    measured launch floor (empty kernels) and the fitted intercept t0 of
+    its cache state and launch mode (which includes the ramp of a real
+    kernel); None when neither is known."""
+    floors = [f for f in (model.launch_floor(ctx.run, point, ctx.fits)[0],
+                          model.fitted_launch_floor(ctx.fits, point.cache,
+                                                    point.launch)[0])
+              if f is not None]
+    return max(floors) if floors else None
+
+
+def l2_limit(ctx):
+    """(bytes, source): the largest footprint counted as L2-resident: the
+    last one below finding 2's effective L2, else half the nominal L2."""
+    eff = fnd.effective_l2(ctx)
+    if eff is not None:
+        return eff[1], "up to the effective L2"
+    return fnd.F2_FIT_FRACTION * ctx.run.l2_bytes, "up to half the L2"
+
+
+def l2_ranges(sctx):
+    """[VersusRange]: per dtype and peer, ewbench's fastest add against
+    the peer at every warm size whose footprint is L2-resident (l2_limit)
+    and where ewbench's fastest takes at least LAUNCH_FACTOR x the fixed
+    cost of a launch (fixed_cost), so that L2 bandwidth sets its time
+    (from the sweep when there is one)."""
     part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
-    l2 = ctx.run.l2_bytes if ctx is not None else None
-    if ctx is not None and l2:
-        for dtype in ("f32", "f16"):
-            fit_n, _ = fnd.l2_tiers(ctx, dtype, l2)
-            if fit_n is None:
-                continue
-            v = _versus(part, ctx, "L2", dtype, fit_n, "warm")
-            if v is not None and ctx.verdicts[v.best.key].name != \
+    if ctx is None or not ctx.run.l2_bytes:
+        return []
+    limit, source = l2_limit(ctx)
+    out = []
+    for dtype in ("f32", "f16"):
+        sizes = sorted({p.n for p in ctx.points if p.op == "add" and
+                        p.dtype == dtype and p.cache == "warm" and
+                        p.footprint_bytes <= limit})
+        per_peer = {"cub": [], "torch": []}
+        for n in sizes:
+            v = _versus(part, ctx, "L2", dtype, n, "warm")
+            if v is None or ctx.verdicts[v.best.key].name == \
                     model.LAUNCH_BOUND:
-                out.append(v)
+                continue
+            fixed = fixed_cost(ctx, v.best)
+            if fixed and v.best.time_median_ns < \
+                    model.LAUNCH_FACTOR * fixed:
+                continue
+            for name, peer in (("cub", v.cub), ("torch", v.torch)):
+                if peer is not None:
+                    one = Versus(v.tier, part, dtype, n, "warm", v.launch,
+                                 v.best, peer if name == "cub" else None,
+                                 peer if name == "torch" else None, v.spec)
+                    per_peer[name].append(SizeMargin(one))
+        for name, margins in per_peer.items():
+            if margins:
+                out.append(VersusRange(part, dtype, name, limit, source,
+                                       tuple(margins)))
     return out
 
 

@@ -2,18 +2,17 @@
 and bandwidth, flagged only when it is beyond the noise.
 
 Points match on (variant, n, block, cache, launch).  The flag is the
-noise rule of noise.py (docs/analysis.md, "The noise rule") on the change
-in % of median_a, each point's per-launch scatter taken in % of median_a,
-with the default floor (DRIFT_PCT, 2 %) and stand-in (UNKNOWN_PCT, 5 %):
-
-    |median_b - median_a| > max(3 x sqrt(noise_a^2 + noise_b^2),
-                                2 % of median_a)
+noise rule of noise.py (docs/analysis.md, "The noise rule"): the two
+medians' 95 % confidence intervals (timing.row_time), each widened by the
+run-to-run floor (RUN_FLOOR_PCT % of its median), do not overlap.  The
+limit shown is the change that takes, in % of median_a.
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
-from .noise import DRIFT_PCT, SIGMAS, noise_limit_pct, noise_ns
+from . import timing
+from .noise import RUN_FLOOR_PCT, separated, separation_pct
 from .units import size_label, us
 
 SLOWER = "slower"
@@ -31,23 +30,17 @@ class Change:
     flag: str
 
 
-def threshold_ns(a, b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
-    """The change in ns that a's and b's medians must exceed (noise.py)."""
-    median = a.time_median_ns
-    spreads = [None if n is None else 100.0 * n / median
-               for n in (noise_ns(a), noise_ns(b))]
-    return noise_limit_pct(*spreads, floor_pct=min_change_pct,
-                           sigmas=sigmas) / 100.0 * median
-
-
-def compare_points(a, b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
+def compare_points(a, b, floor_pct=RUN_FLOOR_PCT):
+    """The Change from point a to point b, flagged by the CI rule."""
+    ta, tb = timing.row_time(a), timing.row_time(b)
     delta = b.time_median_ns - a.time_median_ns
-    limit = threshold_ns(a, b, sigmas, min_change_pct)
-    flag = SLOWER if delta > limit else FASTER if delta < -limit else SAME
+    flag = SAME
+    if separated(ta, tb, floor_pct):
+        flag = SLOWER if delta > 0 else FASTER
     bw_a, bw_b = a.bandwidth, b.bandwidth
     bw_pct = 100.0 * (bw_b - bw_a) / bw_a if bw_a and bw_b else None
     return Change(a, b, 100.0 * delta / a.time_median_ns, bw_pct,
-                  100.0 * limit / a.time_median_ns, flag)
+                  separation_pct(ta, tb, floor_pct), flag)
 
 
 @dataclass(frozen=True)
@@ -58,11 +51,10 @@ class Comparison:
     notes: tuple
 
 
-def compare_runs(run_a, run_b, sigmas=SIGMAS, min_change_pct=DRIFT_PCT):
+def compare_runs(run_a, run_b, floor_pct=RUN_FLOOR_PCT):
     by_key_b = {p.key: p for p in run_b.points}
     keys_a = {p.key for p in run_a.points}
-    changes = tuple(compare_points(p, by_key_b[p.key], sigmas,
-                                   min_change_pct)
+    changes = tuple(compare_points(p, by_key_b[p.key], floor_pct)
                     for p in run_a.points if p.key in by_key_b)
     notes = []
     gpu_a = run_a.device.get("name")
@@ -85,10 +77,11 @@ def render_markdown(result, run_a, run_b):
     lines = ["# ewbench compare", "",
              "- A: `%s` (%s)" % (run_a.run_id, run_a.path),
              "- B: `%s` (%s)" % (run_b.run_id, run_b.path),
-             "- rule: flag when |Δ median| > max(%g x sqrt(sd_A² + sd_B²), "
-             "%g %% of A); sd = per-launch standard deviation, or "
-             "(max - min)/4; for warm graph rows, whose samples are replay "
-             "means of K launches, sqrt(K) x that" % (SIGMAS, DRIFT_PCT)]
+             "- rule: flag when the 95 %% confidence intervals of the two "
+             "medians, each widened by %g %% of its median (run-to-run "
+             "floor), do not overlap; the CI is the row's own (schema 2) "
+             "or, for schema-1 rows (old protocol), median ± 1.96 x "
+             "sqrt(pi/2) x sd / sqrt(samples)" % RUN_FLOOR_PCT]
     lines += ["- note: %s" % n for n in result.notes]
     flagged = [c for c in result.changes if c.flag]
     lines += ["", "%d matching points; %d slower, %d faster beyond the noise."

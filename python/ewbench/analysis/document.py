@@ -2,7 +2,8 @@
 
 The report is built once as a list of blocks and rendered twice, so the
 Markdown and the HTML cannot drift apart.  Inline markup is limited to
-`code` and **bold**, which both renderers understand.  The HTML is
+`code`, **bold** and [links](#anchor), which both renderers understand;
+in the HTML a bold verdict (VERDICT_CLASSES) is coloured.  The HTML is
 self-contained: images are embedded as data: URIs (each links to its SVG
 beside the report, full size), the CSS is inline, and nothing is fetched
 from anywhere.  Headings and tables may carry an anchor; Toc lists
@@ -143,16 +144,34 @@ pre { padding: .7em; overflow-x: auto; }
 img { max-width: 100%; border: 1px solid #eee; }
 figure { margin: 1.5em 0; }
 figcaption { font-size: 0.9em; color: #444; }
+.v-holds { color: #1a7f37; }
+.v-fails { color: #b42318; }
+.v-untested { color: #7a5d00; }
 .banner { background: #fff3cd; border: 1px solid #e0c060; padding: .6em 1em;
           font-weight: bold; }
 """
 
 
+# Bold text that is a verdict gets a class, so the reader sees it at a
+# glance (colour and, for those who cannot tell colours, the words).
+VERDICT_CLASSES = {"holds": "v-holds", "does not hold": "v-fails",
+                   "not testable with this data": "v-untested"}
+
+
+def _strong(match):
+    text = match.group(1)
+    css = VERDICT_CLASSES.get(text)
+    return '<strong class="%s">%s</strong>' % (css, text) if css else \
+        "<strong>%s</strong>" % text
+
+
 def inline_html(text):
-    """Escape text, then turn `code` and **bold** into tags."""
+    """Escape text, then turn `code`, **bold** and [text](#anchor) into
+    tags."""
     out = html.escape(str(text), quote=False)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
+    out = re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r'<a href="\2">\1</a>', out)
+    return re.sub(r"\*\*([^*]+)\*\*", _strong, out)
 
 
 def _id(anchor):

@@ -20,10 +20,14 @@ are left out.
 from dataclasses import dataclass
 from statistics import median
 
+import numpy as np
+
 from . import model
 from . import noise
 from . import select as sel
 from . import study as stu
+from . import timing
+from . import variants as var
 from .units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
@@ -31,7 +35,6 @@ FAILS = "does not hold"
 UNTESTABLE = "not testable with this data"
 
 F1_MAX_N = 1 << 22          # "~1M elements": the smallest size must be <= 4Mi
-F1_MAX_SPREAD = 1.25        # slowest / fastest variant time
 F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
 F2_SPILL_FACTOR = 2.0       # "does not fit": footprint >= twice the L2
 F2_DRAM_CAP = 1.10          # not-in-L2 points stay below 1.1 x DRAM ceiling
@@ -118,7 +121,8 @@ class StudyContext:
 
 
 def run_context(run):
-    fits = model.fit_series(run.points, run.l2_bytes)
+    fits = model.fit_series(run.points, run.l2_bytes,
+                            run.spec_dram_bandwidth)
     verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
     points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
     return Context(run, points, fits, verdicts)
@@ -172,7 +176,53 @@ def counter_story(run, p):
 
 # finding 1
 
+F1_MODES = ("stream", "queued", "graph")
+F1_MODE_LABELS = {"stream": "stream (host-paced)",
+                  "queued": "stream queued behind a spin kernel",
+                  "graph": "graph replay"}
+
+
+def f1_kernels(ctx, n):
+    """{variant: (point, KernelTime)} of the kernels at size n in the
+    preferred cache state, one per variant (stream rows first: the counter
+    rows are stream rows), and the rows left out because their time is not
+    a kernel's (a peer's host launch path)."""
+    pts, cache = at_size(ctx, n)
+    kernels, left_out = {}, []
+    for p in sorted(pts, key=lambda p: p.launch != "stream"):
+        if not timing.is_kernel(p, ctx.run):
+            left_out.append(p)
+        elif p.variant not in kernels:
+            kernels[p.variant] = (p, timing.kernel_time(p, ctx.run))
+    return kernels, [p for p in left_out if p.variant not in kernels], cache
+
+
+def f1_interval(ctx, kernels, mode):
+    """The launch interval of a mode: the median of the rows' own (schema
+    2), else the run's launch ceiling; None when not measured."""
+    own = [timing.launch_interval(p, None, mode) for p, _ in
+           kernels.values()]
+    own = [i for i in own if i is not None]
+    if own:
+        own.sort(key=lambda i: i.median_ns)
+        return own[len(own) // 2]
+    return timing.launch_interval(next(iter(kernels.values()))[0],
+                                  ctx.run.ceilings, mode)
+
+
+def _as_time(interval):
+    return timing.KernelTime(interval.median_ns,
+                             interval.median_ns - interval.ci_ns,
+                             interval.median_ns + interval.ci_ns,
+                             timing.KERNEL)
+
+
 def finding_1(sctx):
+    """Two questions per launch mode at the smallest size: do the kernels'
+    durations differ beyond the noise, and does the launch interval exceed
+    every kernel's duration (the launch sets the time)?  The verdict is the
+    second question for host-paced stream launches, the write-ups' way of
+    timing (graph and queued launches are shown beside it)."""
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
         return _finding(1, UNTESTABLE, [], "No run.")
@@ -184,82 +234,101 @@ def finding_1(sctx):
                                      else "none", size_label(F1_MAX_N)),
                         part=part)
     n = all_sizes[0]
-    pts, cache = at_size(ctx, n)
-    # Warm points slower than their cold twin timed the host, not the GPU
-    # (model.rule_launch): they say nothing about the kernel's time.
-    artefacts = {p.key for p in model.warm_slower_than_cold(ctx.run, ctx.fits)}
-    left_out = [p for p in pts if p.key in artefacts]
-    pts = [p for p in pts if p.key not in artefacts]
-    if len(pts) < 2:
-        return _finding(1, UNTESTABLE, [], "Fewer than two variants at %s."
-                        % size_label(n), part=part)
-    fast = min(pts, key=lambda p: p.time_median_ns)
-    slow = max(pts, key=lambda p: p.time_median_ns)
-    spread = slow.time_median_ns / fast.time_median_ns
-    launch = [p for p in pts
-              if ctx.verdicts[p.key].name == model.LAUNCH_BOUND]
-    launches = sorted({p.launch for p in pts})
-    measured = [model.measured_launch_floor(ctx.run.ceilings, l)
-                for l in launches]
+    kernels, left_out, cache = f1_kernels(ctx, n)
+    if len(kernels) < 2:
+        return _finding(1, UNTESTABLE, [], "Fewer than two kernels with a "
+                        "kernel time at %s." % size_label(n), part=part)
+    times = sorted(kernels.items(), key=lambda kv: kv[1][1].median_ns)
+    (fast_v, (_, fast)), (slow_v, (_, slow)) = times[0], times[-1]
+    sources = sorted({kt.source for _, kt in kernels.values()})
+    differ = noise.separated(fast, slow)
     numbers = [
-        ("size, cache", "%s elements, %s, %s launches" % (
-            size_label(n), cache, "/".join(launches))),
-        ("fastest", "%s %s µs" % (fast.variant, us(fast.time_median_ns))),
-        ("slowest", "%s %s µs" % (slow.variant, us(slow.time_median_ns))),
-        ("spread (slowest/fastest)", "%.2fx (limit %.2fx)" % (
-            spread, F1_MAX_SPREAD)),
-        ("launch-bound verdicts", "%d of %d" % (len(launch), len(pts))),
+        ("size, cache", "%s elements, %s" % (size_label(n), cache)),
+        ("kernel time", "; ".join(timing.SOURCE_LABELS[s] for s in sources)),
+        ("shortest kernel", "%s %s µs" % (fast_v, _ci_us(fast))),
+        ("longest kernel", "%s %s µs" % (slow_v, _ci_us(slow))),
+        ("kernels differ", "%.2fx, %s (noise rule: 95 %% CIs widened by "
+         "%.1f %%)" % (slow.median_ns / fast.median_ns,
+                       "beyond the noise" if differ else "within the noise",
+                       noise.RUN_FLOOR_PCT)),
     ]
-    for bound in measured:
-        if bound is not None:
-            numbers.append(("launch floor", "%s µs (%s)" % (
-                us(bound.value), bound.source)))
-    for launch_mode in launches:
-        fitted, source = model.fitted_launch_floor(ctx.fits, cache,
-                                                   launch_mode)
-        if fitted is not None:
-            numbers.append(("fitted launch floor", "%s µs (%s)" % (
-                us(fitted), source)))
+    modes, judged = [], {}
+    for mode in F1_MODES:
+        interval = f1_interval(ctx, kernels, mode)
+        if interval is None:
+            continue
+        # Each kernel against its own row's interval where the row has
+        # one (schema 2), else against the mode's.
+        not_set = []
+        for v, (p, kt) in kernels.items():
+            own = timing.launch_interval(p, None, mode)
+            it = _as_time(own or interval)
+            if not (it.median_ns > kt.median_ns and
+                    noise.separated(it, kt)):
+                not_set.append(v)
+        sets = not not_set
+        longer = [v for v, (p, kt) in kernels.items()
+                  if kt.median_ns >= (timing.launch_interval(p, None, mode)
+                                      or interval).median_ns]
+        low, low_u = timing.overhead(interval, slow)
+        high, high_u = timing.overhead(interval, fast)
+        judged[mode] = sets
+        numbers.append(("%s" % F1_MODE_LABELS[mode],
+                        "interval %s ± %s µs (%s); launch overhead "
+                        "(interval − kernel) %s ± %s to %s ± %s µs; %s" % (
+                            us(interval.median_ns), us(interval.ci_ns),
+                            interval.source, us(low), us(low_u), us(high),
+                            us(high_u),
+                            "the launch sets the time" if sets else
+                            "%d of %d kernels run at least as long as the "
+                            "interval" % (len(longer), len(kernels))
+                            if longer else "within the noise of the longest "
+                            "kernel")))
+        modes.append("%s: interval %s µs %s longest kernel %s µs" % (
+            mode, us(interval.median_ns), ">" if sets else "vs",
+            us(slow.median_ns)))
     if left_out:
-        numbers.append(("left out (host-timing artefacts)", ", ".join(
-            "%s %s µs" % (p.variant, us(p.time_median_ns))
-            for p in left_out)))
-    deciding = "%.2fx spread at %s (limit %.2fx); %d of %d launch-bound" % (
-        spread, size_label(n), F1_MAX_SPREAD, len(launch), len(pts))
-    holds = spread <= F1_MAX_SPREAD and len(launch) == len(pts)
-    if holds:
-        text = ("All %d variants take %s-%s µs at %s elements: the fixed "
-                "cost of a launch is at least half of every time, so vector "
-                "width and dtype barely matter here." % (
-                    len(pts), us(fast.time_median_ns),
-                    us(slow.time_median_ns), size_label(n)))
-    else:
-        reasons = []
-        if spread > F1_MAX_SPREAD:
-            reasons.append("Times differ by %.2fx (> %.2fx): %s takes %s "
-                           "µs, %s %s µs%s" % (
-                               spread, F1_MAX_SPREAD, slow.variant,
-                               us(slow.time_median_ns), fast.variant,
-                               us(fast.time_median_ns),
-                               " (the slowest point is flagged %s: "
-                               "spread %.0f %%)" % (
-                                   " and ".join(noise.flag(slow).split()),
-                                   noise.spread_pct(slow))
-                               if noise.flag(slow) else ""))
-        others = [p for p in pts if p not in launch]
-        if others:
-            reasons.append("Not launch-bound: %s" % ", ".join(
-                "%s (%s)" % (p.variant, ctx.verdicts[p.key].name)
-                for p in others[:6]) + (
-                    " and %d more" % (len(others) - 6)
-                    if len(others) > 6 else ""))
-        text = ". ".join(reasons) + "."
-    if left_out:
-        text += (" Left out: %s, slower warm than cold, i.e. the timer saw "
-                 "the GPU wait for the host." % _and([p.variant
-                                                     for p in left_out]))
-    return _finding(1, HOLDS if holds else FAILS, numbers, text, deciding,
-                    part)
+        numbers.append(("left out (no kernel time: a peer's launch path)",
+                        ", ".join("%s %s µs" % (p.variant,
+                                                us(p.time_median_ns))
+                                  for p in left_out)))
+    note = (" Left out: %s: a peer's event time is its host launch path, "
+            "not its kernel, and never decides a claim about kernels." % _and(
+                [p.variant for p in left_out])) if left_out else ""
+    if timing.EVENTS in sources:
+        note += (" Kernel times of the old protocol (schema 1: an event "
+                 "pair around each launch) include the host launch path.")
+    if not judged:
+        return _finding(1, UNTESTABLE, numbers, "No launch interval "
+                        "measured (neither the rows' intervals nor the "
+                        "launch_stream / launch_graph ceilings)." + note,
+                        "kernels %.2fx apart" % (slow.median_ns /
+                                                 fast.median_ns), part)
+    decisive = "stream" if "stream" in judged else next(iter(judged))
+    deciding = "%s; kernels %.2fx apart (%s)" % (
+        "; ".join(modes), slow.median_ns / fast.median_ns,
+        "beyond noise" if differ else "within noise")
+    text = ("At %s elements the kernels take %s (%s) to %s µs (%s): %s. " % (
+        size_label(n), us(fast.median_ns), fast_v, us(slow.median_ns),
+        slow_v, "they differ beyond the noise" if differ else
+        "within the noise of each other"))
+    parts = []
+    for mode, sets in judged.items():
+        parts.append("with %s launches the launch %s" % (
+            F1_MODE_LABELS[mode], "sets the time (its interval exceeds "
+            "every kernel's duration)" if sets else "does not set the time "
+            "(the longest kernel is not shorter than the interval beyond "
+            "the noise)"))
+    text += "; ".join(parts).capitalize() + "." + note
+    return _finding(1, HOLDS if judged[decisive] else FAILS, numbers, text,
+                    deciding, part)
+
+
+def _ci_us(kt):
+    """'3.55 (3.53-3.57)', or the median alone without an interval."""
+    if kt.high_ns - kt.low_ns <= 0:
+        return us(kt.median_ns)
+    return "%s (%s-%s)" % (us(kt.median_ns), us(kt.low_ns), us(kt.high_ns))
 
 
 # finding 2
@@ -297,7 +366,97 @@ def _article_note(l2_bytes):
                              bytes_label(l2_bytes), fp16 / l2_bytes))
 
 
+F2_SHARE_PCT = 50.0        # L2 -> DRAM: the share of reads from L2 falls
+#                            through 50 %
+
+
+@dataclass(frozen=True)
+class Transition:
+    """Where a variant's warm working set leaves L2: the last footprint
+    whose reads still came mostly from L2 and the next one measured."""
+    variant: str
+    low_bytes: int          # last footprint with share >= 50 %
+    high_bytes: int         # next footprint, share < 50 %
+    source: str             # "counters" or "timing"
+
+    @property
+    def bytes(self):
+        """The geometric middle of the bracket."""
+        return (self.low_bytes * self.high_bytes) ** 0.5
+
+
+def _warm_series(ctx, variant):
+    return sorted(sel.select(ctx.points, variant=variant, cache="warm"),
+                  key=lambda p: p.footprint_bytes)
+
+
+def transition(ctx, variant, ceiling):
+    """The L2 -> DRAM Transition of a variant's warm points: from the
+    residency counters (share of reads served by L2 falls through
+    F2_SHARE_PCT), else from timing (bandwidth falls through the DRAM
+    ceiling, launch-bound points skipped); None when it does not cross."""
+    pts = _warm_series(ctx, variant)
+    shares = [(p, sel.l2_read_served(ctx.run, p)) for p in pts]
+    shares = [(p, h) for p, h in shares if h is not None]
+    if shares:
+        source, above = "counters", [h >= F2_SHARE_PCT for _, h in shares]
+        rows = [p for p, _ in shares]
+    else:
+        rows = [p for p in pts
+                if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
+        source = "timing"
+        above = [p.bandwidth > ceiling for p in rows]
+    last = max((i for i, a in enumerate(above) if a), default=None)
+    if last is None or last + 1 >= len(rows):
+        return None
+    return Transition(variant, rows[last].footprint_bytes,
+                      rows[last + 1].footprint_bytes, source)
+
+
+def effective_l2(ctx, ceiling=None):
+    """(middle, low, high) bytes: the median over the study's add variants
+    of their L2 -> DRAM transition and of its bracket; None without any."""
+    if ceiling is None:
+        bound = model.run_dram_ceiling(ctx.run, "add")
+        if bound is None:
+            return None
+        ceiling = bound.value
+    found = [t for t in (transition(ctx, v, ceiling) for v in
+                         _study_adds(ctx)) if t is not None]
+    if not found:
+        return None
+    return (median(t.bytes for t in found),
+            median(t.low_bytes for t in found),
+            median(t.high_bytes for t in found))
+
+
+def _study_adds(ctx):
+    return sorted({p.variant for p in ctx.points if p.op == "add" and
+                   var.role(p.variant) == var.STUDY})
+
+
+def _fits_peak(ctx, variant, ceiling, limit_bytes):
+    """The fastest warm point of a variant whose reads come mostly from
+    L2 (counters), else whose footprint is below limit_bytes; launch-bound
+    points left out.  (point, share of reads from L2 or None)."""
+    best = None
+    for p in _warm_series(ctx, variant):
+        if ctx.verdicts[p.key].name == model.LAUNCH_BOUND:
+            continue
+        share = sel.l2_read_served(ctx.run, p)
+        inside = share >= F2_SHARE_PCT if share is not None else \
+            p.footprint_bytes < limit_bytes
+        if inside and (best is None or p.bandwidth > best[0].bandwidth):
+            best = (p, share)
+    return best
+
+
 def finding_2(sctx):
+    """Per study add variant, over every size of the sweep: where its warm
+    working set leaves L2 (residency counters), whether it exceeds DRAM
+    speed while its data sits in L2, and whether it falls to DRAM speed
+    beyond.  Each study variant must show it: the best kernel of any
+    origin does not carry the claim for the others."""
     part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
     if ctx is None:
         return _finding(2, UNTESTABLE, [], "No run.")
@@ -306,76 +465,121 @@ def finding_2(sctx):
     if not l2:
         return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.",
                         part=part)
-    ceiling = model.run_dram_ceiling(run, "add")
-    if ceiling is None:
+    bound = model.run_dram_ceiling(run, "add")
+    if bound is None:
         return _finding(2, UNTESTABLE, [], "No DRAM ceiling (neither "
                         "measured nor in run.json).", part=part)
-    numbers = [("L2", bytes_label(l2)),
-               ("DRAM ceiling", "%s (%s)" % (gbps(ceiling.value),
-                                             ceiling.source)),
-               ("sizes judged", "warm add; fits: footprint <= %.1fx L2; "
-                "spills: >= %.1fx L2" % (F2_FIT_FRACTION, F2_SPILL_FACTOR))]
-    failures, passed, untested, deciding = [], [], [], []
-    for dtype in sorted({p.dtype for p in ctx.points if p.op == "add"}):
-        fit_n, spill_n = l2_tiers(ctx, dtype, l2)
-        for half, n in (("fits", fit_n), ("spills", spill_n)):
-            if n is None:
-                untested.append("%s %s (no such size)" % (dtype, half))
-                continue
-            pts = sel.select(ctx.points, op="add", dtype=dtype, cache="warm",
-                             n=n)
-            best = _best(pts)
-            share = best.bandwidth / ceiling.value
-            where = "%s at %s elements (%s = %.2fx L2)" % (
-                dtype, size_label(n), bytes_label(best.footprint_bytes),
-                best.footprint_bytes / l2)
-            served = _residency(run, pts)
-            detail = "best %s %s = %.2fx DRAM%s" % (
-                best.variant, gbps(best.bandwidth), share,
-                "; reads served by L2 %.0f%%" % served
-                if served is not None else "")
-            numbers.append(("%s, %s" % (dtype, half), "%s: %s" % (
-                where, detail)))
-            if half == "fits" and \
-                    ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
-                untested.append("%s fits (%s is launch-bound at %s: its "
-                                "time says nothing about L2)" % (
-                                    dtype, best.variant, size_label(n)))
-                continue
-            short = "%s %s %s %.2fx DRAM" % (dtype, half,
-                                            bytes_label(best.footprint_bytes),
-                                            share)
-            deciding.append(short)
-            if half == "fits" and best.bandwidth <= ceiling.value:
-                failures.append("%s fits in L2 but its best bandwidth %s "
-                                "does not exceed the DRAM ceiling" % (
-                                    where, gbps(best.bandwidth)))
-            elif half == "spills" and share > F2_DRAM_CAP:
-                failures.append("%s spills L2 yet reaches %s, above %.1fx "
-                                "the DRAM ceiling" % (
-                                    where, gbps(best.bandwidth),
-                                    F2_DRAM_CAP))
-            else:
-                passed.append((dtype, half))
+    ceiling = bound.value
+    variants = _study_adds(ctx)
+    if not variants:
+        return _finding(2, UNTESTABLE, [], "No study add variant.",
+                        part=part)
+    eff = effective_l2(ctx, ceiling)
+    numbers = [("L2 (nominal)", bytes_label(l2)),
+               ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
+    if eff is not None:
+        numbers.append(("effective L2 for streaming", "%s (between %s and "
+                        "%s: median over the study's add variants of where "
+                        "the share of reads served by L2 falls through "
+                        "%.0f%%) = %.2fx the nominal L2" % (
+                            bytes_label(eff[0]), bytes_label(eff[1]),
+                            bytes_label(eff[2]), F2_SHARE_PCT,
+                            eff[0] / l2)))
+    limit = eff[0] if eff else F2_FIT_FRACTION * l2
+    exceed, never, spill_bad, untested = [], [], [], []
+    for v in variants:
+        t = transition(ctx, v, ceiling)
+        peak = _fits_peak(ctx, v, ceiling, limit)
+        where = ("L2 -> DRAM at %s-%s (%s)" % (
+            bytes_label(t.low_bytes), bytes_label(t.high_bytes), t.source)
+            if t else "no L2 -> DRAM transition in the sweep")
+        if peak is None:
+            untested.append(v)
+            numbers.append((v, where + "; no size in L2 that is not "
+                            "launch-bound"))
+            continue
+        p, share = peak
+        r = p.bandwidth / ceiling
+        faster = p.bandwidth > ceiling * (1 + noise.RUN_FLOOR_PCT / 100)
+        beyond = [q for q in _warm_series(ctx, v)
+                  if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
+        top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
+        text = "%s; in L2: best %s at %s (%s%s) = %.2fx DRAM" % (
+            where, gbps(p.bandwidth), bytes_label(p.footprint_bytes),
+            size_label(p.n), ", %.0f%% of reads from L2" % share
+            if share is not None else "", r)
+        if top is not None:
+            text += "; from %s: at most %.2fx DRAM" % (
+                bytes_label(F2_SPILL_FACTOR * limit),
+                top.bandwidth / ceiling)
+            if top.bandwidth > F2_DRAM_CAP * ceiling:
+                spill_bad.append("%s reaches %.2fx DRAM at %s" % (
+                    v, top.bandwidth / ceiling,
+                    bytes_label(top.footprint_bytes)))
+        numbers.append((v, text))
+        if faster:
+            exceed.append((v, r))
+        else:
+            story = counter_story(run, p)
+            if "per issued instruction" not in story:
+                story = ", ".join(x for x in (story, _article_bpi(sctx, v))
+                                  if x)
+            never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
+                v, r, bytes_label(p.footprint_bytes),
+                " with %.0f%% of reads from L2" % share
+                if share is not None else "",
+                "; " + story if story else ""))
+    eff_text = ("The effective L2 for streaming is %s (%.2fx the nominal "
+                "%s): beyond it the reads come from DRAM. " % (
+                    bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
+                if eff else "")
+    deciding = "effective L2 %s of %s; %d of %d study adds exceed DRAM " \
+        "in L2" % (bytes_label(eff[0]) if eff else "n/a", bytes_label(l2),
+                   len(exceed), len(exceed) + len(never))
     note = " " + _article_note(l2)
-    deciding = "; ".join(deciding) or "no size judged"
     if untested:
-        note = " Not judged: %s." % "; ".join(untested) + note
-    if failures:
-        return _finding(2, FAILS, numbers, "; ".join(failures) + "." + note,
-                        deciding, part)
-    halves = {h for _, h in passed}
-    if halves != {"fits", "spills"}:
-        return _finding(2, UNTESTABLE, numbers, "Only %s judged; the claim "
-                        "needs a size in L2 (not launch-bound) and one past "
-                        "it: a sweep (`ewbench sweep`) has both." % (
-                            _and(["%s %s" % x for x in passed])
-                            if passed else "nothing") + note, deciding, part)
-    return _finding(2, HOLDS, numbers, "Warm back-to-back launches whose "
-                    "working set fits in half the L2 run above DRAM speed, "
-                    "and from twice the L2 they run at DRAM speed (%s)." %
-                    _and(sorted({d for d, _ in passed})) + note, deciding,
-                    part)
+        note = " Not judged (launch-bound wherever they fit): %s." % \
+            _and(untested) + note
+    if not exceed and not never:
+        return _finding(2, UNTESTABLE, numbers, eff_text + "No study add "
+                        "variant has a size in L2 that is not "
+                        "launch-bound." + note, deciding, part)
+    fails = []
+    if never:
+        fails.append("Never above DRAM speed while its data is in L2: %s. "
+                     "The data is in L2, so the memory level is not the "
+                     "limit: the kernel does not issue enough bytes per "
+                     "instruction or keep enough in flight" % "; ".join(
+                         never))
+    if spill_bad:
+        fails.append("Above %.1fx DRAM past twice the effective L2: %s" % (
+            F2_DRAM_CAP, "; ".join(spill_bad)))
+    if exceed:
+        ok = "Above DRAM speed in L2: %s." % ", ".join(
+            "%s %.2fx" % x for x in exceed)
+    else:
+        ok = ""
+    if fails:
+        return _finding(2, FAILS, numbers, eff_text + ". ".join(fails) +
+                        ". " + ok + note, deciding, part)
+    return _finding(2, HOLDS, numbers, eff_text + "Every study add variant "
+                    "runs above DRAM speed while its working set is in L2 "
+                    "and falls to DRAM speed beyond it. " + ok + note,
+                    deciding, part)
+
+
+def _article_bpi(sctx, variant):
+    """'N B per issued instruction (article, SIZE)' of a variant from the
+    article run's largest size, where the sweep's counter set has none."""
+    ctx = sctx.parts.get(stu.ARTICLE)
+    pts = [p for p in ctx.points if p.variant == variant] if ctx else []
+    if not pts:
+        return ""
+    n = max(p.n for p in pts)
+    at = sel.select(pts, n=n, cache=sel.preferred_cache(pts))
+    bpi = sel.metric(ctx.run, at[0], sel.M_BYTES_PER_INST) if at else None
+    return "" if bpi is None else \
+        "%.1f B per issued instruction (article, %s)" % (bpi, size_label(n))
 
 
 # finding 3
@@ -535,6 +739,47 @@ def block_sweeps(ctx):
     return {k: v for k, v in groups.items() if len({p.block for p in v}) > 1}
 
 
+F5_FIT_RESIDUAL = 0.10     # the block-rate model explains a sweep within 10 %
+
+
+def block_rate(rows, upto_block):
+    """Fit t = t0 + grid / R over a sweep's points with block <= upto_block
+    (least squares on relative residuals): R, the rate at which the GPU
+    launches blocks (blocks per ns), t0 and the largest relative residual;
+    None with fewer than three such points, a known grid on each, or a
+    non-positive slope."""
+    pts = [p for p in rows if p.block <= upto_block and p.grid]
+    if len({p.grid for p in pts}) < 3:
+        return None
+    g = np.array([p.grid for p in pts], dtype=float)
+    t = np.array([p.time_median_ns for p in pts])
+    w = 1.0 / t
+    coef, *_ = np.linalg.lstsq(np.column_stack([np.ones_like(g), g]) *
+                               w[:, None], t * w, rcond=None)
+    if coef[1] <= 0:
+        return None
+    resid = float(np.max(np.abs(coef[0] + coef[1] * g - t) / t))
+    return 1.0 / coef[1], float(coef[0]), resid
+
+
+def _rate_text(rows, best, good):
+    """The block-launch-rate mechanism of a sweep where a block larger than
+    128/256 wins, or '' when the model does not explain it."""
+    fit = block_rate(rows, good.block)
+    if fit is None or fit[2] > F5_FIT_RESIDUAL:
+        return ""
+    rate, t0, resid = fit
+    spent = good.grid / rate
+    return ("block launch rate: up to block %d, time = %s µs + grid / %.0f "
+            "blocks per µs (max residual %.0f%%); at %d threads the grid of "
+            "%d blocks alone takes %s of its %s µs, at %d the %d blocks %s "
+            "µs: fewer, larger blocks win because the GPU launches blocks "
+            "at a bounded rate" % (
+                good.block, us(t0), rate * 1e3, 100 * resid, good.block,
+                good.grid, us(spent), us(good.time_median_ns), best.block,
+                best.grid, us(best.grid / rate)))
+
+
 def finding_5(sctx):
     part, ctx = None, None
     for name in (stu.BLOCKS,) + stu.PARTS:
@@ -548,7 +793,7 @@ def finding_5(sctx):
     numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
         best = min(rows, key=lambda p: p.time_median_ns)
-        label = "%s %s %s" % (variant, size_label(n), cache)
+        label = "%s %s %s %s" % (variant, size_label(n), cache, launch)
         blocks = ",".join(str(b) for b in sorted(p.block for p in rows))
         if ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
             launch_bound.append(label)
@@ -562,9 +807,8 @@ def finding_5(sctx):
         slack = good.time_median_ns / best.time_median_ns
         # The tolerance, or the noise rule's limit where the two points
         # scatter more than it can resolve.
-        limit = 1 + noise.noise_limit_pct(
-            noise.spread_pct(best), noise.spread_pct(good),
-            floor_pct=100 * (F5_TOLERANCE - 1)) / 100
+        limit = 1 + max(100 * (F5_TOLERANCE - 1), noise.separation_pct(
+            timing.row_time(best), timing.row_time(good))) / 100
         judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
         numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
@@ -573,10 +817,21 @@ def finding_5(sctx):
                             slack, limit, worst.block,
                             worst.time_median_ns / best.time_median_ns)))
         if slack > limit:
+            mechanism = _rate_text(rows, best, good) \
+                if best.block > good.block else ""
+            if mechanism:
+                numbers.append(("%s mechanism" % label, mechanism))
+            fit = block_rate(rows, good.block) if mechanism else None
             failures.append("%s: block %d is %.0f%% faster than the best "
-                            "of 128/256 (%d)" % (label, best.block,
-                                                 100 * (slack - 1),
-                                                 good.block))
+                            "of 128/256 (%d)%s" % (
+                                label, best.block, 100 * (slack - 1),
+                                good.block, ": the GPU launches about %.0f "
+                                "blocks per µs, and the %d blocks of %d "
+                                "threads take %s of its %s µs" % (
+                                    fit[0] * 1e3, good.grid, good.block,
+                                    us(good.grid / fit[0]),
+                                    us(good.time_median_ns))
+                                if fit else ""))
         elif slack > F5_TOLERANCE:
             noisy.append("%s (%.3fx, limit %.3fx)" % (label, slack, limit))
     note = (" Left out as launch-bound (the block does not show when the "
@@ -584,7 +839,8 @@ def finding_5(sctx):
         if launch_bound else ""
     if noisy:
         note += (" Beyond %.0f%% but within the noise of the points "
-                 "(3x their combined spread, the noise rule): %s." % (
+                 "(their confidence intervals overlap, the noise rule): "
+                 "%s." % (
                      100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
     if not judged:
         return _finding(5, UNTESTABLE, numbers, "No block sweep here "

@@ -86,6 +86,23 @@ class Point:
     batch_ns: Optional[float] = None
     line: int = 0
     file: str = TIMING         # the CSV file of the run directory it is in
+    # The timing protocol of schema 2 (issue 21; docs/data-format.md):
+    # columns that schema-1 rows lack, so None there.  They fill in from
+    # src/columns.def's TIMING(...) lines of the same names; analysis/
+    # timing.py is the one reader that turns them into a kernel's time.
+    time_source: Optional[str] = None       # "kernel" or "batch"
+    time_ci_low_ns: Optional[float] = None  # 95 % CI of the median
+    time_ci_high_ns: Optional[float] = None
+    time_iqr_ns: Optional[float] = None
+    stop: Optional[str] = None              # "ci", "cap" or "time"
+    throttle: Optional[str] = None          # NVML clock-event reasons
+    interval_ns: Optional[float] = None     # start to start, own launch mode
+    interval_ci_ns: Optional[float] = None  # its CI half-width
+    queued_interval_ns: Optional[float] = None   # behind a spin kernel
+    queued_interval_ci_ns: Optional[float] = None
+    graph_interval_ns: Optional[float] = None    # inside one graph
+    graph_interval_ci_ns: Optional[float] = None
+    batch_ns: Optional[float] = None        # events around the batch
 
     @property
     def key(self):

@@ -48,12 +48,22 @@ state and launch mode (every variant, peers included).
                    back by DRAM.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound.
-  issue-bound      bytes moved per issued warp instruction <
+  latency-bound    below DRAM_FRACTION of the ceiling, and loads in flight
+                   per SM < (1 - LATENCY_MARGIN) x what Little's law needs
+                   (DRAM ceiling x measured dram_latency / SMs; without a
+                   latency, the fewest a DRAM-bound sibling keeps in
+                   flight), or without that estimate long-scoreboard
+                   stalls >= STALL_DOMINANT of all (metrics/stalls.txt).
+  issue-bound      issue stalls >= STALL_DOMINANT of all stalls, or bytes
+                   moved per issued warp instruction <
                    ISSUE_BYTES_PER_INST and < ISSUE_MARGIN x the fewest
                    of any sibling that is DRAM-bound at the same size (a
                    sibling that reaches the ceiling with about as few bytes
                    per instruction shows that the issue rate is not the
                    limit; with no such sibling nothing shows that it is).
+  DRAM-bound       (band) >= DRAM_FRACTION of the ceiling and within
+                   SIBLING_BAND below SIBLING_FRACTION of the best sibling,
+                   when no rule above fired.
   undetermined     none of the above: the text lists what was measured
                    (DRAM share, best sibling, occupancy, bytes per
                    instruction, loads in flight per SM).
@@ -61,7 +71,7 @@ state and launch mode (every variant, peers included).
 Every verdict carries the rule that fired, with the numbers.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import numpy as np
@@ -77,6 +87,19 @@ DRAM_FRACTION = 0.80
 OCCUPANCY_PCT = 50.0
 ISSUE_BYTES_PER_INST = 16.0
 SIBLING_FRACTION = 0.90
+# A band below SIBLING_FRACTION: a point at 85-90 % of its best sibling
+# (and >= DRAM_FRACTION of the ceiling) is DRAM-bound only when no other
+# rule explains it, so 89.97 % and 90.4 % no longer get opposite verdicts.
+SIBLING_BAND = 0.05
+# Latency-bound: bytes in flight per SM short of what Little's law needs
+# (bandwidth x latency / SMs) by more than this fraction.
+LATENCY_MARGIN = 0.25
+# Stall reasons (metrics/stalls.txt) that mean warps wait on memory
+# latency, and the share of all stalls they must reach to decide it.
+LATENCY_STALLS = ("long_scoreboard",)
+ISSUE_STALLS = ("not_selected", "math_pipe_throttle", "dispatch_stall",
+                "mio_throttle", "lg_throttle")
+STALL_DOMINANT = 0.5
 ISSUE_MARGIN = 0.75
 # Read bytes per launched thread above this mean the thread loops over the
 # data, and its loads in flight cannot be told from the totals.
@@ -85,11 +108,12 @@ MAX_SINGLE_PASS_READ_BYTES = 64
 LAUNCH_BOUND = "launch-bound"
 L2_BOUND = "L2-bound"
 DRAM_BOUND = "DRAM-bound"
+LATENCY_BOUND = "latency-bound"
 OCCUPANCY_BOUND = "occupancy-bound"
 ISSUE_BOUND = "issue-bound"
 UNKNOWN = "undetermined"
-VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
-            UNKNOWN)
+VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, LATENCY_BOUND,
+            OCCUPANCY_BOUND, ISSUE_BOUND, UNKNOWN)
 
 # Fraction of bytes_moved that is read, per op (add: 2 reads + 1 write;
 # relu out of place and abs in place: 1 read + 1 write).
@@ -106,6 +130,7 @@ class LaunchFit:
     points: int
     max_rel_residual: float
     parameters: int = 2
+    spec: Optional[float] = None    # the DRAM spec peak, byte/s
 
     @property
     def unusable_reason(self):
@@ -117,6 +142,11 @@ class LaunchFit:
             return "no positive DRAM slope"
         if self.t0_ns <= 0:
             return "negative intercept"
+        if self.spec and self.bandwidth > self.spec:
+            return ("DRAM slope %s is above the spec peak %s: the times "
+                    "miss bytes (cold writes left in L2 and written back "
+                    "after the timer stops, docs/metrics.md)" % (
+                        gbps(self.bandwidth), gbps(self.spec)))
         return None
 
     @property
@@ -179,9 +209,10 @@ def served_by_l2(point, l2_bytes):
         point.footprint_bytes < l2_bytes
 
 
-def fit_series(points, l2_bytes=None):
+def fit_series(points, l2_bytes=None, spec=None):
     """(variant, block, cache, launch) -> LaunchFit for every series that
-    has at least two sizes."""
+    has at least two sizes.  spec: the DRAM spec peak (byte/s); a fit whose
+    DRAM slope exceeds it is not usable."""
     series = {}
     for p in points:
         series.setdefault(series_key(p), []).append(p)
@@ -191,7 +222,7 @@ def fit_series(points, l2_bytes=None):
                                [p.time_median_ns for p in rows],
                                [served_by_l2(p, l2_bytes) for p in rows])
         if fit is not None:
-            fits[key] = fit
+            fits[key] = replace(fit, spec=spec)
     return fits
 
 
@@ -264,9 +295,27 @@ class PointFacts:
     best_sibling_bandwidth: Optional[float] = None
     full_speed_bytes_per_inst: Optional[float] = None  # lowest of siblings
     #   at this size that are DRAM-bound (None: none is, or no counters)
-    full_speed_kib_in_flight: Optional[float] = None   # of the fastest
-    #   DRAM-bound sibling whose loads in flight are known
+    full_speed_kib_in_flight: Optional[float] = None   # the fewest of
+    #   the DRAM-bound siblings whose loads in flight are known
     full_speed_sibling: Optional[str] = None
+    needed_kib_in_flight: Optional[float] = None  # Little's law, per SM
+    needed_source: str = ""
+    stalls: tuple = ()      # ((reason, % of active warps), ...), largest
+    #                         first (metrics/stalls.txt)
+
+    def stall_share(self, reasons):
+        """The share of all stall cycles spent on these reasons, or None
+        without stall counters."""
+        total = sum(v for _, v in self.stalls)
+        if not total:
+            return None
+        return sum(v for r, v in self.stalls if r in reasons) / total
+
+    @property
+    def stall_text(self):
+        return "top warp stalls: %s" % ", ".join(
+            "%s %.0f%%" % (r, v) for r, v in self.stalls[:3]) \
+            if self.stalls else ""
 
     @property
     def dram_pct(self):
@@ -357,6 +406,47 @@ def rule_dram(f):
         "; " + sibling if sibling and share < 1 else ""))
 
 
+def rule_latency(f):
+    """Little's law: to sustain bandwidth B against a latency L a GPU needs
+    B x L bytes in flight, B x L / SMs per SM.  Fires when the point keeps
+    less than (1 - LATENCY_MARGIN) of that in flight."""
+    need, have = f.needed_kib_in_flight, f.kib_in_flight_per_sm
+    waits = f.stall_share(LATENCY_STALLS)
+    if (need is None or have is None) and waits is not None and \
+            waits >= STALL_DOMINANT and f.dram_ceiling is not None and \
+            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
+        return Verdict(LATENCY_BOUND, "%.0f%% of warp stalls wait on a "
+                       "global load's result (long scoreboard): memory "
+                       "latency is not covered; %s; %s" % (
+                           100 * waits, _dram_text(f), f.stall_text))
+    if need is None or have is None or have >= (1 - LATENCY_MARGIN) * need:
+        return None
+    parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
+             "%.0f KiB needed to cover DRAM latency (%s)" % (
+                 have, 100 * (1 - LATENCY_MARGIN), need, f.needed_source),
+             _dram_text(f)]
+    if f.occupancy_pct is not None:
+        parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
+                                              f.occupancy_pct))
+    if f.stall_text:
+        parts.append(f.stall_text)
+    return Verdict(LATENCY_BOUND, "; ".join(parts))
+
+
+def rule_dram_band(f):
+    """DRAM-bound inside the band below SIBLING_FRACTION, when no other
+    rule explained the point."""
+    share = f.sibling_share
+    if f.dram_ceiling is None or share is None or \
+            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
+            share < SIBLING_FRACTION - SIBLING_BAND:
+        return None
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%; %s, inside the %.0f%% band "
+                   "below %.0f%% and no other rule fires" % (
+                       _dram_text(f), 100 * DRAM_FRACTION, _sibling_text(f),
+                       100 * SIBLING_BAND, 100 * SIBLING_FRACTION))
+
+
 def rule_occupancy(f):
     if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
         return None
@@ -365,12 +455,21 @@ def rule_occupancy(f):
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if f.kib_in_flight_per_sm is not None:
-        parts.append("about %.0f KiB of loads in flight per SM" %
-                     f.kib_in_flight_per_sm)
+        parts.append("about %.0f KiB of loads in flight per SM%s" % (
+            f.kib_in_flight_per_sm, " (%.0f KiB needed to cover DRAM "
+            "latency: %s)" % (f.needed_kib_in_flight, f.needed_source)
+            if f.needed_kib_in_flight is not None else ""))
     return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
 
 
 def rule_issue(f):
+    issue = f.stall_share(ISSUE_STALLS)
+    if issue is not None and issue >= STALL_DOMINANT and \
+            f.stall_share(LATENCY_STALLS) < issue:
+        return Verdict(ISSUE_BOUND, "%.0f%% of warp stalls are issue "
+                       "limits (not selected, pipe or queue throttles, "
+                       "dispatch); %s; %s" % (100 * issue, _dram_text(f),
+                                               f.stall_text))
     if f.bytes_per_inst is None or f.bytes_per_inst >= ISSUE_BYTES_PER_INST:
         return None
     full = f.full_speed_bytes_per_inst
@@ -404,11 +503,24 @@ def rule_fallback(f):
             text += " (%s at the ceiling: %.0f KiB)" % (
                 f.full_speed_sibling, f.full_speed_kib_in_flight)
         parts.append(text)
+    if f.stall_text:
+        parts.append(f.stall_text)
     return Verdict(UNKNOWN, "no rule separates the causes; measured: " +
-                   "; ".join(parts))
+                   "; ".join(parts) + ". " + (
+                       "" if f.stalls else TO_DECIDE))
 
 
-RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_issue)
+# What would decide an undetermined point (metrics/stalls.txt).
+TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
+             "long-scoreboard stalls dominating mean memory latency not "
+             "covered, math-pipe or not-selected stalls mean issue limits, "
+             "and `ewbench ceilings` with `dram_latency` for Little's law")
+
+
+# Occupancy before latency: too few resident warps is the cause of too few
+# bytes in flight, and the one to fix; its text gives Little's law too.
+RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_latency,
+         rule_issue, rule_dram_band)
 
 
 def classify(facts):
@@ -505,12 +617,14 @@ def point_facts(run, point, fits, siblings=None, cold=None):
             bpis = [v for v in (sel.metric(run, p, sel.M_BYTES_PER_INST)
                                 for p in full) if v is not None]
             full_bpi = min(bpis) if bpis else None
-            for p in sorted(full, key=lambda p: -p.bandwidth):
+            # The leanest sibling at the ceiling: the fewest bytes in
+            # flight this run shows to be enough.
+            for p in full:
                 kib = kib_in_flight_per_sm(p, occupancy(run, p)[0],
                                            max_threads)
-                if kib is not None:
+                if kib is not None and (full_kib is None or kib < full_kib):
                     full_kib, full_name = kib, p.variant
-                    break
+    need, need_source = needed_in_flight(run, dram, full_kib, full_name)
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -533,7 +647,27 @@ def point_facts(run, point, fits, siblings=None, cold=None):
         best_sibling_bandwidth=best.bandwidth if best else None,
         full_speed_bytes_per_inst=full_bpi,
         full_speed_kib_in_flight=full_kib,
-        full_speed_sibling=full_name)
+        full_speed_sibling=full_name,
+        needed_kib_in_flight=need,
+        needed_source=need_source,
+        stalls=tuple(sel.stall_shares(run, point)))
+
+
+def needed_in_flight(run, dram, full_kib=None, full_name=None):
+    """(KiB per SM, how it was got) a kernel must keep in flight to reach
+    the DRAM ceiling: Little's law with the measured dram_latency ceiling
+    (ceiling x latency / SMs), else what the fastest sibling at the
+    ceiling keeps in flight; (None, "") when neither is known."""
+    latency = (run.ceilings or {}).get("dram_latency")
+    sms = run.device.get("sm_count")
+    if latency is not None and dram is not None and sms:
+        need = dram.value * latency.value * 1e-9 / sms / 1024.0
+        return need, "Little's law: %s x %.0f ns measured latency / %d " \
+            "SMs" % (gbps(dram.value), latency.value, sms)
+    if full_kib is not None:
+        return full_kib, "no latency measured: the fewest any sibling at " \
+            "the ceiling keeps, %s's" % full_name
+    return None, ""
 
 
 def cold_twins(points):
@@ -559,7 +693,8 @@ def warm_slower_than_cold(run, fits=None):
     at launch scale: a warm launch never loses to a flushed one there, so
     the timer saw the GPU wait for the host."""
     if fits is None:
-        fits = fit_series(run.points, run.l2_bytes)
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
     twins = cold_twins(run.points)
     return [p for p in run.points if p.key in twins and _host_artefact(
         p, twins[p.key], launch_floor(run, p, fits)[0])]
@@ -568,7 +703,8 @@ def warm_slower_than_cold(run, fits=None):
 def classify_run(run, fits=None):
     """[(point, Verdict)] for every point of the run, in file order."""
     if fits is None:
-        fits = fit_series(run.points, run.l2_bytes)
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
     siblings = _siblings(run)
     cold = cold_twins(run.points)
     return [(p, classify(point_facts(run, p, fits, siblings, cold)))
@@ -579,3 +715,46 @@ def pct_of(value, bound):
     if value is None or bound is None or bound.value <= 0:
         return None
     return 100.0 * value / bound.value
+
+
+# rows above a measured ceiling
+
+@dataclass(frozen=True)
+class AboveCeiling:
+    point: object
+    share: float            # bandwidth / the op's measured DRAM ceiling
+    written: Optional[float]  # DRAM write bytes / the output's bytes
+    explained: bool
+    reason: str
+
+
+def above_dram_ceiling(run, floor_pct=1.0):
+    """Every point not served by L2 (cold, or a footprint above the L2)
+    whose bandwidth exceeds the op's measured DRAM ceiling by more than
+    floor_pct %, with its explanation from the counters: DRAM write bytes
+    inside the timed window below the output's bytes mean the writes were
+    left in L2 and written back after the timer stopped (docs/metrics.md,
+    "Where the writes land"); otherwise it is flagged unexplained."""
+    out = []
+    for p in run.points:
+        bound = run_dram_ceiling(run, p.op)
+        if bound is None or not bound.measured or \
+                served_by_l2(p, run.l2_bytes) or \
+                p.bandwidth <= bound.value * (1 + floor_pct / 100.0):
+            continue
+        output = p.bytes_moved * (1.0 - READ_FRACTION.get(p.op, 0.5))
+        writes = sel.metric(run, p, sel.M_DRAM_WRITE)
+        written = writes / output if writes is not None and output else None
+        share = p.bandwidth / bound.value
+        if written is not None and written < 1.0 / share:
+            out.append(AboveCeiling(p, share, written, True, (
+                "%.0f%% of its output written to DRAM in the window" % (
+                    100 * written))))
+        elif written is not None:
+            out.append(AboveCeiling(p, share, written, False, (
+                "%.0f%% of its output written to DRAM in the window: the "
+                "counters do not explain it" % (100 * written))))
+        else:
+            out.append(AboveCeiling(p, share, None, False,
+                                    "no DRAM write counter to explain it"))
+    return out

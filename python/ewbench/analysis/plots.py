@@ -249,7 +249,7 @@ def _residency(run, points):
     return [(f, float(np.median(v))) for f, v in sorted(per.items())]
 
 
-def _cache_tier_panel(ax, run, points, fam):
+def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     styles = family_styles(points)
     ymax = 0.0
     for (variant, cache), rows in sorted(_series(points).items(),
@@ -273,11 +273,15 @@ def _cache_tier_panel(ax, run, points, fam):
         if bound is None or (bound is spec and dram is not None and
                              not dram.measured):
             continue
-        ls = "-" if bound.measured else "--"
-        ax.axhline(bound.value / 1e9, color=CEILING_GREY, ls=ls, lw=1.0,
-                   zorder=1)
-        refs.append(Line2D([], [], color=CEILING_GREY, ls=ls, label=(
-            "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source))))
+        # DRAM's level colour, thick and translucent: never mistaken for a
+        # kernel's line (cub is black solid, cold runs are dashed).
+        ls = "-" if bound.measured else (0, (1, 2))
+        ax.axhline(bound.value / 1e9, color=LEVEL_COLOURS["DRAM"], ls=ls,
+                   lw=2.4 if bound.measured else 1.4, alpha=0.45, zorder=1)
+        refs.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], ls=ls,
+                           lw=2.4 if bound.measured else 1.4, alpha=0.45,
+                           label="DRAM %s (%s)" % (
+                               _gbps_short(bound.value), bound.source)))
         ymax = max(ymax, bound.value / 1e9)
     l2c = model.l2_ceiling(run.ceilings)
     note = None
@@ -294,26 +298,49 @@ def _cache_tier_panel(ax, run, points, fam):
                 _gbps_short(l2c.value)
     if run.l2_bytes:
         ax.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
-        ax.annotate(" L2 %s" % bytes_label(run.l2_bytes),
+        ax.annotate(" L2 %s (nominal)" % bytes_label(run.l2_bytes),
                     (run.l2_bytes, 0.02), fontsize=8,
                     xycoords=("data", "axes fraction"))
+        refs.append(Line2D([], [], color="black", ls=":", lw=1.2,
+                           label="L2 capacity %s (nominal)" %
+                           bytes_label(run.l2_bytes)))
+    if effective_l2 is not None:
+        middle, low, high = effective_l2
+        ax.axvspan(low, high, color=LEVEL_COLOURS["L2"], alpha=0.12, lw=0)
+        ax.axvline(middle, color=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
+                   lw=1.4)
+        ax.annotate("effective L2 %s " % bytes_label(middle),
+                    (middle, 0.10), fontsize=8, ha="right",
+                    color=LEVEL_COLOURS["L2"],
+                    xycoords=("data", "axes fraction"))
+        refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"],
+                           ls=(0, (5, 2)), lw=1.4, label=(
+                               "effective L2 %s (finding 2)" %
+                               bytes_label(middle))))
     served = _residency(run, points)
     if served:
         twin = ax.twinx()
         twin.plot(*zip(*served), ls=":", color=HIT_GREY, lw=1.3,
                   marker=".", ms=3)
         twin.set_ylim(0, 105)
-        twin.set_ylabel("reads served by L2, warm (%), grey dotted",
+        twin.set_ylabel("reads served by L2 (%)",
                         fontsize=8, color=HIT_GREY)
         twin.tick_params(labelsize=8, colors=HIT_GREY)
         refs.append(Line2D([], [], color=HIT_GREY, ls=":", marker=".",
-                           label="reads served by L2 (right axis, median "
-                           "of warm points)"))
+                           label="reads from L2, % (right axis)"))
     ax.set_xscale("log", base=2)
     _log2_bytes_axis(ax.xaxis)
-    ax.set_ylim(0, ymax * 1.08)
-    ax.set_xlabel("footprint: distinct bytes touched per launch", fontsize=9)
-    ax.set_ylabel("GB/s (bytes moved / median time)", fontsize=9)
+    # Log-scaled: small sizes run at a few % of DRAM speed and a linear
+    # axis flattens them into the floor.
+    ax.set_yscale("log")
+    ymin = min((p.bandwidth / 1e9 for p in points), default=1.0)
+    ax.set_ylim(ymin * 0.7, ymax * 1.4)
+    ax.yaxis.set_major_formatter(FuncFormatter(
+        lambda v, _pos: "%g" % v))
+    ax.set_xlabel("footprint: bytes touched per launch (MiB = 2^20 B)",
+                  fontsize=9)
+    ax.set_ylabel("GB/s = 10^9 B/s, bytes moved / median time",
+                  fontsize=9)
     ax.tick_params(labelsize=8)
     ax.grid(True, alpha=0.3)
     ax.set_title(var.family_label(fam) + ("\n(%s)" % note if note else ""),
@@ -323,8 +350,10 @@ def _cache_tier_panel(ax, run, points, fam):
               fontsize=7.5, frameon=False)
 
 
-def plot_cache_tier(run, outdir):
-    """Bandwidth against footprint, one panel per op family."""
+def plot_cache_tier(run, outdir, effective_l2=None):
+    """Bandwidth against footprint, one panel per op family.
+    effective_l2: (middle, low, high) bytes, finding 2's effective L2 for
+    streaming, marked with its bracket; None: not marked."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
     fams = [f for f in _families(points)
             if len({p.n for p in points if var.family(p) == f}) > 1]
@@ -335,7 +364,8 @@ def plot_cache_tier(run, outdir):
     fig, body = _figure([run], 5.9 * rows + 0.6)
     for ax, fam in zip(_grid(body, len(fams)), fams):
         _cache_tier_panel(ax, run, [p for p in points
-                                    if var.family(p) == fam], fam)
+                                    if var.family(p) == fam], fam,
+                          effective_l2)
     body.suptitle("Bandwidth against working set (%s launches)" % launches,
                   fontsize=10)
     return save(fig, outdir, "cache_tier")
@@ -427,12 +457,22 @@ def plot_blocks(run, outdir, published=None):
 
 # 3. hierarchical roofline
 
+def _l1_bytes(run, p):
+    """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
+    through the LSU pipe (the default set counts those)."""
+    total = sel.metric(run, p, sel.M_L1_BYTES)
+    if total:
+        return total
+    parts = [sel.metric(run, p, m) for m in sel.M_L1_GLOBAL_BYTES]
+    return sum(parts) if all(v is not None for v in parts) else None
+
+
 def _level_bytes(run, p):
     """[(level, bytes)]: counters where present, and the algorithmic bytes."""
     out = []
     for level, value in (("DRAM", sel.dram_bytes(run, p)),
                          ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
-                         ("L1", sel.metric(run, p, sel.M_L1_BYTES))):
+                         ("L1", _l1_bytes(run, p))):
         if value:
             out.append((level, value))
     out.append(("algorithmic", float(p.bytes_moved)))
@@ -485,26 +525,32 @@ def plot_roofline(run, outdir):
         perf = ops / (p.time_median_ns * 1e-9)
         placed.append((p, perf, [(lvl, ops / b) for lvl, b in
                                  _level_bytes(run, p)]))
-    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 1.0)
-    ylim = _span([perf for _, perf, _ in placed], 1.6, 0.8)
+    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 2.0)
+    ylim = _span([perf for _, perf, _ in placed], 1.6, 2.0)
     fams = _families(points)
     rows = math.ceil(len(fams) / 2)
     fig, body = _figure([run], 4.6 * rows + 1.4)
-    diagonals = []
-    dram = model.run_dram_ceiling(run, "add")
-    if dram is not None:
-        diagonals.append((dram.value, "DRAM %s (%s)" % (
-            _gbps_short(dram.value), dram.source), CEILING_GREY))
+    diagonals = {}          # label -> (byte/s, colour, style)
     l2c = model.l2_ceiling(run.ceilings)
-    if l2c is not None:
-        diagonals.append((l2c.value, "L2 read %s (measured)" %
-                          _gbps_short(l2c.value), LEVEL_COLOURS["L2"]))
     for ax, fam in zip(_grid(body, len(fams)), fams):
         mine = [x for x in placed if var.family(x[0]) == fam]
         styles = family_styles([x[0] for x in mine])
-        for bw, _, colour in diagonals:
+        # The op's own DRAM ceiling (dram_add for add, dram_copy for relu
+        # and abs) and the measured L2 read ceiling: bandwidth x intensity.
+        mine_diagonals = []
+        dram = model.run_dram_ceiling(run, fam[0])
+        if dram is not None:
+            mine_diagonals.append((dram.value, "DRAM %s (%s)" % (
+                _gbps_short(dram.value), dram.source),
+                LEVEL_COLOURS["DRAM"], "-"))
+        if l2c is not None:
+            mine_diagonals.append((l2c.value, "L2 read %s (measured)" %
+                                   _gbps_short(l2c.value),
+                                   LEVEL_COLOURS["L2"], "-."))
+        for bw, label, colour, ls in mine_diagonals:
             xs = np.geomspace(*xlim, 8)
-            ax.plot(xs, xs * bw, color=colour, lw=1.0)
+            ax.plot(xs, xs * bw, color=colour, lw=1.2, ls=ls, alpha=0.7)
+            diagonals[label] = (bw, colour, ls)
         handles = []
         for p, perf, levels in sorted(mine, key=lambda x: var.sort_key(
                 x[0].variant)):
@@ -540,8 +586,10 @@ def plot_roofline(run, outdir):
         ax.set_title("%s, %s elements, %s" % (var.family_label(fam),
                                               size_label(n), cache),
                      fontsize=10)
-        ax.set_xlabel("FLOP per byte at each level", fontsize=9)
-        ax.set_ylabel("FLOP/s (relu, abs: elements/s)", fontsize=9)
+        ax.set_xlabel("intensity: operations per byte moved at each "
+                      "level", fontsize=9)
+        ax.set_ylabel("operations per second (add: FLOP/s; relu, abs: "
+                      "elements/s)", fontsize=9)
         ax.grid(True, which="major", alpha=0.25)
         ax.legend(handles=handles, loc="upper left", fontsize=7.5,
                   frameon=True, framealpha=0.85, ncol=1)
@@ -552,15 +600,27 @@ def plot_roofline(run, outdir):
                      else "bytes counted at %s" % lvl)
               for lvl, c in LEVEL_COLOURS.items()
               if any(lvl == name for _, _, lv in placed for name, _ in lv)]
-    lines = [Line2D([], [], color=c, label=label)
-             for _, label, c in diagonals]
+    lines = [Line2D([], [], color=c, ls=ls, label="ceiling: " + label)
+             for label, (_, c, ls) in diagonals.items()]
     legend_outside(body, "lower center", handles=levels + lines, ncol=3,
                 fontsize=8, frameon=False)
     roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
-    note = ("Colour = the memory level whose bytes set the intensity, "
-            "marker = variant; grey lines join one kernel's levels. relu "
-            "and abs do no FLOPs and sit at one operation per element. "
-            "Compute roofs (%s) lie far above the plotted range." % (
+    l2_ratio = [b / p.bytes_moved for p, _, _ in placed
+                for lvl, b in _level_bytes(run, p) if lvl == "L2"]
+    note = ("Colour = the memory level whose bytes set the intensity (DRAM "
+            "red, L2 blue, L1 green, algorithmic bytes a grey ring), marker "
+            "= variant; grey lines join one kernel's levels; diagonals are "
+            "each panel's op's measured DRAM ceiling and the L2 read "
+            "ceiling. relu and abs do no FLOPs and sit at one operation per "
+            "element. L1 bytes are the LSU pipe's global loads and stores "
+            "(l1tex__t_bytes.sum where measured): TMA copies bypass it, so "
+            "TMA kernels sit right of their ring. %sCompute roofs (%s) lie "
+            "far above the plotted "
+            "range." % (
+                "L2 bytes (lts__t_bytes.sum) count every transfer at the L2 "
+                "slices, not only the kernel's own requests: here a median "
+                "%.2fx the algorithmic bytes, so L2 points sit left of the "
+                "ring. " % float(np.median(l2_ratio)) if l2_ratio else "",
                 roofs or "none known"))
     body.suptitle("\n".join(textwrap.wrap(note, 140)), fontsize=8.5)
     return save(fig, outdir, "roofline")
@@ -572,7 +632,8 @@ def _issue_thresholds(run, pts):
     """point key -> the issue-bound threshold of model.rule_issue for that
     point (ISSUE_MARGIN x its leanest DRAM-bound sibling, capped at
     ISSUE_BYTES_PER_INST), None where the rule cannot fire."""
-    fits = model.fit_series(run.points, run.l2_bytes)
+    fits = model.fit_series(run.points, run.l2_bytes,
+                            run.spec_dram_bandwidth)
     siblings = model._siblings(run)
     out = {}
     for p in pts:
@@ -671,15 +732,17 @@ def plot_instructions(run, outdir):
 FIGURES = ("cache_tier", "blocks", "roofline", "instructions")
 
 
-def plot_study(study, outdir):
+def plot_study(study, outdir, marks=None):
     """{name: [png, svg]} of every figure the study's parts allow: the
     cache-tier plot from the sweep (else the article run), the block plot
     from the block sweep, roofline and instructions from the article
-    run."""
+    run.  marks: what the findings located, drawn where it belongs
+    ({"effective_l2": (middle, low, high)})."""
     out = {}
+    marks = marks or {}
     main = study.run(stu.ARTICLE) or study.main
     sweep = study.run(stu.SWEEP) or main
-    drawn = plot_cache_tier(sweep, outdir)
+    drawn = plot_cache_tier(sweep, outdir, marks.get("effective_l2"))
     if drawn:
         out["cache_tier"] = drawn
     blocks = study.run(stu.BLOCKS)

@@ -20,6 +20,7 @@ from . import findings as fnd
 from . import load
 from . import model
 from . import noise
+from . import placement
 from . import select as sel
 from . import study as stu
 from . import user_kernels as uk
@@ -41,14 +42,19 @@ FIGURE_TEXT = {
         "Bandwidth (bytes moved / median time) against the footprint of one "
         "launch, one panel per op family: warm solid with markers, cold "
         "dashed. The study's variants in colour, the fastest of ewbench's "
-        "additions in purple, the other additions grey, cub black, PyTorch "
-        "brown. Dotted vertical line: the L2 capacity; horizontal lines: "
-        "the measured DRAM ceiling of the op (solid) and the spec peak "
-        "(dashed); the L2 read ceiling is drawn only where it lies near the "
-        "data, else named in the panel title. Where the run has one-pass "
-        "residency counters, the grey dotted line (right axis) is the "
-        "median share of reads served by L2 over the warm points of each "
-        "footprint."),
+        "additions in purple; peers and other additions, where the sweep "
+        "has them, as the legend under each panel keys every series. Both axes "
+        "are logarithmic. Black dotted vertical line: the nominal L2 "
+        "capacity; blue dashed vertical line and band: the effective L2 "
+        "for streaming that finding 2 located (where the share of reads "
+        "served by L2 falls through 50 %) and the sweep sizes bracketing "
+        "it; thick translucent red lines: the op's DRAM ceiling, measured "
+        "(solid), and the spec peak (dotted); the "
+        "L2 read ceiling (blue dash-dot) is drawn only where it lies near "
+        "the data, else named in the panel title. Where the run has "
+        "one-pass residency counters, the grey dotted line (right axis) is "
+        "the median share of reads served by L2 over the warm points of "
+        "each footprint."),
     "blocks": (
         "Block sizes",
         "Bandwidth against threads per block, one panel per op family; "
@@ -58,10 +64,15 @@ FIGURE_TEXT = {
         "ceiling."),
     "roofline": (
         "Hierarchical roofline",
-        "FLOP/s against arithmetic intensity at the largest size, one panel "
-        "per op family: colour = the memory level whose bytes give the "
-        "intensity, marker = variant (legend per panel), ring = algorithmic "
-        "bytes; diagonals are the measured DRAM and L2 ceilings."),
+        "Operations per second (add: FLOP/s; relu and abs: elements/s) "
+        "against intensity (operations per byte) at the largest size, one "
+        "panel per op family, both axes logarithmic over at least two "
+        "decades: colour = the memory level whose bytes give the intensity "
+        "(DRAM red, L2 blue, L1 green), marker = variant (legend per "
+        "panel), grey ring = algorithmic bytes; diagonals are the panel's "
+        "op's measured DRAM ceiling (solid) and the measured L2 read "
+        "ceiling (dash-dot). The note above the panels says why L2 and L1 "
+        "points sit where they do."),
     "instructions": (
         "Instruction efficiency",
         "At the largest size, per variant (grouped by op family, fastest "
@@ -143,6 +154,9 @@ def headline(study):
               if n in rows]
     if launch:
         parts.append("launch %s" % " / ".join("%s %s" % l for l in launch))
+    revision = _get(study.main.manifest, "tool", "git_revision")
+    if revision:
+        text += " Measured by ewbench at commit `%s`." % revision
     if parts:
         text += " **Measured**: %s." % ", ".join(parts)
     else:
@@ -151,17 +165,18 @@ def headline(study):
 
 
 def findings_table(judged):
-    rows = tuple((str(f.number), f.short_claim,
+    rows = tuple(("[%d](#finding-%d)" % (f.number, f.number),
+                  "[%s](#finding-%d)" % (f.short_claim, f.number),
                   "**%s**" % f.verdict, f.deciding or "-",
                   "%s/" % f.part if f.part else "-") for f in judged)
     return doc.Table(("#", "claim", "verdict", "deciding number",
                       "judged on"), rows, FINDINGS_TABLE)
 
 
-def versus_section(versus):
+def versus_section(versus, ranges=(), sctx=None):
     blocks = [doc.Heading(3, "ewbench's fastest add against cub and "
                           "PyTorch", "versus")]
-    if not versus:
+    if not versus and not ranges:
         return blocks + [doc.Paragraph("No add kernels measured.")]
     rows = []
     for v in versus:
@@ -178,17 +193,57 @@ def versus_section(versus):
             "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
             if peer else "no peer",
             v.beyond_noise or "-"))
-    blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
-                             "GB/s (% spec)", "cub", "PyTorch",
-                             "margin", "beyond noise?"), tuple(rows)))
+    if rows:
+        blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
+                                 "GB/s (% spec)", "cub", "PyTorch",
+                                 "margin", "beyond noise?"), tuple(rows)))
+    if ranges:
+        blocks.append(doc.Paragraph(
+            "L2 tier, over every L2-resident size (warm; footprint up to "
+            "the last size below the effective L2 that finding 2 located; "
+            "ewbench's fastest taking at least %.0fx the fixed cost of a "
+            "launch, the larger of the measured launch floor and the "
+            "fitted intercept, so that L2 bandwidth, not the launch, sets "
+            "the time): the margin of ewbench's fastest add at each size "
+            "against the peer, its lowest, median and highest, each with "
+            "its size and whether it is beyond the noise." %
+            model.LAUNCH_FACTOR))
+        l2c = model.l2_ceiling(sctx.part(stu.SWEEP, stu.ARTICLE)[1]
+                               .run.ceilings)
+
+        def cell(m):
+            v = m.versus
+            return "%+.1f %% at %s (%s; `%s`%s, %s%s)" % (
+                m.margin_pct, bytes_label(v.best.footprint_bytes),
+                v.beyond_noise, v.best.variant,
+                "" if v.best.block is None else "@%d" % v.best.block,
+                gbps(v.best.bandwidth), " = %.0f %% of the measured L2 "
+                "ceiling" % (100 * v.best.bandwidth / l2c.value)
+                if l2c else "")
+        rows = []
+        for r in ranges:
+            first, last = r.sizes[0].versus, r.sizes[-1].versus
+            rows.append((
+                "L2 %s vs %s" % (r.dtype, r.peer),
+                "%d sizes, %s-%s (%s), warm, %s" % (
+                    len(r.sizes), bytes_label(first.best.footprint_bytes),
+                    bytes_label(last.best.footprint_bytes),
+                    r.limit_source, first.launch),
+                cell(r.lowest), cell(r.middle), cell(r.highest),
+                "ahead at %d, behind at %d, level at %d" % (
+                    r.count("ahead"), r.count("behind"),
+                    r.count("within noise"))))
+        blocks.append(doc.Table(("tier, peer", "sizes", "lowest margin",
+                                 "median margin", "highest margin",
+                                 "beyond noise (sizes)"), tuple(rows)))
     blocks.append(doc.Paragraph(
         "cub (`cub::DeviceTransform`) and PyTorch (`torch.add`) are peers, "
-        "not ewbench kernels. DRAM tier: the study's largest size; L2 tier: "
-        "the largest size whose working set fits in half the L2. PyTorch "
-        "rows are stream launches. Beyond noise: the difference exceeds "
-        "max(3 x the combined per-launch scatter, 2 %) (the noise rule, "
-        "docs/analysis.md); run-to-run drift of about 1 % is not in it "
-        "(`ewbench contest` judges repeats)."))
+        "not ewbench kernels. DRAM tier: the study's largest size. Beyond "
+        "noise: the two medians' 95 %% "
+        "confidence intervals, each widened by the run-to-run floor "
+        "(%.1f %%), do not overlap (the noise rule, docs/analysis.md); "
+        "`ewbench contest` judges repeats." %
+        noise.RUN_FLOOR_PCT))
     return blocks
 
 
@@ -208,8 +263,12 @@ def _evidence(s):
 
 
 def shortfalls_section(shorts, n):
+    modes = sorted({"%s, %s launches" % (s.point.cache, s.point.launch)
+                    for s in shorts})
     blocks = [doc.Heading(3, "Study variants that fall short%s" % (
-        " at %s elements" % size_label(n) if n else ""), "shortfalls")]
+        " at %s elements%s" % (size_label(n), " (%s)" % "; ".join(modes)
+                               if modes else "") if n else ""),
+        "shortfalls")]
     if not shorts:
         return blocks + [doc.Paragraph(
             "Every study variant reaches at least %.0f %% of its fastest "
@@ -218,7 +277,10 @@ def shortfalls_section(shorts, n):
     for s in shorts:
         fix = "not swept"
         if s.best_block is not None:
-            fix = "%d: %s" % (s.best_block.block, gbps(s.best_block.bandwidth))
+            b = s.best_block
+            fix = "%d: %s at %s elements, %s, %s" % (
+                b.block, gbps(b.bandwidth), size_label(b.n), b.cache,
+                b.launch)
             if s.published_block is not None:
                 fix += " (%s at %s)" % (gbps(s.published_block.bandwidth),
                                         _block(s.point))
@@ -228,7 +290,9 @@ def shortfalls_section(shorts, n):
                      s.verdict.name, _evidence(s), fix))
     blocks.append(doc.Table(("variant", "block", "GB/s",
                              "share of the fastest sibling", "verdict",
-                             "evidence", "best block (GB/s)"), tuple(rows)))
+                             "evidence", "best block of the block sweep "
+                             "(GB/s; its own size and launch)"),
+                            tuple(rows)))
     return blocks
 
 
@@ -237,7 +301,7 @@ def shortfalls_section(shorts, n):
 def findings_section(judged):
     blocks = [doc.Heading(2, "Findings", "findings")]
     for f in judged:
-        blocks.append(doc.Heading(3, "Finding %d: %s — %s" % (
+        blocks.append(doc.Heading(3, "Finding %d: %s — **%s**" % (
             f.number, f.short_claim, f.verdict), "finding-%d" % f.number))
         blocks.append(doc.Paragraph("Claim: %s Judged on `%s/`." % (
             f.claim, f.part or "-")))
@@ -563,9 +627,61 @@ def environment_section(study):
             _text(r.manifest.get("finished_utc")),
             _text(r.manifest.get("status")),
             _text(_get(r.manifest, "tool", "git_revision")))))
+        rows.append(("`%s/` NVML start → end" % part,
+                     _nvml_text(placement.read(r.manifest))))
     return [doc.Heading(2, "Environment", "environment"),
             doc.Table(("item", "value"),
                       tuple((k, _text(v)) for k, v in rows))]
+
+
+def _nvml_text(place):
+    """SM / memory clock, power, temperature and throttle reasons at a
+    run's start and end (placement.py), '-' for what was not read."""
+    def one(r):
+        def num(v, fmt):
+            return fmt % v if v is not None else "-"
+        return "SM %s / memory %s MHz, %s W, %s °C, %s" % (
+            num(r.sm_clock_mhz, "%.0f"), num(r.mem_clock_mhz, "%.0f"),
+            num(r.power_w, "%.0f"), num(r.temperature_c, "%.0f"),
+            ", ".join(r.throttle_reasons) if r.throttle_reasons
+            else "no clock-event reason")
+    maxima = place.start
+    return "%s → %s (max SM %s / memory %s MHz)" % (
+        one(place.start), one(place.end),
+        "%.0f" % maxima.max_sm_clock_mhz
+        if maxima.max_sm_clock_mhz is not None else "-",
+        "%.0f" % maxima.max_mem_clock_mhz
+        if maxima.max_mem_clock_mhz is not None else "-")
+
+
+def _clock_threat(study):
+    """The clocks threat, backed by NVML's readings of every part."""
+    readings = [(part, r) for part, run in study.runs.items()
+                for r in (placement.read(run.manifest).start,
+                          placement.read(run.manifest).end)]
+    read = [(part, r) for part, r in readings if r.sm_clock_mhz is not None]
+    if not read:
+        return ("Clocks were not locked and NVML was not read: boost and "
+                "thermal state may move bandwidths by a few percent between "
+                "runs, and nothing here shows whether they did.")
+    slowed = sorted({"`%s/` %s" % (part, ", ".join(
+        placement.slowdowns(r.throttle_reasons)))
+        for part, r in read if placement.slowdowns(r.throttle_reasons)})
+    below = sorted({"`%s/`" % part for part, r in read
+                    if r.max_sm_clock_mhz and
+                    r.sm_clock_mhz < 0.97 * r.max_sm_clock_mhz})
+    if slowed or below:
+        return ("**Clocks moved**: %s. Bandwidths of these parts may be a "
+                "few percent low." % "; ".join(
+                    (["clock-event reasons " + ", ".join(slowed)]
+                     if slowed else []) +
+                    (["SM clock below 97 %% of its maximum in %s" %
+                      ", ".join(below)] if below else [])))
+    return ("Clocks were not locked, but NVML read the SM clock at its "
+            "maximum with no slowing clock-event reason at the start and "
+            "end of every part (Environment); drift between the reads, and "
+            "from run to run, is covered only by the run-to-run floor of "
+            "the noise rule (%.1f %%)." % noise.RUN_FLOOR_PCT)
 
 
 def threats_section(study, sctx):
@@ -607,6 +723,25 @@ def threats_section(study, sctx):
                                                         size_label(p.n))
                                              for p in inverted[:8])))
         counters = m.get("counters") or {}
+        above = model.above_dram_ceiling(run, noise.RUN_FLOOR_PCT)
+        if above:
+            explained = [a for a in above if a.explained]
+            shown = sorted(above, key=lambda a: (a.explained, -a.share))[:6]
+            items.append(
+                "`%s/`: **%d points above the measured DRAM ceiling** while "
+                "not served by L2 (cold, or a footprint over the L2): %d "
+                "explained by the counters (their output reached DRAM only "
+                "in part inside the timed window: the writes were left in "
+                "L2 and written back after the timer stopped; docs/metrics"
+                ".md, \"Where the writes land\"), %d %s. %s." % (
+                    part, len(above), len(explained),
+                    len(above) - len(explained),
+                    "**not explained**" if len(above) > len(explained)
+                    else "not explained",
+                    "; ".join("%s@%s %s: %.0f%% of the ceiling, %s" % (
+                        a.point.variant, size_label(a.point.n),
+                        a.point.cache, 100 * a.share, a.reason)
+                        for a in shown)))
         if run.metrics is None and part == stu.ARTICLE:
             items.append("`%s/` has no counters (%s): occupancy and "
                          "instruction evidence is missing." % (
@@ -617,15 +752,20 @@ def threats_section(study, sctx):
                          "passes): DRAM write bytes can be off by tens of "
                          "percent; read bytes are reliable." % (
                              part, counters.get("passes")))
+    old = sum(p.time_source is None for ctx in sctx.parts.values()
+              for p in ctx.run.points)
+    if old:
+        items.append("%d rows were timed by the old protocol (schema 1: an "
+                     "event pair around each launch, host launch path "
+                     "included; their confidence intervals are estimated "
+                     "from the spread). Finding 1 reads the profiler's "
+                     "kernel durations (`gpu__time_duration.sum`) where "
+                     "counters were taken." % old)
     if not study.ceilings:
         items.append("No measured ceilings: percentages are of the spec "
                      "peak, which no kernel reaches.")
+    items.append(_clock_threat(study))
     items += [
-        "Clocks were not locked: boost and thermal state move bandwidths "
-        "by a few percent between runs; one run shows no run-to-run "
-        "variation.",
-        "Per-launch CUDA-event times of stream launches include the launch "
-        "overhead (intended for finding 1).",
         "Nsight Compute defaults (cache control all, clock control base) "
         "differ from these conditions; to compare, run ncu with "
         "`--cache-control none --clock-control none`.",
@@ -699,7 +839,8 @@ def build_document(study, sctx, judged, figures):
     blocks.append(headline(study))
     blocks.append(doc.Heading(2, "Answers", "answers"))
     blocks.append(findings_table(judged))
-    blocks += versus_section(ans.versus_peers(sctx))
+    blocks += versus_section(ans.versus_peers(sctx), ans.l2_ranges(sctx),
+                             sctx)
     blocks += uk.section(study, figures)
     _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
@@ -728,7 +869,9 @@ def write_report(study, outdir, plot_study):
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
     atomic.make_dirs(outdir)
-    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR))
+    _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
+    marks = {"effective_l2": fnd.effective_l2(l2_part) if l2_part else None}
+    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR), marks)
     figures.update(uk.draw(study, os.path.join(outdir, FIGURES_DIR)))
     title, blocks = build_document(study, sctx, judged, figures)
     md_path = os.path.join(outdir, "report.md")

@@ -18,6 +18,8 @@ M_DRAM_WRITE = "dram__bytes_write.sum"
 M_DRAM_BYTES = "dram__bytes.sum"
 M_L2_BYTES = "lts__t_bytes.sum"
 M_L1_BYTES = "l1tex__t_bytes.sum"
+M_L1_GLOBAL_BYTES = ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
+                     "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")
 M_L2_HIT = "lts__t_sector_hit_rate.pct"
 M_L2_READ_HIT = "lts__t_sector_op_read_hit_rate.pct"
 M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -29,6 +31,9 @@ M_LD_BYTES_PER_INST = "derived__global_ld_bytes_per_inst"
 M_DRAM_BANDWIDTH = "derived__dram_bandwidth"
 M_KERNEL_TIME = "gpu__time_duration.sum"
 M_DRAM_READ_FRACTION = "derived__dram_read_fraction"
+# metrics/stalls.txt: smsp__warp_issue_stalled_<reason>_per_warp_active.pct
+STALL_PREFIX = "smsp__warp_issue_stalled_"
+STALL_SUFFIX = "_per_warp_active.pct"
 
 
 def sizes(run):
@@ -166,3 +171,22 @@ def mid_size(all_sizes):
     inner = all_sizes[1:-1]
     middle = (all_sizes[0] * all_sizes[-1]) ** 0.5
     return min(inner, key=lambda n: abs(math.log(n / middle)))
+
+
+def stall_shares(run, point):
+    """[(reason, % of active warps)] of the point's warp stall reasons
+    (metrics/stalls.txt), largest first, 'selected' (the warp that issued)
+    left out; [] when not measured."""
+    if run.metrics is None:
+        return []
+    entry = run.metrics.get(point.key)
+    if entry is None and point.launch != "stream":
+        entry = run.metrics.get(point.key[:-1] + ("stream",))
+    out = []
+    for name, value in (entry or {}).items():
+        if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX) \
+                and value.value is not None:
+            reason = name[len(STALL_PREFIX):-len(STALL_SUFFIX)]
+            if reason != "selected":
+                out.append((reason, value.value))
+    return sorted(out, key=lambda r: -r[1])

@@ -47,7 +47,8 @@ STOPS = ("ci", "step", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
-    "dram_add": "byte/s", "l2_read": "byte/s", "launch_stream": "ns",
+    "dram_add": "byte/s", "l2_read": "byte/s", "dram_latency": "ns",
+    "launch_stream": "ns",
     "launch_graph": "ns", "fp32_fma": "flop/s", "fp16_fma": "flop/s",
 }
 CEILING_NAMES = tuple(CEILING_UNIT)
@@ -727,8 +728,8 @@ def _read_columns(path=COLUMNS_PATH):
     from src/columns.def, the description ewbench's writers also read."""
     sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
             "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
-            "TIME_SOURCES": TIME_SOURCES, "STOPS": STOPS,
-            "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS}
+            "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS,
+            "TIME_SOURCES": TIME_SOURCES, "STOPS": STOPS}
     kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
     files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": []}
     with open(path, encoding="utf-8") as f:
