@@ -26,6 +26,7 @@ PyTorch in brown.
 
 import io
 import math
+import multiprocessing
 import os
 import textwrap
 from dataclasses import dataclass
@@ -737,14 +738,13 @@ def plot_study(study, outdir, marks=None):
     cache-tier plot from the sweep (else the article run), the block plot
     from the block sweep, roofline and instructions from the article
     run.  marks: what the findings located, drawn where it belongs
-    ({"effective_l2": (middle, low, high)})."""
-    out = {}
+    ({"effective_l2": (middle, low, high)}).  The figures are drawn in
+    parallel where the platform forks (seconds each, in matplotlib)."""
     marks = marks or {}
     main = study.run(stu.ARTICLE) or study.main
     sweep = study.run(stu.SWEEP) or main
-    drawn = plot_cache_tier(sweep, outdir, marks.get("effective_l2"))
-    if drawn:
-        out["cache_tier"] = drawn
+    jobs = [("cache_tier", plot_cache_tier,
+             (sweep, outdir, marks.get("effective_l2")))]
     blocks = study.run(stu.BLOCKS)
     if blocks is not None or any(
             len({p.block for p in main.points if p.variant == v}) > 1
@@ -752,15 +752,29 @@ def plot_study(study, outdir, marks=None):
         published = sel.primary_blocks(main.points) \
             if study.run(stu.ARTICLE) is not None and blocks is not None \
             else None
-        drawn = plot_blocks(blocks or main, outdir, published)
-        if drawn:
-            out["blocks"] = drawn
-    for name, draw in (("roofline", plot_roofline),
-                       ("instructions", plot_instructions)):
-        drawn = draw(main, outdir)
-        if drawn:
-            out[name] = drawn
-    return out
+        jobs.append(("blocks", plot_blocks, (blocks or main, outdir,
+                                             published)))
+    jobs += [("roofline", plot_roofline, (main, outdir)),
+             ("instructions", plot_instructions, (main, outdir))]
+    drawn = _draw_all([(draw, args) for _, draw, args in jobs])
+    return {name: paths for (name, _, _), paths in zip(jobs, drawn)
+            if paths}
+
+
+def _draw_one(job):
+    draw, args = job
+    return draw(*args)
+
+
+def _draw_all(jobs):
+    """[draw(*args)] for jobs [(draw, args)], in forked processes when the
+    platform has fork (the figures share nothing), else one by one."""
+    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or \
+            "fork" not in multiprocessing.get_all_start_methods():
+        return [_draw_one(job) for job in jobs]
+    context = multiprocessing.get_context("fork")
+    with context.Pool(min(len(jobs), os.cpu_count())) as pool:
+        return pool.map(_draw_one, jobs)
 
 
 def plot_timeline(events, window, out_png, title):
