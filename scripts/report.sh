@@ -36,18 +36,19 @@ render_study() {
 }
 
 set +e
-"$EWBENCH" info >/dev/null 2>&1
+info=$("$EWBENCH" info 2>/dev/null)
 rc=$?
 set -e
 if [ "$rc" = 0 ]; then
-	study="$outdir/$("$EWBENCH" info | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
+	study="$outdir/$(echo "$info" | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
 	mkdir -p "$outdir"
 	step() {	# step NAME COMMAND...: run it, say how long it took
 		name=$1
 		shift
-		start=$(date +%s)
+		start=$(date +%s.%N)
 		"$@"
-		echo "report: $name in $(( $(date +%s) - start )) s"
+		echo "report: $name in $(echo "$start $(date +%s.%N)" |
+		    awk '{ printf "%.1f", $2 - $1 }') s"
 	}
 	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
