@@ -360,14 +360,24 @@ def test_finding_5_names_the_block_launch_rate():
     assert "add_f32 4Mi warm stream mechanism" not in dict(f.numbers)
 
 
-def test_finding_1_compares_each_kernel_with_its_own_interval():
+def test_finding_1_judges_each_mode_by_its_one_interval():
     pts = kernel_rows(healthy_points(), {"add_f32": 5000.0})
     pts = [dataclasses.replace(p, interval_ns=9000.0, interval_ci_ns=20.0)
            for p in pts]
     run = make_run(pts, ceilings=launch_ceilings(6000.0))
     assert judge(run, 1).verdict == F.HOLDS
-    # add_f32's own launches come every 5.02 µs: its kernel sets its pace
-    pts = [dataclasses.replace(p, interval_ns=5020.0) if p.variant ==
-           "add_f32" else p for p in pts]
-    f = judge(make_run(pts, ceilings=launch_ceilings(6000.0)), 1)
+    # Queued launches: every row's own interval exceeds its kernel by the
+    # GPU's launch gap (1 µs), but their median (the mode's one launch
+    # rate) is below the longest kernel: the kernels set the pace.
+    queued = [dataclasses.replace(
+        p, queued_interval_ns=p.time_median_ns + 1000.0,
+        queued_interval_ci_ns=10.0) if p.n == SIZES[0] else p for p in pts]
+    f = judge(make_run(queued, ceilings=launch_ceilings(6000.0)), 1)
+    assert f.verdict == F.HOLDS          # decided by host-paced stream
+    assert "with stream queued behind a spin kernel launches the launch " \
+        "does not set the time" in f.explanation
+    # a kernel longer than the host-paced interval: the launch no longer
+    # sets every variant's time
+    slow = [dataclasses.replace(p, interval_ns=4500.0) for p in pts]
+    f = judge(make_run(slow, ceilings=launch_ceilings(6000.0)), 1)
     assert f.verdict == F.FAILS

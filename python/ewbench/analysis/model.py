@@ -682,10 +682,24 @@ def cold_twins(points):
 
 def _host_artefact(warm, cold, floor_ns):
     """At launch scale, warm slower than cold beyond the noise
-    (noise.py's rule, as compare applies it)."""
+    (noise.py's rule, as compare applies it), on host-side timers only:
+    a kernel's own duration has no host in it."""
+    if warm.time_source == "kernel":
+        return False
     scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
     return cold.time_median_ns <= scale and \
         compare.compare_points(cold, warm).flag == compare.SLOWER
+
+
+def warm_slower_kernels(run):
+    """[(warm, cold)] of kernel-timed points whose warm duration exceeds
+    the cold one beyond the noise: no timer artefact, the L2 at work (a
+    warm launch can find earlier output dirty in L2 and write it back
+    while it runs; a cold one starts after a read-only flush)."""
+    twins = cold_twins(run.points)
+    return [(p, twins[p.key]) for p in run.points
+            if p.key in twins and p.time_source == "kernel" and
+            compare.compare_points(twins[p.key], p).flag == compare.SLOWER]
 
 
 def warm_slower_than_cold(run, fits=None):

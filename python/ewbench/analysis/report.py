@@ -437,8 +437,9 @@ def figures_section(figures):
 def verdicts_section(sctx):
     blocks = [doc.Heading(2, "Bottleneck verdicts", "verdicts")]
     blocks.append(doc.Paragraph(
-        "Rules, first match wins: launch-bound (warm slower than cold beyond "
-        "the noise, or time <= %.1fx the launch floor of the launch mode), "
+        "Rules, first match wins: launch-bound (on host-timed rows, warm "
+        "slower than cold beyond the noise; or time <= %.1fx the launch "
+        "floor of the launch mode), "
         "L2-bound "
         "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
         "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
@@ -684,6 +685,31 @@ def _clock_threat(study):
             "the noise rule (%.1f %%)." % noise.RUN_FLOOR_PCT)
 
 
+def _warm_slower_text(part, run, slower):
+    """Kernel durations slower warm than cold, with the DRAM writes inside
+    each launch where counters measured them: the why."""
+    shown = []
+    for warm, cold in sorted(slower, key=lambda wc: wc[0].footprint_bytes):
+        w = sel.metric(run, warm, "dram__bytes_write.sum")
+        c = sel.metric(run, cold, "dram__bytes_write.sum")
+        writes = "DRAM writes %s warm, %s cold" % (
+            bytes_label(w), bytes_label(c)) \
+            if w is not None and c is not None else "no DRAM counters"
+        shown.append("%s at %s working set (%.1f %% slower; %s)" % (
+            warm.variant, bytes_label(warm.footprint_bytes),
+            100 * (warm.time_median_ns / cold.time_median_ns - 1), writes))
+    return ("`%s/`: **warm slower than cold** (kernel durations, beyond "
+            "the noise) at %d points: %s. No timer is in a kernel's "
+            "duration: a warm launch finds the previous launch's output "
+            "dirty in L2 and writes it back to DRAM while it runs, where "
+            "a cold one starts after a read-only flush and leaves its own "
+            "writes in L2 past the timer (docs/metrics.md, \"Where the "
+            "writes land\"); the DRAM writes inside each launch show it "
+            "where counters were taken." % (
+                part, len(slower), "; ".join(shown[:6]) +
+                ("; ..." if len(shown) > 6 else "")))
+
+
 def threats_section(study, sctx):
     items = []
     if study.is_fixture:
@@ -722,6 +748,9 @@ def threats_section(study, sctx):
                              part, ", ".join("%s@%s" % (p.variant,
                                                         size_label(p.n))
                                              for p in inverted[:8])))
+        slower = model.warm_slower_kernels(run)
+        if slower:
+            items.append(_warm_slower_text(part, run, slower))
         counters = m.get("counters") or {}
         above = model.above_dram_ceiling(run, noise.RUN_FLOOR_PCT)
         if above:
