@@ -222,8 +222,10 @@ sample_kernels(struct bench *b, const struct launch *l,
 	if (how == LAUNCH_GRAPH &&
 	    graph_make(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph, cause) != 0)
 		return -1;
-	if (b->profile_window && cudaProfilerStart() != cudaSuccess)
+	if (b->profile_window && cudaProfilerStart() != cudaSuccess) {
+		cuda_fail(cudaGetLastError(), "cudaProfilerStart", cause);
 		goto out;
+	}
 	while (state == SAMPLING_MORE) {
 		unsigned	round = want;
 
@@ -276,8 +278,10 @@ sample_kernels(struct bench *b, const struct launch *l,
 		    (monotonic_seconds() - started) / (double)n,
 		    monotonic_seconds() - started);
 	}
-	if (b->profile_window && cudaProfilerStop() != cudaSuccess)
+	if (b->profile_window && cudaProfilerStop() != cudaSuccess) {
+		cuda_fail(cudaGetLastError(), "cudaProfilerStop", cause);
 		goto out;
+	}
 	out->source = "kernel";
 	out->stop = sampling_name(state);
 	out->launches = (unsigned)n;
