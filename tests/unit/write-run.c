@@ -114,6 +114,16 @@ main(int argc, char **argv)
 		printf("%s %llu %s dram__bytes_read.sum %.17g\n", p.v->id,
 		    (unsigned long long)p.n, cache_name(p.cache),
 		    2.0 / 3 * p.n * 8);
+		/* Schema 2: the interval of the median, the launch interval,
+		 * the batch cross-check. */
+		printf("%s %llu %s time_ci_high_ns %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache),
+		    st.ci_high);
+		printf("%s %llu %s interval_ns %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache),
+		    t.interval.median_ns);
+		printf("%s %llu %s batch_ns %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache), t.batch_ns);
 	}
 	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0)
 		die("close", cause);
