@@ -30,8 +30,6 @@
 #include "bench.h"
 #include "trace.h"
 
-/* Warm-up: at least this much wall time, and at least b->warmup launches. */
-#define WARMUP_MIN_S		1e-3
 /* Warm stream rows whose kernels are shorter get the queued and graph
  * intervals: beyond it the launch path cannot set the time. */
 #define PROBE_MAX_NS		20e3
@@ -104,7 +102,7 @@ graph_make(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
-/* --warmup launches, and with the kernel clock also WARMUP_MIN_S (the
+/* --warmup launches, and with the kernel clock also TIMING_WARMUP_MIN_S (the
  * event protocols keep an exact count: ncu and nsys users count on it);
  * --warmup 0: none. */
 static int
@@ -112,7 +110,7 @@ warm_up(struct bench *b, const struct launch *l, enum cache_mode cache,
     char **cause)
 {
 	double		start = monotonic_seconds();
-	double		min_s = trace_started() ? WARMUP_MIN_S : 0;
+	double		min_s = trace_started() ? TIMING_WARMUP_MIN_S : 0;
 	unsigned	done = 0, chunk = b->warmup;
 
 	while (b->warmup > 0 && (done < b->warmup ||
@@ -213,7 +211,7 @@ sample_kernels(struct bench *b, const struct launch *l,
 	size_t			 n = 0, nintervals = 0, framed = 0;
 	unsigned		 want = b->rule.min_samples, group, first;
 	double			 started = monotonic_seconds(), gpu_s = 0;
-	double			 events_ms = 0;
+	double			 events_ms = 0, elapsed;
 	float			 ms;
 	bool			 warm = cache == CACHE_WARM;
 	int			 rc = -1;
@@ -270,13 +268,12 @@ sample_kernels(struct bench *b, const struct launch *l,
 		n += round;
 		stats_compute_steps(b->samples, n, b->timer_step_ns,
 		    &out->st);
-		state = sampling_decide(&b->rule, &out->st, gpu_s,
-		    monotonic_seconds() - started);
+		elapsed = monotonic_seconds() - started;
+		state = sampling_decide(&b->rule, &out->st, gpu_s, elapsed);
 		if (state == SAMPLING_MORE && n >= b->capacity)
 			state = SAMPLING_CAP;
 		want = sampling_next(&b->rule, &out->st, gpu_s,
-		    (monotonic_seconds() - started) / (double)n,
-		    monotonic_seconds() - started);
+		    elapsed / (double)n, elapsed);
 	}
 	if (b->profile_window && cudaProfilerStop() != cudaSuccess) {
 		cuda_fail(cudaGetLastError(), "cudaProfilerStop", cause);

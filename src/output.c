@@ -734,7 +734,8 @@ throttle_names(unsigned long long mask, char *buf, size_t len)
 	}
 }
 
-/* The half-width, or NaN (an empty field) when no interval. */
+/* An interval's median and CI half-width; NaN (empty fields) when not
+ * measured. */
 static void
 csv_interval(struct csv *csv, const struct interval *v)
 {

@@ -319,8 +319,8 @@ point_seconds(const struct run_options *o, double t, double per)
 
 	if (o->no_cupti)
 		return (o->warmup + o->iters) * per;
-	if (o->warmup > 0 && warm < 1e-3)
-		warm = 1e-3;
+	if (o->warmup > 0 && warm < TIMING_WARMUP_MIN_S)
+		warm = TIMING_WARMUP_MIN_S;
 	samples = ceil(rule.min_gpu_s / t);
 	if (samples < rule.min_samples)
 		samples = rule.min_samples;

@@ -76,6 +76,9 @@ double		 plan_estimate_seconds(const struct plan *,
 void		 plan_print(const struct plan *, const struct run_options *,
 		    const struct device_facts *, int passes, FILE *);
 
+/* A timed point's warm-up with the kernel clock: --warmup launches and at
+ * least this long (measure.c; the plan's estimate counts it too). */
+#define TIMING_WARMUP_MIN_S	1e-3
 /* The stopping rule of a run's timed points (measure.c), from its
  * options. */
 struct sampling_rule timing_rule(const struct run_options *);

@@ -37,10 +37,16 @@ quantile(const double *sorted, size_t n, double q)
  * the interval by at most one rank).  1-based ranks j and k, rounded
  * outwards.
  */
+static double
+median_ranks_half(size_t n)
+{
+	return STATS_CI_Z * sqrt((double)n) / 2;
+}
+
 static void
 median_interval(const double *sorted, size_t n, double *low, double *high)
 {
-	double	half = STATS_CI_Z * sqrt((double)n) / 2;
+	double	half = median_ranks_half(n);
 	double	j, k;
 
 	if (n < STATS_CI_MIN) {
@@ -67,6 +73,71 @@ stats_ci_pct(const struct stats *s)
 		return NAN;
 	half = fmax(s->median - s->ci_low, s->ci_high - s->median);
 	return 100.0 * half / s->median;
+}
+
+/* Sorted, a copy: the caller's samples keep their launch order. */
+static double *
+sorted_copy(const double *values, size_t count)
+{
+	double	*sorted = xcalloc(count, sizeof *sorted);
+
+	memcpy(sorted, values, count * sizeof *sorted);
+	qsort(sorted, count, sizeof *sorted, compare_doubles);
+	return sorted;
+}
+
+/* Every field from sorted[0..count), count >= 1. */
+static void
+summarise_sorted(const double *sorted, size_t count, struct stats *out)
+{
+	double	sum = 0, squares = 0;
+	size_t	i;
+
+	out->count = count;
+	out->stddev = NAN;
+	out->step_limited = false;
+	out->min = sorted[0];
+	out->max = sorted[count - 1];
+	if (count % 2 == 1)
+		out->median = sorted[count / 2];
+	else
+		out->median = (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
+
+	out->q1 = quantile(sorted, count, 0.25);
+	out->q3 = quantile(sorted, count, 0.75);
+	median_interval(sorted, count, &out->ci_low, &out->ci_high);
+
+	for (i = 0; i < count; i++)
+		sum += sorted[i];
+	out->mean = sum / (double)count;
+	if (count > 1) {
+		/* Two passes: no cancellation from sum of squares. */
+		for (i = 0; i < count; i++)
+			squares += (sorted[i] - out->mean) *
+			    (sorted[i] - out->mean);
+		out->stddev = sqrt(squares / (double)(count - 1));
+	}
+}
+
+/*
+ * With no values every field is NaN; with one the standard deviation is NaN
+ * (a sample of one says nothing about spread), which the writers turn into
+ * an empty CSV field and a JSON null.
+ */
+void
+stats_compute(const double *values, size_t count, struct stats *out)
+{
+	double	*sorted;
+
+	out->count = count;
+	out->min = out->max = out->mean = out->median = out->stddev = NAN;
+	out->q1 = out->q3 = out->ci_low = out->ci_high = NAN;
+	out->step_limited = false;
+	if (count == 0)
+		return;
+	sorted = sorted_copy(values, count);
+	summarise_sorted(sorted, count, out);
+	free(sorted);
 }
 
 /* The steps' grouped data: the value below which a fraction `rank` / n
@@ -98,13 +169,16 @@ stats_compute_steps(const double *values, size_t count, double step,
 	long	*steps;
 	size_t	 i, run = 0, longest = 0, at = 0;
 
-	stats_compute(values, count, out);
-	out->step_limited = false;
-	if (!(step > 0) || count < STATS_CI_MIN)
+	if (count == 0) {
+		stats_compute(values, count, out);
 		return;
-	sorted = xcalloc(count, sizeof *sorted);
-	memcpy(sorted, values, count * sizeof *sorted);
-	qsort(sorted, count, sizeof *sorted, compare_doubles);
+	}
+	sorted = sorted_copy(values, count);
+	summarise_sorted(sorted, count, out);
+	if (!(step > 0) || count < STATS_CI_MIN) {
+		free(sorted);
+		return;
+	}
 	steps = xcalloc(count, sizeof *steps);
 	for (i = 0; i < count; i++) {
 		steps[i] = lround(sorted[i] / step);
@@ -127,7 +201,7 @@ stats_compute_steps(const double *values, size_t count, double step,
 	 * and an eighth of a step more each side: a step's samples are not
 	 * quite spread evenly across it (the density slopes), which moves the
 	 * estimate by up to a few percent of a step. */
-	half = STATS_CI_Z * sqrt((double)count) / 2;
+	half = median_ranks_half(count);
 	lo = grouped_quantile(steps, count, step, count / 2.0 - half) -
 	    step / 8;
 	hi = grouped_quantile(steps, count, step, count / 2.0 + half) +
@@ -140,52 +214,5 @@ stats_compute_steps(const double *values, size_t count, double step,
 	out->ci_low = lo;
 	out->ci_high = hi;
 	free(steps);
-	free(sorted);
-}
-
-/*
- * With no values every field is NaN; with one the standard deviation is NaN
- * (a sample of one says nothing about spread), which the writers turn into
- * an empty CSV field and a JSON null.
- */
-void
-stats_compute(const double *values, size_t count, struct stats *out)
-{
-	double	*sorted, sum = 0, squares = 0;
-	size_t	 i;
-
-	out->count = count;
-	out->min = out->max = out->mean = out->median = out->stddev = NAN;
-	out->q1 = out->q3 = out->ci_low = out->ci_high = NAN;
-	out->step_limited = false;
-	if (count == 0)
-		return;
-
-	/* Sort a copy: the caller's samples keep their launch order. */
-	sorted = xcalloc(count, sizeof *sorted);
-	memcpy(sorted, values, count * sizeof *sorted);
-	qsort(sorted, count, sizeof *sorted, compare_doubles);
-
-	out->min = sorted[0];
-	out->max = sorted[count - 1];
-	if (count % 2 == 1)
-		out->median = sorted[count / 2];
-	else
-		out->median = (sorted[count / 2 - 1] + sorted[count / 2]) / 2;
-
-	out->q1 = quantile(sorted, count, 0.25);
-	out->q3 = quantile(sorted, count, 0.75);
-	median_interval(sorted, count, &out->ci_low, &out->ci_high);
-
-	for (i = 0; i < count; i++)
-		sum += sorted[i];
-	out->mean = sum / (double)count;
-	if (count > 1) {
-		/* Two passes: no cancellation from sum of squares. */
-		for (i = 0; i < count; i++)
-			squares += (sorted[i] - out->mean) *
-			    (sorted[i] - out->mean);
-		out->stddev = sqrt(squares / (double)(count - 1));
-	}
 	free(sorted);
 }
