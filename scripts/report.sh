@@ -11,6 +11,12 @@
 #                launches, warm and cold, one-pass residency counters)
 #     blocks/    every block size at the tier sizes for the variants whose
 #                launch shape the study questions (graph launches)
+#     stalls/    the study's variants at the article's largest size, warm,
+#                with their warp stall reasons (what decides a shortfall)
+#     repeats/   round-2/, round-3/: the add kernels and cub at that size,
+#                warm, timing only, again (the article is round 1): the
+#                DRAM-tier comparison with its round-to-round spread
+#                (torch.add rows beside each round too)
 #   then render its report.  Without one: render the shipped reference
 #   results under SRCDIR/reports/reference/<gpu>/ in place, and the fleet
 #   references under SRCDIR/reports/reference/fleet-*/ (if any).
@@ -28,6 +34,11 @@ study_variants=$("$EWBENCH" list | awk '$4 == "study" { printf "%s%s", sep, $1; 
 sweep_variants=$study_variants,cub_add_f32,cub_add_f16,add_f32_tma_st,add_f16_tma_st
 # Published at small blocks (finding 5), and a scalar one to compare.
 block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
+# The adds that can be ewbench's fastest at the DRAM tier (the vector and
+# TMA ones), and cub.
+repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
+# The article preset's largest size (src/cli.c): the DRAM tier.
+dram_size=2^28
 
 # render_study DIR: every part's report, and the study's, in DIR/report.
 render_study() {
@@ -60,10 +71,16 @@ if [ "$rc" = 0 ]; then
 	# (kernel times leave the host's launch path out either way).
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
 	    --warmup 3 -o "$study/blocks"
+	step stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
+	    --metrics stalls -o "$study/stalls"
+	for round in 2 3; do
+		step "repeat $round" "$EWBENCH" run -q -v "$repeat_variants" \
+		    -s "$dram_size" --no-counters -o "$study/repeats/round-$round"
+	done
 	# Without PyTorch `ewbench torch` says so (exit 4): no rows, no
 	# error (importing torch once only to ask would cost seconds).
-	step torch analysis torch "$study/article" ||
-	    echo "report: torch peer rows skipped"
+	step torch analysis torch "$study/article" "$study/repeats/round-2" \
+	    "$study/repeats/round-3" || echo "report: torch peer rows skipped"
 	step render render_study "$study"
 	exit 0
 fi

@@ -32,6 +32,10 @@
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   torchtime the torch step before and after: `ewbench torch` of the
+#             python/ tree in BEFORE_PY and of this one, on copies of the
+#             last study's article run without its torch rows; both timed,
+#             their rows side by side
 # OUT receives the logs and results.tar.gz (run directories), to stay
 # within what a lent machine sends back.
 set -uo pipefail
@@ -328,6 +332,30 @@ mainjob)
 	for d in reports/nvidia-*/; do
 		[ -d "$d" ] && tar czf "$out/study-$(basename "$d").tar.gz" -C reports "$(basename "$d")"
 	done
+	;;
+torchtime)
+	log torch step before and after
+	set -- reports/nvidia-*/
+	for which in before after; do
+		rm -rf "$work/torch-$which"
+		cp -r "$1/article" "$work/torch-$which"
+		rm -f "$work/torch-$which"/peer-torch.*
+	done
+	PYTHONPATH=${BEFORE_PY:?} timed torch-before \
+	    python3 -m ewbench.peers.torch_ops "$work/torch-before"
+	PYTHONPATH=$PWD/python timed torch-after \
+	    python3 -m ewbench.peers.torch_ops "$work/torch-after"
+	python3 - "$work/torch-before" "$work/torch-after" <<-'EOF' | tee "$out/torchtime.txt"
+	import csv, sys
+	rows = [{(r["variant"], r["n"], r["cache"]): r for r in
+	         csv.DictReader(open(d + "/peer-torch.csv"))} for d in sys.argv[1:]]
+	print("variant n cache before_ns iters after_ns iters stop diff_pct")
+	for k, b in rows[0].items():
+	    a = rows[1][k]
+	    tb, ta = float(b["time_median_ns"]), float(a["time_median_ns"])
+	    print(*k, "%.0f" % tb, b["iters"], "%.0f" % ta, a["iters"], a["stop"],
+	          "%+.2f" % (100 * (ta / tb - 1)))
+	EOF
 	;;
 mainjob2)
 	# `make report` twice, back to back: how the two studies agree

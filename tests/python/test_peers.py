@@ -50,10 +50,14 @@ def test_median_interval_matches_ewbench():
     assert tj.median_interval([5, 1, 3]) == (1.0, 5.0)
     job = tj.Job("torch_add_f32", "add", "f32", 1 << 20, "warm", 20, 40,
                  0.5, 10)
-    assert not tj.enough(job, [1000.0] * 19)
-    assert tj.enough(job, [1000.0] * 20)            # no scatter: tight
+    assert tj.stop_reason(job, [1000.0] * 19, 1) == ""
+    assert tj.stop_reason(job, [1000.0] * 20, 1) == "ci"   # no scatter
     wide = [1000.0 + 100 * (i % 7) for i in range(20)]
-    assert not tj.enough(job, wide) and tj.enough(job, wide * 2)  # the cap
+    assert tj.stop_reason(job, wide, 1) == ""
+    assert tj.stop_reason(job, wide * 2, 1) == "cap"       # max_samples
+    assert tj.stop_reason(job, wide, tj.ROUNDS) == "cap"   # rounds
+    slow = [1e6 + 1e5 * (i % 7) for i in range(20)]        # 20 ms > 10
+    assert tj.stop_reason(job, slow, 1) == "time"
 
 
 def test_traffic_matches_data_format():
@@ -143,8 +147,9 @@ class FakeTorch:
 def fake_gpu(monkeypatch, median=4000.0):
     monkeypatch.setattr(tj, "import_torch", FakeTorch)
     monkeypatch.setattr(tj, "check_device", lambda torch, run: 0)
-    monkeypatch.setattr(tj, "measure", lambda torch, job, flush, seed: (
-        [median * 0.99, median, median * 1.01], [20e3, 21e3], "ci", "pass"))
+    monkeypatch.setattr(tj, "measure", lambda torch, jobs, flush, done:
+                        done([(job, [median * 0.99, median, median * 1.01],
+                               [20e3, 21e3], "ci", "pass") for job in jobs]))
 
 
 def test_measure_run_writes_peer_files_only(run_copy, monkeypatch):
@@ -152,7 +157,8 @@ def test_measure_run_writes_peer_files_only(run_copy, monkeypatch):
     before = {f: (run_copy / f).read_bytes() for f in os.listdir(run_copy)}
     fake_gpu(monkeypatch)
     said = []
-    assert tj.measure_run(str(run_copy), said.append) == 30
+    assert tj.measure_runs([str(run_copy)], said.append) == {
+        str(run_copy): 30}
     for name, data in before.items():
         assert (run_copy / name).read_bytes() == data, name
     assert sorted(set(os.listdir(run_copy)) - set(before)) == [
@@ -164,7 +170,8 @@ def test_measure_run_writes_peer_files_only(run_copy, monkeypatch):
     assert sum(p.file == "peer-torch.csv" for p in run.points) == 30
     # again: nothing left to measure, nothing rewritten
     csv_text = peer_csv(run_copy).read_text()
-    assert tj.measure_run(str(run_copy), said.append) == 0
+    assert tj.measure_runs([str(run_copy)], said.append) == {
+        str(run_copy): 0}
     assert "nothing to do" in said[-1]
     assert peer_csv(run_copy).read_text() == csv_text
 
@@ -175,7 +182,8 @@ def test_measure_run_skips_points_in_timing_csv(run_copy, monkeypatch):
         l for l in t.split("\n")
         if ",torch_" not in l or ",torch_add_f32," in l))
     fake_gpu(monkeypatch)
-    assert tj.measure_run(str(run_copy), lambda s: None) == 20
+    assert tj.measure_runs([str(run_copy)], lambda s: None) == {
+        str(run_copy): 20}
     variants = {l.split(",")[1] for l in
                 peer_csv(run_copy).read_text().split("\n")[1:] if l}
     assert variants == {"torch_add_f16", "torch_relu_f32"}
@@ -202,7 +210,7 @@ def test_dry_run_needs_no_torch(run_copy, capsys):
     assert tj.main(["--dry-run", str(run_copy)]) == tj.EXIT_OK
     out = capsys.readouterr().out
     assert "torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
-        "warmup=10" in out
+        "max_time=10ms warmup=10" in out
     assert tj.main([]) == tj.EXIT_USAGE
 
 

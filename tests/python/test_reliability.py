@@ -367,43 +367,54 @@ def test_graph_rows_with_few_iterations_are_per_launch(fixture_run):
 # torch rows timed like ewbench stream rows
 
 class FakeEvent:
-    def __init__(self, log):
+    def __init__(self, log, warmup_ms):
         self.log = log
+        self.warmup_ms = warmup_ms
 
     def record(self):
         self.log.append("event")
 
     def elapsed_time(self, other):
-        return 0.004                # ms
+        return self.warmup_ms
 
 
 class FakeCuda:
     def __init__(self, log):
         self.log = log
+        self.warmup_ms = 0.04       # 2 launches at Python's 20 us pace
 
     def Event(self, enable_timing):
         assert enable_timing
-        return FakeEvent(self.log)
+        return FakeEvent(self.log, self.warmup_ms)
 
     def synchronize(self):
         self.log.append("sync")
 
-    def _sleep(self, cycles):
-        self.log.append("sleep")
+    def empty_cache(self):
+        pass
+
+
+class FakeMarker:
+    def __init__(self, log):
+        self.log = log
+
+    def fill_(self, value):
+        self.log.append("mark")
 
 
 class FakeTorch:
+    int16 = "int16"
+
     def __init__(self):
         self.log = []
         self.cuda = FakeCuda(self.log)
 
+    def zeros(self, n, dtype, device):
+        assert dtype == "int16"
+        return FakeMarker(self.log)
+
     def equal(self, a, b):
         return True
-
-
-class FakeTensor:
-    def cpu(self):
-        return self
 
 
 class FakeFlush:
@@ -428,8 +439,11 @@ class FakeProfile:
         self.log.append("end")
 
 
-@pytest.mark.parametrize("cache", ["warm", "cold"])
-def test_torch_rows_time_the_kernels_not_python(monkeypatch, cache):
+def fake_profiled_torch(monkeypatch, kernel_ns):
+    """A FakeTorch whose profiler records, for each logged launch, a
+    kernel of kernel_ns(i) ns (i counts the launches) every 20 us
+    (Python's pace), each flush a 100 us kernel of another name and each
+    marker a 1 us one."""
     torch = FakeTorch()
     torch.profiler = types.SimpleNamespace(
         profile=lambda activities: FakeProfile(torch.log, activities),
@@ -437,37 +451,104 @@ def test_torch_rows_time_the_kernels_not_python(monkeypatch, cache):
 
     def launch():
         torch.log.append("launch")
-        return FakeTensor()
+        return object()
 
     def spans(torch_, prof):
-        # The GPU: each launch a 4 us kernel every 20 us (Python's pace),
-        # each flush a 100 us kernel of another name before it.
-        out, t = [], 0
+        out, t, i = [], 0, 0
         for what in torch.log[prof.start:]:
-            if what in ("launch", "flush"):
-                length = 4000 if what == "launch" else 100000
-                out.append(("add_kernel" if what == "launch" else "fill",
-                            t, t + length))
-                t += 20000 if what == "launch" else 100000
+            if what == "launch":
+                out.append(("add_kernel", t, t + kernel_ns(i)))
+                t, i = t + 20000, i + 1
+            elif what == "flush":
+                out.append(("fill<uchar>", t, t + 100000))
+                t += 100000
+            elif what == "mark":
+                out.append(("fill<short>", t, t + 1000))
+                t += 1000
         return out
     monkeypatch.setattr(tj, "make_operands",
-                        lambda torch_, job, seed: ((), launch))
+                        lambda torch_, job: ((), launch))
     monkeypatch.setattr(tj, "reference", lambda torch_, op, inputs: None)
     monkeypatch.setattr(tj, "kernel_spans", spans)
-    job = tj.Job("torch_add_f32", "add", "f32", 1024, cache, min_samples=20,
-                 max_samples=2000, target_pct=0.5, warmup=2)
-    durations, intervals, stop, check = tj.measure(
-        torch, job, FakeFlush(torch.log), 1)
-    flush = ["flush"] if cache == "cold" else []
-    # Warm-up (flushed when cold), then one batch under the profiler: no
-    # scatter, so the rule stops at once.
-    assert torch.log == (flush + ["launch"]) * 2 + ["sync"] + \
-        ["profile"] + (flush + ["launch"]) * tj.BATCH + ["sync", "end"]
-    # The kernels' 4 us, never the host's 20 us nor the flush's 100 us.
-    assert durations == [4000] * tj.BATCH and check == "pass"
-    assert stop == "ci"
+    return torch
+
+
+def torch_job(cache, **kw):
+    return tj.Job("torch_add_f32", "add", "f32", 1024, cache,
+                  **dict(dict(min_samples=20, max_samples=2000,
+                              target_pct=0.5, warmup=2), **kw))
+
+
+def measured(torch, jobs):
+    got = []
+    tj.measure(torch, jobs, FakeFlush(torch.log), got.extend)
+    return {job: rest for job, *rest in got}
+
+
+def test_torch_rows_time_the_kernels_not_python(monkeypatch):
+    torch = fake_profiled_torch(monkeypatch, lambda i: 4000)
+    warm, cold = torch_job("warm"), torch_job("cold")
+    got = measured(torch, [warm, cold])
+    # One session: a marker, then per point its warm-up (timed by events,
+    # flushed when cold) and a marked batch; 10 ms at the warm-up's
+    # 20 us pace is 500 launches.
+    batch = ["mark"] + ["launch"] * 500 + ["mark"]
+    assert torch.log.count("profile") == 1
+    assert torch.log[:2] == ["profile", "mark"]
+    assert torch.log[2:13] == ["event", "launch", "launch", "event",
+                               "sync"] + batch[:6]
+    assert torch.log.count("launch") == 2 * 2 + 2 * 500
+    # The kernels' 4 us, never the host's 20 us nor the flush's 100 us;
+    # no scatter, so the rule stops after the first batch.
+    for job in (warm, cold):
+        durations, intervals, stop, check = got[job]
+        assert durations == [4000] * 500 and stop == "ci" and \
+            check == "pass"
     # Python's pace is the interval, apart; cold points have none.
-    assert intervals == ([20000] * (tj.BATCH - 1) if cache == "warm" else [])
+    assert got[warm][1] == [20000] * 499 and got[cold][1] == []
+
+
+def test_torch_batches_fill_the_time_budget_then_stop(monkeypatch):
+    # 1 ms kernels scattered by 20 %: 10 ms at the warm-up's pace is 10
+    # launches, so the batch is min_samples; the interval is still too
+    # wide after it, but its 20 ms of samples exceed the 10 ms budget: the
+    # rule stops on time, with no second session.
+    torch = fake_profiled_torch(
+        monkeypatch, lambda i: 1_000_000 + 50_000 * (i % 5))
+    torch.cuda.warmup_ms = 1.0
+    job = torch_job("warm", warmup=1)
+    assert tj.batch_size(job, [], 1e6) == 20        # min_samples
+    assert tj.batch_size(job, [], 1e3) == tj.BATCH  # 10 ms at 1 us
+    got = measured(torch, [job])
+    durations, _, stop, _ = got[job]
+    assert len(durations) == 20 and stop == "time"
+    assert torch.log.count("profile") == 1
+
+
+def test_torch_points_with_wide_intervals_get_another_session(monkeypatch):
+    # 10 us kernels scattered by 30 %: the first batch (500) leaves the
+    # interval too wide, so a second session adds to it, up to ROUNDS.
+    torch = fake_profiled_torch(
+        monkeypatch, lambda i: 10000 + 3000 * ((i * 7919) % 11) / 10)
+    job = torch_job("warm", max_time_ms=1000.0)
+    got = measured(torch, [job])
+    durations, _, stop, _ = got[job]
+    assert torch.log.count("profile") >= 2
+    assert len(durations) > tj.BATCH
+    assert stop in ("ci", "cap")
+
+
+def test_torch_batch_markers_must_pair():
+    # The session opens with a marker (its name is the marker's), then
+    # each batch lies between a pair; what lies outside pairs is dropped.
+    m = "fill<short>"
+    spans = [(m, 0, 1), ("warm-up", 1, 2), (m, 2, 3), ("k", 3, 4), (m, 4, 5),
+             ("check", 5, 6), (m, 6, 7), ("k2", 7, 8), (m, 8, 9)]
+    assert tj.batches(spans, 2) == [[("k", 3, 4)], [("k2", 7, 8)]]
+    with pytest.raises(tj.CannotRun, match="4 batch markers for 3 batches"):
+        tj.batches(spans, 3)
+    with pytest.raises(tj.CannotRun, match="3 batch markers for 2 batches"):
+        tj.batches(spans[:-1], 2)
 
 
 def test_torch_sidecar_method_says_kernel_times():

@@ -5,15 +5,20 @@
       article/    ewbench run --preset article --cache both (+ torch rows)
       sweep/      ewbench sweep ... --metrics residency (dense sizes, graph)
       blocks/     ewbench tune ... (block sizes 32..1024 at the tier sizes)
+      stalls/     ewbench run ... -s 2^28 --metrics stalls (study variants)
+      repeats/    round-2/, round-3/: ewbench run ... -s 2^28 --no-counters
+                  (the add kernels and cub; + torch rows)
       report/     what `ewbench report STUDY_DIR` writes
 
 Every part but one measuring run is optional; each run is loaded with the
-ceilings of ceilings/.  A single run directory is a study of one part
+ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
+article's points of the same key (with_metrics_of); the repeat rounds,
+with the article as round 1, make the DRAM-tier comparison's repeats.  A single run directory is a study of one part
 (`article`), so the report code has one shape to handle.
 """
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from . import load, validate
@@ -22,7 +27,9 @@ CEILINGS = "ceilings"
 ARTICLE = "article"
 SWEEP = "sweep"
 BLOCKS = "blocks"
-PARTS = (ARTICLE, SWEEP, BLOCKS)     # the measuring runs, in report order
+STALLS = "stalls"
+PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
+REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 REPORT_DIR = "report"
 
 # What each part is for, as the report's Method section says it.
@@ -33,6 +40,10 @@ PURPOSE = {
            "launches, one-pass residency counters: finding 2 and the "
            "cache-tier plot",
     BLOCKS: "block sizes 32 to 1024 at the tier sizes: finding 5",
+    STALLS: "the study's variants at the article's largest size, warm, "
+            "with their warp stall reasons, which the article's points of "
+            "the same variant, size, block and cache take as theirs: the "
+            "bottleneck verdicts",
 }
 
 
@@ -42,6 +53,7 @@ class Study:
     runs: dict = field(default_factory=dict)    # part -> load.Run
     ceilings_path: Optional[str] = None         # the run directory whose
     #                                             ceilings.csv every part uses
+    repeats: tuple = ()                         # load.Run of repeats/round-*
 
     def run(self, part):
         return self.runs.get(part)
@@ -112,12 +124,45 @@ def load_study(path):
         sub = os.path.join(path, part)
         if is_run_dir(sub):
             runs[part] = load.load_run(sub, ceilings_from=ceilings_from)
-    names = {r.device.get("name") for r in runs.values()}
+    if STALLS in runs and ARTICLE in runs:
+        runs[ARTICLE] = with_metrics_of(runs[ARTICLE], runs[STALLS])
+    rounds = os.path.join(path, REPEATS)
+    repeats = tuple(
+        load.load_run(os.path.join(rounds, name),
+                      ceilings_from=ceilings_from)
+        for name in (sorted(os.listdir(rounds), key=_round_number)
+                     if os.path.isdir(rounds) else ())
+        if name.startswith("round-") and
+        is_run_dir(os.path.join(rounds, name)))
+    names = {r.device.get("name") for r in list(runs.values()) + list(
+        repeats)}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from)
+    return Study(path, runs, ceilings_from, repeats)
+
+
+def _round_number(name):
+    tail = name[len("round-"):]
+    return (0, int(tail)) if tail.isdigit() else (1, name)
+
+
+def with_metrics_of(run, other):
+    """run with the metrics `other` measured for points run also has (same
+    variant, size, block, cache and launch) and run did not measure: one
+    process cannot afford every counter for every point, so a study takes
+    the costly ones (warp stall reasons) in a part of their own."""
+    if not other.metrics:
+        return run
+    keys = {p.key for p in run.points}
+    merged = {key: dict(values) for key, values in (run.metrics or {}).items()}
+    for key, values in other.metrics.items():
+        if key in keys:
+            mine = merged.setdefault(key, {})
+            for name, value in values.items():
+                mine.setdefault(name, value)
+    return replace(run, metrics=merged)
 
 
 def single_run_study(run):

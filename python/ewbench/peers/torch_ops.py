@@ -1,35 +1,45 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
 (fp32), timed as ewbench times its own rows, written to the run's
-peer-torch.csv.  Run as `ewbench torch RUN_DIR [--dry-run]`.
+peer-torch.csv.  Run as `ewbench torch RUN_DIR... [--dry-run]`.
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
-untimed, then batches of launches under torch.profiler, which reads the
-GPU's own start and end of every kernel (CUPTI activity, in this process:
-ewbench's CUPTI client is another process).  A row's time is the median
-of those kernel durations, with the same 95 % interval of the median and
-the same stopping rule as ewbench's rows (run.json settings.timing:
-at least min_samples, until the interval is within target_ci_pct of the
-median or max_samples): PyTorch's Python launch path is never in it.
-That path is reported apart, as the row's interval_ns: the median
+untimed, then a batch of launches.  All points run inside one
+torch.profiler session, which reads the GPU's own start and end of every
+kernel (CUPTI activity, in this process: ewbench's CUPTI client is
+another process); a one-element int16 fill before and after each batch
+marks where it starts and ends in the session's record.  A batch is as
+many launches as fill the run's max_time_ms (sized from the warm-up's
+pace), at least min_samples, at most BATCH.  A row's time is the median
+of its kernel durations, with the same 95 % interval of the median and
+the same stopping rule as ewbench's rows (run.json settings.timing):
+points whose interval is still wider than target_ci_pct, with samples and
+time left, get another batch in another session, up to ROUNDS in all
+(stop: ci, time, or cap).  PyTorch's Python launch path is never in the
+time.  That path is reported apart, as the row's interval_ns: the median
 start-to-start time of consecutive kernels as Python issues them.  For
 cold points a buffer larger than L2 is zeroed before each launch, which
 evicts the operands; its kernels are told apart by name (the first
 kernel of a batch is a flush).  add writes into a preallocated
 output (out=); relu has no out= form, so its output comes from PyTorch's
 caching allocator, which reuses one block and adds no GPU work.  The last
-output is compared with the same op computed exactly (see reference()),
-which sets the check column.
+output of the first batch is compared with the same op computed exactly
+(see reference()), which sets the check column.
 
 Rows follow the timing.csv schema: variant torch_add_f32, torch_add_f16,
 torch_relu_f32; block and grid empty (PyTorch decides).  Points already in
 timing.csv (runs from before peers/) or in peer-torch.csv are skipped.
-timing.csv is never written: after each point peer-torch.csv is rewritten
-atomically with its old rows and the new one (peers/output.py), so an
-interrupted run keeps every complete row.  A sidecar peer-torch.json
+timing.csv is never written: after each profiler session peer-torch.csv
+is rewritten atomically with its old rows and the session's finished
+points (peers/output.py), so an interrupted run keeps every complete row.  A sidecar peer-torch.json
 records the PyTorch and CUDA versions.
 
-Only measure() and measure_run() touch torch; everything else is pure.
+Only measure() and measure_runs() touch torch; everything else is pure.
+
+Several run directories (`ewbench torch RUN_DIR...`) are measured in one
+process and one profiler session, each run's rows in its own
+peer-torch.csv: `make report` times torch.add again beside its repeat
+rounds this way.
 
 Exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
 4 cannot run here (no PyTorch, no CUDA GPU, or a GPU other than the run's).
@@ -41,7 +51,7 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 if __name__ == "__main__" and not __package__:
     # Run as a file, the package imports below cannot resolve.
@@ -64,18 +74,19 @@ DEFAULT_FLUSH_BYTES = 256 << 20
 # ewbench's defaults (src/cli.h), for runs whose run.json predates
 # settings.timing.
 DEFAULT_TIMING = {"min_samples": 20, "max_samples": 2000,
-                  "target_ci_pct": 0.5}
-# Launches under one profiler session; a point takes at most BATCHES.  A
-# session's start and stop cost a few tenths of a second, more than 500
-# launches of any of these kernels: one batch is as many as the rule needs
-# at the spread seen on an H100 (0.5 % from 4 % scatter).
+                  "target_ci_pct": 0.5, "max_time_ms": 10}
+# Launches in one point's batch, at most: a session's start and stop cost
+# a few tenths of a second, so a batch is sized to the run's time budget
+# from the start (500 of the shortest of these kernels take under 2 ms);
+# a point takes at most ROUNDS batches, each round one profiler session.
 BATCH = 500
-BATCHES = 1
+ROUNDS = 3
 # The median's interval: src/ewbench.h STATS_CI_Z, STATS_CI_MIN.
 CI_Z = 1.959963984540054
 CI_MIN = 6
 METHOD = ("torch.profiler kernel durations (CUPTI activity), median with "
-          "its 95 % interval, batches until it is within the run's target; "
+          "its 95 % interval, batches sized to the run's max_time_ms until "
+          "it is within the run's target; "
           "interval_ns: Python's launch-to-launch time; add with out=; relu "
           "via the caching allocator")
 
@@ -95,6 +106,9 @@ class Job:
     max_samples: int
     target_pct: float
     warmup: int
+    max_time_ms: float = DEFAULT_TIMING["max_time_ms"]
+    seed: int = 1           # the run's: random inputs
+    run_dir: str = ""       # whose peer-torch.csv gets the row
 
 
 def traffic(op, dtype, n):
@@ -115,6 +129,7 @@ def plan(run):
         or ["warm"]
     timing = dict(DEFAULT_TIMING, **(settings.get("timing") or {}))
     warmup = int(settings.get("warmup") or DEFAULT_WARMUP)
+    seed = int(settings.get("seed") or 1)
     present = {p.key for p in run.points}
     jobs = []
     for variant, op, dtype in VARIANTS:
@@ -125,7 +140,8 @@ def plan(run):
                 jobs.append(Job(variant, op, dtype, n, cache,
                                 int(timing["min_samples"]),
                                 int(timing["max_samples"]),
-                                float(timing["target_ci_pct"]), warmup))
+                                float(timing["target_ci_pct"]), warmup,
+                                float(timing["max_time_ms"]), seed))
     return jobs
 
 
@@ -150,12 +166,37 @@ def ci_pct(values):
     return 100.0 * max(mid - low, high - mid) / mid
 
 
-def enough(job, durations):
-    """ewbench's stopping rule (src/sampling.c), less its time limits."""
+def stop_reason(job, durations, rounds):
+    """ewbench's stopping rule (src/sampling.c) on a point's samples so
+    far: 'ci', 'cap' or 'time' once it is met, '' while another batch may
+    help.  Time is the GPU time of the samples; after ROUNDS batches the
+    point stops at the cap."""
     n = len(durations)
-    if n < job.min_samples:
-        return False
-    return n >= job.max_samples or ci_pct(durations) <= job.target_pct
+    if n >= job.min_samples and ci_pct(durations) <= job.target_pct:
+        return "ci"
+    if n >= job.max_samples:
+        return "cap"
+    if n >= job.min_samples and sum(durations) >= job.max_time_ms * 1e6:
+        return "time"
+    return "cap" if rounds >= ROUNDS else ""
+
+
+def batch_size(job, durations, pace_ns):
+    """Launches in the point's next batch.  The first fills max_time_ms at
+    the warm-up's pace (an upper bound: it includes the host); a later
+    one asks for what the interval's width says is missing (it narrows as
+    1/sqrt(n), 20 % more for luck), within the time left.  Never fewer
+    than min_samples in all, never more than BATCH or the cap."""
+    n = len(durations)
+    if n == 0:
+        want = job.max_time_ms * 1e6 / max(pace_ns, 1.0)
+    else:
+        ci = ci_pct(durations)
+        want = n * (ci / job.target_pct) ** 2 * 1.2 - n
+        left = job.max_time_ms * 1e6 - sum(durations)
+        want = min(want, left / float(np.median(durations)))
+    want = max(want, job.min_samples - n, 8)
+    return int(max(1, min(math.ceil(want), BATCH, job.max_samples - n)))
 
 
 def summarize(samples_ns):
@@ -228,11 +269,11 @@ def check_device(torch, run):
     return index
 
 
-def make_operands(torch, job, seed):
+def make_operands(torch, job):
     """(inputs, launch): random inputs on the GPU and a function that runs
     the op once and returns its output."""
     dtype = {"f32": torch.float32, "f16": torch.float16}[job.dtype]
-    gen = torch.Generator(device="cuda").manual_seed(seed)
+    gen = torch.Generator(device="cuda").manual_seed(job.seed)
 
     def rand():
         return torch.empty(job.n, dtype=dtype, device="cuda").uniform_(
@@ -271,84 +312,176 @@ def kernel_spans(torch, prof):
     return sorted(spans, key=lambda s: s[1])
 
 
-def measure(torch, job, flush, seed):
-    """(kernel durations in ns, launch intervals in ns, stop, 'pass' or
-    'fail') of one job."""
-    def profile():
-        return torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CUDA])
-    inputs, launch = make_operands(torch, job, seed)
-    for _ in range(job.warmup):
+def marker(torch):
+    """A kernel no point launches, to mark a batch's ends in the record."""
+    tag = torch.zeros(1, dtype=torch.int16, device="cuda")
+    return lambda: tag.fill_(1)
+
+
+def batches(spans, count):
+    """The spans between consecutive pairs of marker kernels (the name of
+    the session's first span: every session starts with one), as [[span]]
+    for `count` batches.  Anything outside the pairs (warm-ups, checks)
+    is left out."""
+    if not spans:
+        raise CannotRun("torch.profiler recorded no kernels")
+    name = spans[0][0]
+    marks = [i for i, s in enumerate(spans) if s[0] == name][1:]
+    if len(marks) != 2 * count:
+        raise CannotRun("torch.profiler recorded %d batch markers for %d "
+                        "batches" % (len(marks), count))
+    return [spans[a + 1:b] for a, b in zip(marks[::2], marks[1::2])]
+
+
+def run_batch(torch, job, launch, flush, count):
+    """Launch the op `count` times, flushing before each when cold; the
+    last output."""
+    result = None
+    for _ in range(count):
         if job.cache == "cold":
             flush.zero_()
-        launch()
+        result = launch()
+    return result
+
+
+def warm_up(torch, job, launch, flush):
+    """The untimed launches; returns their pace in ns per launch (CUDA
+    events around them, the host included)."""
+    start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+    start.record()
+    run_batch(torch, job, launch, flush, job.warmup)
+    end.record()
     torch.cuda.synchronize()
-    durations, intervals, result = [], [], None
-    for _ in range(BATCHES):
-        with profile() as prof:
-            for _ in range(BATCH):
-                if job.cache == "cold":
-                    flush.zero_()
-                result = launch()
+    return start.elapsed_time(end) * 1e6 / max(job.warmup, 1)
+
+
+def session(torch, jobs, size, flush, check):
+    """One profiler session: for each job, its operands, its warm-up, a
+    marked batch of size(job, warm-up pace in ns) launches and (if check)
+    the comparison of the batch's last output with the exact result.
+    Returns {job: (durations, intervals, check)}."""
+    mark = marker(torch)
+    wanted, checks = {}, {}
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        mark()
+        for job in jobs:
+            inputs, launch = make_operands(torch, job)
+            wanted[job] = size(job, warm_up(torch, job, launch, flush))
+            mark()
+            result = run_batch(torch, job, launch, flush, wanted[job])
+            mark()
+            if check:
+                same = torch.equal(result, reference(torch, job.op, inputs))
+                checks[job] = "pass" if same else "fail"
+            del inputs, launch, result
             torch.cuda.synchronize()
-        spans = kernel_spans(torch, prof)
+            torch.cuda.empty_cache()
+    out = {}
+    for job, spans in zip(jobs, batches(kernel_spans(torch, prof),
+                                        len(jobs))):
         if job.cache == "cold" and spans:
             # The flush comes first; the op's kernels are the others.
             spans = [s for s in spans if s[0] != spans[0][0]]
-        if len(spans) != BATCH:
+        if len(spans) != wanted[job]:
             raise CannotRun("torch.profiler recorded %d of %d %s kernels"
-                            % (len(spans), BATCH, job.variant))
-        durations += [end - start for _, start, end in spans]
-        if job.cache == "warm":
-            intervals += [b[1] - a[1] for a, b in zip(spans, spans[1:])]
-        if enough(job, durations):
+                            % (len(spans), wanted[job], job.variant))
+        durations = [end - start for _, start, end in spans]
+        intervals = [b[1] - a[1] for a, b in zip(spans, spans[1:])] \
+            if job.cache == "warm" else []
+        out[job] = (durations, intervals, checks.get(job))
+    return out
+
+
+def measure(torch, jobs, flush, done):
+    """Time the jobs: a first batch for all in one profiler session, then
+    further sessions for those whose interval is still too wide, up to
+    ROUNDS.  After each session, calls done([(job, durations, intervals,
+    stop, check)]) with the jobs it stopped."""
+    samples = {job: ([], [], None) for job in jobs}
+    pending = list(jobs)
+    for rounds in range(1, ROUNDS + 1):
+        got = session(torch, pending, lambda job, pace: batch_size(
+            job, samples[job][0], pace), flush, rounds == 1)
+        finished, still = [], []
+        for job in pending:
+            durations, intervals, check = samples[job]
+            more, more_intervals, first_check = got[job]
+            samples[job] = (durations + more, intervals + more_intervals,
+                            check or first_check)
+            stop = stop_reason(job, samples[job][0], rounds)
+            if stop:
+                finished.append((job, samples[job][0], samples[job][1],
+                                 stop, samples[job][2]))
+            else:
+                still.append(job)
+        done(finished)
+        pending = still
+        if not pending:
             break
-    stop = "ci" if ci_pct(durations) <= job.target_pct else "cap"
-    same = torch.equal(result, reference(torch, job.op, inputs))
-    return durations, intervals, stop, "pass" if same else "fail"
 
 
-def measure_run(run_dir, say=print):
-    """Measure the missing points and add them to peer-torch.csv.  Returns
-    the number of rows written; raises CannotRun (nothing measured) or
-    DataError."""
-    run = load.load_run(run_dir)
-    jobs = plan(run)
+def measure_runs(run_dirs, say=print):
+    """Measure the missing points of every run directory, in one process
+    and one profiler session (the runs in the order given, each run's
+    points in plan order), and add them to each run's peer-torch.csv.
+    Returns {run_dir: rows written}; raises CannotRun (nothing measured)
+    or DataError."""
+    runs = {d: load.load_run(d) for d in run_dirs}
+    jobs = [replace(job, run_dir=d) for d in run_dirs for job in
+            plan(runs[d])]
+    written = {d: 0 for d in run_dirs}
+    for d in run_dirs:
+        if not any(job.run_dir == d for job in jobs):
+            say("every PyTorch point of %s is already in timing.csv or %s; "
+                "nothing to do" % (d, os.path.basename(
+                    load.peer_paths(d, NAME)[0])))
     if not jobs:
-        say("every PyTorch point is already in timing.csv or %s; nothing "
-            "to do" % os.path.basename(load.peer_paths(run_dir, NAME)[0]))
-        return 0
+        return written
     torch = import_torch()
-    index = check_device(torch, run)
+    index = None
+    for run in runs.values():
+        index = check_device(torch, run)
     torch.cuda.set_device(index)
-    settings = run.manifest.get("settings") or {}
-    flush_bytes = int(settings.get("flush_bytes") or
-                      max(2 * (run.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
+    flush_bytes = max(
+        int((r.manifest.get("settings") or {}).get("flush_bytes") or
+            max(2 * (r.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
+        for r in runs.values())
     flush = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
-    seed = int(settings.get("seed") or 1)
-    csv_path, sidecar_path = load.peer_paths(run_dir, NAME)
-    written = 0
+    fitting = []
     for job in jobs:
         need = (3 if job.op == "add" else 2) * job.n * DTYPE_BYTES[job.dtype]
         free, _ = torch.cuda.mem_get_info()
         if need > 0.9 * free:
             say("skip %s n=%d %s: needs %d bytes, %d free" % (
                 job.variant, job.n, job.cache, need, free))
-            continue
-        durations, intervals, stop, check = measure(torch, job, flush, seed)
-        torch.cuda.empty_cache()
-        output.add_rows(csv_path, [row_values(run, job, durations,
-                                              intervals, stop, check)])
-        written += 1
-        say("%s n=%d %s: kernel median %.2f us (%d), %s" % (
-            job.variant, job.n, job.cache, np.median(durations) / 1e3,
-            len(durations), check))
-    output.write_sidecar(sidecar_path, {
-        "torch": torch.__version__, "cuda": torch.version.cuda,
-        "device": torch.cuda.get_device_name(index),
-        "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "rows": written, "flush_bytes": flush_bytes, "method": METHOD})
-    load.load_run(run_dir)      # what we wrote must load with the run
+        else:
+            fitting.append(job)
+
+    def done(finished):
+        for d in run_dirs:
+            rows = [row_values(runs[d], job, durations, intervals, stop,
+                               check)
+                    for job, durations, intervals, stop, check in finished
+                    if job.run_dir == d]
+            if rows:
+                output.add_rows(load.peer_paths(d, NAME)[0], rows)
+                written[d] += len(rows)
+        for job, durations, _, stop, check in finished:
+            say("%s n=%d %s: kernel median %.2f us (%d, %s), %s" % (
+                job.variant, job.n, job.cache, np.median(durations) / 1e3,
+                len(durations), stop, check))
+    measure(torch, fitting, flush, done)
+    for d in run_dirs:
+        if written[d]:
+            output.write_sidecar(load.peer_paths(d, NAME)[1], {
+                "torch": torch.__version__, "cuda": torch.version.cuda,
+                "device": torch.cuda.get_device_name(index),
+                "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                             time.gmtime()),
+                "rows": written[d], "flush_bytes": flush_bytes,
+                "method": METHOD})
+            load.load_run(d)    # what we wrote must load with the run
     return written
 
 
@@ -373,9 +506,10 @@ def make_parser():
         description="Time the kernels of torch.add (fp32, fp16) and "
         "torch.relu (fp32) at the run's sizes and cache states, with "
         "torch.profiler, as ewbench times its own, into "
-        "RUN_DIR/peer-torch.csv (timing.csv is not touched).",
+        "RUN_DIR/peer-torch.csv (timing.csv is not touched).  Several run "
+        "directories are measured in one process, in the order given.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run_dir", metavar="RUN_DIR")
+    parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="+")
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would be measured, measure nothing")
     return parser
@@ -388,12 +522,16 @@ def main(argv=None):
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
     try:
         if args.dry_run:
-            for job in plan(load.load_run(args.run_dir)):
-                print("%s n=%d %s samples=%d-%d target=%g%% warmup=%d" % (
-                    job.variant, job.n, job.cache, job.min_samples,
-                    job.max_samples, job.target_pct, job.warmup))
+            for d in args.run_dirs:
+                for job in plan(load.load_run(d)):
+                    print("%s%s n=%d %s samples=%d-%d target=%g%% "
+                          "max_time=%gms warmup=%d" % (
+                              "%s: " % d if len(args.run_dirs) > 1 else "",
+                              job.variant, job.n, job.cache,
+                              job.min_samples, job.max_samples,
+                              job.target_pct, job.max_time_ms, job.warmup))
             return EXIT_OK
-        written = measure_run(args.run_dir)
+        written = measure_runs(args.run_dirs)
     except CannotRun as e:
         print("torch: cannot run here: %s" % e, file=sys.stderr)
         return EXIT_CANNOT_RUN
@@ -403,9 +541,9 @@ def main(argv=None):
     except OSError as e:
         print("torch: %s" % e, file=sys.stderr)
         return EXIT_ERROR
-    if written:
-        print("wrote %d rows to %s" % (
-            written, load.peer_paths(args.run_dir, NAME)[0]))
+    for d, rows in written.items():
+        if rows:
+            print("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
     return EXIT_OK
 
 
