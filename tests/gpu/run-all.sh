@@ -49,6 +49,11 @@ log() { echo "=== $* ($(date -u +%T))"; }
 # The study's variants, from kernels/study.def through `ewbench list`.
 study_ids() { ./ewbench list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }'; }
 export PATH=$PATH:/usr/local/cuda/bin
+# The lent machines' torch lives in a read-only venv shipped without
+# bytecode, so every `import torch` compiles some 1,800 modules (9 s on the
+# H100 host, most of `ewbench torch`'s time); a user's pip install compiles
+# them once.  A writable cache, filled by the build step, stands in.
+export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-${TMPDIR:-/tmp}/ewbench-pycache}
 export EWBENCH=$PWD/ewbench top_srcdir=$PWD
 jobs=$(nproc)
 study=$work/study
@@ -80,6 +85,8 @@ build)
 	  make -j"$jobs"; } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 	./ewbench --version
 	./ewbench info | tee "$work/info.txt"
+	python3 -c 'import torch, torch.profiler' 2>/dev/null
+	python3 -c 'import matplotlib.pyplot, numpy' 2>/dev/null
 	nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv
 	;;
 check)

@@ -415,3 +415,41 @@ def test_stall_reasons_decide_latency_and_issue():
              ("wait", 30.0))
     v = model.classify(model.PointFacts(stalls=mixed, **base))
     assert v.name == model.UNKNOWN and "top warp stalls" in v.rule
+
+
+def test_stalls_decide_where_littles_law_is_inside_its_margin():
+    # The H100's add_f16 at 2^28: 6 KiB in flight against 7.8 needed is
+    # inside the 25 % margin, so Little's law is silent; 87 % of stalls
+    # wait on loads while a sibling moving the same bytes is 1.7x faster:
+    # the memory system has room, the kernel keeps too few loads in flight.
+    dram = model.Bound(3.06e12, "measured dram_add", True)
+    base = dict(time_ns=885e3, bytes_moved=3 << 29, footprint_bytes=3 << 29,
+                l2_bytes=50 * MiB, dram_ceiling=dram, launch_floor_ns=2000.0,
+                best_sibling="cub_add_f16", best_sibling_bandwidth=3.08e12,
+                occupancy_pct=77.0, kib_in_flight_per_sm=6.0,
+                needed_kib_in_flight=7.8, needed_source="Little's law",
+                bandwidth=1.82e12)
+    waits = (("long_scoreboard", 87.0), ("wait", 5.0),
+             ("short_scoreboard", 3.0))
+    assert model.classify(model.PointFacts(**base)).name == model.UNKNOWN
+    v = model.classify(model.PointFacts(stalls=waits, **base))
+    assert v.name == model.LATENCY_BOUND
+    # 87 of the 95 % stalled: 92 % of stalls
+    assert "92% of warp stalls wait on a global load's result" in v.rule
+    assert "59% of the best sibling cub_add_f16" in v.rule
+    # At 83 % of the ceiling but 82 % of its sibling (add_f16x2): the
+    # sibling still shows room.
+    f = model.PointFacts(stalls=waits, **dict(base, bandwidth=2.53e12))
+    assert model.classify(f).name == model.LATENCY_BOUND
+    # A DRAM-bound kernel waits on loads just as much: at 88 % of its
+    # sibling and 85 % of the ceiling there is no room, and the stalls
+    # decide nothing (the band calls it DRAM-bound).
+    f = model.PointFacts(stalls=waits, **dict(base, bandwidth=0.88 * 3.08e12))
+    v = model.classify(f)
+    assert v.name == model.DRAM_BOUND and "band" in v.rule
+    # Issue stalls outweighing the waits: not latency-bound.
+    busy = (("long_scoreboard", 50.0), ("lg_throttle", 30.0),
+            ("not_selected", 25.0))
+    f = model.PointFacts(stalls=busy, **base)
+    assert model.rule_latency(f) is None
+    assert model.classify(f).name == model.ISSUE_BOUND

@@ -3,7 +3,10 @@
   ceilings      the measured ceilings with their share of the spec value
   versus_peers  at the DRAM tier, per dtype, ewbench's best add kernel
                 against cub and torch.add: GB/s, % of spec, margin, beyond
-                the noise?
+                the noise?  From the study's repeat rounds when it has them
+                (dram_repeats), else from the one run
+  dram_repeats  the same over the article and the repeat rounds: medians
+                over the rounds, beyond the round-to-round spread?
   l2_ranges     at the L2 tier, the same over every L2-resident size: the
                 margin's min / median / max, each beyond the noise or not
   shortfalls    the study's variants that fall short of their best sibling
@@ -13,10 +16,11 @@
 Pure functions of a findings.StudyContext; report.py renders them.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from . import compare
+from . import contest
 from . import findings as fnd
 from . import model
 from . import select as sel
@@ -66,8 +70,7 @@ class Versus:
     @property
     def peer(self):
         """The faster present peer, or None."""
-        peers = [p for p in (self.cub, self.torch) if p is not None]
-        return max(peers, key=lambda p: p.bandwidth) if peers else None
+        return _fastest([p for p in (self.cub, self.torch) if p is not None])
 
     @property
     def margin_pct(self):
@@ -114,7 +117,11 @@ def _versus(part, ctx, tier, dtype, n, cache):
 
 def versus_peers(sctx):
     """[Versus] at the DRAM tier: the article's largest size (warm), one
-    per dtype.  The L2 tier is a range of sizes: l2_ranges."""
+    per dtype; [RepeatVersus] instead when the study has repeat rounds
+    (dram_repeats).  The L2 tier is a range of sizes: l2_ranges."""
+    repeated = dram_repeats(sctx)
+    if repeated:
+        return repeated
     out = []
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
     if ctx is not None:
@@ -129,6 +136,64 @@ def versus_peers(sctx):
             if v is not None:
                 out.append(v)
     return out
+
+
+@dataclass(frozen=True)
+class RepeatVersus:
+    """A Versus judged over rounds: best, cub and torch are contest
+    Entries (bandwidth = the median over the rounds), and beyond the noise
+    means beyond the round-to-round spread (contest.judge)."""
+    tier: str
+    dtype: str
+    n: int
+    cache: str
+    launch: str
+    best: object            # contest.Entry
+    cub: Optional[object]
+    torch: Optional[object]
+    spec: Optional[float]
+    rounds: int
+    judged: object          # contest.Margin
+
+    peer = Versus.peer
+
+    @property
+    def margin_pct(self):
+        return self.judged.margin_pct
+
+    @property
+    def beyond_noise(self):
+        return {contest.AHEAD: "ahead", contest.BEHIND: "behind",
+                contest.LEVEL: "within noise"}.get(self.judged.standing)
+
+
+def dram_repeats(sctx):
+    """[RepeatVersus] per dtype at the DRAM tier from repeats: the
+    article's largest size, warm, stream, as round 1, and each of the
+    study's repeats/round-*/ after it, judged as `ewbench contest` judges
+    its rounds (docs/analysis.md).  Only the add points present in every
+    round take part.  [] without repeat rounds."""
+    study = sctx.study
+    article = study.run(stu.ARTICLE)
+    if not study.repeats or article is None or not article.points:
+        return []
+    n = max(p.n for p in article.points)
+
+    def dram_adds(run):
+        return {p.key for p in run.points if p.op == "add" and p.n == n and
+                p.cache == "warm" and p.launch == "stream"}
+    keys = dram_adds(article)
+    for run in study.repeats:
+        keys &= dram_adds(run)
+    if not keys:
+        return []
+    rounds = [replace(run, points=tuple(p for p in run.points
+                                        if p.key in keys))
+              for run in (article,) + tuple(study.repeats)]
+    _, _, found = contest.analyse(rounds)
+    return [RepeatVersus("DRAM", c.dtype, c.n, c.cache, c.launch, c.best,
+                         c.cub, c.torch, article.spec_dram_bandwidth,
+                         len(rounds), c.margin) for c in found]
 
 
 @dataclass(frozen=True)
@@ -245,6 +310,8 @@ class Shortfall:
     best_block: Optional[object]    # the variant's fastest point in the
     #                                 block sweep at its largest size
     published_block: Optional[object]  # the same sweep at the article block
+    top_stall: Optional[tuple] = None   # (reason, % of all stalls), from
+    #                                     the stall counters (stalls/ part)
 
     @property
     def share(self):
@@ -277,6 +344,14 @@ def _block_fix(sctx, variant, block):
     return None, None
 
 
+def _top_stall(run, p):
+    stalls = sel.stall_shares(run, p)
+    total = sum(v for _, v in stalls)
+    if not stalls or not total:
+        return None
+    return stalls[0][0], 100.0 * stalls[0][1] / total
+
+
 def shortfalls(sctx):
     """[Shortfall] of the study variants below SHORT_FRACTION x their best
     sibling at the article's largest size, slowest share first."""
@@ -307,5 +382,5 @@ def shortfalls(sctx):
             p, best, ctx.verdicts[p.key], occ, kind, _kib(run, p),
             sel.metric(run, p, sel.M_BYTES_PER_INST), contrast,
             _kib(run, contrast) if contrast else None, fast_block,
-            at_block))
+            at_block, _top_stall(run, p)))
     return sorted(out, key=lambda s: s.share)

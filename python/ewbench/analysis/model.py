@@ -48,12 +48,15 @@ state and launch mode (every variant, peers included).
                    back by DRAM.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound.
-  latency-bound    below DRAM_FRACTION of the ceiling, and loads in flight
-                   per SM < (1 - LATENCY_MARGIN) x what Little's law needs
-                   (DRAM ceiling x measured dram_latency / SMs; without a
-                   latency, the fewest a DRAM-bound sibling keeps in
-                   flight), or without that estimate long-scoreboard
-                   stalls >= STALL_DOMINANT of all (metrics/stalls.txt).
+  latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x what
+                   Little's law needs (DRAM ceiling x measured dram_latency
+                   / SMs; without a latency, the fewest a DRAM-bound
+                   sibling keeps in flight); or, where that estimate is
+                   missing or inside the margin, long-scoreboard stalls
+                   >= STALL_DOMINANT of all (metrics/stalls.txt) and above
+                   the issue stalls, while the memory system has room:
+                   below DRAM_FRACTION of the ceiling, or below
+                   SIBLING_FRACTION - SIBLING_BAND of the best sibling.
   issue-bound      issue stalls >= STALL_DOMINANT of all stalls, or bytes
                    moved per issued warp instruction <
                    ISSUE_BYTES_PER_INST and < ISSUE_MARGIN x the fewest
@@ -409,27 +412,53 @@ def rule_dram(f):
 def rule_latency(f):
     """Little's law: to sustain bandwidth B against a latency L a GPU needs
     B x L bytes in flight, B x L / SMs per SM.  Fires when the point keeps
-    less than (1 - LATENCY_MARGIN) of that in flight."""
+    less than (1 - LATENCY_MARGIN) of that in flight.  Where that estimate
+    is missing or inside the margin, the stall counters decide: warps
+    waiting mostly on global loads' results (long scoreboard, not issue
+    limits) while the memory system has room for more (below
+    DRAM_FRACTION of the ceiling, or clearly below a sibling that moves
+    the same bytes) keep too few loads in flight to cover its latency.
+    Waiting on loads alone decides nothing: a DRAM-bound kernel waits on
+    them too."""
     need, have = f.needed_kib_in_flight, f.kib_in_flight_per_sm
+    if need is not None and have is not None and \
+            have < (1 - LATENCY_MARGIN) * need:
+        parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
+                 "%.0f KiB needed to cover DRAM latency (%s)" % (
+                     have, 100 * (1 - LATENCY_MARGIN), need,
+                     f.needed_source), _dram_text(f)]
+        if f.occupancy_pct is not None:
+            parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
+                                                  f.occupancy_pct))
+        if f.stall_text:
+            parts.append(f.stall_text)
+        return Verdict(LATENCY_BOUND, "; ".join(parts))
     waits = f.stall_share(LATENCY_STALLS)
-    if (need is None or have is None) and waits is not None and \
-            waits >= STALL_DOMINANT and f.dram_ceiling is not None and \
-            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
-        return Verdict(LATENCY_BOUND, "%.0f%% of warp stalls wait on a "
-                       "global load's result (long scoreboard): memory "
-                       "latency is not covered; %s; %s" % (
-                           100 * waits, _dram_text(f), f.stall_text))
-    if need is None or have is None or have >= (1 - LATENCY_MARGIN) * need:
+    if waits is None or waits < STALL_DOMINANT or \
+            f.stall_share(ISSUE_STALLS) >= waits:
         return None
-    parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
-             "%.0f KiB needed to cover DRAM latency (%s)" % (
-                 have, 100 * (1 - LATENCY_MARGIN), need, f.needed_source),
-             _dram_text(f)]
+    room = []
+    if f.dram_ceiling is not None and \
+            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
+        room.append(_dram_text(f) + " (< %.0f%%)" % (100 * DRAM_FRACTION))
+    share = f.sibling_share
+    if share is not None and share < SIBLING_FRACTION - SIBLING_BAND:
+        room.append(_sibling_text(f))
+    if not room:
+        return None
+    parts = ["%.0f%% of warp stalls wait on a global load's result (long "
+             "scoreboard) while the memory system has room for more (%s): "
+             "too few loads in flight to cover its latency" % (
+                 100 * waits, "; ".join(room))]
+    if have is not None:
+        parts.append("about %.0f KiB of loads in flight per SM%s" % (
+            have, "" if f.full_speed_kib_in_flight is None else
+            " (%s at the ceiling: %.0f KiB)" % (
+                f.full_speed_sibling, f.full_speed_kib_in_flight)))
     if f.occupancy_pct is not None:
         parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
                                               f.occupancy_pct))
-    if f.stall_text:
-        parts.append(f.stall_text)
+    parts.append(f.stall_text)
     return Verdict(LATENCY_BOUND, "; ".join(parts))
 
 

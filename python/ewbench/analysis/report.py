@@ -179,11 +179,17 @@ def versus_section(versus, ranges=(), sctx=None):
     if not versus and not ranges:
         return blocks + [doc.Paragraph("No add kernels measured.")]
     rows = []
+    repeated = [v for v in versus if isinstance(v, ans.RepeatVersus)]
     for v in versus:
         peer = v.peer
+        beyond = v.beyond_noise or "-"
+        if v in repeated and peer is not None:
+            beyond = "%s (limit ±%.2f %%)" % (beyond, v.judged.limit_pct)
         rows.append((
             "%s %s" % (v.tier, v.dtype),
-            "%s, %s, %s" % (size_label(v.n), v.cache, v.launch),
+            "%s, %s, %s%s" % (size_label(v.n), v.cache, v.launch,
+                              ", median of %d rounds" % v.rounds
+                              if v in repeated else ""),
             "`%s`@%s (%s)" % (v.best.variant, _block(v.best),
                               var.role(v.best.variant)),
             "%s (%s)" % (gbps(v.best.bandwidth),
@@ -192,7 +198,7 @@ def versus_section(versus, ranges=(), sctx=None):
             gbps(v.torch.bandwidth) if v.torch else "not run",
             "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
             if peer else "no peer",
-            v.beyond_noise or "-"))
+            beyond))
     if rows:
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
                                  "GB/s (% spec)", "cub", "PyTorch",
@@ -236,13 +242,21 @@ def versus_section(versus, ranges=(), sctx=None):
         blocks.append(doc.Table(("tier, peer", "sizes", "lowest margin",
                                  "median margin", "highest margin",
                                  "beyond noise (sizes)"), tuple(rows)))
+    if repeated:
+        dram = ("DRAM tier: the study's largest size, warm, from %d rounds "
+                "(the article's row and `repeats/round-*`, each run again "
+                "with its own torch rows): a bandwidth is the median over "
+                "the rounds, and a margin is beyond noise when it exceeds "
+                "%g x the two entries' round-to-round spreads combined "
+                "(the limit; `ewbench contest`'s rule, docs/analysis.md). "
+                "L2 tier, beyond noise" % (repeated[0].rounds, noise.SIGMAS))
+    else:
+        dram = "DRAM tier: the study's largest size, one run. Beyond noise"
     blocks.append(doc.Paragraph(
         "cub (`cub::DeviceTransform`) and PyTorch (`torch.add`) are peers, "
-        "not ewbench kernels. DRAM tier: the study's largest size. Beyond "
-        "noise: the two medians' 95 %% "
+        "not ewbench kernels. " + dram + ": the two medians' 95 %% "
         "confidence intervals, each widened by the run-to-run floor "
-        "(%.1f %%), do not overlap (the noise rule, docs/analysis.md); "
-        "`ewbench contest` judges repeats." %
+        "(%.1f %%), do not overlap (the noise rule, docs/analysis.md)." %
         noise.RUN_FLOOR_PCT))
     return blocks
 
@@ -257,6 +271,8 @@ def _evidence(s):
             text += " (%s: %.0f)" % (s.contrast.variant,
                                      s.contrast_kib_in_flight)
         parts.append(text)
+    if s.top_stall is not None:
+        parts.append("%s %.0f %% of warp stalls" % s.top_stall)
     if s.bytes_per_inst is not None:
         parts.append("%.1f B per instruction" % s.bytes_per_inst)
     return "; ".join(parts) or "no counters"
@@ -293,6 +309,15 @@ def shortfalls_section(shorts, n):
                              "evidence", "best block of the block sweep "
                              "(GB/s; its own size and launch)"),
                             tuple(rows)))
+    if any(s.top_stall for s in shorts):
+        blocks.append(doc.Paragraph(
+            "Warp stall reasons: the `stalls/` part, the same kernels at "
+            "this size with `--metrics stalls`, as a share of all stall "
+            "cycles. Waiting on loads (`long_scoreboard`) decides a "
+            "verdict only where the ceiling or a sibling shows that the "
+            "memory system has room for more: a DRAM-bound kernel waits "
+            "on its loads too (the rules: docs/analysis.md, \"Bottleneck "
+            "verdicts\")."))
     return blocks
 
 
