@@ -49,11 +49,13 @@ log() { echo "=== $* ($(date -u +%T))"; }
 # The study's variants, from kernels/study.def through `ewbench list`.
 study_ids() { ./ewbench list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }'; }
 export PATH=$PATH:/usr/local/cuda/bin
-# The lent machines' torch lives in a read-only venv shipped without
-# bytecode, so every `import torch` compiles some 1,800 modules (9 s on the
-# H100 host, most of `ewbench torch`'s time); a user's pip install compiles
-# them once.  A writable cache, filled by the build step, stands in.
+# The lent machines' torch venv ships without bytecode and their
+# environment sets PYTHONDONTWRITEBYTECODE, so every `import torch` compiles
+# some 1,800 modules (9 s on the H100 host, most of `ewbench torch`'s time);
+# a user's pip install compiles them once.  A cache of our own, filled by
+# the build step, stands in (the venv itself is left as it is).
 export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-${TMPDIR:-/tmp}/ewbench-pycache}
+unset PYTHONDONTWRITEBYTECODE
 export EWBENCH=$PWD/ewbench top_srcdir=$PWD
 jobs=$(nproc)
 study=$work/study
