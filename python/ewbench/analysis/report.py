@@ -180,6 +180,14 @@ def versus_section(versus, ranges=(), sctx=None):
         return blocks + [doc.Paragraph("No add kernels measured.")]
     rows = []
     repeated = [v for v in versus if isinstance(v, ans.RepeatVersus)]
+
+    def rate(e, v):
+        """GB/s, with the round-to-round spread from repeats."""
+        if e is None:
+            return "not run"
+        if v not in repeated or e.spread_pct is None:
+            return gbps(e.bandwidth)
+        return "%s (spread %.2f %%)" % (gbps(e.bandwidth), e.spread_pct)
     for v in versus:
         peer = v.peer
         beyond = v.beyond_noise or "-"
@@ -192,16 +200,15 @@ def versus_section(versus, ranges=(), sctx=None):
                               if v in repeated else ""),
             "`%s`@%s (%s)" % (v.best.variant, _block(v.best),
                               var.role(v.best.variant)),
-            "%s (%s)" % (gbps(v.best.bandwidth),
-                         _pct_spec(v.best.bandwidth, v.spec)),
-            gbps(v.cub.bandwidth) if v.cub else "not run",
-            gbps(v.torch.bandwidth) if v.torch else "not run",
+            "%s, %s of spec" % (rate(v.best, v),
+                                _pct_spec(v.best.bandwidth, v.spec)),
+            rate(v.cub, v), rate(v.torch, v),
             "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
             if peer else "no peer",
             beyond))
     if rows:
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
-                                 "GB/s (% spec)", "cub", "PyTorch",
+                                 "GB/s, % of spec", "cub", "PyTorch",
                                  "margin", "beyond noise?"), tuple(rows)))
     if ranges:
         blocks.append(doc.Paragraph(
