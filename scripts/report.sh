@@ -11,8 +11,9 @@
 #                launches, warm and cold, one-pass residency counters)
 #     blocks/    every block size at the tier sizes for the variants whose
 #                launch shape the study questions (graph launches)
-#     stalls/    the study's variants at the article's largest size, warm,
-#                with their warp stall reasons (what decides a shortfall)
+#     stalls/    the study's variants at the article's largest size, warm
+#                and cold, with their warp stall reasons (what decides a
+#                shortfall)
 #     repeats/   round-2/, round-3/: the add kernels and cub at that size,
 #                warm, timing only, again (the article is round 1): the
 #                DRAM-tier comparison with its round-to-round spread
@@ -72,7 +73,7 @@ if [ "$rc" = 0 ]; then
 	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
 	    --warmup 3 -o "$study/blocks"
 	step stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
-	    --metrics stalls -o "$study/stalls"
+	    --cache both --metrics stalls -o "$study/stalls"
 	for round in 2 3; do
 		step "repeat $round" "$EWBENCH" run -q -v "$repeat_variants" \
 		    -s "$dram_size" --no-counters -o "$study/repeats/round-$round"

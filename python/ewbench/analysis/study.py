@@ -5,7 +5,7 @@
       article/    ewbench run --preset article --cache both (+ torch rows)
       sweep/      ewbench sweep ... --metrics residency (dense sizes, graph)
       blocks/     ewbench tune ... (block sizes 32..1024 at the tier sizes)
-      stalls/     ewbench run ... -s 2^28 --metrics stalls (study variants)
+      stalls/     ewbench run ... -s 2^28 --cache both --metrics stalls
       repeats/    round-2/, round-3/: ewbench run ... -s 2^28 --no-counters
                   (the add kernels and cub; + torch rows)
       report/     what `ewbench report STUDY_DIR` writes
@@ -40,7 +40,8 @@ PURPOSE = {
            "launches, one-pass residency counters: finding 2 and the "
            "cache-tier plot",
     BLOCKS: "block sizes 32 to 1024 at the tier sizes: finding 5",
-    STALLS: "the study's variants at the article's largest size, warm, "
+    STALLS: "the study's variants at the article's largest size, warm "
+            "and cold, "
             "with their warp stall reasons, which the article's points of "
             "the same variant, size, block and cache take as theirs: the "
             "bottleneck verdicts",
