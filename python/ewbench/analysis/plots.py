@@ -531,7 +531,9 @@ def plot_roofline(run, outdir):
     fams = _families(points)
     rows = math.ceil(len(fams) / 2)
     fig, body = _figure([run], 4.6 * rows + 1.4)
-    diagonals = {}          # label -> (byte/s, colour, style)
+    # legend label -> (colour, style, {ceiling text: [op family, ...]}):
+    # one entry per level, each panel drawing its own op's ceiling.
+    diagonals = {}
     l2c = model.l2_ceiling(run.ceilings)
     for ax, fam in zip(_grid(body, len(fams)), fams):
         mine = [x for x in placed if var.family(x[0]) == fam]
@@ -541,17 +543,18 @@ def plot_roofline(run, outdir):
         mine_diagonals = []
         dram = model.run_dram_ceiling(run, fam[0])
         if dram is not None:
-            mine_diagonals.append((dram.value, "DRAM %s (%s)" % (
+            mine_diagonals.append((dram.value, "DRAM", "%s (%s)" % (
                 _gbps_short(dram.value), dram.source),
                 LEVEL_COLOURS["DRAM"], "-"))
         if l2c is not None:
-            mine_diagonals.append((l2c.value, "L2 read %s (measured)" %
+            mine_diagonals.append((l2c.value, "L2 read", "%s (measured)" %
                                    _gbps_short(l2c.value),
                                    LEVEL_COLOURS["L2"], "-."))
-        for bw, label, colour, ls in mine_diagonals:
+        for bw, level, text, colour, ls in mine_diagonals:
             xs = np.geomspace(*xlim, 8)
             ax.plot(xs, xs * bw, color=colour, lw=1.2, ls=ls, alpha=0.7)
-            diagonals[label] = (bw, colour, ls)
+            diagonals.setdefault(level, (colour, ls, {}))[2].setdefault(
+                text, []).append(fam[0])
         handles = []
         for p, perf, levels in sorted(mine, key=lambda x: var.sort_key(
                 x[0].variant)):
@@ -601,8 +604,14 @@ def plot_roofline(run, outdir):
                      else "bytes counted at %s" % lvl)
               for lvl, c in LEVEL_COLOURS.items()
               if any(lvl == name for _, _, lv in placed for name, _ in lv)]
-    lines = [Line2D([], [], color=c, ls=ls, label="ceiling: " + label)
-             for label, (_, c, ls) in diagonals.items()]
+    def ceiling_label(level, texts):
+        if len(texts) == 1:
+            return "ceiling: %s %s" % (level, next(iter(texts)))
+        return "ceiling: %s %s" % (level, ", ".join(
+            "%s on %s" % (text, "/".join(dict.fromkeys(ops)))
+            for text, ops in texts.items()))
+    lines = [Line2D([], [], color=c, ls=ls, label=ceiling_label(level, texts))
+             for level, (c, ls, texts) in diagonals.items()]
     legend_outside(body, "lower center", handles=levels + lines, ncol=3,
                 fontsize=8, frameon=False)
     roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
