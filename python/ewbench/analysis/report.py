@@ -545,6 +545,20 @@ def fits_section(sctx):
     return blocks
 
 
+def _timed_launches(settings):
+    """How many launches a point timed, as run.json settings say."""
+    timing = settings.get("timing")
+    if not timing:
+        return "%s timed launches" % _text(settings.get("iters"))
+    return ("%s to %s timed ones, until the median's %s %% interval is "
+            "within %s %% of it or after %s ms of timing" % (
+                _text(timing.get("min_samples")),
+                _text(timing.get("max_samples")),
+                _text(timing.get("ci_confidence_pct")),
+                _text(timing.get("target_ci_pct")),
+                _text(timing.get("max_time_ms"))))
+
+
 def method_section(study):
     blocks = [doc.Heading(2, "Method", "method")]
     items = []
@@ -555,8 +569,8 @@ def method_section(study):
         settings = run.manifest.get("settings") or {}
         counters = run.manifest.get("counters") or {}
         items.append("`%s/` (run `%s`): %s. %d points, %d sizes (%s to %s), "
-                     "cache %s, %s launches, %s timed launches per point "
-                     "after %s warm-up; counters: %s." % (
+                     "cache %s, %s launches; per point %s warm-up "
+                     "launches, then %s; counters: %s." % (
                          part, run.run_id, stu.PURPOSE[part],
                          len(run.points), len(sel.sizes(run)),
                          size_label(min(sel.sizes(run))) if run.points
@@ -564,12 +578,21 @@ def method_section(study):
                          if run.points else "-",
                          "/".join(settings.get("cache") or []) or "n/a",
                          "/".join(settings.get("launch") or []) or "n/a",
-                         _text(settings.get("iters")),
                          _text(settings.get("warmup")),
+                         _timed_launches(settings),
                          "%s set, %s pass(es)" % (
                              counters.get("metric_set"),
                              counters.get("passes"))
                          if counters.get("enabled") else "off"))
+    if study.repeats:
+        items.append("`%s/`: %s, the add kernels and cub at the article's "
+                     "largest size, warm, timing only (runs %s), each with "
+                     "its own torch rows: with the article as round 1, the "
+                     "DRAM-tier comparison's round-to-round spread." % (
+                         stu.REPEATS, ", ".join(
+                             "`%s`" % os.path.basename(r.path)
+                             for r in study.repeats), ", ".join(
+                             "`%s`" % r.run_id for r in study.repeats)))
     if study.ceilings_path:
         items.append("`ceilings/`: `ewbench ceilings` (DRAM read, write, "
                      "copy, add; L2 read; launch cost; FMA peaks); every "
@@ -579,8 +602,10 @@ def method_section(study):
         "buffers, so whatever fits in L2 stays there (the write-ups' "
         "method); `cold` = L2 flushed before each timed launch by reading a "
         "buffer several times the L2. **Launches**: `stream` from the host "
-        "one by one (the launch path is in the time), `graph` replayed from "
-        "a CUDA graph.",
+        "one by one, `graph` replayed from a CUDA graph. **Time**: each "
+        "kernel's own start and end on the GPU (CUPTI activity records), "
+        "so the host's launch path is not in it; the launch interval is "
+        "measured apart (docs/analysis.md, \"How a point is timed\").",
         "**Bandwidth** = bytes moved / median time, GB/s = 1e9 byte/s; "
         "bytes moved = n x (bytes read + written per element): add 3 "
         "arrays, relu 2, abs in place 1 read + 1 write. The footprint "
@@ -607,10 +632,11 @@ def method_section(study):
                 "torch` (now `ewbench torch`, which writes " \
                 "`peer-torch.csv`)"
         blocks.append(doc.Paragraph(
-            "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; CUDA "
-            "events around each launch, same warm-up and iterations as the "
-            "run." % (how, _text(side.get("torch")), _text(side.get("cuda")),
-                      _text(side.get("device")))))
+            "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; %s." % (
+                how, _text(side.get("torch")), _text(side.get("cuda")),
+                _text(side.get("device")), side.get("method") or
+                "CUDA events around each launch, the host's launch path "
+                "included (the method of rows measured before 2026-11-24)")))
     rows = ans.ceilings(study.ceilings)
     if rows:
         blocks.append(doc.Table(
