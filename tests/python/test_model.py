@@ -330,6 +330,8 @@ def test_rows_above_the_dram_ceiling_are_explained_or_flagged():
                       footprint_bytes=moved,
                       time_median_ns=moved / 3.2e12 * 1e9)
     other = dataclasses.replace(fast, variant="w")
+    near = dataclasses.replace(fast, variant="near",
+                               time_median_ns=moved / 3.06e12 * 1e9)
     ok = dataclasses.replace(fast, variant="ok",
                              time_median_ns=moved / 2.9e12 * 1e9)
     warm_l2 = make_point(variant="l2", cache="warm", n=1 << 20)
@@ -337,15 +339,21 @@ def test_rows_above_the_dram_ceiling_are_explained_or_flagged():
     metrics = {fast.key: {"dram__bytes_write.sum": MetricValue(
         0.5 * output, "byte", "cupti")},
         other.key: {"dram__bytes_write.sum": MetricValue(
+            output, "byte", "cupti")},
+        near.key: {"dram__bytes_write.sum": MetricValue(
             output, "byte", "cupti")}}
     run = Run("x", {"run_id": "r", "device": {"l2_bytes": 50 * MiB}},
-              (fast, other, ok, warm_l2), metrics,
+              (fast, other, ok, warm_l2, near), metrics,
               {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
                                    None)})
     above = {a.point.variant: a for a in model.above_dram_ceiling(run)}
-    assert set(above) == {"v", "w"}           # not ok, not the L2 point
-    assert above["v"].explained and "50% of its output" in \
-        above["v"].reason
+    assert set(above) == {"v", "w", "near"}   # not ok, not the L2 point
+    assert above["v"].kind == model.WRITES_IN_L2 and \
+        "50% of its output" in above["v"].reason
+    # all output in DRAM and 2 % above: faster than the ceiling's kernel
+    assert above["near"].kind == model.BEATS_CEILING and \
+        "2.0% faster than the ceiling's kernel" in above["near"].reason
+    # all output in DRAM and 6.7 % above: too far to be a better kernel
     assert not above["w"].explained and "do not explain" in \
         above["w"].reason
     assert above["v"].share == pytest.approx(3.2 / 3.0)

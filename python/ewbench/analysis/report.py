@@ -545,6 +545,46 @@ def fits_section(sctx):
     return blocks
 
 
+def _points(count):
+    return "%d point%s" % (count, "" if count == 1 else "s")
+
+
+def _above_ceiling_text(part, above):
+    """The threat of rows above the measured DRAM ceiling, by explanation,
+    the unexplained and the farthest above shown first."""
+    kinds = {k: [a for a in above if a.kind == k] for k in (
+        model.WRITES_IN_L2, model.BEATS_CEILING, model.UNEXPLAINED)}
+    shown = sorted(above, key=lambda a: (a.explained, -a.share))[:6]
+    parts = []
+    if kinds[model.WRITES_IN_L2]:
+        parts.append("part of the output written to DRAM inside the timed "
+                     "window, the rest left in L2 and written back after "
+                     "the timer stopped (%s; docs/metrics.md, \"Where the "
+                     "writes land\")" % _points(
+                         len(kinds[model.WRITES_IN_L2])))
+    if kinds[model.BEATS_CEILING]:
+        parts.append("all of the output written inside the window, at most "
+                     "%.1f %% above: faster than the ceiling's own kernel, "
+                     "a measured ceiling being one kernel's median, not the "
+                     "memory's limit (%s)" % (
+                         100 * (max(a.share for a in
+                                    kinds[model.BEATS_CEILING]) - 1),
+                         _points(len(kinds[model.BEATS_CEILING]))))
+    if kinds[model.UNEXPLAINED]:
+        parts.append("**not explained**: no DRAM write counter in this "
+                     "part, or more than %.0f %% above (%s)" % (
+                         model.CEILING_BEATEN_PCT,
+                         _points(len(kinds[model.UNEXPLAINED]))))
+    return ("`%s/`: **%s above the measured DRAM ceiling** while not "
+            "served by L2 (cold, or a footprint over the L2). %s. %s." % (
+                part, _points(len(above)), ". ".join(
+                    x[0].upper() + x[1:] for x in parts), "; ".join(
+                    "%s@%s %s: %.1f%% of the ceiling, %s" % (
+                        a.point.variant, size_label(a.point.n),
+                        a.point.cache, 100 * a.share, a.reason)
+                    for a in shown)))
+
+
 def _timed_launches(settings):
     """How many launches a point timed, as run.json settings say."""
     timing = settings.get("timing")
@@ -812,23 +852,7 @@ def threats_section(study, sctx):
         counters = m.get("counters") or {}
         above = model.above_dram_ceiling(run, noise.RUN_FLOOR_PCT)
         if above:
-            explained = [a for a in above if a.explained]
-            shown = sorted(above, key=lambda a: (a.explained, -a.share))[:6]
-            items.append(
-                "`%s/`: **%d points above the measured DRAM ceiling** while "
-                "not served by L2 (cold, or a footprint over the L2): %d "
-                "explained by the counters (their output reached DRAM only "
-                "in part inside the timed window: the writes were left in "
-                "L2 and written back after the timer stopped; docs/metrics"
-                ".md, \"Where the writes land\"), %d %s. %s." % (
-                    part, len(above), len(explained),
-                    len(above) - len(explained),
-                    "**not explained**" if len(above) > len(explained)
-                    else "not explained",
-                    "; ".join("%s@%s %s: %.0f%% of the ceiling, %s" % (
-                        a.point.variant, size_label(a.point.n),
-                        a.point.cache, 100 * a.share, a.reason)
-                        for a in shown)))
+            items.append(_above_ceiling_text(part, above))
         if run.metrics is None and part == stu.ARTICLE:
             items.append("`%s/` has no counters (%s): occupancy and "
                          "instruction evidence is missing." % (
