@@ -61,6 +61,7 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	b->profile_window = o->profile_window;
 	b->seed = o->seed;
 	b->flush_bytes = p->flush_bytes;
+	b->array_bytes = bytes;
 	*code = EWB_EXIT_ERROR;
 	if (bytes > SIZE_MAX / 8) {
 		*cause = xasprintf("--size %llu is too large to address",
@@ -130,6 +131,7 @@ bench_close(struct bench *b)
 		cudaFree(b->base[i]);
 	cudaFree(b->d_flush);
 	cudaFree(b->d_result);
+	cudaFree(b->d_guarded);
 	if (b->h_pinned)
 		cudaFreeHost(b->h_expected);
 	else

@@ -25,6 +25,9 @@ struct bench {
 	cudaStream_t		 stream;
 	void			*d_a, *d_b, *d_c, *d_expected, *d_flush;
 	void			*base[4];	/* as allocated */
+	size_t			 array_bytes;	/* of each, the plan's largest */
+	char			*d_guarded;	/* a user kernel's guarded
+						   output (checker.c), kept */
 	size_t			 flush_bytes;
 	void			*h_expected;	/* pinned when it can be */
 	bool			 h_pinned;

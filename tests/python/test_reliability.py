@@ -391,7 +391,7 @@ class FakeCuda:
         self.log.append("sync")
 
     def empty_cache(self):
-        pass
+        self.log.append("empty_cache")
 
 
 class FakeMarker:
@@ -506,6 +506,9 @@ def test_torch_rows_time_the_kernels_not_python(monkeypatch):
             check == "pass"
     # Python's pace is the interval, apart; cold points have none.
     assert got[warm][1] == [20000] * 499 and got[cold][1] == []
+    # Freed blocks stay in PyTorch's cache: memory given back to the
+    # driver is scrubbed by the GPU while the next point runs.
+    assert "empty_cache" not in torch.log
 
 
 def test_torch_batches_fill_the_time_budget_then_stop(monkeypatch):
