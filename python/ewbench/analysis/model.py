@@ -316,7 +316,7 @@ class PointFacts:
 
     @property
     def stall_text(self):
-        return "top warp stalls, in % of active warps: %s" % ", ".join(
+        return "top warp stalls, in %% of active warps: %s" % ", ".join(
             "%s %.0f%%" % (r, v) for r, v in self.stalls[:3]) \
             if self.stalls else ""
 
