@@ -19,8 +19,9 @@
 #                DRAM-tier comparison with its round-to-round spread
 #                (torch.add rows beside each round too)
 #   then render its report.  Without one: render the shipped reference
-#   results under SRCDIR/reports/reference/<gpu>/ in place, and the fleet
-#   references under SRCDIR/reports/reference/fleet-*/ (if any).
+#   results under SRCDIR/reports/reference/<gpu>/, and the fleet
+#   references under SRCDIR/reports/reference/fleet-*/ (if any), into
+#   OUTDIR/rendered/<name>/ (the shipped folders are left as they are).
 # EWBENCH and PYTHON come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
@@ -41,10 +42,10 @@ repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
 # The article preset's largest size (src/cli.c): the DRAM tier.
 dram_size=2^28
 
-# render_study DIR: every part's report, and the study's, in DIR/report.
+# render_study DIR [OUT]: the study's report, in OUT (default DIR/report).
 render_study() {
-	analysis report "$1" -o "$1/report" >/dev/null
-	echo "report: $1/report/report.html"
+	analysis report "$1" -o "${2:-$1/report}" >/dev/null
+	echo "report: ${2:-$1/report}/report.html"
 }
 
 set +e
@@ -87,21 +88,29 @@ if [ "$rc" = 0 ]; then
 fi
 echo "report: no usable GPU here; rendering the shipped reference results"
 # reports/reference/<gpu>/ is a study directory (article/, ceilings/,
-# sweep/, blocks/), as written by `make report` on that GPU, with more runs
+# sweep/, ...), as written by `make report` on that GPU, with more runs
 # beside it (contest/, ncu/, ...) that keep their data but no rendering.
+# The shipped folders are the source's: their renderings go to
+# OUTDIR/rendered/<name>/, which `make report` claims.
+rendered=$outdir/rendered
+mkdir -p "$rendered"
+rendered_abs=$(cd "$rendered" && pwd)	# for the contest, run from its folder
 found=0
 for gpu in "$srcdir"/reports/reference/*/; do
 	gpu=${gpu%/}
+	name=$(basename "$gpu")
 	if [ -f "$gpu/article/run.json" ]; then
-		render_study "$gpu"
+		render_study "$gpu" "$rendered/$name/report"
 		found=1
 	fi
 	# Interleaved rounds (tests/gpu/run-all.sh contest): who wins, by how
 	# much, beyond the repeat-to-repeat spread.  Run from the folder so
 	# the paths it prints are the rounds' own names.
 	if [ -d "$gpu/contest/round-1" ]; then
-		(cd "$gpu/contest" && analysis contest round-? -o contest.md >/dev/null)
-		echo "report: $gpu/contest/contest.md"
+		mkdir -p "$rendered/$name"
+		(cd "$gpu/contest" &&
+		    analysis contest round-? -o "$rendered_abs/$name/contest.md" >/dev/null)
+		echo "report: $rendered/$name/contest.md"
 	fi
 done
 # Committed fleet references (`ewbench fleet-report`): one run per GPU
@@ -110,7 +119,7 @@ done
 for fleet in "$srcdir"/reports/reference/fleet-*/; do
 	[ -d "$fleet" ] || continue
 	fleet=${fleet%/}
-	analysis fleet-report "$fleet" -o "$fleet/report" >/dev/null
-	echo "report: $fleet/report/report.html"
+	analysis fleet-report "$fleet" -o "$rendered/$(basename "$fleet")/report" >/dev/null
+	echo "report: $rendered/$(basename "$fleet")/report/report.html"
 done
 [ "$found" = 1 ] || { echo "report: no reference results under $srcdir/reports/reference" >&2; exit 1; }
