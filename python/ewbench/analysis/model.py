@@ -356,6 +356,24 @@ def _sibling_text(f):
         gbps(f.best_sibling_bandwidth))
 
 
+def _occupancy_text(f):
+    if f.occupancy_pct is None:
+        return None
+    return "%s occupancy %.0f%%" % (f.occupancy_kind, f.occupancy_pct)
+
+
+def _in_flight_text(f):
+    """Loads in flight per SM, with a sibling's at the ceiling when known;
+    None without an estimate."""
+    if f.kib_in_flight_per_sm is None:
+        return None
+    text = "about %.0f KiB of loads in flight per SM" % f.kib_in_flight_per_sm
+    if f.full_speed_kib_in_flight is not None:
+        text += " (%s at the ceiling: %.0f KiB)" % (
+            f.full_speed_sibling, f.full_speed_kib_in_flight)
+    return text
+
+
 def rule_launch(f):
     if f.cold_time_ns:
         return Verdict(LAUNCH_BOUND, "warm %s µs > cold %s µs beyond the "
@@ -427,9 +445,8 @@ def rule_latency(f):
                  "%.0f KiB needed to cover DRAM latency (%s)" % (
                      have, 100 * (1 - LATENCY_MARGIN), need,
                      f.needed_source), _dram_text(f)]
-        if f.occupancy_pct is not None:
-            parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
-                                                  f.occupancy_pct))
+        if _occupancy_text(f):
+            parts.append(_occupancy_text(f))
         if f.stall_text:
             parts.append(f.stall_text)
         return Verdict(LATENCY_BOUND, "; ".join(parts))
@@ -450,14 +467,7 @@ def rule_latency(f):
              "scoreboard) while the memory system has room for more (%s): "
              "too few loads in flight to cover its latency" % (
                  100 * waits, "; ".join(room))]
-    if have is not None:
-        parts.append("about %.0f KiB of loads in flight per SM%s" % (
-            have, "" if f.full_speed_kib_in_flight is None else
-            " (%s at the ceiling: %.0f KiB)" % (
-                f.full_speed_sibling, f.full_speed_kib_in_flight)))
-    if f.occupancy_pct is not None:
-        parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
-                                              f.occupancy_pct))
+    parts += [x for x in (_in_flight_text(f), _occupancy_text(f)) if x]
     parts.append(f.stall_text)
     return Verdict(LATENCY_BOUND, "; ".join(parts))
 
@@ -515,9 +525,8 @@ def rule_fallback(f):
     parts = [_dram_text(f)]
     if _sibling_text(f):
         parts.append(_sibling_text(f))
-    if f.occupancy_pct is not None:
-        parts.append("%s occupancy %.0f%%" % (f.occupancy_kind,
-                                              f.occupancy_pct))
+    if _occupancy_text(f):
+        parts.append(_occupancy_text(f))
     if f.bytes_per_inst is not None:
         text = "%.1f B per issued instruction" % f.bytes_per_inst
         if f.full_speed_bytes_per_inst is not None and \
@@ -525,13 +534,8 @@ def rule_fallback(f):
             text += " (a sibling reaches the ceiling with %.1f)" % \
                 f.full_speed_bytes_per_inst
         parts.append(text)
-    if f.kib_in_flight_per_sm is not None:
-        text = "about %.0f KiB of loads in flight per SM" % \
-            f.kib_in_flight_per_sm
-        if f.full_speed_kib_in_flight is not None:
-            text += " (%s at the ceiling: %.0f KiB)" % (
-                f.full_speed_sibling, f.full_speed_kib_in_flight)
-        parts.append(text)
+    if _in_flight_text(f):
+        parts.append(_in_flight_text(f))
     if f.stall_text:
         parts.append(f.stall_text)
     return Verdict(UNKNOWN, "no rule separates the causes; measured: " +

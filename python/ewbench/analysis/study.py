@@ -13,8 +13,9 @@
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
 article's points of the same key (with_metrics_of); the repeat rounds,
-with the article as round 1, make the DRAM-tier comparison's repeats.  A single run directory is a study of one part
-(`article`), so the report code has one shape to handle.
+with the article as round 1, make the DRAM-tier comparison's repeats.
+A single run directory is a study of one part (`article`), so the report
+code has one shape to handle.
 """
 
 import os

@@ -31,8 +31,8 @@ torch_relu_f32; block and grid empty (PyTorch decides).  Points already in
 timing.csv (runs from before peers/) or in peer-torch.csv are skipped.
 timing.csv is never written: after each profiler session peer-torch.csv
 is rewritten atomically with its old rows and the session's finished
-points (peers/output.py), so an interrupted run keeps every complete row.  A sidecar peer-torch.json
-records the PyTorch and CUDA versions.
+points (peers/output.py), so an interrupted run keeps every complete row.
+A sidecar peer-torch.json records the PyTorch and CUDA versions.
 
 Only measure() and measure_runs() touch torch; everything else is pure.
 
@@ -333,7 +333,7 @@ def batches(spans, count):
     return [spans[a + 1:b] for a, b in zip(marks[::2], marks[1::2])]
 
 
-def run_batch(torch, job, launch, flush, count):
+def run_batch(job, launch, flush, count):
     """Launch the op `count` times, flushing before each when cold; the
     last output."""
     result = None
@@ -349,7 +349,7 @@ def warm_up(torch, job, launch, flush):
     events around them, the host included)."""
     start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
     start.record()
-    run_batch(torch, job, launch, flush, job.warmup)
+    run_batch(job, launch, flush, job.warmup)
     end.record()
     torch.cuda.synchronize()
     return start.elapsed_time(end) * 1e6 / max(job.warmup, 1)
@@ -369,7 +369,7 @@ def session(torch, jobs, size, flush, check):
             inputs, launch = make_operands(torch, job)
             wanted[job] = size(job, warm_up(torch, job, launch, flush))
             mark()
-            result = run_batch(torch, job, launch, flush, wanted[job])
+            result = run_batch(job, launch, flush, wanted[job])
             mark()
             if check:
                 same = torch.equal(result, reference(torch, job.op, inputs))
@@ -424,9 +424,10 @@ def measure(torch, jobs, flush, done):
 
 
 def measure_runs(run_dirs, say=print):
-    """Measure the missing points of every run directory, in one process
-    and one profiler session (the runs in the order given, each run's
-    points in plan order), and add them to each run's peer-torch.csv.
+    """Measure the missing points of every run directory in one process,
+    all in each profiler session of measure() (the runs in the order
+    given, each run's points in plan order), and add them to each run's
+    peer-torch.csv.
     Returns {run_dir: rows written}; raises CannotRun (nothing measured)
     or DataError."""
     runs = {d: load.load_run(d) for d in run_dirs}
@@ -451,9 +452,9 @@ def measure_runs(run_dirs, say=print):
         for r in runs.values())
     flush = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
     fitting = []
+    free, _ = torch.cuda.mem_get_info()     # before any point allocates
     for job in jobs:
         need = (3 if job.op == "add" else 2) * job.n * DTYPE_BYTES[job.dtype]
-        free, _ = torch.cuda.mem_get_info()
         if need > 0.9 * free:
             say("skip %s n=%d %s: needs %d bytes, %d free" % (
                 job.variant, job.n, job.cache, need, free))
