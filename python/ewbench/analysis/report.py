@@ -476,14 +476,21 @@ def verdicts_section(sctx):
         "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
         "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
         ">= %.0f %% of the best sibling: same op, dtype, size, cache, "
-        "launch), occupancy-bound (occupancy < %.0f %%), issue-bound (< %.0f "
-        "B per issued instruction and < %.0f %% of the leanest sibling at "
-        "the ceiling), else undetermined, with what was measured. "
-        "docs/analysis.md explains each." % (
+        "launch), occupancy-bound (occupancy < %.0f %%), latency-bound "
+        "(loads in flight per SM < %.0f %% of what Little's law needs; "
+        "where that is silent, long-scoreboard stalls >= %.0f %% of all "
+        "while the ceiling or a sibling shows room), issue-bound (issue "
+        "stalls >= %.0f %% of all, or < %.0f B per issued instruction and "
+        "< %.0f %% of the leanest sibling at the ceiling), DRAM-bound in "
+        "the band (>= %.0f %% of the best sibling), else undetermined, "
+        "with what was measured. docs/analysis.md explains each." % (
             model.LAUNCH_FACTOR,
             100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
             100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
-            model.ISSUE_BYTES_PER_INST, 100 * model.ISSUE_MARGIN)))
+            100 * (1 - model.LATENCY_MARGIN), 100 * model.STALL_DOMINANT,
+            100 * model.STALL_DOMINANT, model.ISSUE_BYTES_PER_INST,
+            100 * model.ISSUE_MARGIN,
+            100 * (model.SIBLING_FRACTION - model.SIBLING_BAND))))
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     run = ctx.run
     shown = sel.representative_sizes(run)
