@@ -26,10 +26,6 @@
 /* Largest gridDim.x (compute capability 3.0 and later). */
 #define EWB_MAX_GRID		2147483647ULL
 
-/* What one SM holds, for the fixed grid of the grid-stride variants:
- * as many blocks as fit by thread count, at most the block limit. */
-#define EWB_SM_MAX_THREADS	2048u
-#define EWB_SM_MAX_BLOCKS	32u
 
 /* Thread indexing, in 64 bits so that n > 2^31 works. */
 static __device__ __forceinline__ size_t
@@ -108,15 +104,39 @@ ewb_sm_count(int given)
 	return (unsigned)count;
 }
 
-/* Blocks of `block` threads one SM holds by thread count alone:
- * min(2048 / block, 32), at least 1. */
+/* A limit of one SM the caller gave, else the current device's (1 when
+ * the runtime cannot tell). */
 static inline unsigned
-ewb_resident_estimate(unsigned block)
+ewb_sm_limit(int given, cudaDeviceAttr attr)
 {
-	unsigned resident = EWB_SM_MAX_THREADS / block;
+	int	device, value;
 
-	if (resident > EWB_SM_MAX_BLOCKS)
-		resident = EWB_SM_MAX_BLOCKS;
+	if (given > 0)
+		return (unsigned)given;
+	if (cudaGetDevice(&device) != cudaSuccess ||
+	    cudaDeviceGetAttribute(&value, attr, device) != cudaSuccess ||
+	    value <= 0) {
+		(void)cudaGetLastError();
+		return 1;
+	}
+	return (unsigned)value;
+}
+
+/* Blocks of `block` threads one SM of the device holds by thread count
+ * alone: min(its max threads / block, its max blocks), at least 1 (2048
+ * threads and 32 blocks on Hopper, 1536 and 24 on Ada, 1024 and 16 on
+ * Turing). */
+static inline unsigned
+ewb_resident_estimate(const struct ewb_launch_args *args, unsigned block)
+{
+	unsigned threads = ewb_sm_limit(args->max_threads_per_sm,
+	    cudaDevAttrMaxThreadsPerMultiProcessor);
+	unsigned blocks = ewb_sm_limit(args->max_blocks_per_sm,
+	    cudaDevAttrMaxBlocksPerMultiprocessor);
+	unsigned resident = threads / block;
+
+	if (resident > blocks)
+		resident = blocks;
 	if (resident == 0)
 		resident = 1;
 	return resident;
@@ -145,14 +165,16 @@ ewb_shape_resident(size_t n, unsigned long long per_block, unsigned block,
 }
 
 /*
- * Grid-stride loops: a fixed grid of one wave of resident blocks,
- * sm_count * min(2048 / block, 32), but no more blocks than have work.
+ * Grid-stride loops: a fixed grid of one wave of resident blocks, sm_count
+ * * ewb_resident_estimate, but no more blocks than have work.
  */
 static inline struct ewb_shape
-ewb_shape_stride(size_t n, unsigned per_thread, unsigned block, int sm_count)
+ewb_shape_stride(const struct ewb_launch_args *args, unsigned per_thread,
+    unsigned block)
 {
-	return ewb_shape_resident(n, (unsigned long long)per_thread * block,
-	    block, ewb_resident_estimate(block), sm_count);
+	return ewb_shape_resident(args->n,
+	    (unsigned long long)per_thread * block, block,
+	    ewb_resident_estimate(args, block), args->sm_count);
 }
 
 /*
@@ -164,44 +186,23 @@ ewb_shape_stride(size_t n, unsigned per_thread, unsigned block, int sm_count)
  */
 template <auto Kernel>
 static unsigned
-ewb_blocks_per_sm(unsigned block)
+ewb_blocks_per_sm(const struct ewb_launch_args *args, unsigned block)
 {
 	static std::atomic<int>	known[1025];	/* by block; 0: not asked */
 	int			blocks;
 
 	if (block == 0 || block > 1024)
-		return ewb_resident_estimate(block);
+		return ewb_resident_estimate(args, block);
 	blocks = known[block].load(std::memory_order_relaxed);
 	if (blocks > 0)
 		return (unsigned)blocks;
 	if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, Kernel,
 	    (int)block, 0) != cudaSuccess || blocks <= 0) {
 		(void)cudaGetLastError();	/* not the next launch's error */
-		return ewb_resident_estimate(block);
+		return ewb_resident_estimate(args, block);
 	}
 	known[block].store(blocks, std::memory_order_relaxed);
 	return (unsigned)blocks;
-}
-
-/* Compute capability (major) of the current device, asked once; 0 when
- * the runtime cannot tell. */
-static inline int
-ewb_device_major(void)
-{
-	static std::atomic<int>	known;
-	int			major = known.load(std::memory_order_relaxed);
-	int			device;
-
-	if (major > 0)
-		return major;
-	if (cudaGetDevice(&device) != cudaSuccess ||
-	    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-	    device) != cudaSuccess || major <= 0) {
-		(void)cudaGetLastError();
-		return 0;
-	}
-	known.store(major, std::memory_order_relaxed);
-	return major;
 }
 
 /* Consecutive elements per thread of ewb_abs_f32_unroll. */
@@ -330,10 +331,10 @@ struct ewb_study_launch {
 		if (GridStride && Occupancy)
 			return ewb_shape_resident(args->n,
 			    (unsigned long long)PerThread * block, block,
-			    ewb_blocks_per_sm<Kernel>(block), args->sm_count);
-		if (GridStride)
-			return ewb_shape_stride(args->n, PerThread, block,
+			    ewb_blocks_per_sm<Kernel>(args, block),
 			    args->sm_count);
+		if (GridStride)
+			return ewb_shape_stride(args, PerThread, block);
 		return ewb_shape_cover(args->n, PerThread, block);
 	}
 
@@ -371,14 +372,26 @@ struct ewb_bulk_launch {
 
 	static_assert(VectorWidth * sizeof(typename operands::elem) == 16,
 	    "bulk copies need 16-byte aligned operands, what vector_ok tests");
-	/* Below sm_90 there are no bulk copies: the fallback runs. */
+	/* Below sm_90 there are no bulk copies: the fallback runs.  What
+	 * counts is the code loaded, not the GPU: compute_80 PTX that the
+	 * driver JIT-compiles for a 9.0 GPU has an empty bulk-copy body. */
 	static constexpr unsigned min_cc = 90;
 
 	static bool
 	bulk_ok(const struct ewb_launch_args *args)
 	{
-		return fallback::vector_ok(args) &&
-		    ewb_device_major() * 10 >= (int)min_cc;
+		static std::atomic<unsigned>	code;	/* 0: not asked */
+		unsigned			arch;
+
+		if (!fallback::vector_ok(args))
+			return false;
+		if ((arch = code.load(std::memory_order_relaxed)) == 0) {
+			arch = ewb_code_arch((const void *)Kernel);
+			if (arch == 0)
+				return false;
+			code.store(arch, std::memory_order_relaxed);
+		}
+		return arch >= min_cc;
 	}
 
 	static struct ewb_shape

@@ -92,6 +92,19 @@ const struct ewb_variant ewb_variants[] = {
 const size_t ewb_variant_count = sizeof ewb_variants / sizeof ewb_variants[0];
 
 unsigned
+ewb_code_arch(const void *kernel)
+{
+	struct cudaFuncAttributes	attr;
+
+	if (kernel == NULL ||
+	    cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+		(void)cudaGetLastError();	/* not the next launch's */
+		return 0;
+	}
+	return (unsigned)attr.ptxVersion;
+}
+
+unsigned
 ewb_dtype_size(enum ewb_dtype dtype)
 {
 	return elem_bytes(dtype);

@@ -39,6 +39,10 @@ struct ewb_launch_args {
 	size_t		 n;		/* elements */
 	unsigned	 block;		/* threads per block; 0 = default */
 	int		 sm_count;	/* for variants with a fixed grid */
+	int		 max_threads_per_sm;	/* what one SM holds, for the
+						   one-wave grids; 0: ask the
+						   current device */
+	int		 max_blocks_per_sm;
 	cudaStream_t	 stream;
 };
 
@@ -88,6 +92,11 @@ const char	*ewb_op_name(enum ewb_op);
 /* Read all of buf (16-byte aligned, several times larger than L2) so that
  * L2 afterwards holds none of the benchmark's lines and nothing dirty: the
  * next kernel starts cold and pays no write-backs of earlier work. */
+/* The compute capability the code loaded for kernel on the current
+ * device was compiled for (major * 10 + minor: 80 for compute_80 PTX that
+ * the driver JIT-compiled for a 9.0 GPU); 0 when it cannot be loaded. */
+unsigned	 ewb_code_arch(const void *kernel);
+
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 
 /* spin.cu: one thread holds the stream until the host writes

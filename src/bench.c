@@ -156,6 +156,8 @@ bench_case(struct bench *b, const struct plan_case *c, struct launch *l,
 	l->args.n = c->n;
 	l->args.block = c->block;
 	l->args.sm_count = b->dev->sm_count;
+	l->args.max_threads_per_sm = b->dev->max_threads_per_sm;
+	l->args.max_blocks_per_sm = b->dev->max_blocks_per_sm;
 	l->args.stream = b->stream;
 	shape = c->v->shape(&l->args);
 	memset(p, 0, sizeof *p);

@@ -11,9 +11,15 @@
 /* The chip --dry-run plans for when there is no GPU and no --chip. */
 #define CHIPS_DEFAULT	"GH100"
 
-/* Fills f with the facts of `name` (a CUPTI chip name such as GH100, or a
- * board such as H200; any case) and sets *cupti_chip to its CUPTI chip
- * name.  Returns -1 with a cause listing the known names otherwise. */
+/* The CUPTI chip of a board or chip name of the table ("RTX 5090", "T4",
+ * "GB202"; any case, blanks and '-' ignored); -1 when none. */
+int	 chips_cupti(const char *name, const char **cupti_chip);
+/* "H100 (GH100), H200 (GH100), ...": every board's short name. */
+char	*chips_names(void);
+
+/* Fills f with the facts of `name` (a board such as H200 or RTX 5090, or
+ * a CUPTI chip name such as GB202 for the table's first board of that
+ * chip) and sets *cupti_chip to its CUPTI chip name.  Returns -1 with a cause listing the known names otherwise. */
 int	 chips_facts(const char *name, struct device_facts *f,
 	    const char **cupti_chip, char **cause);
 

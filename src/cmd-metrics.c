@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ewbench.h"
 #include "chips.h"
@@ -27,12 +28,17 @@ static const char usage_text[] =
 "  --list          the sets, their one-line description and metrics; with a\n"
 "                  chip (--chip, or the GPU's), also each metric's unit and\n"
 "                  description and the set's pass count (the default)\n"
-"  --check         validate every metric of the sets against the chip with\n"
-"                  the CUPTI host API and print pass counts; exit 2 naming\n"
-"                  unknown metrics.  Without --chip and without a GPU the\n"
-"                  chip is " DEFAULT_CHIP ".\n"
-"  --chip NAME     a CUPTI chip name: GH100 (H100, H200), GA100, AD102,\n"
-"                  GB100, GB202, ... (case does not matter)\n"
+"  --check         resolve the sets for the chip with the CUPTI host API\n"
+"                  (each entry collected under the first of its names the\n"
+"                  chip knows) and print pass counts; exit 2 naming an\n"
+"                  entry the chip has no name for, unless the entry ends\n"
+"                  with '| -' (then it is left out, and said).  Without\n"
+"                  --chip and without a GPU the chip is " DEFAULT_CHIP ".\n"
+"  --chip NAME     a GPU by board or chip name, as `run --dry-run --chip`\n"
+"                  takes it (RTX 5090, T4, A100, H200, ...), or any chip\n"
+"                  CUPTI knows (GB202, GA107, ...); case, blanks and '-'\n"
+"                  do not matter.  `all`: every chip CUPTI knows, with\n"
+"                  --check (what CI runs)\n"
 "  --metrics SPEC  one set: a group name, a file path, or a comma-separated\n"
 "                  list of metric names (default: every group)\n"
 "  -h, --help      this text\n";
@@ -51,7 +57,7 @@ static const struct option metrics_longopts[] = {
 struct metrics_options {
 	bool		 list;
 	bool		 check;
-	char		*chip;		/* upper-cased copy, or NULL */
+	const char	*chip;		/* --chip as given, or NULL */
 	const char	*spec;		/* NULL: every group */
 };
 
@@ -68,7 +74,6 @@ usage_error(char *cause)
 static int
 parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 {
-	char	*p;
 	int	 ch;
 
 	memset(o, 0, sizeof *o);
@@ -84,10 +89,7 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 			o->check = true;
 			break;
 		case OPT_CHIP:
-			free(o->chip);
-			o->chip = xstrdup(optarg);
-			for (p = o->chip; *p != '\0'; p++)
-				*p = (char)toupper((unsigned char)*p);
+			o->chip = optarg;
 			break;
 		case OPT_METRICS:
 			o->spec = optarg;
@@ -122,30 +124,78 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 }
 
 /*
- * The chip to describe or check against: --chip, else the GPU's, else
- * (for --check only) DEFAULT_CHIP, said on stderr.  NULL for a --list
- * without either.
+ * The CUPTI chip of --chip: a board or chip name of chips.h, else a chip
+ * CUPTI knows (any case).  -1 with a cause naming both lists.
  */
-static char *
-resolve_chip(const struct metrics_options *o)
+static int
+chip_of_option(const char *name, char **chip, char **cause)
 {
-	char	*chip, *cause = NULL;
+	const char	*cupti;
+	char		*upper, *p, *known, *error = NULL;
 
-	if (o->chip != NULL)
-		return xstrdup(o->chip);
-	if (counters_device_chip(0, &chip, &cause) == 0) {
+	if (chips_cupti(name, &cupti) == 0) {
+		*chip = xstrdup(cupti);
+		return 0;
+	}
+	upper = xstrdup(name);
+	for (p = upper; *p != '\0'; p++)
+		*p = (char)toupper((unsigned char)*p);
+	if (counters_chip_check(upper, &error) == 0) {
+		*chip = upper;
+		return 0;
+	}
+	known = chips_names();
+	*cause = xasprintf("%s; or a GPU by name: %s", error, known);
+	free(known);
+	free(error);
+	free(upper);
+	return -1;
+}
+
+/*
+ * The chips to describe or check against: --chip (every chip CUPTI knows
+ * for `all`), else the GPU's, else (for --check only) DEFAULT_CHIP, said
+ * on stderr.  None for a --list without either.
+ */
+static int
+resolve_chips(const struct metrics_options *o, char ***chips, size_t *count,
+    char **cause)
+{
+	char	*chip = NULL, *error = NULL;
+
+	*chips = NULL;
+	*count = 0;
+	if (o->chip != NULL && strcasecmp(o->chip, "all") == 0) {
+		if (!o->check) {
+			*cause = xstrdup("--chip all goes with --check");
+			return -1;
+		}
+		counters_chips(chips, count);
+		if (*count == 0) {
+			*cause = xstrdup("CUPTI's host API lists no chips");
+			return -1;
+		}
+		return 0;
+	}
+	if (o->chip != NULL) {
+		if (chip_of_option(o->chip, &chip, cause) != 0)
+			return -1;
+	} else if (counters_device_chip(0, &chip, &error) == 0)
 		fprintf(stderr, "ewbench metrics: chip %s (CUDA device 0)\n",
 		    chip);
-		return chip;
+	else if (o->check) {
+		fprintf(stderr, "ewbench metrics: no GPU to ask (%s); checking "
+		    "against chip %s (choose with --chip)\n", error,
+		    DEFAULT_CHIP);
+		chip = xstrdup(DEFAULT_CHIP);
 	}
-	if (!o->check) {
-		free(cause);
-		return NULL;
+	free(error);
+	if (chip != NULL) {
+		*chips = xcalloc(1, sizeof **chips);
+		(*chips)[0] = chip;
+		*count = 1;
 	}
-	fprintf(stderr, "ewbench metrics: no GPU to ask (%s); checking "
-	    "against chip %s (choose with --chip)\n", cause, DEFAULT_CHIP);
-	free(cause);
-	return xstrdup(DEFAULT_CHIP);
+	return 0;
 }
 
 static size_t
@@ -155,6 +205,10 @@ longest_name(const struct metric_set *set)
 
 	for (i = 0; i < set->count; i++) {
 		if ((len = strlen(set->metrics[i])) > width)
+			width = len;
+	}
+	for (i = 0; i < set->nleft_out; i++) {
+		if ((len = strlen(set->left_out[i].metric)) > width)
 			width = len;
 	}
 	return width;
@@ -180,54 +234,126 @@ print_long(const char *text)
 	}
 }
 
+/* An entry as the group file writes it: "a | b | -". */
+static void
+print_entry(const struct metric_set *set, size_t i)
+{
+	size_t	k;
+
+	printf("  %s", set->names[i][0]);
+	for (k = 1; set->names[i][k] != NULL; k++)
+		printf(" | %s", set->names[i][k]);
+	printf("%s\n", set->optional[i] ? " | -" : "");
+}
+
+/* One set of --list for a chip: each entry under the name collected,
+ * with unit and description, and the entries left out. */
+static int
+list_resolved(const struct metric_set *set, const char *chip, char **cause)
+{
+	struct metric_info	*info;
+	size_t			 i, width = longest_name(set);
+	int			 passes = 0;
+
+	info = xcalloc(set->count, sizeof *info);
+	if (counters_inspect(chip, set, info, &passes, cause) != 0) {
+		free(info);
+		return -1;
+	}
+	printf("  %d pass%s on %s\n", passes, passes == 1 ? "" : "es", chip);
+	for (i = 0; i < set->count; i++) {
+		printf("  %-*s  %-10s %s\n", (int)width, set->metrics[i],
+		    metric_unit(set->metrics[i], info[i].dim_unit),
+		    info[i].description != NULL ? info[i].description : "");
+		if (strcmp(set->collected[i], set->metrics[i]) != 0)
+			printf("  %-*s  (collected as %s on %s)\n", (int)width,
+			    "", set->collected[i], chip);
+	}
+	for (i = 0; i < set->nleft_out; i++)
+		printf("  %-*s  LEFT OUT: %s\n", (int)width,
+		    set->left_out[i].metric, set->left_out[i].reason);
+	metric_info_free(info, set->count);
+	free(info);
+	return 0;
+}
+
 /* One set of --list; returns -1 when CUPTI failed (cause set). */
 static int
 list_set(const struct metric_set *set, const char *chip, bool with_long,
     char **cause)
 {
-	struct metric_info	*info = NULL;
-	size_t			 i, width = longest_name(set);
-	int			 passes = 0;
+	struct metric_set	 resolved;
+	size_t			 i;
+	int			 rc = 0;
 
 	printf("%s: %s\n", set->name, set->short_desc != NULL ?
 	    set->short_desc : "(metrics given on the command line)");
-	if (chip != NULL) {
-		info = xcalloc(set->count, sizeof *info);
-		if (counters_inspect(chip, set, info, &passes, cause) != 0) {
-			free(info);
+	if (chip == NULL) {
+		for (i = 0; i < set->count; i++)
+			print_entry(set, i);
+	} else {
+		metric_set_copy(&resolved, set);
+		if (counters_resolve(chip, &resolved, cause) != 0)
+			rc = -1;
+		else
+			rc = list_resolved(&resolved, chip, cause);
+		metric_set_free(&resolved);
+		if (rc != 0)
 			return -1;
-		}
-		if (passes > 0)
-			printf("  %d pass%s on %s\n", passes,
-			    passes == 1 ? "" : "es", chip);
-		else
-			printf("  pass count unknown: the set has metrics %s "
-			    "does not know\n", chip);
-	}
-	for (i = 0; i < set->count; i++) {
-		if (info == NULL)
-			printf("  %s\n", set->metrics[i]);
-		else if (info[i].valid)
-			printf("  %-*s  %-10s %s\n", (int)width,
-			    set->metrics[i], metric_unit(set->metrics[i],
-			    info[i].dim_unit), info[i].description != NULL ?
-			    info[i].description : "");
-		else if (info[i].suggestion != NULL)
-			printf("  %-*s  UNKNOWN on %s (did you mean %s?)\n",
-			    (int)width, set->metrics[i], chip,
-			    info[i].suggestion);
-		else
-			printf("  %-*s  UNKNOWN on %s\n", (int)width,
-			    set->metrics[i], chip);
 	}
 	if (with_long && set->long_desc != NULL)
 		print_long(set->long_desc);
 	printf("\n");
-	if (info != NULL) {
-		metric_info_free(info, set->count);
-		free(info);
-	}
 	return 0;
+}
+
+/* "name (did you mean x?)" for a metric chip does not know. */
+static char *
+unknown_with_suggestion(const char *chip, const char *metric)
+{
+	struct metric_set	 one;
+	char			**bad = NULL, *error = NULL, *text;
+	size_t			 nbad = 0;
+	int			 passes;
+
+	if (metric_set_load(metric, &one, &error) != 0) {
+		free(error);
+		return xstrdup(metric);
+	}
+	counters_validate(chip, &one, &passes, &bad, &nbad, &error);
+	text = nbad > 0 ? xstrdup(bad[0]) : xstrdup(metric);
+	while (nbad > 0)
+		free(bad[--nbad]);
+	free(bad);
+	free(error);
+	metric_set_free(&one);
+	return text;
+}
+
+/* Entries the chip has no name for: fine where the entry says some chips
+ * have none ('| -'), a fault of the file otherwise (on stderr). */
+static void
+check_left_out(const struct metric_set *set, const struct metric_set *resolved,
+    const char *chip, bool *any_bad)
+{
+	const struct metric_gap	*gap;
+	char			*text;
+	size_t			 i;
+	int			 e;
+
+	for (i = 0; i < resolved->nleft_out; i++) {
+		gap = &resolved->left_out[i];
+		if ((e = metric_set_index(set, gap->metric)) >= 0 &&
+		    set->optional[e])
+			continue;
+		text = unknown_with_suggestion(chip, gap->metric);
+		fprintf(stderr, "ewbench metrics: %s: %s: %s; add %s's name "
+		    "after a '|' in the entry, or end the entry with '| -' "
+		    "if %s has no such counter\n", set->name, text,
+		    gap->reason, chip, chip);
+		free(text);
+		*any_bad = true;
+	}
 }
 
 /* One set of --check; returns -1 when CUPTI failed (cause set). */
@@ -235,27 +361,50 @@ static int
 check_set(const struct metric_set *set, const char *chip, bool *any_bad,
     char **cause)
 {
-	char	**bad, *error = NULL;
-	size_t	  nbad, i;
-	int	  passes;
+	struct metric_set	 resolved;
+	char			**bad = NULL, *error = NULL;
+	size_t			 nbad = 0, i, renamed = 0;
+	int			 passes, rc = 0;
 
-	if (counters_validate(chip, set, &passes, &bad, &nbad, &error) == 0) {
-		printf("%s: %zu metric%s valid for %s, %d pass%s\n", set->name,
-		    set->count, set->count == 1 ? "" : "s", chip, passes,
-		    passes == 1 ? "" : "es");
-		return 0;
+	metric_set_copy(&resolved, set);
+	if (counters_resolve(chip, &resolved, &error) != 0) {
+		fprintf(stderr, "ewbench metrics: %s: %s\n", set->name, error);
+		*any_bad = true;
+		goto out;
 	}
-	if (nbad == 0) {
-		*cause = error;
-		return -1;
+	if (counters_validate(chip, &resolved, &passes, &bad, &nbad,
+	    &error) != 0) {
+		if (nbad == 0) {
+			*cause = error;
+			error = NULL;
+			rc = -1;
+			goto out;
+		}
+		fprintf(stderr, "ewbench metrics: %s: %s\n", set->name, error);
+		*any_bad = true;
+		goto out;
 	}
-	*any_bad = true;
-	fprintf(stderr, "ewbench metrics: %s: %s\n", set->name, error);
-	for (i = 0; i < nbad; i++)
-		free(bad[i]);
+	for (i = 0; i < resolved.count; i++)
+		renamed += strcmp(resolved.collected[i],
+		    resolved.metrics[i]) != 0;
+	printf("%s: %zu metric%s valid for %s", set->name, resolved.count,
+	    resolved.count == 1 ? "" : "s", chip);
+	if (renamed > 0)
+		printf(" (%zu under %s's names)", renamed, chip);
+	printf(", %d pass%s", passes, passes == 1 ? "" : "es");
+	for (i = 0; i < resolved.nleft_out; i++)
+		printf("%s%s", i == 0 ? "; left out: " : ", ",
+		    resolved.left_out[i].metric);
+	printf("\n");
+	check_left_out(set, &resolved, chip, any_bad);
+
+out:
+	while (nbad > 0)
+		free(bad[--nbad]);
 	free(bad);
 	free(error);
-	return 0;
+	metric_set_free(&resolved);
+	return rc;
 }
 
 /* The sets to work on: --metrics, or every group. */
@@ -306,19 +455,34 @@ load_sets(const struct metrics_options *o, struct metric_set **sets,
 	return 0;
 }
 
+/* --chip all: a chip whose host API CUPTI refuses (a Tegra Volta, say)
+ * is said and skipped; the sets are checked on every other one. */
+static bool
+chip_skipped(const struct metrics_options *o, const char *chip, char **cause)
+{
+	if (o->chip == NULL || strcasecmp(o->chip, "all") != 0 ||
+	    counters_chip_usable(chip, cause) == 0)
+		return false;
+	printf("%s: skipped: CUPTI's host API cannot profile it (%s)\n", chip,
+	    *cause);
+	free(*cause);
+	*cause = NULL;
+	return true;
+}
+
 int
 metrics_command(int argc, char **argv)
 {
 	struct metrics_options	 o;
 	struct metric_set	*sets = NULL;
-	size_t			 count = 0, i;
-	char			*chip = NULL, *cause = NULL;
+	size_t			 count = 0, nchips = 0, i, c;
+	char			**chips = NULL, *cause = NULL;
 	bool			 any_bad = false, broken = false;
 	int			 code = EWB_EXIT_OK;
 
 	if (parse_options(argc, argv, &o, &code) != 0)
 		goto out;
-	if (o.chip != NULL && counters_chip_check(o.chip, &cause) != 0) {
+	if (resolve_chips(&o, &chips, &nchips, &cause) != 0) {
 		code = usage_error(cause);
 		goto out;
 	}
@@ -326,17 +490,31 @@ metrics_command(int argc, char **argv)
 		goto out;
 	any_bad = broken;
 
-	chip = resolve_chip(&o);
-	for (i = 0; i < count; i++) {
-		if ((o.check ? check_set(&sets[i], chip, &any_bad, &cause) :
-		    list_set(&sets[i], chip, o.spec != NULL, &cause)) != 0) {
-			fprintf(stderr, "ewbench metrics: %s\n", cause);
-			free(cause);
-			code = EWB_EXIT_ERROR;
-			goto out;
+	for (c = 0; c < (nchips > 0 ? nchips : 1); c++) {
+		if (nchips > 0 && chip_skipped(&o, chips[c], &cause))
+			continue;
+		for (i = 0; i < count; i++) {
+			if ((o.check ? check_set(&sets[i], chips[c],
+			    &any_bad, &cause) : list_set(&sets[i],
+			    nchips > 0 ? chips[c] : NULL, o.spec != NULL,
+			    &cause)) != 0) {
+				fprintf(stderr, "ewbench metrics: %s\n", cause);
+				free(cause);
+				code = EWB_EXIT_ERROR;
+				goto out;
+			}
 		}
 	}
-	if (chip == NULL)
+	/* Every chip: each name of each entry must be some chip's. */
+	for (i = 0; nchips > 1 && i < count; i++) {
+		if (counters_check_names(&sets[i], &cause) != 0) {
+			fprintf(stderr, "ewbench metrics: %s: %s\n",
+			    sets[i].name, cause);
+			free(cause);
+			any_bad = true;
+		}
+	}
+	if (nchips == 0)
 		printf("(units, descriptions and pass counts: add --chip "
 		    "%s, or run on a GPU)\n", DEFAULT_CHIP);
 	/* --check fails on any invalid set; --list only on a broken file. */
@@ -347,7 +525,8 @@ out:
 	for (i = 0; i < count; i++)
 		metric_set_free(&sets[i]);
 	free(sets);
-	free(chip);
-	free(o.chip);
+	for (c = 0; c < nchips; c++)
+		free(chips[c]);
+	free(chips);
 	return code;
 }

@@ -55,6 +55,7 @@ static void
 start_counters(struct runner *r)
 {
 	char	*cause = NULL;
+	size_t	 i;
 
 	r->man.counters_status = "off";
 	if (r->opts.no_counters || r->opts.command == CMD_CHECK)
@@ -62,8 +63,7 @@ start_counters(struct runner *r)
 	if (metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
 		r->have_mset = true;
 		r->man.metric_set = r->opts.metrics;
-		r->man.metric_names = r->mset.metrics;
-		r->man.nmetrics = r->mset.count;
+		r->man.metrics = &r->mset;
 		if (counters_open(&r->counters, r->dev.index, &r->mset,
 		    &cause) == 0)
 			cause = NULL;
@@ -77,6 +77,9 @@ start_counters(struct runner *r)
 		return;
 	}
 	r->man.counters_status = "ok";
+	for (i = 0; i < r->mset.nleft_out && !r->opts.quiet; i++)
+		fprintf(stderr, "ewbench: counters: %s left out: %s\n",
+		    r->mset.left_out[i].metric, r->mset.left_out[i].reason);
 	r->man.passes = counters_passes(r->counters);
 	r->man.chip = counters_chip(r->counters);
 	r->man.replay = counters_replay(r->counters);
@@ -439,7 +442,7 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 {
 	const char	*cupti;
 	char		*cause = NULL, **bad = NULL;
-	size_t		 nbad = 0;
+	size_t		 nbad = 0, i;
 	int		 passes = 0, code;
 
 	if (chips_plan_facts(r->opts.chip, no_gpu, &r->dev, &cupti,
@@ -458,11 +461,16 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 	if (!r->opts.no_counters && r->opts.command != CMD_CHECK &&
 	    metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
 		r->have_mset = true;
-		if (counters_validate(cupti, &r->mset, &passes, &bad, &nbad,
+		if (counters_resolve(cupti, &r->mset, &cause) != 0 ||
+		    counters_validate(cupti, &r->mset, &passes, &bad, &nbad,
 		    &cause) != 0) {
 			printf("counters not planned: %s\n", cause);
 			passes = 0;
 		}
+		for (i = 0; i < r->mset.nleft_out; i++)
+			printf("counters: %s left out: %s\n",
+			    r->mset.left_out[i].metric,
+			    r->mset.left_out[i].reason);
 		while (nbad > 0)
 			free(bad[--nbad]);
 		free(bad);

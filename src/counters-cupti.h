@@ -25,6 +25,8 @@
 
 /* The names of a set as CUPTI takes them. */
 const char	**names_view(char **metrics, size_t count);
+/* The names CUPTI is asked for, entry by entry (metric_set_cupti_name). */
+const char	**set_names_view(const struct metric_set *);
 /* A host object for chip (avail: the device's counter availability image,
  * or NULL offline). */
 int		 host_open(const char *chip, const uint8_t *avail,
@@ -34,6 +36,9 @@ char		*dup_or_null(const char *s);
 /* Fills info; an unknown name is !valid, not an error. */
 int		 host_describe(CUpti_Profiler_Host_Object *host,
 		    const char *metric, struct metric_info *info, char **cause);
+/* Whether the host object (a CUpti_Profiler_Host_Object) knows name:
+ * metric_set_resolve's question. */
+bool		 host_knows(void *host, const char *name);
 /* A close valid name for an unknown metric, or NULL. */
 char		*suggest_metric(CUpti_Profiler_Host_Object *host,
 		    const char *metric);

@@ -119,7 +119,36 @@ names_view(char **metrics, size_t count)
 	return names;
 }
 
+/* The names CUPTI is asked for, entry by entry (metric_set_cupti_name). */
+const char **
+set_names_view(const struct metric_set *set)
+{
+	const char	**names;
+	size_t		  i;
+
+	names = xcalloc(set->count, sizeof *names);
+	for (i = 0; i < set->count; i++)
+		names[i] = metric_set_cupti_name(set, i);
+	return names;
+}
+
 /* Host API *******************************************************************/
+
+void
+counters_chips(char ***chips, size_t *count)
+{
+	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
+	size_t	i;
+
+	*chips = NULL;
+	*count = 0;
+	if (cuptiProfilerHostGetSupportedChips(&p) != CUPTI_SUCCESS)
+		return;
+	*chips = xcalloc(p.numChips + 1, sizeof **chips);
+	for (i = 0; i < p.numChips; i++)
+		(*chips)[i] = xstrdup(p.ppChipNames[i]);
+	*count = p.numChips;
+}
 
 static char *
 supported_chips(void)
@@ -420,16 +449,17 @@ counters_inspect(const char *chip, const struct metric_set *set,
 	if (host_open(chip, NULL, &host, cause) != 0)
 		return -1;
 	for (i = 0; i < set->count; i++) {
-		if (host_describe(host, set->metrics[i], &info[i], cause) != 0)
+		if (host_describe(host, metric_set_cupti_name(set, i),
+		    &info[i], cause) != 0)
 			goto out;
 		if (!info[i].valid) {
 			info[i].suggestion = suggest_metric(host,
-			    set->metrics[i]);
+			    metric_set_cupti_name(set, i));
 			all_valid = false;
 		}
 	}
 	if (all_valid && set->count > 0) {
-		names = names_view(set->metrics, set->count);
+		names = set_names_view(set);
 		rc = host_config(host, names, set->count, NULL, NULL, passes,
 		    cause);
 		free(names);
@@ -444,8 +474,64 @@ out:
 	return rc;
 }
 
+/* metric_set_resolve's question, put to the chip's host object. */
+bool
+host_knows(void *ctx, const char *name)
+{
+	struct metric_info	 info;
+	char			*error = NULL;
+	bool			 valid;
+
+	if (host_describe(ctx, name, &info, &error) != 0) {
+		free(error);
+		return false;
+	}
+	valid = info.valid;
+	metric_info_free(&info, 1);
+	return valid;
+}
+
+int
+counters_chip_usable(const char *chip, char **cause)
+{
+	CUpti_Profiler_Host_Object	*host;
+
+	if (host_open(chip, NULL, &host, cause) != 0)
+		return -1;
+	host_close(host);
+	return 0;
+}
+
+int
+counters_resolve(const char *chip, struct metric_set *set, char **cause)
+{
+	CUpti_Profiler_Host_Object	*host;
+	int				 rc;
+
+	if (host_open(chip, NULL, &host, cause) != 0)
+		return -1;
+	rc = metric_set_resolve(set, chip, host_knows, host, cause);
+	host_close(host);
+	return rc;
+}
+
+static int	check_names(const struct metric_set *, char **);
+
 int
 counters_check_names(const struct metric_set *set, char **cause)
+{
+	struct metric_set	flat;
+	int			rc;
+
+	metric_set_flatten(&flat, set);
+	rc = check_names(&flat, cause);
+	metric_set_free(&flat);
+	return rc;
+}
+
+/* counters_check_names of a set whose entries have one name each. */
+static int
+check_names(const struct metric_set *set, char **cause)
 {
 	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
 	struct metric_info	*info;
@@ -516,7 +602,7 @@ unknown_summary(const char *chip, const struct metric_set *set,
 	for (i = 0; i < set->count; i++) {
 		if (info[i].valid)
 			continue;
-		item = unknown_text(set->metrics[i], &info[i]);
+		item = unknown_text(metric_set_cupti_name(set, i), &info[i]);
 		list_append(&list, ", ", item);
 		free(item);
 	}
@@ -545,7 +631,8 @@ counters_validate(const char *chip, const struct metric_set *set,
 		if (info[i].valid)
 			continue;
 		*bad = xrealloc(*bad, (*nbad + 1) * sizeof **bad);
-		(*bad)[(*nbad)++] = unknown_text(set->metrics[i], &info[i]);
+		(*bad)[(*nbad)++] = unknown_text(metric_set_cupti_name(set, i),
+		    &info[i]);
 	}
 	if (*nbad > 0)
 		*cause = unknown_summary(chip, set, info, *nbad);

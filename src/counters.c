@@ -341,6 +341,24 @@ counters_close(struct counters *c)
 	free(c);
 }
 
+/* Resolves the set for the device's chip (its counter availability
+ * included), unless the caller did; then takes the names to collect. */
+static int
+resolve(struct counters *c, struct metric_set *set, char **cause)
+{
+	size_t	i;
+
+	if (set->collected == NULL && metric_set_resolve(set, c->chip,
+	    host_knows, c->host, cause) != 0)
+		return -1;
+	c->count = set->count;
+	c->metrics = xcalloc(set->count, sizeof *c->metrics);
+	for (i = 0; i < set->count; i++)
+		c->metrics[i] = xstrdup(metric_set_cupti_name(set, i));
+	c->names = names_view(c->metrics, c->count);
+	return 0;
+}
+
 /* Checks every metric against the device's host object; keeps dims. */
 static int
 open_metrics(struct counters *c, const struct metric_set *set, char **cause)
@@ -392,12 +410,11 @@ replay_mode(void)
 
 int
 counters_open(struct counters **cp, int cuda_device,
-    const struct metric_set *set, char **cause)
+    struct metric_set *set, char **cause)
 {
 	struct counters	*c;
 	const char	*reuse;
 	CUdevice	 dev;
-	size_t		 i;
 	double		 started = monotonic_seconds();
 
 	*cp = NULL;
@@ -409,11 +426,6 @@ counters_open(struct counters **cp, int cuda_device,
 	}
 
 	c = xcalloc(1, sizeof *c);
-	c->count = set->count;
-	c->metrics = xcalloc(set->count, sizeof *c->metrics);
-	for (i = 0; i < set->count; i++)
-		c->metrics[i] = xstrdup(set->metrics[i]);
-	c->names = names_view(c->metrics, c->count);
 	/* One reused profiler object is the default: on an H200 it halved a
 	 * run's counter time with the same counts as fresh objects.
 	 * EWBENCH_CUPTI_REUSE=0 asks for a fresh object per measurement. */
@@ -430,6 +442,7 @@ counters_open(struct counters **cp, int cuda_device,
 	    chip_name(cuda_device, &c->chip, cause) != 0 ||
 	    counter_availability(c->ctx, &c->avail, cause) != 0 ||
 	    host_open(c->chip, c->avail, &c->host, cause) != 0 ||
+	    resolve(c, set, cause) != 0 ||
 	    open_metrics(c, set, cause) != 0 ||
 	    host_config(c->host, c->names, c->count, &c->config,
 	    &c->config_size, &c->passes, cause) != 0)

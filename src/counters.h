@@ -29,20 +29,44 @@
  *	# comment (a '#' starts a comment anywhere outside LONG)
  *	SHORT one-line description
  *	METRICS
- *	dram__bytes_read.sum
- *	...			(one metric name per line)
+ *	gpu__time_duration.sum
+ *	dram__bytes_read.sum | dram__bytes_op_read.sum | -
+ *	...			(one entry per line)
  *	LONG
  *	free prose up to the end of the file (kept verbatim)
  *
  * SHORT and METRICS are required, each once; LONG is optional and last.
+ * An entry is one quantity: the CUPTI names it goes by on different chips,
+ * '|' between them.  Its first name is its meaning: the name in
+ * metrics.csv, the derived formulas and the report, whatever the chip
+ * calls it.  On a chip the first name it knows is collected
+ * (metric_set_resolve).  A last alternative '-' says that some chips have
+ * none of the names: `ewbench metrics --check` accepts the entry's absence
+ * there, and refuses any other absent entry (a name is missing from the
+ * file).  At run time an absent entry never fails the set: it is left out,
+ * with the reason.
  */
+struct metric_gap {
+	char	 *metric;	/* the entry's meaning (first name) */
+	char	 *reason;	/* "GB202 knows none of its names (a, b)" */
+};
+
 struct metric_set {
 	char	 *name;		/* group name ("default"); "custom" for a list */
 	char	 *short_desc;	/* the SHORT line; NULL for a list */
 	char	 *long_desc;	/* the LONG prose; NULL when absent */
 	char	 *path;		/* the file read; NULL for a list or a string */
-	char	**metrics;	/* names exactly as CUPTI and ncu spell them */
+	char	**metrics;	/* each entry's meaning: its first name, exactly
+				   as CUPTI and ncu spell it */
+	char	***names;	/* names[i]: every name of entry i, metrics[i]
+				   first, NULL-terminated */
+	bool	 *optional;	/* entry i ends with '| -' */
 	size_t	  count;	/* >= 1 in a loaded set */
+	/* Set by metric_set_resolve for one chip, NULL/0 before: */
+	char	 *chip;
+	char	**collected;	/* the name collected for entry i on chip */
+	struct metric_gap *left_out;	/* entries the chip has no name for */
+	size_t	  nleft_out;
 };
 
 /* Parses the group format from a string; `name` becomes set->name.  Errors
@@ -62,8 +86,27 @@ int		 metric_set_parse(const char *text, const char *name,
 int		 metric_set_load(const char *spec, struct metric_set *,
 		    char **cause);
 void		 metric_set_free(struct metric_set *);
-/* Index of metric in the set, or -1. */
+/* Index of metric (an entry's meaning) in the set, or -1. */
 int		 metric_set_index(const struct metric_set *, const char *metric);
+/* A deep copy of src into dst. */
+void		 metric_set_copy(struct metric_set *dst,
+		    const struct metric_set *src);
+/*
+ * Resolves the set for one chip: entry i is collected under its first
+ * name known(ctx, name) accepts (collected[i]); an entry with none is
+ * moved to left_out with the reason.  The remaining entries keep their
+ * order.  Returns -1 with a cause when no entry is left.  Pure: the CUPTI
+ * side is counters_resolve.
+ */
+int		 metric_set_resolve(struct metric_set *, const char *chip,
+		    bool (*known)(void *ctx, const char *name), void *ctx,
+		    char **cause);
+/* dst: every name of src's entries as an entry of its own. */
+void		 metric_set_flatten(struct metric_set *dst,
+		    const struct metric_set *src);
+/* The name CUPTI is asked for: collected[i] once resolved, else
+ * metrics[i]. */
+const char	*metric_set_cupti_name(const struct metric_set *, size_t i);
 /* Group names found in the search path, sorted, each once (unreadable
  * directories are skipped).  Free each name and the array. */
 void		 metric_set_groups(char ***names, size_t *count);
@@ -133,9 +176,19 @@ void		 metric_info_free(struct metric_info *, size_t count);
  */
 int		 counters_validate(const char *chip, const struct metric_set *,
 		    int *passes, char ***bad, size_t *nbad, char **cause);
-/* Before any GPU work: 0 when each metric of set is known on some chip
- * CUPTI knows (or CUPTI cannot tell here), else -1 with a cause naming the
- * unknown ones and a close valid name. */
+/* metric_set_resolve with CUPTI's host API for chip (no GPU needed);
+ * -1 with a cause when CUPTI fails or no entry is left. */
+int		 counters_resolve(const char *chip, struct metric_set *,
+		    char **cause);
+/* 0 when CUPTI's host API can open chip (no GPU needed), else -1 with
+ * CUPTI's cause (some chips it lists, it cannot profile). */
+int		 counters_chip_usable(const char *chip, char **cause);
+/* Every chip CUPTI's host API knows, in its order (newest last); NULL and
+ * 0 when it cannot tell.  Free each name and the array. */
+void		 counters_chips(char ***chips, size_t *count);
+/* Before any GPU work: 0 when each name of each entry of set is known on
+ * some chip CUPTI knows (or CUPTI cannot tell here), else -1 with a cause
+ * naming the unknown ones and a close valid name. */
 int		 counters_check_names(const struct metric_set *, char **cause);
 /* 0 when the CUPTI host API knows chip (exact spelling, "GH100");
  * else -1 with a cause listing the chips it knows.  No GPU needed. */
@@ -148,8 +201,11 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * counters_open prepares collection of `set` on a CUDA device (made
  * current; the primary context is used): refuses when another CUPTI client
  * is attached (CUDA_INJECTION64_PATH set), checks device support (the
- * cause names the failing condition and the fix), builds the config image
- * and counts passes.  The set may be freed after this call.  Every CUPTI
+ * cause names the failing condition and the fix), resolves the set for
+ * the device's chip unless it is resolved (metric_set_resolve: entries the
+ * chip has no name for leave it, with their reason), builds the config
+ * image and counts passes.  Values come back in the resolved set's order.
+ * The set may be freed after this call.  Every CUPTI
  * failure message names the function, CUPTI's result name and number,
  * and a fix where one is known (permissions, MIG, vGPU, ...).
  *
@@ -178,7 +234,7 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  */
 struct counters;
 int		 counters_open(struct counters **, int cuda_device,
-		    const struct metric_set *, char **cause);
+		    struct metric_set *, char **cause);
 int		 counters_measure(struct counters *, size_t npoints,
 		    const unsigned *ranges, int (*issue)(void *ctx, size_t point),
 		    void *ctx, double *values, char **cause);

@@ -35,12 +35,47 @@ list_append(char **list, const char *item)
 	*list = next;
 }
 
+/* Appends an entry: its names (taken), NULL-terminated, and whether it
+ * may be absent. */
 static void
-set_add(struct metric_set *set, const char *metric)
+set_add(struct metric_set *set, char **names, bool optional)
 {
-	set->metrics = xrealloc(set->metrics,
-	    (set->count + 1) * sizeof *set->metrics);
-	set->metrics[set->count++] = xstrdup(metric);
+	size_t	n = set->count + 1;
+
+	set->metrics = xrealloc(set->metrics, n * sizeof *set->metrics);
+	set->names = xrealloc(set->names, n * sizeof *set->names);
+	set->optional = xrealloc(set->optional, n * sizeof *set->optional);
+	set->metrics[set->count] = xstrdup(names[0]);
+	set->names[set->count] = names;
+	set->optional[set->count] = optional;
+	set->count = n;
+}
+
+static void
+names_free(char **names)
+{
+	size_t	i;
+
+	if (names == NULL)
+		return;
+	for (i = 0; names[i] != NULL; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Is name any name of an entry of the set? */
+static bool
+set_has_name(const struct metric_set *set, const char *name)
+{
+	size_t	i, k;
+
+	for (i = 0; i < set->count; i++) {
+		for (k = 0; set->names[i][k] != NULL; k++) {
+			if (strcmp(set->names[i][k], name) == 0)
+				return true;
+		}
+	}
+	return false;
 }
 
 /* CUPTI names: unit__counter[.rollup[.submetric]], [A-Za-z0-9_.]. */
@@ -68,17 +103,62 @@ metric_name_check(const char *name, char **cause)
 	return 0;
 }
 
+static char	*trim(char *);
+
+/* One entry, "a | b | -": checked, then appended. */
 static int
-set_add_checked(struct metric_set *set, const char *metric, char **cause)
+set_add_checked(struct metric_set *set, const char *entry, char **cause)
 {
-	if (metric_name_check(metric, cause) != 0)
-		return -1;
-	if (metric_set_index(set, metric) != -1) {
-		*cause = xasprintf("metric '%s' listed twice", metric);
-		return -1;
+	char	*copy, *item, *next, **names = NULL;
+	size_t	 n = 0;
+	bool	 optional = false;
+
+	copy = xstrdup(entry);
+	for (item = copy; item != NULL; item = next) {
+		if ((next = strchr(item, '|')) != NULL)
+			*next++ = '\0';
+		item = trim(item);
+		if (optional) {
+			*cause = xasprintf("'-' (none on some chips) is the "
+			    "last alternative of an entry, in '%s'", entry);
+			goto fail;
+		}
+		if (strcmp(item, "-") == 0) {
+			if (n == 0) {
+				*cause = xasprintf("an entry starts with a "
+				    "metric name, not '-', in '%s'", entry);
+				goto fail;
+			}
+			optional = true;
+			continue;
+		}
+		if (strpbrk(item, " \t") != NULL) {
+			*cause = xasprintf("one entry a line, its names "
+			    "separated by '|', not '%s'", entry);
+			goto fail;
+		}
+		if (metric_name_check(item, cause) != 0)
+			goto fail;
+		if (set_has_name(set, item)) {
+			*cause = xasprintf("metric '%s' listed twice", item);
+			goto fail;
+		}
+		names = xrealloc(names, (n + 2) * sizeof *names);
+		names[n++] = xstrdup(item);
+		names[n] = NULL;
+		if (n > 1 && strcmp(names[n - 1], names[0]) == 0) {
+			*cause = xasprintf("metric '%s' listed twice", item);
+			goto fail;
+		}
 	}
-	set_add(set, metric);
+	free(copy);
+	set_add(set, names, optional);
 	return 0;
+
+fail:
+	free(copy);
+	names_free(names);
+	return -1;
 }
 
 /* Trims blanks at both ends, in place. */
@@ -168,10 +248,6 @@ parse_line(struct metric_set *set, enum section *section, bool *seen_metrics,
 		    line);
 		return -1;
 	}
-	if (strpbrk(line, " \t") != NULL) {
-		*cause = xasprintf("one metric name a line, not '%s'", line);
-		return -1;
-	}
 	if (set_add_checked(set, line, &error) != 0) {
 		*cause = error;
 		return -1;
@@ -242,9 +318,22 @@ metric_set_free(struct metric_set *set)
 {
 	size_t	i;
 
-	for (i = 0; i < set->count; i++)
+	for (i = 0; i < set->count; i++) {
 		free(set->metrics[i]);
+		names_free(set->names[i]);
+		if (set->collected != NULL)
+			free(set->collected[i]);
+	}
+	for (i = 0; i < set->nleft_out; i++) {
+		free(set->left_out[i].metric);
+		free(set->left_out[i].reason);
+	}
 	free(set->metrics);
+	free(set->names);
+	free(set->optional);
+	free(set->collected);
+	free(set->left_out);
+	free(set->chip);
 	free(set->name);
 	free(set->short_desc);
 	free(set->long_desc);
@@ -262,6 +351,135 @@ metric_set_index(const struct metric_set *set, const char *metric)
 			return (int)i;
 	}
 	return -1;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+void
+metric_set_copy(struct metric_set *dst, const struct metric_set *src)
+{
+	size_t	i, k;
+	char	**names;
+
+	memset(dst, 0, sizeof *dst);
+	dst->name = dup_or_null(src->name);
+	dst->short_desc = dup_or_null(src->short_desc);
+	dst->long_desc = dup_or_null(src->long_desc);
+	dst->path = dup_or_null(src->path);
+	for (i = 0; i < src->count; i++) {
+		for (k = 0; src->names[i][k] != NULL; k++)
+			;
+		names = xcalloc(k + 1, sizeof *names);
+		while (k-- > 0)
+			names[k] = xstrdup(src->names[i][k]);
+		set_add(dst, names, src->optional[i]);
+	}
+	dst->chip = dup_or_null(src->chip);
+	if (src->collected != NULL) {
+		dst->collected = xcalloc(src->count, sizeof *dst->collected);
+		for (i = 0; i < src->count; i++)
+			dst->collected[i] = xstrdup(src->collected[i]);
+	}
+	if (src->nleft_out > 0) {
+		dst->left_out = xcalloc(src->nleft_out,
+		    sizeof *dst->left_out);
+		for (i = 0; i < src->nleft_out; i++) {
+			dst->left_out[i].metric =
+			    xstrdup(src->left_out[i].metric);
+			dst->left_out[i].reason =
+			    xstrdup(src->left_out[i].reason);
+		}
+		dst->nleft_out = src->nleft_out;
+	}
+}
+
+void
+metric_set_flatten(struct metric_set *dst, const struct metric_set *src)
+{
+	char	**names;
+	size_t	  i, k;
+
+	memset(dst, 0, sizeof *dst);
+	dst->name = xstrdup(src->name);
+	for (i = 0; i < src->count; i++) {
+		for (k = 0; src->names[i][k] != NULL; k++) {
+			names = xcalloc(2, sizeof *names);
+			names[0] = xstrdup(src->names[i][k]);
+			set_add(dst, names, false);
+		}
+	}
+}
+
+/* "a, b" of an entry's names. */
+static char *
+names_text(char **names)
+{
+	char	*list = NULL;
+	size_t	 k;
+
+	for (k = 0; names[k] != NULL; k++)
+		list_append(&list, names[k]);
+	return list;
+}
+
+int
+metric_set_resolve(struct metric_set *set, const char *chip,
+    bool (*known)(void *ctx, const char *name), void *ctx, char **cause)
+{
+	struct metric_gap	*gap;
+	char			*list, *found;
+	size_t			 i, k, kept = 0;
+
+	if (set->collected != NULL) {
+		*cause = xasprintf("metric set %s is already resolved for %s",
+		    set->name, set->chip);
+		return -1;
+	}
+	set->chip = xstrdup(chip);
+	set->collected = xcalloc(set->count, sizeof *set->collected);
+	for (i = 0; i < set->count; i++) {
+		found = NULL;
+		for (k = 0; set->names[i][k] != NULL && found == NULL; k++) {
+			if (known(ctx, set->names[i][k]))
+				found = set->names[i][k];
+		}
+		if (found != NULL) {
+			/* Entry i moves to kept (kept <= i). */
+			set->metrics[kept] = set->metrics[i];
+			set->names[kept] = set->names[i];
+			set->optional[kept] = set->optional[i];
+			set->collected[kept] = xstrdup(found);
+			kept++;
+			continue;
+		}
+		set->left_out = xrealloc(set->left_out,
+		    (set->nleft_out + 1) * sizeof *set->left_out);
+		gap = &set->left_out[set->nleft_out++];
+		gap->metric = set->metrics[i];
+		list = names_text(set->names[i]);
+		gap->reason = set->names[i][1] == NULL ?
+		    xasprintf("%s has no such metric", chip) :
+		    xasprintf("%s knows none of its names (%s)", chip, list);
+		free(list);
+		names_free(set->names[i]);
+	}
+	set->count = kept;
+	if (kept == 0) {
+		*cause = xasprintf("no metric of set %s exists on %s", set->name,
+		    chip);
+		return -1;
+	}
+	return 0;
+}
+
+const char *
+metric_set_cupti_name(const struct metric_set *set, size_t i)
+{
+	return set->collected != NULL ? set->collected[i] : set->metrics[i];
 }
 
 static size_t

@@ -483,7 +483,8 @@ settings_json(const struct manifest *m, struct json *j)
 static void
 counters_json(const struct manifest *m, struct json *j)
 {
-	size_t	i;
+	const struct metric_set	*set = m->metrics;
+	size_t			 i;
 
 	json_begin_object(j, "counters");
 	json_bool(j, "enabled", strcmp(m->counters_status, "ok") == 0);
@@ -495,9 +496,25 @@ counters_json(const struct manifest *m, struct json *j)
 	if (m->metric_set != NULL)
 		json_str(j, "metric_set", m->metric_set);
 	json_begin_array(j, "metrics");
-	for (i = 0; i < m->nmetrics; i++)
-		json_str(j, NULL, m->metric_names[i]);
+	for (i = 0; set != NULL && i < set->count; i++)
+		json_str(j, NULL, set->metrics[i]);
 	json_end_array(j);
+	/* Per chip: the name each was collected under, and the entries the
+	 * chip has no name for. */
+	if (set != NULL && set->collected != NULL) {
+		json_begin_object(j, "collected");
+		for (i = 0; i < set->count; i++)
+			json_str(j, set->metrics[i], set->collected[i]);
+		json_end_object(j);
+		json_begin_array(j, "left_out");
+		for (i = 0; i < set->nleft_out; i++) {
+			json_begin_object(j, NULL);
+			json_str(j, "metric", set->left_out[i].metric);
+			json_str(j, "reason", set->left_out[i].reason);
+			json_end_object(j);
+		}
+		json_end_array(j);
+	}
 	if (m->passes > 0)
 		json_i64(j, "passes", m->passes);
 	if (m->chip != NULL)

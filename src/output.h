@@ -39,7 +39,7 @@ struct size_choice {
 /* A selected variant the run leaves out, and why (run.json "skipped"). */
 struct skipped_variant {
 	const char	*variant;
-	char		 reason[200];
+	char		 reason[320];
 };
 
 /* Where a run's wall time went, in seconds (run.json "wall_s"). */
@@ -84,8 +84,8 @@ struct manifest {
 	const char		*counters_status;	/* ok, off, unavailable */
 	char			*counters_reason;
 	const char		*metric_set;
-	char			**metric_names;
-	size_t			 nmetrics;
+	/* The set as collected (resolved for the chip), or NULL. */
+	const struct metric_set	*metrics;
 	int			 passes;
 	const char		*replay;	/* "user" or "kernel" */
 	const struct counters_wall *counters_wall;

@@ -1,6 +1,8 @@
 /*
  * plan.c - builds, counts, estimates and prints a measuring plan.
  */
+#include "config.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +81,46 @@ add_choices(struct plan *p, unsigned fp, const struct tier_size *tiers)
 	}
 }
 
-/* A variant whose technique needs a newer GPU runs its fallback kernel
- * under its own id; unless asked for, it is left out, saying why. */
+unsigned
+plan_code_arch(const char *arch_list, unsigned cc)
+{
+	const char	*p = arch_list;
+	char		*end;
+	unsigned long	 arch;
+	unsigned	 sass = 0, last = 0;
+
+	while (*p != '\0') {
+		arch = strtoul(p, &end, 10);
+		if (end == p) {
+			p++;
+			continue;
+		}
+		p = end;
+		last = (unsigned)arch;
+		if (arch / 10 == cc / 10 && arch <= cc && arch > sass)
+			sass = (unsigned)arch;
+	}
+	if (sass != 0)
+		return sass;
+	return last != 0 && last <= cc ? last : 0;
+}
+
+/* The code a variant's kernel runs as: what the driver loaded for the
+ * GPU (a device), else what this build would give a GPU of its compute
+ * capability (planning by --chip). */
+static unsigned
+variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
+{
+	unsigned	cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
+
+	if (d->index >= 0 && v->kernel != NULL)
+		return ewb_code_arch(v->kernel);
+	return plan_code_arch(EWB_CUDA_ARCH, cc);
+}
+
+/* A variant whose technique needs a newer GPU, or code this build does
+ * not hold for this one, runs its fallback kernel under its own id;
+ * unless asked for, it is left out, saying why. */
 static bool
 skip_variant(struct plan *p, const struct run_options *o,
     const struct device_facts *d, const struct ewb_variant *v)
@@ -88,8 +128,11 @@ skip_variant(struct plan *p, const struct run_options *o,
 	struct skipped_variant	**list, *s;
 	size_t			 *count;
 	unsigned		 cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
+	unsigned		 code = 0;
+	const char		*then;
 
-	if (v->min_cc == 0 || cc >= v->min_cc)
+	if (v->min_cc == 0 || (cc >= v->min_cc &&
+	    (code = variant_code_arch(d, v)) >= v->min_cc))
 		return false;
 	/* Left out, or run as its fallback: either way run.json says so. */
 	list = o->allow_fallback ? &p->fallbacks : &p->skipped;
@@ -97,11 +140,20 @@ skip_variant(struct plan *p, const struct run_options *o,
 	*list = xrealloc(*list, (*count + 1) * sizeof **list);
 	s = &(*list)[(*count)++];
 	s->variant = v->id;
-	snprintf(s->reason, sizeof s->reason, "needs compute capability "
-	    "%u.%u, this GPU has %d.%d: %s", v->min_cc / 10, v->min_cc % 10,
-	    d->cc_major, d->cc_minor, o->allow_fallback ? "its fallback "
-	    "kernel ran under its name (--allow-fallback)" : "its fallback "
-	    "kernel would run under its name (--allow-fallback runs it)");
+	then = o->allow_fallback ? "its fallback kernel ran under its name "
+	    "(--allow-fallback)" : "its fallback kernel would run under its "
+	    "name (--allow-fallback runs it)";
+	if (cc < v->min_cc)
+		snprintf(s->reason, sizeof s->reason, "needs compute "
+		    "capability %u.%u, this GPU has %d.%d: %s", v->min_cc / 10,
+		    v->min_cc % 10, d->cc_major, d->cc_minor, then);
+	else
+		snprintf(s->reason, sizeof s->reason, "needs code built for "
+		    "compute capability %u.%u or newer, and this ewbench "
+		    "(built for %s) runs compute_%u code on this %d.%d GPU: "
+		    "%s; ./configure --with-cuda-arch with %u in its list "
+		    "builds it", v->min_cc / 10, v->min_cc % 10, EWB_CUDA_ARCH,
+		    code, d->cc_major, d->cc_minor, then, v->min_cc);
 	return !o->allow_fallback;
 }
 
@@ -414,9 +466,18 @@ plan_print(const struct plan *p, const struct run_options *o,
 	bytes_format((double)plan_device_bytes(p), mem, sizeof mem);
 	size_format(p->largest_n, size, sizeof size);
 	fprintf(f, "%zu cases (checks), %zu timed points (%zu cache x %zu "
-	    "launch per case), %zu counter points%s\n", p->ncases,
+	    "launch per case), %zu counter points", p->ncases,
 	    plan_timed_points(p), p->ncaches, p->nlaunches,
-	    plan_profiled_points(p), p->counters ? "" : " (counters off)");
+	    plan_profiled_points(p));
+	/* Passes differ by chip (the residency set: 1 on GH100, 2 on
+	 * TU104): each is a replay of every profiled point. */
+	if (!p->counters)
+		fprintf(f, " (counters off)\n");
+	else if (passes > 0)
+		fprintf(f, " (%s set, %d pass%s each)\n", o->metrics, passes,
+		    passes == 1 ? "" : "es");
+	else
+		fprintf(f, "\n");
 	fprintf(f, "%zu sizes up to %s; GPU memory %s; about %.0f s\n",
 	    p->nsizes, size, mem, secs < 1 ? 1 : ceil(secs));
 }

@@ -72,6 +72,11 @@ size_t		 plan_device_bytes(const struct plan *);
 double		 plan_estimate_seconds(const struct plan *,
 		    const struct run_options *, const struct device_facts *,
 		    int passes);
+/* The compute capability of the code a build for arch_list (EWB_CUDA_ARCH:
+ * "75 80 90", PTX for the last) gives a GPU of compute capability cc: its
+ * newest SASS of cc's major not above cc, else its PTX when not above cc
+ * (JIT-compiled by the driver); 0 when it has none. */
+unsigned	 plan_code_arch(const char *arch_list, unsigned cc);
 /* --dry-run: the plan, one line per case group, and its cost. */
 void		 plan_print(const struct plan *, const struct run_options *,
 		    const struct device_facts *, int passes, FILE *);

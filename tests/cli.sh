@@ -155,9 +155,9 @@ for file in run.json timing.csv metrics.csv ceilings.csv; do
 done
 
 # Plans for a GPU by name need no GPU; --chip needs --dry-run.
-expect 0 'plan for the facts of --chip h200 (NVIDIA H200)'	run --dry-run --chip h200
+expect 0 'plan for the facts of --chip h200 (NVIDIA H200; '	run --dry-run --chip h200
 expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4
-expect 2 "no facts for it (known: GH100/H100"	run --dry-run --chip GX999
+expect 2 'no facts for it (known: H100 (GH100), H200'	run --dry-run --chip GX999
 expect 2 'needs --dry-run'	sweep --chip GH100
 expect 2 'needs --dry-run'	ceilings --chip GH100
 

@@ -349,6 +349,125 @@ test_chips(void)
 	metric_set_free(&set);
 }
 
+/* Entries with several names: the format, and resolution for a chip. */
+static void
+test_alternatives(void)
+{
+	struct metric_set	 set, copy;
+	char			*cause = NULL;
+
+	CHECK(metric_set_parse("SHORT s\nMETRICS\n"
+	    "dram__bytes_read.sum | dram__bytes_op_read.sum | -\n"
+	    "gpu__time_duration.sum\n"
+	    "smsp__warp_issue_stalled_imc_miss_per_warp_active.pct|-\n",
+	    "alt", &set, &cause) == 0);
+	CHECK(set.count == 3);
+	if (set.count == 3) {
+		CHECK_STR(set.metrics[0], "dram__bytes_read.sum");
+		CHECK_STR(set.names[0][1], "dram__bytes_op_read.sum");
+		CHECK(set.names[0][2] == NULL && set.optional[0]);
+		CHECK(set.names[1][1] == NULL && !set.optional[1]);
+		CHECK(set.optional[2]);
+	}
+	check_parse_fails("SHORT s\nMETRICS\n- | gpu__time_duration.sum\n",
+	    "starts with a metric name");
+	check_parse_fails("SHORT s\nMETRICS\na__b.sum | - | c__d.sum\n",
+	    "is the last alternative");
+	check_parse_fails("SHORT s\nMETRICS\na__b.sum | a__b.sum\n",
+	    "listed twice");
+	check_parse_fails("SHORT s\nMETRICS\na__b.sum\nc__d.sum | a__b.sum\n",
+	    "listed twice");
+	check_parse_fails("SHORT s\nMETRICS\na__b.sum c__d.sum\n",
+	    "separated by '|'");
+
+	/* One meaning, two chips' names; a stall reason Blackwell lacks. */
+	metric_set_copy(&copy, &set);
+	CHECK(counters_resolve("GH100", &set, &cause) == 0);
+	CHECK(set.count == 3 && set.nleft_out == 0);
+	if (set.count == 3) {
+		CHECK_STR(set.collected[0], "dram__bytes_read.sum");
+		CHECK_STR(set.chip, "GH100");
+	}
+	CHECK(counters_resolve("GB202", &copy, &cause) == 0);
+	CHECK(copy.count == 2 && copy.nleft_out == 1);
+	if (copy.count == 2 && copy.nleft_out == 1) {
+		CHECK_STR(copy.metrics[0], "dram__bytes_read.sum");
+		CHECK_STR(copy.collected[0], "dram__bytes_op_read.sum");
+		CHECK_STR(copy.metrics[1], "gpu__time_duration.sum");
+		CHECK_STR(copy.left_out[0].metric,
+		    "smsp__warp_issue_stalled_imc_miss_per_warp_active.pct");
+		CHECK(contains(copy.left_out[0].reason,
+		    "GB202 has no such metric"));
+		CHECK_STR(metric_set_cupti_name(&copy, 0),
+		    "dram__bytes_op_read.sum");
+	}
+	/* Resolved once only. */
+	CHECK(counters_resolve("GH100", &copy, &cause) == -1);
+	free(cause);
+	cause = NULL;
+	metric_set_free(&set);
+	metric_set_free(&copy);
+
+	/* Nothing left: an error, not an empty set. */
+	CHECK(metric_set_load(
+	    "smsp__warp_issue_stalled_imc_miss_per_warp_active.pct",
+	    &set, &cause) == 0);
+	CHECK(counters_resolve("GB202", &set, &cause) == -1);
+	CHECK(contains(cause, "no metric of set custom exists on GB202"));
+	free(cause);
+	metric_set_free(&set);
+}
+
+/* Every group file resolves on every chip CUPTI can profile, leaving out
+ * only entries that say some chips lack them. */
+static void
+test_groups_every_chip(void)
+{
+	char			**chips, **groups, *cause = NULL;
+	size_t			  nchips, ngroups, c, g, k;
+	struct metric_set	  set;
+	int			  e;
+
+	counters_chips(&chips, &nchips);
+	CHECK(nchips > 10);
+	metric_set_groups(&groups, &ngroups);
+	for (c = 0; c < nchips; c++) {
+		if (counters_chip_usable(chips[c], &cause) != 0) {
+			printf("  %s: not profiled by CUPTI's host API: %s\n",
+			    chips[c], cause);
+			free(cause);
+			cause = NULL;
+			continue;
+		}
+		for (g = 0; g < ngroups; g++) {
+			struct metric_set	resolved;
+
+			CHECK(metric_set_load(groups[g], &set, &cause) == 0);
+			metric_set_copy(&resolved, &set);
+			CHECK(counters_resolve(chips[c], &resolved,
+			    &cause) == 0);
+			for (k = 0; k < resolved.nleft_out; k++) {
+				e = metric_set_index(&set,
+				    resolved.left_out[k].metric);
+				if (e < 0 || !set.optional[e]) {
+					fprintf(stderr, "  %s on %s: %s left "
+					    "out\n", groups[g], chips[c],
+					    resolved.left_out[k].metric);
+					check_failures++;
+				}
+			}
+			metric_set_free(&resolved);
+			metric_set_free(&set);
+		}
+	}
+	for (g = 0; g < ngroups; g++)
+		free(groups[g]);
+	free(groups);
+	for (c = 0; c < nchips; c++)
+		free(chips[c]);
+	free(chips);
+}
+
 int
 main(void)
 {
@@ -359,5 +478,7 @@ main(void)
 	test_groups();
 	test_unknown_metric();
 	test_chips();
+	test_alternatives();
+	test_groups_every_chip();
 	return check_exit();
 }

@@ -8,6 +8,8 @@
  * plan.
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@ static void
 fake_device(struct device_facts *d, int major)
 {
 	memset(d, 0, sizeof *d);
+	d->index = -1;		/* by name: planned from the build's targets */
 	snprintf(d->name, sizeof d->name, "Fake GPU");
 	d->cc_major = major;
 	d->sm_count = 132;
@@ -110,11 +113,19 @@ test_fallback_skipped(void)
 	plan_free(&p);
 	cli_free_run(&o);
 
-	/* On sm_90 nothing is skipped. */
+	/* On sm_90 nothing is skipped, if this build holds sm_90 code; a
+	 * build without (--with-cuda-arch=75, the sanitizer build) skips
+	 * the bulk copies and says why. */
 	fake_device(&d, 9);
 	CHECK(parse(&o, args, 5) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
-	CHECK(p.ncases == 2 && p.nskipped == 0);
+	if (plan_code_arch(EWB_CUDA_ARCH, 90) >= 90)
+		CHECK(p.ncases == 2 && p.nskipped == 0);
+	else {
+		CHECK(p.ncases == 1 && p.nskipped == 1);
+		CHECK(p.nskipped == 1 && strstr(p.skipped[0].reason,
+		    "needs code built for compute capability 9.0") != NULL);
+	}
 	plan_free(&p);
 	cli_free_run(&o);
 }
@@ -204,6 +215,29 @@ test_user_kernel(void)
 	free(path);
 }
 
+/* The code a build gives a GPU: its SASS of the same major, else PTX. */
+static void
+test_code_arch(void)
+{
+	const char	*dflt = "75 80 86 89 90 100 120";
+
+	CHECK(plan_code_arch(dflt, 90) == 90);
+	CHECK(plan_code_arch(dflt, 89) == 89);
+	CHECK(plan_code_arch(dflt, 87) == 86);
+	CHECK(plan_code_arch(dflt, 103) == 100);
+	CHECK(plan_code_arch(dflt, 121) == 120);
+	CHECK(plan_code_arch(dflt, 75) == 75);
+	/* An A100 site's build on a Hopper or Blackwell GPU: compute_80
+	 * PTX, JIT-compiled, without the bulk copies. */
+	CHECK(plan_code_arch("80", 90) == 80);
+	CHECK(plan_code_arch("80", 120) == 80);
+	CHECK(plan_code_arch("80", 86) == 80);
+	/* Newer than the GPU: nothing runs. */
+	CHECK(plan_code_arch("90", 75) == 0);
+	CHECK(plan_code_arch("90 100", 89) == 0);
+	CHECK(plan_code_arch("90", 100) == 90);
+}
+
 int
 main(void)
 {
@@ -211,5 +245,6 @@ main(void)
 	test_fallback_skipped();
 	test_tiers_and_check();
 	test_user_kernel();
+	test_code_arch();
 	return check_exit();
 }
