@@ -84,8 +84,13 @@ AC_COMPUTE_INT([ewb_cuda_version], [CUDART_VERSION], [#include <cuda_runtime_api
   [AC_MSG_ERROR([cannot read CUDART_VERSION])])
 CUDA_VERSION_STRING="$(( ewb_cuda_version / 1000 )).$(( ewb_cuda_version % 1000 / 10 ))"
 AC_MSG_RESULT([$CUDA_VERSION_STRING])
-AS_IF([test "$ewb_cuda_version" -lt 12060],
-  [AC_MSG_ERROR([CUDA >= 12.6 is needed (the CUPTI Range Profiler API); found $CUDA_VERSION_STRING])])
+dnl 13.0, not older: the CUPTI Range Profiler and Profiler Host APIs the
+dnl counters use first came with 12.6 (a 12.4 toolkit would need a second
+dnl counter back end on the older Profiler API); the kernel records are
+dnl CUpti_ActivityKernel10 (13.0); cub::DeviceTransform, the cub peer,
+dnl came with CCCL 2.8 (12.9).  CUDA 13 needs an r580 driver or newer.
+AS_IF([test "$ewb_cuda_version" -lt 13000],
+  [AC_MSG_ERROR([CUDA >= 13.0 is needed, found $CUDA_VERSION_STRING: ewbench uses CUPTI's Range Profiler and Profiler Host APIs (CUDA 12.6 and newer), CUpti_ActivityKernel10 (13.0) and cub::DeviceTransform (12.9); a CUDA 13 build runs on NVIDIA drivers 580 and newer (docs/gpus.md)])])
 
 CPPFLAGS=$ewb_save_CPPFLAGS
 LDFLAGS=$ewb_save_LDFLAGS

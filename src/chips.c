@@ -49,7 +49,7 @@ static const struct chip {
 	    12, 0, 30, 32, 7, 128, 14001, 2497, "[6] [7]" },
 	/* No boost clock published: the FMA ceiling is not estimated. */
 	{ "NVIDIA B200", "B200", "GB100",
-	    10, 0, 148, 126, 178, 8192, 3906, 0, "[21] [22]" },
+	    10, 0, 148, 126, 178, 7680, 3996, 0, "[21] [22]" },
 };
 
 #define NCHIPS	(sizeof chips / sizeof chips[0])

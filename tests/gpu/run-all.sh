@@ -32,6 +32,12 @@
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   site80    an A100 site's build on this GPU: a copy of the tree
+#             configured --with-cuda-arch=80 only, its `make report`
+#             (the bulk-copy variants skipped, every other one checked and
+#             timed), its plan, and the bulk-copy variants run as their
+#             fallback (--allow-fallback) with every element checked; run
+#             first, on the clean tree
 #   torchtime the torch step before and after: `ewbench torch` of the
 #             python/ tree in BEFORE_PY and of this one, on copies of the
 #             last study's article run without its torch rows; both timed,
@@ -378,6 +384,43 @@ mainjob2)
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
 	tar czf "$out/study-$(basename "$1").tar.gz" -C reports "$(basename "$1")"
+	;;
+site80)
+	log build for compute capability 8.0 only
+	rm -rf "$work/site80"
+	mkdir -p "$work/site80"
+	tar cf - --exclude=./.git . | tar xf - -C "$work/site80"
+	( cd "$work/site80" && ./bootstrap && ./configure --with-cuda-arch=80 \
+	  --enable-werror && make -j"$jobs" ) >"$out/site80-build.log" 2>&1 ||
+	    { tail -30 "$out/site80-build.log"; exit 1; }
+	s80=$work/site80
+	"$s80/ewbench" --version | grep targets
+	"$s80/ewbench" run --dry-run -v '*_tma*,add_f32' -s 1Mi | tee "$work/site80-plan.txt"
+	log "site80: make report"
+	( cd "$s80" && rm -rf reports/nvidia-* && timed site80-report make report )
+	tail -12 "$work/site80-report.log"
+	for d in "$s80"/reports/nvidia-*/; do
+		[ -d "$d" ] || continue
+		for part in article sweep blocks stalls; do
+			python3 - "$d/$part/run.json" <<-'PY' | tee -a "$out/site80.txt"
+			import json, sys
+			r = json.load(open(sys.argv[1]))
+			s, c = r["settings"], r["checks"]
+			print(sys.argv[1].split("/")[-2], "checks passed", c["passed"],
+			      "failed", c["failed"], "skipped", len(s["skipped"]),
+			      "cuda_arch", r["tool"]["cuda_arch"])
+			for k in s["skipped"][:1]:
+			    print("  e.g.", k["variant"], "-", k["reason"])
+			PY
+		done
+		tar czf "$out/site80-study.tar.gz" -C "$s80/reports" "$(basename "$d")"
+	done
+	log "site80: bulk-copy variants as their fallback, every element checked"
+	timed site80-fallback "$s80/ewbench" run -v '*_tma*' -s '1Mi,2^20+3,2^28' \
+	    --allow-fallback --cache both -o "$work/site80-fallback"
+	tail -3 "$work/site80-fallback.log"
+	grep -o '"checks": {[^]]*' "$work/site80-fallback/run.json" | head -c 300; echo
+	save
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
 esac
