@@ -416,7 +416,7 @@ site80)
 		tar czf "$out/site80-study.tar.gz" -C "$s80/reports" "$(basename "$d")"
 	done
 	log "site80: bulk-copy variants as their fallback, every element checked"
-	timed site80-fallback "$s80/ewbench" run -v '*_tma*' -s '1Mi,2^20+3,2^28' \
+	timed site80-fallback "$s80/ewbench" run -v '*_tma*' -s '1Mi,1000003,2^28' \
 	    --allow-fallback --cache both -o "$work/site80-fallback"
 	tail -3 "$work/site80-fallback.log"
 	grep -o '"checks": {[^]]*' "$work/site80-fallback/run.json" | head -c 300; echo
