@@ -19,6 +19,10 @@ peer-*.csv files that load.py reads).  Modules:
   noise     a point's spread, and the rules for "beyond the noise"
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
   findings  the six findings of the study brief, judged on one run
+  unmeasured  what the GPU's chip could not measure (counters.left_out)
+            and which finding, verdict or figure that leaves undecided
+  published the write-ups' published numbers beside this GPU's, each as
+            a share of its own GPU's DRAM peak
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
   plots     every figure of a study (with fleet_plots, the only modules

@@ -89,3 +89,30 @@ def evaluate(formula, values):
         raise ValueError("formula %r: unsupported %s" %
                          (formula, type(node).__name__))
     return value(ast.parse(formula, mode="eval").body)
+
+
+# Facts of the point a formula may name besides metrics (src/formula.h).
+POINT_FACTS = ("bytes_moved", "read_bytes")
+
+
+def required_inputs(formula):
+    """The metrics without which the formula has no value: every metric it
+    names, except that first(x, y) needs only what both x and y need (a
+    metric that y does without, or x does without, is not required)."""
+    def need(node):
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = _dotted(node)
+            return frozenset() if name in POINT_FACTS else frozenset((name,))
+        if isinstance(node, ast.UnaryOp):
+            return need(node.operand)
+        if isinstance(node, ast.BinOp):
+            return need(node.left) | need(node.right)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "first" and len(node.args) == 2):
+            return need(node.args[0]) & need(node.args[1])
+        return frozenset()
+    return need(ast.parse(formula, mode="eval").body)
+
+
+# derived metric -> the measured metrics it cannot do without
+INPUTS = {d.name: required_inputs(d.formula) for d in TABLE}

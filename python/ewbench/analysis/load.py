@@ -190,6 +190,32 @@ class Run:
     def is_fixture(self):
         return bool(self.manifest.get("fixture"))
 
+    @property
+    def counters(self):
+        """run.json `counters` ({} when absent)."""
+        return self.manifest.get("counters") or {}
+
+    @property
+    def counter_status(self):
+        """"ok", "off" or "unavailable"; None when run.json does not say."""
+        return self.counters.get("status")
+
+    @property
+    def left_out(self):
+        """((metric, reason), ...): the metric-set entries this run's chip
+        has no counter for (counters.left_out), reason None when not
+        given; () for runs written before the member existed, which left
+        nothing out."""
+        return tuple((e["metric"], e.get("reason"))
+                     for e in self.counters.get("left_out") or ())
+
+    @property
+    def collected(self):
+        """{metric: CUPTI name it was collected under on this chip}
+        (counters.collected); {} for runs written before the member, whose
+        metrics went by their own names."""
+        return dict(self.counters.get("collected") or {})
+
 
 # files
 

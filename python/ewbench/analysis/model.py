@@ -308,7 +308,8 @@ class PointFacts:
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
-        without stall counters."""
+        without stall counters.  All = the reasons measured (a reason the
+        chip lacks is absent, not 0): their shares sum to 1."""
         total = sum(v for _, v in self.stalls)
         if not total:
             return None

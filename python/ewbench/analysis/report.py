@@ -21,14 +21,18 @@ from . import load
 from . import model
 from . import noise
 from . import placement
+from . import published as pub
 from . import select as sel
 from . import study as stu
+from . import unmeasured as um
 from . import user_kernels as uk
 from . import variants as var
 from .units import (bytes_label, clock_label, cuda_version, gbps,
                     gbps_number, pct, size_label, us)
 
-SECTIONS = (("findings", "Findings"), ("results", "Results"),
+SECTIONS = (("findings", "Findings"),
+            ("published", "Published beside measured"),
+            ("results", "Results"),
             ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
             ("fits", "Launch-floor fits"), ("method", "Method"),
             ("environment", "Environment"),
@@ -795,8 +799,8 @@ def _warm_slower_text(part, run, slower):
     each launch where counters measured them: the why."""
     shown = []
     for warm, cold in sorted(slower, key=lambda wc: wc[0].footprint_bytes):
-        w = sel.metric(run, warm, "dram__bytes_write.sum")
-        c = sel.metric(run, cold, "dram__bytes_write.sum")
+        w = sel.metric(run, warm, sel.M_DRAM_WRITE)
+        c = sel.metric(run, cold, sel.M_DRAM_WRITE)
         writes = "DRAM writes %s warm, %s cold" % (
             bytes_label(w), bytes_label(c)) \
             if w is not None and c is not None else "no DRAM counters"
@@ -957,6 +961,8 @@ def build_document(study, sctx, judged, figures):
     blocks.append(headline(study))
     blocks.append(doc.Heading(2, "Answers", "answers"))
     blocks.append(findings_table(judged))
+    gaps = um.survey(study)
+    blocks += um.first_screen(gaps)
     blocks += versus_section(ans.versus_peers(sctx), ans.l2_ranges(sctx),
                              sctx)
     blocks += uk.section(study, figures)
@@ -966,11 +972,14 @@ def build_document(study, sctx, judged, figures):
     blocks.append(doc.Heading(2, "Contents", "contents"))
     blocks.append(doc.Toc(SECTIONS))
     blocks += findings_section(judged)
+    blocks += pub.section(study.main, "Published beside measured",
+                          "published")
     blocks += results_section(study, sctx)
     blocks += figures_section(figures)
     blocks += verdicts_section(sctx)
     blocks += fits_section(sctx)
     blocks += method_section(study)
+    blocks += um.section(gaps, tuple(study.runs.values()))
     blocks += environment_section(study)
     blocks += threats_section(study, sctx)
     blocks += reproduce_section(study)

@@ -176,7 +176,11 @@ def mid_size(all_sizes):
 def stall_shares(run, point):
     """[(reason, % of active warps)] of the point's warp stall reasons
     (metrics/stalls.txt), largest first, 'selected' (the warp that issued)
-    left out; [] when not measured."""
+    left out; [] when not measured.  Only the reasons measured: a reason
+    this chip has no counter for (run.json counters.left_out, e.g.
+    imc_miss on GB202) is absent, never 0, and every share taken from
+    these (model.PointFacts.stall_share, answers._top_stall) is over
+    their sum, so the reasons present make 100 % of the stall cycles."""
     if run.metrics is None:
         return []
     entry = run.metrics.get(point.key)

@@ -419,6 +419,21 @@ class ListOf:
             self.item.check(element, at + (index,))
 
 
+class MapOf:
+    """A JSON object whose keys are free (strings, as JSON's are) and whose
+    values all fit one spec: counters.collected, metric -> CUPTI name."""
+
+    def __init__(self, value):
+        self.value = value
+        self.expected = "an object"
+
+    def check(self, value, at):
+        if not isinstance(value, dict):
+            raise _mismatch(at, self.expected, value)
+        for key, element in value.items():
+            self.value.check(element, at + (key,))
+
+
 class Object:
     """A JSON object with known keys (all optional unless `required`);
     unknown keys are ignored, as data-format.md asks of readers."""
@@ -551,6 +566,14 @@ RUN_JSON = Object({
         "reason": Nullable(_STRING),
         "metric_set": Nullable(_STRING),
         "metrics": _STRINGS,
+        # Per chip (metrics/*.txt entries by meaning): the CUPTI name each
+        # entry was collected under, and the entries the chip has no name
+        # for, each with why.  Absent in runs before them: none left out.
+        "collected": MapOf(text(nonempty=True)),
+        "left_out": ListOf(Object({
+            "metric": text(nonempty=True),
+            "reason": Nullable(_STRING),
+        }, required=("metric",))),
         "passes": Nullable(integer(1)),
         "chip": Nullable(_STRING),
         "replay": _STRING,

@@ -1,0 +1,351 @@
+"""What a study could not measure on its GPU, and what that leaves
+undecided (docs/analysis.md, "Metrics a GPU does not have").
+
+ewbench resolves every entry of a metric set (metrics/<set>.txt) on the
+GPU's chip: an entry lists the names a quantity goes by on different
+chips, metrics.csv keeps the first (the meaning), and an entry the chip
+has no name for is left out of the run, with the reason, in run.json
+`counters.left_out` (e.g. every `dram__*` on an integrated Jetson-class
+chip, the `imc_miss` stall reason on GB202 and GB100).  A part whose
+counters were `off` or `unavailable` measured none.
+
+USES is the one table of what the analysis reads from metrics.csv and
+which conclusion reads it: a finding, the bottleneck verdicts, a figure,
+a threat.  Each use names the parts whose counters it reads (the first
+present, as the judges pick their part) and what it needs, as
+alternatives best first; derived metrics are resolved to the measured
+metrics they cannot do without through metrics/derived.def
+(derived.INPUTS), so no second copy of a formula lives here.  A gap then
+leaves a use *undecided* (no alternative measured: the rule cannot fire,
+the finding is not testable, the series is not drawn) or *weaker* (a
+later alternative, or the timing, stands in).
+
+Warp stall reasons are one quantity, the shares: select.stall_shares
+takes them over the reasons present, so a reason the chip lacks leaves
+the others summing to 100 % of the stall cycles and nothing undecided;
+the report says over how many reasons they were taken.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from . import derived
+from . import document as doc
+from . import model
+from . import select as sel
+from . import study as stu
+
+FINDING = "finding"
+VERDICT = "verdict"
+FIGURE = "figure"
+THREAT = "threat"
+EVIDENCE = "evidence"       # explains a verdict or a finding, decides none
+# kinds the first screen's line is about
+DECIDING = (FINDING, VERDICT)
+
+UNDECIDED = "undecided"
+WEAKER = "weaker"
+
+# The warp stall reasons as one quantity (metrics/stalls.txt).
+STALL_FAMILY = sel.STALL_PREFIX + "<reason>" + sel.STALL_SUFFIX
+STALL_ISSUED = "selected"           # the warp that issued: not a stall
+
+ANCHOR = "not-measured"
+TITLE = "Not measured on this GPU"
+
+_VERDICT_PARTS = (stu.ARTICLE, stu.SWEEP, stu.BLOCKS)   # verdicts shown
+_L2_PARTS = (stu.SWEEP, stu.ARTICLE)                    # finding 2, plot
+
+
+@dataclass(frozen=True)
+class Use:
+    what: str               # the conclusion, as the report names it
+    kind: str               # FINDING, VERDICT, FIGURE, THREAT, EVIDENCE
+    parts: tuple            # parts whose counters it reads, first present
+    needs: tuple            # alternatives, best first: names all measured
+    without: str            # what becomes of it when none is measured
+    severity: str = UNDECIDED   # of `without`
+    fallback: str = ""      # when a later alternative stands in (WEAKER)
+    every: bool = False     # reads every part present, not the first
+    applies: Optional[Callable] = None  # run -> whether it reads counters
+
+    @property
+    def names(self):
+        return {n for alternative in self.needs for n in alternative}
+
+
+def _schema1_rows(run):
+    return any(p.time_source is None for p in run.points)
+
+
+_DRAM_BYTES = ((sel.M_DRAM_READ, sel.M_DRAM_WRITE), (sel.M_DRAM_BYTES,))
+
+USES = (
+    Use("Finding 1", FINDING, _VERDICT_PARTS, ((sel.M_KERNEL_TIME,),),
+        "its rows timed by the old protocol (schema 1) are judged by their "
+        "event times, the host's launch path included, not the profiler's "
+        "kernel duration (`%s`), and PyTorch rows among them are left out"
+        % sel.M_KERNEL_TIME, WEAKER, applies=_schema1_rows),
+    Use("Finding 2", FINDING, _L2_PARTS, ((sel.M_DRAM_READ_FRACTION,),),
+        "where each study variant's working set leaves L2, and whether a "
+        "point is in L2, are judged from timing (bandwidth against the "
+        "DRAM ceiling, footprint against the effective L2) instead of the "
+        "share of reads served by L2 (`%s`)" % sel.M_DRAM_READ_FRACTION,
+        WEAKER),
+    Use("Finding 4", FINDING, _VERDICT_PARTS, ((sel.M_LD_BYTES_PER_INST,),),
+        "not testable: no bytes per global load instruction (`%s`)" %
+        sel.M_LD_BYTES_PER_INST),
+    Use("L2-bound verdicts", VERDICT, _VERDICT_PARTS, _DRAM_BYTES,
+        "L2-bound only by a bandwidth above the DRAM ceiling: the DRAM "
+        "bytes test (< %.0f %% of bytes moved) cannot fire" %
+        (100 * model.L2_DRAM_FRACTION), WEAKER),
+    Use("occupancy-bound verdicts", VERDICT,
+        _VERDICT_PARTS, ((sel.M_OCCUPANCY,), (sel.M_THEORETICAL_OCCUPANCY,)),
+        "cannot fire, and loads in flight per SM (latency-bound by Little's "
+        "law) are not estimated",
+        fallback="the theoretical occupancy (occupancy API) stands in for "
+                 "the achieved"),
+    Use("issue-bound verdicts by bytes per instruction", VERDICT,
+        _VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
+        "the bytes-per-issued-instruction test cannot fire"),
+    Use("stall rules of the latency-bound and issue-bound verdicts",
+        VERDICT, (stu.STALLS, stu.ARTICLE), ((STALL_FAMILY,),),
+        "cannot fire, and the shortfalls table has no top stall reason"),
+    Use("cache-tier figure", FIGURE, _L2_PARTS,
+        ((sel.M_DRAM_READ_FRACTION,),),
+        "drawn without the share of reads served by L2", WEAKER),
+    Use("roofline figure", FIGURE, _VERDICT_PARTS, _DRAM_BYTES,
+        "no DRAM points", WEAKER),
+    Use("roofline figure", FIGURE, _VERDICT_PARTS, ((sel.M_L2_BYTES,),),
+        "no L2 points", WEAKER),
+    Use("roofline figure", FIGURE, _VERDICT_PARTS,
+        ((sel.M_L1_BYTES,), sel.M_L1_GLOBAL_BYTES), "no L1 points", WEAKER),
+    Use("instruction figure", FIGURE, _VERDICT_PARTS,
+        ((sel.M_BYTES_PER_INST,),), "not drawn"),
+    Use("instruction figure", FIGURE, _VERDICT_PARTS,
+        ((sel.M_LD_BYTES_PER_INST,),), "no bytes per load instruction",
+        WEAKER),
+    Use("evidence of findings 2 and 3 and the shortfalls table", EVIDENCE,
+        _VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
+        "no bytes per issued instruction", WEAKER),
+    Use("evidence of findings 2 and 3", EVIDENCE,
+        _VERDICT_PARTS, ((sel.M_REGISTERS,),),
+        "no registers per thread", WEAKER),
+    Use("rows above the DRAM ceiling (threats)", THREAT, stu.PARTS,
+        ((sel.M_DRAM_WRITE,),),
+        "cannot be told apart as writes left in L2: called not explained, "
+        "and warm-slower-than-cold kernels have no DRAM writes to show why",
+        every=True),
+)
+
+
+def reads():
+    """Every name the table says the analysis reads."""
+    return {n for use in USES for n in use.names}
+
+
+def is_stall(name):
+    return name.startswith(sel.STALL_PREFIX) and \
+        name.endswith(sel.STALL_SUFFIX) and name != STALL_FAMILY
+
+
+def feeds(metric):
+    """The names the analysis reads that a measured metric feeds: itself,
+    the derived metrics that cannot do without it, the stall shares."""
+    out = {metric} | {d for d, inputs in derived.INPUTS.items()
+                      if metric in inputs}
+    if is_stall(metric):
+        out.add(STALL_FAMILY)
+    return out
+
+
+def stall_reasons(run):
+    """The warp stall reasons (issued warps aside) in a run's metrics."""
+    return {name[len(sel.STALL_PREFIX):-len(sel.STALL_SUFFIX)]
+            for values in (run.metrics or {}).values() for name in values
+            if is_stall(name)} - {STALL_ISSUED}
+
+
+def measured(run, name):
+    if name == STALL_FAMILY:
+        return bool(stall_reasons(run))
+    return sel.has_metric(run, name)
+
+
+def effect(use, run):
+    """(severity, text) of what becomes of a use with this run's metrics;
+    None where it stands as it is."""
+    if use.applies is not None and not use.applies(run):
+        return None
+    served = [all(measured(run, n) for n in alt) for alt in use.needs]
+    if served[0]:
+        return None
+    if any(served):
+        return WEAKER, use.fallback
+    return use.severity, use.without
+
+
+def reading_parts(study, use):
+    """The parts of the study whose counters the use reads."""
+    present = [p for p in use.parts if p in study.runs]
+    return present if use.every else present[:1]
+
+
+@dataclass(frozen=True)
+class Effect:
+    use: Use
+    severity: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Gap:
+    metric: Optional[str]   # None: the part measured no counters at all
+    reason: str
+    parts: tuple
+    effects: tuple          # (Effect, ...)
+    stall_reasons: int = 0  # a left-out stall reason: how many remain
+
+    def of(self, severity, kinds=None):
+        return [e for e in self.effects if e.severity == severity and
+                (kinds is None or e.use.kind in kinds)]
+
+
+def _effects(study, parts, touches):
+    out = []
+    for use in USES:
+        for part in reading_parts(study, use):
+            if part not in parts or not touches(use):
+                continue
+            found = effect(use, study.runs[part])
+            if found is not None and Effect(use, *found) not in out:
+                out.append(Effect(use, *found))
+    return tuple(out)
+
+
+def survey(study):
+    """[Gap]: every metric a part of the study left out (grouped over the
+    parts with the same reason), then every part without counters whose
+    counters a conclusion reads; [] when nothing is missing."""
+    left = {}
+    for part in stu.PARTS:
+        run = study.run(part)
+        if run is None:
+            continue
+        for metric, reason in run.left_out:
+            left.setdefault((metric, reason or "no reason given"),
+                            []).append(part)
+    gaps = []
+    for (metric, reason), parts in left.items():
+        names = feeds(metric)
+        effects = _effects(study, parts,
+                           lambda use: bool(use.names & names))
+        remain = 0
+        if is_stall(metric):
+            remain = max(len(stall_reasons(study.runs[p])) for p in parts)
+        gaps.append(Gap(metric, reason, tuple(parts), effects, remain))
+    for part in stu.PARTS:
+        run = study.run(part)
+        if run is None or run.counter_status not in ("off", "unavailable"):
+            continue
+        effects = _effects(study, (part,), lambda use: not use.every)
+        if effects:
+            reason = "counters %s%s" % (
+                run.counter_status, ": " + run.counters["reason"]
+                if run.counters.get("reason") else "")
+            gaps.append(Gap(None, reason, (part,), effects))
+    return gaps
+
+
+# report blocks
+
+def _parts(parts):
+    return ", ".join("`%s/`" % p for p in parts)
+
+
+def _what(gap):
+    return "`%s`" % gap.metric if gap.metric else "every counter"
+
+
+def _list(effects):
+    """'what: text, text; what: text', one entry per conclusion."""
+    said = {}
+    for e in effects:
+        said.setdefault(e.use.what, []).append(e.text)
+    return "; ".join("%s: %s" % (what, ", ".join(texts))
+                     for what, texts in said.items())
+
+
+def _uses(effects):
+    return ", ".join(dict.fromkeys(e.use.what for e in effects))
+
+
+def stall_note(gap):
+    return ("nothing: the warp stall shares are taken over the %d reasons "
+            "this chip has, which still sum to 100 %% of the stall cycles" %
+            gap.stall_reasons)
+
+
+def first_screen(gaps):
+    """One paragraph for the first screen when a gap touches what a
+    finding or a bottleneck verdict uses; [] otherwise."""
+    items = []
+    for gap in gaps:
+        undecided = gap.of(UNDECIDED, DECIDING)
+        weaker = gap.of(WEAKER, DECIDING)
+        if not undecided and not weaker:
+            continue
+        said = [x for x in ("undecided: " + _uses(undecided)
+                            if undecided else "",
+                            "weaker: " + _uses(weaker) if weaker else "")
+                if x]
+        items.append("%s in %s (%s) leaves %s" % (
+            _what(gap), _parts(gap.parts), gap.reason, "; ".join(said)))
+    if not items:
+        return []
+    return [doc.Paragraph("**%s**: %s. What each gap leaves: [%s](#%s)." % (
+        TITLE, " — ".join(items), TITLE, ANCHOR))]
+
+
+def section(gaps, runs=()):
+    """The Method part's subsection: metric, parts, reason, and what it
+    leaves undecided or weaker; [] when nothing is missing.  runs: the
+    study's runs, for the names this chip collected entries under."""
+    if not gaps:
+        return []
+    rows = []
+    for gap in gaps:
+        undecided = gap.of(UNDECIDED)
+        gone = {e.use.what for e in undecided}
+        weaker = [e for e in gap.of(WEAKER) if e.use.what not in gone]
+        if gap.metric and is_stall(gap.metric) and not undecided:
+            first = stall_note(gap)
+        elif not gap.effects and gap.metric and \
+                not feeds(gap.metric) & reads():
+            first = "nothing: the analysis does not read it"
+        else:
+            first = _list(undecided) or "nothing"
+        rows.append((_what(gap), _parts(gap.parts), gap.reason, first,
+                     _list(weaker) or "-"))
+    blocks = [doc.Heading(3, TITLE, ANCHOR), doc.Paragraph(
+        "ewbench resolves each entry of a metric set on the GPU's chip; "
+        "an entry the chip has no counter for is left out of the run with "
+        "its reason (run.json `counters.left_out`), and a part with "
+        "counters off or unavailable measured none. What each leaves "
+        "undecided (the rule cannot fire, the finding is not testable, "
+        "nothing is drawn) or weaker (something else stands in), from the "
+        "analysis's one table of what reads each metric "
+        "(`python/ewbench/analysis/unmeasured.py`):"),
+        doc.Table(("metric", "part", "reason", "leaves undecided",
+                   "leaves weaker"), tuple(rows))]
+    aliases = {}
+    for run in runs:
+        for meaning, name in sorted(run.collected.items()):
+            if name != meaning:
+                aliases[meaning] = name
+    if aliases:
+        blocks.append(doc.Paragraph(
+            "Collected under this chip's own names (metrics.csv keeps the "
+            "first name of each entry): %s." % ", ".join(
+                "`%s` as `%s`" % kv for kv in sorted(aliases.items()))))
+    return blocks
