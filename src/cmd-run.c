@@ -421,15 +421,18 @@ open_device(struct runner *r, char **cause)
 		return EWB_EXIT_ERROR;
 	}
 	if (r->opts.trace == NULL && !r->opts.no_cupti &&
-	    r->opts.command != CMD_CHECK && !r->opts.dry_run &&
-	    trace_start(TRACE_KERNELS, &trace_cause) != 0) {
-		fprintf(stderr, "ewbench: kernel times unavailable, timing "
-		    "with CUDA events: %s\n", trace_cause);
-		free(trace_cause);
-	}
+	    r->opts.command != CMD_CHECK && !r->opts.dry_run)
+		(void)trace_start(TRACE_KERNELS, &trace_cause);
 	if (trace_started())
 		r->man.timer = "cupti_kernel_activity";
-	return device_open(r->opts.device, &r->dev, cause);
+	/* Without a usable GPU CUPTI fails too (CUPTI_ERROR_UNKNOWN): the
+	 * GPU's own reason is the one to say. */
+	code = device_open(r->opts.device, &r->dev, cause);
+	if (code == 0 && trace_cause != NULL)
+		fprintf(stderr, "ewbench: kernel times unavailable, timing "
+		    "with CUDA events: %s\n", trace_cause);
+	free(trace_cause);
+	return code;
 }
 
 static int	 start_user_kernel(struct runner *, char **);
@@ -739,6 +742,12 @@ run_command(int argc, char **argv)
 	    r.opts.command == CMD_CHECK ? r.plan.ncases :
 	    plan_timed_points(&r.plan));
 	r.pr.tune = r.opts.command == CMD_TUNE;
+	for (size_t i = 0; i < r.plan.ncases; i++) {
+		int len = (int)strlen(r.plan.cases[i].v->id);
+
+		if (len > r.pr.id_width)
+			r.pr.id_width = len;
+	}
 	if (writes && begin_output(&r, &code, &cause) != 0)
 		goto refuse;
 	code = EWB_EXIT_ERROR;

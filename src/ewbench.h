@@ -64,6 +64,9 @@ int		 sizes_parse(const char *text, uint64_t **sizes, size_t *count,
 int		 size_parse_one(const char *text, uint64_t *n, char **cause);
 /* Shortest exact spelling of n: "256Mi", "1M", "1000003". */
 void		 size_format(uint64_t n, char *buf, size_t len);
+/* A point's block for people: "256", or "auto" for 0 (a library such as
+ * cub chooses its own).  buf holds at least 16 bytes. */
+const char	*block_text(unsigned block, char *buf);
 /* "32,64,128": whole numbers from min to max, comma separated, no empty
  * item; a repeat is kept once, at its first place.  what names the option
  * in messages ("--block"). */

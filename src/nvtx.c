@@ -51,11 +51,11 @@ nvtx_push_phase(const char *name)
 void
 nvtx_push_point(const struct point *p)
 {
-	char	name[160], size[32];
+	char	name[160], size[32], block[16];
 
 	size_format(p->n, size, sizeof size);
-	snprintf(name, sizeof name, "%s n=%s block=%u %s", p->v->id, size,
-	    p->block, cache_name(p->cache));
+	snprintf(name, sizeof name, "%s n=%s block=%s %s", p->v->id, size,
+	    block_text(p->block, block), cache_name(p->cache));
 	push(name, p->v->dtype == EWB_F16 ? COLOUR_F16 : COLOUR_F32, p->n);
 }
 

@@ -25,6 +25,7 @@ printers_init(struct printers *pr, const struct device_facts *dev,
 	pr->dev = dev;
 	pr->run_id = run_id;
 	pr->quiet = quiet;
+	pr->id_width = 18;
 	pr->total = total;
 	pr->started = monotonic_seconds();
 }
@@ -43,8 +44,8 @@ printers_header(const struct printers *pr)
 	if (pr->quiet)
 		return;
 	device_print(pr->dev, stdout);
-	printf("%-18s %8s %5s %-4s %-6s %13s  %13s  %10s  %s\n", "variant",
-	    "n", "block", "L2", "launch", "median", "bandwidth", "of spec",
+	printf("%-*s %8s %5s %-4s %-6s %13s  %13s  %10s  %s\n", pr->id_width,
+	    "variant", "n", "block", "L2", "launch", "median", "bandwidth", "of spec",
 	    "check");
 }
 
@@ -88,13 +89,14 @@ int
 printers_timed(struct printers *pr, const struct point *p,
     const struct timed *t, bool passed, char **cause)
 {
-	char	size[32];
+	char	size[32], block[16];
 	double	bw = (double)point_bytes_moved(p) / (t->st.median * 1e-9);
 
 	if (!pr->quiet) {
 		size_format(p->n, size, sizeof size);
-		printf("%-18s %8s %5u %-4s %-6s %10.3f us  %8.1f GB/s  %5.1f%% "
-		    "spec  %s\n", p->v->id, size, p->block, cache_name(p->cache),
+		printf("%-*s %8s %5s %-4s %-6s %10.3f us  %8.1f GB/s  %5.1f%% "
+		    "spec  %s\n", pr->id_width, p->v->id, size,
+		    block_text(p->block, block), cache_name(p->cache),
 		    p->launch, t->st.median / 1e3, bw / 1e9,
 		    100.0 * bw / pr->dev->dram_bandwidth,
 		    passed ? "ok" : "CHECK FAILED");

@@ -13,6 +13,8 @@ struct printers {
 	const struct device_facts *dev;
 	const char		*run_id;
 	bool			 quiet;
+	int			 id_width;	/* the variant column: the
+						   longest id planned */
 	struct csv		*timing;	/* NULL: not written (check) */
 	struct csv		*metrics;	/* NULL: no counters */
 

@@ -287,3 +287,12 @@ uint_list_parse(const char *text, const char *what, unsigned min,
 	*count = used;
 	return 0;
 }
+
+const char *
+block_text(unsigned block, char *buf)
+{
+	if (block == 0)
+		return "auto";
+	snprintf(buf, 16, "%u", block);
+	return buf;
+}
