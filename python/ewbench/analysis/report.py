@@ -178,10 +178,13 @@ def findings_table(judged):
 
 
 def versus_section(versus, ranges=(), sctx=None):
+    """(the DRAM tier's table, first; the L2 tier and the notes, after
+    the shortfalls), so that the report's first screen holds the findings,
+    the DRAM-tier comparison and the shortfalls."""
     blocks = [doc.Heading(3, "ewbench's fastest add against cub and "
                           "PyTorch", "versus")]
     if not versus and not ranges:
-        return blocks + [doc.Paragraph("No add kernels measured.")]
+        return blocks + [doc.Paragraph("No add kernels measured.")], []
     rows = []
     repeated = [v for v in versus if isinstance(v, ans.RepeatVersus)]
 
@@ -214,7 +217,10 @@ def versus_section(versus, ranges=(), sctx=None):
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
                                  "GB/s, % of spec", "cub", "PyTorch",
                                  "margin", "beyond noise?"), tuple(rows)))
+    dram_blocks, blocks = blocks, []
     if ranges:
+        blocks.append(doc.Heading(3, "The L2 tier against the peers",
+                                  "versus-l2"))
         blocks.append(doc.Paragraph(
             "L2 tier, over every L2-resident size (warm; footprint up to "
             "the last size below the effective L2 that finding 2 located; "
@@ -269,7 +275,7 @@ def versus_section(versus, ranges=(), sctx=None):
         "confidence intervals, each widened by the run-to-run floor "
         "(%.1f %%), do not overlap (the noise rule, docs/analysis.md)." %
         noise.RUN_FLOOR_PCT))
-    return blocks
+    return dram_blocks, blocks
 
 
 def _evidence(s):
@@ -963,12 +969,14 @@ def build_document(study, sctx, judged, figures):
     blocks.append(findings_table(judged))
     gaps = um.survey(study)
     blocks += um.first_screen(gaps)
-    blocks += versus_section(ans.versus_peers(sctx), ans.l2_ranges(sctx),
-                             sctx)
-    blocks += uk.section(study, figures)
+    dram_tier, l2_tier = versus_section(ans.versus_peers(sctx),
+                                        ans.l2_ranges(sctx), sctx)
+    blocks += dram_tier
     _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)
+    blocks += l2_tier
+    blocks += uk.section(study, figures)
     blocks.append(doc.Heading(2, "Contents", "contents"))
     blocks.append(doc.Toc(SECTIONS))
     blocks += findings_section(judged)
