@@ -8,6 +8,10 @@
 #  3. examples/add_broken.cu stops with exit 2 and NVRTC's file:line;
 #  4. a kernel that writes past its output is caught by the guard region
 #     (and, with --no-guard, by compute-sanitizer where it is installed);
+#     4b. every op and dtype, aligned and --misalign: the tutorial's
+#     grid-stride abs, which writes |guard| back over its guard, and relu
+#     and add stores of element n, each named at element n + 0 with the
+#     guard's poison (issue 31);
 #  5. a kernel that never returns is stopped by the watchdog: exit 1,
 #     run.json failed and saying why, the rows before it complete;
 #  6. the second compile of the same kernel comes from the cache.
@@ -132,6 +136,24 @@ if [ -n "$cs" ]; then
 else
 	echo "compute-sanitizer not found: its part skipped"
 fi
+
+# 4b. Every op and dtype, aligned and misaligned (issue 31): the first
+# element past the end, with the guard named.  The abs kernels read the
+# guard and write |guard| back, which the old positive poison hid.
+for k in abs_f32_stride_bug abs_f16_stride_bug relu_f32_off_by_one \
+    relu_f16_off_by_one add_f32_off_by_one add_f16_off_by_one; do
+	for m in '' --misalign; do
+		set +e
+		"$EWBENCH" check --kernel "$kern/$k.cu" -v add_f32 -s 1000003 \
+		    $m >"$tmpdir/$k.log" 2>&1
+		rc=$?
+		set -e
+		[ "$rc" = 3 ] && grep -q "CHECK FAILED: user:$k n=1000003: wrote past the end of its output, the first at element 1000003 (n + 0), .*the guard after it, poisoned 0x[ac][53], changed" \
+		    "$tmpdir/$k.log" ||
+		    fail "$k${m:+ $m}: exit $rc, the overrun not named: $(cat "$tmpdir/$k.log")"
+		echo "$k${m:+ $m}: $(grep -o 'the first at element .*changed' "$tmpdir/$k.log")"
+	done
+done
 
 # 5. The watchdog: add_f32's rows first (registry order), then the user's
 # kernel hangs in its check.

@@ -249,20 +249,37 @@ test_compile_and_cache(void)
 	user_build_free(&again);
 
 	/* Every kernel the examples and tests/gpu/user-kernel.sh use
-	 * compiles and passes the signature check. */
+	 * compiles and passes the signature check of its op. */
 	{
-		static const char *const others[] = {
-			"examples/add_tail_bug.cu",
-			"tests/gpu/kernels/add_overrun.cu",
-			"tests/gpu/kernels/add_hang.cu",
+		static const struct {
+			const char	*file;
+			enum ewb_op	 op;
+			enum ewb_dtype	 dtype;
+		} others[] = {
+			{ "examples/add_tail_bug.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/add_overrun.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/add_hang.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/abs_f32_stride_bug.cu", EWB_OP_ABS,
+			    EWB_F32 },
+			{ "tests/gpu/kernels/abs_f16_stride_bug.cu", EWB_OP_ABS,
+			    EWB_F16 },
+			{ "tests/gpu/kernels/relu_f32_off_by_one.cu",
+			    EWB_OP_RELU, EWB_F32 },
+			{ "tests/gpu/kernels/relu_f16_off_by_one.cu",
+			    EWB_OP_RELU, EWB_F16 },
+			{ "tests/gpu/kernels/add_f32_off_by_one.cu", EWB_OP_ADD,
+			    EWB_F32 },
+			{ "tests/gpu/kernels/add_f16_off_by_one.cu", EWB_OP_ADD,
+			    EWB_F16 },
 		};
 		size_t	i;
 
 		for (i = 0; i < sizeof others / sizeof *others; i++) {
-			char *file = xasprintf("%s/%s", EWB_SRCDIR, others[i]);
+			char *file = xasprintf("%s/%s", EWB_SRCDIR,
+			    others[i].file);
 
-			CHECK(build(file, EWB_OP_ADD, EWB_F32, NULL, 90, &other,
-			    &cause) == 0);
+			CHECK(build(file, others[i].op, others[i].dtype, NULL,
+			    90, &other, &cause) == 0);
 			if (cause != NULL)
 				fprintf(stderr, "%s\n", cause);
 			else
