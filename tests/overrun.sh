@@ -77,4 +77,15 @@ for k in abs_f32_stride_bug abs_f16_stride_bug relu_f32_off_by_one \
 		    fail "$what without an overrun: exit $rc: $(cat "$tmpdir/out")"
 	done
 done
+# The article's kernel as pasted (int N): launched with a 4-byte count,
+# recorded as such.
+set +e
+env LD_PRELOAD="$STANDIN" "$EWBENCH" run -q --kernel \
+    "$top_srcdir/examples/article_add.cu:elementwise_add_f32_kernel" \
+    -v add_f32 -s $n --no-cupti --iters 3 --warmup 1 -o "$tmpdir/article" \
+    >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] && grep -q '"count": "int32"' "$tmpdir/article/run.json" ||
+    fail "the article's kernel on the stand-in: exit $rc: $(cat "$tmpdir/out")"
 echo "overrun: $checked checks on the stand-in, every overrun caught"
