@@ -16,6 +16,7 @@
 #include <nvrtc.h>
 
 #include "config.h"
+#include "paths.h"
 #include "userkernel.h"
 
 /* The name NVRTC gives the appended checks in its messages. */
@@ -317,6 +318,36 @@ infer_op(const char *source, const char *function, enum ewb_op *op,
 	return false;
 }
 
+/* `examples/FILE` that is not here: ewbench's own examples, where they
+ * are installed ($(pkgdatadir)/examples, found from the binary as the
+ * metric groups are) or in the source tree of a build tree's ewbench, so
+ * that the usage lines of --help and the README run anywhere. */
+static void
+own_example(struct user_spec *s)
+{
+	char	*dirs[PATHS_MAX], *path = NULL;
+	size_t	 n, i;
+
+	if (strncmp(s->path, "examples/", 9) != 0 ||
+	    access(s->path, F_OK) == 0 || errno != ENOENT)
+		return;
+	n = paths_data_dirs("examples", dirs);
+	for (i = 0; i < n && path == NULL; i++) {
+		path = xasprintf("%s/%s", dirs[i], s->path + 9);
+		if (access(path, F_OK) != 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	paths_free(dirs, n);
+	if (path == NULL)
+		return;
+	if (s->path_owned)
+		free((char *)s->path);
+	s->path = path;
+	s->path_owned = true;
+}
+
 int
 user_spec_finish(struct user_spec *s, char **cause)
 {
@@ -338,6 +369,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	}
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
+	own_example(s);
 	if (read_whole(s->path, &source, &len, cause) != 0)
 		return -1;
 	if (!s->op_given || !s->dtype_given) {
