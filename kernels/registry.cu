@@ -43,7 +43,7 @@ flops(enum ewb_op op)
 	{ id, Op::op, ewb_dtype_of<Op>(), origin, technique, per_thread, \
 	  width, block, COST(Op::op, ewb_dtype_of<Op>()), stride, \
 	  __VA_ARGS__::launch, __VA_ARGS__::shape, (const void *)kernel, \
-	  __VA_ARGS__::min_cc }
+	  __VA_ARGS__::min_cc, 0 }
 
 /* study.def: the scalar kernel for misaligned operands is the op's own. */
 #define STUDY(id, op, per_thread, width, block, stride, technique) \
@@ -72,7 +72,7 @@ flops(enum ewb_op op)
  * library decides them; default_block is nominal and overrides are ignored. */
 #define PEER(id, op, dtype, technique, launcher, shaper) \
 	{ id, op, dtype, "peer", technique, 0, 0, 256, COST(op, dtype), \
-	  false, launcher, shaper, NULL, 0 },
+	  false, launcher, shaper, NULL, 0, 0 },
 
 const struct ewb_variant ewb_variants[] = {
 #include "study.def"

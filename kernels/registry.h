@@ -77,6 +77,12 @@ struct ewb_variant {
 					   minor) below which the launcher
 					   runs a fallback kernel instead of
 					   this technique; 0: runs anywhere */
+	uint64_t	 max_cover;	/* the most elements one launch may
+					   cover (grid x block x elements
+					   per thread) for the kernel's
+					   count and index type: 2^31 for a
+					   user kernel's int count; 0: no
+					   limit */
 };
 
 extern const struct ewb_variant ewb_variants[];

@@ -15,19 +15,18 @@
  * A user's kernel (--kernel) writes its checked output into a buffer of
  * its own with USER_GUARD_BYTES of poison on either side: bytes it wrote
  * outside its output are found there after the launch, the nearest named
- * like a wrong element, by its index (n + k after the end).
+ * like a wrong element, by its index (n + k after the end).  Its check
+ * runs twice, over two poisons (guard.h): a store into a guard that leaves
+ * one poison as it was changes the other (guard.c proves it).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "guard.h"
 #include "trace.h"
 #include "userkernel.h"
-
-/* The guard regions' poison: a byte pattern no result is likely to
- * repeat exactly (0x5a5a5a5a is 1.5e16 as a float). */
-#define GUARD_BYTE	0x5a
 
 /* CUDA_TRY for a function that must free what it holds. */
 #define CUDA_TRY_GOTO(call, cause, label) do {				\
@@ -146,7 +145,8 @@ struct guarded {
 };
 
 static int
-guarded_open(struct bench *b, size_t bytes, struct guarded *g, char **cause)
+guarded_open(struct bench *b, size_t bytes, unsigned char poison,
+    struct guarded *g, char **cause)
 {
 	size_t	off = (size_t)((char *)b->d_c - (char *)b->base[2]);
 
@@ -163,21 +163,21 @@ guarded_open(struct bench *b, size_t bytes, struct guarded *g, char **cause)
 		g->base = b->d_guarded;
 	}
 	g->out = g->base + g->before;
-	CUDA_TRY(cudaMemsetAsync(g->base, GUARD_BYTE, g->before + bytes +
+	CUDA_TRY(cudaMemsetAsync(g->base, poison, g->before + bytes +
 	    g->guard, b->stream), cause);
 	return 0;
 }
 
-/* 0 when the guards are as poisoned; 1 when the kernel wrote there (*bad:
- * the element nearest the output it wrote, by its index: n + k after the
- * end, k before the start); -1 on error. */
+/* 0 when the guards still hold poison; 1 when the kernel wrote there
+ * (*bad: the element nearest the output it wrote, by its index: n + k
+ * after the end, k before the start); -1 on error. */
 static int
 guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
-    struct mismatch *bad, char **cause)
+    unsigned char poison, struct mismatch *bad, char **cause)
 {
 	unsigned	 size = ewb_dtype_size(l->v->dtype);
-	size_t		 bytes = l->args.n * size, k, first = SIZE_MAX;
-	size_t		 changed = 0, last_before = SIZE_MAX;
+	size_t		 bytes = l->args.n * size, first, unused;
+	size_t		 changed, last_before;
 	unsigned char	*before = xmalloc(g->before + 1), *after;
 	int		 rc = -1;
 
@@ -191,19 +191,9 @@ guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
 	CUDA_TRY_GOTO(cudaMemcpyAsync(after, g->out + bytes, g->guard,
 	    cudaMemcpyDeviceToHost, b->stream), cause, out);
 	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);
-	for (k = 0; k < g->guard; k++) {
-		if (after[k] == GUARD_BYTE)
-			continue;
-		changed++;
-		if (first == SIZE_MAX)
-			first = k;
-	}
-	for (k = 0; k < g->before; k++) {
-		if (before[k] != GUARD_BYTE) {
-			changed++;
-			last_before = k;
-		}
-	}
+	changed = guard_scan(after, g->guard, poison, &first, &unused);
+	changed += guard_scan(before, g->before, poison, &unused,
+	    &last_before);
 	rc = 0;
 	if (changed == 0)
 		goto out;
@@ -211,6 +201,7 @@ guards_check(struct bench *b, const struct launch *l, const struct guarded *g,
 	bad->bad_count = (changed + size - 1) / size;	/* about */
 	bad->expected = NAN;		/* nothing belongs there */
 	bad->got = NAN;
+	bad->poison = poison;
 	rc = 1;
 	if (first != SIZE_MAX) {
 		bad->outside = 1;
@@ -228,9 +219,11 @@ out:
 	return rc;
 }
 
-int
-checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
-    char **cause)
+/* One checked launch: 1 passed, 0 failed (*bad), -1 on error.  A user
+ * kernel's output lies between guards poisoned with `poison`. */
+static int
+check_once(struct bench *b, const struct launch *given, unsigned char poison,
+    struct mismatch *bad, char **cause)
 {
 	const struct ewb_variant	*v = given->v;
 	size_t				 bytes = given->args.n *
@@ -241,7 +234,7 @@ checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
 	int				 rc = -1;
 
 	if (variant_is_user(v)) {
-		if (guarded_open(b, bytes, &g, cause) != 0)
+		if (guarded_open(b, bytes, poison, &g, cause) != 0)
 			goto out;
 		l.args.c = g.out;
 	}
@@ -265,7 +258,8 @@ checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
 	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);
 	if (r.bad_count == 0) {
 		/* Right inside; and nothing written outside? */
-		rc = g.base == NULL ? 0 : guards_check(b, &l, &g, bad, cause);
+		rc = g.base == NULL ? 0 : guards_check(b, &l, &g, poison, bad,
+		    cause);
 		rc = rc < 0 ? -1 : rc == 0 ? 1 : 0;
 		goto out;
 	}
@@ -286,5 +280,22 @@ checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
 out:
 	if (g.owned)
 		cudaFree(g.base);
+	return rc;
+}
+
+/* A built-in variant: one checked launch.  A user's kernel with guards:
+ * one per poison (guard.h), so that no store into a guard escapes (guard.c
+ * says why); the first failing pass is the one reported. */
+int
+checker_run(struct bench *b, const struct launch *given, struct mismatch *bad,
+    char **cause)
+{
+	unsigned	passes = variant_is_user(given->v) &&
+			    user_guard_bytes() != 0 ? GUARD_PASSES : 1;
+	unsigned	pass;
+	int		rc = 1;
+
+	for (pass = 0; pass < passes && rc == 1; pass++)
+		rc = check_once(b, given, guard_poison[pass], bad, cause);
 	return rc;
 }

@@ -195,6 +195,7 @@ struct mismatch {
 				   end (1: index is n + k) or before its
 				   start (-1: index is k elements before);
 				   0: a wrong element inside */
+	unsigned char poison;	/* outside: the byte the guards held */
 };
 /* Returns 0 when all n elements of `got` equal the reference computed from
  * a and b (a only for unary ops; for in-place ops `a` is the input before

@@ -157,6 +157,53 @@ skip_variant(struct plan *p, const struct run_options *o,
 	return !o->allow_fallback;
 }
 
+/* Elements a launch of v at n elements and block (0: its own) covers:
+ * grid x block x elements per thread, as the launcher shapes it. */
+static uint64_t
+launch_cover(const struct ewb_variant *v, uint64_t n, unsigned block)
+{
+	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
+	uint64_t	b = block != 0 ? block : v->default_block;
+	uint64_t	threads = n / per + (n % per != 0);
+
+	return (threads / b + (threads % b != 0)) * b * per;
+}
+
+static bool
+covers_past_count(const struct ewb_variant *v, uint64_t n, unsigned block)
+{
+	/* The count itself (n) and every index the launch forms (up to
+	 * cover - 1) must fit. */
+	return v->max_cover != 0 && (n >= v->max_cover ||
+	    launch_cover(v, n, block) > v->max_cover);
+}
+
+/* A size past what v's count can say (a user kernel's int N): left out
+ * for that kernel, saying why, never launched. */
+static bool
+past_count(struct plan *p, const struct ewb_variant *v, uint64_t n,
+    unsigned block)
+{
+	struct skipped_variant	*s;
+	uint64_t		 cover = launch_cover(v, n, block);
+
+	if (!covers_past_count(v, n, block))
+		return false;
+	p->skipped = xrealloc(p->skipped, (p->nskipped + 1) *
+	    sizeof *p->skipped);
+	s = &p->skipped[p->nskipped++];
+	s->variant = v->id;
+	snprintf(s->reason, sizeof s->reason, "n=%llu, block %u: its launch "
+	    "covers elements 0 to %llu, past what its %s element count "
+	    "holds (at most %llu): left out at this size; declare the count "
+	    "size_t and index in 64 bits to measure it", (unsigned long long)n,
+	    block != 0 ? block : v->default_block,
+	    (unsigned long long)(cover - 1),
+	    v->max_cover == (uint64_t)1 << 31 ? "int (32-bit signed)" :
+	    "32-bit unsigned", (unsigned long long)(v->max_cover - 1));
+	return true;
+}
+
 /* The sizes variant v is measured at: the sweep's, the tiers' (and the
  * --size ones), or the --size list.  *owned says whether to free them. */
 static int
@@ -283,8 +330,10 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		sizes_sort_unique(sizes, &count);	/* a tier size also given */
 		nb = variant_blocks(o, v, &blocks);
 		for (k = 0; k < count; k++) {
-			for (b = 0; b < nb; b++)
-				add_case(p, v, sizes[k], blocks[b]);
+			for (b = 0; b < nb; b++) {
+				if (!past_count(p, v, sizes[k], blocks[b]))
+					add_case(p, v, sizes[k], blocks[b]);
+			}
 		}
 		free(sizes);
 	}
@@ -297,8 +346,12 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		    case_order(&p->cases[start], &p->cases[i]) == 0; i++)
 			;
 		nb = variant_blocks(o, p->cases[start].v, &blocks);
-		for (k = start, b = 0; k < i && b < nb; k++, b++)
-			p->cases[k].block = blocks[b];
+		for (k = start, b = 0; k < i && b < nb; b++) {
+			/* blocks left out at this size (past_count) */
+			if (!covers_past_count(p->cases[start].v,
+			    p->cases[start].n, blocks[b]))
+				p->cases[k++].block = blocks[b];
+		}
 	}
 	plan_totals(p);
 	return 0;

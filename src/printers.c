@@ -118,18 +118,21 @@ printers_checked(struct printers *pr, const struct point *p, bool passed,
 	if (!passed && bad->outside > 0) {
 		fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: wrote past "
 		    "the end of its output, the first at element %zu (n + %zu), "
-		    "about %zu elements in all (compute-sanitizer names the "
-		    "access: docs/user-kernels.md)\n", p->v->id,
+		    "about %zu elements in all: the guard after it, poisoned "
+		    "0x%02x, changed (compute-sanitizer names the access: "
+		    "docs/user-kernels.md)\n", p->v->id,
 		    (unsigned long long)p->n, bad->index, bad->index -
-		    (size_t)p->n, bad->bad_count);
+		    (size_t)p->n, bad->bad_count, bad->poison);
 		return;
 	}
 	if (!passed && bad->outside < 0) {
 		fprintf(stderr, "ewbench: CHECK FAILED: %s n=%llu: wrote "
 		    "before the start of its output, %zu elements before "
-		    "element 0, about %zu elements in all (compute-sanitizer "
-		    "names the access: docs/user-kernels.md)\n", p->v->id,
-		    (unsigned long long)p->n, bad->index, bad->bad_count);
+		    "element 0, about %zu elements in all: the guard before "
+		    "it, poisoned 0x%02x, changed (compute-sanitizer names the "
+		    "access: docs/user-kernels.md)\n", p->v->id,
+		    (unsigned long long)p->n, bad->index, bad->bad_count,
+		    bad->poison);
 		return;
 	}
 	if (!passed) {

@@ -16,12 +16,17 @@
 #include <nvrtc.h>
 
 #include "config.h"
+#include "paths.h"
 #include "userkernel.h"
 
 /* The name NVRTC gives the appended checks in its messages. */
 #define CHECK_FILE	"ewbench signature check"
-/* The first line of a cache entry; the cubin follows. */
-#define CACHE_MAGIC	"ewbench-cubin 1 "
+/* The first line of a cache entry, then the count's type (user_count as
+ * a digit), a space and the lowered name; the cubin follows. */
+#define CACHE_MAGIC	"ewbench-cubin 2 "
+/* The template kernel whose instance's lowered name says the count's type
+ * (program_text). */
+#define COUNT_PROBE	"ewb_count_probe_"
 
 /* The whole of path, NUL-terminated; -1 with a cause. */
 static int
@@ -313,6 +318,36 @@ infer_op(const char *source, const char *function, enum ewb_op *op,
 	return false;
 }
 
+/* `examples/FILE` that is not here: ewbench's own examples, where they
+ * are installed ($(pkgdatadir)/examples, found from the binary as the
+ * metric groups are) or in the source tree of a build tree's ewbench, so
+ * that the usage lines of --help and the README run anywhere. */
+static void
+own_example(struct user_spec *s)
+{
+	char	*dirs[PATHS_MAX], *path = NULL;
+	size_t	 n, i;
+
+	if (strncmp(s->path, "examples/", 9) != 0 ||
+	    access(s->path, F_OK) == 0 || errno != ENOENT)
+		return;
+	n = paths_data_dirs("examples", dirs);
+	for (i = 0; i < n && path == NULL; i++) {
+		path = xasprintf("%s/%s", dirs[i], s->path + 9);
+		if (access(path, F_OK) != 0) {
+			free(path);
+			path = NULL;
+		}
+	}
+	paths_free(dirs, n);
+	if (path == NULL)
+		return;
+	if (s->path_owned)
+		free((char *)s->path);
+	s->path = path;
+	s->path_owned = true;
+}
+
 int
 user_spec_finish(struct user_spec *s, char **cause)
 {
@@ -334,6 +369,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	}
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
+	own_example(s);
 	if (read_whole(s->path, &source, &len, cause) != 0)
 		return -1;
 	if (!s->op_given || !s->dtype_given) {
@@ -365,76 +401,137 @@ user_spec_finish(struct user_spec *s, char **cause)
 	return 0;
 }
 
-/* The op's parameter list, as C++ types (ctype: for the compiler) or as
- * a declaration (for people). */
+/* The op's parameter list as a declaration, for people. */
 static char *
-params(enum ewb_op op, enum ewb_dtype dtype, bool declared)
+params(enum ewb_op op, enum ewb_dtype dtype)
 {
 	const char	*t = dtype == EWB_F16 ? "__half" : "float";
-	const char	*count = declared ? "size_t n" : "decltype(sizeof 0)";
 
 	switch (op) {
 	case EWB_OP_ADD:
-		return declared ? xasprintf("const %s *a, const %s *b, %s *c, "
-		    "%s", t, t, t, count) : xasprintf("const %s *, const %s *, "
-		    "%s *, %s", t, t, t, count);
+		return xasprintf("const %s *a, const %s *b, %s *c, size_t n",
+		    t, t, t);
 	case EWB_OP_RELU:
-		return declared ? xasprintf("const %s *a, %s *c, %s", t, t,
-		    count) : xasprintf("const %s *, %s *, %s", t, t, count);
+		return xasprintf("const %s *a, %s *c, size_t n", t, t);
 	case EWB_OP_ABS:
 		break;
 	}
-	return declared ? xasprintf("%s *c, %s", t, count) :
-	    xasprintf("%s *, %s", t, count);
+	return xasprintf("%s *c, size_t n", t);
 }
 
 /* The expected declaration, for messages and the docs. */
 static char *
 expected_declaration(const struct user_spec *s, const char *function)
 {
-	char	*p = params(s->op, s->dtype, true), *d;
+	char	*p = params(s->op, s->dtype), *d;
 
 	d = xasprintf("__global__ void %s(%s)", function, p);
 	free(p);
 	return d;
 }
 
-/* The program NVRTC compiles: the user's source, then static assertions
- * that its function has the op's parameters, the count 64 bits wide. */
+const char *
+user_count_name(enum user_count c)
+{
+	static const char *const names[] = { "uint64", "int64", "uint32",
+	    "int32" };
+
+	return names[c];
+}
+
+uint64_t
+user_count_cover(enum user_count c)
+{
+	return c == USER_COUNT_I32 ? (uint64_t)1 << 31 :
+	    c == USER_COUNT_U32 ? (uint64_t)1 << 32 : 0;
+}
+
+/*
+ * The program NVRTC compiles: the user's source, then a check of its
+ * function's type against the op's (the compiler judges it: the inputs
+ * pointers to T, const or not, the output a pointer to T, the count an
+ * integer type of 32 or 64 bits), and an instance of a probe kernel whose
+ * lowered name says the count's width and signedness (compile()).
+ */
 static char *
 program_text(const struct user_spec *s, const char *source,
     const char *function)
 {
-	char	*types = params(s->op, s->dtype, false);
-	char	*declared = expected_declaration(s, function);
-	char	*text;
-	size_t	 len = strlen(source);
+	const char	*t = s->dtype == EWB_F16 ? "__half" : "float";
+	char		*declared = expected_declaration(s, function);
+	char		*pattern, *inputs, *text;
+	size_t		 len = strlen(source);
 
+	switch (s->op) {
+	case EWB_OP_ADD:
+		pattern = xasprintf("void(A *, B *, %s *, C)", t);
+		inputs = xasprintf("ewb_input_<A, %s>::value && "
+		    "ewb_input_<B, %s>::value", t, t);
+		break;
+	case EWB_OP_RELU:
+		pattern = xasprintf("void(A *, %s *, C)", t);
+		inputs = xasprintf("ewb_input_<A, %s>::value", t);
+		break;
+	default:
+		pattern = xasprintf("void(%s *, C)", t);
+		inputs = xstrdup("1");
+		break;
+	}
 	text = xasprintf("%s%s#line 1 \"" CHECK_FILE "\"\n%s"
-	    "template <typename... P> struct ewb_last_;\n"
-	    "template <typename P> struct ewb_last_<P> { typedef P type; };\n"
-	    "template <typename P, typename... Q> struct ewb_last_<P, Q...> "
-	    ": ewb_last_<Q...> {};\n"
-	    "template <typename F> struct ewb_count_;\n"
-	    "template <typename R, typename... P> struct ewb_count_<R(P...)> "
-	    ": ewb_last_<P...> {};\n"
 	    "template <typename A, typename B> struct ewb_same_ "
 	    "{ enum { value = 0 }; };\n"
 	    "template <typename A> struct ewb_same_<A, A> "
 	    "{ enum { value = 1 }; };\n"
-	    "static_assert(sizeof(typename ewb_count_<decltype(%s)>::type) "
-	    ">= 8, \"ewbench: %s takes its element count as a 32-bit "
-	    "integer, which sizes past 2^31 elements overflow: declare it "
-	    "size_t n\");\n"
-	    "static_assert(ewb_same_<decltype(%s), void(%s)>::value, "
-	    "\"ewbench: --op %s --dtype %s needs %s\");\n",
+	    "template <typename P, typename T> struct ewb_input_ { enum { "
+	    "value = ewb_same_<P, T>::value || ewb_same_<P, const T>::value "
+	    "}; };\n"
+	    "template <typename C> struct ewb_integer_ { enum { value = "
+	    "ewb_same_<C, int>::value || ewb_same_<C, unsigned>::value || "
+	    "ewb_same_<C, long>::value || ewb_same_<C, unsigned long>::value "
+	    "|| ewb_same_<C, long long>::value || "
+	    "ewb_same_<C, unsigned long long>::value }; };\n"
+	    "template <typename F> struct ewb_sig_ "
+	    "{ enum { ok = 0, bytes = 0, is_signed = 0 }; };\n"
+	    "template <%stypename C> struct ewb_sig_<%s> { enum { "
+	    "ok = (%s) && ewb_integer_<C>::value, bytes = sizeof(C), "
+	    "is_signed = (C)-1 < (C)0 }; };\n"
+	    "static_assert(ewb_sig_<decltype(%s)>::ok, "
+	    "\"ewbench: --op %s --dtype %s needs %s (the inputs const or not; "
+	    "the count size_t, or int as in the article)\");\n"
+	    "template <int B, int S> __global__ void " COUNT_PROBE "() {}\n",
 	    source, len > 0 && source[len - 1] != '\n' ? "\n" : "",
-	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "", function,
-	    function, function, types, ewb_op_name(s->op),
-	    ewb_dtype_name(s->dtype), declared);
-	free(types);
+	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "",
+	    s->op == EWB_OP_ADD ? "typename A, typename B, " :
+	    s->op == EWB_OP_RELU ? "typename A, " : "", pattern, inputs,
+	    function, ewb_op_name(s->op), ewb_dtype_name(s->dtype), declared);
+	free(pattern);
+	free(inputs);
 	free(declared);
 	return text;
+}
+
+/* The probe instance's name expression for function. */
+static char *
+count_probe(const char *function)
+{
+	return xasprintf(COUNT_PROBE "<ewb_sig_<decltype(%s)>::bytes, "
+	    "ewb_sig_<decltype(%s)>::is_signed>", function, function);
+}
+
+/* The count's type from the probe's lowered name, Itanium-mangled as
+ * ..." COUNT_PROBE "ILi<bytes>ELi<signed>EEvv; -1 when it is not so. */
+static int
+count_from_probe(const char *lowered, enum user_count *count)
+{
+	const char	*p = strstr(lowered, COUNT_PROBE "ILi");
+	int		 bytes, is_signed;
+
+	if (p == NULL || sscanf(p + strlen(COUNT_PROBE "ILi"), "%dELi%dE",
+	    &bytes, &is_signed) != 2 || (bytes != 4 && bytes != 8))
+		return -1;
+	*count = bytes == 8 ? (is_signed ? USER_COUNT_I64 : USER_COUNT_U64) :
+	    (is_signed ? USER_COUNT_I32 : USER_COUNT_U32);
+	return 0;
 }
 
 /* A directory for the cache, or NULL (no HOME, no XDG_CACHE_HOME). */
@@ -515,7 +612,14 @@ cache_load(struct user_build *b)
 		free(text);
 		return false;
 	}
-	b->lowered = xasprintf("%.*s", (int)(nl - text - magic), text + magic);
+	if (nl - text < (ptrdiff_t)magic + 3 || text[magic] < '0' ||
+	    text[magic] > '3' || text[magic + 1] != ' ') {
+		free(text);
+		return false;
+	}
+	b->count = (enum user_count)(text[magic] - '0');
+	b->lowered = xasprintf("%.*s", (int)(nl - text - magic - 2),
+	    text + magic + 2);
 	b->cubin_bytes = len - (size_t)(nl + 1 - text);
 	b->cubin = xmalloc(b->cubin_bytes);
 	memcpy(b->cubin, nl + 1, b->cubin_bytes);
@@ -537,9 +641,10 @@ cache_store(const struct user_build *b)
 	dir = xstrdup(b->cache_path);
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*slash = '\0';
-	head = strlen(CACHE_MAGIC) + strlen(b->lowered) + 1;
-	data = xmalloc(head + b->cubin_bytes);
-	snprintf(data, head + 1, "%s%s\n", CACHE_MAGIC, b->lowered);
+	head = strlen(CACHE_MAGIC) + 2 + strlen(b->lowered) + 1;
+	data = xmalloc(head + b->cubin_bytes + 1);
+	snprintf(data, head + 1, "%s%d %s\n", CACHE_MAGIC, (int)b->count,
+	    b->lowered);
 	memcpy(data + head, b->cubin, b->cubin_bytes);
 	if (!make_dirs(dir))
 		fprintf(stderr, "ewbench: kernel cache %s: %s (not cached)\n",
@@ -641,6 +746,7 @@ compile(const struct user_spec *spec, const char *program,
 	nvrtcProgram	 prog = NULL;
 	nvrtcResult	 r;
 	const char	*lowered;
+	char		*probe = count_probe(b->function);
 	double		 t0 = monotonic_seconds();
 	int		 rc = -1;
 
@@ -649,6 +755,8 @@ compile(const struct user_spec *spec, const char *program,
 	NVRTC_TRY(nvrtcCreateProgram(&prog, program, spec->path, 0, NULL,
 	    NULL), "nvrtcCreateProgram");
 	NVRTC_TRY(nvrtcAddNameExpression(prog, b->function),
+	    "nvrtcAddNameExpression");
+	NVRTC_TRY(nvrtcAddNameExpression(prog, probe),
 	    "nvrtcAddNameExpression");
 	r = nvrtcCompileProgram(prog, (int)b->noptions,
 	    (const char *const *)b->options);
@@ -662,6 +770,13 @@ compile(const struct user_spec *spec, const char *program,
 	NVRTC_TRY(nvrtcGetLoweredName(prog, b->function, &lowered),
 	    "nvrtcGetLoweredName");
 	b->lowered = xstrdup(lowered);
+	NVRTC_TRY(nvrtcGetLoweredName(prog, probe, &lowered),
+	    "nvrtcGetLoweredName");
+	if (count_from_probe(lowered, &b->count) != 0) {
+		*cause = xasprintf("%s: the type of %s's count is not known "
+		    "(probe %s)", spec->path, b->function, lowered);
+		goto out;
+	}
 	NVRTC_TRY(nvrtcGetCUBINSize(prog, &b->cubin_bytes),
 	    "nvrtcGetCUBINSize");
 	b->cubin = xmalloc(b->cubin_bytes + 1);
@@ -671,6 +786,7 @@ compile(const struct user_spec *spec, const char *program,
 out:
 	if (prog != NULL)
 		nvrtcDestroyProgram(&prog);
+	free(probe);
 	return rc;
 }
 

@@ -39,25 +39,37 @@ user_launch(const struct ewb_launch_args *a)
 {
 	struct ewb_shape	 s = user_shape(a);
 	size_t			 n = a->n;
-	void			*params[4];
+	uint64_t		 cover = loaded->variant.max_cover;
+	unsigned		 n32 = (unsigned)a->n;
+	void			*params[4], *count = &n;
 	dim3			 grid = { 1, 1, 1 }, block = { 1, 1, 1 };
 	cudaError_t		 e;
 
+	/* A 32-bit count (int N, as in the article) gets 4 bytes; the plan
+	 * left out every size whose launch covers elements past its range
+	 * (plan.c), and this refuses one that would get here all the same,
+	 * rather than let the count or the kernel's index wrap. */
+	if (cover != 0 && (n >= cover || s.grid * s.block *
+	    loaded->variant.elems_per_thread > cover))
+		return cudaErrorInvalidValue;
+	if (loaded->build.count == USER_COUNT_I32 ||
+	    loaded->build.count == USER_COUNT_U32)
+		count = &n32;
 	switch (loaded->variant.op) {
 	case EWB_OP_ADD:
 		params[0] = (void *)&a->a;
 		params[1] = (void *)&a->b;
 		params[2] = (void *)&a->c;
-		params[3] = &n;
+		params[3] = count;
 		break;
 	case EWB_OP_RELU:
 		params[0] = (void *)&a->a;
 		params[1] = (void *)&a->c;
-		params[2] = &n;
+		params[2] = count;
 		break;
 	case EWB_OP_ABS:
 		params[0] = (void *)&a->c;
-		params[1] = &n;
+		params[1] = count;
 		break;
 	}
 	if (s.grid > 2147483647ULL)
@@ -102,6 +114,7 @@ user_kernel_init(struct user_kernel *u, const struct user_spec *s,
 	v->write_bytes = elem;
 	v->flops = s->op == EWB_OP_ADD ? 1 : 0;
 	v->in_place = s->op == EWB_OP_ABS;
+	v->max_cover = user_count_cover(u->build.count);
 	v->launch = user_launch;
 	v->shape = user_shape;
 	v->kernel = NULL;		/* until loaded */
@@ -169,6 +182,7 @@ user_kernel_json(struct json *j, const void *ctx)
 	for (i = 0; i < b->noptions; i++)
 		json_str(j, NULL, b->options[i]);
 	json_end_array(j);
+	json_str(j, "count", user_count_name(b->count));
 	json_u64(j, "elems_per_thread", u->spec->per_thread);
 	json_u64(j, "default_block", u->spec->block);
 	json_u64(j, "timeout_s", u->spec->timeout_s);

@@ -14,9 +14,13 @@
  *   add    __global__ void f(const T *a, const T *b, T *c, size_t n)
  *   relu   __global__ void f(const T *a, T *c, size_t n)
  *   abs    __global__ void f(T *c, size_t n)		in place
- * A 32-bit element count is refused: sizes past 2^31 elements are runs
- * ewbench makes.  The grid is ceil(ceil(n / elems per thread) / block), as
- * for the built-in variants without a loop.
+ * The inputs const or not (the article's kernels take float *a), the count
+ * any integer type of 32 or 64 bits (int N, as the article's, or size_t):
+ * the compiler says which (struct user_build's count), and a size whose
+ * launch covers elements past a 32-bit count's range is left out of the
+ * plan for that kernel, saying why (plan.c), never launched.  The grid is
+ * ceil(ceil(n / elems per thread) / block), as for the built-in variants
+ * without a loop.
  */
 #ifndef EWB_USERKERNEL_H
 #define EWB_USERKERNEL_H
@@ -62,10 +66,21 @@ void		 user_spec_flags(struct user_spec *, const char *text);
 int		 user_spec_finish(struct user_spec *, char **cause);
 void		 user_spec_free(struct user_spec *);
 
+/* The type of a kernel's element count, as the compiler judged it. */
+enum user_count { USER_COUNT_U64, USER_COUNT_I64, USER_COUNT_U32,
+    USER_COUNT_I32 };
+/* "size_t"-like names for messages and run.json: "uint64", "int64",
+ * "uint32", "int32". */
+const char	*user_count_name(enum user_count);
+/* The most elements a launch may cover for such a count: 2^31 (int),
+ * 2^32 (unsigned), 0 (64 bits: no limit). */
+uint64_t	 user_count_cover(enum user_count);
+
 /* A compiled kernel. */
 struct user_build {
 	char		*function;	/* as in the source */
 	char		*lowered;	/* its symbol in the cubin */
+	enum user_count	 count;		/* its element count's type */
 	char		 source_sha256[SHA256_HEX];	/* of the file */
 	char		 key[SHA256_HEX];	/* the cache key */
 	char		*cache_path;	/* NULL: no cache directory */

@@ -154,6 +154,29 @@ for file in run.json timing.csv metrics.csv ceilings.csv; do
 	done
 done
 
+# The article's kernels as pasted (int N, non-const inputs, its macros)
+# compile and plan; a size whose launch an int count cannot cover is left
+# out for that kernel, saying why (issue 31).
+art=$top_srcdir/examples/article_add.cu
+export XDG_CACHE_HOME=$tmpdir/cache
+expect 0 '^user:elementwise_add_f16x8_pack_kernel 1Mi' run --dry-run --chip h100 \
+    --kernel "$art:elementwise_add_f16x8_pack_kernel" --elems-per-thread 8 \
+    --kernel-block 32 -v add_f16x8_pack -s 1Mi
+expect 0 'skipped: user:elementwise_add_f32x4_kernel: n=2147483651, block 64: its launch covers elements 0 to 2147483903, past what its int (32-bit signed) element count holds (at most 2147483647)' \
+    run --dry-run --chip h100 --kernel "$art:elementwise_add_f32x4_kernel" \
+    --elems-per-thread 4 --kernel-block 64 -v add_f32x4 -s 16Mi,2147483651
+grep -q '^user:elementwise_add_f32x4_kernel 16Mi *16Mi *1$' "$tmpdir/out" ||
+    fail "the int-count kernel's 16Mi case: $(cat "$tmpdir/out")"
+
+# `--kernel examples/FILE.cu` from a folder without it: ewbench's own
+# examples (here the source tree's; installed, share/ewbench/examples).
+(cd "$tmpdir" && "$EWBENCH" run --dry-run --chip h100 --kernel \
+    examples/add_f32x4.cu --elems-per-thread 4 --kernel-block 64 \
+    -v add_f32x4 -s 16Mi) >"$tmpdir/out" 2>&1 ||
+    fail "examples/ from elsewhere: $(cat "$tmpdir/out")"
+grep -q "$top_srcdir/examples/add_f32x4.cu compiled for sm_90\|$top_srcdir/examples/add_f32x4.cu for sm_90 from the cache" \
+    "$tmpdir/out" || fail "examples/ not taken from the source tree: $(cat "$tmpdir/out")"
+
 # Plans for a GPU by name need no GPU; --chip needs --dry-run.
 expect 0 'plan for the facts of --chip h200 (NVIDIA H200; '	run --dry-run --chip h200
 expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4

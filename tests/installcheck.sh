@@ -2,7 +2,9 @@
 # tests/installcheck.sh PREFIX SRCDIR - what `make installcheck` checks of
 # an installation in PREFIX (made by it): run from /, with nothing of the
 # source or build tree on any path, the installed ewbench lists its
-# variants and metric groups, plans a run without a GPU, has its manual,
+# variants and metric groups, plans a run without a GPU, finds its
+# installed examples (the README's user-kernel lines) and docs, has its
+# manual,
 # and renders a shipped reference study (copied into PREFIX) through the
 # installed Python package.  PYTHON is configure's interpreter.
 set -eu
@@ -33,6 +35,30 @@ done
 step "$ewbench run --dry-run"
 out=$("$ewbench" run --dry-run 2>&1) || fail "run --dry-run exited $?: $out"
 echo "$out" | grep -q 'points' || fail "run --dry-run printed no plan: $out"
+# The README's "Your own kernel" lines, from /: the installed examples,
+# found from the binary, compiled (NVRTC needs no GPU) and planned.
+step "$ewbench run --kernel examples/add_f32x4.cu ... --dry-run (installed examples)"
+for f in "$srcdir"/examples/*.cu; do
+	[ -f "$prefix/share/ewbench/examples/$(basename "$f")" ] ||
+	    fail "$(basename "$f") not installed in $prefix/share/ewbench/examples"
+done
+for f in README.md docs/user-kernels.md docs/data-format.md; do
+	[ -f "$prefix/share/ewbench/docs/$(basename "$f")" ] ||
+	    fail "$f not installed in $prefix/share/ewbench/docs"
+done
+out=$(XDG_CACHE_HOME=$prefix/cache "$ewbench" run --kernel \
+    examples/add_f32x4.cu --elems-per-thread 4 --kernel-block 64 \
+    -v add_f32x4 -s 16Mi,256Mi --cache both --dry-run 2>&1) ||
+    fail "the installed example: exit $?: $out"
+echo "$out" | grep -q "share/ewbench/examples/add_f32x4.cu compiled for sm_" &&
+    echo "$out" | grep -q '^user:add_f32x4_user ' ||
+    fail "the installed example not found or not planned: $out"
+out=$(XDG_CACHE_HOME=$prefix/cache "$ewbench" check --kernel \
+    examples/article_add.cu:elementwise_add_f16x8_pack_kernel \
+    --elems-per-thread 8 --kernel-block 32 --dry-run 2>&1) ||
+    fail "the installed article kernels: exit $?: $out"
+"$ewbench" --help | grep -q '/share/ewbench/examples$' ||
+    fail "--help does not say where the examples are"
 step "$prefix/share/man/man1/ewbench.1"
 [ -s "$prefix/share/man/man1/ewbench.1" ] || fail "no manual"
 

@@ -5,7 +5,8 @@
  *
  * Device memory is anonymous host memory (zeroed, so the compare kernel's
  * result reads "no mismatch"), copies and sets are memcpy and memset,
- * kernel launches do nothing, events read the host clock.  Nothing it
+ * kernel launches do nothing (but a user kernel's: a CPU model of it, at
+ * the end of this file), events read the host clock.  Nothing it
  * returns is a measurement: tests use it for the files a run writes, never
  * for their numbers.
  *
@@ -16,6 +17,8 @@
  *			that has claimed its directory and not yet begun
  */
 #define _GNU_SOURCE
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,5 +479,185 @@ __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void **args,
 	(void)args;
 	(void)shared;
 	(void)s;
+	return cudaSuccess;
+}
+
+/*
+ * A user's kernel (--kernel FILE.cu): NVRTC compiles it for real, ewbench
+ * loads the cubin (cudaLibraryLoadData) and launches it by
+ * cudaLaunchKernel.  The stand-in runs a CPU model instead, named by the
+ * kernel's symbol: its op from the name's start (abs, relu, add), its
+ * dtype f16 when the name holds "f16", else f32 (the kernels of
+ * tests/gpu/kernels are named so).  The model stores the op's right
+ * result in [0, n) and, as a kernel with an overrun does,
+ *
+ * EWB_STANDIN_OVERRUN=K	K elements past the end (K < 0: -K before the
+ *			start) as well: abs the |x| of the element there
+ *			(it reads its output in place: the guard),
+ *			relu and add the op of their inputs past the end,
+ *			which read as
+ * EWB_STANDIN_PAST=0xHH	that byte repeated (a), and +0 (b): whatever
+ *			memory past the inputs may hold (default 0x00).
+ *
+ * Nothing else of the kernel is modelled; ewbench's compare kernel does
+ * nothing here, so only the guards' verdict is a real one.
+ */
+struct standin_kernel {
+	char	name[256];
+	int	op;		/* 0 abs, 1 relu, 2 add */
+	int	size;		/* bytes per element */
+};
+
+STANDIN cudaError_t
+cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+    enum cudaJitOption *jo, void **jv, unsigned nj,
+    enum cudaLibraryOption *lo, void **lv, unsigned nl)
+{
+	(void)code;
+	(void)jo;
+	(void)jv;
+	(void)nj;
+	(void)lo;
+	(void)lv;
+	(void)nl;
+	*library = (cudaLibrary_t)malloc(16);
+	return cudaSuccess;
+}
+
+STANDIN cudaError_t
+cudaLibraryUnload(cudaLibrary_t library)
+{
+	free(library);
+	return cudaSuccess;
+}
+
+STANDIN cudaError_t
+cudaLibraryGetKernel(cudaKernel_t *kernel, cudaLibrary_t library,
+    const char *name)
+{
+	struct standin_kernel	*k = calloc(1, sizeof *k);
+
+	(void)library;
+	snprintf(k->name, sizeof k->name, "%s", name);
+	/* a C++ name is mangled: _Z<length><name>... */
+	while (*name == '_' || *name == 'Z' || (*name >= '0' && *name <= '9'))
+		name++;
+	k->op = strncmp(name, "abs", 3) == 0 ? 0 :
+	    strncmp(name, "relu", 4) == 0 ? 1 : 2;
+	k->size = strstr(name, "f16") != NULL ? 2 : 4;
+	*kernel = (cudaKernel_t)(void *)k;
+	return cudaSuccess;
+}
+
+static float
+standin_load(const unsigned char *p, int size)
+{
+	float		f;
+	uint16_t	h;
+	uint32_t	bits, sign, exp, man;
+
+	if (size == 4) {
+		memcpy(&f, p, 4);
+		return f;
+	}
+	memcpy(&h, p, 2);
+	sign = (uint32_t)(h >> 15) << 31;
+	exp = (h >> 10) & 0x1f;
+	man = h & 0x3ff;
+	if (exp == 0x1f)
+		bits = sign | 0x7f800000u | man << 13;
+	else if (exp != 0)
+		bits = sign | (exp + 112) << 23 | man << 13;
+	else if (man == 0)
+		bits = sign;
+	else {				/* subnormal: normalise */
+		exp = 113;
+		while (!(man & 0x400)) {
+			man <<= 1;
+			exp--;
+		}
+		bits = sign | exp << 23 | (man & 0x3ff) << 13;
+	}
+	memcpy(&f, &bits, 4);
+	return f;
+}
+
+/* Only values a half holds exactly come back here (|x|, relu(x), x + 0,
+ * of a half): no rounding needed. */
+static void
+standin_store(unsigned char *p, int size, float f)
+{
+	uint32_t	bits, sign, exp, man;
+	uint16_t	h;
+
+	if (size == 4) {
+		memcpy(p, &f, 4);
+		return;
+	}
+	memcpy(&bits, &f, 4);
+	sign = bits >> 31 << 15;
+	exp = (bits >> 23) & 0xff;
+	man = bits & 0x7fffff;
+	if (exp == 0xff)
+		h = (uint16_t)(sign | 0x7c00 | (man ? 0x200 | man >> 13 : 0));
+	else if (exp > 112)
+		h = (uint16_t)(sign | (exp - 112) << 10 | man >> 13);
+	else if (exp > 112 - 11)	/* a half subnormal */
+		h = (uint16_t)(sign | (0x800000 | man) >> (126 - exp));
+	else
+		h = (uint16_t)sign;
+	memcpy(p, &h, 2);
+}
+
+static float
+standin_op(int op, float a, float b)
+{
+	switch (op) {
+	case 0:
+		return fabsf(a);
+	case 1:
+		return a > 0 ? a : 0.0f;
+	}
+	return a + b;
+}
+
+STANDIN cudaError_t
+cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+    size_t shared, cudaStream_t s)
+{
+	const struct standin_kernel *k = func;
+	const char	*past = getenv("EWB_STANDIN_PAST");
+	long		 over = env_int("EWB_STANDIN_OVERRUN", 0), i, lo, hi;
+	unsigned char	*a, *b, *c, outside[4];
+	unsigned long long n;
+	int		 nparams = k->op == 0 ? 2 : k->op == 1 ? 3 : 4;
+
+	(void)grid;
+	(void)block;
+	(void)shared;
+	(void)s;
+	/* The count, as wide as the kernel takes it (ewbench passes an int
+	 * for an int count, a size_t else): its low 4 bytes on this
+	 * little-endian host, enough for the sizes tests run here. */
+	n = *(const unsigned *)args[nparams - 1];
+	c = *(unsigned char **)args[nparams - 2];
+	a = k->op == 0 ? c : *(unsigned char **)args[0];
+	b = k->op == 2 ? *(unsigned char **)args[1] : NULL;
+	memset(outside, past != NULL ? (int)strtol(past, NULL, 16) : 0,
+	    sizeof outside);
+	lo = over < 0 ? over : 0;
+	hi = over > 0 ? (long)n + over : (long)n;
+	for (i = lo; i < hi; i++) {
+		unsigned char	*at = c + i * k->size;
+		bool		 inside = i >= 0 && i < (long)n;
+		const unsigned char *x = k->op == 0 ? at :
+		    inside ? a + i * k->size : outside;
+		float		 y = 0.0f;
+
+		if (k->op == 2 && inside)
+			y = standin_load(b + i * k->size, k->size);
+		standin_store(at, k->size, standin_op(k->op,
+		    standin_load(x, k->size), y));
+	}
 	return cudaSuccess;
 }

@@ -8,9 +8,19 @@
 #  3. examples/add_broken.cu stops with exit 2 and NVRTC's file:line;
 #  4. a kernel that writes past its output is caught by the guard region
 #     (and, with --no-guard, by compute-sanitizer where it is installed);
+#     4b. every op and dtype, aligned and --misalign: the tutorial's
+#     grid-stride abs, which writes |guard| back over its guard, and relu
+#     and add stores of element n, each named at element n + 0 with the
+#     guard's poison (issue 31);
 #  5. a kernel that never returns is stopped by the watchdog: exit 1,
 #     run.json failed and saying why, the rows before it complete;
-#  6. the second compile of the same kernel comes from the cache.
+#  6. the second compile of the same kernel comes from the cache;
+#  7. the article's six add kernels as pasted (examples/article_add.cu:
+#     int N, non-const inputs, its macros), each at its published shape:
+#     the right ones measured beside the built-in variant of the same
+#     technique, the published bugs caught (the first element past the end
+#     and the guard, or the first wrong element), a size past int's range
+#     left out for the kernel, saying why.
 # Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
 require_gpu
@@ -133,6 +143,24 @@ else
 	echo "compute-sanitizer not found: its part skipped"
 fi
 
+# 4b. Every op and dtype, aligned and misaligned (issue 31): the first
+# element past the end, with the guard named.  The abs kernels read the
+# guard and write |guard| back, which the old positive poison hid.
+for k in abs_f32_stride_bug abs_f16_stride_bug relu_f32_off_by_one \
+    relu_f16_off_by_one add_f32_off_by_one add_f16_off_by_one; do
+	for m in '' --misalign; do
+		set +e
+		"$EWBENCH" check --kernel "$kern/$k.cu" -v add_f32 -s 1000003 \
+		    $m >"$tmpdir/$k.log" 2>&1
+		rc=$?
+		set -e
+		[ "$rc" = 3 ] && grep -q "CHECK FAILED: user:$k n=1000003: wrote past the end of its output, the first at element 1000003 (n + 0), .*the guard after it, poisoned 0x[ac][53], changed" \
+		    "$tmpdir/$k.log" ||
+		    fail "$k${m:+ $m}: exit $rc, the overrun not named: $(cat "$tmpdir/$k.log")"
+		echo "$k${m:+ $m}: $(grep -o 'the first at element .*changed' "$tmpdir/$k.log")"
+	done
+done
+
 # 5. The watchdog: add_f32's rows first (registry order), then the user's
 # kernel hangs in its check.
 start=$(date +%s)
@@ -167,4 +195,44 @@ grep -q 'from the cache' "$tmpdir/again.log" ||
     fail "not taken from the cache: $(cat "$tmpdir/again.log")"
 grep -q '^user:add_f32x4_user ' "$tmpdir/again.log" ||
     fail "the plan lacks the user's kernel: $(cat "$tmpdir/again.log")"
-echo "user-kernel: identical kernel within the noise, tail bug and overrun caught, compile error exit 2, watchdog, cache"
+# 7. The article's kernels as pasted.
+art=$ex/article_add.cu
+for spec in elementwise_add_f32_kernel:256:1:add_f32 \
+    elementwise_add_f16_kernel:256:1:add_f16; do
+	IFS=: read -r k block per ref <<EOF_SPEC
+$spec
+EOF_SPEC
+	"$EWBENCH" run -q --kernel "$art:$k" --kernel-block $block \
+	    --elems-per-thread $per -v $ref -s 1Mi,16Mi,1000003 --no-cupti \
+	    -o "$tmpdir/art-$k" >"$tmpdir/art-$k.log" 2>&1 ||
+	    fail "$k: exit $?: $(tail -5 "$tmpdir/art-$k.log")"
+	rows=$(grep -c "^[^,]*,user:$k," "$tmpdir/art-$k/timing.csv") || true
+	[ "$rows" -ge 3 ] || fail "$k: $rows timed rows"
+	grep -q '"count": "int32"' "$tmpdir/art-$k/run.json" ||
+	    fail "$k: run.json lacks its int32 count"
+	echo "$k: measured, $rows rows"
+done
+for spec in 'elementwise_add_f32x4_kernel:64:4:wrote past the end of its output, the first at element 1000003 (n + 0)' \
+    'elementwise_add_f16x2_kernel:128:2:wrote past the end of its output, the first at element 1000003 (n + 0)' \
+    'elementwise_add_f16x8_kernel:32:8:wrote past the end of its output, the first at element 1000003 (n + 0)' \
+    'elementwise_add_f16x8_pack_kernel:32:8:element 1000000 is nan, expected .* (3 of 1000003 elements wrong)'; do
+	IFS=: read -r k block per want <<EOF_SPEC
+$spec
+EOF_SPEC
+	set +e
+	"$EWBENCH" check --kernel "$art:$k" --kernel-block $block \
+	    --elems-per-thread $per -v add_f32 -s 1000003 >"$tmpdir/art-$k.log" 2>&1
+	rc=$?
+	set -e
+	[ "$rc" = 3 ] && grep -q "CHECK FAILED: user:$k n=1000003: $want" \
+	    "$tmpdir/art-$k.log" ||
+	    fail "$k: exit $rc, the published bug not named: $(cat "$tmpdir/art-$k.log")"
+	echo "$k: $(grep -o 'n=1000003: .*' "$tmpdir/art-$k.log" | head -c 160)"
+done
+"$EWBENCH" check --kernel "$art:elementwise_add_f32_kernel" -v add_f32 \
+    -s 1000003,2147483651 >"$tmpdir/art-big.log" 2>&1 ||
+    fail "int N past its range: exit $?: $(cat "$tmpdir/art-big.log")"
+grep -q 'skipped user:elementwise_add_f32_kernel: n=2147483651, block 256: its launch covers elements 0 to 2147483903, past what its int (32-bit signed) element count holds' \
+    "$tmpdir/art-big.log" || fail "int N past its range not said: $(cat "$tmpdir/art-big.log")"
+
+echo "user-kernel: identical kernel within the noise, tail bug and overruns caught, compile error exit 2, watchdog, cache, the article's kernels"

@@ -14,7 +14,8 @@
 	%reldir%/test-interrupt \
 	%reldir%/test-durability \
 	%reldir%/test-placement \
-	%reldir%/test-paths
+	%reldir%/test-paths \
+	%reldir%/test-guard
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -36,6 +37,8 @@ TESTS += $(%canon_reldir%_tests)
 %canon_reldir%_test_reference_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_csv_SOURCES = %reldir%/test-csv.c %reldir%/check.h
 %canon_reldir%_test_csv_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_guard_SOURCES = %reldir%/test-guard.c %reldir%/check.h
+%canon_reldir%_test_guard_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_json_SOURCES = %reldir%/test-json.c %reldir%/check.h
 %canon_reldir%_test_json_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_interrupt_SOURCES = %reldir%/test-interrupt.c \

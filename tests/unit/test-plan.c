@@ -215,6 +215,71 @@ test_user_kernel(void)
 	free(path);
 }
 
+/* A user kernel with the article's int N: sizes (and blocks) whose launch
+ * covers elements past 2^31 - 1, or whose n an int cannot hold, are left
+ * out for it with the reason; the rest keep their blocks in order. */
+static void
+test_user_int_count(void)
+{
+	const char		*args[] = { "run", "--kernel", NULL, "-s",
+				    "1Mi,2147483647,2147483648,2147483651",
+				    "--block", "256,992", "--no-cupti" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct user_build	 b;
+	struct user_kernel	 u;
+	struct plan		 p;
+	char			*cause = NULL, *path;
+	size_t			 i, user = 0, skipped = 0;
+
+	path = xasprintf("%s/examples/article_add.cu:"
+	    "elementwise_add_f32_kernel", EWB_SRCDIR);
+	args[2] = path;
+	fake_device(&d, 9);
+	d.memory_bytes = 200ULL << 30;
+	CHECK(parse(&o, args, 8) == 0);
+	CHECK(o.kernel.op == EWB_OP_ADD && o.kernel.dtype == EWB_F32);
+	for (i = 0; i < ewb_variant_count; i++)
+		o.selected[i] = false;
+	memset(&b, 0, sizeof b);
+	memset(&u, 0, sizeof u);
+	b.function = xstrdup(o.kernel.function);
+	b.count = USER_COUNT_I32;	/* as NVRTC judged `int N` */
+	memset(b.source_sha256, 'a', 64);
+	user_kernel_init(&u, &o.kernel, &b);
+	CHECK(u.variant.max_cover == (uint64_t)1 << 31);
+	o.user_variant = &u.variant;
+	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
+	for (i = 0; i < p.ncases; i++) {
+		CHECK(p.cases[i].n < ((uint64_t)1 << 31));
+		user++;
+	}
+	/* 1Mi at both blocks; 2^31 - 1 at 256 (8388608 blocks cover 2^31
+	 * elements), not at 992 (they would cover 2147484576). */
+	CHECK(user == 3);
+	if (user == 3) {
+		CHECK(p.cases[0].n == 1048576 && p.cases[0].block == 256);
+		CHECK(p.cases[1].n == 1048576 && p.cases[1].block == 992);
+		CHECK(p.cases[2].n == 2147483647 && p.cases[2].block == 256);
+	}
+	for (i = 0; i < p.nskipped; i++) {
+		CHECK_STR(p.skipped[i].variant,
+		    "user:elementwise_add_f32_kernel");
+		CHECK(strstr(p.skipped[i].reason, "past what its int (32-bit "
+		    "signed) element count holds (at most 2147483647)") !=
+		    NULL);
+		skipped++;
+	}
+	CHECK(skipped == 5);	/* 2^31 - 1 at 992; 2^31, 2^31 + 3 at both */
+	CHECK(p.nskipped > 0 && strstr(p.skipped[0].reason,
+	    "n=2147483647, block 992: its launch covers elements 0 to "
+	    "2147484575") != NULL);
+	plan_free(&p);
+	user_kernel_free(&u);
+	cli_free_run(&o);
+	free(path);
+}
+
 /* The code a build gives a GPU: its SASS of the same major, else PTX. */
 static void
 test_code_arch(void)
@@ -245,6 +310,7 @@ main(void)
 	test_fallback_skipped();
 	test_tiers_and_check();
 	test_user_kernel();
+	test_user_int_count();
 	test_code_arch();
 	return check_exit();
 }

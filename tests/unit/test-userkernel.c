@@ -3,8 +3,10 @@
  * against the FIPS 180-4 examples, finding the function, compiling the
  * examples to cubins, the cache (a hit, a miss when the source, options or
  * architecture change, a damaged entry), and the refusals: a compile error
- * with NVRTC's file:line, a signature that is not the op's, a 32-bit count;
- * and the watchdog, which ends a process stuck past its limit.
+ * with NVRTC's file:line, a signature that is not the op's; the article's
+ * listings as pasted (examples/article_add.cu: int N, non-const inputs,
+ * its reinterpret_cast macros) and every count type, judged by the
+ * compiler; and the watchdog, which ends a process stuck past its limit.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -249,20 +251,37 @@ test_compile_and_cache(void)
 	user_build_free(&again);
 
 	/* Every kernel the examples and tests/gpu/user-kernel.sh use
-	 * compiles and passes the signature check. */
+	 * compiles and passes the signature check of its op. */
 	{
-		static const char *const others[] = {
-			"examples/add_tail_bug.cu",
-			"tests/gpu/kernels/add_overrun.cu",
-			"tests/gpu/kernels/add_hang.cu",
+		static const struct {
+			const char	*file;
+			enum ewb_op	 op;
+			enum ewb_dtype	 dtype;
+		} others[] = {
+			{ "examples/add_tail_bug.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/add_overrun.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/add_hang.cu", EWB_OP_ADD, EWB_F32 },
+			{ "tests/gpu/kernels/abs_f32_stride_bug.cu", EWB_OP_ABS,
+			    EWB_F32 },
+			{ "tests/gpu/kernels/abs_f16_stride_bug.cu", EWB_OP_ABS,
+			    EWB_F16 },
+			{ "tests/gpu/kernels/relu_f32_off_by_one.cu",
+			    EWB_OP_RELU, EWB_F32 },
+			{ "tests/gpu/kernels/relu_f16_off_by_one.cu",
+			    EWB_OP_RELU, EWB_F16 },
+			{ "tests/gpu/kernels/add_f32_off_by_one.cu", EWB_OP_ADD,
+			    EWB_F32 },
+			{ "tests/gpu/kernels/add_f16_off_by_one.cu", EWB_OP_ADD,
+			    EWB_F16 },
 		};
 		size_t	i;
 
 		for (i = 0; i < sizeof others / sizeof *others; i++) {
-			char *file = xasprintf("%s/%s", EWB_SRCDIR, others[i]);
+			char *file = xasprintf("%s/%s", EWB_SRCDIR,
+			    others[i].file);
 
-			CHECK(build(file, EWB_OP_ADD, EWB_F32, NULL, 90, &other,
-			    &cause) == 0);
+			CHECK(build(file, others[i].op, others[i].dtype, NULL,
+			    90, &other, &cause) == 0);
 			if (cause != NULL)
 				fprintf(stderr, "%s\n", cause);
 			else
@@ -338,7 +357,14 @@ test_refusals(void)
 	    "__global__ void add_f32x4_user(const float *a, float *c, "
 	    "size_t n)");
 	expect_refusal(good, EWB_OP_ADD, EWB_F16, "--op add --dtype f16", NULL);
-	expect_refusal(narrow, EWB_OP_ADD, EWB_F32, "32-bit integer", NULL);
+	/* A 32-bit count is accepted now (the article's int N); its type is
+	 * known, for the launch and the plan. */
+	CHECK(build(narrow, EWB_OP_ADD, EWB_F32, NULL, 90, &b, &cause) == 0);
+	if (cause == NULL) {
+		CHECK(b.count == USER_COUNT_I32);
+		user_build_free(&b);
+	}
+	free(cause);
 	expect_refusal(half, EWB_OP_ADD, EWB_F32, "does not have the "
 	    "signature", NULL);
 	/* An fp16 kernel with C++ linkage: found through its mangled name. */
@@ -386,6 +412,138 @@ test_refusals(void)
 	unlink(half);
 	free(narrow);
 	free(half);
+}
+
+/* FUNCTION of FILE, op and dtype from its parameters (as `--kernel
+ * FILE:FUNCTION` without --op and --dtype): 0 and *b, or the code. */
+static int
+build_inferred(const char *path, const char *function, struct user_build *b,
+    char **cause)
+{
+	struct user_spec	s;
+	int			code = 0;
+
+	memset(&s, 0, sizeof s);
+	s.path = path;
+	s.function = xstrdup(function);
+	*cause = NULL;
+	if (user_spec_finish(&s, cause) != 0)
+		code = EWB_EXIT_USAGE;
+	else if (user_build(&s, 90, b, &code, cause) != 0)
+		user_build_free(b);
+	else
+		code = 0;
+	s.path = NULL;
+	user_spec_free(&s);
+	return code;
+}
+
+/* The article's listings as pasted (examples/article_add.cu): non-const
+ * inputs, int N, its reinterpret_cast macros; the same with const inputs;
+ * every count type but the odd ones; what is still refused. */
+static void
+test_article(void)
+{
+	static const char *const kernels[] = { "elementwise_add_f32_kernel",
+	    "elementwise_add_f32x4_kernel", "elementwise_add_f16_kernel",
+	    "elementwise_add_f16x2_kernel", "elementwise_add_f16x8_kernel",
+	    "elementwise_add_f16x8_pack_kernel" };
+	static const struct {
+		const char	*params;
+		enum user_count	 count;
+	} counts[] = {
+		{ "const float *a, const float *b, float *c, int n",
+		    USER_COUNT_I32 },
+		{ "float *a, const float *b, float *c, unsigned n",
+		    USER_COUNT_U32 },
+		{ "const float *__restrict__ a, float *b, float *c, long long n",
+		    USER_COUNT_I64 },
+		{ "float *a, float *b, float *c, size_t n", USER_COUNT_U64 },
+		{ "float *a, float *b, float *c, unsigned long long n",
+		    USER_COUNT_U64 },
+	};
+	char			*path = example("article_add.cu"), *cause;
+	struct user_build	 b;
+	size_t			 i;
+
+	for (i = 0; i < sizeof kernels / sizeof *kernels; i++) {
+		CHECK(build_inferred(path, kernels[i], &b, &cause) == 0);
+		if (cause != NULL) {
+			fprintf(stderr, "%s: %s\n", kernels[i], cause);
+			free(cause);
+			continue;
+		}
+		CHECK_STR(b.function, kernels[i]);
+		CHECK(b.count == USER_COUNT_I32);
+		user_build_free(&b);
+		/* Again: from the cache, the count's type with it. */
+		CHECK(build_inferred(path, kernels[i], &b, &cause) == 0);
+		CHECK(cause == NULL && b.cached && b.count == USER_COUNT_I32);
+		if (cause == NULL)
+			user_build_free(&b);
+		free(cause);
+	}
+	/* The article's macros on const inputs do not compile (a
+	 * reinterpret_cast cannot cast away const): the compiler's error,
+	 * not ewbench's. */
+	{
+		char *c = scratch("const4.cu", "#define FLOAT4(value) "
+		    "(reinterpret_cast<float4 *>(&(value))[0])\n"
+		    "__global__ void k(const float *a, const float *b, float "
+		    "*c, int N)\n{ int idx = 4 * (blockIdx.x * blockDim.x + "
+		    "threadIdx.x);\n  if (idx + 3 < N) { float4 x = "
+		    "FLOAT4(a[idx]); FLOAT4(c[idx]) = x; } }\n");
+
+		expect_refusal(c, EWB_OP_ADD, EWB_F32, "does not compile",
+		    "cast");
+		unlink(c);
+		free(c);
+	}
+	for (i = 0; i < sizeof counts / sizeof *counts; i++) {
+		char *src = xasprintf("__global__ void k(%s) {}\n",
+		    counts[i].params);
+		char *file = scratch("count.cu", src);
+
+		CHECK(build(file, EWB_OP_ADD, EWB_F32, NULL, 90, &b,
+		    &cause) == 0);
+		if (cause == NULL) {
+			CHECK(b.count == counts[i].count);
+			user_build_free(&b);
+		} else
+			fprintf(stderr, "%s: %s\n", counts[i].params, cause);
+		free(cause);
+		unlink(file);
+		free(file);
+		free(src);
+	}
+	/* Still refused: a count of 16 bits, a float count, a const output,
+	 * an input of another type; the message names what is accepted. */
+	{
+		static const char *const bad[] = {
+			"float *a, float *b, float *c, short n",
+			"float *a, float *b, float *c, float n",
+			"float *a, float *b, const float *c, int n",
+			"double *a, float *b, float *c, int n",
+		};
+
+		for (i = 0; i < sizeof bad / sizeof *bad; i++) {
+			char *src = xasprintf("__global__ void k(%s) {}\n",
+			    bad[i]);
+			char *file = scratch("bad.cu", src);
+
+			expect_refusal(file, EWB_OP_ADD, EWB_F32,
+			    "does not have the signature of --op add --dtype "
+			    "f32", "the inputs const or not; the count size_t, "
+			    "or int as in the article");
+			unlink(file);
+			free(file);
+			free(src);
+		}
+	}
+	CHECK(user_count_cover(USER_COUNT_I32) == (uint64_t)1 << 31);
+	CHECK(user_count_cover(USER_COUNT_U32) == (uint64_t)1 << 32);
+	CHECK(user_count_cover(USER_COUNT_U64) == 0);
+	free(path);
 }
 
 /* user_spec_finish on path with --op given (or NULL): op and dtype. */
@@ -561,6 +719,7 @@ main(void)
 	test_watchdog();
 	test_compile_and_cache();
 	test_refusals();
+	test_article();
 	cmd = xasprintf("rm -rf '%s'", cache);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", cache);

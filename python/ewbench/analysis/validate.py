@@ -596,6 +596,7 @@ RUN_JSON = Object({
         "dtype": text(DTYPES), "source_sha256": _STRING,
         "cache_key": _STRING, "cached": BOOLEAN, "arch": _STRING,
         "nvrtc": _STRING, "options": _STRINGS,
+        "count": text(("uint64", "int64", "uint32", "int32")),
         "elems_per_thread": integer(1), "default_block": integer(1),
         "timeout_s": integer(1), "guard": BOOLEAN,
         "stopped": Nullable(_STRING),

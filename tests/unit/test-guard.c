@@ -1,0 +1,265 @@
+/*
+ * test-guard.c - a CPU model of a user kernel's guarded check (checker.c,
+ * guard.h): the output between two guards, as misaligned as --misalign
+ * makes it, poisoned once per pass; kernels of every op and dtype that
+ * store past the end or before the start; the check's verdict.
+ *
+ * What it proves:
+ *  - every element of either poison is negative, finite and normal in
+ *    fp16, bf16, fp32 and fp64, at every byte offset, and the two poisons
+ *    differ in every byte (the premises of guard.c's argument);
+ *  - an overrun of each op and dtype, aligned and misaligned, is seen by
+ *    the two passes whatever it writes: the op applied to the guard it
+ *    read (in-place abs, and relu of what it read), or any value computed
+ *    from elsewhere, the poisons themselves and the old poison included;
+ *  - the old check (one pass, poison 0x5a) let the in-place abs overrun
+ *    write |guard| over its guard unseen (the issue's bug), and let an
+ *    add or relu overrun whose value was 0x5a5a... through;
+ *  - a store of exactly the bytes that were there is invisible to any
+ *    comparison (the documented limit).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "ewbench.h"
+#include "guard.h"
+
+#define GUARD	64u		/* guard bytes on either side (model) */
+#define N	37u		/* elements: odd, not a multiple of 4 or 8 */
+
+enum model_op { M_ABS, M_RELU, M_ADD };
+/* What an overrun stores: the op of the element it overwrites (read in
+ * place), the op of a value read elsewhere (inputs past the end), or the
+ * bytes that were there (the invisible store). */
+enum source { FROM_GUARD, FROM_ELSEWHERE, SAME_BYTES };
+
+static double
+element(const unsigned char *p, unsigned size)
+{
+	uint16_t	h;
+	float		f;
+	double		d;
+
+	switch (size) {
+	case 2:
+		memcpy(&h, p, 2);
+		return half_to_float(h);
+	case 4:
+		memcpy(&f, p, 4);
+		return f;
+	}
+	memcpy(&d, p, 8);
+	return d;
+}
+
+static void
+test_poisons(void)
+{
+	unsigned char	buf[16];
+	unsigned	pass, off;
+	uint32_t	bf;
+	float		f;
+
+	/* Two passes whose poisons differ in every byte (one byte each). */
+	CHECK(GUARD_PASSES == 2 && guard_poison[0] != guard_poison[1]);
+	for (pass = 0; pass < GUARD_PASSES; pass++) {
+		memset(buf, guard_poison[pass], sizeof buf);
+		for (off = 0; off < 8; off++) {
+			/* fp16, fp32, fp64: negative, finite, not zero or
+			 * subnormal, so |x| and relu(x) change its bytes. */
+			double h = element(buf + off, 2);
+			double s = element(buf + off, 4);
+			double d = element(buf + off, 8);
+
+			CHECK(h < 0 && isfinite(h) && fabs(h) >= 0x1p-14);
+			CHECK(s < 0 && isfinite(s) && fabs(s) >= 0x1p-126);
+			CHECK(d < 0 && isfinite(d) && fabs(d) >= 0x1p-1022);
+			/* bf16: the high half of an fp32 */
+			bf = (uint32_t)buf[off] << 16 |
+			    (uint32_t)buf[off + 1] << 24;
+			memcpy(&f, &bf, 4);
+			CHECK(f < 0 && isfinite(f) && fabsf(f) >= 0x1p-126f);
+		}
+	}
+	/* The old poison: positive in both widths, which abs and relu keep. */
+	memset(buf, 0x5a, sizeof buf);
+	CHECK(element(buf, 4) > 0 && element(buf, 2) > 0);
+}
+
+/* The op on one element's bytes, in its dtype's arithmetic as the GPU
+ * does it (fp16: computed in fp32, rounded back, exact for these ops). */
+static void
+apply(enum model_op op, unsigned size, const unsigned char *x,
+    unsigned char *out)
+{
+	float		f;
+	uint16_t	h;
+
+	if (size == 4)
+		memcpy(&f, x, 4);
+	else {
+		memcpy(&h, x, 2);
+		f = half_to_float(h);
+	}
+	switch (op) {
+	case M_ABS:
+		f = fabsf(f);
+		break;
+	case M_RELU:
+		f = f > 0 ? f : 0.0f;
+		break;
+	case M_ADD:
+		f = f + 0.0f;	/* a + b with b = +0 past the end */
+		break;
+	}
+	if (size == 4)
+		memcpy(out, &f, 4);
+	else {
+		h = half_from_float(f);
+		memcpy(out, &h, 2);
+	}
+}
+
+/*
+ * One checked launch of the model: a buffer of GUARD + off bytes, the
+ * output, GUARD bytes; all poisoned; the kernel stores its right results
+ * in [0, N) and `over` elements past the end (or, over < 0, before the
+ * start); then the guards are scanned as checker.c scans them.  Returns
+ * whether the guards show the stores.
+ */
+static bool
+launch_seen(enum model_op op, unsigned size, unsigned off, int over,
+    enum source src, const unsigned char *elsewhere, unsigned char poison)
+{
+	size_t		 before = GUARD + off, total = before + N * size + GUARD;
+	unsigned char	*base = malloc(total), *out = base + before;
+	unsigned char	 value[8];
+	size_t		 first, last, seen;
+	long		 i, lo = over < 0 ? over : 0;
+	long		 hi = over > 0 ? (long)N + over : (long)N;
+
+	memset(base, poison, total);
+	for (i = lo; i < hi; i++) {
+		unsigned char *at = out + i * (long)size;
+
+		if (i >= 0 && i < (long)N) {
+			memset(at, 0, size);	/* the right result */
+			continue;
+		}
+		switch (src) {
+		case FROM_GUARD:
+			apply(op, size, at, value);
+			break;
+		case FROM_ELSEWHERE:
+			apply(op, size, elsewhere, value);
+			break;
+		case SAME_BYTES:
+			memcpy(value, at, size);
+			break;
+		}
+		memcpy(at, value, size);
+	}
+	seen = guard_scan(out + N * size, GUARD, poison, &first, &last);
+	seen += guard_scan(base, before, poison, &first, &last);
+	free(base);
+	return seen != 0;
+}
+
+/* The two-pass check, as checker_run runs it. */
+static bool
+caught(enum model_op op, unsigned size, unsigned off, int over,
+    enum source src, const unsigned char *elsewhere)
+{
+	unsigned	pass;
+
+	for (pass = 0; pass < GUARD_PASSES; pass++) {
+		if (launch_seen(op, size, off, over, src, elsewhere,
+		    guard_poison[pass]))
+			return true;
+	}
+	return false;
+}
+
+static void
+test_every_overrun(void)
+{
+	static const enum model_op ops[] = { M_ABS, M_RELU, M_ADD };
+	static const char *const names[] = { "abs", "relu", "add" };
+	static const unsigned sizes[] = { 4, 2 };
+	static const int overs[] = { 1, 3, 8, -1, -4 };
+	/* Values an overrun may find elsewhere: the poisons, the old
+	 * poison, their magnitudes, zero, -0, a NaN, ordinary numbers. */
+	static const uint32_t values[] = { 0xa5a5a5a5u, 0xc3c3c3c3u,
+	    0x5a5a5a5au, 0x25a5a5a5u, 0x43c3c3c3u, 0, 0x80000000u,
+	    0x7fc00000u, 0x3f800000u, 0xbf800000u, 0x12345678u };
+	unsigned	o, s, off, k, v, half;
+	unsigned char	elsewhere[8];
+
+	for (o = 0; o < 3; o++)
+	for (s = 0; s < 2; s++)
+	for (off = 0; off <= 4; off += 4)	/* --misalign: 4 bytes */
+	for (k = 0; k < sizeof overs / sizeof *overs; k++) {
+		/* add reads no output: its stores come from elsewhere
+		 * (a + b of the inputs past the end) */
+		bool ok = ops[o] == M_ADD || caught(ops[o], sizes[s], off,
+		    overs[k], FROM_GUARD, NULL);
+
+		CHECK(ok);
+		if (!ok)
+			fprintf(stderr, "  %s f%u misalign %u over %d: the op "
+			    "of the guard escaped\n", names[o], sizes[s] * 8,
+			    off, overs[k]);
+		for (v = 0; v < sizeof values / sizeof *values; v++)
+		for (half = 0; half < 2; half++) {
+			/* each value as fp32, or either half of it as fp16 */
+			uint32_t x = values[v] >> (half * 16);
+
+			memcpy(elsewhere, &x, 4);
+			ok = caught(ops[o], sizes[s], off, overs[k],
+			    FROM_ELSEWHERE, elsewhere);
+			CHECK(ok);
+			if (!ok)
+				fprintf(stderr, "  %s f%u misalign %u over %d: "
+				    "a store of %08x escaped\n", names[o],
+				    sizes[s] * 8, off, overs[k], x);
+		}
+		/* The limit: the bytes that were there, stored back. */
+		CHECK(!caught(ops[o], sizes[s], off, overs[k], SAME_BYTES,
+		    NULL));
+	}
+}
+
+/* The check before issue 31: one pass, poison 0x5a. */
+static void
+test_old_check_blind(void)
+{
+	unsigned char	old[4] = { 0x5a, 0x5a, 0x5a, 0x5a };
+	unsigned	s, off;
+
+	for (s = 2; s <= 4; s += 2)
+	for (off = 0; off <= 4; off += 4) {
+		/* The tutorial's grid-stride abs: |guard| over the guard. */
+		CHECK(!launch_seen(M_ABS, s, off, 3, FROM_GUARD, NULL, 0x5a));
+		CHECK(!launch_seen(M_RELU, s, off, 3, FROM_ELSEWHERE, old,
+		    0x5a));
+		CHECK(!launch_seen(M_ADD, s, off, 3, FROM_ELSEWHERE, old,
+		    0x5a));
+		/* ... each of which the two passes see. */
+		CHECK(caught(M_ABS, s, off, 3, FROM_GUARD, NULL));
+		CHECK(caught(M_RELU, s, off, 3, FROM_ELSEWHERE, old));
+		CHECK(caught(M_ADD, s, off, 3, FROM_ELSEWHERE, old));
+	}
+}
+
+int
+main(void)
+{
+	test_poisons();
+	test_every_overrun();
+	test_old_check_blind();
+	printf("guard: %s\n", check_failures ? "FAILED" : "ok");
+	return check_exit();
+}
