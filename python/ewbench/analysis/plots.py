@@ -780,8 +780,9 @@ def _worker_start():
     """A worker's start: Ctrl-C is the parent's to handle (a worker that
     died of a KeyboardInterrupt could leave the pool's lock held, and the
     parent waiting for it for good); SIGTERM, which the parent's terminate
-    sends, unwinds the worker so that atomic.py removes the temporary file
-    of a figure being written."""
+    sends, removes the temporary file of a figure being written and ends
+    the worker at once (an exception raised from the handler could be
+    swallowed where it lands, and the worker live on)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminated)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT,
@@ -789,7 +790,8 @@ def _worker_start():
 
 
 def _terminated(signum, frame):
-    raise SystemExit(128 + signum)
+    atomic.remove_temporaries()
+    os._exit(128 + signum)
 
 
 def _draw_all(jobs):
