@@ -143,6 +143,42 @@ cli_parse_device(struct run_options *o, const char *text, char **cause)
 	return 0;
 }
 
+int
+cli_given_once(const struct option *longopts, const char **given, int ch,
+    const char *value, const char *why, char **cause)
+{
+	const struct option	*lo;
+
+	for (lo = longopts; lo->name != NULL && lo->val != ch; lo++)
+		;
+	if (lo->name == NULL || lo->has_arg != required_argument ||
+	    ch < 0 || ch >= CLI_OPTION_VALUES)
+		return 0;
+	if (given[ch] != NULL) {
+		*cause = xasprintf("--%s given twice ('%s', then '%s'): %s",
+		    lo->name, given[ch], value, why != NULL ? why :
+		    "give it once");
+		return -1;
+	}
+	given[ch] = value;
+	return 0;
+}
+
+char *
+cli_option_error(char **argv, int before, int ch, const char *after)
+{
+	const char	*arg = argv[optind == before ? optind : optind - 1];
+
+	if (ch == ':')
+		return xasprintf("option '%s' needs a value%s", arg, after);
+	/* A character of a bundle: "-q=1" holds the unknown '-='. */
+	if (arg[0] == '-' && arg[1] != '-' && strlen(arg) > 2 &&
+	    optopt > 0 && optopt < 128)
+		return xasprintf("unknown option '-%c' in '%s'%s", optopt, arg,
+		    after);
+	return xasprintf("unknown option '%s'%s", arg, after);
+}
+
 void
 cli_mark_replaced(struct run_options *o, int argc, char **argv, int first)
 {
@@ -230,6 +266,29 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 	return 1;
 }
 
+/* -v LIST, given once or more: the lists add up (default: every
+ * variant). */
+static int
+select_variants(struct run_options *o, char **cause)
+{
+	bool	*one;
+	size_t	 i, k;
+
+	if (o->nvariant_lists == 0)
+		return variants_select("*", o->selected, cause);
+	one = xcalloc(ewb_variant_count, sizeof *one);
+	for (k = 0; k < o->nvariant_lists; k++) {
+		if (variants_select(o->variant_lists[k], one, cause) != 0) {
+			free(one);
+			return -1;
+		}
+		for (i = 0; i < ewb_variant_count; i++)
+			o->selected[i] = o->selected[i] || one[i];
+	}
+	free(one);
+	return 0;
+}
+
 /* With --kernel and no -v: the built-in variants of the kernel's op and
  * dtype, to measure it beside. */
 static void
@@ -245,13 +304,13 @@ select_family(struct run_options *o)
 int
 cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 {
-	const char	*variants = "*";
+	const char	*given[CLI_OPTION_VALUES] = { NULL };
 	uint64_t	*parsed;
 	size_t		 count;
 	char		*end;
+	char		*after;
 	int		 ch, first;
 	bool		 metrics_given = false, max_iters_given = false;
-	bool		 variants_given = false;
 	int		 rc;
 
 	memset(o, 0, sizeof *o);
@@ -278,12 +337,22 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 
 	optind = 1;
 	opterr = 0;
-	for (first = optind; (ch = getopt_long(argc, argv, ":v:s:o:q",
+	for (first = optind; (ch = getopt_long(argc, argv, "+:v:s:o:q",
 	    run_longopts, NULL)) != -1; first = optind) {
+		if (ch != 'v' && ch != 's' && ch != OPT_BLOCK &&
+		    ch != OPT_KERNEL_FLAGS && cli_given_once(run_longopts,
+		    given, ch, optarg, ch == OPT_KERNEL ? "one kernel of "
+		    "yours per run" : ch == OPT_DEVICE ? "give one list, "
+		    "e.g. --device 0,2" : ch == OPT_METRICS ? "give one set, "
+		    "metric names comma separated" : ch == OPT_PRESET ?
+		    "choose one" : NULL, cause) != 0)
+			return -1;
 		switch (ch) {
 		case 'v':
-			variants = optarg;
-			variants_given = true;
+			o->variant_lists = xrealloc(o->variant_lists,
+			    (o->nvariant_lists + 1) *
+			    sizeof *o->variant_lists);
+			o->variant_lists[o->nvariant_lists++] = optarg;
 			break;
 		case 's':
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
@@ -292,11 +361,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			free(parsed);
 			break;
 		case OPT_PRESET:
-			if (o->preset != NULL) {
-				*cause = xasprintf("--preset given twice (%s, "
-				    "then %s): choose one", o->preset, optarg);
-				return -1;
-			}
 			if (strcmp(optarg, "article") == 0) {
 				o->preset = "article";
 				cli_add_sizes(o, preset_article, 3);
@@ -421,8 +485,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			o->quiet = true;
 			break;
 		case ':':
-			*cause = xasprintf("option '%s' needs a value",
-			    argv[optind - 1]);
+			*cause = cli_option_error(argv, first, ch, "");
 			return -1;
 		default:
 			if ((rc = parse_kernel_option(o, ch, optarg,
@@ -431,8 +494,10 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 					return -1;
 				break;
 			}
-			*cause = xasprintf("unknown option '%s' for '%s' "
-			    "(see ewbench --help)", argv[optind - 1], argv[0]);
+			after = xasprintf(" for '%s' (see ewbench --help)",
+			    argv[0]);
+			*cause = cli_option_error(argv, first, ch, after);
+			free(after);
 			return -1;
 		}
 	}
@@ -442,9 +507,9 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	}
 	if (user_spec_finish(&o->kernel, cause) != 0)
 		return -1;
-	if (o->kernel.path != NULL && !variants_given)
+	if (o->kernel.path != NULL && o->nvariant_lists == 0)
 		select_family(o);
-	else if (variants_select(variants, o->selected, cause) != 0)
+	else if (select_variants(o, cause) != 0)
 		return -1;
 	if (o->chip != NULL && !o->dry_run) {
 		*cause = xstrdup("--chip plans for a GPU by name: it needs "
@@ -524,6 +589,7 @@ void
 cli_free_run(struct run_options *o)
 {
 	free(o->selected);
+	free(o->variant_lists);
 	free(o->sizes);
 	free(o->blocks);
 	free(o->devices);

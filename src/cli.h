@@ -4,6 +4,8 @@
 #ifndef EWB_CLI_H
 #define EWB_CLI_H
 
+#include <getopt.h>
+
 #include "ewbench.h"
 #include "userkernel.h"
 
@@ -60,6 +62,8 @@ struct run_options {
 	bool		 device_all;
 	unsigned	*devices;
 	size_t		 ndevices;
+	const char	**variant_lists;	/* each -v, in argv */
+	size_t		 nvariant_lists;
 	bool		*replaced;	/* argc flags: the argv entries of
 					   --device and --out, which each
 					   child of a fleet gets anew */
@@ -85,6 +89,19 @@ int	 cli_parse_device(struct run_options *, const char *text,
  * replaced for a fleet's children. */
 void	 cli_mark_replaced(struct run_options *, int argc, char **argv,
 	    int first);
+
+/* The options' values given twice: -v, -s, --block and --kernel-flags
+ * add up; any other option that takes a value is refused the second time
+ * (cli_given_once).  given[] is indexed by getopt's return value. */
+#define CLI_OPTION_VALUES	512
+int	 cli_given_once(const struct option *longopts, const char **given,
+	    int ch, const char *value, const char *why, char **cause);
+/* The cause of getopt's error return ch ('?' or ':'), quoting the
+ * argument that failed; before: optind before the call.  The parsers use
+ * "+" ordering (no permutation), so that argument is argv[optind] while
+ * getopt is part way through a bundle ("-q=1"), else argv[optind - 1].
+ * after: what follows in the message. */
+char	*cli_option_error(char **argv, int before, int ch, const char *after);
 
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,

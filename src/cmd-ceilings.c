@@ -118,7 +118,8 @@ struct bench {
 static int
 parse_options(int argc, char **argv, struct run_options *o, char **cause)
 {
-	int		ch, first;
+	const char	*given[CLI_OPTION_VALUES] = { NULL };
+	int		 ch, first;
 
 	memset(o, 0, sizeof *o);
 	o->iters = CEIL_DEFAULT_ITERS;
@@ -131,8 +132,12 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 
 	optind = 1;
 	opterr = 0;
-	for (first = optind; (ch = getopt_long(argc, argv, ":o:q",
+	for (first = optind; (ch = getopt_long(argc, argv, "+:o:q",
 	    ceilings_longopts, NULL)) != -1; first = optind) {
+		if (cli_given_once(ceilings_longopts, given, ch, optarg,
+		    ch == 'd' ? "give one list, e.g. --device 0,2" : NULL,
+		    cause) != 0)
+			return -1;
 		switch (ch) {
 		case 'd':
 			if (cli_parse_device(o, optarg, cause) != 0)
@@ -158,13 +163,12 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 			o->chip = optarg;
 			break;
 		case ':':
-			*cause = xasprintf("option '%s' needs a value",
-			    argv[optind - 1]);
+			*cause = cli_option_error(argv, first, ch, "");
 			return -1;
 		default:
-			*cause = xasprintf("unknown option '%s' for 'ceilings' "
-			    "(it takes --device, --out, --iters, --quiet, "
-			    "--dry-run, --chip)", argv[optind - 1]);
+			*cause = cli_option_error(argv, first, ch, " for "
+			    "'ceilings' (it takes --device, --out, --iters, "
+			    "--quiet, --dry-run, --chip)");
 			return -1;
 		}
 	}

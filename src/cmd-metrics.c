@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "ewbench.h"
+#include "cli.h"
 #include "chips.h"
 #include "counters.h"
 
@@ -74,13 +75,21 @@ usage_error(char *cause)
 static int
 parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 {
-	int	 ch;
+	const char	*given[CLI_OPTION_VALUES] = { NULL };
+	char		*cause;
+	int		 ch, first;
 
 	memset(o, 0, sizeof *o);
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":h", metrics_longopts,
-	    NULL)) != -1) {
+	for (first = optind; (ch = getopt_long(argc, argv, "+:h",
+	    metrics_longopts, NULL)) != -1; first = optind) {
+		if (cli_given_once(metrics_longopts, given, ch, optarg,
+		    ch == OPT_METRICS ? "give one set, metric names comma "
+		    "separated" : NULL, &cause) != 0) {
+			*code = usage_error(cause);
+			return -1;
+		}
 		switch (ch) {
 		case OPT_LIST:
 			o->list = true;
@@ -99,12 +108,9 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 			*code = EWB_EXIT_OK;
 			return -1;
 		case ':':
-			*code = usage_error(xasprintf("option '%s' needs a "
-			    "value", argv[optind - 1]));
-			return -1;
 		default:
-			*code = usage_error(xasprintf("unknown option '%s'",
-			    argv[optind - 1]));
+			*code = usage_error(cli_option_error(argv, first, ch,
+			    ""));
 			return -1;
 		}
 	}

@@ -52,10 +52,13 @@ static const char usage_text[] =
 "  torch RUN_DIR...     time torch.add and torch.relu beside runs (needs\n"
 "                       PyTorch): RUN_DIR/peer-torch.csv\n"
 "\n"
-"Options of run, check, sweep and tune:\n"
-"  -v, --variant LIST   ids or globs, comma separated (default: all);\n"
+"Options of run, check, sweep and tune (-v, -s, --block and --kernel-flags\n"
+"add up when repeated; any other option that takes a value is refused the\n"
+"second time, --kernel included: one kernel of yours per run):\n"
+"  -v, --variant LIST   ids or globs, comma separated (default: all; with\n"
+"                       --kernel, the built-in ones of its op and dtype);\n"
 "                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n"
-"  -s, --size LIST      elements per array; repeatable; 1M = 10^6,\n"
+"  -s, --size LIST      elements per array; 1M = 10^6,\n"
 "                       1Mi = 2^20, 2^24, 268435456; e.g. 1Mi,16Mi\n"
 "      --preset NAME    article: the study's sizes 2^20, 2^24, 2^28 (the\n"
 "                       default); tiers: per variant, a working set far below\n"
@@ -213,12 +216,30 @@ info_command(int argc, char **argv)
 	unsigned		 index = 0;
 	int			 code;
 
-	if (argc == 3 && strcmp(argv[1], "--device") == 0) {
-		if (cli_parse_uint(argv[2], "--device", 0, 1023, &index,
-		    &cause) != 0)
+	static const struct option longopts[] = {
+		{ "device",	required_argument, NULL, 'd' },
+		{ NULL,		0,		   NULL, 0 }
+	};
+	const char		*given[CLI_OPTION_VALUES] = { NULL };
+	int			 ch, first;
+
+	optind = 1;
+	opterr = 0;
+	for (first = optind; (ch = getopt_long(argc, argv, "+:", longopts,
+	    NULL)) != -1; first = optind) {
+		if (ch == ':' || ch == '?') {
+			cause = cli_option_error(argv, first, ch,
+			    " (info takes only --device N)");
 			goto usage;
-	} else if (argc != 1) {
-		cause = xasprintf("info takes only --device N");
+		}
+		if (cli_given_once(longopts, given, ch, optarg, "info shows "
+		    "one GPU", &cause) != 0 || cli_parse_uint(optarg,
+		    "--device", 0, 1023, &index, &cause) != 0)
+			goto usage;
+	}
+	if (optind < argc) {
+		cause = xasprintf("unexpected argument '%s' (info takes only "
+		    "--device N)", argv[optind]);
 		goto usage;
 	}
 	if ((code = device_open((int)index, &f, &cause)) != 0) {

@@ -62,11 +62,34 @@ expect 2 'names no file'		run --kernel :add --op add
 expect 2 'No such file or directory'	sweep --kernel /nonexistent/k.cu:f --op relu
 expect 2 "option '--size' needs a value" run --size
 expect 2 "--seed: '-1'"			run --seed -1
-expect 2 'info takes only --device N'	info --verbose
+expect 2 "unknown option '--verbose' (info takes only --device N)"	info --verbose
 expect 2 "--block: 'x' is not a whole number"	run --block 32,x
 expect 2 "--launch: 'rocket' is not stream, graph or both" run --launch rocket
 expect 2 'sweep chooses its sizes'	sweep -s 1Mi
 expect 2 "unknown option '--frequency'"	ceilings --frequency 3
+
+# Issue 35: options given twice.  -v adds up as -s and --block do (the
+# first -v was dropped); any other option with a value is refused the
+# second time, --kernel and --device included; a parse error quotes the
+# argument that failed, not the one before it.
+expect 0 '^add_f32 .* 1Ki'	run --dry-run -v add_f32 -v add_f16 -s 1Ki
+expect 0 '^add_f16 .* 1Ki'	run --dry-run -v add_f32 -v add_f16 -s 1Ki
+expect 0 '^add_f16x8_pack'	check --dry-run -v add_f32,add_f16 -v 'add_f16x8*' -s 1Ki
+expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
+    run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
+expect 2 "--device given twice ('0', then '1')"	run --device 0 --device 1
+expect 2 "--metrics given twice ('dram', then 'sol')"	run --metrics dram --metrics sol
+expect 2 "--cache given twice ('warm', then 'cold')"	run --cache warm --cache cold
+expect 2 "--iters given twice ('2', then '3')"	ceilings --iters 2 --iters 3
+expect 2 "--out given twice"	run -o "$tmpdir/twice-a" -o "$tmpdir/twice-b"
+[ ! -e "$tmpdir/twice-a" ] && [ ! -e "$tmpdir/twice-b" ] ||
+    fail "a refused second --out left a directory behind"
+expect 2 "unknown option '-=' in '-q=1' for 'run'"	run -q=1 -v add_f32 --dry-run
+expect 2 "unknown option '-=' in '-q=1' for 'ceilings'"	ceilings -q=1 --dry-run
+expect 2 "unknown option '-x' in '-qx'"	run -qx
+expect 2 "option '-qs' needs a value"	run -qs
+expect 2 "--device given twice ('0', then '0'): info shows one GPU"	info --device 0 --device 0
+expect 2 "unexpected argument '3' (info takes only --device N)"	info 3
 
 expect 2 '--out: an empty directory name'	run -o ''
 expect 2 '--out: an empty directory name'	ceilings -o ''

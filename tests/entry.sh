@@ -2,7 +2,8 @@
 # tests/entry.sh - the one entry point and its manual: --help lists every
 # metric group there is; ewbench(1) holds every line of --help; `ewbench
 # report` runs the Python analysis from any directory, and a user's own
-# analysis/ or ewbench/ folder there does not shadow it.
+# analysis/ or ewbench/ folder there does not shadow it, on every Python
+# configure accepts.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 
 help=$("$EWBENCH" --help)
@@ -37,6 +38,39 @@ fi
     fail "ewbench fleet-report --help is not the analysis's"
 "$EWBENCH" nosuch 2>&1 | grep -q 'fleet-report' ||
     fail "the unknown-command message does not list the analysis commands"
+
+# Issue 35: on a Python before 3.11 (configure accepts 3.8), where
+# PYTHONSAFEPATH does nothing, an ewbench/ folder in the working directory
+# still cannot replace the package: the hostile one would leave a mark and
+# exit 0 with no report.  Needs no numpy: the real package, found, says it
+# lacks numpy.  EWB_OLD_PYTHON names one; else python3.10, 3.9 or 3.8 on
+# PATH.
+old_py=
+for p in ${EWB_OLD_PYTHON:-} python3.10 python3.9 python3.8; do
+	if "$p" -c 'import sys; sys.exit(not (3, 8) <= sys.version_info < (3, 11))' \
+	    >/dev/null 2>&1; then
+		old_py=$p
+		break
+	fi
+done
+if [ -n "$old_py" ]; then
+	mkdir -p "$tmpdir/old/ewbench/analysis"
+	printf 'open(%s, "w").close()\nraise SystemExit(0)\n' \
+	    "'$tmpdir/old/shadowed'" >"$tmpdir/old/ewbench/__init__.py"
+	cp "$tmpdir/old/ewbench/__init__.py" "$tmpdir/old/ewbench/analysis/__main__.py"
+	: >"$tmpdir/old/ewbench/analysis/__init__.py"
+	set +e
+	(cd "$tmpdir/old" && EWBENCH_PYTHON=$old_py "$EWBENCH" report \
+	    "$top_srcdir/tests/fixtures/h100-fixture" -o "$tmpdir/old/r" \
+	    >"$tmpdir/old.log" 2>&1)
+	set -e
+	[ ! -e "$tmpdir/old/shadowed" ] ||
+	    fail "$old_py: an ewbench/ folder in the working directory replaced the analysis: $(cat "$tmpdir/old.log")"
+	grep -q -e 'wrote .*report.html' -e 'has no numpy' "$tmpdir/old.log" ||
+	    fail "$old_py: ewbench report neither reported nor said what it lacks: $(cat "$tmpdir/old.log")"
+else
+	echo "entry: no Python 3.8-3.10 (EWB_OLD_PYTHON) to try a shadowing ewbench/ folder with"
+fi
 
 py=${PYTHON:-python3}
 if [ "$py" = ":" ] || ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then

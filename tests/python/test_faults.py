@@ -223,6 +223,29 @@ def test_huge_integer_in_timing_csv_is_bad_data(run_copy):
         load.load_run(str(run_copy))
 
 
+# Issue 35: an n that is no count ewbench writes, or that does not divide
+# the row's bytes, is blamed on its own row of timing.csv, not on the
+# first metrics.csv row that then has no timing row.
+@pytest.mark.parametrize("n, why", [
+    (10 ** 40, "column n: .*at most 2\\^64 - 1"), (10 ** 39, "column n: .*at most 2\\^64 - 1"),
+    (2 ** 64, "column n: .*at most 2\\^64 - 1"),
+    (2 ** 40, "expected footprint_bytes a whole multiple of n"),
+    (1048575, "expected footprint_bytes a whole multiple of n")])
+def test_wrong_n_in_timing_csv_names_its_row(run_copy, capsys, n, why):
+    path = run_copy / "timing.csv"
+    lines = path.read_text().split("\n")
+    fields = lines[1].split(",")
+    fields[4] = str(n)
+    lines[1] = ",".join(fields)
+    path.write_text("\n".join(lines))
+    with pytest.raises(DataError, match="timing.csv:2: " + why):
+        load.load_run(str(run_copy))
+    assert main(["report", str(run_copy), "-o",
+                 str(run_copy / "r")]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert "%s:2: " % path in err and "metrics.csv" not in err
+
+
 # 12. ENOSPC and EEXIST name the path, in one line.
 
 def test_output_that_is_a_file_is_named(run_copy, tmp_path, capsys):

@@ -8,7 +8,14 @@ from write() with no file name attached).
 """
 
 import os
+import signal
 import tempfile
+
+# The temporary files being written now: a worker process that is
+# terminated (SIGTERM, plots.py) removes them before it exits, since an
+# exception raised from its signal handler may be swallowed where it
+# lands (inside a weakref callback, say).
+_WRITING = set()
 
 
 def _named(error, path):
@@ -26,12 +33,17 @@ def _replace_with(path, write):
     """Call write(file object) on a temporary file beside path, then
     replace path with it."""
     directory = os.path.dirname(path) or "."
+    # SIGTERM waits until the name is known (remove_temporaries).
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
     try:
         fd, temp = tempfile.mkstemp(dir=directory, prefix="." +
                                     os.path.basename(path) + ".",
                                     suffix=".tmp")
+        _WRITING.add(temp)
     except OSError as e:
         raise _named(e, path) from None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -50,6 +62,18 @@ def _replace_with(path, write):
         if isinstance(e, OSError):
             raise _named(e, path) from None
         raise
+    finally:
+        _WRITING.discard(temp)
+
+
+def remove_temporaries():
+    """Remove the temporary files being written now (a process about to
+    end at once: os._exit runs no cleanup)."""
+    for temp in list(_WRITING):
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
 
 
 def write_bytes(path, data):

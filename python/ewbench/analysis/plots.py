@@ -28,6 +28,7 @@ import io
 import math
 import multiprocessing
 import os
+import signal
 import textwrap
 from dataclasses import dataclass
 
@@ -775,15 +776,56 @@ def _draw_one(job):
     return draw(*args)
 
 
+def _worker_start():
+    """A worker's start: Ctrl-C is the parent's to handle (a worker that
+    died of a KeyboardInterrupt could leave the pool's lock held, and the
+    parent waiting for it for good); SIGTERM, which the parent's terminate
+    sends, removes the temporary file of a figure being written and ends
+    the worker at once (an exception raised from the handler could be
+    swallowed where it lands, and the worker live on)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _terminated)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT,
+                                                signal.SIGTERM])
+
+
+def _terminated(signum, frame):
+    atomic.remove_temporaries()
+    os._exit(128 + signum)
+
+
 def _draw_all(jobs):
     """[draw(*args)] for jobs [(draw, args)], in forked processes when the
-    platform has fork (the figures share nothing), else one by one."""
+    platform has fork (the figures share nothing), else one by one.  On
+    Ctrl-C (or any failure) the workers are terminated and joined before
+    the KeyboardInterrupt goes on up: none is left behind."""
     if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or \
             "fork" not in multiprocessing.get_all_start_methods():
         return [_draw_one(job) for job in jobs]
     context = multiprocessing.get_context("fork")
-    with context.Pool(min(len(jobs), os.cpu_count())) as pool:
-        return pool.map(_draw_one, jobs)
+    # The workers are forked with SIGINT and SIGTERM blocked, so that
+    # neither reaches one before _worker_start has set its handling (the
+    # pool's threads, which fork the workers, inherit the mask).
+    stopped = {signal.SIGINT, signal.SIGTERM}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
+    try:
+        pool = context.Pool(min(len(jobs), os.cpu_count()),
+                            initializer=_worker_start)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    try:
+        drawn = pool.map_async(_draw_one, jobs).get()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
+        try:
+            pool.terminate()
+            pool.join()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
+    pool.close()
+    pool.join()
+    return drawn
 
 
 def plot_timeline(events, window, out_png, title):

@@ -777,9 +777,11 @@ TIMING_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["TIMING"]
 METRICS_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["METRICS"]
 CEILINGS_COLUMNS = _COLUMNS["CEILINGS"]
 
-# More digits than any count ewbench writes (2^64 has 20); longer ones are
-# refused before int() meets Python's limit on digits.
-MAX_INTEGER_DIGITS = 40
+# ewbench writes every count as an unsigned 64-bit number: a larger one is
+# not a count it wrote (and a field of more digits than that is refused
+# before int() meets Python's limit on digits).
+MAX_INTEGER = 2 ** 64 - 1
+MAX_INTEGER_DIGITS = len(str(MAX_INTEGER)) + 1     # a sign and 20 digits
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
@@ -793,10 +795,13 @@ def parse_field(field, column):
     if column.kind == INTEGER:
         what = "a positive integer" if column.positive else \
             "a non-negative integer"
-        if not _INTEGER.match(field) or len(field) > MAX_INTEGER_DIGITS:
-            raise ValueError("expected %s, got %r" % (what, field[:40] +
-                             ("..." if len(field) > 40 else "")))
-        value = int(field)
+        shown = field[:40] + ("..." if len(field) > 40 else "")
+        if not _INTEGER.match(field):
+            raise ValueError("expected %s, got %r" % (what, shown))
+        value = int(field) if len(field) <= MAX_INTEGER_DIGITS else None
+        if value is None or value > MAX_INTEGER:
+            raise ValueError("expected %s of at most 2^64 - 1 (a count "
+                             "ewbench writes), got %r" % (what, shown))
         if value < (1 if column.positive else 0):
             raise ValueError("expected %s, got %r" % (what, field))
         return value
@@ -897,6 +902,14 @@ def _close(a, b):
 
 def check_timing_row(path, line, row, spec_bandwidth):
     """Relations between the columns of one timing.csv row."""
+    # n elements of so many bytes each (data-format.md): a row whose n
+    # does not divide its bytes is wrong here, not in metrics.csv.
+    n = row["n"]
+    for column in ("footprint_bytes", "bytes_moved"):
+        if row[column] % n:
+            raise DataError(path, line, "expected %s a whole multiple of "
+                            "n (n x bytes per element), got %s = %d for "
+                            "n = %d" % (column, column, row[column], n))
     low, mid, high = (row["time_min_ns"], row["time_median_ns"],
                       row["time_max_ns"])
     for name, value in (("time_median_ns", mid),
