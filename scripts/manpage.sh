@@ -1,13 +1,22 @@
 #!/bin/sh
 # scripts/manpage.sh EWBENCH VERSION - ewbench(1) in roff, made from
-# `EWBENCH --help`, so that the manual and --help cannot disagree:
+# `EWBENCH --help` and each command's page, so that the manual and --help
+# cannot disagree:
 # unindented paragraphs are prose (one ending in ':' heads a section),
 # indented lines (commands, options, exit codes, examples) are kept as
 # written.  `make` writes ewbench.1 with it; tests/manpage.sh checks it.
 set -eu
 ewbench=$1
 version=$2
-"$ewbench" --help | awk -v version="$version" '
+# The overview, then each command's page (help.c's, metrics's own), a
+# section each, their headings subsections.
+{
+	"$ewbench" --help
+	for command in info list run check sweep tune ceilings metrics; do
+		echo
+		"$ewbench" "$command" --help
+	done
+} | awk -v version="$version" '
 function roff(s) {
 	gsub(/\\/, "\\e", s)
 	gsub(/-/, "\\-", s)
@@ -28,6 +37,14 @@ NR == 1 {
 	print ".SH DESCRIPTION"
 	next
 }
+NR > 1 && /^usage: ewbench / {
+	flush()
+	sub(/^usage: /, "")
+	print ".SH \"" roff($0) "\""
+	command = 1
+	next
+}
+/^       ewbench / && command { print ".br"; print roff($0); next }
 /^$/ { flush(); blank = 1; next }
 /^ / {
 	if (npara) flush()
@@ -43,7 +60,7 @@ NR == 1 {
 		for (i = 1; i <= npara; i++)
 			head = head (i > 1 ? " " : "") para[i]
 		sub(/:$/, "", head)
-		print ".SH \"" roff(head) "\""
+		print (command ? ".SS" : ".SH") " \"" roff(head) "\""
 		npara = 0
 	}
 }

@@ -494,8 +494,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 					return -1;
 				break;
 			}
-			after = xasprintf(" for '%s' (see ewbench --help)",
-			    argv[0]);
+			after = xasprintf(" for '%s' (see ewbench %s --help)",
+			    argv[0], argv[0]);
 			*cause = cli_option_error(argv, first, ch, after);
 			free(after);
 			return -1;

@@ -42,7 +42,17 @@ static const char usage_text[] =
 "                  --check (what CI runs)\n"
 "  --metrics SPEC  one set: a group name, a file path, or a comma-separated\n"
 "                  list of metric names (default: every group)\n"
-"  -h, --help      this text\n";
+"  -h, --help      this text\n"
+"\n"
+"Exit status:\n"
+"  0    success\n"
+"  1    CUPTI failed, or a group file cannot be read or parsed\n"
+"  2    bad command line; with --check, an entry a chip has no name for\n"
+"       (unless it ends with '| -'), or a name no chip knows\n"
+"\n"
+"Examples:\n"
+"  ewbench metrics --list --metrics stalls --chip \"RTX 5090\"\n"
+"  ewbench metrics --check --chip all\n";
 
 enum { OPT_LIST = 256, OPT_CHECK, OPT_CHIP, OPT_METRICS };
 

@@ -26,6 +26,27 @@ expect() {	# expect STATUS PATTERN ARGS...
 
 expect 0 '^usage: ewbench'		--help
 expect 0 'Examples:'			--help
+# Each command its own page: its synopsis, options and exit statuses.
+expect 0 '^usage: ewbench run \[OPTIONS\]'	run --help
+expect 0 '^usage: ewbench check'	check -h
+expect 0 '^      --density N'	sweep --help
+expect 0 '^usage: ewbench info'	info --help
+expect 0 '^usage: ewbench list'	list --help
+expect 0 '^usage: ewbench ceilings'	ceilings --help
+expect 0 '^usage: ewbench tune'	help tune
+expect 0 '^usage: ewbench run'	run -v add_f32 --help
+expect 2 "no command 'frob'"	help frob
+for command in info list run check sweep tune ceilings; do
+	"$EWBENCH" "$command" --help >"$tmpdir/page"
+	! grep -q -e '^Analysis commands' -e '^Commands' "$tmpdir/page" ||
+	    fail "$command --help is the overview, not its page"
+	[ "$(wc -l <"$tmpdir/page")" -lt 140 ] ||
+	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
+done
+! "$EWBENCH" check --help | grep -q -e '--density' -e '--iters' ||
+    fail "check --help lists options check does not take"
+! "$EWBENCH" info --help | grep -q '^  3 ' ||
+    fail "info --help lists exit status 3"
 expect 0 '^  5    no usable CUDA GPU'	-h
 expect 0 '^ewbench [0-9]'		--version
 expect 0 'GPU targets: '		--version
