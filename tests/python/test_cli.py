@@ -13,9 +13,16 @@ from conftest import ROOT, rewrite, scale_times
 def test_help_exits_zero(capsys):
     assert main(["--help"]) == EXIT_OK
     assert "report" in capsys.readouterr().out
-    for command in ("report", "compare", "contest"):
+    for command in ("report", "compare", "contest", "fleet-report",
+                    "timeline"):
         assert main([command, "--help"]) == EXIT_OK
-        assert "exit codes" in capsys.readouterr().out
+        page = capsys.readouterr().out
+        # Its own exit statuses and examples, not every command's.
+        assert "exit status:" in page
+        assert ("  5 " in page) == (command == "compare"), page
+        examples = page.split("examples:")[1]
+        assert examples.count("ewbench.analysis %s " % command) == \
+            examples.count("ewbench.analysis "), page
 
 
 def test_usage_errors_exit_two(capsys):

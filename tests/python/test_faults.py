@@ -93,7 +93,8 @@ def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
         status = "a KeyboardInterrupt traceback"
     assert status == 130
     err = capsys.readouterr().err
-    assert err.startswith("analysis: interrupted") and err.count("\n") == 1
+    assert err.startswith("python3 -m ewbench.analysis report: interrupted") \
+        and err.count("\n") == 1
     assert (out / "report.html").read_bytes() == html
     assert temporaries(out) == []
 
@@ -253,7 +254,8 @@ def test_output_that_is_a_file_is_named(run_copy, tmp_path, capsys):
     taken.write_text("a file")
     assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_ERROR
     err = capsys.readouterr().err
-    assert err == "analysis: %s: exists and is not a directory\n" % taken
+    assert err == ("python3 -m ewbench.analysis report: %s: exists and is "
+                   "not a directory\n" % taken)
 
 
 def test_enospc_names_the_path(tmp_path):
@@ -261,7 +263,8 @@ def test_enospc_names_the_path(tmp_path):
     status, err = analysis("contest", FIXTURE, "-o", str(out),
                            env=disk_full(tmp_path, 0))
     assert status == EXIT_ERROR
-    assert err.startswith("analysis: %s" % tmp_path), err
+    assert err.startswith("python3 -m ewbench.analysis contest: %s" %
+                          tmp_path), err
     assert "No space left on device" in err and "[Errno" not in err
     assert err.count("\n") == 1
 

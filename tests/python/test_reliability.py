@@ -1,5 +1,6 @@
 """Each symptom of "nothing lost, nothing crashes", as a user meets it
-through `python3 -m ewbench.analysis`: bad input ends in `analysis: FILE:LINE:
+through `python3 -m ewbench.analysis`: bad input ends in `python3 -m
+ewbench.analysis COMMAND: FILE:LINE:
 message` and exit 3 (or a usage error, exit 2), never a traceback, and
 input that breaks the contract is never turned into a wrong number."""
 
@@ -44,7 +45,8 @@ def data_error(capsys, argv):
     """Run the command; it must exit 3; return the one stderr line."""
     assert main(argv) == EXIT_DATA
     err = capsys.readouterr().err
-    assert err.startswith("analysis: ") and err.count("\n") == 1, err
+    assert err.startswith("python3 -m ewbench.analysis %s: " % argv[0]) \
+        and err.count("\n") == 1, err
     assert "Traceback" not in err
     return err.strip()
 
@@ -55,7 +57,7 @@ def test_time_zero_is_refused_with_file_and_line(run_copy, capsys):
     set_cell(run_copy, 2, "time_median_ns", "0")
     err = data_error(capsys, ["report", str(run_copy), "-o",
                               str(run_copy / "rep")])
-    assert err == ("analysis: %s:2: column time_median_ns: expected a "
+    assert err == ("python3 -m ewbench.analysis report: %s:2: column time_median_ns: expected a "
                    "positive number, got '0'" % (run_copy / "timing.csv"))
 
 
@@ -76,7 +78,7 @@ def test_nan_in_run_json_names_path_and_line(run_copy, capsys):
     line = text[:text.index("NaN")].count("\n") + 1
     err = data_error(capsys, ["report", str(run_copy), "-o",
                               str(run_copy / "rep")])
-    assert err == ("analysis: %s:%d: expected device.l2_bytes to be a "
+    assert err == ("python3 -m ewbench.analysis report: %s:%d: expected device.l2_bytes to be a "
                    "finite number or null, got NaN (not a JSON number)" %
                    (run_copy / "run.json", line))
 
@@ -147,7 +149,7 @@ def test_truncated_gzip_trace(tmp_path, capsys):
     path.write_bytes(path.read_bytes()[:-20])
     err = data_error(capsys, ["timeline", str(path), "-o",
                               str(tmp_path / "t.png")])
-    assert err.startswith("analysis: %s: expected a complete gzip file" %
+    assert err.startswith("python3 -m ewbench.analysis timeline: %s: expected a complete gzip file" %
                           path)
 
 
@@ -158,7 +160,7 @@ def test_trace_event_without_a_field(tmp_path, capsys, key):
     write_trace(path, [RANGE, event], gz=False)
     err = data_error(capsys, ["timeline", str(path), "-o",
                               str(tmp_path / "t.png")])
-    assert err.startswith("analysis: %s:1: expected traceEvents[1].%s to "
+    assert err.startswith("python3 -m ewbench.analysis timeline: %s:1: expected traceEvents[1].%s to "
                           "be present" % (path, key))
 
 
@@ -177,7 +179,7 @@ def test_median_above_max_is_refused(fixture_dir, run_copy, capsys):
     # Before: compare printed SLOWER +1502303.8 % with Δ GB/s +0.0 %.
     set_cell(run_copy, 2, "time_median_ns", "67218120")
     err = data_error(capsys, ["compare", fixture_dir, str(run_copy)])
-    assert err.startswith("analysis: %s:2: expected time_min_ns <= "
+    assert err.startswith("python3 -m ewbench.analysis compare: %s:2: expected time_min_ns <= "
                           "time_median_ns <= time_max_ns" %
                           (run_copy / "timing.csv"))
 
@@ -322,7 +324,7 @@ def test_contest_rounds_must_agree_on_a_points_work(fixture_dir, run_copy,
     rewrite(run_copy / "timing.csv", edit)
     load_run(str(run_copy))         # each run on its own is consistent
     err = data_error(capsys, ["contest", fixture_dir, str(run_copy)])
-    assert err.startswith("analysis: %s:2: expected op, dtype, bytes_moved "
+    assert err.startswith("python3 -m ewbench.analysis contest: %s:2: expected op, dtype, bytes_moved "
                           "add, f32, 12582912 as in %s" % (
                               run_copy / "timing.csv", fixture_dir))
 

@@ -27,18 +27,47 @@ EXIT_DATA = 3
 EXIT_SLOWER = 5
 EXIT_INTERRUPTED = 130
 
-EPILOG = """\
-exit codes: 0 ok, 1 failure, 2 usage, 3 bad input data (file:line),
-5 compare found slowdowns (--fail-on-slower), 130 interrupted
+PROG = os.environ.get("EWBENCH_PROG", "python3 -m ewbench.analysis")
 
-examples:
-  ewbench report reports/nvidia-h100-80gb-hbm3-20261121-204512
-  ewbench report ewbench-20261121-204512 --ceilings c -o /tmp/r
-  ewbench fleet-report runs/fleet-20261201 -o /tmp/fleet
-  ewbench compare runs/before runs/after
-  ewbench contest runs/round-1 runs/round-2 runs/round-3 -o c.md
-  ewbench timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png
-"""
+# Each command's exit statuses (beyond 0), for its --help.
+EXITS = {
+    "report": (1, 2, 3, 130), "fleet-report": (1, 2, 3, 130),
+    "compare": (1, 2, 3, 5, 130), "contest": (1, 2, 3, 130),
+    "timeline": (1, 2, 3, 130),
+}
+EXIT_TEXT = {
+    1: "failure (an output that cannot be written: the message names it)",
+    2: "usage: bad command line",
+    3: "bad input data (the message says file:line)",
+    5: "--fail-on-slower: some point got slower beyond the noise",
+    130: "interrupted: outputs already written are whole",
+}
+EXAMPLES = {
+    "report": ("report reports/nvidia-h100-80gb-hbm3-20261121-204512",
+               "report ewbench-20261121-204512 --ceilings c -o /tmp/r"),
+    "fleet-report": ("fleet-report runs/fleet-20261201 -o /tmp/fleet",),
+    "compare": ("compare runs/before runs/after",
+                "compare runs/before runs/after --fail-on-slower"),
+    "contest": ("contest runs/round-1 runs/round-2 runs/round-3 -o c.md",),
+    "timeline": ("timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png",),
+}
+
+
+def epilog(command=None):
+    """The end of a --help page: exit statuses and examples, of one
+    command, or (None) of all."""
+    names = [command] if command else list(EXITS)
+    codes = sorted({c for n in names for c in EXITS[n]})
+    lines = ["exit status:", "  0    ok"]
+    lines += ["  %-4d %s" % (c, EXIT_TEXT[c]) for c in codes]
+    lines += ["", "examples:"]
+    lines += ["  %s %s" % (PROG, e) for n in names for e in EXAMPLES[n]]
+    return "\n".join(lines) + "\n"
+
+
+def say(command, text):
+    """One line on stderr, prefixed with the command as it was typed."""
+    print("%s %s: %s" % (PROG, command, text), file=sys.stderr)
 
 
 def positive_int(text):
@@ -69,9 +98,9 @@ def positive_float(text):
 
 def make_parser():
     parser = argparse.ArgumentParser(
-        prog=os.environ.get("EWBENCH_PROG", "python3 -m ewbench.analysis"),
+        prog=PROG,
         description="Analyse ewbench run directories (docs/analysis.md).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -81,7 +110,7 @@ def make_parser():
         "contained) and OUTDIR/figures/*.svg for a study directory (ceilings/"
         ", article/, sweep/, blocks/ run directories, as `make report` "
         "writes it) or for one run directory.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog("report"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: STUDY_DIR/report or "
@@ -101,7 +130,7 @@ def make_parser():
         "optionally fleet.json) or a fleet study (ceilings/ and run/ of "
         "such member directories).  OUTDIR must be new, empty or hold a "
         "previous fleet report.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog("fleet-report"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("fleet_dir", metavar="PARENT")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: PARENT/report)")
@@ -109,7 +138,7 @@ def make_parser():
     p = sub.add_parser(
         "compare", help="two runs side by side, changes beyond the noise",
         description="Compare matching points of two runs; print Markdown.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog("compare"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_a", metavar="RUN_A")
     p.add_argument("run_b", metavar="RUN_B")
     p.add_argument("-o", "--out", metavar="FILE",
@@ -126,7 +155,7 @@ def make_parser():
         "median bandwidth over the runs against cub and torch, the margin "
         "of the best over the faster peer and whether it is beyond the "
         "round-to-round spread (the noise rule, docs/analysis.md).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog("contest"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("-o", "--out", metavar="FILE",
                    help="also write the output to FILE")
@@ -145,7 +174,7 @@ def make_parser():
         "timeline", help="picture of a window of an ewbench --trace file",
         description="Draw host NVTX ranges and GPU kernels of one point's "
         "range (first match) of a trace written by `ewbench run --trace`.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=epilog("timeline"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("trace", metavar="TRACE.json[.gz]")
     p.add_argument("--point", default="", metavar="PREFIX",
                    help="NVTX range name prefix of the point, e.g. "
@@ -164,12 +193,12 @@ def cmd_report(args):
     try:
         from . import plots
     except ImportError as e:
-        print("analysis: report needs matplotlib (%s); pip install -r "
-              "requirements.txt" % e, file=sys.stderr)
+        say(args.command, "report needs matplotlib (%s); pip install -r "
+            "requirements.txt" % e)
         return EXIT_ERROR
     if args.ceilings and study.is_study_dir(args.run_dir):
-        print("analysis report: --ceilings is for a run directory; a study "
-              "directory uses its ceilings/", file=sys.stderr)
+        say(args.command, "--ceilings is for a run directory; a study "
+            "directory uses its ceilings/")
         return EXIT_USAGE
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     outdir = args.out or os.path.join(args.run_dir, "report")
@@ -186,14 +215,13 @@ def cmd_fleet(args):
     try:
         from . import fleet_plots
     except ImportError as e:
-        print("analysis: fleet needs matplotlib (%s); pip install -r "
-              "requirements.txt" % e, file=sys.stderr)
+        say(args.command, "fleet needs matplotlib (%s); pip install -r "
+            "requirements.txt" % e)
         return EXIT_ERROR
     outdir = args.out or os.path.join(args.fleet_dir, fleet.REPORT_DIR)
     why = fleet_report.unclaimed(outdir, args.fleet_dir)
     if why:
-        print("analysis fleet: will not write into %s: %s" % (outdir, why),
-              file=sys.stderr)
+        say(args.command, "will not write into %s: %s" % (outdir, why))
         return EXIT_USAGE
     judged = fleet_answers.judge(fleet.open_fleet(args.fleet_dir))
     md, html = fleet_report.write_report(judged, outdir,
@@ -242,8 +270,8 @@ def cmd_contest(args):
 
 
 def cmd_torch(args):
-    print("analysis torch: moved to `ewbench torch RUN_DIR`, "
-          "which writes RUN_DIR/peer-torch.csv", file=sys.stderr)
+    say("torch", "moved to `ewbench torch RUN_DIR`, which writes "
+        "RUN_DIR/peer-torch.csv")
     return EXIT_USAGE
 
 
@@ -268,16 +296,14 @@ def cmd_timeline(args):
     from . import plots, timeline
     out = picture_path(args.out)
     if out is None:
-        print("analysis timeline: cannot write %r: expected a name ending "
-              "in %s, or no extension (.png is added)" % (
-                  args.out, ", ".join("." + f for f in PICTURE_FORMATS)),
-              file=sys.stderr)
+        say(args.command, "cannot write %r: expected a name ending in %s, "
+            "or no extension (.png is added)" % (
+                args.out, ", ".join("." + f for f in PICTURE_FORMATS)))
         return EXIT_USAGE
     events = timeline.read_trace(args.trace)
     window = timeline.point_window(events, args.point)
     if window is None:
-        print("analysis timeline: no NVTX range starts with %r" % args.point,
-              file=sys.stderr)
+        say(args.command, "no NVTX range starts with %r" % args.point)
         return EXIT_USAGE
     if args.span is not None:
         window = (window[0], min(window[1], window[0] + args.span))
@@ -307,22 +333,21 @@ def main(argv=None):
     try:
         return COMMANDS[args.command](args)
     except DataError as e:
-        print("analysis: %s" % e, file=sys.stderr)
+        say(args.command, e)
         return EXIT_DATA
     except ModuleNotFoundError as e:
         if e.name not in ("numpy", "matplotlib"):
             raise
-        print("analysis: %s has no %s: apt-get install python3-numpy "
-              "python3-matplotlib, or pip install -r requirements.txt in a "
-              "virtual environment (EWBENCH_PYTHON names the interpreter)"
-              % (sys.executable, e.name), file=sys.stderr)
+        say(args.command, "%s has no %s: apt-get install python3-numpy "
+            "python3-matplotlib, or pip install -r requirements.txt in a "
+            "virtual environment (EWBENCH_PYTHON names the interpreter)"
+            % (sys.executable, e.name))
         return EXIT_ERROR
     except OSError as e:
-        print("analysis: %s" % os_error_text(e), file=sys.stderr)
+        say(args.command, os_error_text(e))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("analysis: interrupted; outputs written so far are whole",
-              file=sys.stderr)
+        say(args.command, "interrupted; outputs written so far are whole")
         return EXIT_INTERRUPTED
 
 
