@@ -1,17 +1,23 @@
 #!/bin/sh
-# tests/entry.sh - the one entry point and its manual: --help lists every
-# metric group there is; ewbench(1) holds every line of --help; `ewbench
+# tests/entry.sh - the one entry point and its manual: run --help lists
+# every metric group there is; ewbench(1) holds every line of every help
+# page; `ewbench
 # report` runs the Python analysis from any directory, and a user's own
 # analysis/ or ewbench/ folder there does not shadow it, on every Python
 # configure accepts.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 
-help=$("$EWBENCH" --help)
+run_help=$("$EWBENCH" run --help)
 for f in "$top_srcdir"/metrics/*.txt; do
 	g=$(basename "$f" .txt)
-	echo "$help" | grep -q "[( ]$g[,)]" ||
-	    fail "--help does not list the metric group $g (metrics/$g.txt)"
+	echo "$run_help" | grep -q "[( ]$g[,)]" ||
+	    fail "run --help does not list the metric group $g (metrics/$g.txt)"
 done
+# Every page: the overview and each command's.
+help=$("$EWBENCH" --help
+	for command in info list run check sweep tune ceilings metrics; do
+		"$EWBENCH" "$command" --help
+	done)
 
 # One version: configure.ac's, as pyproject.toml gives it to pip.
 version=$("$EWBENCH" --version | sed -n '1s/^ewbench \([^ ]*\).*/\1/p')
@@ -26,7 +32,7 @@ echo "$help" | sed 's/:$//' | while IFS= read -r line; do
 	[ -z "$line" ] && continue
 	grep -qxF -e "$line" "$tmpdir/man.txt" ||
 	    grep -qF -e "$(echo "$line" | sed 's/^usage: //')" "$tmpdir/man.txt" ||
-	    fail "ewbench(1) lacks the --help line: $line"
+	    fail "ewbench(1) lacks the help line: $line"
 done
 if command -v man >/dev/null 2>&1; then
 	man -l "$tmpdir/ewbench.1" 2>&1 >/dev/null | grep . &&

@@ -30,8 +30,18 @@ require_gpu() {
 	5)	echo "SKIP: no usable GPU: $probe"; exit 77 ;;
 	*)	fail "ewbench info exited $rc: $probe" ;;
 	esac
+	gpu_lock
+}
+
+# The GPU for the rest of this test's life (make -j check): every test
+# that touches the GPU takes it, require_gpu's and those that only open
+# it (mpi.sh's dry runs, tests/gpu/test-compare, which takes the same
+# file in C).  A CPU busy with other tests is fine; a second context on
+# the GPU is not: kernel times and CUPTI's counters are disturbed.
+GPU_LOCK=${TMPDIR:-/tmp}/ewbench-gpu-tests.lock
+gpu_lock() {
 	if command -v flock >/dev/null 2>&1; then
-		exec 9>"${TMPDIR:-/tmp}/ewbench-gpu-tests.lock"
+		exec 9>"$GPU_LOCK"
 		flock 9
 	fi
 }

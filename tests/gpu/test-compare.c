@@ -7,9 +7,13 @@
  * the GPU's fill of the inputs (fill.cu) is byte for byte the host's.
  * Exits 77 (SKIP) without a GPU.
  */
+#define _DEFAULT_SOURCE
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 
 #include <cuda_runtime_api.h>
 
@@ -132,6 +136,21 @@ test_fill_twin(enum ewb_dtype dtype)
 	free(back);
 }
 
+/* The GPU tests' lock (tests/setup.sh gpu_lock): make -j check runs the
+ * tests that use the GPU one at a time.  Held until exit. */
+static void
+gpu_lock(void)
+{
+	const char	*dir = getenv("TMPDIR");
+	char		 path[4096];
+	int		 fd;
+
+	snprintf(path, sizeof path, "%s/ewbench-gpu-tests.lock",
+	    dir != NULL && *dir != '\0' ? dir : "/tmp");
+	if ((fd = open(path, O_WRONLY | O_CREAT, 0666)) >= 0)
+		(void)flock(fd, LOCK_EX);
+}
+
 int
 main(void)
 {
@@ -147,6 +166,7 @@ main(void)
 		printf("SKIP: no usable GPU\n");
 		return 77;
 	}
+	gpu_lock();
 	test_fill_twin(EWB_F32);
 	test_fill_twin(EWB_F16);
 	/* 1000 distinct positions (7919 is prime, N is no multiple of it). */

