@@ -51,7 +51,7 @@ static const char usage_text[] =
 "       (unless it ends with '| -'), or a name no chip knows\n"
 "\n"
 "Examples:\n"
-"  ewbench metrics --list --metrics stalls --chip \"RTX 5090\"\n"
+"  ewbench metrics --list --metrics stalls --chip rtx-5090\n"
 "  ewbench metrics --check --chip all\n";
 
 enum { OPT_LIST = 256, OPT_CHECK, OPT_CHIP, OPT_METRICS };

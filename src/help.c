@@ -169,7 +169,7 @@ static const struct command_help {
 "  ewbench run --device all -s 16Mi --out fleet\n"
 "  ewbench run --kernel examples/add_f32x4.cu --elems-per-thread 4 \\\n"
 "      --kernel-block 64 -v add_f32x4 -s 16Mi\n"
-"  ewbench run --dry-run --chip \"RTX 5090\"\n"
+"  ewbench run --dry-run --chip rtx-5090\n"
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n" },
 { "check", CHECK, "ewbench check [OPTIONS]",
