@@ -188,7 +188,7 @@ test_user_kernel(void)
 	memset(&u, 0, sizeof u);
 	b.function = xstrdup(o.kernel.function);
 	memset(b.source_sha256, 'a', 64);
-	user_kernel_init(&u, &o.kernel, &b);
+	user_kernel_init(&u, &o.kernel, &b, NULL);
 	o.user_variant = &u.variant;
 	CHECK_STR(u.variant.id, "user:add_f32x4_user");
 	CHECK_STR(u.variant.origin, "user");
@@ -246,7 +246,7 @@ test_user_int_count(void)
 	b.function = xstrdup(o.kernel.function);
 	b.count = USER_COUNT_I32;	/* as NVRTC judged `int N` */
 	memset(b.source_sha256, 'a', 64);
-	user_kernel_init(&u, &o.kernel, &b);
+	user_kernel_init(&u, &o.kernel, &b, NULL);
 	CHECK(u.variant.max_cover == (uint64_t)1 << 31);
 	o.user_variant = &u.variant;
 	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
