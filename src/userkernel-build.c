@@ -454,6 +454,7 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 	}
 	s->op = EWB_OP_CUSTOM;
 	s->inputs = count - 2;
+	s->tol.nan_equal = true;	/* tolerance.h */
 	if (!s->dtype_given)
 		s->dtype = dtype;
 	own_example(&s->ref_path, &s->ref_path_owned);

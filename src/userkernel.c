@@ -138,10 +138,10 @@ user_kernel_init(struct user_kernel *u, const struct user_spec *s,
 	unsigned		 inputs = user_spec_inputs(s);
 	uint64_t		 ref_cover;
 
+	memset(u, 0, sizeof *u);
 	u->spec = s;
 	u->build = *b;
 	memset(b, 0, sizeof *b);
-	memset(&u->ref, 0, sizeof u->ref);
 	if (ref != NULL) {
 		u->ref = *ref;
 		memset(ref, 0, sizeof *ref);
