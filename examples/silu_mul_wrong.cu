@@ -1,6 +1,7 @@
 /*
  * silu_mul_wrong.cu - a wrong formula: the sigmoid of a times b, the x
- * of SiLU(x) = x * sigmoid(x) forgotten.  Every element is wrong, and the
+ * of SiLU(x) = x * sigmoid(x) forgotten.  Every element whose a is not 1
+ * (within the tolerance) is wrong, and the
  * check against examples/silu_mul_f32_ref.cu names the first:
  *
  *   ewbench check --kernel examples/silu_mul_wrong.cu \
