@@ -9,7 +9,7 @@
 
 #define FILL_BLOCK	256u
 
-template <typename T>
+template <typename T, T (*Bits)(uint32_t)>
 __global__ void
 ewb_fill_kernel(T *out, size_t n, uint64_t seed)
 {
@@ -18,17 +18,9 @@ ewb_fill_kernel(T *out, size_t n, uint64_t seed)
 	for (k = ewb_thread_index(); k < draws; k += stride) {
 		uint64_t r = mix64(seed + (k + 1) * GOLDEN_GAMMA);
 
-		if (sizeof(T) == 4) {
-			out[2 * k] = (T)fill_f32_bits((uint32_t)r);
-			if (2 * k + 1 < n)
-				out[2 * k + 1] = (T)fill_f32_bits(
-				    (uint32_t)(r >> 32));
-		} else {
-			out[2 * k] = (T)fill_f16_bits((uint32_t)r);
-			if (2 * k + 1 < n)
-				out[2 * k + 1] = (T)fill_f16_bits(
-				    (uint32_t)(r >> 32));
-		}
+		out[2 * k] = Bits((uint32_t)r);
+		if (2 * k + 1 < n)
+			out[2 * k + 1] = Bits((uint32_t)(r >> 32));
 	}
 }
 
@@ -43,11 +35,19 @@ ewb_fill_random(void *buf, enum ewb_dtype dtype, size_t n, uint64_t seed,
 	if (s.grid > EWB_MAX_GRID)
 		s.grid = EWB_MAX_GRID;
 	/* Element bits as unsigned words: no float conversion on the way. */
-	if (dtype == EWB_F32)
-		ewb_fill_kernel<<<(unsigned)s.grid, s.block, 0, stream>>>(
-		    (uint32_t *)buf, n, seed);
-	else
-		ewb_fill_kernel<<<(unsigned)s.grid, s.block, 0, stream>>>(
-		    (uint16_t *)buf, n, seed);
+	switch (dtype) {
+	case EWB_F32:
+		ewb_fill_kernel<uint32_t, fill_f32_bits><<<(unsigned)s.grid,
+		    s.block, 0, stream>>>((uint32_t *)buf, n, seed);
+		break;
+	case EWB_F16:
+		ewb_fill_kernel<uint16_t, fill_f16_bits><<<(unsigned)s.grid,
+		    s.block, 0, stream>>>((uint16_t *)buf, n, seed);
+		break;
+	case EWB_BF16:
+		ewb_fill_kernel<uint16_t, fill_bf16_bits><<<(unsigned)s.grid,
+		    s.block, 0, stream>>>((uint16_t *)buf, n, seed);
+		break;
+	}
 	return cudaGetLastError();
 }

@@ -17,7 +17,7 @@ extern "C" struct ewb_shape	ewb_cub_shape(const struct ewb_launch_args *);
 static constexpr unsigned
 elem_bytes(enum ewb_dtype dtype)
 {
-	return dtype == EWB_F16 ? 2 : 4;
+	return dtype == EWB_F32 ? 4 : 2;
 }
 
 /* add reads two operands, relu and abs one; all write one. */
@@ -118,6 +118,8 @@ ewb_dtype_name(enum ewb_dtype dtype)
 		return "f32";
 	case EWB_F16:
 		return "f16";
+	case EWB_BF16:
+		return "bf16";
 	}
 	return "?";
 }
@@ -132,6 +134,8 @@ ewb_op_name(enum ewb_op op)
 		return "relu";
 	case EWB_OP_ABS:
 		return "abs";
+	case EWB_OP_CUSTOM:
+		return "custom";
 	}
 	return "?";
 }

@@ -27,14 +27,19 @@
 extern "C" {
 #endif
 
-enum ewb_op { EWB_OP_ADD, EWB_OP_RELU, EWB_OP_ABS };
-enum ewb_dtype { EWB_F32, EWB_F16 };
+/* EWB_OP_CUSTOM: a user's own op, given by a reference kernel of the
+ * same signature (--reference; userkernel.h); no built-in variant has it. */
+enum ewb_op { EWB_OP_ADD, EWB_OP_RELU, EWB_OP_ABS, EWB_OP_CUSTOM };
+/* EWB_BF16: bfloat16, for a user's kernel with a reference only. */
+enum ewb_dtype { EWB_F32, EWB_F16, EWB_BF16 };
 
 /* Operands of one launch.  For an in-place variant (abs) only `c` is used:
  * it is read and written.  For unary out-of-place (relu) `a` is the input. */
 struct ewb_launch_args {
 	const void	*a;
 	const void	*b;
+	const void	*more[2];	/* a user's op of 3 or 4 inputs: its
+					   third and fourth */
 	void		*c;
 	size_t		 n;		/* elements */
 	unsigned	 block;		/* threads per block; 0 = default */
@@ -124,17 +129,19 @@ cudaError_t	 ewb_fill_random(void *buf, enum ewb_dtype, size_t n,
 		    uint64_t seed, cudaStream_t);
 
 /* compare.cu: a variant's output against the expected one, on the device,
- * by reference.c's rule (widened to float, equal by value, NaN never
- * equal).  *result lives in device memory; after the stream reaches this
- * point it holds how many elements differ and the first that does
- * (~0 when none). */
+ * by the rule of src/tolerance.h: with tol NULL reference.c's (widened to
+ * float, equal by value, NaN never equal); a user's op with a reference
+ * passes its tolerance.  *result lives in device memory; after the stream
+ * reaches this point it holds how many elements differ and the first that
+ * does (~0 when none). */
 struct ewb_compare_result {
 	unsigned long long	 bad_count;
 	unsigned long long	 first_index;
 };
+struct ewb_tolerance;
 cudaError_t	 ewb_compare(const void *got, const void *expected, size_t n,
-		    enum ewb_dtype, struct ewb_compare_result *result,
-		    cudaStream_t);
+		    enum ewb_dtype, const struct ewb_tolerance *tol,
+		    struct ewb_compare_result *result, cudaStream_t);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,8 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	size_t	bytes = p->array_bytes, need = plan_device_bytes(p);
 	size_t	free_bytes = 0, total = 0, i, off = o->misalign ? 4 : 0, room;
 	char	have[32], want[32], size[32];
-	void	**arrays[4] = { &b->d_a, &b->d_b, &b->d_c, &b->d_expected };
+	void	**arrays[6] = { &b->d_a, &b->d_b, &b->d_c, &b->d_expected,
+		    &b->d_more[0], &b->d_more[1] };
 
 	memset(b, 0, sizeof *b);
 	b->dev = d;
@@ -74,15 +75,15 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 		bytes_format((double)need, want, sizeof want);
 		bytes_format((double)free_bytes, have, sizeof have);
 		size_format(p->largest_n, size, sizeof size);
-		*cause = xasprintf("size %s needs %s of GPU memory (three "
+		*cause = xasprintf("size %s needs %s of GPU memory (%u "
 		    "arrays, the expected output and an L2 flush buffer); "
-		    "only %s is free", size, want, have);
+		    "only %s is free", size, want, 3 + p->more_inputs, have);
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}
 	/* --misalign: every operand starts 4 bytes past a 16-byte
 	 * boundary, the expected output too (the compare does not care). */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4 + (size_t)p->more_inputs; i++) {
 		CUDA_TRY(cudaMalloc(&b->base[i], bytes + 16), cause);
 		*arrays[i] = (char *)b->base[i] + off;
 	}
@@ -127,7 +128,7 @@ bench_close(struct bench *b)
 	free(b->intervals);
 	if (b->spin_word != NULL)
 		cudaFreeHost(b->spin_word);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 6; i++)
 		cudaFree(b->base[i]);
 	cudaFree(b->d_flush);
 	cudaFree(b->d_result);
@@ -152,6 +153,8 @@ bench_case(struct bench *b, const struct plan_case *c, struct launch *l,
 	l->v = c->v;
 	l->args.a = b->d_a;
 	l->args.b = b->d_b;
+	l->args.more[0] = b->d_more[0];
+	l->args.more[1] = b->d_more[1];
 	l->args.c = b->d_c;
 	l->args.n = c->n;
 	l->args.block = c->block;

@@ -24,7 +24,9 @@ struct bench {
 	const struct device_facts *dev;
 	cudaStream_t		 stream;
 	void			*d_a, *d_b, *d_c, *d_expected, *d_flush;
-	void			*base[4];	/* as allocated */
+	void			*d_more[2];	/* a user's op's third and
+						   fourth inputs, or NULL */
+	void			*base[6];	/* as allocated */
 	size_t			 array_bytes;	/* of each, the plan's largest */
 	char			*d_guarded;	/* a user kernel's guarded
 						   output (checker.c), kept */

@@ -1,6 +1,7 @@
 /*
- * checker.c - every output element of every case, against a CPU
- * reference computed once.
+ * checker.c - every output element of every case, against a reference
+ * computed once: the CPU's for add, relu and abs, the user's reference
+ * kernel on the GPU for a user's op (--reference).
  *
  * All variants of one op and dtype at one size see the same inputs, so
  * they share one expected output.  The inputs are filled on the device
@@ -8,9 +9,12 @@
  * chunk (fill.c), computes the reference from them (reference.c, every
  * core) once per size, dtype and op, and uploads it; the GPU compares
  * each variant's output with it (compare.cu, the rule of
- * reference_check).  Before each checked
- * launch the output is poisoned (all bits set: NaN, which never equals
- * anything), or, for an in-place variant, restored to the input.
+ * reference_check).  A user's op (--reference) sees the same inputs
+ * (up to four arrays), and its reference kernel computes the expected
+ * output on the GPU; the compare then passes its tolerance (tolerance.h).
+ * Before each checked launch the output is poisoned (all bits set: NaN,
+ * which never equals anything; a user's op: the pass's guard poison), or,
+ * for an in-place variant, restored to the input.
  *
  * A user's kernel (--kernel) writes its checked output into a buffer of
  * its own with USER_GUARD_BYTES of poison on either side: bytes it wrote
@@ -46,16 +50,63 @@ upload_expected(struct bench *b, void *dst, const void *src, size_t bytes,
 	return 0;
 }
 
+/* The seed of input array k (0: a, 1: b, 2 and 3: a user's op's more)
+ * of n elements of dtype.  f32 and f16 keep the streams they always had;
+ * bf16 draws from a chain of its own. */
+static uint64_t
+input_seed(uint64_t seed, uint64_t n, enum ewb_dtype dtype, unsigned k)
+{
+	uint64_t	key = n * 2 + (dtype != EWB_F32);
+	uint64_t	base = dtype == EWB_BF16 ? fill_seed(seed, UINT64_MAX) :
+			    seed;
+
+	if (k < 2)
+		return fill_seed(base, key * 2 + k);
+	return fill_seed(fill_seed(base, key * 2), k);
+}
+
+/* A user's op: its reference kernel (--reference) computes the expected
+ * output from the same inputs on the GPU, one thread per element; in
+ * place, over a copy of the input.  An element it leaves unwritten stays
+ * NaN, which no candidate's output holds unless it wrote one (checker
+ * poisons it with finite bytes: check_once). */
+static int
+reference_on_gpu(struct bench *b, const struct plan_case *c, char **cause)
+{
+	const struct ewb_variant	*v = c->v;
+	size_t				 bytes = c->n * ewb_dtype_size(v->dtype);
+	struct ewb_launch_args		 a;
+	cudaError_t			 e;
+
+	memset(&a, 0, sizeof a);
+	a.a = b->d_a;
+	a.b = b->d_b;
+	a.more[0] = b->d_more[0];
+	a.more[1] = b->d_more[1];
+	a.c = b->d_expected;
+	a.n = c->n;
+	a.stream = b->stream;
+	if (v->in_place)
+		CUDA_TRY(cudaMemcpyAsync(b->d_expected, b->d_a, bytes,
+		    cudaMemcpyDeviceToDevice, b->stream), cause);
+	else
+		CUDA_TRY(cudaMemsetAsync(b->d_expected, 0xff, bytes,
+		    b->stream), cause);
+	if ((e = user_reference_launch(&a)) != cudaSuccess)
+		return cuda_fail(e, "the reference kernel (--reference)",
+		    cause);
+	return 0;
+}
+
 int
 checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 {
 	const struct ewb_variant *v = c->v;
 	size_t		bytes = c->n * ewb_dtype_size(v->dtype);
-	uint64_t	key = c->n * 2 + (v->dtype == EWB_F16);
-
-	uint64_t	seed_a = fill_seed(b->seed, key * 2);
-	uint64_t	seed_b = fill_seed(b->seed, key * 2 + 1);
+	uint64_t	seed_a = input_seed(b->seed, c->n, v->dtype, 0);
+	uint64_t	seed_b = input_seed(b->seed, c->n, v->dtype, 1);
 	double		t0 = monotonic_seconds(), t1;
+	unsigned	k;
 
 	if (!b->have_inputs || b->n != c->n || b->dtype != v->dtype) {
 		b->have_inputs = b->have_expected = false;
@@ -65,6 +116,12 @@ checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 		    b->stream), cause);
 		CUDA_TRY(ewb_fill_random(b->d_b, v->dtype, c->n, seed_b,
 		    b->stream), cause);
+		for (k = 0; k < 2; k++) {
+			if (b->d_more[k] != NULL)
+				CUDA_TRY(ewb_fill_random(b->d_more[k],
+				    v->dtype, c->n, input_seed(b->seed, c->n,
+				    v->dtype, 2 + k), b->stream), cause);
+		}
 		b->n = c->n;
 		b->dtype = v->dtype;
 		b->have_inputs = true;
@@ -72,20 +129,27 @@ checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 		b->wall_fill += t1 - t0;
 		t0 = t1;
 	}
-	if (!b->have_expected || b->op != v->op) {
+	if (b->have_expected && b->op == v->op)
+		return 0;
+	if (v->op == EWB_OP_CUSTOM) {
+		if (reference_on_gpu(b, c, cause) != 0)
+			return -1;
+		b->wall_reference += monotonic_seconds() - t0;
+	} else {
 		/* h_expected is free once the last compare is done. */
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 		reference_generate(v->op, v->dtype, c->n, seed_a, seed_b,
 		    b->h_expected);
 		t1 = monotonic_seconds();
 		b->wall_reference += t1 - t0;
-		if (upload_expected(b, b->d_expected, b->h_expected, bytes, cause) != 0)
+		if (upload_expected(b, b->d_expected, b->h_expected, bytes,
+		    cause) != 0)
 			return -1;
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 		b->wall_upload += monotonic_seconds() - t1;
-		b->op = v->op;
-		b->have_expected = true;
 	}
+	b->op = v->op;
+	b->have_expected = true;
 	return 0;
 }
 
@@ -95,14 +159,12 @@ fetch(struct bench *b, const void *array, enum ewb_dtype dtype, size_t i,
     double *value, char **cause)
 {
 	unsigned	size = ewb_dtype_size(dtype);
-	float		f;
-	uint16_t	h;
+	unsigned char	bytes[4];
 
-	CUDA_TRY(cudaMemcpyAsync(dtype == EWB_F16 ? (void *)&h : (void *)&f,
-	    (const char *)array + i * size, size, cudaMemcpyDeviceToHost,
-	    b->stream), cause);
+	CUDA_TRY(cudaMemcpyAsync(bytes, (const char *)array + i * size, size,
+	    cudaMemcpyDeviceToHost, b->stream), cause);
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-	*value = dtype == EWB_F16 ? half_to_float(h) : f;
+	*value = element_to_float(bytes, dtype, 0);
 	return 0;
 }
 
@@ -241,18 +303,21 @@ check_once(struct bench *b, const struct launch *given, unsigned char poison,
 	if (trace_point_begin(&(struct trace_label){ v->id, l.args.n,
 	    "warm", "check" }, cause) != 0)
 		goto out;
+	/* The output poisoned: NaN (all bits set), which never passes; a
+	 * user's op, whose NaN passes against its reference's NaN
+	 * (tolerance.h), with this pass's finite guard poison instead. */
 	if (v->in_place)
 		CUDA_TRY_GOTO(cudaMemcpyAsync(l.args.c, b->d_a, bytes,
 		    cudaMemcpyDeviceToDevice, b->stream), cause, out);
 	else
-		CUDA_TRY_GOTO(cudaMemsetAsync(l.args.c, 0xff, bytes,
-		    b->stream), cause, out);
+		CUDA_TRY_GOTO(cudaMemsetAsync(l.args.c, v->op == EWB_OP_CUSTOM ?
+		    poison : 0xff, bytes, b->stream), cause, out);
 	if (bench_launch(&l, cause) != 0 ||
 	    trace_point_end(NULL, NULL, cause) != 0 ||
 	    corrupt_for_test(b, &l, cause) != 0)
 		goto out;
 	CUDA_TRY_GOTO(ewb_compare(l.args.c, b->d_expected, l.args.n, v->dtype,
-	    b->d_result, b->stream), cause, out);
+	    variant_tolerance(v), b->d_result, b->stream), cause, out);
 	CUDA_TRY_GOTO(cudaMemcpyAsync(&r, b->d_result, sizeof r,
 	    cudaMemcpyDeviceToHost, b->stream), cause, out);
 	CUDA_TRY_GOTO(cudaStreamSynchronize(b->stream), cause, out);

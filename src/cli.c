@@ -50,7 +50,10 @@ enum {
 	OPT_KERNEL_BLOCK,
 	OPT_KERNEL_FLAGS,
 	OPT_KERNEL_TIMEOUT,
-	OPT_NO_GUARD
+	OPT_NO_GUARD,
+	OPT_REFERENCE,
+	OPT_ULPS,
+	OPT_REL
 };
 
 static const struct option run_longopts[] = {
@@ -87,6 +90,9 @@ static const struct option run_longopts[] = {
 	{ "kernel-flags", required_argument, NULL, OPT_KERNEL_FLAGS },
 	{ "kernel-timeout", required_argument, NULL, OPT_KERNEL_TIMEOUT },
 	{ "no-guard",	no_argument,	   NULL, OPT_NO_GUARD },
+	{ "reference",	required_argument, NULL, OPT_REFERENCE },
+	{ "ulps",	required_argument, NULL, OPT_ULPS },
+	{ "rel",	required_argument, NULL, OPT_REL },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -262,6 +268,12 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 	case OPT_NO_GUARD:
 		k->no_guard = true;
 		return 0;
+	case OPT_REFERENCE:
+		return user_spec_reference(k, arg, cause);
+	case OPT_ULPS:
+		return user_spec_ulps(k, arg, cause);
+	case OPT_REL:
+		return user_spec_rel(k, arg, cause);
 	}
 	return 1;
 }
@@ -290,15 +302,23 @@ select_variants(struct run_options *o, char **cause)
 }
 
 /* With --kernel and no -v: the built-in variants of the kernel's op and
- * dtype, to measure it beside. */
+ * dtype, to measure it beside; for a user's op (--reference), those that
+ * move as many bytes per element (a 3-input bf16 op, 8: relu and abs
+ * f32), the DRAM-bound kernels it compares with. */
 static void
 select_family(struct run_options *o)
 {
-	size_t	i;
+	const struct user_spec	*k = &o->kernel;
+	unsigned		 inputs = user_spec_inputs(k);
+	unsigned		 bytes = ((inputs == 0 ? 1 : inputs) + 1) *
+				     ewb_dtype_size(k->dtype);
+	size_t			 i;
 
 	for (i = 0; i < ewb_variant_count; i++)
-		o->selected[i] = ewb_variants[i].op == o->kernel.op &&
-		    ewb_variants[i].dtype == o->kernel.dtype;
+		o->selected[i] = k->op == EWB_OP_CUSTOM ?
+		    ewb_variants[i].read_bytes + ewb_variants[i].write_bytes ==
+		    bytes : ewb_variants[i].op == k->op &&
+		    ewb_variants[i].dtype == k->dtype;
 }
 
 int
@@ -342,7 +362,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		if (ch != 'v' && ch != 's' && ch != OPT_BLOCK &&
 		    ch != OPT_KERNEL_FLAGS && cli_given_once(run_longopts,
 		    given, ch, optarg, ch == OPT_KERNEL ? "one kernel of "
-		    "yours per run" : ch == OPT_DEVICE ? "give one list, "
+		    "yours per run" : ch == OPT_REFERENCE ? "one reference "
+		    "kernel per run" : ch == OPT_DEVICE ? "give one list, "
 		    "e.g. --device 0,2" : ch == OPT_METRICS ? "give one set, "
 		    "metric names comma separated" : ch == OPT_PRESET ?
 		    "choose one" : NULL, cause) != 0)

@@ -164,15 +164,23 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 
 	double			 t0 = monotonic_seconds(), t1;
 
-	if (checker_prepare(&r->bench, c, cause) != 0)
+	bench_case(&r->bench, c, &l, &p);
+	/* A user's op's reference kernel runs in checker_prepare: under the
+	 * watchdog too (the CPU's reference of a built-in op is not). */
+	if (user && c->v->op == EWB_OP_CUSTOM)
+		watch(r, &p, "check", 0);
+	if (checker_prepare(&r->bench, c, cause) != 0) {
+		watchdog_disarm();
 		return -1;
+	}
 	t1 = monotonic_seconds();
 	r->man.wall.inputs += t1 - t0;
-	bench_case(&r->bench, c, &l, &p);
-	if (bench_kernels(&l, &l.kernels, cause) != 0)
+	if (bench_kernels(&l, &l.kernels, cause) != 0) {
+		watchdog_disarm();
 		return -1;
+	}
 	nvtx_push_phase("check");
-	if (user)
+	if (user && c->v->op != EWB_OP_CUSTOM)
 		watch(r, &p, "check", 0);
 	passed = checker_run(&r->bench, &l, &bad, cause);
 	watchdog_disarm();
@@ -494,32 +502,50 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
  * added to the plan's, its entry in run.json; unless --dry-run (which
  * launches nothing), loaded and the watchdog started.  Returns 0 or an
  * exit code. */
+/* How a build came: "<file> for sm_XX from the cache (<entry>)" or
+ * "<file> compiled for sm_XX in 0.31 s (NVRTC 13.0)". */
+static void
+say_build(const char *id, const char *path, const struct user_build *b)
+{
+	if (b->cached)
+		printf("ewbench: %s: %s for sm_%u from the cache (%s)\n", id,
+		    path, b->arch, b->cache_path);
+	else
+		printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
+		    "(NVRTC %d.%d)\n", id, path, b->arch, b->compile_s,
+		    b->nvrtc_major, b->nvrtc_minor);
+}
+
 static int
 start_user_kernel(struct runner *r, char **cause)
 {
-	struct user_build	 b;
+	struct user_build	 b, ref;
 	unsigned		 arch = (unsigned)(r->dev.cc_major * 10 +
 				     r->dev.cc_minor);
+	const struct user_spec	*s = &r->opts.kernel;
 	int			 code;
 
-	if (user_build(&r->opts.kernel, arch, &b, &code, cause) != 0) {
+	if (user_build(s, arch, &b, &code, cause) != 0) {
 		user_build_free(&b);
 		return code;
 	}
 	if (b.log != NULL)
 		fprintf(stderr, "%s", b.log);	/* warnings */
-	user_kernel_init(&r->user, &r->opts.kernel, &b);
+	memset(&ref, 0, sizeof ref);
+	if (s->ref_path != NULL) {
+		if (user_build_reference(s, arch, &ref, &code, cause) != 0) {
+			user_build_free(&ref);
+			user_build_free(&b);
+			return code;
+		}
+		if (ref.log != NULL)
+			fprintf(stderr, "%s", ref.log);
+	}
+	user_kernel_init(&r->user, s, &b, s->ref_path != NULL ? &ref : NULL);
 	if (!r->opts.quiet) {
-		if (r->user.build.cached)
-			printf("ewbench: %s: %s for sm_%u from the cache (%s)\n",
-			    r->user.id, r->opts.kernel.path, arch,
-			    r->user.build.cache_path);
-		else
-			printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
-			    "(NVRTC %d.%d)\n", r->user.id, r->opts.kernel.path,
-			    arch, r->user.build.compile_s,
-			    r->user.build.nvrtc_major,
-			    r->user.build.nvrtc_minor);
+		say_build(r->user.id, s->path, &r->user.build);
+		if (s->ref_path != NULL)
+			say_build("its reference", s->ref_path, &r->user.ref);
 	}
 	r->opts.user_variant = &r->user.variant;
 	r->man.extra_json = user_kernel_json;

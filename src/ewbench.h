@@ -166,6 +166,12 @@ float		 half_to_float(uint16_t);
 /* The same over arrays, fast enough for every element of a big buffer. */
 void		 halves_from_floats(const float *, uint16_t *, size_t);
 void		 halves_to_floats(const uint16_t *, float *, size_t);
+/* bfloat16 (fp32's top 16 bits) on the host: exact widening, and
+ * rounding to nearest even. */
+float		 bf16_to_float(uint16_t);
+uint16_t	 bf16_from_float(float);
+/* Element i of an array of dtype, widened to float. */
+float		 element_to_float(const void *array, enum ewb_dtype, size_t i);
 
 /* parallel.c: body(ctx, start, count) over [0, n) in contiguous slices,
  * one per host core (EWBENCH_THREADS overrides), each a multiple of grain

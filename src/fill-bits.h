@@ -1,8 +1,8 @@
 /*
  * fill-bits.h - the random operands' generator, one definition for the
  * host (fill.c) and the GPU (kernels/fill.cu): splitmix64's mix, and how
- * 32 random bits become one fp32 or fp16 value.  Draw k of a buffer with
- * seed s is mix64(s + (k + 1) * GOLDEN_GAMMA); it yields elements 2k
+ * 32 random bits become one fp32, fp16 or bf16 value.  Draw k of a buffer
+ * with seed s is mix64(s + (k + 1) * GOLDEN_GAMMA); it yields elements 2k
  * (low 32 bits) and 2k + 1 (high 32 bits).
  */
 #ifndef EWB_FILL_BITS_H
@@ -49,6 +49,19 @@ fill_f16_bits(uint32_t r)
 
 	return (uint16_t)(sign | ((exponent + (uint32_t)(15 + MIN_EXPONENT)) << 10) |
 	    fraction);
+}
+
+/* bf16: fp32's sign and exponent, 7 fraction bits: the same binades as
+ * the others, values exact in bf16. */
+static inline EWB_HOST_DEVICE uint16_t
+fill_bf16_bits(uint32_t r)
+{
+	uint32_t	sign = (r >> 16) & 0x8000;
+	uint32_t	fraction = r & 0x7f;
+	uint32_t	exponent = (((r >> 7) & 0xff) * EXPONENTS) >> 8;
+
+	return (uint16_t)(sign | ((exponent + (uint32_t)(127 +
+	    MIN_EXPONENT)) << 7) | fraction);
 }
 
 #endif

@@ -9,7 +9,7 @@
  *
  * Values: sign random; magnitude 2^e * (1 + f) with e uniform in -4..2 and
  * f a random fraction of the dtype's width, so |x| lies in [2^-4, 8), the
- * values are exact in the dtype (fp16 ones are built directly as halves)
+ * values are exact in the dtype (fp16 and bf16 ones are built directly)
  * and sums of two span several binades, exercising rounding.  The bits
  * of a value are fill-bits.h's, shared with the GPU's twin (kernels/
  * fill.cu), which writes the same buffer on the device.
@@ -59,6 +59,14 @@ fill_random_range(void *buf, enum ewb_dtype dtype, size_t start, size_t count,
 			memcpy(out + i * 2, half, count - i >= 2 ? 4 : 2);
 		}
 		break;
+	case EWB_BF16:
+		for (i = 0; i < count; i += 2) {
+			r = mix64(state += GOLDEN_GAMMA);
+			half[0] = fill_bf16_bits((uint32_t)r);
+			half[1] = fill_bf16_bits((uint32_t)(r >> 32));
+			memcpy(out + i * 2, half, count - i >= 2 ? 4 : 2);
+		}
+		break;
 	}
 }
 
@@ -73,7 +81,7 @@ fill_slice(void *ctx, size_t start, size_t count)
 {
 	const struct fill *f = ctx;
 
-	fill_random_range(f->out + start * (f->dtype == EWB_F16 ? 2 : 4),
+	fill_random_range(f->out + start * (f->dtype == EWB_F32 ? 4 : 2),
 	    f->dtype, start, count, f->seed);
 }
 

@@ -1,5 +1,6 @@
 /*
- * half.c - IEEE 754 binary16 <-> binary32 on the host, bit exact.
+ * half.c - IEEE 754 binary16 (and bfloat16) <-> binary32 on the host, bit
+ * exact.
  *
  * float -> half rounds to nearest, ties to even, as the GPU's __float2half_rn
  * and __hadd do; subnormals, infinities and NaNs are handled, and values
@@ -122,6 +123,24 @@ half_to_float(uint16_t h)
 	return to_float(h);
 }
 
+/* bfloat16 is the top half of a float: widening is exact. */
+float
+bf16_to_float(uint16_t h)
+{
+	return bits_float((uint32_t)h << 16);
+}
+
+/* Rounds to nearest even, as __float2bfloat16_rn; NaN stays NaN. */
+uint16_t
+bf16_from_float(float f)
+{
+	uint32_t	x = float_bits(f);
+
+	if ((x & 0x7fffffff) > 0x7f800000)
+		return (uint16_t)((x >> 16) | 0x40);
+	return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
 void
 halves_from_floats(const float *src, uint16_t *dst, size_t n)
 {
@@ -148,4 +167,24 @@ halves_to_floats(const uint16_t *src, float *dst, size_t n)
 	}
 	for (; i < n; i++)
 		dst[i] = to_float(src[i]);
+}
+
+float
+element_to_float(const void *array, enum ewb_dtype dtype, size_t i)
+{
+	uint16_t	h;
+	float		f;
+
+	switch (dtype) {
+	case EWB_F16:
+		memcpy(&h, (const char *)array + i * 2, 2);
+		return to_float(h);
+	case EWB_BF16:
+		memcpy(&h, (const char *)array + i * 2, 2);
+		return bf16_to_float(h);
+	case EWB_F32:
+		break;
+	}
+	memcpy(&f, (const char *)array + i * 4, 4);
+	return f;
 }

@@ -214,6 +214,7 @@ variant_sizes(struct plan *p, const struct run_options *o,
 	struct tier_size	 tiers[TIER_COUNT];
 	unsigned		 fp = variant_footprint_per_element(v);
 	unsigned		 elem = ewb_dtype_size(v->dtype);
+	unsigned		 inputs = variant_input_arrays(v);
 	uint64_t		 budget;
 	size_t			 k;
 	bool			 tiered = o->preset != NULL &&
@@ -227,7 +228,8 @@ variant_sizes(struct plan *p, const struct run_options *o,
 	}
 	/* The footprint of the largest working set whose device arrays
 	 * fit. */
-	budget = tier_usable_bytes(td, 0) / DEVICE_ARRAYS / elem * fp;
+	budget = tier_usable_bytes(td, 0) / (DEVICE_ARRAYS +
+	    (inputs > 2 ? inputs - 2 : 0)) / elem * fp;
 	if (budget == 0)
 		budget = 1;
 	if (o->command == CMD_SWEEP)
@@ -283,6 +285,10 @@ plan_totals(struct plan *p)
 		if (variant_is_user(p->cases[i].v) && bytes + 2 *
 		    (size_t)USER_GUARD_BYTES > p->guarded_bytes)
 			p->guarded_bytes = bytes + 2 * (size_t)USER_GUARD_BYTES;
+		if (variant_is_user(p->cases[i].v) &&
+		    variant_input_arrays(p->cases[i].v) > 2)
+			p->more_inputs = variant_input_arrays(p->cases[i].v) -
+			    2;
 	}
 	p->nsizes = p->ncases;
 	sizes_sort_unique(p->sizes, &p->nsizes);
@@ -383,11 +389,12 @@ plan_profiled_points(const struct plan *p)
 size_t
 plan_device_bytes(const struct plan *p)
 {
+	size_t	arrays = DEVICE_ARRAYS + p->more_inputs;
+
 	if (p->array_bytes > (SIZE_MAX - p->flush_bytes -
-	    p->guarded_bytes) / DEVICE_ARRAYS)
+	    p->guarded_bytes) / arrays)
 		return SIZE_MAX;
-	return DEVICE_ARRAYS * p->array_bytes + p->flush_bytes +
-	    p->guarded_bytes;
+	return arrays * p->array_bytes + p->flush_bytes + p->guarded_bytes;
 }
 
 /* Seconds one launch of case c takes, roughly. */

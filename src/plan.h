@@ -46,6 +46,9 @@ struct plan {
 	size_t			 guarded_bytes;	/* a user kernel's guarded
 						   output (checker.c); 0:
 						   none */
+	unsigned		 more_inputs;	/* input arrays past a and
+						   b: a user's op of 3 or 4
+						   inputs (args.more) */
 };
 
 /*
@@ -63,8 +66,9 @@ void		 plan_free(struct plan *);
 /* Timed points (rows of timing.csv) and counter points. */
 size_t		 plan_timed_points(const struct plan *);
 size_t		 plan_profiled_points(const struct plan *);
-/* GPU memory the run allocates: three operand arrays, the expected
- * output, the flush buffer, and a user kernel's guarded output. */
+/* GPU memory the run allocates: three operand arrays (and a user's op's
+ * third and fourth inputs), the expected output, the flush buffer, and a
+ * user kernel's guarded output. */
 size_t		 plan_device_bytes(const struct plan *);
 /* A rough estimate of the run's wall time, in seconds, for --dry-run and
  * the progress line: kernels at 90 % of the spec bandwidth or the launch

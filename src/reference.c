@@ -31,8 +31,33 @@ load_floats(enum ewb_dtype dtype, const void *src, size_t start,
 	case EWB_F16:
 		halves_to_floats((const uint16_t *)src + start, out, count);
 		break;
+	case EWB_BF16:
+		for (size_t i = 0; i < count; i++)
+			out[i] = bf16_to_float(((const uint16_t *)src)[start +
+			    i]);
+		break;
 	}
 	memset(out + count, 0, (CHUNK - count) * sizeof *out);
+}
+
+/* x[0..count) rounded to dtype into out (2 or 4 bytes an element). */
+static void
+store_rounded(enum ewb_dtype dtype, const float *x, size_t count, void *out)
+{
+	size_t	i;
+
+	switch (dtype) {
+	case EWB_F32:
+		memcpy(out, x, count * sizeof *x);
+		break;
+	case EWB_F16:
+		halves_from_floats(x, out, count);
+		break;
+	case EWB_BF16:
+		for (i = 0; i < count; i++)
+			((uint16_t *)out)[i] = bf16_from_float(x[i]);
+		break;
+	}
 }
 
 /* x[i] = op(x[i], y[i]); y is read only for binary ops. */
@@ -54,6 +79,10 @@ apply_op(enum ewb_op op, float *x, const float *y)
 		for (i = 0; i < CHUNK; i++)
 			x[i] = fabsf(x[i]);
 		break;
+	case EWB_OP_CUSTOM:
+		/* Not the CPU's: the user's reference kernel computes it on
+		 * the GPU (checker.c). */
+		break;
 	}
 }
 
@@ -73,7 +102,7 @@ reference_check(const struct ewb_variant *v, const void *a, const void *b,
     const void *got, size_t n, struct mismatch *bad)
 {
 	float		expected[CHUNK], operand[CHUNK], actual[CHUNK];
-	uint16_t	rounded[CHUNK];
+	float		rounded[CHUNK];
 	size_t		start, count, i, chunk_bad, bad_count = 0;
 
 	for (start = 0; start < n; start += count) {
@@ -83,10 +112,8 @@ reference_check(const struct ewb_variant *v, const void *a, const void *b,
 		if (v->op == EWB_OP_ADD)
 			load_floats(v->dtype, b, start, count, operand);
 		apply_op(v->op, expected, operand);
-		if (v->dtype == EWB_F16) {
-			halves_from_floats(expected, rounded, count);
-			halves_to_floats(rounded, expected, count);
-		}
+		store_rounded(v->dtype, expected, count, rounded);
+		load_floats(v->dtype, rounded, 0, count, expected);
 		load_floats(v->dtype, got, start, count, actual);
 
 		if ((chunk_bad = count_mismatches(actual, expected)) == 0)
@@ -136,10 +163,8 @@ expected_chunk(const struct expected *e, size_t start, size_t count)
 	if (e->op == EWB_OP_ADD)
 		load_floats(e->dtype, b, at, count, y);
 	apply_op(e->op, x, y);
-	if (e->dtype == EWB_F16)
-		halves_from_floats(x, (uint16_t *)e->out + start, count);
-	else
-		memcpy((float *)e->out + start, x, count * sizeof *x);
+	store_rounded(e->dtype, x, count, (char *)e->out + start *
+	    (e->dtype == EWB_F32 ? 4 : 2));
 }
 
 /* One slice of the expected output, chunk by chunk (slices are whole

@@ -91,26 +91,96 @@ identifier(const char *s)
 	return true;
 }
 
-int
-user_spec_kernel(struct user_spec *s, const char *text, char **cause)
+/* FILE[:FUNCTION] into *path (owned: *owned) and *function. */
+static int
+split_kernel_arg(const char *option, const char *text, const char **path,
+    bool *owned, char **function, char **cause)
 {
 	const char	*colon = strrchr(text, ':');
 
-	free(s->function);
-	s->function = NULL;
-	if (s->path_owned)
-		free((char *)s->path);
-	s->path_owned = false;
-	s->path = text;
+	free(*function);
+	*function = NULL;
+	if (*owned)
+		free((char *)*path);
+	*owned = false;
+	*path = text;
 	if (colon != NULL && identifier(colon + 1)) {
-		s->function = xstrdup(colon + 1);
+		*function = xstrdup(colon + 1);
 		/* The path is the text before the colon, kept in argv. */
-		s->path = xasprintf("%.*s", (int)(colon - text), text);
-		s->path_owned = true;
+		*path = xasprintf("%.*s", (int)(colon - text), text);
+		*owned = true;
 	}
-	if (*s->path == '\0') {
-		*cause = xasprintf("--kernel: '%s' names no file", text);
+	if (**path == '\0') {
+		*cause = xasprintf("%s: '%s' names no file", option, text);
 		return -1;
+	}
+	return 0;
+}
+
+int
+user_spec_kernel(struct user_spec *s, const char *text, char **cause)
+{
+	return split_kernel_arg("--kernel", text, &s->path, &s->path_owned,
+	    &s->function, cause);
+}
+
+int
+user_spec_reference(struct user_spec *s, const char *text, char **cause)
+{
+	return split_kernel_arg("--reference", text, &s->ref_path,
+	    &s->ref_path_owned, &s->ref_function, cause);
+}
+
+int
+user_spec_ulps(struct user_spec *s, const char *text, char **cause)
+{
+	char			*end;
+	unsigned long long	 v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 ||
+	    v > TOLERANCE_MAX_ULPS) {
+		*cause = xasprintf("--ulps: '%s' is not a whole number from 0 "
+		    "to %u", text, TOLERANCE_MAX_ULPS);
+		return -1;
+	}
+	s->tol.ulps = (unsigned)v;
+	s->tol_given = true;
+	return 0;
+}
+
+int
+user_spec_rel(struct user_spec *s, const char *text, char **cause)
+{
+	char	*end;
+	double	 v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !(v >= 0) ||
+	    !(v <= TOLERANCE_MAX_REL) || strchr(text, ',') != NULL) {
+		*cause = xasprintf("--rel: '%s' is not a number from 0 to %g",
+		    text, TOLERANCE_MAX_REL);
+		return -1;
+	}
+	s->tol.rel = v;
+	s->tol_given = true;
+	return 0;
+}
+
+unsigned
+user_spec_inputs(const struct user_spec *s)
+{
+	switch (s->op) {
+	case EWB_OP_ADD:
+		return 2;
+	case EWB_OP_RELU:
+		return 1;
+	case EWB_OP_ABS:
+		break;
+	case EWB_OP_CUSTOM:
+		return s->inputs;
 	}
 	return 0;
 }
@@ -139,8 +209,11 @@ user_spec_dtype(struct user_spec *s, const char *text, char **cause)
 		s->dtype = EWB_F32;
 	else if (strcmp(text, "f16") == 0)
 		s->dtype = EWB_F16;
+	else if (strcmp(text, "bf16") == 0)
+		s->dtype = EWB_BF16;
 	else {
-		*cause = xasprintf("--dtype: '%s' is not f32 or f16", text);
+		*cause = xasprintf("--dtype: '%s' is not f32, f16 or bf16",
+		    text);
 		return -1;
 	}
 	s->dtype_given = true;
@@ -180,6 +253,9 @@ user_spec_free(struct user_spec *s)
 	if (s->path_owned)
 		free((char *)s->path);
 	free(s->function);
+	if (s->ref_path_owned)
+		free((char *)s->ref_path);
+	free(s->ref_function);
 	for (i = 0; i < s->nflags; i++)
 		free(s->flags[i]);
 	free(s->flags);
@@ -270,17 +346,32 @@ user_find_function(const char *source, const char *path, char **function,
 	return 0;
 }
 
-/* From the parameter list of function (declared after a __global__):
- * the op its operand convention is (4 parameters add, 3 relu, 2 abs) and
- * whether it takes __half.  A guess from the text: the compiler judges
- * the exact signature (program_text). */
+/* Whether the word at q (within params) is `word`, standing alone or
+ * after "__" or "nv_" (__half, __nv_bfloat16, nv_bfloat16). */
 static bool
-infer_op(const char *source, const char *function, enum ewb_op *op,
-    bool *half)
+type_word(const char *params, const char *q, const char *word)
+{
+	size_t	len = strlen(word);
+
+	return strncmp(q, word, len) == 0 &&
+	    !is_ident((unsigned char)q[len], false) &&
+	    (q == params || !is_ident((unsigned char)q[-1], false) ||
+	    (q - params >= 2 && strncmp(q - 2, "__", 2) == 0) ||
+	    (q - params >= 3 && strncmp(q - 3, "nv_", 3) == 0));
+}
+
+/* From the parameter list of function (declared after a __global__): how
+ * many parameters it has and the dtype its types say (__half or half:
+ * f16; __nv_bfloat16 or nv_bfloat16: bf16; else f32).  A guess from the
+ * text: the compiler judges the exact signature (program_text). */
+static bool
+infer_signature(const char *source, const char *function, unsigned *count,
+    enum ewb_dtype *dtype)
 {
 	const char	*p = source, *params = NULL, *q;
 	char		*name;
 	unsigned	 commas = 0, depth = 0;
+	bool		 half = false, bf16 = false;
 
 	while (params == NULL && (p = strstr(p, "__global__")) != NULL) {
 		p += 10;
@@ -292,30 +383,18 @@ infer_op(const char *source, const char *function, enum ewb_op *op,
 	}
 	if (params == NULL)
 		return false;
-	*half = false;
 	for (q = params; *q != '\0'; q++) {
 		depth += (*q == '(' || *q == '<' || *q == '[') -
 		    (*q == ')' || *q == '>' || *q == ']');
 		if (depth == 0)
 			break;
 		commas += depth == 1 && *q == ',';
-		*half |= strncmp(q, "half", 4) == 0 &&
-		    !is_ident((unsigned char)q[4], false) &&
-		    (q == params || !is_ident((unsigned char)q[-1], false) ||
-		    (q - params >= 2 && strncmp(q - 2, "__", 2) == 0));
+		half |= type_word(params, q, "half");
+		bf16 |= type_word(params, q, "bfloat16");
 	}
-	switch (commas) {
-	case 3:
-		*op = EWB_OP_ADD;
-		return true;
-	case 2:
-		*op = EWB_OP_RELU;
-		return true;
-	case 1:
-		*op = EWB_OP_ABS;
-		return true;
-	}
-	return false;
+	*count = commas + 1;
+	*dtype = bf16 ? EWB_BF16 : half ? EWB_F16 : EWB_F32;
+	return true;
 }
 
 /* `examples/FILE` that is not here: ewbench's own examples, where they
@@ -323,17 +402,17 @@ infer_op(const char *source, const char *function, enum ewb_op *op,
  * metric groups are) or in the source tree of a build tree's ewbench, so
  * that the usage lines of --help and the README run anywhere. */
 static void
-own_example(struct user_spec *s)
+own_example(const char **given, bool *owned)
 {
 	char	*dirs[PATHS_MAX], *path = NULL;
 	size_t	 n, i;
 
-	if (strncmp(s->path, "examples/", 9) != 0 ||
-	    access(s->path, F_OK) == 0 || errno != ENOENT)
+	if (strncmp(*given, "examples/", 9) != 0 ||
+	    access(*given, F_OK) == 0 || errno != ENOENT)
 		return;
 	n = paths_data_dirs("examples", dirs);
 	for (i = 0; i < n && path == NULL; i++) {
-		path = xasprintf("%s/%s", dirs[i], s->path + 9);
+		path = xasprintf("%s/%s", dirs[i], *given + 9);
 		if (access(path, F_OK) != 0) {
 			free(path);
 			path = NULL;
@@ -342,10 +421,52 @@ own_example(struct user_spec *s)
 	paths_free(dirs, n);
 	if (path == NULL)
 		return;
-	if (s->path_owned)
-		free((char *)s->path);
-	s->path = path;
-	s->path_owned = true;
+	if (*owned)
+		free((char *)*given);
+	*given = path;
+	*owned = true;
+}
+
+/* What --reference says: the kernel's op is EWB_OP_CUSTOM, its inputs
+ * and dtype from its parameters (the dtype unless given); the reference
+ * file readable and its function found. */
+static int
+finish_reference(struct user_spec *s, const char *source, char **cause)
+{
+	char		*ref;
+	size_t		 len;
+	unsigned	 count;
+	enum ewb_dtype	 dtype;
+
+	if (s->op_given) {
+		*cause = xasprintf("--op %s and --reference: the reference "
+		    "kernel says what %s computes; leave out --op",
+		    ewb_op_name(s->op), s->path);
+		return -1;
+	}
+	if (!infer_signature(source, s->function, &count, &dtype) ||
+	    count < 2 || count > USER_MAX_INPUTS + 2) {
+		*cause = xasprintf("--kernel %s: %s must take 1 to %u input "
+		    "arrays, an output and a count (or one array in place and "
+		    "a count) to be checked against --reference", s->path,
+		    s->function, USER_MAX_INPUTS);
+		return -1;
+	}
+	s->op = EWB_OP_CUSTOM;
+	s->inputs = count - 2;
+	s->tol.nan_equal = true;	/* tolerance.h */
+	if (!s->dtype_given)
+		s->dtype = dtype;
+	own_example(&s->ref_path, &s->ref_path_owned);
+	if (read_whole(s->ref_path, &ref, &len, cause) != 0)
+		return -1;
+	if (s->ref_function == NULL && user_find_function(ref, s->ref_path,
+	    &s->ref_function, cause) != 0) {
+		free(ref);
+		return -1;
+	}
+	free(ref);
+	return 0;
 }
 
 int
@@ -353,77 +474,132 @@ user_spec_finish(struct user_spec *s, char **cause)
 {
 	char		*source;
 	size_t		 len;
-	enum ewb_op	 op = EWB_OP_ADD;
-	bool		 half = false;
+	unsigned	 count = 0;
+	enum ewb_dtype	 dtype = EWB_F32;
+	int		 rc = -1;
 
 	if (s->path == NULL) {
 		if (s->op_given || s->dtype_given || s->nflags > 0 ||
 		    s->per_thread != 0 || s->block != 0 ||
-		    s->timeout_s != 0 || s->no_guard) {
-			*cause = xstrdup("--op, --dtype, --elems-per-thread, "
-			    "--kernel-block, --kernel-flags, --kernel-timeout "
-			    "and --no-guard describe a --kernel FILE.cu");
+		    s->timeout_s != 0 || s->no_guard || s->ref_path != NULL ||
+		    s->tol_given) {
+			*cause = xstrdup("--op, --dtype, --reference, --ulps, "
+			    "--rel, --elems-per-thread, --kernel-block, "
+			    "--kernel-flags, --kernel-timeout and --no-guard "
+			    "describe a --kernel FILE.cu");
 			return -1;
 		}
 		return 0;
 	}
+	if (s->tol_given && s->ref_path == NULL) {
+		*cause = xstrdup("--ulps and --rel are the tolerance of a check "
+		    "against --reference (add, relu and abs are checked "
+		    "exactly)");
+		return -1;
+	}
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
-	own_example(s);
+	own_example(&s->path, &s->path_owned);
 	if (read_whole(s->path, &source, &len, cause) != 0)
 		return -1;
-	if (!s->op_given || !s->dtype_given) {
-		if (s->function == NULL && user_find_function(source, s->path,
-		    &s->function, cause) != 0) {
-			free(source);
-			return -1;
-		}
-		if (!infer_op(source, s->function, &op, &half) &&
-		    !s->op_given) {
+	if ((!s->op_given || !s->dtype_given || s->ref_path != NULL) &&
+	    s->function == NULL && user_find_function(source, s->path,
+	    &s->function, cause) != 0)
+		goto out;
+	if (s->ref_path != NULL) {
+		if (finish_reference(s, source, cause) != 0)
+			goto out;
+	} else if (!s->op_given || !s->dtype_given) {
+		if ((!infer_signature(source, s->function, &count, &dtype) ||
+		    count < 2 || count > 4) && !s->op_given) {
 			*cause = xasprintf("--kernel %s: cannot tell what %s "
 			    "computes from its parameters: say --op "
-			    "add|relu|abs", s->path, s->function);
-			free(source);
-			return -1;
+			    "add|relu|abs, or give its --reference", s->path,
+			    s->function);
+			goto out;
 		}
 		if (!s->op_given)
-			s->op = op;
+			s->op = count == 4 ? EWB_OP_ADD : count == 3 ?
+			    EWB_OP_RELU : EWB_OP_ABS;
 		if (!s->dtype_given)
-			s->dtype = half ? EWB_F16 : EWB_F32;
+			s->dtype = dtype;
 	}
-	free(source);
+	/* ewbench's CPU reference has add, relu and abs in f32 and f16. */
+	if (s->op != EWB_OP_CUSTOM && s->dtype == EWB_BF16) {
+		*cause = xasprintf("--kernel %s: --op %s in bf16 needs a "
+		    "reference kernel (--reference REF.cu): ewbench's own "
+		    "reference has add, relu and abs in f32 and f16",
+		    s->path, ewb_op_name(s->op));
+		goto out;
+	}
 	if (s->per_thread == 0)
 		s->per_thread = 1;
 	if (s->block == 0)
 		s->block = 256;
 	if (s->timeout_s == 0)
 		s->timeout_s = USER_TIMEOUT_S;
-	return 0;
+	rc = 0;
+out:
+	free(source);
+	return rc;
 }
 
-/* The op's parameter list as a declaration, for people. */
-static char *
-params(enum ewb_op op, enum ewb_dtype dtype)
+/* The element type's name in CUDA, and its header. */
+static const char *
+type_name(enum ewb_dtype dtype)
 {
-	const char	*t = dtype == EWB_F16 ? "__half" : "float";
-
-	switch (op) {
-	case EWB_OP_ADD:
-		return xasprintf("const %s *a, const %s *b, %s *c, size_t n",
-		    t, t, t);
-	case EWB_OP_RELU:
-		return xasprintf("const %s *a, %s *c, size_t n", t, t);
-	case EWB_OP_ABS:
+	switch (dtype) {
+	case EWB_F16:
+		return "__half";
+	case EWB_BF16:
+		return "__nv_bfloat16";
+	case EWB_F32:
 		break;
 	}
-	return xasprintf("%s *c, size_t n", t);
+	return "float";
+}
+
+static const char *
+type_header(enum ewb_dtype dtype)
+{
+	switch (dtype) {
+	case EWB_F16:
+		return "#include <cuda_fp16.h>\n";
+	case EWB_BF16:
+		return "#include <cuda_bf16.h>\n";
+	case EWB_F32:
+		break;
+	}
+	return "";
+}
+
+/* The op's parameter list as a declaration, for people: the built-in
+ * ops' operands a, b, c; a user's op's inputs a, b, c, d and out. */
+static char *
+params(const struct user_spec *s)
+{
+	static const char *const names[USER_MAX_INPUTS] = { "a", "b", "c",
+	    "d" };
+	const char	*t = type_name(s->dtype);
+	unsigned	 inputs = user_spec_inputs(s), k;
+	char		*text = xstrdup(""), *more;
+
+	for (k = 0; k < inputs; k++) {
+		more = xasprintf("%sconst %s *%s, ", text, t, names[k]);
+		free(text);
+		text = more;
+	}
+	more = xasprintf("%s%s *%s, size_t n", text, t,
+	    s->op == EWB_OP_CUSTOM ? "out" : "c");
+	free(text);
+	return more;
 }
 
 /* The expected declaration, for messages and the docs. */
 static char *
 expected_declaration(const struct user_spec *s, const char *function)
 {
-	char	*p = params(s->op, s->dtype), *d;
+	char	*p = params(s), *d;
 
 	d = xasprintf("__global__ void %s(%s)", function, p);
 	free(p);
@@ -457,26 +633,29 @@ static char *
 program_text(const struct user_spec *s, const char *source,
     const char *function)
 {
-	const char	*t = s->dtype == EWB_F16 ? "__half" : "float";
+	const char	*t = type_name(s->dtype);
 	char		*declared = expected_declaration(s, function);
-	char		*pattern, *inputs, *text;
+	char		*pattern = xstrdup("void("), *inputs = xstrdup("1");
+	char		*names = xstrdup(""), *text, *more;
+	unsigned	 k, count = user_spec_inputs(s);
 	size_t		 len = strlen(source);
 
-	switch (s->op) {
-	case EWB_OP_ADD:
-		pattern = xasprintf("void(A *, B *, %s *, C)", t);
-		inputs = xasprintf("ewb_input_<A, %s>::value && "
-		    "ewb_input_<B, %s>::value", t, t);
-		break;
-	case EWB_OP_RELU:
-		pattern = xasprintf("void(A *, %s *, C)", t);
-		inputs = xasprintf("ewb_input_<A, %s>::value", t);
-		break;
-	default:
-		pattern = xasprintf("void(%s *, C)", t);
-		inputs = xstrdup("1");
-		break;
+	/* Input k is P<k>: a pointer to T, const or not. */
+	for (k = 0; k < count; k++) {
+		more = xasprintf("%sP%u *, ", pattern, k);
+		free(pattern);
+		pattern = more;
+		more = xasprintf("%s && ewb_input_<P%u, %s>::value", inputs,
+		    k, t);
+		free(inputs);
+		inputs = more;
+		more = xasprintf("%stypename P%u, ", names, k);
+		free(names);
+		names = more;
 	}
+	more = xasprintf("%s%s *, C)", pattern, t);
+	free(pattern);
+	pattern = more;
 	text = xasprintf("%s%s#line 1 \"" CHECK_FILE "\"\n%s"
 	    "template <typename A, typename B> struct ewb_same_ "
 	    "{ enum { value = 0 }; };\n"
@@ -500,12 +679,11 @@ program_text(const struct user_spec *s, const char *source,
 	    "the count size_t, or int as in the article)\");\n"
 	    "template <int B, int S> __global__ void " COUNT_PROBE "() {}\n",
 	    source, len > 0 && source[len - 1] != '\n' ? "\n" : "",
-	    s->dtype == EWB_F16 ? "#include <cuda_fp16.h>\n" : "",
-	    s->op == EWB_OP_ADD ? "typename A, typename B, " :
-	    s->op == EWB_OP_RELU ? "typename A, " : "", pattern, inputs,
-	    function, ewb_op_name(s->op), ewb_dtype_name(s->dtype), declared);
+	    type_header(s->dtype), names, pattern, inputs, function,
+	    ewb_op_name(s->op), ewb_dtype_name(s->dtype), declared);
 	free(pattern);
 	free(inputs);
+	free(names);
 	free(declared);
 	return text;
 }
@@ -697,6 +875,12 @@ compile_failure(const struct user_spec *s, const struct user_build *b,
 	else if (first_error_is_check(log) && strstr(log, missing) != NULL)
 		cause = xasprintf("%s: no function %s in it", s->path,
 		    b->function);
+	else if (first_error_is_check(log) && s->op == EWB_OP_CUSTOM)
+		cause = xasprintf("%s: %s does not have the signature of the "
+		    "kernel and its reference (%u input%s, --dtype %s), which "
+		    "is\n  %s\nNVRTC:\n%s", s->path, b->function, s->inputs,
+		    s->inputs == 1 ? "" : "s", ewb_dtype_name(s->dtype),
+		    declared, log);
 	else if (first_error_is_check(log))
 		cause = xasprintf("%s: %s does not have the signature of --op "
 		    "%s --dtype %s, which is\n  %s\nNVRTC:\n%s", s->path,
@@ -844,6 +1028,23 @@ out:
 	free(source);
 	free(program);
 	return rc;
+}
+
+int
+user_build_reference(const struct user_spec *spec, unsigned arch,
+    struct user_build *b, int *code, char **cause)
+{
+	struct user_spec	ref = *spec;
+
+	/* Its own file and function, the kernel's signature; none of the
+	 * kernel's --kernel-flags (a --use_fast_math meant for the kernel
+	 * would change the reference it is checked against). */
+	ref.path = spec->ref_path;
+	ref.path_owned = false;
+	ref.function = spec->ref_function;
+	ref.flags = NULL;
+	ref.nflags = 0;
+	return user_build(&ref, arch, b, code, cause);
 }
 
 void

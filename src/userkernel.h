@@ -14,6 +14,12 @@
  *   add    __global__ void f(const T *a, const T *b, T *c, size_t n)
  *   relu   __global__ void f(const T *a, T *c, size_t n)
  *   abs    __global__ void f(T *c, size_t n)		in place
+ * A user's own op (--reference REF.cu[:FUNCTION], op "custom"): 1 to
+ * USER_MAX_INPUTS inputs and one output, or one array in place, T float,
+ * __half or __nv_bfloat16; the reference kernel has the same signature and
+ * computes the expected output on the GPU, one thread per element:
+ *   custom __global__ void f(const T *a, ..., T *out, size_t n)
+ *   custom __global__ void f(T *out, size_t n)		in place
  * The inputs const or not (the article's kernels take float *a), the count
  * any integer type of 32 or 64 bits (int N, as the article's, or size_t):
  * the compiler says which (struct user_build's count), and a size whose
@@ -26,6 +32,12 @@
 #define EWB_USERKERNEL_H
 
 #include "ewbench.h"
+#include "tolerance.h"
+
+/* The most inputs of a user's op (--reference). */
+#define USER_MAX_INPUTS		4u
+/* Threads per block of the reference kernel's launch (one element each). */
+#define USER_REFERENCE_BLOCK	256u
 
 /* The output's guard regions in the check (checker.c): this many bytes
  * before and after it, poisoned, and compared after the check launch. */
@@ -50,6 +62,14 @@ struct user_spec {
 	bool		 no_guard;	/* --no-guard: the check's output
 					   exactly its size, for
 					   compute-sanitizer */
+	/* --reference: a user's op (EWB_OP_CUSTOM). */
+	const char	*ref_path;	/* NULL: none */
+	bool		 ref_path_owned;
+	char		*ref_function;
+	unsigned	 inputs;	/* EWB_OP_CUSTOM: input arrays
+					   besides the output; 0: in place */
+	struct ewb_tolerance tol;	/* --ulps, --rel */
+	bool		 tol_given;
 };
 
 /* --kernel FILE[:FUNCTION] (a FUNCTION is a C identifier; a path holding
@@ -61,6 +81,15 @@ int		 user_spec_op(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_dtype(struct user_spec *, const char *text,
 		    char **cause);
+/* --reference FILE[:FUNCTION]; --ulps N; --rel R. */
+int		 user_spec_reference(struct user_spec *, const char *text,
+		    char **cause);
+int		 user_spec_ulps(struct user_spec *, const char *text,
+		    char **cause);
+int		 user_spec_rel(struct user_spec *, const char *text,
+		    char **cause);
+/* The input arrays of spec's op (add 2, relu 1, abs 0, custom its own). */
+unsigned	 user_spec_inputs(const struct user_spec *);
 void		 user_spec_flags(struct user_spec *, const char *text);
 /* After parsing: defaults, and what goes together (--op with --kernel). */
 int		 user_spec_finish(struct user_spec *, char **cause);
@@ -106,6 +135,10 @@ struct user_build {
  */
 int		 user_build(const struct user_spec *, unsigned arch,
 		    struct user_build *, int *code, char **cause);
+/* The same for spec's reference kernel (--reference): its file, its
+ * function, the signature of the kernel's, no --kernel-flags. */
+int		 user_build_reference(const struct user_spec *, unsigned arch,
+		    struct user_build *, int *code, char **cause);
 void		 user_build_free(struct user_build *);
 /* The C identifier of the file's only __global__ function; -1 with a
  * cause when there is none or more than one. */
@@ -116,17 +149,21 @@ int		 user_find_function(const char *source, const char *path,
 struct user_kernel {
 	const struct user_spec	*spec;	/* the run options' */
 	struct user_build	 build;
+	struct user_build	 ref;		/* --reference's; function
+						   NULL: none */
 	struct ewb_variant	 variant;
 	char			*id;		/* "user:<function>" */
 	char			*technique;
 	char			*stopped;	/* the watchdog's words */
 };
 
-/* u's variant from s and b (no GPU: enough for a plan); takes ownership
- * of b.  Then user_kernel_load loads the cubin on the current device, so
- * that the variant launches. */
+/* u's variant from s and b, and ref (NULL: no --reference) (no GPU:
+ * enough for a plan); takes ownership of b and ref.  Then
+ * user_kernel_load loads the cubins on the current device, so that the
+ * variant and its reference launch. */
 void		 user_kernel_init(struct user_kernel *,
-		    const struct user_spec *s, struct user_build *b);
+		    const struct user_spec *s, struct user_build *b,
+		    struct user_build *ref);
 int		 user_kernel_load(struct user_kernel *, char **cause);
 void		 user_kernel_free(struct user_kernel *);
 /* run.json "user_kernels": the file, function, hashes, options. */
@@ -136,5 +173,15 @@ bool		 variant_is_user(const struct ewb_variant *v);
 /* Bytes of guard on either side of the loaded user kernel's checked
  * output: USER_GUARD_BYTES, or 0 with --no-guard. */
 size_t		 user_guard_bytes(void);
+/* The loaded kernel's reference (--reference) over a's operands into
+ * a->c, one thread per element, USER_REFERENCE_BLOCK threads a block;
+ * asynchronous on a->stream. */
+cudaError_t	 user_reference_launch(const struct ewb_launch_args *a);
+/* The tolerance of v's check: the --ulps/--rel of a user's op, NULL for
+ * every other variant (equal by value, NaN never). */
+const struct ewb_tolerance *variant_tolerance(const struct ewb_variant *v);
+/* The input arrays the check fills for v: a user's op's own (in place:
+ * 1, the array it rewrites); 2 for every other variant (a and b). */
+unsigned	 variant_input_arrays(const struct ewb_variant *v);
 
 #endif

@@ -40,7 +40,7 @@ for command in info list run check sweep tune ceilings; do
 	"$EWBENCH" "$command" --help >"$tmpdir/page"
 	! grep -q -e '^Analysis commands' -e '^Commands' "$tmpdir/page" ||
 	    fail "$command --help is the overview, not its page"
-	[ "$(wc -l <"$tmpdir/page")" -lt 140 ] ||
+	[ "$(wc -l <"$tmpdir/page")" -lt 170 ] ||
 	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
 done
 ! "$EWBENCH" check --help | grep -q -e '--density' -e '--iters' ||
@@ -211,6 +211,45 @@ expect 0 'skipped: user:elementwise_add_f32x4_kernel: n=2147483651, block 64: it
     --elems-per-thread 4 --kernel-block 64 -v add_f32x4 -s 16Mi,2147483651
 grep -q '^user:elementwise_add_f32x4_kernel 16Mi *16Mi *1$' "$tmpdir/out" ||
     fail "the int-count kernel's 16Mi case: $(cat "$tmpdir/out")"
+
+# Your own op (issue 31): a 3-input bf16 kernel with its reference kernel
+# compiles and plans without a GPU, beside the built-in variants that move
+# as many bytes per element (8: relu and abs in f32), on four input-sized
+# arrays and a fourth input; a tolerance without a reference, --op beside
+# one and bf16 without one are refused.
+fma=$top_srcdir/examples/fma_bf16.cu
+fma_ref=$top_srcdir/examples/fma_bf16_ref.cu
+expect 0 '^user:fma_bf16 *1000003 *16Mi *2$' run --dry-run --chip h100 \
+    --kernel "$fma" --reference "$fma_ref" --ulps 1 --elems-per-thread 2 \
+    -s 1000003,16Mi
+grep -q 'its reference: .*fma_bf16_ref.cu \(compiled for sm_90\|for sm_90 from the cache\)' \
+    "$tmpdir/out" || fail "the reference's build not said: $(cat "$tmpdir/out")"
+grep -q '^relu_f32 ' "$tmpdir/out" && grep -q '^abs_f32 ' "$tmpdir/out" ||
+    fail "not planned beside the 8-byte built-ins: $(cat "$tmpdir/out")"
+if grep -q '^add_f32 \|^add_f16 \|^relu_f16 ' "$tmpdir/out"; then
+	fail "planned beside built-ins of other bytes: $(cat "$tmpdir/out")"
+fi
+expect 0 '^user:silu_mul_f32 *7 *7 *1$' check --dry-run --chip h100 \
+    --kernel "$top_srcdir/examples/silu_mul_f32.cu" --reference \
+    "$top_srcdir/examples/silu_mul_f32_ref.cu:silu_mul_f32_ref" --rel 1e-5 \
+    -v add_f32 -s 7
+# (NVRTC's log follows the first line.)
+set +e
+"$EWBENCH" run --dry-run --chip h100 --kernel "$fma" --reference \
+    "$top_srcdir/examples/silu_mul_f32_ref.cu" -s 7 -q >"$tmpdir/out" 2>&1
+got=$?
+set -e
+[ "$got" = 2 ] && head -n 1 "$tmpdir/out" | grep -q 'silu_mul_f32_ref does not have the signature of the kernel and its reference (3 inputs, --dtype bf16)' ||
+    fail "a reference of another signature: exit $got: $(cat "$tmpdir/out")"
+expect 2 '^ewbench run: --ulps and --rel are the tolerance of a check against --reference' \
+    run --dry-run --chip h100 --kernel "$top_srcdir/examples/add_f32x4.cu" \
+    --ulps 1
+expect 2 'leave out --op' run --dry-run --chip h100 --kernel "$fma" \
+    --reference "$fma_ref" --op add
+expect 2 'in bf16 needs a reference kernel' run --dry-run --chip h100 \
+    --kernel "$top_srcdir/examples/add_f32x4.cu" --dtype bf16
+expect 2 'one reference kernel per run' run --dry-run --chip h100 \
+    --kernel "$fma" --reference "$fma_ref" --reference "$fma_ref"
 
 # `--kernel examples/FILE.cu` from a folder without it: ewbench's own
 # examples (here the source tree's; installed, share/ewbench/examples).

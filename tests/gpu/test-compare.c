@@ -4,7 +4,10 @@
  * element - one ulp off, a NaN, the wrong sign, the first and the last
  * element, many at once - both count the same bad elements and name the
  * same first one, in fp32 and fp16; a signed zero is right in both.  And
- * the GPU's fill of the inputs (fill.cu) is byte for byte the host's.
+ * the GPU's fill of the inputs (fill.cu) is byte for byte the host's, in
+ * f32, f16 and bf16.  With a user's op's tolerance (--ulps, --rel, NaN
+ * equal) the GPU's verdict is that of tolerance_passes on the host, on
+ * pairs near and far, NaN, infinities and signed zeros, in every dtype.
  * Exits 77 (SKIP) without a GPU.
  */
 #define _DEFAULT_SOURCE
@@ -18,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ewbench.h"
+#include "tolerance.h"
 #include "tests/unit/check.h"
 
 #define N	((1u << 20) + 3)	/* odd: a tail past every vector */
@@ -96,7 +100,7 @@ plant(const struct ewb_variant *v, unsigned char *a, unsigned char *expected,
 	}
 	cpu = reference_check(v, a, NULL, got, N, &bad);
 	if (cudaMemcpy(d_got, got, N * size, cudaMemcpyHostToDevice) !=
-	    cudaSuccess || ewb_compare(d_got, d_expected, N, v->dtype,
+	    cudaSuccess || ewb_compare(d_got, d_expected, N, v->dtype, NULL,
 	    d_result, 0) != cudaSuccess ||
 	    cudaMemcpy(&r, d_result, sizeof r, cudaMemcpyDeviceToHost) !=
 	    cudaSuccess) {
@@ -151,6 +155,81 @@ gpu_lock(void)
 		(void)flock(fd, LOCK_EX);
 }
 
+/* Bits of an element: near the expected one (a few ulps either way, a
+ * relative nudge), far, NaN, an infinity or a zero of either sign. */
+static uint32_t
+near_bits(uint32_t e, enum ewb_dtype dtype, uint64_t r)
+{
+	uint32_t	sign = dtype == EWB_F32 ? 0x80000000u : 0x8000u;
+	uint32_t	inf = dtype == EWB_F32 ? 0x7f800000u : dtype == EWB_F16 ?
+			    0x7c00u : 0x7f80u;
+
+	switch (r % 8) {
+	case 0:
+	case 1:
+	case 2:
+		return e + (uint32_t)(r >> 8) % 9 - 4;	/* within 4 ulps */
+	case 3:
+		return e ^ (uint32_t)(r >> 8) % 64;	/* low bits */
+	case 4:
+		return inf | 1;				/* NaN */
+	case 5:
+		return ((r >> 8) & 1) ? inf : inf | sign;
+	case 6:
+		return ((r >> 8) & 1) ? 0 : sign;	/* +-0 */
+	}
+	return (uint32_t)(r >> 16) & (dtype == EWB_F32 ? 0xffffffffu :
+	    0xffffu);
+}
+
+static void
+test_tolerance_twin(enum ewb_dtype dtype, struct ewb_tolerance tol)
+{
+	size_t		 size = ewb_dtype_size(dtype), n = 1000003, i;
+	size_t		 bad = 0, first = ~(size_t)0;
+	unsigned char	*got = xmalloc(n * size), *expected = xmalloc(n * size);
+	void		*d_got = NULL, *d_expected = NULL;
+	struct ewb_compare_result *d_result = NULL, r;
+	uint64_t	 state = 7;
+
+	fill_random(expected, dtype, n, 99);
+	for (i = 0; i < n; i++) {
+		uint32_t e = 0, g;
+
+		memcpy(&e, expected + i * size, size);
+		/* Some expected NaN, infinities and zeros too. */
+		if (i % 97 == 0)
+			e = near_bits(e, dtype, 4 + i % 3);
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		g = near_bits(e, dtype, state >> 11) & (dtype == EWB_F32 ?
+		    0xffffffffu : 0xffffu);
+		memcpy(expected + i * size, &e, size);
+		memcpy(got + i * size, &g, size);
+		if (!tolerance_passes(g, e, dtype, &tol) && bad++ == 0)
+			first = i;
+	}
+	if (cudaMalloc(&d_got, n * size) != cudaSuccess ||
+	    cudaMalloc(&d_expected, n * size) != cudaSuccess ||
+	    cudaMalloc((void **)&d_result, sizeof *d_result) != cudaSuccess ||
+	    cudaMemcpy(d_got, got, n * size, cudaMemcpyHostToDevice) !=
+	    cudaSuccess || cudaMemcpy(d_expected, expected, n * size,
+	    cudaMemcpyHostToDevice) != cudaSuccess ||
+	    ewb_compare(d_got, d_expected, n, dtype, &tol, d_result, 0) !=
+	    cudaSuccess || cudaMemcpy(&r, d_result, sizeof r,
+	    cudaMemcpyDeviceToHost) != cudaSuccess)
+		CHECK(!"CUDA failed");
+	else {
+		CHECK(bad > n / 10 && bad < n);	/* both verdicts occur */
+		CHECK(r.bad_count == bad);
+		CHECK(r.first_index == first);
+	}
+	cudaFree(d_got);
+	cudaFree(d_expected);
+	cudaFree(d_result);
+	free(got);
+	free(expected);
+}
+
 int
 main(void)
 {
@@ -169,6 +248,20 @@ main(void)
 	gpu_lock();
 	test_fill_twin(EWB_F32);
 	test_fill_twin(EWB_F16);
+	test_fill_twin(EWB_BF16);
+	for (i = 0; i < 3; i++) {
+		static const enum ewb_dtype dtypes[] = { EWB_F32, EWB_F16,
+		    EWB_BF16 };
+
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0,
+		    true });
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 2, 0,
+		    true });
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0.01,
+		    true });
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 3, 1e-3,
+		    true });
+	}
 	/* 1000 distinct positions (7919 is prime, N is no multiple of it). */
 	for (i = 0; i < 1000; i++)
 		many[i] = (i * 7919 + 13) % N;

@@ -67,7 +67,7 @@ def _break_line(path, line_no, edit):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda l: l.replace(",add,f32,", ",mul,f32,", 1),
-     r"column op: expected one of add, relu, abs, got 'mul'"),
+     r"column op: expected one of add, relu, abs, custom, got 'mul'"),
     (lambda l: l.replace(",1048576,", ",1.5,", 1),
      r"column n: expected a positive integer, got '1.5'"),
     (lambda l: re.sub(r",(warm|cold),", ",tepid,", l, count=1),

@@ -104,3 +104,80 @@ def test_report_places_the_user_kernel(run_copy, tmp_path):
 def test_no_user_kernel_no_section(fixture_run):
     s = study.single_run_study(fixture_run)
     assert uk.section(s, {}) == [] and uk.beside(s) == []
+
+
+CUSTOM = "user:fma_bf16"
+
+
+def add_custom_op(run_dir):
+    """Copies every relu_f32 row of the fixture (8 bytes per element) as a
+    user's own 3-input bf16 op (op custom: 3 x 2 bytes read, 2 written)
+    checked against its reference kernel, and records it in run.json."""
+    def rows(text):
+        lines = text.splitlines(keepends=True)
+        header = lines[0].rstrip("\r\n").split(",")
+        bws = [i for i, name in enumerate(header)
+               if name.startswith("bandwidth_") or name == "spec_dram_pct"]
+        extra = []
+        for line in lines[1:]:
+            cells = line.rstrip("\r\n").split(",")
+            if cells[1] != "relu_f32":
+                continue
+            cells[1:4] = [CUSTOM, "custom", "bf16"]
+            for i in bws:
+                cells[i] = ""
+            extra.append(",".join(cells) + "\r\n")
+        assert extra
+        return text + "".join(extra)
+    rewrite(os.path.join(run_dir, "timing.csv"), rows)
+
+    def manifest(text):
+        m = json.loads(text)
+        m["settings"]["variants"].append(CUSTOM)
+        m["user_kernels"] = [{
+            "variant": CUSTOM, "file": "examples/fma_bf16.cu",
+            "function": "fma_bf16", "symbol": "fma_bf16",
+            "op": "custom", "dtype": "bf16", "source_sha256": "ab" * 32,
+            "cache_key": "cd" * 32, "cached": False, "arch": "sm_90",
+            "nvrtc": "13.0", "options": ["--gpu-architecture=sm_90"],
+            "count": "uint64", "elems_per_thread": 2, "default_block": 256,
+            "timeout_s": 30, "guard": True, "stopped": None, "inputs": 3,
+            "in_place": False, "bytes_per_element": 8,
+            "reference": {
+                "file": "examples/fma_bf16_ref.cu",
+                "function": "fma_bf16_ref", "symbol": "fma_bf16_ref",
+                "source_sha256": "ef" * 32, "cache_key": "01" * 32,
+                "cached": True, "count": "uint64", "ulps": 1, "rel": 0}}]
+        return json.dumps(m, indent=2)
+    rewrite(os.path.join(run_dir, "run.json"), manifest)
+
+
+def test_custom_op_beside_kernels_of_its_bytes(run_copy):
+    add_custom_op(run_copy)
+    run = load_run(str(run_copy))       # op custom, dtype bf16 validate
+    s = study.single_run_study(run)
+    rows = uk.beside(s)
+    assert rows and all(b.user.variant == CUSTOM for b in rows)
+    for b in rows:
+        assert b.user.op == "custom" and b.user.dtype == "bf16"
+        # Beside the built-in kernels of 8 bytes an element (relu and abs
+        # f32), never beside add (12) or the f16 ones (4 or 6).
+        assert b.study is not None
+        for _, p in b.others():
+            assert p.bytes_moved == b.user.bytes_moved == 8 * b.user.n
+            assert p.op in ("relu", "abs") and p.dtype == "f32"
+        assert "% of " in uk.of_ceiling(run, b.user)
+
+
+def test_report_renders_a_custom_op(run_copy, tmp_path):
+    add_custom_op(run_copy)
+    md, _, _ = report.write_report(load_run(str(run_copy)),
+                                   str(tmp_path / "report"), plots.plot_study)
+    text = open(md, encoding="utf-8").read()
+    section = text[text.index("Your kernels beside the study"):]
+    assert "`user:fma_bf16`" in section
+    assert "custom bf16" in section
+    assert "checked against `fma_bf16_ref` in `examples/fma_bf16_ref.cu`" \
+        in section and "within 1 ulp; 3 inputs, 8 bytes per element" \
+        in section
+    assert "| DRAM ceiling |" in section

@@ -18,15 +18,22 @@
 static float
 value(const void *buf, enum ewb_dtype dtype, size_t i)
 {
-	float		f;
-	uint16_t	h;
+	return element_to_float(buf, dtype, i);
+}
 
-	if (dtype == EWB_F32) {
-		memcpy(&f, (const char *)buf + i * 4, 4);
-		return f;
+/* Whether v is exact in dtype. */
+static bool
+representable(float v, enum ewb_dtype dtype)
+{
+	switch (dtype) {
+	case EWB_F16:
+		return half_to_float(half_from_float(v)) == v;
+	case EWB_BF16:
+		return bf16_to_float(bf16_from_float(v)) == v;
+	case EWB_F32:
+		break;
 	}
-	memcpy(&h, (const char *)buf + i * 2, 2);
-	return half_to_float(h);
+	return true;
 }
 
 static void
@@ -55,7 +62,7 @@ test_values(enum ewb_dtype dtype, unsigned size)
 		negative += v < 0;
 		frexpf(m, &e);			/* m = [0.5, 1) * 2^e */
 		per_binade[e - 1 + 4]++;	/* 2^-4 -> 0 ... 2^2 -> 6 */
-		if (half_to_float(half_from_float(v)) != v)
+		if (!representable(v, dtype == EWB_F32 ? EWB_F16 : dtype))
 			not_half++;
 	}
 	CHECK(bad == 0);
@@ -64,8 +71,9 @@ test_values(enum ewb_dtype dtype, unsigned size)
 	for (i = 0; i < 7; i++)
 		CHECK(per_binade[i] > N / 7 * 9 / 10 &&
 		    per_binade[i] < N / 7 * 11 / 10);
-	/* f16 values are halves by construction; f32 ones use full width. */
-	if (dtype == EWB_F16)
+	/* f16 and bf16 values are exact in their type by construction; f32
+	 * ones use the full width (most are not halves). */
+	if (dtype != EWB_F32)
 		CHECK(not_half == 0);
 	else
 		CHECK(not_half > N * 9 / 10);
@@ -168,9 +176,11 @@ main(int argc, char **argv)
 		return bench();
 	test_values(EWB_F32, 4);
 	test_values(EWB_F16, 2);
+	test_values(EWB_BF16, 2);
 	test_seeds();
 	test_streams_differ();
 	test_threads_agree(EWB_F32, 4);
 	test_threads_agree(EWB_F16, 2);
+	test_threads_agree(EWB_BF16, 2);
 	return check_exit();
 }

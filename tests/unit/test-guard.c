@@ -16,7 +16,14 @@
  *    write |guard| over its guard unseen (the issue's bug), and let an
  *    add or relu overrun whose value was 0x5a5a... through;
  *  - a store of exactly the bytes that were there is invisible to any
- *    comparison (the documented limit).
+ *    comparison (the documented limit);
+ *  - a user's op (--reference), whose output is poisoned with the pass's
+ *    guard poison and compared within its tolerance, NaN equal to NaN
+ *    (tolerance.h): an element it leaves unwritten passes in neither pass
+ *    or one, never both, against any expected value (every bf16 and fp16
+ *    pattern, fp32 ones near both poisons and at random), at the largest
+ *    --ulps and --rel; with the built-in check's all-ones poison (NaN) it
+ *    would pass against an expected NaN.
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +33,7 @@
 #include "check.h"
 #include "ewbench.h"
 #include "guard.h"
+#include "tolerance.h"
 
 #define GUARD	64u		/* guard bytes on either side (model) */
 #define N	37u		/* elements: odd, not a multiple of 4 or 8 */
@@ -254,10 +262,96 @@ test_old_check_blind(void)
 	}
 }
 
+/* Whether an element left unwritten (holding pass k's poison) passes
+ * against expected e in both passes. */
+static bool
+unwritten_passes_both(enum ewb_dtype dtype, uint32_t e,
+    const struct ewb_tolerance *tol)
+{
+	uint32_t	p[GUARD_PASSES];
+	unsigned	k;
+	bool		both = true;
+
+	for (k = 0; k < GUARD_PASSES; k++) {
+		memset(&p[k], guard_poison[k], sizeof p[k]);
+		if (dtype != EWB_F32)
+			p[k] &= 0xffff;
+		both = both && tolerance_passes(p[k], e, dtype, tol);
+	}
+	return both;
+}
+
+static void
+test_unwritten_custom(void)
+{
+	static const enum ewb_dtype dtypes[] = { EWB_F16, EWB_BF16 };
+	struct ewb_tolerance	widest = { TOLERANCE_MAX_ULPS,
+				    TOLERANCE_MAX_REL, true };
+	struct ewb_tolerance	ulps = { TOLERANCE_MAX_ULPS, 0, true };
+	uint64_t		state = 1;
+	uint32_t		e, p, nan_bits = 0x7fc00000u;
+	unsigned		i, k, caught = 0;
+	int			d;
+
+	for (i = 0; i < 2; i++) {
+		for (e = 0; e <= 0xffff; e++) {
+			CHECK(!unwritten_passes_both(dtypes[i], e, &widest));
+			CHECK(!unwritten_passes_both(dtypes[i], e, &ulps));
+		}
+	}
+	/* fp32: around each poison, and at random. */
+	for (k = 0; k < GUARD_PASSES; k++) {
+		memset(&p, guard_poison[k], sizeof p);
+		for (d = -100000; d <= 100000; d++)
+			caught += !unwritten_passes_both(EWB_F32,
+			    p + (uint32_t)d, &widest);
+	}
+	CHECK(caught == 2 * 200001);
+	for (i = 0; i < 1000000; i++) {
+		state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+		CHECK(!unwritten_passes_both(EWB_F32, (uint32_t)(state >> 32),
+		    &widest));
+	}
+	/* Why not NaN: all ones would pass against an expected NaN. */
+	CHECK(tolerance_passes(0xffffffffu, nan_bits, EWB_F32, &widest));
+	CHECK(tolerance_passes(0xffffu, 0x7fc0u, EWB_BF16, &widest));
+	CHECK(!tolerance_passes(0xffffffffu, nan_bits, EWB_F32, NULL));
+}
+
+/* The tolerance's rule on a few hand-made pairs. */
+static void
+test_tolerance_rule(void)
+{
+	struct ewb_tolerance	two = { 2, 0, true }, rel = { 0, 0.01, true };
+	struct ewb_tolerance	exact = { 0, 0, true };
+
+	/* bf16 1.0 is 0x3f80; 0x3f82 two ulps above; -0 and +0 equal. */
+	CHECK(tolerance_widen(0x3f80, EWB_BF16) == 1.0f);
+	CHECK(tolerance_widen(0x3c00, EWB_F16) == 1.0f);
+	CHECK(tolerance_widen(0x0001, EWB_F16) == 0x1p-24f);
+	CHECK(tolerance_passes(0x3f82, 0x3f80, EWB_BF16, &two));
+	CHECK(!tolerance_passes(0x3f83, 0x3f80, EWB_BF16, &two));
+	CHECK(!tolerance_passes(0x3f81, 0x3f80, EWB_BF16, &exact));
+	CHECK(tolerance_passes(0x8000, 0x0000, EWB_BF16, &exact));
+	/* Across zero: the smallest subnormals of either sign, 2 apart. */
+	CHECK(tolerance_passes(0x8001, 0x0001, EWB_F16, &two));
+	/* Relative: 1.0 against 1.0078125 (bf16 0x3f81) within 1 %. */
+	CHECK(tolerance_passes(0x3f81, 0x3f80, EWB_BF16, &rel));
+	CHECK(!tolerance_passes(0x3f90, 0x3f80, EWB_BF16, &rel));
+	/* Infinities only when equal; NaN only with NaN. */
+	CHECK(tolerance_passes(0x7f800000u, 0x7f800000u, EWB_F32, &two));
+	CHECK(!tolerance_passes(0x7f800000u, 0x7f7fffffu, EWB_F32, &two));
+	CHECK(tolerance_passes(0x7fc00000u, 0xffc00001u, EWB_F32, &two));
+	CHECK(!tolerance_passes(0x7fc00000u, 0x3f800000u, EWB_F32, &two));
+	CHECK(!tolerance_passes(0x7fc00000u, 0x7fc00000u, EWB_F32, NULL));
+}
+
 int
 main(void)
 {
 	test_poisons();
+	test_unwritten_custom();
+	test_tolerance_rule();
 	test_every_overrun();
 	test_old_check_blind();
 	printf("guard: %s\n", check_failures ? "FAILED" : "ok");

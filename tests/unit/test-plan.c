@@ -188,7 +188,7 @@ test_user_kernel(void)
 	memset(&u, 0, sizeof u);
 	b.function = xstrdup(o.kernel.function);
 	memset(b.source_sha256, 'a', 64);
-	user_kernel_init(&u, &o.kernel, &b);
+	user_kernel_init(&u, &o.kernel, &b, NULL);
 	o.user_variant = &u.variant;
 	CHECK_STR(u.variant.id, "user:add_f32x4_user");
 	CHECK_STR(u.variant.origin, "user");
@@ -246,7 +246,7 @@ test_user_int_count(void)
 	b.function = xstrdup(o.kernel.function);
 	b.count = USER_COUNT_I32;	/* as NVRTC judged `int N` */
 	memset(b.source_sha256, 'a', 64);
-	user_kernel_init(&u, &o.kernel, &b);
+	user_kernel_init(&u, &o.kernel, &b, NULL);
 	CHECK(u.variant.max_cover == (uint64_t)1 << 31);
 	o.user_variant = &u.variant;
 	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
@@ -303,6 +303,55 @@ test_code_arch(void)
 	CHECK(plan_code_arch("90", 100) == 90);
 }
 
+/* A user's own op of three bf16 inputs (--reference): planned beside the
+ * built-in variants of its 8 bytes per element, with a fourth input array
+ * on the device. */
+static void
+test_user_op(void)
+{
+	const char		*args[] = { "run", "--kernel", NULL,
+				    "--reference", NULL, "-s", "16Mi" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct user_build	 b;
+	struct user_kernel	 u;
+	struct plan		 p;
+	char			*cause = NULL;
+	size_t			 i, selected = 0;
+
+	args[2] = xasprintf("%s/examples/fma_bf16.cu", EWB_SRCDIR);
+	args[4] = xasprintf("%s/examples/fma_bf16_ref.cu", EWB_SRCDIR);
+	fake_device(&d, 9);
+	CHECK(parse(&o, args, 7) == 0);
+	CHECK(o.kernel.op == EWB_OP_CUSTOM && o.kernel.dtype == EWB_BF16 &&
+	    o.kernel.inputs == 3);
+	for (i = 0; i < ewb_variant_count; i++) {
+		const struct ewb_variant *v = &ewb_variants[i];
+
+		CHECK(o.selected[i] == (v->read_bytes + v->write_bytes == 8));
+		selected += o.selected[i];
+	}
+	CHECK(selected > 0);
+	memset(&b, 0, sizeof b);
+	b.function = xstrdup(o.kernel.function);
+	user_kernel_init(&u, &o.kernel, &b, NULL);
+	o.user_variant = &u.variant;
+	CHECK(u.variant.read_bytes == 6 && u.variant.write_bytes == 2);
+	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	/* The largest array is the built-ins' f32 (64 MiB); a, b, c, the
+	 * expected output and the user's third input; the flush buffer; the
+	 * guarded copy of the bf16 output. */
+	CHECK(p.more_inputs == 1);
+	CHECK(p.guarded_bytes == (32u << 20) + 2 * USER_GUARD_BYTES);
+	CHECK(plan_device_bytes(&p) == 5 * (64u << 20) + p.flush_bytes +
+	    p.guarded_bytes);
+	plan_free(&p);
+	user_kernel_free(&u);
+	cli_free_run(&o);
+	free((char *)args[2]);
+	free((char *)args[4]);
+}
+
 int
 main(void)
 {
@@ -310,6 +359,7 @@ main(void)
 	test_fallback_skipped();
 	test_tiers_and_check();
 	test_user_kernel();
+	test_user_op();
 	test_user_int_count();
 	test_code_arch();
 	return check_exit();

@@ -46,7 +46,11 @@ check_bytes(const struct ewb_variant *v)
 		CHECK(v->read_bytes == size && v->write_bytes == size);
 		CHECK(v->flops == 0 && v->in_place);
 		break;
+	case EWB_OP_CUSTOM:
+		CHECK(!"a built-in variant of a user's op");
+		break;
 	}
+	CHECK(v->dtype != EWB_BF16);	/* no built-in bf16 variant */
 }
 
 /* The grid a shaper reports covers every element, with no spare block

@@ -702,6 +702,183 @@ test_watchdog(void)
 	watchdog_stop();
 }
 
+/* A spec as `--kernel KERNEL --reference REF [--ulps U]`, finished. */
+static int
+reference_spec(struct user_spec *s, const char *kernel, const char *ref,
+    const char *ulps, char **cause)
+{
+	memset(s, 0, sizeof *s);
+	*cause = NULL;
+	if (user_spec_kernel(s, kernel, cause) != 0 ||
+	    user_spec_reference(s, ref, cause) != 0 ||
+	    (ulps != NULL && user_spec_ulps(s, ulps, cause) != 0))
+		return -1;
+	return user_spec_finish(s, cause);
+}
+
+/* A user's own op (--reference): the 3-input bf16 example and its
+ * reference compile for sm_90 without a GPU; arity, dtype, bytes per
+ * element and the tolerance follow from the signature and the options;
+ * in place and 4 inputs too; a reference of another signature, --op
+ * beside --reference, a tolerance without a reference, bf16 without one
+ * and a fifth input are refused. */
+static void
+test_reference(void)
+{
+	struct user_spec	 s;
+	struct user_build	 b, r;
+	struct user_kernel	 u;
+	char			*cause = NULL;
+	char			*fma = example("fma_bf16.cu");
+	char			*fma_ref = example("fma_bf16_ref.cu");
+	char			*silu = example("silu_mul_f32.cu");
+	char			*silu_ref = example("silu_mul_f32_ref.cu");
+	char			*sq = scratch("sq.cu", "__global__ void sq("
+		    "float *x, int n) { int i = blockIdx.x * blockDim.x + "
+		    "threadIdx.x; if (i < n) x[i] = x[i] * x[i]; }\n");
+	char			*sq_ref = scratch("sqr.cu", "__global__ void "
+		    "sq_ref(float *x, size_t n) { size_t i = blockIdx.x * "
+		    "(size_t)blockDim.x + threadIdx.x; if (i < n) x[i] *= "
+		    "x[i]; }\n");
+	char			*four = scratch("four.cu", "#include "
+		    "<cuda_fp16.h>\n__global__ void four(const __half *a, "
+		    "const __half *b, float *c, const __half *d, __half *out, "
+		    "size_t n) {}\n");
+	char			*four_ok = scratch("four_ok.cu", "#include "
+		    "<cuda_fp16.h>\n__global__ void four_ok(const __half *a, "
+		    "const __half *b, const half *c, __half *d, __half *out, "
+		    "size_t n) {}\n");
+	char			*five = scratch("five.cu", "__global__ void "
+		    "five(float *a, float *b, float *c, float *d, float *e, "
+		    "float *out, size_t n) {}\n");
+	int			 code = 0;
+
+	CHECK(reference_spec(&s, fma, fma_ref, "1", &cause) == 0);
+	CHECK(s.op == EWB_OP_CUSTOM && s.dtype == EWB_BF16 && s.inputs == 3);
+	CHECK(user_spec_inputs(&s) == 3);
+	CHECK_STR(s.ref_function, "fma_bf16_ref");
+	CHECK(s.tol.ulps == 1 && s.tol.rel == 0 && s.tol.nan_equal);
+	CHECK(user_build(&s, 90, &b, &code, &cause) == 0);
+	CHECK(user_build_reference(&s, 90, &r, &code, &cause) == 0);
+	CHECK(b.cubin_bytes > 0 && r.cubin_bytes > 0);
+	CHECK_STR(r.function, "fma_bf16_ref");
+	user_kernel_init(&u, &s, &b, &r);
+	CHECK_STR(u.id, "user:fma_bf16");
+	CHECK(u.variant.op == EWB_OP_CUSTOM && u.variant.dtype == EWB_BF16);
+	/* Three bf16 inputs read, one written: 8 bytes an element. */
+	CHECK(u.variant.read_bytes == 6 && u.variant.write_bytes == 2);
+	CHECK(!u.variant.in_place && u.variant.max_cover == 0);
+	CHECK(variant_input_arrays(&u.variant) == 3);
+	CHECK(variant_tolerance(&u.variant) == &s.tol);
+	user_kernel_free(&u);
+	user_spec_free(&s);
+
+	/* f32, 2 inputs, --rel; sm_75 too. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
+	    user_spec_reference(&s, silu_ref, &cause) == 0 &&
+	    user_spec_rel(&s, "1e-5", &cause) == 0 &&
+	    user_spec_finish(&s, &cause) == 0);
+	CHECK(s.op == EWB_OP_CUSTOM && s.dtype == EWB_F32 && s.inputs == 2);
+	CHECK(s.tol.rel == 1e-5 && s.tol.ulps == 0);
+	CHECK(user_build(&s, 75, &b, &code, &cause) == 0);
+	CHECK(user_build_reference(&s, 75, &r, &code, &cause) == 0);
+	user_build_free(&b);
+	user_build_free(&r);
+	user_spec_free(&s);
+
+	/* In place, an int count: 2 x 4 bytes, the int's cover. */
+	CHECK(reference_spec(&s, sq, sq_ref, NULL, &cause) == 0);
+	CHECK(s.inputs == 0 && s.dtype == EWB_F32 && s.tol.ulps == 0);
+	CHECK(user_build(&s, 90, &b, &code, &cause) == 0);
+	CHECK(b.count == USER_COUNT_I32);
+	CHECK(user_build_reference(&s, 90, &r, &code, &cause) == 0);
+	CHECK(r.count == USER_COUNT_U64);
+	user_kernel_init(&u, &s, &b, &r);
+	CHECK(u.variant.in_place && u.variant.read_bytes == 4 &&
+	    u.variant.write_bytes == 4);
+	CHECK(u.variant.max_cover == (uint64_t)1 << 31);
+	CHECK(variant_input_arrays(&u.variant) == 1);
+	user_kernel_free(&u);
+	user_spec_free(&s);
+
+	/* Four f16 inputs; one of them not a pointer to T is refused by the
+	 * compiler, with the declaration it needs. */
+	CHECK(reference_spec(&s, four_ok, four_ok, NULL, &cause) == 0);
+	CHECK(s.inputs == 4 && s.dtype == EWB_F16);
+	CHECK(user_build(&s, 90, &b, &code, &cause) == 0);
+	user_build_free(&b);
+	user_spec_free(&s);
+	CHECK(reference_spec(&s, four, four, NULL, &cause) == 0);
+	CHECK(user_build(&s, 90, &b, &code, &cause) == -1 &&
+	    code == EWB_EXIT_USAGE);
+	CHECK(cause != NULL && strstr(cause, "does not have the signature of "
+	    "the kernel and its reference (4 inputs, --dtype f16)") &&
+	    strstr(cause, "four(const __half *a, const __half *b, const "
+	    "__half *c, const __half *d, __half *out, size_t n)"));
+	free(cause);
+	user_build_free(&b);
+	user_spec_free(&s);
+
+	/* A reference of another signature. */
+	CHECK(reference_spec(&s, fma, silu_ref, NULL, &cause) == 0);
+	CHECK(user_build(&s, 90, &b, &code, &cause) == 0);
+	CHECK(user_build_reference(&s, 90, &r, &code, &cause) == -1 &&
+	    code == EWB_EXIT_USAGE);
+	CHECK(cause != NULL && strstr(cause, "silu_mul_f32_ref does not have "
+	    "the signature of the kernel and its reference (3 inputs, --dtype "
+	    "bf16)"));
+	free(cause);
+	user_build_free(&b);
+	user_build_free(&r);
+	user_spec_free(&s);
+
+	/* Refusals before any compile. */
+	CHECK(reference_spec(&s, five, five, NULL, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "must take 1 to 4 input arrays"));
+	free(cause);
+	user_spec_free(&s);
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
+	    user_spec_reference(&s, fma_ref, &cause) == 0 &&
+	    user_spec_op(&s, "add", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "leave out --op"));
+	free(cause);
+	user_spec_free(&s);
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
+	    user_spec_ulps(&s, "2", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "tolerance of a check against "
+	    "--reference"));
+	free(cause);
+	user_spec_free(&s);
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
+	    user_spec_op(&s, "add", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == -1);	/* bf16, no reference */
+	CHECK(cause != NULL && strstr(cause, "in bf16 needs a reference"));
+	free(cause);
+	user_spec_free(&s);
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_ulps(&s, "1025", &cause) == -1);
+	free(cause);
+	CHECK(user_spec_rel(&s, "0.3", &cause) == -1);
+	free(cause);
+	CHECK(user_spec_rel(&s, "-0", &cause) == 0);
+	user_spec_free(&s);
+	free(fma);
+	free(fma_ref);
+	free(silu);
+	free(silu_ref);
+	free(sq);
+	free(sq_ref);
+	free(four);
+	free(four_ok);
+	free(five);
+}
+
 int
 main(void)
 {
@@ -720,6 +897,7 @@ main(void)
 	test_compile_and_cache();
 	test_refusals();
 	test_article();
+	test_reference();
 	cmd = xasprintf("rm -rf '%s'", cache);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", cache);

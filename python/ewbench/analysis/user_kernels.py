@@ -2,7 +2,9 @@
 
 Each point of a user's kernel (variant `user:<function>`) is set beside the
 points of the same run that compute the same thing (op and dtype) at the
-same size and cache state: the fastest of the study's variants, ewbench's
+same size and cache state (a user's own op, op "custom", checked against
+its reference kernel: those that move as many bytes per element, whatever
+they compute), and beside the run's DRAM ceiling: the fastest of the study's variants, ewbench's
 fastest (study or addition), cub and PyTorch.  The user's launch mode is
 compared with the same mode; PyTorch rows are stream launches and are
 compared there only (as answers.py does).  Beyond noise: compare.py's rule
@@ -18,6 +20,7 @@ from typing import Optional
 
 from . import compare
 from . import document as doc
+from . import model
 from . import variants as var
 from .units import gbps, size_label
 
@@ -45,6 +48,25 @@ def _fastest(points):
     return max(points, key=lambda p: p.bandwidth) if points else None
 
 
+def like(p, u):
+    """Whether p computes what user point u does: the same op and dtype;
+    for a user's own op (custom), another kernel that moves as many bytes
+    per element."""
+    if u.op != "custom":
+        return p.op == u.op and p.dtype == u.dtype
+    return p.variant != u.variant and p.op != "custom" and \
+        p.bytes_moved * u.n == u.bytes_moved * p.n
+
+
+def of_ceiling(run, point):
+    """'71 % of measured dram_copy' for point's GB/s, or 'no ceiling'."""
+    bound = model.run_dram_ceiling(run, point.op)
+    if bound is None:
+        return "no ceiling"
+    return "%.0f %% of %s" % (100.0 * point.bandwidth / bound.value,
+                              bound.source)
+
+
 def beside(study):
     """[Beside] for every point of a user's kernel in the study's runs."""
     out = []
@@ -52,9 +74,9 @@ def beside(study):
         for u in sorted((p for p in run.points
                          if var.role(p.variant) == var.USER),
                         key=lambda p: (p.variant, p.n, p.cache, p.launch)):
-            same = [p for p in run.points if p.op == u.op and
-                    p.dtype == u.dtype and p.n == u.n and
-                    p.cache == u.cache and p.check != "fail"]
+            same = [p for p in run.points if like(p, u) and
+                    p.n == u.n and p.cache == u.cache and
+                    p.check != "fail"]
             mode = [p for p in same if p.launch == u.launch]
             torch = [p for p in same if var.peer_name(p.variant) == "torch"
                      and (p.launch == u.launch or u.launch == "stream")]
@@ -67,6 +89,15 @@ def beside(study):
                           if var.peer_name(p.variant) == "cub"]),
                 _fastest(torch)))
     return out
+
+
+def _tolerance(ref):
+    parts = []
+    if ref.get("ulps"):
+        parts.append("%s ulp" % ref["ulps"])
+    if ref.get("rel"):
+        parts.append("relative %g" % ref["rel"])
+    return "within " + " or ".join(parts) if parts else "exactly"
 
 
 def verdict(user, other):
@@ -104,12 +135,21 @@ def section(study, figures):
     items = []
     for v in sorted({b.user.variant for b in rows}):
         e = known.get(v, {})
-        items.append("`%s`: `%s` in `%s` (SHA-256 `%s`), %s %s, compiled "
-                     "for %s by NVRTC %s" % (
-                         v, e.get("function", "?"), e.get("file", "?"),
-                         (e.get("source_sha256") or "?")[:16],
-                         e.get("op", "?"), e.get("dtype", "?"),
-                         e.get("arch", "?"), e.get("nvrtc", "?")))
+        item = "`%s`: `%s` in `%s` (SHA-256 `%s`), %s %s, compiled " \
+            "for %s by NVRTC %s" % (
+                v, e.get("function", "?"), e.get("file", "?"),
+                (e.get("source_sha256") or "?")[:16],
+                e.get("op", "?"), e.get("dtype", "?"),
+                e.get("arch", "?"), e.get("nvrtc", "?"))
+        ref = e.get("reference")
+        if isinstance(ref, dict):
+            item += "; checked against `%s` in `%s` (SHA-256 `%s`) %s; " \
+                "%s inputs, %s bytes per element" % (
+                    ref.get("function", "?"), ref.get("file", "?"),
+                    (ref.get("source_sha256") or "?")[:16],
+                    _tolerance(ref), e.get("inputs", "?"),
+                    e.get("bytes_per_element", "?"))
+        items.append(item)
     blocks.append(doc.Bullets(tuple(items)))
     table = []
     for b in rows:
@@ -119,16 +159,20 @@ def section(study, figures):
             "%s, %s, %s" % (size_label(u.n), u.cache, u.launch),
             gbps(u.bandwidth) + (" (check: %s)" % u.check
                                  if u.check and u.check != "pass" else ""),
+            of_ceiling(study.runs[b.part], u),
         ) + tuple(
             "`%s` %s: %s" % (p.variant, gbps(p.bandwidth), _margin(u, p))
             if p is not None else "not run"
             for p in (b.study, b.own, b.cub, b.torch)))
-    blocks.append(doc.Table(("kernel", "size", "GB/s", "study's fastest",
+    blocks.append(doc.Table(("kernel", "size", "GB/s", "DRAM ceiling",
+                             "study's fastest",
                              "ewbench's fastest", "cub", "PyTorch"),
                             tuple(table)))
     blocks.append(doc.Paragraph(
         "Each competitor: its GB/s at the same op, dtype, size, cache state "
-        "and launch mode (PyTorch: stream launches), and your kernel's "
+        "and launch mode (PyTorch: stream launches; a kernel of your own op, "
+        "checked against its reference: the kernels that move as many bytes "
+        "per element, whatever they compute), and your kernel's "
         "margin against it, beyond the noise or not (max(3 x the combined "
         "per-launch scatter, 2 %), docs/analysis.md). A kernel that failed "
         "its check is not timed (docs/user-kernels.md)."))

@@ -33,9 +33,11 @@ SCHEMA_VERSION = 2
 # (timing.csv's ADDED columns) and settings.timing.  Both load.
 SCHEMA_VERSIONS = (1, 2)
 
-OPS = ("add", "relu", "abs")
-DTYPES = ("f32", "f16")
-DTYPE_BYTES = {"f32": 4, "f16": 2}
+# "custom": a user's own op, checked against its reference kernel
+# (--reference, docs/user-kernels.md); bf16 only for such an op.
+OPS = ("add", "relu", "abs", "custom")
+DTYPES = ("f32", "f16", "bf16")
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
 CACHES = ("warm", "cold")
 LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")
@@ -600,6 +602,15 @@ RUN_JSON = Object({
         "elems_per_thread": integer(1), "default_block": integer(1),
         "timeout_s": integer(1), "guard": BOOLEAN,
         "stopped": Nullable(_STRING),
+        "inputs": integer(), "in_place": BOOLEAN,
+        "bytes_per_element": integer(1),
+        "reference": Nullable(Object({
+            "file": _STRING, "function": _STRING, "symbol": _STRING,
+            "source_sha256": _STRING, "cache_key": _STRING,
+            "cached": BOOLEAN,
+            "count": text(("uint64", "int64", "uint32", "int32")),
+            "ulps": integer(), "rel": Scalar("a finite number", _is_number),
+        })),
     }, required=("variant",))),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
     "placement": Nullable(PLACEMENT),
