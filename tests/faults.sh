@@ -38,6 +38,17 @@ ewb() {
 	rc=$?
 	set -e
 }
+# ewbt: ewb, ended after 20 s (what must not block).
+ewbt() {
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	set +e
+	env LD_PRELOAD="$STANDIN" "${env[@]}" timeout 20 "$EWBENCH" "$@" \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
 want() {	# want STATUS PATTERN WHAT
 	[ "$rc" = "$1" ] || fail "$3: exit $rc, expected $1: $(head -c 600 "$d/out")"
 	[ -z "$2" ] || grep -q -e "$2" "$d/out" ||
@@ -234,6 +245,91 @@ want 0 '' "35: -v add_f32 -v add_f16"
 [ "$(cut -d, -f2 "$d/v35/timing.csv" | sed 1d | sort -u | tr '\n' ' ')" = \
     'add_f16 add_f32 ' ] ||
     fail "35: -v add_f32 -v add_f16 ran $(cut -d, -f2 "$d/v35/timing.csv" | sed 1d | sort -u | tr '\n' ' ')"
+
+# Issue 32: the compile cache holds only its owner's entries, each proving
+# the key it answers and what it holds; nothing the user names blocks.
+kernel=${top_srcdir}/tests/gpu/kernels/add_overrun.cu
+other=${top_srcdir}/tests/gpu/kernels/add_f32_off_by_one.cu
+uk='-q -v add_f32 -s 1Ki --no-cupti --iters 3 --warmup 1'
+cached_of() {	# "true"/"false": was the user kernel of run.json cached
+	sed -n 's/^ *"cached": \(true\|false\),*$/\1/p' "$1/run.json"
+}
+ukrun() {	# ukrun NAME CACHE [KERNEL]: a run of a user kernel, $rc
+	rm -rf "$d/$1"
+	ewb XDG_CACHE_HOME="$2" -- run $uk --kernel "${3:-$kernel}" -o "$d/$1"
+}
+# Made 0700 and 0600 whatever the umask (it was 777 and 666 under 000).
+(umask 000; ukrun c32 "$d/xdg")
+want 0 '' "32: a user kernel compiled into a fresh cache"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a fresh cache said cached"
+entry=$(ls "$d/xdg/ewbench/"*.cubin)
+[ "$(stat -c %a "$d/xdg/ewbench")" = 700 ] ||
+    fail "32: the cache directory is $(stat -c %a "$d/xdg/ewbench"), not 700"
+[ "$(stat -c %a "$entry")" = 600 ] ||
+    fail "32: a cache entry is $(stat -c %a "$entry"), not 600"
+ukrun c32 "$d/xdg"
+want 0 '' "32: a user kernel from the cache"
+[ "$(cached_of "$d/c32")" = true ] || fail "32: the cache was not used"
+# Truncated in place, swapped for another key's entry, or a FIFO: compiled
+# again, never loaded (and a FIFO never blocks).
+good=$d/entry.good
+cp "$entry" "$good"
+head -c $(($(stat -c %s "$entry") - 100)) "$good" >"$entry"
+ukrun c32 "$d/xdg"
+want 0 '' "32: a truncated entry"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a truncated entry was loaded"
+cmp -s "$entry" "$good" || fail "32: a truncated entry was not written again"
+ukrun c32o "$d/xdg" "$other"
+oentry=$(ls -t "$d/xdg/ewbench/"*.cubin | head -n 1)
+cp "$oentry" "$entry"
+ukrun c32 "$d/xdg"
+want 0 '' "32: another kernel's entry under the key"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a swapped entry was loaded"
+rm "$entry"
+mkfifo "$entry"
+ewbt XDG_CACHE_HOME="$d/xdg" -- run $uk \
+    --kernel "$kernel" -o "$d/c32f"
+want 0 '' "32: a FIFO under the key"
+[ "$(cached_of "$d/c32f")" = false ] || fail "32: a FIFO entry said cached"
+rm -f "$entry"
+# A cache directory writable by others, or made by another user first
+# (with an entry planted under the key), is not used: compiled, said why.
+cp "$good" "$entry"
+chmod 777 "$d/xdg/ewbench"
+ukrun c32 "$d/xdg"
+want 0 'writable by others.*not used' "32: a world-writable cache"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a world-writable cache was used"
+chmod 700 "$d/xdg/ewbench"
+if [ "$(id -u)" != 0 ]; then
+	echo "faults: 32's second-user cache not tried: not root (setpriv needs it)"
+elif ! command -v setpriv >/dev/null 2>&1; then
+	echo "faults: 32's second-user cache not tried: no setpriv"
+else
+	chmod 711 "$d"
+	mkdir -m 1777 "$d/shared"
+	cp "$good" "$d/shared/planted"
+	chmod 644 "$d/shared/planted"
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	    'umask 000; mkdir -p "$1/ewbench" && cp "$1/planted" "$1/ewbench/$2"' \
+	    sh "$d/shared" "$(basename "$entry")" ||
+	    fail "32: uid 65534 could not plant an entry"
+	ukrun c32 "$d/shared"
+	want 0 'owned by uid 65534.*not used' "32: another user's cache"
+	[ "$(cached_of "$d/c32")" = false ] ||
+	    fail "32: another user's planted entry was loaded"
+fi
+# A FIFO as the kernel, as a metric group: refused at once.
+mkfifo "$d/fifo.cu"
+ewbt -- run $uk --kernel "$d/fifo.cu" -o "$d/c32k"
+want 2 'fifo.cu: not a regular file (a FIFO)' "32: a FIFO as --kernel"
+mkdir "$d/groups"
+mkfifo "$d/groups/g.txt"
+ewbt EWBENCH_METRICS_DIR="$d/groups" -- run -q \
+    -v add_f32 -s 1Ki --metrics g -o "$d/c32m"
+want 2 'g.txt: not a regular file (a FIFO)' "32: a FIFO as a metric group"
+head -c $((17 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.cu"
+ewb -- run $uk --kernel "$d/huge.cu" -o "$d/c32h"
+want 2 'huge.cu: 17825792 bytes, more than the 16777216' "32: a 17 MiB .cu"
 
 # Issue 35: Ctrl-C (SIGINT to the process group, as a shell sends it)
 # during `ewbench report` exits 130 within a second, with one line, no
