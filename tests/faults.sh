@@ -331,6 +331,37 @@ head -c $((17 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.cu"
 ewb -- run $uk --kernel "$d/huge.cu" -o "$d/c32h"
 want 2 'huge.cu: 17825792 bytes, more than the 16777216' "32: a 17 MiB .cu"
 
+# Issue 32: a file-size limit (ulimit -f) fails a write with EFBIG, as a
+# full disk does: exit 1, complete rows, run.json not "running" (SIGXFSZ
+# killed the run, exit 153); a compile-cache write runs uncached.
+ulimited() {	# ulimited KIB ARGS: ewbench on the stand-in, $rc
+	set +e
+	(ulimit -f "$1"; shift; LD_PRELOAD="$STANDIN" exec "$EWBENCH" "$@") \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
+ulimited 8 run -q -v 'add_f32*' -s 1Ki,2Ki,4Ki,8Ki --no-cupti --iters 2 \
+    --warmup 1 -o "$d/xfsz"
+want 1 'timing.csv: write: File too large' "32: ulimit -f during timing.csv"
+whole_rows "$d/xfsz/timing.csv" || fail "32: ulimit -f left a half row"
+[ "$(status_of "$d/xfsz/run.json")" = failed ] ||
+    fail "32: ulimit -f: run.json says $(status_of "$d/xfsz/run.json")"
+XDG_CACHE_HOME=$d/xdg-xfsz ulimited 6 run $uk --kernel "$kernel" \
+    -o "$d/xfsz-cache"
+want 0 'kernel cache: .*File too large (not cached)' "32: ulimit -f, cache write"
+[ "$(cached_of "$d/xfsz-cache")" = false ] || fail "32: ulimit -f: cached"
+# Output lost to a full stdout is exit 1, not 0.
+set +e
+"$EWBENCH" list >/dev/full 2>"$d/out"; rc=$?
+set -e
+want 1 'standard output: No space left on device' "32: list >/dev/full"
+set +e
+LD_PRELOAD="$STANDIN" "$EWBENCH" run --dry-run -v add_f32 -s 1Ki \
+    >/dev/full 2>"$d/out"; rc=$?
+set -e
+want 1 'standard output: No space left on device' "32: run --dry-run >/dev/full"
+
 # Issue 35: Ctrl-C (SIGINT to the process group, as a shell sends it)
 # during `ewbench report` exits 130 within a second, with one line, no
 # traceback, no process of the group left and no temporary file, however
