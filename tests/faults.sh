@@ -362,6 +362,47 @@ LD_PRELOAD="$STANDIN" "$EWBENCH" run --dry-run -v add_f32 -s 1Ki \
 set -e
 want 1 'standard output: No space left on device' "32: run --dry-run >/dev/full"
 
+# Issue 32: the interpreter is checked before the analysis is handed to
+# it: not a Python (it exited 0 or 1 without a word, no report), a Python
+# too old (a hostile ewbench/ in the working directory never runs under
+# it), each said with its name.
+for fake in /bin/true /bin/false; do
+	ewb EWBENCH_PYTHON=$fake -- report "${top_srcdir}/tests/fixtures/h100-fixture" \
+	    -o "$d/py32"
+	want 1 "$fake is not a Python the analysis can run" "32: EWBENCH_PYTHON=$fake"
+	[ ! -e "$d/py32" ] || fail "32: EWBENCH_PYTHON=$fake wrote $d/py32"
+done
+# A Python too old: a real one where this machine has one, else a stand-in
+# that answers the version probe as Python 3.7 would.
+old_pys=
+for v in 2.7 3.6 3.7; do
+	for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v"*/bin/"python$v" \
+	    "$(command -v "python$v" 2>/dev/null)"; do
+		! "$p" -c pass 2>/dev/null || { old_pys="$old_pys $p"; break; }
+	done
+done
+if [ -z "$old_pys" ]; then
+	printf '#!/bin/sh\necho ewbench-python 3.7\n' >"$d/python3.7"
+	chmod +x "$d/python3.7"
+	old_pys=$d/python3.7
+	echo "faults: 32's old Python: a stand-in (no python2.7, 3.6 or 3.7 here)"
+fi
+mkdir -p "$d/hostile/ewbench/analysis"
+echo "open('$d/hostile-ran', 'w')" >"$d/hostile/ewbench/__init__.py"
+cp "$d/hostile/ewbench/__init__.py" "$d/hostile/ewbench/analysis/__main__.py"
+for p in $old_pys; do
+	set +e
+	(cd "$d/hostile" && EWBENCH_PYTHON=$p "$EWBENCH" report \
+	    "${top_srcdir}/tests/fixtures/h100-fixture" -o "$d/py32") \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+	want 1 "$p is Python [0-9.]*; the analysis needs Python 3.8 or later" \
+	    "32: EWBENCH_PYTHON=$p"
+	[ ! -e "$d/hostile-ran" ] || fail "32: $p ran the working directory's ewbench/"
+	[ ! -e "$d/py32" ] || fail "32: EWBENCH_PYTHON=$p wrote $d/py32"
+done
+
 # Issue 35: Ctrl-C (SIGINT to the process group, as a shell sends it)
 # during `ewbench report` exits 130 within a second, with one line, no
 # traceback, no process of the group left and no temporary file, however
@@ -428,6 +469,46 @@ else
 		*)	fail "35: Ctrl-C try $i: exit $rc, expected 130: $(cat "$d/int.out")" ;;
 		esac
 	done
+	# Issue 32: SIGTERM and SIGHUP to ewbench (its pid alone, as kill
+	# sends them) are Ctrl-C: exit 130, one line, no temporary file, no
+	# plot worker left writing once ewbench has gone (SIGTERM was 143,
+	# with the workers drawing on).
+	for sig in TERM HUP TERM HUP TERM HUP; do
+		rm -rf "$d/int" "$d/int.rc" "$d/int.pid"
+		( set +e; EWBENCH_PYTHON=$py setsid sh -c \
+		    'echo $$ >"$0"; exec "$@"' "$d/int.pid" "$EWBENCH" \
+		    report "$fixture" -o "$d/int" >"$d/int.out" 2>&1
+		  echo $? >"$d/int.rc" ) &
+		while [ ! -s "$d/int.pid" ]; do sleep 0.005; done
+		pgid=$(cat "$d/int.pid")
+		sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
+		[ $((RANDOM % 2)) = 0 ] || sleep 1
+		kill -$sig "$pgid" 2>/dev/null || true
+		wait
+		rc=$(cat "$d/int.rc")
+		sleep 0.3
+		left=$(ps -eo pgid=,pid=,args= | awk -v g="$pgid" '$1 == g')
+		[ -z "$left" ] || { kill -KILL -- "-$pgid"; fail "32: SIG$sig to report left $left"; }
+		[ -z "$(find "$d/int" -name '*.tmp' 2>/dev/null)" ] ||
+		    fail "32: SIG$sig to report left $(find "$d/int" -name '*.tmp')"
+		! grep -q -e Traceback "$d/int.out" ||
+		    fail "32: SIG$sig to report: a traceback: $(cat "$d/int.out")"
+		case $rc in
+		130)	[ "$(grep -c interrupted "$d/int.out")" = 1 ] ||
+			    fail "32: SIG$sig: not one line: $(cat "$d/int.out")" ;;
+		0)	[ -s "$d/int/report.html" ] ||
+			    fail "32: SIG$sig: exit 0 and no report.html" ;;
+		*)	fail "32: SIG$sig to report: exit $rc, expected 130: $(cat "$d/int.out")" ;;
+		esac
+	done
+	# A closed stdout is a quiet 130 (it was exit 1 and tracebacks).
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" report "$fixture" -o "$d/pipe-report" \
+	    2>"$d/out" | true
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" = 130 ] && [ ! -s "$d/out" ] ||
+	    fail "32: report | true: exit $rc: $(cat "$d/out")"
 	median=$(echo $times | tr ' ' '\n' | sort -n |
 	    awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }')
 	[ "$median" -le "$median_bound" ] ||

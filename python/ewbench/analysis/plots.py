@@ -777,16 +777,16 @@ def _draw_one(job):
 
 
 def _worker_start():
-    """A worker's start: Ctrl-C is the parent's to handle (a worker that
+    """A worker's start: Ctrl-C and a hangup are the parent's to handle (a worker that
     died of a KeyboardInterrupt could leave the pool's lock held, and the
     parent waiting for it for good); SIGTERM, which the parent's terminate
     sends, removes the temporary file of a figure being written and ends
     the worker at once (an exception raised from the handler could be
     swallowed where it lands, and the worker live on)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminated)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT,
-                                                signal.SIGTERM])
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, atomic.STOPS)
 
 
 def _terminated(signum, frame):
@@ -806,7 +806,7 @@ def _draw_all(jobs):
     # The workers are forked with SIGINT and SIGTERM blocked, so that
     # neither reaches one before _worker_start has set its handling (the
     # pool's threads, which fork the workers, inherit the mask).
-    stopped = {signal.SIGINT, signal.SIGTERM}
+    stopped = set(atomic.STOPS)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
     try:
         pool = context.Pool(min(len(jobs), os.cpu_count()),
