@@ -847,17 +847,27 @@ def plot_timeline(events, window, out_png, title):
     ax = fig.add_subplot()
     variants = sorted({e.variant for e in gpu if e.variant})
     styles = variant_styles(variants) if variants else {}
+    # One collection per lane and colour (broken_barh), not an artist per
+    # event: the cost stays linear and small in the events drawn.
+    bars = {}       # (y, colour): [(left, width)]
     for e in host:
         y = lanes[e.depth]
-        ax.barh(y, e.dur_us, left=e.start_us - t0, height=0.8,
-                color="#5b6f8b", alpha=0.35, edgecolor="#5b6f8b")
+        bars.setdefault((y, "#5b6f8b"), []).append((e.start_us - t0,
+                                                     e.dur_us))
         ax.text(max(e.start_us - t0, 0) + 0.5, y, e.name, va="center",
                 fontsize=7, clip_on=True)
     for e in gpu:
         helper = "flush" in e.name or not e.variant
         color = "#aaaaaa" if helper else styles[e.variant][0]
-        ax.barh(gpu_lane, e.dur_us, left=e.start_us - t0, height=0.8,
-                color=color, edgecolor="white", lw=0.3)
+        bars.setdefault((gpu_lane, color), []).append((e.start_us - t0,
+                                                       e.dur_us))
+    for (y, color), spans in bars.items():
+        if y == gpu_lane:
+            ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=color,
+                           edgecolors="white", linewidths=0.3)
+        else:
+            ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=color,
+                           alpha=0.35, edgecolors=color)
     ax.set_yticks([gpu_lane] + [lanes[d] for d in depths])
     ax.set_yticklabels(["GPU kernels"] + ["NVTX depth %d" % d
                                           for d in depths], fontsize=8)
