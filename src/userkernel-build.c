@@ -57,6 +57,62 @@ identifier(const char *s)
 	return true;
 }
 
+/* A template's instance (tadd<float>): an identifier, then its arguments
+ * in balanced angle brackets to the end. */
+static bool
+template_instance(const char *s)
+{
+	const char	*p;
+	int		 depth = 0;
+
+	if (!is_ident((unsigned char)*s, true))
+		return false;
+	for (p = s; is_ident((unsigned char)*p, false); p++)
+		;
+	if (*p != '<')
+		return false;
+	for (; *p != '\0'; p++) {
+		depth += (*p == '<') - (*p == '>');
+		if (depth == 0)
+			return p[1] == '\0';
+	}
+	return false;
+}
+
+/*
+ * The next `__global__` of source at or after p that is code: comments
+ * ('//', '/ *'), string and character literals are skipped, so a
+ * __global__ in them is no kernel.  NULL when there is none.
+ */
+static const char *
+next_global(const char *source, const char *p)
+{
+	while (*p != '\0') {
+		if (p[0] == '/' && p[1] == '/') {
+			while (*p != '\0' && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*" "/");
+			p = end != NULL ? end + 2 : p + strlen(p);
+		} else if (*p == '"' || *p == '\'') {
+			char quote = *p++;
+			while (*p != '\0' && *p != quote && *p != '\n')
+				p += p[0] == '\\' && p[1] != '\0' ? 2 : 1;
+			if (*p == quote)
+				p++;
+		} else if (strncmp(p, "__global__", 10) == 0 &&
+		    (p == source || !is_ident((unsigned char)p[-1], false)) &&
+		    !is_ident((unsigned char)p[10], false)) {
+			return p;
+		} else if (is_ident((unsigned char)*p, true)) {
+			while (is_ident((unsigned char)*p, false))
+				p++;
+		} else
+			p++;
+	}
+	return NULL;
+}
+
 int
 user_spec_kernel(struct user_spec *s, const char *text, char **cause)
 {
@@ -68,6 +124,12 @@ user_spec_kernel(struct user_spec *s, const char *text, char **cause)
 		free((char *)s->path);
 	s->path_owned = false;
 	s->path = text;
+	if (colon != NULL && template_instance(colon + 1)) {
+		*cause = xasprintf("--kernel %s: %s is a template's instance; "
+		    "FUNCTION is a C identifier: call the instance from a plain "
+		    "__global__ kernel (docs/user-kernels.md)", text, colon + 1);
+		return -1;
+	}
 	if (colon != NULL && identifier(colon + 1)) {
 		s->function = xstrdup(colon + 1);
 		/* The path is the text before the colon, kept in argv. */
@@ -172,6 +234,10 @@ declared_name(const char *s, const char **params)
 		for (start = p; is_ident((unsigned char)*p, false); p++)
 			;
 		len = (size_t)(p - start);
+		/* The next declaration's: this one names nothing (and a scan
+		 * to the end from every __global__ would be quadratic). */
+		if (len == 10 && strncmp(start, "__global__", 10) == 0)
+			return NULL;
 		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			p++;
 		if (*p != '(')
@@ -206,12 +272,9 @@ user_find_function(const char *source, const char *path, char **function,
 	size_t		 count = 0;
 
 	*function = NULL;
-	while ((p = strstr(p, "__global__")) != NULL) {
-		bool word = (p == source || !is_ident((unsigned char)p[-1],
-		    false)) && !is_ident((unsigned char)p[10], false);
-
+	while ((p = next_global(source, p)) != NULL) {
 		p += 10;
-		if (!word || (name = declared_name(p, &params)) == NULL)
+		if ((name = declared_name(p, &params)) == NULL)
 			continue;
 		if (found != NULL && strcmp(found, name) == 0) {
 			free(name);	/* declared, then defined */
@@ -242,13 +305,13 @@ user_find_function(const char *source, const char *path, char **function,
  * the exact signature (program_text). */
 static bool
 infer_op(const char *source, const char *function, enum ewb_op *op,
-    bool *half)
+    bool *half, bool *declared)
 {
 	const char	*p = source, *params = NULL, *q;
 	char		*name;
 	unsigned	 commas = 0, depth = 0;
 
-	while (params == NULL && (p = strstr(p, "__global__")) != NULL) {
+	while (params == NULL && (p = next_global(source, p)) != NULL) {
 		p += 10;
 		if ((name = declared_name(p, &q)) == NULL)
 			continue;
@@ -256,7 +319,7 @@ infer_op(const char *source, const char *function, enum ewb_op *op,
 			params = q;
 		free(name);
 	}
-	if (params == NULL)
+	if ((*declared = params != NULL) == false)
 		return false;
 	*half = false;
 	for (q = params; *q != '\0'; q++) {
@@ -320,7 +383,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	char		*source;
 	size_t		 len;
 	enum ewb_op	 op = EWB_OP_ADD;
-	bool		 half = false;
+	bool		 half = false, declared = false;
 
 	if (s->path == NULL) {
 		if (s->op_given || s->dtype_given || s->nflags > 0 ||
@@ -344,11 +407,13 @@ user_spec_finish(struct user_spec *s, char **cause)
 			free(source);
 			return -1;
 		}
-		if (!infer_op(source, s->function, &op, &half) &&
+		if (!infer_op(source, s->function, &op, &half, &declared) &&
 		    !s->op_given) {
-			*cause = xasprintf("--kernel %s: cannot tell what %s "
-			    "computes from its parameters: say --op "
-			    "add|relu|abs", s->path, s->function);
+			*cause = declared ? xasprintf("--kernel %s: cannot "
+			    "tell what %s computes from its parameters: say "
+			    "--op add|relu|abs", s->path, s->function) :
+			    xasprintf("--kernel %s: no __global__ function "
+			    "%s in it", s->path, s->function);
 			free(source);
 			return -1;
 		}

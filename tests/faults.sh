@@ -331,6 +331,48 @@ head -c $((17 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.cu"
 ewb -- run $uk --kernel "$d/huge.cu" -o "$d/c32h"
 want 2 'huge.cu: 17825792 bytes, more than the 16777216' "32: a 17 MiB .cu"
 
+# Issue 32: what --kernel FILE:FUNCTION names, and what counts as a
+# kernel.  A function the file lacks is named so (it was "cannot tell what
+# nosuch computes"); a template's instance (tadd<float>) is refused as
+# one, not read as part of the file's name; a __global__ in a comment or a string is no
+# kernel; 400,000 __global__ tokens are scanned at once (quadratic, it
+# took minutes).
+cat >"$d/one.cu" <<'EOF'
+// the first try: __global__ void old_add(float *c, size_t n)
+/* and the second: __global__ void old_relu(float *c, size_t n) */
+__device__ const char note[] = "__global__ void in_a_string(float *c)";
+extern "C" __global__ void addk(const float *a, const float *b, float *c,
+    size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i] + 0 * note[0];
+}
+EOF
+cat >"$d/t.cu" <<'EOF'
+template <typename T>
+__global__ void tadd(const T *a, const T *b, T *c, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
+template __global__ void tadd<float>(const float *, const float *, float *,
+    size_t);
+EOF
+ukc='check -q -v add_f32 -s 1003'
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/one.cu"
+want 0 '' "32: a __global__ in a comment or a string is no kernel"
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/one.cu:nosuch"
+want 2 'one.cu: no __global__ function nosuch in it' "32: FILE:nosuch"
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/t.cu:tadd<float>"
+want 2 "tadd<float> is a template's instance; FUNCTION is a C identifier" \
+    "32: FILE:tadd<float>"
+awk 'BEGIN { for (i = 0; i < 400000; i++) printf "__global__ "; print "" }' \
+    >"$d/many.cu"
+ewbt -- $ukc --kernel "$d/many.cu"
+want 2 'many.cu: no __global__ function found' "32: 400,000 __global__ tokens"
+
 # Issue 32: a file-size limit (ulimit -f) fails a write with EFBIG, as a
 # full disk does: exit 1, complete rows, run.json not "running" (SIGXFSZ
 # killed the run, exit 153); a compile-cache write runs uncached.

@@ -284,6 +284,7 @@ def test_huge_integer_in_timing_csv_is_bad_data(run_copy):
 @pytest.mark.parametrize("n, why", [
     (10 ** 40, "column n: .*at most 2\\^64 - 1"), (10 ** 39, "column n: .*at most 2\\^64 - 1"),
     (2 ** 64, "column n: .*at most 2\\^64 - 1"),
+    (2 ** 64 + 1, "column n: .*at most 2\\^64 - 1"),
     (2 ** 40, "expected footprint_bytes a whole multiple of n"),
     (1048575, "expected footprint_bytes a whole multiple of n")])
 def test_wrong_n_in_timing_csv_names_its_row(run_copy, capsys, n, why):
