@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "kernels/registry.h"
 
@@ -45,6 +46,12 @@ void		 fatalx(const char *, ...)
  * manifest; a second one ends the process at once. */
 void		 interrupt_catch(void);
 bool		 interrupt_pending(void);
+/* The whole of a file the user names (a kernel, a cache entry, a metric
+ * group), NUL-terminated: refused without blocking unless it is a regular
+ * file, and when it is longer than max_bytes; -1 with a cause that names
+ * path. */
+int		 read_user_file(const char *path, size_t max_bytes, char **text,
+		    size_t *len, char **cause);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */
 double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */
@@ -264,5 +271,8 @@ void		 json_free(struct json *);
  * rename.  Readers see the old or the new file, never a mix. */
 int		 file_write_atomic(const char *path, const char *data,
 		    size_t len, char **cause);
+/* The same with the file's mode (before the umask); the above's is 0666. */
+int		 file_write_atomic_mode(const char *path, const char *data,
+		    size_t len, mode_t mode, char **cause);
 
 #endif

@@ -228,8 +228,9 @@ NULL, NULL,
 /* The exit statuses of the measuring commands. */
 static const char measure_exits[] =
 "  0    success\n"
-"  1    CUDA, I/O or internal error (a file that cannot be written: run.json\n"
-"       keeps its last state, CSV files their complete rows)\n"
+"  1    CUDA, I/O or internal error (a file that cannot be written, the disk\n"
+"       full or past ulimit -f: run.json keeps its last state, CSV files\n"
+"       their complete rows; standard output that cannot be written)\n"
 "  2    bad command line: unknown option, variant or metric, malformed size,\n"
 "       an option given twice that does not add up, an unwritable --trace,\n"
 "       an --out that already holds a run or is being claimed (left\n"

@@ -316,6 +316,13 @@ int
 file_write_atomic(const char *path, const char *data, size_t len,
     char **cause)
 {
+	return file_write_atomic_mode(path, data, len, 0666, cause);
+}
+
+int
+file_write_atomic_mode(const char *path, const char *data, size_t len,
+    mode_t mode, char **cause)
+{
 	const char	*slash, *step;
 	char		*temp, *dir;
 	mode_t		 mask;
@@ -335,11 +342,11 @@ file_write_atomic(const char *path, const char *data, size_t len,
 	step = "mkstemp";
 	if ((fd = mkstemp(temp)) == -1)
 		goto fail;
-	/* mkstemp makes 0600; give the file the usual 0666 & ~umask. */
+	/* mkstemp makes 0600; give the file mode & ~umask. */
 	mask = umask(0);
 	umask(mask);
 	step = "fchmod";
-	if (fchmod(fd, 0666 & ~mask) != 0)
+	if (fchmod(fd, mode & ~mask) != 0)
 		goto fail_unlink;
 	step = "write";
 	if (write_all(fd, data, len) != 0)

@@ -2,6 +2,8 @@
  * main.c - the ewbench command: dispatch, help, version, info, list.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,8 +136,25 @@ help_page(const char *command)
 	return EWB_EXIT_OK;
 }
 
-int
-main(int argc, char **argv)
+/* code, or exit 1 when what went to stdout could not all be written (a
+ * full disk, /dev/full): output lost is never a success. */
+static int
+stdout_flushed(int code)
+{
+	int	error = 0;
+
+	if (fflush(stdout) != 0)
+		error = errno;
+	else if (ferror(stdout))
+		error = EIO;
+	if (error == 0 || code != EWB_EXIT_OK)
+		return code;
+	fprintf(stderr, "ewbench: standard output: %s\n", strerror(error));
+	return EWB_EXIT_ERROR;
+}
+
+static int
+command(int argc, char **argv)
 {
 	const char	*cmd;
 
@@ -173,4 +192,13 @@ main(int argc, char **argv)
 	    "contest, fleet-report, timeline, torch; see ewbench --help)\n",
 	    cmd);
 	return EWB_EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	/* A file-size limit (ulimit -f) makes a write fail with EFBIG, handled
+	 * as a full disk is (complete rows kept), instead of killing. */
+	signal(SIGXFSZ, SIG_IGN);
+	return stdout_flushed(command(argc, argv));
 }

@@ -530,31 +530,16 @@ group_name_ok(const char *name)
 static int
 read_text(const char *path, char **text, char **cause)
 {
-	FILE	*f;
-	char	*buf;
 	size_t	 len;
 
-	if ((f = fopen(path, "r")) == NULL) {
-		*cause = xasprintf("%s: %s", path, strerror(errno));
+	if (read_user_file(path, METRIC_FILE_MAX, text, &len, cause) != 0)
 		return -1;
-	}
-	buf = xmalloc(METRIC_FILE_MAX + 1);
-	len = fread(buf, 1, METRIC_FILE_MAX + 1, f);
-	if (ferror(f) || len > METRIC_FILE_MAX) {
-		*cause = xasprintf("%s: %s", path, ferror(f) ?
-		    strerror(errno) : "too big for a metric set");
-		fclose(f);
-		free(buf);
-		return -1;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
+	if (strlen(*text) != len) {
 		*cause = xasprintf("%s: not a text file", path);
-		free(buf);
+		free(*text);
+		*text = NULL;
 		return -1;
 	}
-	*text = buf;
 	return 0;
 }
 

@@ -21,54 +21,20 @@
 
 /* The name NVRTC gives the appended checks in its messages. */
 #define CHECK_FILE	"ewbench signature check"
-/* The first line of a cache entry, then the count's type (user_count as
- * a digit), a space and the lowered name; the cubin follows. */
-#define CACHE_MAGIC	"ewbench-cubin 2 "
+/* A cache entry: CACHE_MAGIC, the key it answers and the SHA-256 of the
+ * key, a NUL and all that follows the first line (entry_digest), then a
+ * line of the count's type (user_count as a digit), a space and the
+ * lowered name; the cubin follows.  An entry whose key or digest does not
+ * match is a miss. */
+#define CACHE_MAGIC	"ewbench-cubin 3 "
 /* The template kernel whose instance's lowered name says the count's type
  * (program_text). */
 #define COUNT_PROBE	"ewb_count_probe_"
 
-/* The whole of path, NUL-terminated; -1 with a cause. */
-static int
-read_whole(const char *path, char **text, size_t *len, char **cause)
-{
-	struct stat	 st;
-	ssize_t		 got;
-	size_t		 have = 0;
-	int		 fd;
-
-	*text = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &st) != 0) {
-		*cause = xasprintf("%s: %s", path, strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		*cause = xasprintf("%s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	*text = xmalloc((size_t)st.st_size + 1);
-	while (have < (size_t)st.st_size &&
-	    (got = read(fd, *text + have, (size_t)st.st_size - have)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			*cause = xasprintf("%s: %s", path, strerror(errno));
-			close(fd);
-			free(*text);
-			*text = NULL;
-			return -1;
-		}
-		have += (size_t)got;
-	}
-	close(fd);
-	(*text)[have] = '\0';
-	*len = have;
-	return 0;
-}
+/* The most bytes of a kernel's source and of a cache entry: more is
+ * refused (a kernel file) or a miss (an entry), never read whole. */
+#define SOURCE_MAX	(16u << 20)
+#define ENTRY_MAX	(64u << 20)
 
 static bool
 is_ident(int c, bool first)
@@ -91,6 +57,62 @@ identifier(const char *s)
 	return true;
 }
 
+/* A template's instance (tadd<float>): an identifier, then its arguments
+ * in balanced angle brackets to the end. */
+static bool
+template_instance(const char *s)
+{
+	const char	*p;
+	int		 depth = 0;
+
+	if (!is_ident((unsigned char)*s, true))
+		return false;
+	for (p = s; is_ident((unsigned char)*p, false); p++)
+		;
+	if (*p != '<')
+		return false;
+	for (; *p != '\0'; p++) {
+		depth += (*p == '<') - (*p == '>');
+		if (depth == 0)
+			return p[1] == '\0';
+	}
+	return false;
+}
+
+/*
+ * The next `__global__` of source at or after p that is code: comments
+ * ('//', '/ *'), string and character literals are skipped, so a
+ * __global__ in them is no kernel.  NULL when there is none.
+ */
+static const char *
+next_global(const char *source, const char *p)
+{
+	while (*p != '\0') {
+		if (p[0] == '/' && p[1] == '/') {
+			while (*p != '\0' && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*" "/");
+			p = end != NULL ? end + 2 : p + strlen(p);
+		} else if (*p == '"' || *p == '\'') {
+			char quote = *p++;
+			while (*p != '\0' && *p != quote && *p != '\n')
+				p += p[0] == '\\' && p[1] != '\0' ? 2 : 1;
+			if (*p == quote)
+				p++;
+		} else if (strncmp(p, "__global__", 10) == 0 &&
+		    (p == source || !is_ident((unsigned char)p[-1], false)) &&
+		    !is_ident((unsigned char)p[10], false)) {
+			return p;
+		} else if (is_ident((unsigned char)*p, true)) {
+			while (is_ident((unsigned char)*p, false))
+				p++;
+		} else
+			p++;
+	}
+	return NULL;
+}
+
 /* FILE[:FUNCTION] into *path (owned: *owned) and *function. */
 static int
 split_kernel_arg(const char *option, const char *text, const char **path,
@@ -104,6 +126,13 @@ split_kernel_arg(const char *option, const char *text, const char **path,
 		free((char *)*path);
 	*owned = false;
 	*path = text;
+	if (colon != NULL && template_instance(colon + 1)) {
+		*cause = xasprintf("%s %s: %s is a template's instance; "
+		    "FUNCTION is a C identifier: call the instance from a plain "
+		    "__global__ kernel (docs/user-kernels.md)", option, text,
+		    colon + 1);
+		return -1;
+	}
 	if (colon != NULL && identifier(colon + 1)) {
 		*function = xstrdup(colon + 1);
 		/* The path is the text before the colon, kept in argv. */
@@ -282,6 +311,10 @@ declared_name(const char *s, const char **params)
 		for (start = p; is_ident((unsigned char)*p, false); p++)
 			;
 		len = (size_t)(p - start);
+		/* The next declaration's: this one names nothing (and a scan
+		 * to the end from every __global__ would be quadratic). */
+		if (len == 10 && strncmp(start, "__global__", 10) == 0)
+			return NULL;
 		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			p++;
 		if (*p != '(')
@@ -316,12 +349,9 @@ user_find_function(const char *source, const char *path, char **function,
 	size_t		 count = 0;
 
 	*function = NULL;
-	while ((p = strstr(p, "__global__")) != NULL) {
-		bool word = (p == source || !is_ident((unsigned char)p[-1],
-		    false)) && !is_ident((unsigned char)p[10], false);
-
+	while ((p = next_global(source, p)) != NULL) {
 		p += 10;
-		if (!word || (name = declared_name(p, &params)) == NULL)
+		if ((name = declared_name(p, &params)) == NULL)
 			continue;
 		if (found != NULL && strcmp(found, name) == 0) {
 			free(name);	/* declared, then defined */
@@ -366,14 +396,14 @@ type_word(const char *params, const char *q, const char *word)
  * text: the compiler judges the exact signature (program_text). */
 static bool
 infer_signature(const char *source, const char *function, unsigned *count,
-    enum ewb_dtype *dtype)
+    enum ewb_dtype *dtype, bool *declared)
 {
 	const char	*p = source, *params = NULL, *q;
 	char		*name;
 	unsigned	 commas = 0, depth = 0;
 	bool		 half = false, bf16 = false;
 
-	while (params == NULL && (p = strstr(p, "__global__")) != NULL) {
+	while (params == NULL && (p = next_global(source, p)) != NULL) {
 		p += 10;
 		if ((name = declared_name(p, &q)) == NULL)
 			continue;
@@ -381,7 +411,7 @@ infer_signature(const char *source, const char *function, unsigned *count,
 			params = q;
 		free(name);
 	}
-	if (params == NULL)
+	if ((*declared = params != NULL) == false)
 		return false;
 	for (q = params; *q != '\0'; q++) {
 		depth += (*q == '(' || *q == '<' || *q == '[') -
@@ -437,6 +467,7 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 	size_t		 len;
 	unsigned	 count;
 	enum ewb_dtype	 dtype;
+	bool		 declared;
 
 	if (s->op_given) {
 		*cause = xasprintf("--op %s and --reference: the reference "
@@ -444,8 +475,13 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 		    ewb_op_name(s->op), s->path);
 		return -1;
 	}
-	if (!infer_signature(source, s->function, &count, &dtype) ||
-	    count < 2 || count > USER_MAX_INPUTS + 2) {
+	if (!infer_signature(source, s->function, &count, &dtype,
+	    &declared)) {
+		*cause = xasprintf("--kernel %s: no __global__ function %s in "
+		    "it", s->path, s->function);
+		return -1;
+	}
+	if (count < 2 || count > USER_MAX_INPUTS + 2) {
 		*cause = xasprintf("--kernel %s: %s must take 1 to %u input "
 		    "arrays, an output and a count (or one array in place and "
 		    "a count) to be checked against --reference", s->path,
@@ -458,7 +494,7 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 	if (!s->dtype_given)
 		s->dtype = dtype;
 	own_example(&s->ref_path, &s->ref_path_owned);
-	if (read_whole(s->ref_path, &ref, &len, cause) != 0)
+	if (read_user_file(s->ref_path, SOURCE_MAX, &ref, &len, cause) != 0)
 		return -1;
 	if (s->ref_function == NULL && user_find_function(ref, s->ref_path,
 	    &s->ref_function, cause) != 0) {
@@ -477,6 +513,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	unsigned	 count = 0;
 	enum ewb_dtype	 dtype = EWB_F32;
 	int		 rc = -1;
+	bool		 declared = false;
 
 	if (s->path == NULL) {
 		if (s->op_given || s->dtype_given || s->nflags > 0 ||
@@ -500,7 +537,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
 	own_example(&s->path, &s->path_owned);
-	if (read_whole(s->path, &source, &len, cause) != 0)
+	if (read_user_file(s->path, SOURCE_MAX, &source, &len, cause) != 0)
 		return -1;
 	if ((!s->op_given || !s->dtype_given || s->ref_path != NULL) &&
 	    s->function == NULL && user_find_function(source, s->path,
@@ -510,11 +547,13 @@ user_spec_finish(struct user_spec *s, char **cause)
 		if (finish_reference(s, source, cause) != 0)
 			goto out;
 	} else if (!s->op_given || !s->dtype_given) {
-		if ((!infer_signature(source, s->function, &count, &dtype) ||
-		    count < 2 || count > 4) && !s->op_given) {
-			*cause = xasprintf("--kernel %s: cannot tell what %s "
-			    "computes from its parameters: say --op "
-			    "add|relu|abs, or give its --reference", s->path,
+		if ((!infer_signature(source, s->function, &count, &dtype,
+		    &declared) || count < 2 || count > 4) && !s->op_given) {
+			*cause = declared ? xasprintf("--kernel %s: cannot "
+			    "tell what %s computes from its parameters: say "
+			    "--op add|relu|abs, or give its --reference",
+			    s->path, s->function) : xasprintf("--kernel %s: "
+			    "no __global__ function %s in it", s->path,
 			    s->function);
 			goto out;
 		}
@@ -712,7 +751,7 @@ count_from_probe(const char *lowered, enum user_count *count)
 	return 0;
 }
 
-/* A directory for the cache, or NULL (no HOME, no XDG_CACHE_HOME). */
+/* The cache's directory, or NULL (no HOME, no XDG_CACHE_HOME). */
 static char *
 cache_dir(void)
 {
@@ -725,7 +764,8 @@ cache_dir(void)
 	return NULL;
 }
 
-/* mkdir -p; false when it cannot be made. */
+/* mkdir -p, each directory made 0700 (the XDG base directories' mode);
+ * false when one cannot be made. */
 static bool
 make_dirs(const char *dir)
 {
@@ -737,13 +777,63 @@ make_dirs(const char *dir)
 			continue;
 		char saved = *s;
 		*s = '\0';
-		ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+		ok = mkdir(path, 0700) == 0 || errno == EEXIST;
 		*s = saved;
 		if (saved == '\0')
 			break;
 	}
 	free(path);
 	return ok;
+}
+
+/*
+ * The cache directory made (0700) or found, and used only when it is a
+ * directory of this user's that no one else may write to (as OpenSSH
+ * treats ~/.ssh): an entry planted by another user is never loaded.
+ * NULL with the reason said once on stderr: the kernel is compiled and
+ * not cached.
+ */
+static char *
+cache_dir_usable(void)
+{
+	struct stat	 st;
+	char		*dir = cache_dir(), *why = NULL;
+
+	if (dir == NULL)
+		return NULL;
+	if (!make_dirs(dir))
+		why = xasprintf("cannot be made: %s", strerror(errno));
+	else if (lstat(dir, &st) != 0)
+		why = xstrdup(strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		why = xstrdup("not a directory");
+	else if (st.st_uid != geteuid())
+		why = xasprintf("owned by uid %u, not by you (uid %u)",
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		why = xasprintf("writable by others (mode %03o; chmod 700 %s)",
+		    (unsigned)(st.st_mode & 0777), dir);
+	if (why == NULL)
+		return dir;
+	fprintf(stderr, "ewbench: kernel cache %s: %s: not used (compiled, "
+	    "not cached)\n", dir, why);
+	free(why);
+	free(dir);
+	return NULL;
+}
+
+/* The digest an entry carries: the SHA-256 of the key it answers, a NUL
+ * and the entry after its first line. */
+static void
+entry_digest(const char *key, const char *rest, size_t len,
+    char hex[SHA256_HEX])
+{
+	struct sha256	 h;
+
+	sha256_init(&h);
+	sha256_update(&h, key, strlen(key) + 1);
+	sha256_update(&h, rest, len);
+	sha256_hex(&h, hex);
 }
 
 static void
@@ -772,69 +862,76 @@ cache_key(struct user_build *b, const char *program)
 	sha256_hex(&h, b->key);
 }
 
-/* A cache entry for b->key: its lowered name and cubin.  Any problem is a
- * miss. */
+/* The cache entry for b->key: its lowered name and cubin, used only when
+ * it says it answers b->key and its digest matches what it holds.  Any
+ * problem is a miss. */
 static bool
 cache_load(struct user_build *b)
 {
-	char	*text = NULL, *cause = NULL, *nl;
-	size_t	 len, magic = strlen(CACHE_MAGIC);
+	char	*text = NULL, *cause = NULL, *rest, *nl, digest[SHA256_HEX];
+	size_t	 len, magic = strlen(CACHE_MAGIC), first, rest_len;
 
 	if (b->cache_path == NULL ||
-	    read_whole(b->cache_path, &text, &len, &cause) != 0) {
+	    read_user_file(b->cache_path, ENTRY_MAX, &text, &len,
+	    &cause) != 0) {
 		free(cause);
 		return false;
 	}
-	if (len <= magic || strncmp(text, CACHE_MAGIC, magic) != 0 ||
-	    (nl = memchr(text, '\n', len)) == NULL || nl + 1 == text + len) {
-		free(text);
-		return false;
-	}
-	if (nl - text < (ptrdiff_t)magic + 3 || text[magic] < '0' ||
-	    text[magic] > '3' || text[magic + 1] != ' ') {
-		free(text);
-		return false;
-	}
-	b->count = (enum user_count)(text[magic] - '0');
-	b->lowered = xasprintf("%.*s", (int)(nl - text - magic - 2),
-	    text + magic + 2);
+	/* CACHE_MAGIC KEY SPACE DIGEST NEWLINE */
+	first = magic + (SHA256_HEX - 1) * 2 + 2;
+	if (len <= first || strncmp(text, CACHE_MAGIC, magic) != 0 ||
+	    strncmp(text + magic, b->key, SHA256_HEX - 1) != 0 ||
+	    text[magic + SHA256_HEX - 1] != ' ' || text[first - 1] != '\n')
+		goto miss;
+	rest = text + first;
+	rest_len = len - first;
+	entry_digest(b->key, rest, rest_len, digest);
+	if (strncmp(text + magic + SHA256_HEX, digest, SHA256_HEX - 1) != 0)
+		goto miss;
+	/* COUNT SPACE LOWERED NEWLINE CUBIN */
+	if ((nl = memchr(rest, '\n', rest_len)) == NULL || nl - rest < 3 ||
+	    nl + 1 == text + len || rest[0] < '0' || rest[0] > '3' ||
+	    rest[1] != ' ')
+		goto miss;
+	b->count = (enum user_count)(rest[0] - '0');
+	b->lowered = xasprintf("%.*s", (int)(nl - rest - 2), rest + 2);
 	b->cubin_bytes = len - (size_t)(nl + 1 - text);
 	b->cubin = xmalloc(b->cubin_bytes);
 	memcpy(b->cubin, nl + 1, b->cubin_bytes);
 	free(text);
 	b->cached = true;
 	return true;
+miss:
+	free(text);
+	return false;
 }
 
-/* Stores b in the cache, atomically; a cache that cannot be written is
- * said once on stderr, never fatal. */
+/* Stores b in the cache (0600), atomically; a cache that cannot be
+ * written is said once on stderr, never fatal. */
 static void
 cache_store(const struct user_build *b)
 {
-	char	*dir, *slash, *data, *cause = NULL;
-	size_t	 head;
+	char	*data, *rest, *cause = NULL, digest[SHA256_HEX];
+	size_t	 first, head;
 
 	if (b->cache_path == NULL)
 		return;
-	dir = xstrdup(b->cache_path);
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*slash = '\0';
-	head = strlen(CACHE_MAGIC) + 2 + strlen(b->lowered) + 1;
-	data = xmalloc(head + b->cubin_bytes + 1);
-	snprintf(data, head + 1, "%s%d %s\n", CACHE_MAGIC, (int)b->count,
-	    b->lowered);
-	memcpy(data + head, b->cubin, b->cubin_bytes);
-	if (!make_dirs(dir))
-		fprintf(stderr, "ewbench: kernel cache %s: %s (not cached)\n",
-		    dir, strerror(errno));
-	else if (file_write_atomic(b->cache_path, data, head + b->cubin_bytes,
-	    &cause) != 0) {
+	first = strlen(CACHE_MAGIC) + (SHA256_HEX - 1) * 2 + 2;
+	head = 2 + strlen(b->lowered) + 1;
+	data = xmalloc(first + head + b->cubin_bytes + 1);
+	rest = data + first;
+	snprintf(rest, head + 1, "%d %s\n", (int)b->count, b->lowered);
+	memcpy(rest + head, b->cubin, b->cubin_bytes);
+	entry_digest(b->key, rest, head + b->cubin_bytes, digest);
+	snprintf(data, first + 1, "%s%s %s\n", CACHE_MAGIC, b->key, digest);
+	rest[0] = (char)('0' + (int)b->count);	/* snprintf's NUL overwrote it */
+	if (file_write_atomic_mode(b->cache_path, data,
+	    first + head + b->cubin_bytes, 0600, &cause) != 0) {
 		fprintf(stderr, "ewbench: kernel cache: %s (not cached)\n",
 		    cause);
 		free(cause);
 	}
 	free(data);
-	free(dir);
 }
 
 static void
@@ -986,7 +1083,7 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 	memset(b, 0, sizeof *b);
 	b->arch = arch;
 	*code = EWB_EXIT_USAGE;
-	if (read_whole(spec->path, &source, &len, cause) != 0)
+	if (read_user_file(spec->path, SOURCE_MAX, &source, &len, cause) != 0)
 		goto out;
 	sha256_init(&h);
 	sha256_update(&h, source, len);
@@ -1014,7 +1111,7 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 		add_option(b, xstrdup(spec->flags[i]));
 	program = program_text(spec, source, b->function);
 	cache_key(b, program);
-	if ((dir = cache_dir()) != NULL) {
+	if ((dir = cache_dir_usable()) != NULL) {
 		b->cache_path = xasprintf("%s/%s.cubin", dir, b->key);
 		free(dir);
 	}

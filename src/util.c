@@ -4,7 +4,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ewbench.h"
 
@@ -170,4 +174,58 @@ monotonic_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int
+read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
+    char **cause)
+{
+	struct stat	 st;
+	ssize_t		 got;
+	size_t		 have = 0;
+	int		 fd, flags;
+
+	*text = NULL;
+	/* O_NONBLOCK: a FIFO (or a device) opens at once, to be refused. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) != 0) {
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*cause = xasprintf("%s: not a regular file (%s)", path,
+		    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ?
+		    "a directory" : S_ISSOCK(st.st_mode) ? "a socket" :
+		    "a device");
+		close(fd);
+		return -1;
+	}
+	if ((uintmax_t)st.st_size > max_bytes) {
+		*cause = xasprintf("%s: %jd bytes, more than the %zu this file "
+		    "may have", path, (intmax_t)st.st_size, max_bytes);
+		close(fd);
+		return -1;
+	}
+	if ((flags = fcntl(fd, F_GETFL)) != -1)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	*text = xmalloc((size_t)st.st_size + 1);
+	while (have < (size_t)st.st_size &&
+	    (got = read(fd, *text + have, (size_t)st.st_size - have)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			*cause = xasprintf("%s: %s", path, strerror(errno));
+			close(fd);
+			free(*text);
+			*text = NULL;
+			return -1;
+		}
+		have += (size_t)got;
+	}
+	close(fd);
+	(*text)[have] = '\0';
+	*len = have;
+	return 0;
 }

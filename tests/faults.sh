@@ -38,6 +38,17 @@ ewb() {
 	rc=$?
 	set -e
 }
+# ewbt: ewb, ended after 20 s (what must not block).
+ewbt() {
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	set +e
+	env LD_PRELOAD="$STANDIN" "${env[@]}" timeout 20 "$EWBENCH" "$@" \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
 want() {	# want STATUS PATTERN WHAT
 	[ "$rc" = "$1" ] || fail "$3: exit $rc, expected $1: $(head -c 600 "$d/out")"
 	[ -z "$2" ] || grep -q -e "$2" "$d/out" ||
@@ -235,6 +246,205 @@ want 0 '' "35: -v add_f32 -v add_f16"
     'add_f16 add_f32 ' ] ||
     fail "35: -v add_f32 -v add_f16 ran $(cut -d, -f2 "$d/v35/timing.csv" | sed 1d | sort -u | tr '\n' ' ')"
 
+# Issue 32: the compile cache holds only its owner's entries, each proving
+# the key it answers and what it holds; nothing the user names blocks.
+kernel=${top_srcdir}/tests/gpu/kernels/add_overrun.cu
+other=${top_srcdir}/tests/gpu/kernels/add_f32_off_by_one.cu
+uk='-q -v add_f32 -s 1Ki --no-cupti --iters 3 --warmup 1'
+cached_of() {	# "true"/"false": was the user kernel of run.json cached
+	sed -n 's/^ *"cached": \(true\|false\),*$/\1/p' "$1/run.json"
+}
+ukrun() {	# ukrun NAME CACHE [KERNEL]: a run of a user kernel, $rc
+	rm -rf "$d/$1"
+	ewb XDG_CACHE_HOME="$2" -- run $uk --kernel "${3:-$kernel}" -o "$d/$1"
+}
+# Made 0700 and 0600 whatever the umask (it was 777 and 666 under 000).
+(umask 000; ukrun c32 "$d/xdg")
+want 0 '' "32: a user kernel compiled into a fresh cache"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a fresh cache said cached"
+entry=$(ls "$d/xdg/ewbench/"*.cubin)
+[ "$(stat -c %a "$d/xdg/ewbench")" = 700 ] ||
+    fail "32: the cache directory is $(stat -c %a "$d/xdg/ewbench"), not 700"
+[ "$(stat -c %a "$entry")" = 600 ] ||
+    fail "32: a cache entry is $(stat -c %a "$entry"), not 600"
+ukrun c32 "$d/xdg"
+want 0 '' "32: a user kernel from the cache"
+[ "$(cached_of "$d/c32")" = true ] || fail "32: the cache was not used"
+# Truncated in place, swapped for another key's entry, or a FIFO: compiled
+# again, never loaded (and a FIFO never blocks).
+good=$d/entry.good
+cp "$entry" "$good"
+head -c $(($(stat -c %s "$entry") - 100)) "$good" >"$entry"
+ukrun c32 "$d/xdg"
+want 0 '' "32: a truncated entry"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a truncated entry was loaded"
+cmp -s "$entry" "$good" || fail "32: a truncated entry was not written again"
+ukrun c32o "$d/xdg" "$other"
+oentry=$(ls -t "$d/xdg/ewbench/"*.cubin | head -n 1)
+cp "$oentry" "$entry"
+ukrun c32 "$d/xdg"
+want 0 '' "32: another kernel's entry under the key"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a swapped entry was loaded"
+rm "$entry"
+mkfifo "$entry"
+ewbt XDG_CACHE_HOME="$d/xdg" -- run $uk \
+    --kernel "$kernel" -o "$d/c32f"
+want 0 '' "32: a FIFO under the key"
+[ "$(cached_of "$d/c32f")" = false ] || fail "32: a FIFO entry said cached"
+rm -f "$entry"
+# A cache directory writable by others, or made by another user first
+# (with an entry planted under the key), is not used: compiled, said why.
+cp "$good" "$entry"
+chmod 777 "$d/xdg/ewbench"
+ukrun c32 "$d/xdg"
+want 0 'writable by others.*not used' "32: a world-writable cache"
+[ "$(cached_of "$d/c32")" = false ] || fail "32: a world-writable cache was used"
+chmod 700 "$d/xdg/ewbench"
+if [ "$(id -u)" != 0 ]; then
+	echo "faults: 32's second-user cache not tried: not root (setpriv needs it)"
+elif ! command -v setpriv >/dev/null 2>&1; then
+	echo "faults: 32's second-user cache not tried: no setpriv"
+else
+	chmod 711 "$d"
+	mkdir -m 1777 "$d/shared"
+	cp "$good" "$d/shared/planted"
+	chmod 644 "$d/shared/planted"
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \
+	    'umask 000; mkdir -p "$1/ewbench" && cp "$1/planted" "$1/ewbench/$2"' \
+	    sh "$d/shared" "$(basename "$entry")" ||
+	    fail "32: uid 65534 could not plant an entry"
+	ukrun c32 "$d/shared"
+	want 0 'owned by uid 65534.*not used' "32: another user's cache"
+	[ "$(cached_of "$d/c32")" = false ] ||
+	    fail "32: another user's planted entry was loaded"
+fi
+# A FIFO as the kernel, as a metric group: refused at once.
+mkfifo "$d/fifo.cu"
+ewbt -- run $uk --kernel "$d/fifo.cu" -o "$d/c32k"
+want 2 'fifo.cu: not a regular file (a FIFO)' "32: a FIFO as --kernel"
+mkdir "$d/groups"
+mkfifo "$d/groups/g.txt"
+ewbt EWBENCH_METRICS_DIR="$d/groups" -- run -q \
+    -v add_f32 -s 1Ki --metrics g -o "$d/c32m"
+want 2 'g.txt: not a regular file (a FIFO)' "32: a FIFO as a metric group"
+head -c $((17 << 20)) /dev/zero | tr '\0' ' ' >"$d/huge.cu"
+ewb -- run $uk --kernel "$d/huge.cu" -o "$d/c32h"
+want 2 'huge.cu: 17825792 bytes, more than the 16777216' "32: a 17 MiB .cu"
+
+# Issue 32: what --kernel FILE:FUNCTION names, and what counts as a
+# kernel.  A function the file lacks is named so (it was "cannot tell what
+# nosuch computes"); a template's instance (tadd<float>) is refused as
+# one, not read as part of the file's name; a __global__ in a comment or a string is no
+# kernel; 400,000 __global__ tokens are scanned at once (quadratic, it
+# took minutes).
+cat >"$d/one.cu" <<'EOF'
+// the first try: __global__ void old_add(float *c, size_t n)
+/* and the second: __global__ void old_relu(float *c, size_t n) */
+__device__ const char note[] = "__global__ void in_a_string(float *c)";
+extern "C" __global__ void addk(const float *a, const float *b, float *c,
+    size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i] + 0 * note[0];
+}
+EOF
+cat >"$d/t.cu" <<'EOF'
+template <typename T>
+__global__ void tadd(const T *a, const T *b, T *c, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
+template __global__ void tadd<float>(const float *, const float *, float *,
+    size_t);
+EOF
+ukc='check -q -v add_f32 -s 1003'
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/one.cu"
+want 0 '' "32: a __global__ in a comment or a string is no kernel"
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/one.cu:nosuch"
+want 2 'one.cu: no __global__ function nosuch in it' "32: FILE:nosuch"
+ewb XDG_CACHE_HOME="$d/xdg" -- $ukc --kernel "$d/t.cu:tadd<float>"
+want 2 "tadd<float> is a template's instance; FUNCTION is a C identifier" \
+    "32: FILE:tadd<float>"
+awk 'BEGIN { for (i = 0; i < 400000; i++) printf "__global__ "; print "" }' \
+    >"$d/many.cu"
+ewbt -- $ukc --kernel "$d/many.cu"
+want 2 'many.cu: no __global__ function found' "32: 400,000 __global__ tokens"
+
+# Issue 32: a file-size limit (ulimit -f) fails a write with EFBIG, as a
+# full disk does: exit 1, complete rows, run.json not "running" (SIGXFSZ
+# killed the run, exit 153); a compile-cache write runs uncached.
+ulimited() {	# ulimited KIB ARGS: ewbench on the stand-in, $rc
+	set +e
+	(ulimit -f "$1"; shift; LD_PRELOAD="$STANDIN" exec "$EWBENCH" "$@") \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
+ulimited 8 run -q -v 'add_f32*' -s 1Ki,2Ki,4Ki,8Ki --no-cupti --iters 2 \
+    --warmup 1 -o "$d/xfsz"
+want 1 'timing.csv: write: File too large' "32: ulimit -f during timing.csv"
+whole_rows "$d/xfsz/timing.csv" || fail "32: ulimit -f left a half row"
+[ "$(status_of "$d/xfsz/run.json")" = failed ] ||
+    fail "32: ulimit -f: run.json says $(status_of "$d/xfsz/run.json")"
+XDG_CACHE_HOME=$d/xdg-xfsz ulimited 6 run $uk --kernel "$kernel" \
+    -o "$d/xfsz-cache"
+want 0 'kernel cache: .*File too large (not cached)' "32: ulimit -f, cache write"
+[ "$(cached_of "$d/xfsz-cache")" = false ] || fail "32: ulimit -f: cached"
+# Output lost to a full stdout is exit 1, not 0.
+set +e
+"$EWBENCH" list >/dev/full 2>"$d/out"; rc=$?
+set -e
+want 1 'standard output: No space left on device' "32: list >/dev/full"
+set +e
+LD_PRELOAD="$STANDIN" "$EWBENCH" run --dry-run -v add_f32 -s 1Ki \
+    >/dev/full 2>"$d/out"; rc=$?
+set -e
+want 1 'standard output: No space left on device' "32: run --dry-run >/dev/full"
+
+# Issue 32: the interpreter is checked before the analysis is handed to
+# it: not a Python (it exited 0 or 1 without a word, no report), a Python
+# too old (a hostile ewbench/ in the working directory never runs under
+# it), each said with its name.
+for fake in /bin/true /bin/false; do
+	ewb EWBENCH_PYTHON=$fake -- report "${top_srcdir}/tests/fixtures/h100-fixture" \
+	    -o "$d/py32"
+	want 1 "$fake is not a Python the analysis can run" "32: EWBENCH_PYTHON=$fake"
+	[ ! -e "$d/py32" ] || fail "32: EWBENCH_PYTHON=$fake wrote $d/py32"
+done
+# A Python too old: a real one where this machine has one, else a stand-in
+# that answers the version probe as Python 3.7 would.
+old_pys=
+for v in 2.7 3.6 3.7; do
+	for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v"*/bin/"python$v" \
+	    "$(command -v "python$v" 2>/dev/null)"; do
+		! "$p" -c pass 2>/dev/null || { old_pys="$old_pys $p"; break; }
+	done
+done
+if [ -z "$old_pys" ]; then
+	printf '#!/bin/sh\necho ewbench-python 3.7\n' >"$d/python3.7"
+	chmod +x "$d/python3.7"
+	old_pys=$d/python3.7
+	echo "faults: 32's old Python: a stand-in (no python2.7, 3.6 or 3.7 here)"
+fi
+mkdir -p "$d/hostile/ewbench/analysis"
+echo "open('$d/hostile-ran', 'w')" >"$d/hostile/ewbench/__init__.py"
+cp "$d/hostile/ewbench/__init__.py" "$d/hostile/ewbench/analysis/__main__.py"
+for p in $old_pys; do
+	set +e
+	(cd "$d/hostile" && EWBENCH_PYTHON=$p "$EWBENCH" report \
+	    "${top_srcdir}/tests/fixtures/h100-fixture" -o "$d/py32") \
+	    >"$d/out" 2>&1
+	rc=$?
+	set -e
+	want 1 "$p is Python [0-9.]*; the analysis needs Python 3.8 or later" \
+	    "32: EWBENCH_PYTHON=$p"
+	[ ! -e "$d/hostile-ran" ] || fail "32: $p ran the working directory's ewbench/"
+	[ ! -e "$d/py32" ] || fail "32: EWBENCH_PYTHON=$p wrote $d/py32"
+done
+
 # Issue 35: Ctrl-C (SIGINT to the process group, as a shell sends it)
 # during `ewbench report` exits 130 within a second, with one line, no
 # traceback, no process of the group left and no temporary file, however
@@ -301,6 +511,46 @@ else
 		*)	fail "35: Ctrl-C try $i: exit $rc, expected 130: $(cat "$d/int.out")" ;;
 		esac
 	done
+	# Issue 32: SIGTERM and SIGHUP to ewbench (its pid alone, as kill
+	# sends them) are Ctrl-C: exit 130, one line, no temporary file, no
+	# plot worker left writing once ewbench has gone (SIGTERM was 143,
+	# with the workers drawing on).
+	for sig in TERM HUP TERM HUP TERM HUP; do
+		rm -rf "$d/int" "$d/int.rc" "$d/int.pid"
+		( set +e; EWBENCH_PYTHON=$py setsid sh -c \
+		    'echo $$ >"$0"; exec "$@"' "$d/int.pid" "$EWBENCH" \
+		    report "$fixture" -o "$d/int" >"$d/int.out" 2>&1
+		  echo $? >"$d/int.rc" ) &
+		while [ ! -s "$d/int.pid" ]; do sleep 0.005; done
+		pgid=$(cat "$d/int.pid")
+		sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
+		[ $((RANDOM % 2)) = 0 ] || sleep 1
+		kill -$sig "$pgid" 2>/dev/null || true
+		wait
+		rc=$(cat "$d/int.rc")
+		sleep 0.3
+		left=$(ps -eo pgid=,pid=,args= | awk -v g="$pgid" '$1 == g')
+		[ -z "$left" ] || { kill -KILL -- "-$pgid"; fail "32: SIG$sig to report left $left"; }
+		[ -z "$(find "$d/int" -name '*.tmp' 2>/dev/null)" ] ||
+		    fail "32: SIG$sig to report left $(find "$d/int" -name '*.tmp')"
+		! grep -q -e Traceback "$d/int.out" ||
+		    fail "32: SIG$sig to report: a traceback: $(cat "$d/int.out")"
+		case $rc in
+		130)	[ "$(grep -c interrupted "$d/int.out")" = 1 ] ||
+			    fail "32: SIG$sig: not one line: $(cat "$d/int.out")" ;;
+		0)	[ -s "$d/int/report.html" ] ||
+			    fail "32: SIG$sig: exit 0 and no report.html" ;;
+		*)	fail "32: SIG$sig to report: exit $rc, expected 130: $(cat "$d/int.out")" ;;
+		esac
+	done
+	# A closed stdout is a quiet 130 (it was exit 1 and tracebacks).
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" report "$fixture" -o "$d/pipe-report" \
+	    2>"$d/out" | true
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" = 130 ] && [ ! -s "$d/out" ] ||
+	    fail "32: report | true: exit $rc: $(cat "$d/out")"
 	median=$(echo $times | tr ' ' '\n' | sort -n |
 	    awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }')
 	[ "$median" -le "$median_bound" ] ||

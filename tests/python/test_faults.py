@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -75,6 +76,60 @@ def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
         for path, data in after.items():
             assert data, "%s is empty" % path
         assert temporaries(out) == []
+
+
+def previous_report(run_copy, out):
+    """A report in out, marked so that no re-render can match it: a line
+    appended to report.md and report.html, a file of its own in figures/.
+    Returns {path: bytes} of every file in out."""
+    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    for name in ("report.md", "report.html"):
+        with open(out / name, "ab") as f:
+            f.write(b"<!-- the previous report -->\n")
+    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
+    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def files_of(out):
+    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+# Issue 32: a failed render leaves the previous report exactly as it was
+# (it was left changed: report.md new beside the old report.html, stray
+# PNGs beside the SVGs), whatever failed: a full disk at any point, a
+# file-size limit (ewbench ignores SIGXFSZ, so a write fails with EFBIG).
+
+@pytest.mark.parametrize("budget", [0, 20000, 200000, 400000])
+def test_full_disk_leaves_the_previous_report_exactly(run_copy, tmp_path,
+                                                      budget):
+    out = tmp_path / "report"
+    before = previous_report(run_copy, out)
+    status, err = analysis("report", str(run_copy), "-o", str(out),
+                           env=disk_full(out, budget))
+    assert status == EXIT_ERROR, err
+    assert "No space left on device" in err and "Traceback" not in err, err
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == ["figures", "report.html", "report.md"]
+
+
+def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
+                                                            tmp_path):
+    import resource
+    out = tmp_path / "report"
+    before = previous_report(run_copy, out)
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (150000, 150000))
+    done = subprocess.run([sys.executable, "-m", "ewbench.analysis",
+                           "report", str(run_copy), "-o", str(out)],
+                          cwd=ROOT, env=dict(os.environ, MPLBACKEND="Agg"),
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=limited)
+    assert done.returncode == EXIT_ERROR, done.stderr
+    assert "File too large" in done.stderr, done.stderr
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == ["figures", "report.html", "report.md"]
 
 
 def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
@@ -230,6 +285,7 @@ def test_huge_integer_in_timing_csv_is_bad_data(run_copy):
 @pytest.mark.parametrize("n, why", [
     (10 ** 40, "column n: .*at most 2\\^64 - 1"), (10 ** 39, "column n: .*at most 2\\^64 - 1"),
     (2 ** 64, "column n: .*at most 2\\^64 - 1"),
+    (2 ** 64 + 1, "column n: .*at most 2\\^64 - 1"),
     (2 ** 40, "expected footprint_bytes a whole multiple of n"),
     (1048575, "expected footprint_bytes a whole multiple of n")])
 def test_wrong_n_in_timing_csv_names_its_row(run_copy, capsys, n, why):

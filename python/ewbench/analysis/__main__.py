@@ -11,8 +11,9 @@ Exit codes:
      `ewbench torch`)
   3  bad input data: the message says file:line and what was expected
   5  compare --fail-on-slower: some point got slower beyond the noise
-  130  interrupted (Ctrl-C): outputs already written are whole, the one
-     being written is left as it was
+  130  interrupted (Ctrl-C; under ewbench also SIGTERM, SIGHUP and a
+     closed stdout): outputs already written are whole, the one being
+     written is left as it was
 """
 
 import argparse
@@ -343,6 +344,8 @@ def main(argv=None):
             "virtual environment (EWBENCH_PYTHON names the interpreter)"
             % (sys.executable, e.name))
         return EXIT_ERROR
+    except BrokenPipeError:
+        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
     except OSError as e:
         say(args.command, os_error_text(e))
         return EXIT_ERROR

@@ -95,8 +95,12 @@ def _fastest(points):
     return max(points, key=lambda p: p.bandwidth) if points else None
 
 
-def _versus(part, ctx, tier, dtype, n, cache):
-    at = sel.select(ctx.points, op="add", dtype=dtype, n=n, cache=cache)
+def _versus(part, ctx, tier, dtype, n, cache, at=None):
+    """Versus at one point of the plan; at: the run's add points of that
+    dtype, n and cache when the caller has them (l2_ranges, one pass over
+    the points for every size instead of one per size)."""
+    if at is None:
+        at = sel.select(ctx.points, op="add", dtype=dtype, n=n, cache=cache)
     launches = sorted({p.launch for p in at if var.is_own(p.variant)})
     if not launches:
         return None
@@ -267,6 +271,10 @@ def l2_ranges(sctx):
     if ctx is None or not ctx.run.l2_bytes:
         return []
     limit, source = l2_limit(ctx)
+    at = {}         # (dtype, n): the warm add points there
+    for p in ctx.points:
+        if p.op == "add" and p.cache == "warm":
+            at.setdefault((p.dtype, p.n), []).append(p)
     out = []
     for dtype in ("f32", "f16"):
         sizes = sorted({p.n for p in ctx.points if p.op == "add" and
@@ -274,7 +282,7 @@ def l2_ranges(sctx):
                         p.footprint_bytes <= limit})
         per_peer = {"cub": [], "torch": []}
         for n in sizes:
-            v = _versus(part, ctx, "L2", dtype, n, "warm")
+            v = _versus(part, ctx, "L2", dtype, n, "warm", at[dtype, n])
             if v is None or ctx.verdicts[v.best.key].name == \
                     model.LAUNCH_BOUND:
                 continue

@@ -8,8 +8,14 @@ from write() with no file name attached).
 """
 
 import os
+import shutil
 import signal
 import tempfile
+
+# The signals that stop a command (ewbench's bootstrap makes SIGTERM and
+# SIGHUP raise KeyboardInterrupt as SIGINT does): blocked while a staged
+# output is swapped in or cleared away.
+STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 # The temporary files being written now: a worker process that is
 # terminated (SIGTERM, plots.py) removes them before it exits, since an
@@ -99,3 +105,43 @@ def make_dirs(path):
     except FileExistsError:
         raise FileExistsError(17, "exists and is not a directory",
                               path) from None
+
+
+def stage(outdir):
+    """A fresh directory inside outdir (made if need be) to render a whole
+    output into, hidden and named *.tmp: swap_in moves it in once it is
+    complete, clear removes what is left of it."""
+    make_dirs(outdir)
+    try:
+        return tempfile.mkdtemp(dir=outdir, prefix=".render-", suffix=".tmp")
+    except OSError as e:
+        raise _named(e, outdir) from None
+
+
+def swap_in(staged, outdir, names):
+    """Replace outdir/NAME by staged/NAME for every name (files and
+    directories), with the stopping signals blocked: the previous output
+    stays whole until this call, and none is left half swapped.  A
+    directory replaced goes into staged, for clear() to remove."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        for name in names:
+            new, old = os.path.join(staged, name), os.path.join(outdir, name)
+            try:
+                if os.path.isdir(new) and os.path.lexists(old):
+                    os.rename(old, os.path.join(staged, ".previous-" + name))
+                os.replace(new, old)
+            except OSError as e:
+                raise _named(e, old) from None
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def clear(staged):
+    """Remove a staging directory and all in it (a failed or interrupted
+    render, or the previous output swap_in moved there)."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        shutil.rmtree(staged, ignore_errors=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)

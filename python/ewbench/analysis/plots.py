@@ -777,16 +777,16 @@ def _draw_one(job):
 
 
 def _worker_start():
-    """A worker's start: Ctrl-C is the parent's to handle (a worker that
+    """A worker's start: Ctrl-C and a hangup are the parent's to handle (a worker that
     died of a KeyboardInterrupt could leave the pool's lock held, and the
     parent waiting for it for good); SIGTERM, which the parent's terminate
     sends, removes the temporary file of a figure being written and ends
     the worker at once (an exception raised from the handler could be
     swallowed where it lands, and the worker live on)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminated)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT,
-                                                signal.SIGTERM])
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, atomic.STOPS)
 
 
 def _terminated(signum, frame):
@@ -806,7 +806,7 @@ def _draw_all(jobs):
     # The workers are forked with SIGINT and SIGTERM blocked, so that
     # neither reaches one before _worker_start has set its handling (the
     # pool's threads, which fork the workers, inherit the mask).
-    stopped = {signal.SIGINT, signal.SIGTERM}
+    stopped = set(atomic.STOPS)
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
     try:
         pool = context.Pool(min(len(jobs), os.cpu_count()),
@@ -847,17 +847,27 @@ def plot_timeline(events, window, out_png, title):
     ax = fig.add_subplot()
     variants = sorted({e.variant for e in gpu if e.variant})
     styles = variant_styles(variants) if variants else {}
+    # One collection per lane and colour (broken_barh), not an artist per
+    # event: the cost stays linear and small in the events drawn.
+    bars = {}       # (y, colour): [(left, width)]
     for e in host:
         y = lanes[e.depth]
-        ax.barh(y, e.dur_us, left=e.start_us - t0, height=0.8,
-                color="#5b6f8b", alpha=0.35, edgecolor="#5b6f8b")
+        bars.setdefault((y, "#5b6f8b"), []).append((e.start_us - t0,
+                                                     e.dur_us))
         ax.text(max(e.start_us - t0, 0) + 0.5, y, e.name, va="center",
                 fontsize=7, clip_on=True)
     for e in gpu:
         helper = "flush" in e.name or not e.variant
         color = "#aaaaaa" if helper else styles[e.variant][0]
-        ax.barh(gpu_lane, e.dur_us, left=e.start_us - t0, height=0.8,
-                color=color, edgecolor="white", lw=0.3)
+        bars.setdefault((gpu_lane, color), []).append((e.start_us - t0,
+                                                       e.dur_us))
+    for (y, color), spans in bars.items():
+        if y == gpu_lane:
+            ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=color,
+                           edgecolors="white", linewidths=0.3)
+        else:
+            ax.broken_barh(spans, (y - 0.4, 0.8), facecolors=color,
+                           alpha=0.35, edgecolors=color)
     ax.set_yticks([gpu_lane] + [lanes[d] for d in depths])
     ax.set_yticklabels(["GPU kernels"] + ["NVTX depth %d" % d
                                           for d in depths], fontsize=8)

@@ -998,22 +998,35 @@ def write_report(study, outdir, plot_study):
     """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
     judge the findings, write report.md and report.html into outdir.  The
     PNGs live only inside the HTML: they are removed once embedded, and the
-    SVGs stay beside it (the HTML links them; the Markdown shows them)."""
+    SVGs stay beside it (the HTML links them; the Markdown shows them).
+    The whole report is rendered into a fresh directory inside outdir and
+    swapped in only once complete (atomic.stage): a render that fails or
+    is interrupted part way (a full disk, a file-size limit, a signal)
+    leaves the previous report exactly as it was."""
     if not isinstance(study, stu.Study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    atomic.make_dirs(outdir)
-    _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
-    marks = {"effective_l2": fnd.effective_l2(l2_part) if l2_part else None}
-    figures = plot_study(study, os.path.join(outdir, FIGURES_DIR), marks)
-    figures.update(uk.draw(study, os.path.join(outdir, FIGURES_DIR)))
-    title, blocks = build_document(study, sctx, judged, figures)
-    md_path = os.path.join(outdir, "report.md")
-    html_path = os.path.join(outdir, "report.html")
-    atomic.write_text(md_path, doc.render_markdown(blocks))
-    atomic.write_text(html_path, doc.render_html(blocks, title, outdir))
-    for png, _ in figures.values():
-        if os.path.exists(png):
-            os.remove(png)
-    return md_path, html_path, judged
+    staged = atomic.stage(outdir)
+    try:
+        figures_dir = os.path.join(staged, FIGURES_DIR)
+        atomic.make_dirs(figures_dir)
+        _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
+        marks = {"effective_l2":
+                 fnd.effective_l2(l2_part) if l2_part else None}
+        figures = plot_study(study, figures_dir, marks)
+        figures.update(uk.draw(study, figures_dir))
+        title, blocks = build_document(study, sctx, judged, figures)
+        atomic.write_text(os.path.join(staged, "report.md"),
+                          doc.render_markdown(blocks))
+        atomic.write_text(os.path.join(staged, "report.html"),
+                          doc.render_html(blocks, title, staged))
+        for png, _ in figures.values():
+            if os.path.exists(png):
+                os.remove(png)
+        atomic.swap_in(staged, outdir, [FIGURES_DIR, "report.md",
+                                        "report.html"])
+    finally:
+        atomic.clear(staged)
+    return (os.path.join(outdir, "report.md"),
+            os.path.join(outdir, "report.html"), judged)
