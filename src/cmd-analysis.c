@@ -55,10 +55,12 @@ static const struct {
 
 /* python -c BOOTSTRAP MODULE ARGS...: MODULE run as -m runs it, with
  * neither '' (the working directory) on sys.path nor any module imported
- * from there first; SIGTERM and SIGHUP raise KeyboardInterrupt as SIGINT
- * does, and the three are unblocked inside the try that turns it into
+ * from there first; SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt,
+ * noted, and the three are unblocked inside the try that turns it into
  * exit 130, and blocked again once the module has exited (a late signal
- * cannot break the interpreter's shutdown).  stdout is flushed there: a
+ * cannot break the interpreter's shutdown).  Whatever a stop turned into
+ * on its way up is an interruption too: numpy's C extension, stopped
+ * while it imports, raises ImportError, not KeyboardInterrupt.  stdout is flushed there: a
  * closed pipe is a quiet 130, another failure exit 1 with its reason. */
 static const char bootstrap[] =
 "import sys\n"
@@ -67,8 +69,12 @@ static const char bootstrap[] =
 "import os, signal\n"
 "module = sys.argv.pop(1)\n"
 "stops = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]\n"
-"signal.signal(signal.SIGTERM, signal.default_int_handler)\n"
-"signal.signal(signal.SIGHUP, signal.default_int_handler)\n"
+"stopped = []\n"
+"def stop(signum, frame):\n"
+"    stopped.append(signum)\n"
+"    raise KeyboardInterrupt\n"
+"for s in stops:\n"
+"    signal.signal(s, stop)\n"
 "def quiet():\n"
 "    signal.pthread_sigmask(signal.SIG_BLOCK, stops)\n"
 "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
@@ -86,6 +92,12 @@ static const char bootstrap[] =
 "    quiet()\n"
 "except SystemExit as e:\n"
 "    code = e.code\n"
+"except BaseException:\n"
+"    if not stopped:\n"
+"        raise\n"
+"    signal.pthread_sigmask(signal.SIG_BLOCK, stops)\n"
+"    sys.stderr.write('ewbench: interrupted\\n')\n"
+"    code = 130\n"
 "signal.pthread_sigmask(signal.SIG_BLOCK, stops)\n"
 "try:\n"
 "    sys.stdout.flush()\n"

@@ -445,6 +445,32 @@ for p in $old_pys; do
 	[ ! -e "$d/py32" ] || fail "32: EWBENCH_PYTHON=$p wrote $d/py32"
 done
 
+# A stop that arrives while numpy's C extension imports comes back as an
+# ImportError, not KeyboardInterrupt (seen once in 50 Ctrl-C tries under
+# make -j2 check): still exit 130, one line, no traceback.  A numpy that
+# does what numpy does, stopped while it imports, stands in for it.
+py=${PYTHON:-python3}
+[ "$py" != : ] || py=python3
+mkdir -p "$d/stopped-numpy/numpy"
+cat >"$d/stopped-numpy/numpy/__init__.py" <<'PY'
+import os, signal, time
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt as e:
+    raise ImportError("PyCapsule_Import could not import module "
+                      "\"datetime\"") from e
+PY
+set +e
+EWBENCH_PYTHON=$py PYTHONPATH="$d/stopped-numpy:$PYTHONPATH" "$EWBENCH" \
+    report "$top_srcdir/tests/fixtures/h100-fixture" -o "$d/stopped" \
+    >"$d/out" 2>&1
+rc=$?
+set -e
+want 130 'interrupted' "35: a stop while numpy imports"
+! grep -q Traceback "$d/out" && [ "$(wc -l <"$d/out")" = 1 ] ||
+    fail "35: a stop while numpy imports: $(cat "$d/out")"
+
 # Issue 35: Ctrl-C (SIGINT to the process group, as a shell sends it)
 # during `ewbench report` exits 130 within a second, with one line, no
 # traceback, no process of the group left and no temporary file, however
