@@ -27,12 +27,14 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/noise.py \
 	%reldir%/ewbench/analysis/placement.py \
 	%reldir%/ewbench/analysis/plots.py \
+	%reldir%/ewbench/analysis/published.py \
 	%reldir%/ewbench/analysis/report.py \
 	%reldir%/ewbench/analysis/select.py \
 	%reldir%/ewbench/analysis/study.py \
 	%reldir%/ewbench/analysis/timing.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/analysis/units.py \
+	%reldir%/ewbench/analysis/unmeasured.py \
 	%reldir%/ewbench/analysis/user_kernels.py \
 	%reldir%/ewbench/analysis/validate.py \
 	%reldir%/ewbench/analysis/variants.py \
