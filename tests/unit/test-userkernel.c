@@ -592,9 +592,9 @@ test_spec(void)
 	CHECK(user_spec_kernel(&s, named, &cause) == 0);
 	CHECK_STR(s.path, path);
 	CHECK_STR(s.function, "my_add");
-	CHECK(user_spec_finish(&s, &cause) == -1);	/* no --op */
-	CHECK(cause != NULL && strstr(cause, "cannot tell what my_add "
-	    "computes from its parameters: say --op add|relu|abs"));
+	CHECK(user_spec_finish(&s, &cause) == -1);	/* not in the file */
+	CHECK(cause != NULL && strstr(cause, "no __global__ function my_add "
+	    "in it"));
 	free(cause);
 	cause = NULL;
 	CHECK(user_spec_op(&s, "relu", &cause) == 0 && s.op == EWB_OP_RELU);
