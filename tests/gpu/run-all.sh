@@ -32,6 +32,8 @@
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   readme    the README's "Your own kernel" blocks as written, from the
+#             build tree and from an installed copy
 #   site80    an A100 site's build on this GPU: a copy of the tree
 #             configured --with-cuda-arch=80 only, its `make report`
 #             (the bulk-copy variants skipped, every other one checked and
@@ -384,6 +386,21 @@ mainjob2)
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
 	tar czf "$out/study-$(basename "$1").tar.gz" -C reports "$(basename "$1")"
+	;;
+readme)
+	# The README's "Your own kernel" blocks as written, in an empty
+	# folder: with the build tree's ewbench, then an installed one.
+	log README kernel blocks
+	blocks=$(awk '/^##/ { on = /^### Your own kernel/ }
+	    on && /^```sh$/ { inb = 1; next } inb && /^```$/ { inb = 0; next }
+	    on && inb' README.md)
+	echo "$blocks"
+	make install prefix="$work/inst" >"$out/install.log" 2>&1 || tail -20 "$out/install.log"
+	for bin in "$PWD" "$work/inst/bin"; do
+		dir=$(mktemp -d)
+		( cd "$dir" && PATH=$bin:$PATH timed "readme-$(basename "$bin")" sh -ec "$blocks" )
+		echo "ewbench from $bin: $(tail -3 "$work/readme-$(basename "$bin").log")"
+	done
 	;;
 site80)
 	log build for compute capability 8.0 only
