@@ -60,7 +60,9 @@ static const struct {
  * exit 130, and blocked again once the module has exited (a late signal
  * cannot break the interpreter's shutdown).  Whatever a stop turned into
  * on its way up is an interruption too: numpy's C extension, stopped
- * while it imports, raises ImportError, not KeyboardInterrupt.  stdout is flushed there: a
+ * while it imports, raises ImportError, not KeyboardInterrupt; and a stop
+ * that lands in a callback Python cannot raise from (importlib's module
+ * locks) is sent again, not printed and lost.  stdout is flushed there: a
  * closed pipe is a quiet 130, another failure exit 1 with its reason. */
 static const char bootstrap[] =
 "import sys\n"
@@ -75,6 +77,12 @@ static const char bootstrap[] =
 "    raise KeyboardInterrupt\n"
 "for s in stops:\n"
 "    signal.signal(s, stop)\n"
+"def unraisable(u):\n"
+"    if stopped and isinstance(u.exc_value, KeyboardInterrupt):\n"
+"        os.kill(os.getpid(), stopped[-1])\n"
+"    else:\n"
+"        sys.__unraisablehook__(u)\n"
+"sys.unraisablehook = unraisable\n"
 "def quiet():\n"
 "    signal.pthread_sigmask(signal.SIG_BLOCK, stops)\n"
 "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
@@ -120,7 +128,8 @@ static const char probe[] =
 "if sys.version_info >= (3, 4):\n"
 "    import importlib.util\n"
 "    spec = importlib.util.find_spec('ewbench')\n"
-"    sys.stdout.write('%s\\n' % (spec and spec.origin or ''))\n";
+"    sys.stdout.write('%s\\n' % (spec and spec.origin or ''))\n"
+"    sys.stdout.write('%s\\n' % (sys.executable or ''))\n";
 
 bool
 analysis_is_command(const char *command)
@@ -191,15 +200,33 @@ stop_pending(const sigset_t *stops)
 	return false;
 }
 
+/* The interpreter's own file (sys.executable, the probe's third line),
+ * where it is one: what is run, so that a wrapper (a pyenv shim, itself a
+ * shell script) never stands between ewbench and Python: a shell that
+ * gets the user's Ctrl-C dies of it without a word. */
+static void
+executable_of(char *line, char **real)
+{
+	char	*nl = strchr(line, '\n');
+
+	if (nl != NULL)
+		*nl = '\0';
+	if (*line == '/' && access(line, X_OK) == 0) {
+		free(*real);
+		*real = xstrdup(line);
+	}
+}
+
 /*
  * Runs py with the probe: 0 when it is a Python the analysis runs on that
  * imports the package from package_dir (or, with no package_dir, finds one
- * at all); else -1 with the cause, or 130 when one of stops came meanwhile
- * (the probe killed).
+ * at all), *real its own file where it says one (else left NULL); else -1
+ * with the cause, or 130 when one of stops came meanwhile (the probe
+ * killed).
  */
 static int
 check_python(const char *py, const char *package_dir, const sigset_t *stops,
-    char **cause)
+    char **real, char **cause)
 {
 	char		 out[PATH_MAX + 64], *nl, *origin, *want, *real_want,
 			 real_origin[PATH_MAX];
@@ -273,8 +300,10 @@ check_python(const char *py, const char *package_dir, const sigset_t *stops,
 		return -1;
 	}
 	origin = strchr(out, '\n') + 1;
-	if ((nl = strchr(origin, '\n')) != NULL)
+	if ((nl = strchr(origin, '\n')) != NULL) {
 		*nl = '\0';
+		executable_of(nl + 1, real);
+	}
 	if (*origin == '\0' || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
 		*cause = package_dir != NULL ? xasprintf("%s (Python %d.%d) "
@@ -305,7 +334,7 @@ check_python(const char *py, const char *package_dir, const sigset_t *stops,
 int
 analysis_command(int argc, char **argv)
 {
-	char		*dirs[PATHS_MAX], **args, *cause = NULL;
+	char		*dirs[PATHS_MAX], **args, *cause = NULL, *real = NULL;
 	const char	*py = python(), *package_dir;
 	sigset_t	 stops, old_mask;
 	size_t		 i, n, k = 0;
@@ -325,7 +354,7 @@ analysis_command(int argc, char **argv)
 			fprintf(stderr, "%s%s", k > 0 ? " or " : "", dirs[k]);
 		fprintf(stderr, "; trying %s's own (pip install)\n", py);
 	}
-	rc = check_python(py, package_dir, &stops, &cause);
+	rc = check_python(py, package_dir, &stops, &real, &cause);
 	paths_free(dirs, n);
 	if (rc != 0) {
 		if (rc == EWB_EXIT_INTERRUPTED)
@@ -338,6 +367,8 @@ analysis_command(int argc, char **argv)
 	}
 	setenv("EWBENCH_PROG", "ewbench", 1);
 
+	if (real != NULL)
+		py = real;
 	args = xcalloc((size_t)argc + 5, sizeof *args);
 	k = 0;
 	args[k++] = (char *)py;
