@@ -52,6 +52,12 @@ bool		 interrupt_pending(void);
  * path. */
 int		 read_user_file(const char *path, size_t max_bytes, char **text,
 		    size_t *len, char **cause);
+/* read_user_file, and the file's st_dev and st_ino into *id (where not
+ * NULL); on -1, errno says why: the open's own (ENOENT: no such file),
+ * EINVAL not a regular file, EFBIG longer than max_bytes. */
+struct stat;
+int		 read_user_file_id(const char *path, size_t max_bytes,
+		    char **text, size_t *len, struct stat *id, char **cause);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */
 double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */

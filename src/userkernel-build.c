@@ -1071,6 +1071,201 @@ out:
 	return rc;
 }
 
+/*
+ * The files a kernel #includes, checked before NVRTC opens them itself
+ * (it would block on a FIFO until killed): every #include "NAME" of the
+ * source, resolved as NVRTC resolves it (the including file's directory,
+ * then each -I; NVRTC does not look in the working directory), and every
+ * #include <NAME> found in a -I of --kernel-flags, must be a regular file
+ * of at most SOURCE_MAX bytes, opened without blocking (read_user_file);
+ * the headers they include are checked alike, each file once.  One that is
+ * nowhere is left to NVRTC's own message, and one in the toolkit's headers
+ * is not looked into.  A directive inside a comment or an #if 0 is checked
+ * too: the scan is of lines, not of the preprocessor's output.
+ */
+struct includes {
+	const char	**dirs;		/* the -I directories, in order */
+	size_t		  ndirs;
+	struct stat	 *seen;		/* st_dev and st_ino of files read */
+	size_t		  nseen;
+};
+
+static bool
+include_seen(struct includes *inc, const struct stat *id)
+{
+	size_t	i;
+
+	for (i = 0; i < inc->nseen; i++) {
+		if (inc->seen[i].st_dev == id->st_dev &&
+		    inc->seen[i].st_ino == id->st_ino)
+			return true;
+	}
+	inc->seen = xrealloc(inc->seen, (inc->nseen + 1) * sizeof *inc->seen);
+	inc->seen[inc->nseen++] = *id;
+	return false;
+}
+
+/* The directory of path, "." for a bare name. */
+static char *
+dir_of(const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xasprintf("%.*s", (int)(slash - path), path);
+}
+
+static int	check_includes(struct includes *, const char *path,
+		    const char *source, char **cause);
+
+/* candidate, where NAME may be: 1 absent, 0 a regular file (its own
+ * includes checked), -1 refused. */
+static int
+include_candidate(struct includes *inc, const char *path, const char *name,
+    bool quoted, const char *candidate, char **cause)
+{
+	struct stat	 id;
+	char		*text, *why;
+	size_t		 len;
+	int		 rc = 0;
+
+	if (read_user_file_id(candidate, SOURCE_MAX, &text, &len, &id,
+	    &why) != 0) {
+		if (errno == ENOENT || errno == ENOTDIR) {
+			free(why);
+			return 1;
+		}
+		*cause = xasprintf("%s: #include %c%s%c: %s", path,
+		    quoted ? '"' : '<', name, quoted ? '"' : '>', why);
+		free(why);
+		return -1;
+	}
+	if (!include_seen(inc, &id) && memchr(text, '\0', len) == NULL)
+		rc = check_includes(inc, candidate, text, cause);
+	free(text);
+	return rc;
+}
+
+/* One directive's NAME, included by path (quoted: whether it was "NAME"):
+ * the including file's directory (quoted only), the toolkit's headers (not
+ * looked into), then each -I of --kernel-flags. */
+static int
+check_include(struct includes *inc, const char *path, const char *name,
+    bool quoted, char **cause)
+{
+	char	*candidate, *dir;
+	size_t	 i;
+	int	 rc;
+
+	if (name[0] == '/') {
+		rc = include_candidate(inc, path, name, quoted, name, cause);
+		return rc < 0 ? -1 : 0;
+	}
+	for (i = quoted ? 0 : 1; i <= inc->ndirs; i++) {
+		if (i == 0) {
+			dir = dir_of(path);
+			candidate = xasprintf("%s/%s", dir, name);
+			free(dir);
+		} else
+			candidate = xasprintf("%s/%s", inc->dirs[i - 1], name);
+		if (i == 1 && access(candidate, F_OK) == 0)
+			rc = 0;
+		else
+			rc = include_candidate(inc, path, name, quoted,
+			    candidate, cause);
+		free(candidate);
+		if (rc <= 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Every #include of source, the text of path (one pass over its lines). */
+static int
+check_includes(struct includes *inc, const char *path, const char *source,
+    char **cause)
+{
+	const char	*p = source, *name;
+	char		*copy, end;
+	size_t		 n;
+	int		 rc;
+
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#') {
+			p++;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (strncmp(p, "include", 7) == 0 &&
+			    (p[7] == ' ' || p[7] == '\t' || p[7] == '"' ||
+			    p[7] == '<')) {
+				p += 7;
+				while (*p == ' ' || *p == '\t')
+					p++;
+				end = *p == '"' ? '"' : *p == '<' ? '>' :
+				    '\0';
+				if (end != '\0') {
+					name = ++p;
+					while (*p != '\0' && *p != '\n' &&
+					    *p != end)
+						p++;
+					n = (size_t)(p - name);
+					if (*p == end && n > 0) {
+						copy = xasprintf("%.*s",
+						    (int)n, name);
+						rc = check_include(inc, path,
+						    copy, end == '"', cause);
+						free(copy);
+						if (rc != 0)
+							return -1;
+					}
+				}
+			}
+		}
+		while (*p != '\0' && *p != '\n')
+			p++;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+/* The -I directories of flags (-IDIR, -I DIR, --include-path=DIR,
+ * --include-path DIR), after the toolkit's; then check_includes. */
+static int
+user_includes(const struct user_spec *spec, const char *source, char **cause)
+{
+	struct includes	 inc;
+	const char	*f, *dir;
+	size_t		 i;
+	int		 rc;
+
+	memset(&inc, 0, sizeof inc);
+	inc.dirs = xmalloc((spec->nflags + 1) * sizeof *inc.dirs);
+	inc.dirs[inc.ndirs++] = EWB_CUDA_INCLUDE;
+	for (i = 0; i < spec->nflags; i++) {
+		f = spec->flags[i];
+		dir = NULL;
+		if (strncmp(f, "-I", 2) == 0)
+			dir = f[2] != '\0' ? f + 2 : NULL;
+		else if (strncmp(f, "--include-path=", 15) == 0)
+			dir = f + 15;
+		if (dir == NULL && (strcmp(f, "-I") == 0 ||
+		    strcmp(f, "--include-path") == 0) && i + 1 < spec->nflags)
+			dir = spec->flags[++i];
+		if (dir != NULL && *dir != '\0')
+			inc.dirs[inc.ndirs++] = dir;
+	}
+	rc = check_includes(&inc, spec->path, source, cause);
+	free(inc.dirs);
+	free(inc.seen);
+	return rc;
+}
+
 int
 user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
     int *code, char **cause)
@@ -1097,6 +1292,8 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 		b->function = xstrdup(spec->function);
 	else if (user_find_function(source, spec->path, &b->function,
 	    cause) != 0)
+		goto out;
+	if (user_includes(spec, source, cause) != 0)
 		goto out;
 	*code = EWB_EXIT_ERROR;
 	if (nvrtcVersion(&b->nvrtc_major, &b->nvrtc_minor) != NVRTC_SUCCESS) {

@@ -180,18 +180,27 @@ int
 read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
     char **cause)
 {
+	return read_user_file_id(path, max_bytes, text, len, NULL, cause);
+}
+
+int
+read_user_file_id(const char *path, size_t max_bytes, char **text,
+    size_t *len, struct stat *id, char **cause)
+{
 	struct stat	 st;
 	ssize_t		 got;
 	size_t		 have = 0;
-	int		 fd, flags;
+	int		 fd, flags, saved;
 
 	*text = NULL;
 	/* O_NONBLOCK: a FIFO (or a device) opens at once, to be refused. */
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) != 0) {
-		*cause = xasprintf("%s: %s", path, strerror(errno));
+		saved = errno;
+		*cause = xasprintf("%s: %s", path, strerror(saved));
 		if (fd != -1)
 			close(fd);
+		errno = saved;
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -200,13 +209,19 @@ read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
 		    "a directory" : S_ISSOCK(st.st_mode) ? "a socket" :
 		    "a device");
 		close(fd);
+		errno = EINVAL;
 		return -1;
 	}
 	if ((uintmax_t)st.st_size > max_bytes) {
 		*cause = xasprintf("%s: %jd bytes, more than the %zu this file "
 		    "may have", path, (intmax_t)st.st_size, max_bytes);
 		close(fd);
+		errno = EFBIG;
 		return -1;
+	}
+	if (id != NULL) {
+		id->st_dev = st.st_dev;
+		id->st_ino = st.st_ino;
 	}
 	if ((flags = fcntl(fd, F_GETFL)) != -1)
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
@@ -216,10 +231,12 @@ read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			*cause = xasprintf("%s: %s", path, strerror(errno));
+			saved = errno;
+			*cause = xasprintf("%s: %s", path, strerror(saved));
 			close(fd);
 			free(*text);
 			*text = NULL;
+			errno = saved;
 			return -1;
 		}
 		have += (size_t)got;

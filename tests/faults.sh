@@ -322,6 +322,27 @@ fi
 mkfifo "$d/fifo.cu"
 ewbt -- run $uk --kernel "$d/fifo.cu" -o "$d/c32k"
 want 2 'fifo.cu: not a regular file (a FIFO)' "32: a FIFO as --kernel"
+# A FIFO #include'd by the kernel (NVRTC opens it itself, and blocked until
+# killed): refused at once, by the kernel's directory or by a -I of
+# --kernel-flags, and from a header the kernel includes; a missing one is
+# NVRTC's to name.
+mkdir -p "$d/inc/sub" "$d/inc/flagdir"
+mkfifo "$d/inc/fifo.h" "$d/inc/flagdir/pipe.h"
+printf '#include "../fifo.h"\n' >"$d/inc/sub/via.h"
+n=0
+for h in 'fifo.h' 'sub/via.h' 'pipe.h'; do
+	n=$((n + 1))
+	{ printf '#include "%s"\n' "$h"; cat "$kernel"; } >"$d/inc/k.cu"
+	ewbt -- run $uk --kernel "$d/inc/k.cu" \
+	    --kernel-flags "-I $d/inc/flagdir" -o "$d/c32i-$n"
+	want 2 '#include "[a-z./]*": .*\(fifo\|pipe\).h: not a regular file (a FIFO)' \
+	    "32: a FIFO #include'd ($h)"
+	[ "$(wc -l <"$d/out")" = 1 ] ||
+	    fail "32: a FIFO #include'd ($h) said more than one line: $(cat "$d/out")"
+done
+{ printf '#include "nosuch.h"\n'; cat "$kernel"; } >"$d/inc/k.cu"
+ewbt XDG_CACHE_HOME="$d/xdg" -- run $uk --kernel "$d/inc/k.cu" -o "$d/c32i-m"
+want 2 'cannot open source file "nosuch.h"' "32: a missing #include"
 mkdir "$d/groups"
 mkfifo "$d/groups/g.txt"
 ewbt EWBENCH_METRICS_DIR="$d/groups" -- run -q \

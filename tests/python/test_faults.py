@@ -372,3 +372,71 @@ def test_bare_claim_is_named(tmp_path):
     (tmp_path / "run.json").write_text('{"status": "claimed"}\n')
     with pytest.raises(DataError, match="only the claim of one"):
         load.load_manifest(str(tmp_path / "run.json"))
+
+
+# Issue 32: a 10 MB device name in run.json took the report minutes to lay
+# out.  A name longer than CUDA's cudaDeviceProp::name (256 bytes), and a
+# variant id or metric name longer than 1024 bytes, is bad data (exit 3)
+# named by its file, line and JSON path or column, before any layout.
+def _edit_run_json(run_copy, edit):
+    path = run_copy / "run.json"
+    doc = json.loads(path.read_text())
+    edit(doc)
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def test_huge_device_name_is_bad_data(run_copy, tmp_path, capsys):
+    def edit(doc):
+        doc["device"]["name"] = "NVIDIA H100 " + "x" * (10 << 20)
+    path = _edit_run_json(run_copy, edit)
+    assert main(["report", str(run_copy), "-o",
+                 str(tmp_path / "out")]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert "%s:" % path in err
+    assert "expected device.name to be a string of at most 256 bytes" in err
+    assert len(err) < 1000
+    assert not (tmp_path / "out").exists()
+
+
+def test_device_name_of_cudas_length_is_read(run_copy):
+    def edit(doc):
+        doc["device"]["name"] = "\u00e9" * 128           # 256 bytes of UTF-8
+    _edit_run_json(run_copy, edit)
+    assert load.load_run(str(run_copy)).manifest["device"]["name"] == \
+        "\u00e9" * 128
+
+
+def test_device_name_past_cudas_length_in_bytes_is_bad_data(run_copy):
+    def edit(doc):
+        doc["device"]["name"] = "\u00e9" * 129           # 258 bytes of UTF-8
+    _edit_run_json(run_copy, edit)
+    with pytest.raises(DataError, match=r"run.json:\d+: expected "
+                       "device.name to be a string of at most 256 bytes"):
+        load.load_run(str(run_copy))
+
+
+def test_huge_variant_in_settings_is_bad_data(run_copy):
+    def edit(doc):
+        doc["settings"]["variants"].append("v" * (10 << 20))
+    _edit_run_json(run_copy, edit)
+    with pytest.raises(DataError, match=r"run.json:\d+: expected "
+                       r"settings.variants\[\d+\] to be a string of at most "
+                       "1024 bytes"):
+        load.load_run(str(run_copy))
+
+
+@pytest.mark.parametrize("name, column", [("timing.csv", "variant"),
+                                          ("metrics.csv", "variant"),
+                                          ("metrics.csv", "metric")])
+def test_huge_name_in_a_csv_is_bad_data(run_copy, name, column):
+    path = run_copy / name
+    lines = path.read_text().split("\n")
+    index = lines[0].split(",").index(column)
+    fields = lines[1].split(",")
+    fields[index] = "m" * 4096          # the CSV reader takes 131072
+    lines[1] = ",".join(fields)
+    path.write_text("\n".join(lines))
+    with pytest.raises(DataError, match="%s:2: column %s: expected a "
+                       "string of at most 1024 bytes" % (name, column)):
+        load.load_run(str(run_copy))

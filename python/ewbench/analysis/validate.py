@@ -383,7 +383,21 @@ def number(positive=False):
                   lambda v: _is_number(v) and v >= 0)
 
 
-def text(choices=None, nonempty=False):
+def _bytes_within(value, most):
+    return len(value) <= most // 4 or len(value.encode("utf-8", "replace")) <= most
+
+
+# The longest names the report lays out: a device's (CUDA's
+# cudaDeviceProp::name is 256 bytes), a variant id and a metric name (a
+# 10 MB one took the report minutes); longer is bad data.
+DEVICE_NAME_MAX = 256
+NAME_MAX = 1024
+
+
+def text(choices=None, nonempty=False, most=None):
+    if most is not None:
+        return Scalar("a string of at most %d bytes" % most,
+                      lambda v: isinstance(v, str) and _bytes_within(v, most))
     if choices:
         return Scalar("one of %s" % ", ".join(choices),
                       lambda v: isinstance(v, str) and v in choices)
@@ -514,7 +528,7 @@ RUN_JSON = Object({
                         "cupti_api": Nullable(integer())}),
     "device": Object({
         "index": integer(),
-        "name": Nullable(_STRING),
+        "name": Nullable(text(most=DEVICE_NAME_MAX)),
         "uuid": Nullable(_STRING),
         "pci_bus_id": Nullable(_STRING),
         "compute_capability": Nullable(_STRING),
@@ -533,7 +547,7 @@ RUN_JSON = Object({
         "numa_node": Nullable(Scalar("an integer", _is_int)),
     }),
     "settings": Object({
-        "variants": _STRINGS,
+        "variants": ListOf(text(most=NAME_MAX)),
         "sizes": ListOf(integer(1)),
         "blocks": ListOf(integer(1)),
         "iters": integer(1),
@@ -567,7 +581,7 @@ RUN_JSON = Object({
         "status": text(COUNTER_STATUSES),
         "reason": Nullable(_STRING),
         "metric_set": Nullable(_STRING),
-        "metrics": _STRINGS,
+        "metrics": ListOf(text(most=NAME_MAX)),
         # Per chip (metrics/*.txt entries by meaning): the CUPTI name each
         # entry was collected under, and the entries the chip has no name
         # for, each with why.  Absent in runs before them: none left out.
@@ -797,6 +811,9 @@ _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _INTEGER = re.compile(r"^[+-]?\d+$")
 
 
+_BOUNDED_COLUMNS = ("variant", "metric")
+
+
 def parse_field(field, column):
     """Convert one CSV field; raise ValueError('expected ...') if invalid."""
     if field == "":
@@ -827,6 +844,9 @@ def parse_field(field, column):
         if value < 0 or (column.positive and value == 0):
             raise ValueError("expected %s, got %r" % (what, field))
         return value
+    if column.name in _BOUNDED_COLUMNS and not _bytes_within(field, NAME_MAX):
+        raise ValueError("expected a string of at most %d bytes, got %r"
+                         % (NAME_MAX, field[:40] + "..."))
     if column.choices is not None and field not in column.choices:
         raise ValueError("expected one of %s, got %r" %
                          (", ".join(column.choices), field))
