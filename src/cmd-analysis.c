@@ -62,7 +62,11 @@ static const struct {
  * on its way up is an interruption too: numpy's C extension, stopped
  * while it imports, raises ImportError, not KeyboardInterrupt; and a stop
  * that lands in a callback Python cannot raise from (importlib's module
- * locks) is sent again, not printed and lost.  stdout is flushed there: a
+ * locks) is sent again, not printed and lost.  A stop is also put in the
+ * environment (EWBENCH_STOPPED), for the analysis to tell an import that
+ * failed because it was stopped from a missing package; and an
+ * interrupted Python ends at once, without the shutdown that a C
+ * extension stopped half-way through its initialisation can abort.  stdout is flushed there: a
  * closed pipe is a quiet 130, another failure exit 1 with its reason. */
 static const char bootstrap[] =
 "import sys\n"
@@ -74,6 +78,7 @@ static const char bootstrap[] =
 "stopped = []\n"
 "def stop(signum, frame):\n"
 "    stopped.append(signum)\n"
+"    os.environ['EWBENCH_STOPPED'] = str(signum)\n"
 "    raise KeyboardInterrupt\n"
 "for s in stops:\n"
 "    signal.signal(s, stop)\n"
@@ -114,6 +119,9 @@ static const char bootstrap[] =
 "except OSError as e:\n"
 "    sys.stderr.write('ewbench: standard output: %s\\n' % e.strerror)\n"
 "    code = code or 1\n"
+"if stopped and code == 130:\n"
+"    sys.stderr.flush()\n"
+"    os._exit(130)\n"
 "sys.exit(code)\n";
 
 /* What the interpreter says of itself before anything is handed over

@@ -529,10 +529,12 @@ else
 	median_bound=${INT_MEDIAN_MS:-1000}
 	worst=0 interrupted=0 started=$(date +%s%N) times=
 	now_ms() { echo $(($(date +%s%N) / 1000000)); }
-	for i in $(seq "$tries"); do
+	# `ewbench report` of the fixture in a session of its own, in the
+	# background; $pgid its group, once it has run a random 0 to 2 s.
+	# setsid execs (the subshell's child leads no group): the pid
+	# written is ewbench's, then Python's, and the group's.
+	report_in_group() {
 		rm -rf "$d/int" "$d/int.rc" "$d/int.pid"
-		# setsid execs (the subshell's child leads no group): the
-		# pid written is ewbench's, then Python's, and the group's.
 		( set +e; EWBENCH_PYTHON=$py setsid sh -c \
 		    'echo $$ >"$0"; exec "$@"' "$d/int.pid" "$EWBENCH" \
 		    report "$fixture" -o "$d/int" >"$d/int.out" 2>&1
@@ -541,6 +543,9 @@ else
 		pgid=$(cat "$d/int.pid")
 		sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
 		[ $((RANDOM % 2)) = 0 ] || sleep 1
+	}
+	for i in $(seq "$tries"); do
+		report_in_group
 		sent=$(now_ms)
 		kill -INT -- "-$pgid" 2>/dev/null || true
 		while [ ! -s "$d/int.rc" ] && [ $(($(now_ms) - sent)) -lt 10000 ]; do
@@ -578,15 +583,7 @@ else
 	# plot worker left writing once ewbench has gone (SIGTERM was 143,
 	# with the workers drawing on).
 	for sig in TERM HUP TERM HUP TERM HUP; do
-		rm -rf "$d/int" "$d/int.rc" "$d/int.pid"
-		( set +e; EWBENCH_PYTHON=$py setsid sh -c \
-		    'echo $$ >"$0"; exec "$@"' "$d/int.pid" "$EWBENCH" \
-		    report "$fixture" -o "$d/int" >"$d/int.out" 2>&1
-		  echo $? >"$d/int.rc" ) &
-		while [ ! -s "$d/int.pid" ]; do sleep 0.005; done
-		pgid=$(cat "$d/int.pid")
-		sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
-		[ $((RANDOM % 2)) = 0 ] || sleep 1
+		report_in_group
 		kill -$sig "$pgid" 2>/dev/null || true
 		wait
 		rc=$(cat "$d/int.rc")

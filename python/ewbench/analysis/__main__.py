@@ -66,6 +66,14 @@ def epilog(command=None):
     return "\n".join(lines) + "\n"
 
 
+def stopped(error):
+    """Re-raise an import that failed because ewbench was stopped while
+    it ran (a C extension stopped half-way says ImportError, not
+    KeyboardInterrupt) as the interruption it is."""
+    if os.environ.get("EWBENCH_STOPPED"):
+        raise KeyboardInterrupt from error
+
+
 def say(command, text):
     """One line on stderr, prefixed with the command as it was typed."""
     print("%s %s: %s" % (PROG, command, text), file=sys.stderr)
@@ -194,6 +202,7 @@ def cmd_report(args):
     try:
         from . import plots
     except ImportError as e:
+        stopped(e)
         say(args.command, "report needs matplotlib (%s); pip install -r "
             "requirements.txt" % e)
         return EXIT_ERROR
@@ -216,6 +225,7 @@ def cmd_fleet(args):
     try:
         from . import fleet_plots
     except ImportError as e:
+        stopped(e)
         say(args.command, "fleet needs matplotlib (%s); pip install -r "
             "requirements.txt" % e)
         return EXIT_ERROR
@@ -339,6 +349,7 @@ def main(argv=None):
     except ModuleNotFoundError as e:
         if e.name not in ("numpy", "matplotlib"):
             raise
+        stopped(e)
         say(args.command, "%s has no %s: apt-get install python3-numpy "
             "python3-matplotlib, or pip install -r requirements.txt in a "
             "virtual environment (EWBENCH_PYTHON names the interpreter)"
