@@ -45,8 +45,13 @@ for r in rows:
     med = durs[mid] if len(durs) % 2 else (durs[mid - 1] + durs[mid]) / 2
     got = float(r["time_median_ns"])
     # The row's median is that of the samples grouped by the timer's step
-    # (docs/data-format.md): within a step of the kernels' plain median.
-    assert abs(med - got) <= step + 1.0, (name, med, got, step)
+    # (docs/data-format.md): within a step of the middle sample, or of
+    # the two middle ones for an even count (whose plain median, their
+    # mean, can lie steps from either when they are far apart: 81 ns, at
+    # a 32 ns step, for a cold 16Mi abs on an H100).
+    low, high = durs[(len(durs) - 1) // 2], durs[mid]
+    assert low - step - 1.0 <= got <= high + step + 1.0, \
+        (name, med, got, step, low, high)
     print("%-30s %3d kernels in range; median %9.0f ns (trace) %9.0f ns (row)"
           % (name, len(ks), med, got))
 PY
