@@ -8,6 +8,10 @@
 # Arrays and PIPESTATUS: bash (make check runs tests with $(SHELL)).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+# The stand-in replaces the CUDA runtime, not CUPTI: on a machine with a
+# GPU, CUPTI can still open it and take its counters from a GPU test
+# running beside (make -j check): hold the GPU tests' lock.
+gpu_lock
 
 # FAULTS_ALL=1 goes on past a failure, to list every symptom an older
 # ewbench shows.
