@@ -32,7 +32,6 @@ const char	**set_names_view(const struct metric_set *);
 int		 host_open(const char *chip, const uint8_t *avail,
 		    CUpti_Profiler_Host_Object **host, char **cause);
 void		 host_close(CUpti_Profiler_Host_Object *host);
-char		*dup_or_null(const char *s);
 /* Fills info; an unknown name is !valid, not an error. */
 int		 host_describe(CUpti_Profiler_Host_Object *host,
 		    const char *metric, struct metric_info *info, char **cause);

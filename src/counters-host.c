@@ -251,12 +251,6 @@ metric_type_name(CUpti_MetricType type)
 	}
 }
 
-char *
-dup_or_null(const char *s)
-{
-	return s == NULL ? NULL : xstrdup(s);
-}
-
 /* Fills info; an unknown name is !valid, not an error. */
 int
 host_describe(CUpti_Profiler_Host_Object *host, const char *metric,

@@ -37,6 +37,8 @@ void		*xmalloc(size_t);
 void		*xcalloc(size_t, size_t);
 void		*xrealloc(void *, size_t);
 char		*xstrdup(const char *);
+/* xstrdup, or NULL for NULL. */
+char		*dup_or_null(const char *);
 char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 void		 fatalx(const char *, ...)

@@ -353,12 +353,6 @@ metric_set_index(const struct metric_set *set, const char *metric)
 	return -1;
 }
 
-static char *
-dup_or_null(const char *s)
-{
-	return s == NULL ? NULL : xstrdup(s);
-}
-
 void
 metric_set_copy(struct metric_set *dst, const struct metric_set *src)
 {

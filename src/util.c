@@ -63,6 +63,12 @@ xstrdup(const char *s)
 }
 
 char *
+dup_or_null(const char *s)
+{
+	return s == NULL ? NULL : xstrdup(s);
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list	 ap;
