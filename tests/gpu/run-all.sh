@@ -385,7 +385,11 @@ mainjob2)
 	set -- reports/nvidia-*/
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
-	tar czf "$out/study-$(basename "$1").tar.gz" -C reports "$(basename "$1")"
+	# Both studies: the noise model is fitted from the pair's rows
+	# (tests/gpu/repeat.py --by-duration).
+	pair=${TMPDIR:-/tmp}/ewbench-pair; rm -rf "$pair"; mkdir -p "$pair"
+	cp -r "$1" "$pair/study-1" && cp -r "$2" "$pair/study-2"
+	tar czf "$out/studies.tar.gz" -C "$pair" study-1 study-2
 	;;
 readme)
 	# The README's "Your own kernel" blocks as written, in an empty
