@@ -38,6 +38,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/user_kernels.py \
 	%reldir%/ewbench/analysis/validate.py \
 	%reldir%/ewbench/analysis/variants.py \
+	%reldir%/ewbench/analysis/workers.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py

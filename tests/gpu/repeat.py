@@ -1,5 +1,9 @@
-"""tests/gpu/repeat.py A B [--floor PCT] - how two measurements of the same
-points agree: the run-to-run floor of the noise rule, measured.
+"""tests/gpu/repeat.py A B [C ...] [--floor PCT] - how measurements of the
+same points agree: the run-to-run floor of the noise rule, measured.
+With more than two directories every pair is compared, and the table by
+kernel duration below is printed: the noise model's F for the GPU
+(python/ewbench/analysis/noise.py MEASURED_FLOOR_PCT) is its 99th
+percentile over rows of 20 µs and more.
 
 A and B are run directories (timing.csv) or study directories (their
 article/, sweep/, blocks/ runs, matched by name), measured back to back
@@ -16,6 +20,11 @@ this prints nothing; at the end:
   - with --floor: the share of rows that agree with it;
   - the share of rows whose medians agree within 1 % and within 2 %
     (what the event protocol managed: about 74 % within 1 %).
+
+  - by kernel duration (the pair's mean median): the floor needed at the
+    50th, 95th and 99th percentile, and the share of rows the noise
+    model (max(F, 100 x timer step / median), F = --floor, default the
+    99th percentile of rows >= 20 µs; step 32 ns) makes agree.
 
 A benchmark script, not a test: it asserts nothing.
 """
@@ -66,15 +75,60 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q / 100.0 * len(values)))]
 
 
+DURATION_BINS_NS = (0, 5e3, 10e3, 20e3, 50e3, 100e3, 1e6, float("inf"))
+LONG_NS = 20e3
+STEP_NS = 32.0
+
+
+def by_duration(pairs, floor):
+    """The table by kernel duration over (needed floor %, mean median ns)
+    of kernel-timed rows; floor None: the p99 of rows >= LONG_NS."""
+    long_rows = [f for f, m in pairs if m >= LONG_NS]
+    source = "given"
+    if floor is None and long_rows:
+        floor = percentile(long_rows, 99)
+        source = "p99 of %d rows >= 20 us" % len(long_rows)
+    print("repeat: noise model F = %.2f %% (%s), timer step %g ns" % (
+        floor or 0.0, source, STEP_NS))
+    for low, high in zip(DURATION_BINS_NS, DURATION_BINS_NS[1:]):
+        need = [(f, m) for f, m in pairs if low <= m < high]
+        if not need:
+            continue
+        fs = [f for f, _ in need]
+        ok = sum(f <= max(floor or 0.0, 100.0 * STEP_NS / m)
+                 for f, m in need)
+        print("repeat:   %7.0f-%-9s us rows %5d  need p50 %.2f p95 %.2f "
+              "p99 %.2f %%  agree by the model %.1f %%" % (
+                  low / 1e3, "inf" if high == float("inf") else
+                  "%.0f" % (high / 1e3), len(fs), percentile(fs, 50),
+                  percentile(fs, 95), percentile(fs, 99),
+                  100.0 * ok / len(need)))
+
+
 def main(argv):
     floor = None
     if "--floor" in argv:
         i = argv.index("--floor")
         floor = float(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
-    if len(argv) != 2:
+    if len(argv) < 2:
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
+    if len(argv) > 2:
+        found = [rows(d) for d in argv]
+        pairs = []
+        for i, a in enumerate(found):
+            for b in found[i + 1:]:
+                for k in set(a) & set(b):
+                    if a[k].get("time_source") == "kernel" == \
+                            b[k].get("time_source"):
+                        pairs.append((needed_floor(a[k], b[k]), (
+                            float(a[k]["time_median_ns"]) +
+                            float(b[k]["time_median_ns"])) / 2))
+        print("repeat: %d directories, %d row pairs" % (len(found),
+                                                       len(pairs)))
+        by_duration(pairs, floor)
+        return 0
     a, b = rows(argv[0]), rows(argv[1])
     keys = sorted(set(a) & set(b))
     if not keys:

@@ -46,14 +46,17 @@ def test_threshold_rule(fixture_run):
     p = fixture_run.points[0]
     quiet = dataclasses.replace(p, time_stddev_ns=0.0, time_min_ns=None,
                                 time_max_ns=None)
-    # no scatter: the run-to-run floor on both sides decides
+    # no scatter: the run-to-run floor on both sides decides (the noise
+    # model at this median: the run's GPU's floor, or one timer step)
+    floor = noise.point_floor(p)
+    f = floor.pct_at(p.time_median_ns)
     assert compare.compare_points(quiet, quiet).threshold_pct == \
-        pytest.approx(2 * noise.RUN_FLOOR_PCT)
+        pytest.approx(2 * f)
     # schema 1: CI = median +- 1.96 x sqrt(pi/2) x sd / sqrt(iters)
     noisy = dataclasses.replace(p, time_stddev_ns=0.1 * p.time_median_ns)
     half = 1.96 * (math.pi / 2) ** 0.5 * 10.0 / math.sqrt(p.iters)
     assert compare.compare_points(noisy, noisy).threshold_pct == \
-        pytest.approx(2 * (half + noise.RUN_FLOOR_PCT))
+        pytest.approx(2 * (half + f))
     ranged = dataclasses.replace(p, time_stddev_ns=None, time_min_ns=100.0,
                                  time_max_ns=500.0)
     t = timing.row_time(ranged)
@@ -66,13 +69,14 @@ def test_threshold_rule(fixture_run):
                                  time_ci_high_ns=p.time_median_ns + 30,
                                  time_stddev_ns=0.5 * p.time_median_ns)
     slower = dataclasses.replace(kernel, time_median_ns=p.time_median_ns *
-                                 1.03, time_ci_low_ns=p.time_median_ns *
-                                 1.03 - 10, time_ci_high_ns=p.time_median_ns
-                                 * 1.03 + 10)
+                                 1.05, time_ci_low_ns=p.time_median_ns *
+                                 1.05 - 10, time_ci_high_ns=p.time_median_ns
+                                 * 1.05 + 10)
     c = compare.compare_points(kernel, slower)
     assert c.flag == compare.SLOWER
     assert c.threshold_pct == pytest.approx(
-        100 * 40 / p.time_median_ns + noise.RUN_FLOOR_PCT * 2.03)
+        100 * (40 + floor.ns(p.time_median_ns) +
+               floor.ns(1.05 * p.time_median_ns)) / p.time_median_ns)
 
 
 def test_unmatched_points_and_notes(fixture_dir, run_copy):
@@ -93,13 +97,16 @@ def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
     noisy = dataclasses.replace(p, time_stddev_ns=0.04 * p.time_median_ns)
     ta, tb = timing.row_time(noisy), timing.row_time(p)
     assert compare.compare_points(noisy, p).threshold_pct == \
-        pytest.approx(noise.separation_pct(ta, tb))
+        pytest.approx(noise.separation_pct(ta, tb, noise.point_floor(p)))
     a = timing.KernelTime(100.0, 99.0, 101.0, timing.KERNEL)
     b = timing.KernelTime(103.5, 102.5, 104.5, timing.KERNEL)
-    assert noise.separated(a, b, floor_pct=0.0)
-    assert not noise.separated(a, b, floor_pct=1.0)
-    assert noise.separation_pct(a, b, floor_pct=1.0) == pytest.approx(
+    assert noise.separated(a, b, noise.Floor(0.0))
+    assert not noise.separated(a, b, noise.Floor(1.0))
+    assert noise.separation_pct(a, b, noise.Floor(1.0)) == pytest.approx(
         1.0 + 1.0 + 1.0 + 1.035)
+    # the timer step is a floor of its own: 2 ns here outweighs 1 %
+    assert noise.separation_pct(a, b, noise.Floor(1.0, 2.0)) == \
+        pytest.approx(1.0 + 2.0 + 1.0 + 2.0)
     # repeats (contest) and the fleet keep the spread rule
     assert noise.noise_limit_pct(None, None) == noise.UNKNOWN_PCT
     assert noise.noise_limit_pct(None, None, floor_pct=3.0,
@@ -116,3 +123,25 @@ def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
         for name in ("MIN_CHANGE_PCT", "UNKNOWN_NOISE_PCT", "WIN_RATIO",
                      "MAX_SPREAD_PCT"):
             assert not hasattr(module, name), (module.__name__, name)
+
+
+def test_the_noise_model_widens_for_short_kernels():
+    """Issue 30: the floor is max(F % of the median, one timer step), F
+    per GPU from repeated studies, the largest measured F standing in for
+    a GPU without them."""
+    h100 = noise.gpu_floor("NVIDIA H100 80GB HBM3", 32.0)
+    assert h100.measured and h100.pct == noise.MEASURED_FLOOR_PCT[
+        "NVIDIA H100 80GB HBM3"]
+    assert h100.pct_at(1e6) == pytest.approx(h100.pct)
+    assert h100.pct_at(2000.0) == pytest.approx(1.6)      # 32 ns of 2 µs
+    other = noise.gpu_floor("NVIDIA GeForce RTX 5090")
+    assert not other.measured and other.pct == noise.UNMEASURED_FLOOR_PCT
+    assert "no repeated studies" in other.describe()
+    # two kernels 40 ns apart at 2 µs: within one 32 ns step on each
+    # side, apart without the step
+    a = timing.KernelTime(2000.0, 2000.0, 2000.0, timing.KERNEL)
+    b = timing.KernelTime(2040.0, 2040.0, 2040.0, timing.KERNEL)
+    assert not noise.separated(a, b, h100)
+    assert noise.separated(a, b, noise.gpu_floor("NVIDIA H100 80GB HBM3"))
+    m = noise.margin(a, b, h100)
+    assert not m.beyond and m.units < 1 and "noise limit" in m.text()

@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ewbench.analysis import model
+from ewbench.analysis import model, noise
 from ewbench.analysis.load import Ceiling, Point
 
 GB = 1e9
@@ -346,7 +346,8 @@ def test_rows_above_the_dram_ceiling_are_explained_or_flagged():
               (fast, other, ok, warm_l2, near), metrics,
               {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
                                    None)})
-    above = {a.point.variant: a for a in model.above_dram_ceiling(run)}
+    above = {a.point.variant: a for a in model.above_dram_ceiling(
+        run, noise.run_floor(run))}
     assert set(above) == {"v", "w", "near"}   # not ok, not the L2 point
     assert above["v"].kind == model.WRITES_IN_L2 and \
         "50% of its output" in above["v"].reason
@@ -461,3 +462,53 @@ def test_stalls_decide_where_littles_law_is_inside_its_margin():
     f = model.PointFacts(stalls=busy, **base)
     assert model.rule_latency(f) is None
     assert model.classify(f).name == model.ISSUE_BOUND
+
+
+def test_block_launch_bound_beats_occupancy_bound():
+    """Issue 30: a point that launches blocks at the GPU's block-launch
+    rate with block slots empty is block-launch-bound, not occupancy- or
+    latency-bound (stall reasons, per active warp, cannot see empty
+    slots)."""
+    ceiling = model.Bound(1.66e9, "measured block_rate", True)
+    at_rate = dict(bandwidth=2.5e12, occupancy_pct=16.0,
+                   theoretical_occupancy_pct=50.0, grid=1 << 20,
+                   block_rate=1.65e9, block_rate_ceiling=ceiling,
+                   best_sibling="cub_add_f16", best_sibling_bandwidth=3.05e12)
+    v = model.classify(facts(**at_rate))
+    assert v.name == model.BLOCK_LAUNCH_BOUND
+    assert "1048576 blocks at 1.65 blocks/ns = 99% of the block-launch " \
+        "ceiling (1.66 blocks/ns, measured block_rate)" in v.rule
+    assert "achieved occupancy 16% of a theoretical 50%" in v.rule
+    # well below the ceiling: the occupancy rule, as before
+    v = model.classify(facts(**dict(at_rate, block_rate=1.2e9)))
+    assert v.name == model.OCCUPANCY_BOUND
+    # slots full: launching blocks is not what holds it back
+    v = model.classify(facts(**dict(at_rate, occupancy_pct=45.0)))
+    assert v.name == model.OCCUPANCY_BOUND
+    # a small grid: the launch's own cost, not the block rate
+    v = model.classify(facts(**dict(at_rate, grid=1000)))
+    assert v.name != model.BLOCK_LAUNCH_BOUND
+    # DRAM-bound stays DRAM-bound
+    v = model.classify(facts(**dict(at_rate, bandwidth=2.9e12)))
+    assert v.name == model.DRAM_BOUND
+
+
+def test_block_rate_ceiling_from_the_run_needs_agreement():
+    def pt(variant, block, time_ns, grid=1 << 20):
+        return make_point(variant=variant, block=block, grid=grid,
+                          time_median_ns=time_ns, n=grid * block)
+    run = model_run({})
+    one = dataclasses.replace(run, points=(pt("a", 32, 600e3),
+                                           pt("b", 256, 900e3)))
+    # one kernel alone at the top: no shared limit shown
+    assert model.block_rate_ceiling(one) is None
+    two = dataclasses.replace(run, points=one.points + (
+        pt("c", 128, 610e3),))
+    c = model.block_rate_ceiling(two)
+    assert c is not None and not c.measured
+    assert c.value == pytest.approx((1 << 20) / 600e-6)
+    assert "a@32, c@128" in c.source
+    # a measured ceiling wins
+    measured = dataclasses.replace(two, ceilings={"block_rate": Ceiling(
+        "block_rate", 2.0e9, "block/s", None, None)})
+    assert model.block_rate_ceiling(measured).value == 2.0e9

@@ -4,15 +4,15 @@ and bandwidth, flagged only when it is beyond the noise.
 Points match on (variant, n, block, cache, launch).  The flag is the
 noise rule of noise.py (docs/analysis.md, "The noise rule"): the two
 medians' 95 % confidence intervals (timing.row_time), each widened by the
-run-to-run floor (RUN_FLOOR_PCT % of its median), do not overlap.  The
-limit shown is the change that takes, in % of median_a.
+run-to-run floor (the noise model: the wider of the two runs' floors), do
+not overlap.  The limit shown is the change that takes, in % of median_a.
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
 from . import timing
-from .noise import RUN_FLOOR_PCT, separated, separation_pct
+from .noise import point_floor, run_floor, separated, separation_pct, wider
 from .units import size_label, us
 
 SLOWER = "slower"
@@ -30,31 +30,36 @@ class Change:
     flag: str
 
 
-def compare_points(a, b, floor_pct=RUN_FLOOR_PCT):
-    """The Change from point a to point b, flagged by the CI rule."""
+def compare_points(a, b, floor=None):
+    """The Change from point a to point b, flagged by the CI rule with
+    the noise.Floor floor (default: the wider of the points' runs')."""
+    if floor is None:
+        floor = wider(point_floor(a), point_floor(b))
     ta, tb = timing.row_time(a), timing.row_time(b)
     delta = b.time_median_ns - a.time_median_ns
     flag = SAME
-    if separated(ta, tb, floor_pct):
+    if separated(ta, tb, floor):
         flag = SLOWER if delta > 0 else FASTER
     bw_a, bw_b = a.bandwidth, b.bandwidth
     bw_pct = 100.0 * (bw_b - bw_a) / bw_a if bw_a and bw_b else None
     return Change(a, b, 100.0 * delta / a.time_median_ns, bw_pct,
-                  separation_pct(ta, tb, floor_pct), flag)
+                  separation_pct(ta, tb, floor), flag)
 
 
 @dataclass(frozen=True)
 class Comparison:
+    floor: object           # noise.Floor the changes were judged with
     changes: tuple
     only_a: tuple
     only_b: tuple
     notes: tuple
 
 
-def compare_runs(run_a, run_b, floor_pct=RUN_FLOOR_PCT):
+def compare_runs(run_a, run_b):
     by_key_b = {p.key: p for p in run_b.points}
     keys_a = {p.key for p in run_a.points}
-    changes = tuple(compare_points(p, by_key_b[p.key], floor_pct)
+    floor = wider(run_floor(run_a), run_floor(run_b))
+    changes = tuple(compare_points(p, by_key_b[p.key], floor)
                     for p in run_a.points if p.key in by_key_b)
     notes = []
     gpu_a = run_a.device.get("name")
@@ -66,7 +71,7 @@ def compare_runs(run_a, run_b, floor_pct=RUN_FLOOR_PCT):
             notes.append("run %s is a fixture (synthetic numbers)" % name)
         if run.manifest.get("status") not in (None, "complete"):
             notes.append("run %s is %s" % (name, run.manifest["status"]))
-    return Comparison(changes,
+    return Comparison(floor, changes,
                       tuple(p for p in run_a.points if p.key not in by_key_b),
                       tuple(p for p in run_b.points if p.key not in keys_a),
                       tuple(notes))
@@ -78,10 +83,10 @@ def render_markdown(result, run_a, run_b):
              "- A: `%s` (%s)" % (run_a.run_id, run_a.path),
              "- B: `%s` (%s)" % (run_b.run_id, run_b.path),
              "- rule: flag when the 95 %% confidence intervals of the two "
-             "medians, each widened by %g %% of its median (run-to-run "
-             "floor), do not overlap; the CI is the row's own (schema 2) "
+             "medians, each widened by the run-to-run floor, %s, do not "
+             "overlap; the CI is the row's own (schema 2) "
              "or, for schema-1 rows (old protocol), median ± 1.96 x "
-             "sqrt(pi/2) x sd / sqrt(samples)" % RUN_FLOOR_PCT]
+             "sqrt(pi/2) x sd / sqrt(samples)" % result.floor.describe()]
     lines += ["- note: %s" % n for n in result.notes]
     flagged = [c for c in result.changes if c.flag]
     lines += ["", "%d matching points; %d slower, %d faster beyond the noise."

@@ -147,6 +147,7 @@ figcaption { font-size: 0.9em; color: #444; }
 .v-holds { color: #1a7f37; }
 .v-fails { color: #b42318; }
 .v-untested { color: #7a5d00; }
+.v-borderline { color: #7a5d00; font-style: italic; }
 .banner { background: #fff3cd; border: 1px solid #e0c060; padding: .6em 1em;
           font-weight: bold; }
 """
@@ -155,6 +156,7 @@ figcaption { font-size: 0.9em; color: #444; }
 # Bold text that is a verdict gets a class, so the reader sees it at a
 # glance (colour and, for those who cannot tell colours, the words).
 VERDICT_CLASSES = {"holds": "v-holds", "does not hold": "v-fails",
+                   "borderline": "v-borderline",
                    "not testable with this data": "v-untested"}
 
 

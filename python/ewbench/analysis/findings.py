@@ -33,6 +33,10 @@ from .units import bytes_label, gbps, ratio, size_label, us
 HOLDS = "holds"
 FAILS = "does not hold"
 UNTESTABLE = "not testable with this data"
+# A deciding number within the noise of its threshold: the finding says
+# so, and what would decide it, rather than a verdict another machine
+# could flip.
+BORDERLINE = "borderline"
 
 F1_MAX_N = 1 << 22          # "~1M elements": the smallest size must be <= 4Mi
 F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
@@ -176,10 +180,16 @@ def counter_story(run, p):
 
 # finding 1
 
-F1_MODES = ("stream", "queued", "graph")
-F1_MODE_LABELS = {"stream": "stream (host-paced)",
+F1_MODES = ("python", "stream", "queued", "graph")
+F1_MODE_LABELS = {"python": "PyTorch from Python (the article's launch "
+                            "path)",
+                  "stream": "ewbench's C launches, host-paced",
                   "queued": "stream queued behind a spin kernel",
                   "graph": "graph replay"}
+F1_SETS, F1_NOT_SET, F1_BORDERLINE = "sets", "does not set", "borderline"
+F1_STATUS_TEXT = {F1_SETS: "the launch sets the time",
+                  F1_NOT_SET: "the launch does not set the time",
+                  F1_BORDERLINE: "borderline"}
 
 
 def f1_kernels(ctx, n):
@@ -199,15 +209,21 @@ def f1_kernels(ctx, n):
 
 def f1_interval(ctx, kernels, mode):
     """The launch interval of a mode: the median of the rows' own (schema
-    2), else the run's launch ceiling; None when not measured."""
-    own = [timing.launch_interval(p, None, mode) for p, _ in
-           kernels.values()]
+    2; "python": the PyTorch rows' stream interval, Python's launch path;
+    the others: ewbench's rows), else the run's launch ceiling; None when
+    not measured."""
+    python = mode == "python"
+    rows = [p for p, _ in kernels.values()
+            if p.variant.startswith(TORCH_PREFIX) == python]
+    own = [timing.launch_interval(p, None, "stream" if python else mode)
+           for p in rows]
     own = [i for i in own if i is not None]
     if own:
         own.sort(key=lambda i: i.median_ns)
         return own[len(own) // 2]
-    return timing.launch_interval(next(iter(kernels.values()))[0],
-                                  ctx.run.ceilings, mode)
+    if python or not rows:
+        return None
+    return timing.launch_interval(rows[0], ctx.run.ceilings, mode)
 
 
 def _as_time(interval):
@@ -217,12 +233,29 @@ def _as_time(interval):
                              timing.KERNEL)
 
 
+def f1_status(interval_time, kernels, floor):
+    """Whether a mode's interval sets the time: F1_SETS when it exceeds
+    every kernel's duration beyond the noise, F1_NOT_SET when some kernel
+    is longer beyond it, F1_BORDERLINE otherwise; and the Margin of the
+    interval against the kernel that comes closest (in noise units)."""
+    margins = [noise.margin(kt, interval_time, floor)
+               for _, kt in kernels.values()]
+    longer = [m for m in margins if m.beyond and m.difference_pct < 0]
+    if longer:
+        return F1_NOT_SET, max(longer, key=lambda m: m.units)
+    closest = min(margins, key=lambda m: m.units if m.difference_pct > 0
+                  else -m.units)
+    return (F1_SETS if closest.beyond else F1_BORDERLINE), closest
+
+
 def finding_1(sctx):
-    """Two questions per launch mode at the smallest size: do the kernels'
+    """Two questions per launch path at the smallest size: do the kernels'
     durations differ beyond the noise, and does the launch interval exceed
-    every kernel's duration (the launch sets the time)?  The verdict is the
-    second question for host-paced stream launches, the write-ups' way of
-    timing (graph and queued launches are shown beside it)."""
+    every kernel's duration (the launch sets the time)?  The interval
+    belongs to the host (CPU, driver, language), not the GPU: the verdict
+    is that of the article's own launch path, PyTorch from Python, when
+    the study has its rows, else of ewbench's host-paced C launches; every
+    path measured is shown with its margin."""
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
         return _finding(1, UNTESTABLE, [], "No run.")
@@ -238,19 +271,20 @@ def finding_1(sctx):
     if len(kernels) < 2:
         return _finding(1, UNTESTABLE, [], "Fewer than two kernels with a "
                         "kernel time at %s." % size_label(n), part=part)
+    floor = noise.run_floor(ctx.run)
     times = sorted(kernels.items(), key=lambda kv: kv[1][1].median_ns)
     (fast_v, (_, fast)), (slow_v, (_, slow)) = times[0], times[-1]
     sources = sorted({kt.source for _, kt in kernels.values()})
-    differ = noise.separated(fast, slow)
+    spread = noise.margin(fast, slow, floor)
     numbers = [
         ("size, cache", "%s elements, %s" % (size_label(n), cache)),
         ("kernel time", "; ".join(timing.SOURCE_LABELS[s] for s in sources)),
         ("shortest kernel", "%s %s µs" % (fast_v, _ci_us(fast))),
         ("longest kernel", "%s %s µs" % (slow_v, _ci_us(slow))),
-        ("kernels differ", "%.2fx, %s (noise rule: 95 %% CIs widened by "
-         "%.1f %%)" % (slow.median_ns / fast.median_ns,
-                       "beyond the noise" if differ else "within the noise",
-                       noise.RUN_FLOOR_PCT)),
+        ("kernels differ", "%.2fx, %s: %s (noise rule: 95 %% CIs widened "
+         "by %s)" % (slow.median_ns / fast.median_ns,
+                     "beyond the noise" if spread.beyond else
+                     "within the noise", spread.text(), floor.describe())),
     ]
     modes, judged = [], {}
     for mode in F1_MODES:
@@ -260,30 +294,23 @@ def finding_1(sctx):
         # Every kernel against the mode's interval: one launch rate for
         # all.  (A row's own queued interval always exceeds its kernel by
         # the GPU's launch gap, whatever the kernel's length.)
-        it = _as_time(interval)
-        not_set = [v for v, (p, kt) in kernels.items()
-                   if not (it.median_ns > kt.median_ns and
-                           noise.separated(it, kt))]
-        sets = not not_set
-        longer = [v for v, (p, kt) in kernels.items()
-                  if kt.median_ns >= interval.median_ns]
+        status, closest = f1_status(_as_time(interval), kernels, floor)
         low, low_u = timing.overhead(interval, slow)
         high, high_u = timing.overhead(interval, fast)
-        judged[mode] = sets
+        judged[mode] = status
         numbers.append(("%s" % F1_MODE_LABELS[mode],
                         "interval %s ± %s µs (%s); launch overhead "
-                        "(interval − kernel) %s ± %s to %s ± %s µs; %s" % (
+                        "(interval − kernel) %s ± %s to %s ± %s µs; %s: "
+                        "interval against the closest kernel %s" % (
                             us(interval.median_ns), us(interval.ci_ns),
                             interval.source, us(low), us(low_u), us(high),
-                            us(high_u),
-                            "the launch sets the time" if sets else
-                            "%d of %d kernels run at least as long as the "
-                            "interval" % (len(longer), len(kernels))
-                            if longer else "within the noise of the longest "
-                            "kernel")))
-        modes.append("%s: interval %s µs %s longest kernel %s µs" % (
-            mode, us(interval.median_ns), ">" if sets else "vs",
-            us(slow.median_ns)))
+                            us(high_u), F1_STATUS_TEXT[status],
+                            closest.text())))
+        modes.append("%s: interval %s µs %s longest kernel %s µs (%.1fx "
+                      "the noise limit)" % (
+                          mode, us(interval.median_ns),
+                          {F1_SETS: ">", F1_NOT_SET: "<"}.get(status, "≈"),
+                          us(slow.median_ns), closest.units))
     if left_out:
         numbers.append(("left out (no kernel time: a peer's launch path)",
                         ", ".join("%s %s µs" % (p.variant,
@@ -301,24 +328,35 @@ def finding_1(sctx):
                         "launch_stream / launch_graph ceilings)." + note,
                         "kernels %.2fx apart" % (slow.median_ns /
                                                  fast.median_ns), part)
-    decisive = "stream" if "stream" in judged else next(iter(judged))
+    decisive = next(m for m in ("python", "stream") + F1_MODES
+                    if m in judged)
     deciding = "%s; kernels %.2fx apart (%s)" % (
         "; ".join(modes), slow.median_ns / fast.median_ns,
-        "beyond noise" if differ else "within noise")
+        "beyond noise" if spread.beyond else "within noise")
     text = ("At %s elements the kernels take %s (%s) to %s µs (%s): %s. " % (
         size_label(n), us(fast.median_ns), fast_v, us(slow.median_ns),
-        slow_v, "they differ beyond the noise" if differ else
+        slow_v, "they differ beyond the noise" if spread.beyond else
         "within the noise of each other"))
+    text += ("Whether the launch sets the time depends on the launch path, "
+             "which belongs to the host (CPU, driver, language), not to the "
+             "GPU; the verdict is that of %s. " % F1_MODE_LABELS[decisive])
     parts = []
-    for mode, sets in judged.items():
-        parts.append("with %s launches the launch %s" % (
-            F1_MODE_LABELS[mode], "sets the time (its interval exceeds "
-            "every kernel's duration)" if sets else "does not set the time "
-            "(the longest kernel is not shorter than the interval beyond "
-            "the noise)"))
-    text += "; ".join(parts).capitalize() + "." + note
-    return _finding(1, HOLDS if judged[decisive] else FAILS, numbers, text,
-                    deciding, part)
+    for mode, status in judged.items():
+        parts.append("with %s the launch %s" % (
+            F1_MODE_LABELS[mode], {
+                F1_SETS: "sets the time (its interval exceeds every "
+                         "kernel's duration beyond the noise)",
+                F1_NOT_SET: "does not set the time (a kernel outlasts the "
+                            "interval beyond the noise)",
+                F1_BORDERLINE: "is borderline (its interval is within the "
+                               "noise of the longest kernel: another host, "
+                               "or a busier one, can tip it either way)"}[
+                    status]))
+    joined = "; ".join(parts)
+    text += joined[:1].upper() + joined[1:] + "." + note
+    verdict = {F1_SETS: HOLDS, F1_NOT_SET: FAILS,
+               F1_BORDERLINE: BORDERLINE}[judged[decisive]]
+    return _finding(1, verdict, numbers, text, deciding, part)
 
 
 def _ci_us(kt):
@@ -497,7 +535,8 @@ def finding_2(sctx):
             continue
         p, share = peak
         r = p.bandwidth / ceiling
-        faster = p.bandwidth > ceiling * (1 + noise.RUN_FLOOR_PCT / 100)
+        faster = p.bandwidth > ceiling * (
+            1 + noise.run_floor(run).pct_at(p.time_median_ns) / 100)
         beyond = [q for q in _warm_series(ctx, v)
                   if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
         top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
@@ -591,6 +630,13 @@ def finding_3(sctx):
         return _finding(3, UNTESTABLE, [], "No points.", part=part)
     n = all_sizes[-1]
     pts, cache = at_size(ctx, n)
+    # The claim is the study's: its variants alone decide it, and its
+    # fp16/fp32 ratio is theirs (ewbench's own kernels, cub and PyTorch
+    # would carry it otherwise).
+    pts = [p for p in pts if var.role(p.variant) == var.STUDY]
+    if not pts:
+        return _finding(3, UNTESTABLE, [], "No study variant at the "
+                        "largest size (%s)." % size_label(n), part=part)
     if run.l2_bytes and min(p.footprint_bytes for p in pts) < run.l2_bytes:
         return _finding(3, UNTESTABLE, [], "At the largest size (%s) some "
                         "footprint still fits in L2 (%s); the claim needs "
@@ -615,7 +661,8 @@ def finding_3(sctx):
     for p, share, _ in sorted(shares, key=lambda s: -s[1]):
         numbers.append((p.variant, "%s, %.0f%% of DRAM ceiling" % (
             gbps(p.bandwidth), share)))
-    numbers.append(("fp16/fp32 add time (medians)", ratio(time_ratio)))
+    numbers.append(("fp16/fp32 add time (medians over the study's "
+                    "variants)", ratio(time_ratio)))
     deciding = "lowest %s %.0f%% of DRAM (limit %.0f%%); fp16/fp32 time %s" \
         % (lowest[0].variant, lowest[1], F3_MIN_PCT, ratio(time_ratio))
     same = lowest[1] >= F3_MIN_OF_MAX * highest[1]
@@ -805,7 +852,8 @@ def finding_5(sctx):
         # The tolerance, or the noise rule's limit where the two points
         # scatter more than it can resolve.
         limit = 1 + max(100 * (F5_TOLERANCE - 1), noise.separation_pct(
-            timing.row_time(best), timing.row_time(good))) / 100
+            timing.row_time(best), timing.row_time(good),
+            noise.run_floor(ctx.run))) / 100
         judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
         numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "

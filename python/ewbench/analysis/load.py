@@ -24,10 +24,10 @@ runs carry their torch rows inside timing.csv and load as they are.
 
 import glob
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
-from . import validate
+from . import noise, validate
 from .validate import DataError  # noqa: F401  (what load_run raises)
 
 # Schema 1: warm graph rows time GRAPH_REPLAYS replays of one graph that
@@ -103,6 +103,10 @@ class Point:
     graph_interval_ns: Optional[float] = None    # inside one graph
     graph_interval_ci_ns: Optional[float] = None
     batch_ns: Optional[float] = None        # events around the batch
+    # The run's noise.Floor (its GPU and timer step), set by load_run;
+    # None for a point made elsewhere: noise.point_floor stands in.
+    floor: Optional[object] = field(default=None, compare=False,
+                                    repr=False)
 
     @property
     def key(self):
@@ -224,10 +228,11 @@ def load_manifest(path):
     return validate.check_manifest(path, validate.read_text(path))
 
 
-def load_timing(path, run_id, spec_bandwidth=None, seen=None):
+def load_timing(path, run_id, spec_bandwidth=None, seen=None, floor=None):
     """The rows of timing.csv or of a peer-<name>.csv file as Points.
     seen: point key -> (path, line) of the files read before, so that a
-    point given twice is refused wherever the two rows are."""
+    point given twice is refused wherever the two rows are; floor: the
+    run's noise.Floor, given to every point."""
     seen = {} if seen is None else seen
     points = []
     name = os.path.basename(path)
@@ -236,7 +241,7 @@ def load_timing(path, run_id, spec_bandwidth=None, seen=None):
         validate.check_unique_across(path, line, seen,
                                      validate.point_key(row), "point")
         validate.check_timing_row(path, line, row, spec_bandwidth)
-        points.append(Point(line=line, file=name, **row))
+        points.append(Point(line=line, file=name, floor=floor, **row))
     return tuple(points)
 
 
@@ -305,9 +310,11 @@ def load_run(directory, ceilings_from=None):
     run_id = manifest["run_id"]
     spec = (manifest.get("device") or {}).get("dram_bandwidth_bytes_per_s")
     seen = {}
-    points = load_timing(os.path.join(directory, TIMING), run_id, spec, seen)
+    floor = noise.manifest_floor(manifest)
+    points = load_timing(os.path.join(directory, TIMING), run_id, spec, seen,
+                         floor)
     for path in peer_files(directory):
-        points += load_timing(path, run_id, spec, seen)
+        points += load_timing(path, run_id, spec, seen, floor)
     metrics_path = os.path.join(directory, "metrics.csv")
     metrics = None
     if validate.present(metrics_path):

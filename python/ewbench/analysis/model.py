@@ -107,16 +107,29 @@ ISSUE_MARGIN = 0.75
 # Read bytes per launched thread above this mean the thread loops over the
 # data, and its loads in flight cannot be told from the totals.
 MAX_SINGLE_PASS_READ_BYTES = 64
+# Block-launch-bound: the point launches blocks within BLOCK_RATE_BAND of
+# the block-launch ceiling, with a grid of at least BLOCK_RATE_MIN_GRID
+# blocks (the launch's fixed cost is then negligible), and its achieved
+# occupancy is below BLOCK_OCCUPANCY_FRACTION of the theoretical one
+# (block slots stand empty).  Without a measured ceiling, the fastest
+# block rate of the run stands in when BLOCK_RATE_AGREE points of
+# different variants or blocks reach it within the band: a shared limit,
+# not one kernel's speed.
+BLOCK_RATE_BAND = 0.05
+BLOCK_RATE_MIN_GRID = 1 << 16
+BLOCK_OCCUPANCY_FRACTION = 0.75
+BLOCK_RATE_AGREE = 2
 
 LAUNCH_BOUND = "launch-bound"
+BLOCK_LAUNCH_BOUND = "block-launch-bound"
 L2_BOUND = "L2-bound"
 DRAM_BOUND = "DRAM-bound"
 LATENCY_BOUND = "latency-bound"
 OCCUPANCY_BOUND = "occupancy-bound"
 ISSUE_BOUND = "issue-bound"
 UNKNOWN = "undetermined"
-VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, LATENCY_BOUND,
-            OCCUPANCY_BOUND, ISSUE_BOUND, UNKNOWN)
+VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, BLOCK_LAUNCH_BOUND,
+            LATENCY_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND, UNKNOWN)
 
 # Fraction of bytes_moved that is read, per op (add: 2 reads + 1 write;
 # relu out of place and abs in place: 1 read + 1 write).
@@ -274,6 +287,39 @@ def run_dram_ceiling(run, op):
     return dram_ceiling(run.ceilings, run.spec_dram_bandwidth, op)
 
 
+def block_rate(point):
+    """Blocks launched per second, or None when the grid is not known."""
+    if not point.grid or not point.time_median_ns:
+        return None
+    return point.grid / (point.time_median_ns * 1e-9)
+
+
+def block_rate_ceiling(run):
+    """The block-launch ceiling (blocks/s) as a Bound: measured
+    (`block_rate` in ceilings.csv), else the fastest block rate of the
+    run's points with a grid of BLOCK_RATE_MIN_GRID blocks or more when
+    BLOCK_RATE_AGREE of them (different variants or blocks) reach it
+    within BLOCK_RATE_BAND; else None."""
+    ceilings = run.ceilings
+    if ceilings and "block_rate" in ceilings and \
+            ceilings["block_rate"].value > 0:
+        return Bound(ceilings["block_rate"].value, "measured block_rate",
+                     True)
+    rates = [(block_rate(p), p) for p in run.points
+             if p.check != "fail" and (p.grid or 0) >= BLOCK_RATE_MIN_GRID]
+    rates = [(r, p) for r, p in rates if r]
+    if not rates:
+        return None
+    top = max(r for r, _ in rates)
+    near = {(p.variant, p.block) for r, p in rates
+            if r >= (1 - BLOCK_RATE_BAND) * top}
+    if len(near) < BLOCK_RATE_AGREE:
+        return None
+    return Bound(top, "the fastest block rate of this run, reached within "
+                 "%.0f %% by %s" % (100 * BLOCK_RATE_BAND, ", ".join(
+                     sorted("%s@%s" % vb for vb in near))), False)
+
+
 # verdicts
 
 @dataclass(frozen=True)
@@ -305,6 +351,10 @@ class PointFacts:
     needed_source: str = ""
     stalls: tuple = ()      # ((reason, % of active warps), ...), largest
     #                         first (metrics/stalls.txt)
+    grid: Optional[int] = None
+    block_rate: Optional[float] = None      # blocks/s
+    block_rate_ceiling: Optional[Bound] = None
+    theoretical_occupancy_pct: Optional[float] = None
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -487,6 +537,34 @@ def rule_dram_band(f):
                        100 * SIBLING_BAND, 100 * SIBLING_FRACTION))
 
 
+def rule_block_launch(f):
+    """Blocks launched as fast as the GPU launches them, with block slots
+    empty: the block launch rate, not DRAM or latency, sets the time."""
+    c = f.block_rate_ceiling
+    if c is None or f.block_rate is None or \
+            (f.grid or 0) < BLOCK_RATE_MIN_GRID or \
+            f.block_rate < (1 - BLOCK_RATE_BAND) * c.value:
+        return None
+    gap = None
+    if f.occupancy_kind == "achieved" and f.occupancy_pct is not None and \
+            f.theoretical_occupancy_pct:
+        if f.occupancy_pct >= BLOCK_OCCUPANCY_FRACTION * \
+                f.theoretical_occupancy_pct:
+            return None
+        gap = "achieved occupancy %.0f%% of a theoretical %.0f%%: block " \
+            "slots stand empty" % (f.occupancy_pct,
+                                   f.theoretical_occupancy_pct)
+    parts = ["%d blocks at %.2f blocks/ns = %.0f%% of the block-launch "
+             "ceiling (%.2f blocks/ns, %s)" % (
+                 f.grid, f.block_rate * 1e-9, 100 * f.block_rate / c.value,
+                 c.value * 1e-9, c.source)]
+    if gap:
+        parts.append(gap)
+    parts.append(_dram_text(f))
+    parts.append("more work per block (fewer blocks) lifts it")
+    return Verdict(BLOCK_LAUNCH_BOUND, "; ".join(p for p in parts if p))
+
+
 def rule_occupancy(f):
     if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
         return None
@@ -553,8 +631,8 @@ TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
 
 # Occupancy before latency: too few resident warps is the cause of too few
 # bytes in flight, and the one to fix; its text gives Little's law too.
-RULES = (rule_launch, rule_l2, rule_dram, rule_occupancy, rule_latency,
-         rule_issue, rule_dram_band)
+RULES = (rule_launch, rule_l2, rule_dram, rule_block_launch,
+         rule_occupancy, rule_latency, rule_issue, rule_dram_band)
 
 
 def classify(facts):
@@ -630,9 +708,11 @@ def _siblings(run):
     return out
 
 
-def point_facts(run, point, fits, siblings=None, cold=None):
-    """The facts of one point; siblings (from _siblings) and cold (warm
-    point key -> cold twin) are computed once per run by classify_run."""
+def point_facts(run, point, fits, siblings=None, cold=None,
+                block_ceiling=None):
+    """The facts of one point; siblings (from _siblings), cold (warm
+    point key -> cold twin) and block_ceiling (block_rate_ceiling) are
+    computed once per run by classify_run."""
     floor_ns, floor_source = launch_floor(run, point, fits)
     occ, occ_kind = occupancy(run, point)
     dram = run_dram_ceiling(run, point.op)
@@ -684,7 +764,12 @@ def point_facts(run, point, fits, siblings=None, cold=None):
         full_speed_sibling=full_name,
         needed_kib_in_flight=need,
         needed_source=need_source,
-        stalls=tuple(sel.stall_shares(run, point)))
+        stalls=tuple(sel.stall_shares(run, point)),
+        grid=point.grid,
+        block_rate=block_rate(point),
+        block_rate_ceiling=block_ceiling,
+        theoretical_occupancy_pct=sel.metric(
+            run, point, sel.M_THEORETICAL_OCCUPANCY))
 
 
 def needed_in_flight(run, dram, full_kib=None, full_name=None):
@@ -755,7 +840,9 @@ def classify_run(run, fits=None):
                           run.spec_dram_bandwidth)
     siblings = _siblings(run)
     cold = cold_twins(run.points)
-    return [(p, classify(point_facts(run, p, fits, siblings, cold)))
+    block_ceiling = block_rate_ceiling(run)
+    return [(p, classify(point_facts(run, p, fits, siblings, cold,
+                                     block_ceiling)))
             for p in run.points]
 
 
@@ -790,10 +877,10 @@ class AboveCeiling:
         return self.kind != UNEXPLAINED
 
 
-def above_dram_ceiling(run, floor_pct=1.0):
+def above_dram_ceiling(run, floor):
     """Every point not served by L2 (cold, or a footprint above the L2)
     whose bandwidth exceeds the op's measured DRAM ceiling by more than
-    floor_pct %, with its explanation from the counters: DRAM write bytes
+    the noise.Floor floor at its time, with its explanation from the counters: DRAM write bytes
     inside the timed window below the output's bytes mean the writes were
     left in L2 and written back after the timer stopped (docs/metrics.md,
     "Where the writes land"); all of the output written inside the window
@@ -805,7 +892,8 @@ def above_dram_ceiling(run, floor_pct=1.0):
         bound = run_dram_ceiling(run, p.op)
         if bound is None or not bound.measured or \
                 served_by_l2(p, run.l2_bytes) or \
-                p.bandwidth <= bound.value * (1 + floor_pct / 100.0):
+                p.bandwidth <= bound.value * (
+                    1 + floor.pct_at(p.time_median_ns) / 100.0):
             continue
         output = p.bytes_moved * (1.0 - READ_FRACTION.get(p.op, 0.5))
         writes = sel.metric(run, p, sel.M_DRAM_WRITE)

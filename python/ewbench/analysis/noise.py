@@ -4,12 +4,20 @@ difference is larger than it (docs/analysis.md, "The noise rule").
 Two rows of one run (compare, the report, the verdicts, finding 5): their
 medians differ beyond the noise when their 95 % confidence intervals
 (timing.py: measured by ewbench in schema 2, estimated from the spread in
-schema 1) do not overlap once each is widened by RUN_FLOOR_PCT % of its
-median on both sides, the run-to-run drift (clocks, DRAM refresh) that the
-samples of one run cannot show:
+schema 1) do not overlap once each is widened by the run-to-run floor, the
+drift between runs and machines (clocks, DRAM refresh, the GPU itself)
+that the samples of one run cannot show.  The floor is a noise model, not
+one number (docs/analysis.md, "The noise model"):
 
-    separated(a, b)  <=>  a.high + f.a < b.low - f.b  or  b.high + f.b <
-                          a.low - f.a,        f.x = RUN_FLOOR_PCT % of x
+    floor(t) = max(F % of t, one step of the GPU's timer)
+
+F measured per GPU from studies of it on different machines (the 99th
+percentile of the floor their kernels of 20 µs and more needed to agree),
+the largest measured F for a GPU not measured; the timer step (run.json)
+because a short kernel's median moves by whole steps:
+
+    separated(a, b)  <=>  a.high + f(a) < b.low - f(b)  or  b.high + f(b) <
+                          a.low - f(a)
 
 Repeats (contest) and the fleet, whose numbers are one per run, keep the
 spread rule below.
@@ -40,11 +48,19 @@ than OUTLIER_FACTOR x the median.
 
 import math
 import statistics
+from dataclasses import dataclass
 
-# The run-to-run floor of the CI rule, measured (docs/analysis.md, "The
-# noise rule"): the 99th percentile of the floor two back-to-back studies'
-# rows needed to agree, on an H100.
-RUN_FLOOR_PCT = 0.6
+# F of the noise model per GPU (run.json device.name), measured
+# (docs/analysis.md, "The noise model"; tests/gpu/repeat.py): the 99th
+# percentile, rounded up to a tenth, of the floor rows of 20 µs and more
+# needed to agree between studies made by `make report` on different
+# machines of that GPU (H100: 4 machines, H200: 3; kernels unchanged).
+MEASURED_FLOOR_PCT = {
+    "NVIDIA H100 80GB HBM3": 0.2,
+    "NVIDIA H200": 1.1,
+}
+# A GPU with no such studies takes the largest measured F.
+UNMEASURED_FLOOR_PCT = max(MEASURED_FLOOR_PCT.values())
 
 SIGMAS = 3.0
 DRIFT_PCT = 2.0
@@ -52,6 +68,62 @@ UNKNOWN_PCT = 5.0
 
 NOISY_PCT = 5.0
 OUTLIER_FACTOR = 1.5
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The run-to-run floor of a run: max(pct % of a median, step_ns)."""
+    pct: float
+    step_ns: float = 0.0
+    gpu: str = ""
+    measured: bool = True   # pct measured on this GPU (else stood in)
+
+    def ns(self, median_ns):
+        return max(median_ns * self.pct / 100.0, self.step_ns)
+
+    def pct_at(self, median_ns):
+        """The floor at a median, in % of it."""
+        return 100.0 * self.ns(median_ns) / median_ns if median_ns else \
+            self.pct
+
+    def describe(self):
+        text = "max(%g %% of the median, %g ns timer step)" % (
+            self.pct, self.step_ns) if self.step_ns else \
+            "%g %% of the median" % self.pct
+        if not self.measured:
+            text += (" (%s: no repeated studies; the largest floor "
+                     "measured stands in)" % (self.gpu or "this GPU"))
+        return text
+
+
+def gpu_floor(gpu, step_ns=0.0):
+    """The Floor of a GPU by its name, with the run's timer step."""
+    pct = MEASURED_FLOOR_PCT.get(gpu)
+    return Floor(UNMEASURED_FLOOR_PCT if pct is None else pct,
+                 step_ns or 0.0, gpu or "", pct is not None)
+
+
+def manifest_floor(manifest):
+    """The Floor of a run from its run.json: its GPU's F, its timer
+    step."""
+    timing_settings = (manifest.get("settings") or {}).get("timing") or {}
+    return gpu_floor((manifest.get("device") or {}).get("name"),
+                     timing_settings.get("timer_step_ns") or 0.0)
+
+
+def run_floor(run):
+    return manifest_floor(run.manifest)
+
+
+def point_floor(point):
+    """A point's Floor: its run's, or, for a point not loaded from a run,
+    the floor of a GPU not measured."""
+    return point.floor if point.floor is not None else gpu_floor(None)
+
+
+def wider(a, b):
+    """The wider of two floors (two runs compared: each row's floor)."""
+    return a if (a.pct, a.step_ns) >= (b.pct, b.step_ns) else b
 
 
 def sample_sd_ns(point):
@@ -124,22 +196,50 @@ def flag(point):
 
 # The confidence-interval rule (rows of one run)
 
-def separated(a, b, floor_pct=RUN_FLOOR_PCT):
+def separated(a, b, floor):
     """Whether two timing.KernelTime differ beyond the noise: their CIs,
-    each widened by floor_pct % of its median, do not overlap."""
-    a_low, a_high = a.widened(floor_pct)
-    b_low, b_high = b.widened(floor_pct)
+    each widened by the Floor, do not overlap."""
+    a_low, a_high = a.widened(floor)
+    b_low, b_high = b.widened(floor)
     return a_high < b_low or b_high < a_low
 
 
-def separation_pct(a, b, floor_pct=RUN_FLOOR_PCT):
+def separation_pct(a, b, floor):
     """The change of b against a (in % of a's median) that the rule needs
     before it calls b different: the facing halves of the two widened
     intervals.  |100 x (b - a) / a| > separation_pct <=> separated."""
-    a_low, a_high = a.widened(floor_pct)
-    b_low, b_high = b.widened(floor_pct)
+    a_low, a_high = a.widened(floor)
+    b_low, b_high = b.widened(floor)
     if b.median_ns >= a.median_ns:
         gap = (a_high - a.median_ns) + (b.median_ns - b_low)
     else:
         gap = (a.median_ns - a_low) + (b_high - b.median_ns)
     return 100.0 * gap / a.median_ns
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far b is from a, against what the noise rule needs."""
+    difference_pct: float   # 100 x (b - a) / a
+    limit_pct: float        # separation_pct(a, b)
+
+    @property
+    def beyond(self):
+        return abs(self.difference_pct) > self.limit_pct
+
+    @property
+    def units(self):
+        """|difference| in units of the noise limit (> 1: beyond)."""
+        return abs(self.difference_pct) / self.limit_pct \
+            if self.limit_pct > 0 else math.inf
+
+    def text(self):
+        """'+2.3 % (noise limit 0.8 %: 2.9x)'."""
+        return "%+.1f %% (noise limit %.1f %%: %.1fx)" % (
+            self.difference_pct, self.limit_pct, self.units)
+
+
+def margin(a, b, floor):
+    """The Margin of KernelTime b against KernelTime a."""
+    return Margin(100.0 * (b.median_ns - a.median_ns) / a.median_ns,
+                  separation_pct(a, b, floor))

@@ -28,7 +28,6 @@ import io
 import math
 import multiprocessing
 import os
-import signal
 import textwrap
 from dataclasses import dataclass
 
@@ -40,7 +39,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
-from . import atomic, model
+from . import atomic, model, workers
 from . import select as sel
 from . import study as stu
 from . import variants as var
@@ -776,56 +775,14 @@ def _draw_one(job):
     return draw(*args)
 
 
-def _worker_start():
-    """A worker's start: Ctrl-C and a hangup are the parent's to handle (a worker that
-    died of a KeyboardInterrupt could leave the pool's lock held, and the
-    parent waiting for it for good); SIGTERM, which the parent's terminate
-    sends, removes the temporary file of a figure being written and ends
-    the worker at once (an exception raised from the handler could be
-    swallowed where it lands, and the worker live on)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _terminated)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, atomic.STOPS)
-
-
-def _terminated(signum, frame):
-    atomic.remove_temporaries()
-    os._exit(128 + signum)
-
-
 def _draw_all(jobs):
     """[draw(*args)] for jobs [(draw, args)], in forked processes when the
-    platform has fork (the figures share nothing), else one by one.  On
-    Ctrl-C (or any failure) the workers are terminated and joined before
-    the KeyboardInterrupt goes on up: none is left behind."""
-    if len(jobs) < 2 or (os.cpu_count() or 1) < 2 or \
-            "fork" not in multiprocessing.get_all_start_methods():
+    platform has fork (the figures share nothing), else one by one; on
+    Ctrl-C or any failure the workers end before the exception goes on
+    up (workers.py)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [_draw_one(job) for job in jobs]
-    context = multiprocessing.get_context("fork")
-    # The workers are forked with SIGINT and SIGTERM blocked, so that
-    # neither reaches one before _worker_start has set its handling (the
-    # pool's threads, which fork the workers, inherit the mask).
-    stopped = set(atomic.STOPS)
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
-    try:
-        pool = context.Pool(min(len(jobs), os.cpu_count()),
-                            initializer=_worker_start)
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-    try:
-        drawn = pool.map_async(_draw_one, jobs).get()
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_BLOCK, stopped)
-        try:
-            pool.terminate()
-            pool.join()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise
-    pool.close()
-    pool.join()
-    return drawn
+    return workers.run_all(_draw_one, jobs, os.cpu_count() or 1)
 
 
 def plot_timeline(events, window, out_png, title):

@@ -273,13 +273,18 @@ def versus_section(versus, ranges=(), sctx=None):
         "cub (`cub::DeviceTransform`) and PyTorch (`torch.add`) are peers, "
         "not ewbench kernels. " + dram + ": the two medians' 95 %% "
         "confidence intervals, each widened by the run-to-run floor "
-        "(%.1f %%), do not overlap (the noise rule, docs/analysis.md)." %
-        noise.RUN_FLOOR_PCT))
+        "(%s), do not overlap (the noise rule, docs/analysis.md)." %
+        (noise.run_floor(sctx.main.run) if sctx else
+         noise.gpu_floor(None)).describe()))
     return dram_blocks, blocks
 
 
 def _evidence(s):
     parts = []
+    rate = model.block_rate(s.point)
+    if s.verdict.name == model.BLOCK_LAUNCH_BOUND and rate:
+        parts.append("%d blocks at %.2f blocks/ns" % (s.point.grid,
+                                                      rate * 1e-9))
     if s.occupancy is not None:
         parts.append("%s occupancy %.0f %%" % (s.occupancy_kind, s.occupancy))
     if s.kib_in_flight is not None:
@@ -797,7 +802,8 @@ def _clock_threat(study):
             "maximum with no slowing clock-event reason at the start and "
             "end of every part (Environment); drift between the reads, and "
             "from run to run, is covered only by the run-to-run floor of "
-            "the noise rule (%.1f %%)." % noise.RUN_FLOOR_PCT)
+            "the noise rule (%s)." % noise.run_floor(
+                study.main).describe())
 
 
 def _warm_slower_text(part, run, slower):
@@ -867,7 +873,7 @@ def threats_section(study, sctx):
         if slower:
             items.append(_warm_slower_text(part, run, slower))
         counters = m.get("counters") or {}
-        above = model.above_dram_ceiling(run, noise.RUN_FLOOR_PCT)
+        above = model.above_dram_ceiling(run, noise.run_floor(run))
         if above:
             items.append(_above_ceiling_text(part, above))
         if run.metrics is None and part == stu.ARTICLE:

@@ -69,9 +69,10 @@ class KernelTime:
     def label(self):
         return SOURCE_LABELS[self.source]
 
-    def widened(self, floor_pct):
-        """(low, high) widened by floor_pct % of the median on each side."""
-        pad = self.median_ns * floor_pct / 100.0
+    def widened(self, floor):
+        """(low, high) widened on each side by the noise.Floor at this
+        median."""
+        pad = floor.ns(self.median_ns)
         return self.low_ns - pad, self.high_ns + pad
 
 
