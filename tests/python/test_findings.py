@@ -417,3 +417,18 @@ def test_finding_3_is_judged_on_the_study_variants_alone():
     assert f.verdict == base.verdict == F.HOLDS
     assert f.deciding == base.deciding
     assert "cub_add_f16" not in dict(f.numbers)
+
+
+def test_finding_5_names_the_tier_where_the_answer_differs():
+    """Issue 30: the block matters at the L2 tier, not at DRAM sizes; the
+    verdict says so rather than one answer for both."""
+    sweep = []
+    for b in (128, 256, 512, 1024):
+        sweep.append(point("add_f32", 1 << 21, block=b,
+                           time_ns=20000.0 if b <= 256 else 16000.0))
+        sweep.append(point("add_f32", 1 << 27, block=b, time_ns=6e5))
+    f = judge(make_run(healthy_points() + sweep), 5)
+    assert f.verdict == F.FAILS
+    assert "The answer differs by tier: DRAM tier, stream launches: 0 of 1 " \
+        "sweeps beyond the limit (worst 1.000x); L2 tier, stream launches: " \
+        "1 of 1 sweeps beyond the limit (worst 1.250x)." in f.explanation

@@ -824,6 +824,25 @@ def _rate_text(rows, best, good):
                 best.grid, us(best.grid / rate)))
 
 
+def f5_tiers(judged, l2_bytes):
+    """'' when every sweep of the judged gives one answer, else per size
+    tier (L2: the best point's footprint below the L2; DRAM) and launch
+    mode, how many sweeps are beyond their limit and the worst ratio."""
+    groups = {}
+    for beyond, slack, _, _, best, _ in judged:
+        tier = "L2" if l2_bytes and best.footprint_bytes < l2_bytes \
+            else "DRAM"
+        groups.setdefault((tier, best.launch), []).append((beyond, slack))
+    answers = {any(b for b, _ in g) for g in groups.values()}
+    if len(answers) < 2:
+        return ""
+    return "; ".join("%s tier, %s launches: %d of %d sweeps beyond the "
+                     "limit (worst %.3fx)" % (
+                         tier, launch, sum(b for b, _ in g), len(g),
+                         max(x for _, x in g))
+                     for (tier, launch), g in sorted(groups.items()))
+
+
 def finding_5(sctx):
     part, ctx = None, None
     for name in (stu.BLOCKS,) + stu.PARTS:
@@ -893,12 +912,15 @@ def finding_5(sctx):
                         "launch-bound." + note, part=part)
     # The deciding sweep: the worst beyond its limit, else the worst.
     _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
+    tiers = f5_tiers(judged, ctx.run.l2_bytes)
     deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
-        "%.3fx; %d sweeps" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
-                              slack, best.block, limit, len(judged))
+        "%.3fx; %d sweeps%s" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
+                                slack, best.block, limit, len(judged),
+                                "; " + tiers if tiers else "")
     if failures:
-        return _finding(5, FAILS, numbers, "; ".join(failures) + "." + note,
-                        deciding, part)
+        return _finding(5, FAILS, numbers, ("The answer differs by tier: "
+                                            "%s. " % tiers if tiers else "")
+                        + "; ".join(failures) + "." + note, deciding, part)
     return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
                     "and 256 threads is within %.0f%% of the best block "
                     "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
