@@ -168,7 +168,11 @@ def counter_story(run, p):
     kib = model.kib_in_flight_per_sm(p, occ,
                                      run.device.get("max_threads_per_sm"))
     if kib is not None:
-        parts.append("~%.0f KiB of loads in flight per SM" % kib)
+        # One definition (model.kib_in_flight_per_sm): at the achieved
+        # occupancy; from the theoretical one it is an upper bound.
+        parts.append("~%.0f KiB of loads in flight per SM%s" % (
+            kib, " (at theoretical occupancy: an upper bound)"
+            if kind == "theoretical" else ""))
     bpi = sel.metric(run, p, sel.M_BYTES_PER_INST)
     if bpi is not None:
         parts.append("%.1f B per issued instruction" % bpi)
