@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -290,7 +291,9 @@ def _label_at_line(ax, y, text, colour, above):
     ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"),
                 xytext=(0, 2 if above else -2), textcoords="offset points",
                 va="bottom" if above else "top", ha="left", fontsize=7.5,
-                color=colour)
+                color=colour, zorder=9, path_effects=[
+                    patheffects.withStroke(linewidth=2.5,
+                                           foreground="white")])
 
 
 def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
@@ -333,8 +336,10 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         label = "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source)
         # The measured ceiling lies below the spec peak: its name goes
         # under its line, the peak's over its own, so the two never meet.
-        _label_at_line(ax, bound.value / 1e9, label,
-                       LEVEL_COLOURS["DRAM"], above=not bound.measured)
+        _label_at_line(ax, bound.value / 1e9, "%s DRAM %s" % (
+            "measured" if bound.measured else "spec", _gbps_short(
+                bound.value)), LEVEL_COLOURS["DRAM"],
+            above=not bound.measured)
         refs.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], ls=ls,
                            lw=2.4 if bound.measured else 1.4, alpha=0.45,
                            label=label))
@@ -346,7 +351,8 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
             ax.axhline(l2c.value / 1e9, color=LEVEL_COLOURS["L2"], ls="-.",
                        lw=1.0)
             label = "L2 read %s (measured)" % _gbps_short(l2c.value)
-            _label_at_line(ax, l2c.value / 1e9, label, LEVEL_COLOURS["L2"],
+            _label_at_line(ax, l2c.value / 1e9, "measured L2 read %s" %
+                           _gbps_short(l2c.value), LEVEL_COLOURS["L2"],
                            above=False)
             refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"], ls="-.",
                                label=label))
