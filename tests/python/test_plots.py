@@ -1,7 +1,9 @@
 """Every figure is drawn from the fixture, with and without counters."""
 
+import dataclasses
 import os
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -26,7 +28,8 @@ def check_outputs(paths):
     assert "<svg" in text and len(text) > 20_000
 
 
-DRAWS = {"cache_tier": plots.plot_cache_tier, "roofline": plots.plot_roofline,
+DRAWS = {"cache_tier": plots.plot_cache_tier,
+         "dram_share": plots.plot_dram_share,
          "instructions": plots.plot_instructions}
 
 
@@ -106,3 +109,104 @@ def test_variant_styles_are_stable_and_distinct():
     b = plots.variant_styles(["c", "a", "b"])
     assert a == b
     assert len({(str(c), m) for c, m in a.values()}) == 3
+
+
+# issue 30: figures a reader reads at a glance
+
+def test_cache_tier_bandwidth_axis_is_linear_and_marks_the_effective_l2(
+        fixture_run):
+    fig, body = plots._figure([fixture_run], 5)
+    ax = body.subplots()
+    pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
+    low, high = 24 * 2**20, 96 * 2**20
+    plots._cache_tier_panel(ax, fixture_run, pts, ("add", "f32"),
+                            (48 * 2**20, low, high))
+    # Linear from zero: the L2-to-DRAM ratio of finding 2 reads as drawn.
+    assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
+    # The bracket is a shaded band over exactly the two sizes, with a
+    # label that names it.
+    bands = [patch for patch in ax.patches
+             if patch.get_alpha() and patch.get_alpha() >= 0.3]
+    # (axvspan gives a Polygon before matplotlib 3.9, a Rectangle since.)
+    spans = [patch.get_patch_transform().transform(
+        patch.get_path().vertices)[:, 0] for patch in bands]
+    assert any(min(x) == pytest.approx(low) and max(x) == pytest.approx(high)
+               for x in spans)
+    texts = [t.get_text() for t in ax.texts]
+    assert any(t.startswith("effective L2 48 MiB") for t in texts)
+    assert "measured DRAM 3060 GB/s" in texts
+
+
+def test_staggered_markers_keep_lines_on_one_another_apart():
+    # Three series on the same dense sizes (a sweep has several sizes per
+    # octave, some nearly equal): their markers never share a size, and
+    # each series marks about one size per octave.
+    sizes = sorted({int(2**16 * 2**(k / 7.0)) for k in range(7 * 14)} |
+                   {int(2**20 * 1.0001)})
+    styles = {v: plots.Style("#000", "o", 1, 1, 4, True)
+              for v in ("a", "b", "c")}
+    styles["grey"] = plots.Style(plots.ADDITION_GREY, "", 1, 1, 2, False)
+    marks = plots._stagger(styles)
+    assert set(marks) == {"a", "b", "c"}
+    at = {v: plots._marked(sizes, sizes[0], *marks[v]) for v in marks}
+    assert not set(at["a"]) & set(at["b"]) and \
+        not set(at["b"]) & set(at["c"]) and not set(at["a"]) & set(at["c"])
+    for idx in at.values():
+        assert 12 <= len(idx) <= 15
+        steps = np.diff(np.log2([sizes[i] for i in idx]))
+        assert np.all(np.abs(steps - plots.MARKER_OCTAVES) < 0.2)
+
+
+def test_bandwidth_interval_is_the_time_interval_inverted(fixture_run):
+    p = dataclasses.replace(fixture_run.points[0], time_source="kernel",
+                            time_median_ns=100.0, time_ci_low_ns=80.0,
+                            time_ci_high_ns=125.0,
+                            bandwidth_median_bytes_per_s=None)
+    low, high = plots._bandwidth_interval(p)
+    bw = p.bytes_moved / 100e-9
+    assert low == pytest.approx(p.bytes_moved / 125e-9) and low < bw
+    assert high == pytest.approx(p.bytes_moved / 80e-9) and high > bw
+
+
+def test_share_rows_are_percent_of_the_ops_ceiling_with_repeats(
+        fixture_run):
+    from ewbench.analysis import model
+    rows = plots.share_rows(fixture_run, repeats=(fixture_run,))
+    assert rows
+    n = max(p.n for p in fixture_run.points)
+    order = []
+    for r in rows:
+        p = r.point
+        assert p.n == n and p.cache == "warm"
+        ceiling = model.run_dram_ceiling(fixture_run, p.op).value
+        assert r.median == pytest.approx(100 * p.bandwidth / ceiling)
+        assert r.low <= r.median <= r.high
+        # The fixture as its own repeat round: one ring, on the median.
+        assert r.rounds == pytest.approx((r.median,))
+        order.append((var.family(p), -r.median))
+    fams = plots._families([r.point for r in rows])
+    assert order == sorted(order, key=lambda o: (fams.index(o[0]), o[1]))
+    assert all(r.rounds == () for r in plots.share_rows(fixture_run))
+
+
+def test_intensity_comes_from_the_rows(fixture_run):
+    rows = plots.share_rows(fixture_run)
+    pts = [r.point for r in rows]
+    note = plots._intensity_note(fixture_run, pts, plots._families(pts))
+    add32 = [p for p in pts if var.family(p) == ("add", "f32")]
+    intensity = add32[0].flops / add32[0].bytes_moved
+    assert "add fp32 %.3g FLOP/B" % intensity in note
+    roof = fixture_run.ceilings["fp32_fma"].value
+    ridge = roof / fixture_run.ceilings["dram_add"].value
+    assert "ridge %.1f FLOP/B" % ridge in note
+    assert "relu fp32 no FLOPs" in note
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_figures_are_deterministic(fixture_run, tmp_path, name):
+    a = DRAWS[name](fixture_run, str(tmp_path / "a"))
+    b = DRAWS[name](fixture_run, str(tmp_path / "b"))
+    for x, y in zip(a, b):
+        if x.endswith(".svg"):
+            with open(x, "rb") as f, open(y, "rb") as g:
+                assert f.read() == g.read()

@@ -13,13 +13,16 @@ variants in colour with a marker each, the fastest of ewbench's additions
 in purple, the other additions as thin grey lines, cub in black and
 PyTorch in brown.
 
-  cache_tier    bandwidth vs footprint, one panel per op family, warm solid
-                and cold dashed, the L2 capacity, the DRAM ceilings, the
-                share of reads served by L2 on a second axis (sweep part)
+  cache_tier    bandwidth (linear) vs footprint, one panel per op family,
+                warm solid and cold dashed, staggered markers, the nominal
+                and effective L2, the DRAM ceilings, the share of reads
+                served by L2 on a second axis (sweep part)
   blocks        bandwidth vs threads per block per variant, one panel per
                 size tier, the published block circled (blocks part)
-  roofline      FLOP/s vs FLOP/byte at the largest size, one panel per op
-                family, colour = memory level, marker = variant
+  dram_share    per variant at the largest size: % of its op's DRAM
+                ceiling with the 95 % interval of the median and the repeat
+                rounds, and the bytes counted at DRAM, L2 and L1 over the
+                bytes moved (it replaces a roofline: docs/analysis.md)
   instructions  bytes per issued instruction, global-load bytes per warp
                 load instruction, and % of DRAM ceiling, per variant
 """
@@ -33,13 +36,15 @@ from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
+from matplotlib import patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
-from . import atomic, model, workers
+from . import atomic, model, timing, workers
 from . import select as sel
 from . import study as stu
 from . import variants as var
@@ -250,8 +255,50 @@ def _residency(run, points):
     return [(f, float(np.median(v))) for f, v in sorted(per.items())]
 
 
+MARKER_OCTAVES = 1.0     # spacing of one series' markers along the x axis
+
+
+def _stagger(styles):
+    """variant -> (offset, spacing) in octaves of footprint for the warm
+    markers of the highlighted series: the k-th of m series marks one
+    size per octave from k/m octave on, so lines that lie on one another
+    still show every series' markers side by side."""
+    shown = [v for v, st in styles.items() if st.highlighted]
+    return {v: (MARKER_OCTAVES * k / len(shown), MARKER_OCTAVES)
+            for k, v in enumerate(shown)}
+
+
+def _marked(x, start, offset, spacing):
+    """Indices of x (ascending, > 0) nearest to start x 2^(offset + j x
+    spacing), j = 0, 1, ... up to x's largest: evenly spaced on a log2
+    axis however dense the sizes are (where sizes are sparser than the
+    stagger, two series may still mark the same size)."""
+    logs = np.log2(np.asarray(x, dtype=float))
+    out = []
+    target = math.log2(start) + offset
+    while target <= logs[-1] + 1e-9:
+        i = int(np.argmin(np.abs(logs - target)))
+        if abs(logs[i] - target) <= spacing / 2 and i not in out:
+            out.append(i)
+        target += spacing
+    return out
+
+
+def _label_at_line(ax, y, text, colour, above):
+    """A ceiling's name written on its horizontal line, at the left edge
+    (the smallest sizes run far below every ceiling), above or below it."""
+    ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"),
+                xytext=(0, 2 if above else -2), textcoords="offset points",
+                va="bottom" if above else "top", ha="left", fontsize=7.5,
+                color=colour, zorder=9, path_effects=[
+                    patheffects.withStroke(linewidth=2.5,
+                                           foreground="white")])
+
+
 def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     styles = family_styles(points)
+    marks = _stagger(styles)
+    first = min((p.footprint_bytes for p in points), default=1)
     ymax = 0.0
     for (variant, cache), rows in sorted(_series(points).items(),
                                          key=lambda kv: -styles[
@@ -262,11 +309,17 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         x = [p.footprint_bytes for p in rows]
         y = [p.bandwidth / 1e9 for p in rows]
         ymax = max([ymax] + y)
-        ax.plot(x, y, ls="-" if cache == "warm" else "--",
-                marker=st.marker if cache == "warm" else "",
-                ms=3.5, lw=st.lw if cache == "warm" else st.lw * 0.7,
-                color=st.colour, alpha=st.alpha if cache == "warm" else
-                0.55, zorder=st.zorder)
+        warm = cache == "warm"
+        ax.plot(x, y, ls="-" if warm else "--",
+                lw=st.lw if warm else st.lw * 0.7,
+                color=st.colour, alpha=st.alpha if warm else 0.55,
+                zorder=st.zorder if warm else st.zorder - 1)
+        if warm and variant in marks:
+            # Markers above every line, so one line cannot hide another's.
+            at = _marked(x, first, *marks[variant])
+            ax.plot([x[i] for i in at], [y[i] for i in at], ls="none",
+                    marker=st.marker, ms=6, mec="white", mew=0.6,
+                    color=st.colour, zorder=8)
     dram = model.run_dram_ceiling(run, fam[0])
     spec = model.spec_dram(run.spec_dram_bandwidth)
     refs = []
@@ -279,10 +332,16 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         ls = "-" if bound.measured else (0, (1, 2))
         ax.axhline(bound.value / 1e9, color=LEVEL_COLOURS["DRAM"], ls=ls,
                    lw=2.4 if bound.measured else 1.4, alpha=0.45, zorder=1)
+        label = "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source)
+        # The measured ceiling lies below the spec peak: its name goes
+        # under its line, the peak's over its own, so the two never meet.
+        _label_at_line(ax, bound.value / 1e9, "%s DRAM %s" % (
+            "measured" if bound.measured else "spec", _gbps_short(
+                bound.value)), LEVEL_COLOURS["DRAM"],
+            above=not bound.measured)
         refs.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], ls=ls,
                            lw=2.4 if bound.measured else 1.4, alpha=0.45,
-                           label="DRAM %s (%s)" % (
-                               _gbps_short(bound.value), bound.source)))
+                           label=label))
         ymax = max(ymax, bound.value / 1e9)
     l2c = model.l2_ceiling(run.ceilings)
     note = None
@@ -290,34 +349,49 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         if l2c.value / 1e9 <= 1.15 * ymax:
             ax.axhline(l2c.value / 1e9, color=LEVEL_COLOURS["L2"], ls="-.",
                        lw=1.0)
+            label = "L2 read %s (measured)" % _gbps_short(l2c.value)
+            _label_at_line(ax, l2c.value / 1e9, "measured L2 read %s" %
+                           _gbps_short(l2c.value), LEVEL_COLOURS["L2"],
+                           above=False)
             refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"], ls="-.",
-                               label="L2 read %s (measured)" %
-                               _gbps_short(l2c.value)))
+                               label=label))
             ymax = max(ymax, l2c.value / 1e9)
         else:
             note = "measured L2 read ceiling %s: above the plot" % \
                 _gbps_short(l2c.value)
+    box = dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85)
+    # Both L2 sizes are named right of the nominal one, in the upper part:
+    # every kernel there runs at DRAM speed or below and the share of
+    # reads from L2 is near zero, so the names cover no data.
+    right = max(run.l2_bytes or 0, effective_l2[2] if effective_l2 else 0)
     if run.l2_bytes:
-        ax.axvline(run.l2_bytes, color="black", ls=":", lw=1.2)
-        ax.annotate(" L2 %s (nominal)" % bytes_label(run.l2_bytes),
-                    (run.l2_bytes, 0.02), fontsize=8,
-                    xycoords=("data", "axes fraction"))
-        refs.append(Line2D([], [], color="black", ls=":", lw=1.2,
+        ax.axvline(run.l2_bytes, color="black", ls=":", lw=1.4, zorder=2)
+        ax.annotate("L2 %s (nominal)" % bytes_label(run.l2_bytes),
+                    (run.l2_bytes, 0.97), xytext=(4, 0),
+                    textcoords="offset points", fontsize=8, va="top",
+                    ha="left", xycoords=("data", "axes fraction"), bbox=box,
+                    zorder=9)
+        refs.append(Line2D([], [], color="black", ls=":", lw=1.4,
                            label="L2 capacity %s (nominal)" %
                            bytes_label(run.l2_bytes)))
     if effective_l2 is not None:
         middle, low, high = effective_l2
-        ax.axvspan(low, high, color=LEVEL_COLOURS["L2"], alpha=0.12, lw=0)
+        ax.axvspan(low, high, color=LEVEL_COLOURS["L2"], alpha=0.4, lw=0,
+                   zorder=0)
         ax.axvline(middle, color=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
-                   lw=1.4)
-        ax.annotate("effective L2 %s " % bytes_label(middle),
-                    (middle, 0.10), fontsize=8, ha="right",
-                    color=LEVEL_COLOURS["L2"],
-                    xycoords=("data", "axes fraction"))
-        refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"],
-                           ls=(0, (5, 2)), lw=1.4, label=(
-                               "effective L2 %s (finding 2)" %
-                               bytes_label(middle))))
+                   lw=1.4, zorder=2)
+        ax.annotate("effective L2 %s\n(%s to %s)" % (
+            bytes_label(middle), bytes_label(low), bytes_label(high)),
+            (high, 0.86), xytext=(right * 1.3, 0.86), fontsize=7.5,
+            ha="left", va="center", color=LEVEL_COLOURS["L2"], bbox=box,
+            zorder=9, xycoords=("data", "axes fraction"),
+            textcoords=("data", "axes fraction"),
+            arrowprops=dict(arrowstyle="->", color=LEVEL_COLOURS["L2"],
+                            lw=1.0, shrinkA=0, shrinkB=0))
+        refs.append(Patch(facecolor=LEVEL_COLOURS["L2"], alpha=0.4,
+                          edgecolor=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
+                          label="effective L2 %s (finding 2) and the sizes "
+                                "bracketing it" % bytes_label(middle)))
     served = _residency(run, points)
     if served:
         twin = ax.twinx()
@@ -331,13 +405,12 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
                            label="reads from L2, % (right axis)"))
     ax.set_xscale("log", base=2)
     _log2_bytes_axis(ax.xaxis)
-    # Log-scaled: small sizes run at a few % of DRAM speed and a linear
-    # axis flattens them into the floor.
-    ax.set_yscale("log")
-    ymin = min((p.bandwidth / 1e9 for p in points), default=1.0)
-    ax.set_ylim(ymin * 0.7, ymax * 1.4)
-    ax.yaxis.set_major_formatter(FuncFormatter(
-        lambda v, _pos: "%g" % v))
+    # Linear from zero: finding 2 compares L2-resident bandwidth with the
+    # DRAM ceiling, a ratio a linear axis shows as it is (a log axis
+    # squeezed 1.5 to 7 TB/s into its top fifth).  The launch-bound small
+    # sizes flatten towards zero, which is what they are.
+    ax.set_ylim(0, ymax * 1.12)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: "%g" % v))
     ax.set_xlabel("footprint: bytes touched per launch (MiB = 2^20 B)",
                   fontsize=9)
     ax.set_ylabel("GB/s = 10^9 B/s, bytes moved / median time",
@@ -456,7 +529,7 @@ def plot_blocks(run, outdir, published=None):
     return save(fig, outdir, "blocks")
 
 
-# 3. hierarchical roofline
+# 3. share of the DRAM ceiling
 
 def _l1_bytes(run, p):
     """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
@@ -469,171 +542,264 @@ def _l1_bytes(run, p):
 
 
 def _level_bytes(run, p):
-    """[(level, bytes)]: counters where present, and the algorithmic bytes."""
+    """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
     out = []
     for level, value in (("DRAM", sel.dram_bytes(run, p)),
                          ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
                          ("L1", _l1_bytes(run, p))):
         if value:
             out.append((level, value))
-    out.append(("algorithmic", float(p.bytes_moved)))
     return out
 
 
-def _compute_roofs(run):
-    """[(flop/s, label, measured)]: ceilings.csv, else a spec estimate."""
-    roofs = []
-    for name in ("fp32_fma", "fp16_fma"):
-        c = (run.ceilings or {}).get(name)
-        if c is None:
-            continue
-        roofs.append((c.value, "%s %.1f TFLOP/s (measured)" % (
-            name, c.value / 1e12), True))
-    if roofs:
-        return roofs
+def _compute_roof(run, dtype):
+    """(flop/s, label) of the dtype's FMA roof: ceilings.csv's fp32_fma or
+    fp16_fma, else for fp32 a spec estimate from run.json; None."""
+    name = {"f32": "fp32_fma", "f16": "fp16_fma"}.get(dtype)
+    c = (run.ceilings or {}).get(name) if name else None
+    if c is not None and c.value > 0:
+        return c.value, "%s %.1f TFLOP/s (measured)" % (name, c.value / 1e12)
     dev = run.device
     lanes = dev.get("fp32_lanes_per_sm")      # run.json, from ewbench
-    if lanes and dev.get("sm_count") and dev.get("sm_clock_khz"):
+    if dtype == "f32" and lanes and dev.get("sm_count") and \
+            dev.get("sm_clock_khz"):
         peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
-        roofs.append((peak, "fp32 %.1f TFLOP/s (spec estimate)" % (
-            peak / 1e12), False))
-    return roofs
+        return peak, "fp32 %.1f TFLOP/s (spec estimate)" % (peak / 1e12)
+    return None
 
 
-def _span(values, pad, min_decades):
-    """Log-axis limits around values: padded, at least min_decades wide."""
-    lo, hi = min(values) / pad, max(values) * pad
-    missing = min_decades - math.log10(hi / lo)
-    if missing > 0:
-        lo /= 10 ** (missing / 2)
-        hi *= 10 ** (missing / 2)
-    return lo, hi
+def _intensity_note(run, pts, fams):
+    """One clause per op family: its intensity (FLOP per byte moved, from
+    the rows' flops and bytes_moved) and how far under the ridge of its
+    FMA roof and DRAM ceiling that lies, the one answer a roofline gave
+    for kernels like these."""
+    clauses = []
+    for fam in fams:
+        mine = [p for p in pts if var.family(p) == fam and p.bytes_moved]
+        flops = [p.flops / p.bytes_moved for p in mine if p.flops > 0]
+        if not flops:
+            clauses.append("%s no FLOPs" % var.family_label(fam))
+            continue
+        intensity = float(np.median(flops))
+        text = "%s %.3g FLOP/B" % (var.family_label(fam), intensity)
+        roof = _compute_roof(run, fam[1])
+        dram = model.run_dram_ceiling(run, fam[0])
+        if roof is not None and dram is not None:
+            ridge = roof[0] / dram.value
+            text += ", %.0fx under the ridge %.1f FLOP/B = %s / %s (%s)" \
+                % (ridge / intensity, ridge, roof[1],
+                   _gbps_short(dram.value), dram.source)
+        clauses.append(text)
+    return "Intensity (FLOP / bytes moved, from the rows): " + \
+        "; ".join(clauses) + "."
 
 
-def plot_roofline(run, outdir):
-    """One panel per op family at the largest size (warm when measured):
-    each kernel's FLOP/s at the intensity of each memory level."""
+def _repeat_points(repeats, pts):
+    """point key -> [bandwidth of the same key in each repeat round]."""
+    keys = {p.key for p in pts}
+    out = {}
+    for run in repeats or ():
+        for q in run.points:
+            if q.key in keys and q.check != "fail":
+                out.setdefault(q.key, []).append(q.bandwidth)
+    return out
+
+
+def _bandwidth_interval(p):
+    """(low, high) byte/s of a row's bandwidth: its time's 95 % interval
+    of the median (timing.row_time) turned into bandwidth."""
+    t = timing.row_time(p)
+    return (p.bandwidth * t.median_ns / t.high_ns,
+            p.bandwidth * t.median_ns / t.low_ns if t.low_ns > 0 else
+            p.bandwidth)
+
+
+# Level -> (marker, offset in rows): one row's levels side by side, as
+# DRAM bytes and the bytes the kernel moves are often equal.
+LEVEL_MARKS = {"DRAM": ("s", -0.22), "L2": ("o", 0.0), "L1": ("^", 0.22)}
+ROLE_COLOURS = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: "#8c8c8c",
+                var.PEER: "#000000", var.USER: USER_STYLE[0]}
+
+
+@dataclass(frozen=True)
+class ShareRow:
+    """One row of the DRAM-share figure, in % of the op's DRAM ceiling."""
+    point: object
+    median: float
+    low: float              # the 95 % interval of the median, as bandwidth
+    high: float
+    rounds: tuple           # the same row's median in each repeat round
+
+
+def share_rows(run, repeats=()):
+    """[ShareRow] at the largest size (warm when measured), primary
+    blocks, passing rows, grouped by op family (_families' order), fastest
+    first; [] without points or any DRAM ceiling."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
     if not points:
-        return None
+        return []
     n = max(p.n for p in points)
-    points = [p for p in points if p.n == n]
-    cache = sel.preferred_cache(points)
-    points = [p for p in points if p.cache == cache]
-    placed = []
-    for p in points:
-        ops = p.flops if p.flops > 0 else p.n
-        perf = ops / (p.time_median_ns * 1e-9)
-        placed.append((p, perf, [(lvl, ops / b) for lvl, b in
-                                 _level_bytes(run, p)]))
-    xlim = _span([ai for _, _, lv in placed for _, ai in lv], 1.6, 2.0)
-    ylim = _span([perf for _, perf, _ in placed], 1.6, 2.0)
-    fams = _families(points)
-    rows = math.ceil(len(fams) / 2)
-    fig, body = _figure([run], 4.6 * rows + 1.4)
-    # legend label -> (colour, style, {ceiling text: [op family, ...]}):
-    # one entry per level, each panel drawing its own op's ceiling.
-    diagonals = {}
-    l2c = model.l2_ceiling(run.ceilings)
-    for ax, fam in zip(_grid(body, len(fams)), fams):
-        mine = [x for x in placed if var.family(x[0]) == fam]
-        styles = family_styles([x[0] for x in mine])
-        # The op's own DRAM ceiling (dram_add for add, dram_copy for relu
-        # and abs) and the measured L2 read ceiling: bandwidth x intensity.
-        mine_diagonals = []
+    pts = [p for p in points if p.n == n]
+    cache = sel.preferred_cache(pts)
+    pts = [p for p in pts if p.cache == cache and
+           model.run_dram_ceiling(run, p.op) is not None]
+    fams = _families(pts)
+    pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
+                                     -p.bandwidth))
+    again = _repeat_points(repeats, pts)
+    rows = []
+    for p in pts:
+        bound = model.run_dram_ceiling(run, p.op)
+        low, high = _bandwidth_interval(p)
+        rows.append(ShareRow(p, model.pct_of(p.bandwidth, bound),
+                             model.pct_of(low, bound),
+                             model.pct_of(high, bound),
+                             tuple(model.pct_of(b, bound)
+                                   for b in again.get(p.key, ()))))
+    return rows
+
+
+def plot_dram_share(run, outdir, repeats=()):
+    """Per variant at the largest size (warm when measured), grouped by op
+    family, fastest first: bandwidth in % of its op's DRAM ceiling with
+    the 95 % interval of its median and the repeat rounds' medians; beside
+    it, where counters were taken, the bytes counted at DRAM, L2 and L1
+    over the bytes the kernel must move."""
+    rows = share_rows(run, repeats)
+    if not rows:
+        return None
+    pts = [r.point for r in rows]
+    n, cache = pts[0].n, pts[0].cache
+    fams = _families(pts)
+    levels = {p.key: _level_bytes(run, p) for p in pts}
+    counted = any(levels.values())
+    fig, body = _figure([run], 0.26 * len(pts) + 2.6)
+    if counted:
+        share, ratio = body.subplots(1, 2, sharey=True,
+                                     gridspec_kw={"width_ratios": (3, 2)})
+    else:
+        share, ratio = body.subplots(1, 1), None
+    lows, highs = [model.DRAM_FRACTION * 100], [100.0]
+    for yi, r in enumerate(rows):
+        colour = ROLE_COLOURS[var.role(r.point.variant)]
+        share.errorbar(r.median, yi, xerr=[[r.median - r.low],
+                                           [r.high - r.median]],
+                       fmt="o", ms=5, color=colour, ecolor=colour,
+                       elinewidth=2.2, capsize=3, zorder=4)
+        share.plot(r.rounds, [yi] * len(r.rounds), ls="none", marker="o",
+                   ms=7, mfc="none", mec="#d62728", mew=1.0, zorder=3)
+        share.annotate("%.1f (%.1f-%.1f)" % (r.median, r.low, r.high),
+                       (1.0, yi), xycoords=("axes fraction", "data"),
+                       xytext=(-3, 0), textcoords="offset points",
+                       ha="right", va="center", fontsize=7,
+                       color="#333333")
+        lows += [r.low] + list(r.rounds)
+        highs += [r.high] + list(r.rounds)
+    # Each family's spec peak as a share of its own measured ceiling (the
+    # ceilings differ by op: dram_add, dram_copy).
+    spec = model.spec_dram(run.spec_dram_bandwidth)
+    for fam in fams:
+        span = [yi for yi, p in enumerate(pts) if var.family(p) == fam]
         dram = model.run_dram_ceiling(run, fam[0])
-        if dram is not None:
-            mine_diagonals.append((dram.value, "DRAM", "%s (%s)" % (
-                _gbps_short(dram.value), dram.source),
-                LEVEL_COLOURS["DRAM"], "-"))
-        if l2c is not None:
-            mine_diagonals.append((l2c.value, "L2 read", "%s (measured)" %
-                                   _gbps_short(l2c.value),
-                                   LEVEL_COLOURS["L2"], "-."))
-        for bw, level, text, colour, ls in mine_diagonals:
-            xs = np.geomspace(*xlim, 8)
-            ax.plot(xs, xs * bw, color=colour, lw=1.2, ls=ls, alpha=0.7)
-            diagonals.setdefault(level, (colour, ls, {}))[2].setdefault(
-                text, []).append(fam[0])
-        handles = []
-        for p, perf, levels in sorted(mine, key=lambda x: var.sort_key(
-                x[0].variant)):
-            st = styles[p.variant]
-            ax.plot([ai for _, ai in levels], [perf] * len(levels),
-                    color="#cccccc", lw=0.6, zorder=1)
-            for level, ai in levels:
-                # The algorithmic point is a ring, so a counted level at
-                # the same place (DRAM at large sizes) shows inside it.
-                ring = level == "algorithmic"
-                ax.plot(ai, perf, ls="none",
-                        marker=st.marker if st.highlighted else ".",
-                        ms=(12 if ring else 7) if st.highlighted else 4,
-                        color=LEVEL_COLOURS[level], zorder=2 if ring else 3,
-                        mfc="none" if ring else LEVEL_COLOURS[level],
-                        mec=LEVEL_COLOURS[level] if ring else "black",
-                        mew=1.2 if ring else 0.4)
-        for v, st in styles.items():
-            if st.highlighted:
-                handles.append(Line2D([], [], ls="none", marker=st.marker,
-                                      color="white", mec="black", ms=7,
-                                      label=v))
-        greys = sum(1 for st in styles.values() if not st.highlighted)
-        if greys:
-            handles.append(Line2D([], [], ls="none", marker=".",
-                                  color="#777777", label="%d other ewbench "
-                                  "additions" % greys))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(*xlim)
-        ax.set_ylim(*ylim)
-        ax.tick_params(labelsize=8)
-        ax.set_title("%s, %s elements, %s" % (var.family_label(fam),
-                                              size_label(n), cache),
-                     fontsize=10)
-        ax.set_xlabel("intensity: operations per byte moved at each "
-                      "level", fontsize=9)
-        ax.set_ylabel("operations per second (add: FLOP/s; relu, abs: "
-                      "elements/s)", fontsize=9)
-        ax.grid(True, which="major", alpha=0.25)
-        ax.legend(handles=handles, loc="upper left", fontsize=7.5,
-                  frameon=True, framealpha=0.85, ncol=1)
-    levels = [Line2D([], [], ls="none", marker="o", color=c,
-                     mfc="none" if lvl == "algorithmic" else c,
-                     ms=10 if lvl == "algorithmic" else 7,
-                     label="algorithmic bytes (ring)" if lvl == "algorithmic"
-                     else "bytes counted at %s" % lvl)
-              for lvl, c in LEVEL_COLOURS.items()
-              if any(lvl == name for _, _, lv in placed for name, _ in lv)]
-    def ceiling_label(level, texts):
-        if len(texts) == 1:
-            return "ceiling: %s %s" % (level, next(iter(texts)))
-        return "ceiling: %s %s" % (level, ", ".join(
-            "%s on %s" % (text, "/".join(dict.fromkeys(ops)))
-            for text, ops in texts.items()))
-    lines = [Line2D([], [], color=c, ls=ls, label=ceiling_label(level, texts))
-             for level, (c, ls, texts) in diagonals.items()]
-    legend_outside(body, "lower center", handles=levels + lines, ncol=3,
-                fontsize=8, frameon=False)
-    roofs = "; ".join(label for _, label, _ in _compute_roofs(run))
-    l2_ratio = [b / p.bytes_moved for p, _, _ in placed
-                for lvl, b in _level_bytes(run, p) if lvl == "L2"]
-    note = ("Colour = the memory level whose bytes set the intensity (DRAM "
-            "red, L2 blue, L1 green, algorithmic bytes a grey ring), marker "
-            "= variant; grey lines join one kernel's levels; diagonals are "
-            "each panel's op's measured DRAM ceiling and the L2 read "
-            "ceiling. relu and abs do no FLOPs and sit at one operation per "
-            "element. L1 bytes are the LSU pipe's global loads and stores "
-            "(l1tex__t_bytes.sum where measured): TMA copies bypass it, so "
-            "TMA kernels sit right of their ring. %sCompute roofs (%s) lie "
-            "far above the plotted "
-            "range." % (
-                "L2 bytes (lts__t_bytes.sum) count every transfer at the L2 "
-                "slices, not only the kernel's own requests: here a median "
-                "%.2fx the algorithmic bytes, so L2 points sit left of the "
-                "ring. " % float(np.median(l2_ratio)) if l2_ratio else "",
-                roofs or "none known"))
-    body.suptitle("\n".join(textwrap.wrap(note, 140)), fontsize=8.5)
-    return save(fig, outdir, "roofline")
+        if spec is not None and dram.measured:
+            at = 100.0 * spec.value / dram.value
+            share.plot([at, at], [span[0] - 0.45, span[-1] + 0.45],
+                       color=LEVEL_COLOURS["DRAM"], ls=(0, (1, 2)), lw=1.4)
+            highs.append(at)
+    share.axvline(100, color=LEVEL_COLOURS["DRAM"], lw=2.0, alpha=0.6,
+                  zorder=1)
+    share.axvline(100 * model.DRAM_FRACTION, color=CEILING_GREY, ls=":",
+                  lw=1.0)
+    left = 5 * math.floor((min(lows) - 3) / 5)
+    # Room on the right for the column of numbers.
+    right = max(highs) + 0.30 * (max(highs) - left)
+    share.set_xlim(left, right)
+    measured = all(model.run_dram_ceiling(run, f[0]).measured
+                   for f in fams)
+    share.set_xlabel("% of the op's DRAM ceiling (add: dram_add; relu, "
+                     "abs: dram_copy)" if measured else
+                     "% of the DRAM spec peak (run.json; no ceiling "
+                     "measured)", fontsize=9)
+    share.grid(True, axis="x", alpha=0.3)
+    share.tick_params(labelsize=8)
+    share.set_yticks(range(len(pts)))
+    share.set_yticklabels(["%s (%s)" % (p.variant, var.family_label(
+        var.family(p))) for p in pts], fontsize=8)
+    for tick, p in zip(share.get_yticklabels(), pts):
+        tick.set_color(ROLE_COLOURS[var.role(p.variant)])
+    share.set_ylim(len(pts) - 0.4, -0.6)
+    axes = [share]
+    if ratio is not None:
+        axes.append(ratio)
+        values = []
+        for yi, p in enumerate(pts):
+            for level, b in levels[p.key]:
+                r = b / p.bytes_moved
+                values.append(r)
+                marker, dy = LEVEL_MARKS[level]
+                ratio.plot(r, yi + dy, ls="none", marker=marker, ms=5.5,
+                           color=LEVEL_COLOURS[level], mec="white", mew=0.5,
+                           zorder=3)
+            if not levels[p.key]:
+                ratio.text(1.0, yi, "no counters", va="center", ha="center",
+                           fontsize=7, color="#777777")
+        ratio.axvline(1.0, color=CEILING_GREY, lw=1.0)
+        ratio.set_xscale("log", base=2)
+        # At least 0.5x to 2x, so the axis has ticks on both sides of 1x.
+        lo = min(values + [0.5]) / 1.2
+        hi = max(values + [2.0]) * 1.2
+        ratio.set_xlim(lo, hi)
+        ratio.xaxis.set_major_formatter(FuncFormatter(
+            lambda v, _pos: "%gx" % v))
+        ratio.set_xlabel("bytes counted at the level / bytes the kernel "
+                         "must move", fontsize=9)
+        ratio.grid(True, axis="x", alpha=0.3)
+        ratio.tick_params(labelsize=8)
+    for yi in range(1, len(pts)):
+        if var.family(pts[yi]) != var.family(pts[yi - 1]):
+            for ax in axes:
+                ax.axhline(yi - 0.5, color="#888888", lw=0.8)
+    handles = [Line2D([], [], color=c, marker="o", lw=2.2, ms=5, label=r)
+               for r, c in ROLE_COLOURS.items()
+               if any(var.role(p.variant) == r for p in pts)]
+    handles[0].set_label(handles[0].get_label() +
+                         ": median, bar = 95 % interval of the median")
+    if any(r.rounds for r in rows):
+        handles.append(Line2D([], [], ls="none", marker="o", ms=7,
+                              mfc="none", mec="#d62728",
+                              label="median of each repeat round "
+                                    "(repeats/)"))
+    handles += [Line2D([], [], color=LEVEL_COLOURS["DRAM"], lw=2.0,
+                       alpha=0.6, label="100 %: the measured ceiling"
+                       if measured else "100 %: the spec peak"),
+                Line2D([], [], color=CEILING_GREY, ls=":",
+                       label="%.0f %%: DRAM-bound from here" %
+                       (100 * model.DRAM_FRACTION))]
+    if spec is not None and measured:
+        handles.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"],
+                              ls=(0, (1, 2)), lw=1.4,
+                              label="spec peak (run.json)"))
+    # Each panel's key under it, as an axes legend: constrained layout
+    # makes room for it on every matplotlib the project takes (a figure
+    # legend outside the axes needs 3.7).
+    # below the x label: about 45 px under the axes, which are about 26 px
+    # a row high.
+    under = dict(loc="upper center", bbox_to_anchor=(
+        0.5, -1.75 / max(len(pts), 3)), fontsize=8, frameon=False)
+    share.legend(handles=handles, ncol=2, **under)
+    if ratio is not None:
+        ratio.legend(handles=[
+            Line2D([], [], ls="none", marker=LEVEL_MARKS[lvl][0], ms=6,
+                   color=c, label="bytes counted at %s" % lvl)
+            for lvl, c in LEVEL_COLOURS.items() if lvl != "algorithmic" and
+            any(lvl == name for lv in levels.values() for name, _ in lv)],
+            ncol=1, **under)
+    body.suptitle("\n".join(
+        ["Share of the DRAM ceiling at %s elements (%s), grouped by op "
+         "family, fastest first; numbers: median (95 %% interval) in %%"
+         % (size_label(n), cache)] +
+        textwrap.wrap(_intensity_note(run, pts, fams), 150)), fontsize=9)
+    return save(fig, outdir, "dram_share")
 
 
 # 4. instruction efficiency
@@ -739,14 +905,14 @@ def plot_instructions(run, outdir):
 
 # all figures of a study
 
-FIGURES = ("cache_tier", "blocks", "roofline", "instructions")
+FIGURES = ("cache_tier", "blocks", "dram_share", "instructions")
 
 
 def plot_study(study, outdir, marks=None):
     """{name: [png, svg]} of every figure the study's parts allow: the
     cache-tier plot from the sweep (else the article run), the block plot
-    from the block sweep, roofline and instructions from the article
-    run.  marks: what the findings located, drawn where it belongs
+    from the block sweep, the DRAM share (with the repeat rounds) and
+    instructions from the article run.  marks: what the findings located, drawn where it belongs
     ({"effective_l2": (middle, low, high)}).  The figures are drawn in
     parallel where the platform forks (seconds each, in matplotlib)."""
     marks = marks or {}
@@ -763,7 +929,7 @@ def plot_study(study, outdir, marks=None):
             else None
         jobs.append(("blocks", plot_blocks, (blocks or main, outdir,
                                              published)))
-    jobs += [("roofline", plot_roofline, (main, outdir)),
+    jobs += [("dram_share", plot_dram_share, (main, outdir, study.repeats)),
              ("instructions", plot_instructions, (main, outdir))]
     drawn = _draw_all([(draw, args) for _, draw, args in jobs])
     return {name: paths for (name, _, _), paths in zip(jobs, drawn)

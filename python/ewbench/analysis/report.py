@@ -44,21 +44,24 @@ FIGURE_TEXT = {
     "cache_tier": (
         "Cache-tier plot",
         "Bandwidth (bytes moved / median time) against the footprint of one "
-        "launch, one panel per op family: warm solid with markers, cold "
-        "dashed. The study's variants in colour, the fastest of ewbench's "
-        "additions in purple; peers and other additions, where the sweep "
-        "has them, as the legend under each panel keys every series. Both axes "
-        "are logarithmic. Black dotted vertical line: the nominal L2 "
-        "capacity; blue dashed vertical line and band: the effective L2 "
-        "for streaming that finding 2 located (where the share of reads "
-        "served by L2 falls through 50 %) and the sweep sizes bracketing "
-        "it; thick translucent red lines: the op's DRAM ceiling, measured "
-        "(solid), and the spec peak (dotted); the "
-        "L2 read ceiling (blue dash-dot) is drawn only where it lies near "
-        "the data, else named in the panel title. Where the run has "
-        "one-pass residency counters, the grey dotted line (right axis) is "
-        "the median share of reads served by L2 over the warm points of "
-        "each footprint."),
+        "launch, one panel per op family (fp32 and fp16 adds apart): warm "
+        "solid, cold dashed and paler. The bandwidth axis is linear from "
+        "zero, the footprint axis logarithmic. The study's variants in "
+        "colour with a marker each, the fastest of ewbench's additions in "
+        "purple; peers and other additions, where the sweep has them, as "
+        "the legend under each panel keys every series. Each series marks "
+        "one size per octave, staggered against the others, so lines that "
+        "lie on one another still show every series' markers. Black dotted "
+        "vertical line: the nominal L2 capacity; blue band with a dashed "
+        "line, named by the arrow: the effective L2 for streaming that "
+        "finding 2 located (where the share of reads served by L2 falls "
+        "through 50 %) and the sweep sizes bracketing it; thick "
+        "translucent red line: the op's measured DRAM ceiling, dotted red: "
+        "the spec peak, each named on its line; the L2 read ceiling (blue "
+        "dash-dot) is drawn only where it lies near the data, else named "
+        "in the panel title. Where the run has one-pass residency "
+        "counters, the grey dotted line (right axis) is the median share "
+        "of reads served by L2 over the warm points of each footprint."),
     "blocks": (
         "Block sizes",
         "Bandwidth against threads per block, one panel per op family; "
@@ -66,17 +69,23 @@ FIGURE_TEXT = {
         "A ring marks the block the study published; the green band is 128 "
         "to 256 threads (finding 5); the horizontal line is the op's DRAM "
         "ceiling."),
-    "roofline": (
-        "Hierarchical roofline",
-        "Operations per second (add: FLOP/s; relu and abs: elements/s) "
-        "against intensity (operations per byte) at the largest size, one "
-        "panel per op family, both axes logarithmic over at least two "
-        "decades: colour = the memory level whose bytes give the intensity "
-        "(DRAM red, L2 blue, L1 green), marker = variant (legend per "
-        "panel), grey ring = algorithmic bytes; diagonals are the panel's "
-        "op's measured DRAM ceiling (solid) and the measured L2 read "
-        "ceiling (dash-dot). The note above the panels says why L2 and L1 "
-        "points sit where they do."),
+    "dram_share": (
+        "Share of the DRAM ceiling",
+        "At the largest size (warm when measured), per variant grouped by "
+        "op family, fastest first, coloured by role (study, ewbench "
+        "addition, peer). Left: bandwidth in % of the op's measured DRAM "
+        "ceiling (dram_add for add, dram_copy for relu and abs), a dot at "
+        "the median and a bar over the 95 % confidence interval of the "
+        "median (most are narrower than the dot: the numbers at the right "
+        "give each median and interval); red rings: the same rows' medians "
+        "in the repeat rounds, where the study has them; red line: the "
+        "ceiling (100 %); dotted grey: the 80 % DRAM-bound threshold; "
+        "dotted red: the spec peak, per op family. Right, where counters "
+        "were taken: the bytes counted at DRAM (red squares), L2 (blue "
+        "dots) and L1 (green triangles) over the bytes the kernel must "
+        "move, on a logarithmic axis with 1x marked. The title gives each "
+        "op family's intensity (FLOP per byte moved) and how far under "
+        "the ridge of its FMA roof and DRAM ceiling it lies."),
     "instructions": (
         "Instruction efficiency",
         "At the largest size, per variant (grouped by op family, fastest "
