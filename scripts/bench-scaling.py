@@ -7,7 +7,10 @@ trace of one NVTX range over EVENTS kernels (1,000,000).  A benchmark, not
 a test: it prints seconds per size, for the note of a change that touches
 the cost; linear growth is about 10x the time for 10x the input.
 
-  PYTHONPATH=python python3 scripts/bench-scaling.py [ROWS...] [--events N]
+  PYTHONPATH=python python3 scripts/bench-scaling.py [ROWS...] [--events N...]
+
+A count of 0 leaves that part out (`0 --events 10000 100000` times the
+timeline alone).
 """
 
 import argparse
@@ -85,7 +88,7 @@ def seconds(call):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("rows", nargs="*", type=int, default=[20000, 200000])
-    parser.add_argument("--events", type=int, default=1000000)
+    parser.add_argument("--events", type=int, nargs="+", default=[1000000])
     args = parser.parse_args()
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -94,20 +97,20 @@ def main():
     try:
         print("| input | seconds |")
         print("|---|---|")
-        for rows in args.rows:
+        for rows in filter(None, args.rows):
             run = os.path.join(work, "run-%d" % rows)
             run_of(rows, run)
             took = seconds(lambda: analysis(["report", run, "-o",
                                              run + "-report"]))
             print("| report, %d rows of one variant | %.1f |" % (rows, took),
                   flush=True)
-        if args.events:
+        for events in filter(None, args.events):
             trace = os.path.join(work, "trace.json")
-            trace_of(args.events, trace)
+            trace_of(events, trace)
             took = seconds(lambda: analysis(["timeline", trace, "-o",
                                              os.path.join(work, "t.png")]))
             print("| timeline, %d kernels in one range | %.1f |" % (
-                args.events, took), flush=True)
+                events, took), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -58,3 +58,36 @@ def test_not_a_trace(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(DataError):
         timeline.read_trace(str(path))
+
+
+def test_bars_draw_what_broken_barh_draws(tmp_path):
+    # plots._bars stands in for Axes.broken_barh (which converts each bar
+    # in Python): the same picture, pixel for pixel, overlapping bars, a
+    # bar left of the axes and one of zero width included.
+    import numpy as np
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from ewbench.analysis import plots
+    rng = np.random.default_rng(3)
+    lefts = np.concatenate([[-5.0, 40.0], rng.uniform(0, 100, 300)])
+    widths = np.concatenate([[8.0, 0.0], rng.uniform(0.1, 6, 300)])
+
+    def png(draw):
+        fig = Figure(figsize=(6, 2))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        draw(ax, -1.5, dict(facecolors="#1f77b4", edgecolors="white",
+                            linewidths=0.3))
+        draw(ax, 0, dict(facecolors="#5b6f8b", alpha=0.35,
+                         edgecolors="#5b6f8b"))
+        ax.autoscale_view()
+        ax.set_xlim(0, 100)
+        path = tmp_path / ("%d.png" % len(list(tmp_path.iterdir())))
+        fig.savefig(path, format="png")
+        return path.read_bytes()
+    drawn = png(lambda ax, y, style: plots._bars(ax, lefts, widths, y,
+                                                 **style))
+    reference = png(lambda ax, y, style: ax.broken_barh(
+        list(zip(lefts, widths)), (y - 0.4, 0.8), **style))
+    assert drawn == reference

@@ -311,17 +311,18 @@ def cmd_timeline(args):
             "or no extension (.png is added)" % (
                 args.out, ", ".join("." + f for f in PICTURE_FORMATS)))
         return EXIT_USAGE
-    events = timeline.read_trace(args.trace)
-    window = timeline.point_window(events, args.point)
-    if window is None:
-        say(args.command, "no NVTX range starts with %r" % args.point)
-        return EXIT_USAGE
-    if args.span is not None:
-        window = (window[0], min(window[1], window[0] + args.span))
-    shown = timeline.in_window(events, *window)
-    plots.plot_timeline(shown, window, out, "%s: %s, %.0f µs" % (
-        os.path.basename(args.trace), args.point or "first range",
-        window[1] - window[0]))
+    with timeline.collector_paused():
+        events = timeline.read_trace(args.trace)
+        window = timeline.point_window(events, args.point)
+        if window is None:
+            say(args.command, "no NVTX range starts with %r" % args.point)
+            return EXIT_USAGE
+        if args.span is not None:
+            window = (window[0], min(window[1], window[0] + args.span))
+        shown = timeline.in_window(events, *window)
+        plots.plot_timeline(shown, window, out, "%s: %s, %.0f µs" % (
+            os.path.basename(args.trace), args.point or "first range",
+            window[1] - window[0]))
     print("wrote %s" % out)
     return EXIT_OK
 
