@@ -112,20 +112,28 @@ def test_full_disk_leaves_the_previous_report_exactly(run_copy, tmp_path,
     assert sorted(os.listdir(out)) == ["figures", "report.html", "report.md"]
 
 
-def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
-                                                            tmp_path):
+def under_file_size_limit(limit, *args):
+    """python3 -m ewbench.analysis ARGS in a subprocess whose files may
+    grow to `limit` bytes, SIGXFSZ ignored as ewbench ignores it (a write
+    past the limit fails with EFBIG): the CompletedProcess."""
     import resource
-    out = tmp_path / "report"
-    before = previous_report(run_copy, out)
 
     def limited():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (150000, 150000))
-    done = subprocess.run([sys.executable, "-m", "ewbench.analysis",
-                           "report", str(run_copy), "-o", str(out)],
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return subprocess.run([sys.executable, "-m", "ewbench.analysis"] +
+                          list(args),
                           cwd=ROOT, env=dict(os.environ, MPLBACKEND="Agg"),
                           capture_output=True, text=True, timeout=120,
                           preexec_fn=limited)
+
+
+def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
+                                                            tmp_path):
+    out = tmp_path / "report"
+    before = previous_report(run_copy, out)
+    done = under_file_size_limit(150000, "report", str(run_copy), "-o",
+                                 str(out))
     assert done.returncode == EXIT_ERROR, done.stderr
     assert "File too large" in done.stderr, done.stderr
     assert files_of(out) == before
@@ -154,10 +162,101 @@ def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
     assert temporaries(out) == []
 
 
-def test_compare_out_on_a_full_disk_keeps_the_previous_file(tmp_path):
-    previous = tmp_path / "compare.md"
+# Issue 32: `ewbench fleet-report` renders into a fresh directory and
+# swaps it in whole, as `ewbench report` does (atomic.rendering): a render
+# that fails part way leaves the previous fleet report exactly as it was
+# (it was left changed: a figure's PNG beside the SVG, report.md new
+# beside the old report.html).
+
+PREVIOUS_FLEET = ["figures", "report.html", "report.md"]
+
+
+def previous_fleet_report(tmp_path):
+    """(fleet directory, its report directory, {path: bytes} of every file
+    in it): a fleet of two GPUs, one slowed down (so the report has its
+    figure), reported and marked so that no re-render can match it."""
+    root = make_fleet_dir(str(tmp_path / "f"), TWO, slow={"h-gpu1": 0.8})
+    out = tmp_path / "fleet-report"
+    assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
+    assert (out / "figures" / "fleet_deviation.svg").is_file()
+    for name in ("report.md", "report.html"):
+        with open(out / name, "ab") as f:
+            f.write(b"<!-- the previous fleet report -->\n")
+    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
+    return root, out, files_of(out)
+
+
+def test_fleet_figure_that_fails_leaves_the_previous_fleet_report(
+        tmp_path, monkeypatch, capsys):
+    from ewbench.analysis import fleet_plots
+    root, out, before = previous_fleet_report(tmp_path)
+    drawn = fleet_plots.plot_fleet
+
+    def fails(judged, figures):
+        png, svg = drawn(judged, figures)       # the figure's files exist
+        raise OSError(errno.ENOSPC, "No space left on device", svg)
+    monkeypatch.setattr(fleet_plots, "plot_fleet", fails)
+    assert main(["fleet-report", root, "-o", str(out)]) == EXIT_ERROR
+    assert "No space left on device" in capsys.readouterr().err
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == PREVIOUS_FLEET
+
+
+def test_ctrl_c_during_fleet_report_leaves_the_previous_fleet_report(
+        tmp_path, monkeypatch, capsys):
+    from ewbench.analysis import document
+    root, out, before = previous_fleet_report(tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt     # report.md is written, the HTML not
+    monkeypatch.setattr(document, "render_html", interrupted)
+    assert main(["fleet-report", root, "-o", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == PREVIOUS_FLEET
+
+
+def test_file_size_limit_leaves_the_previous_fleet_report(tmp_path):
+    root, out, before = previous_fleet_report(tmp_path)
+    # The figure's PNG is written, its (larger) SVG is not.
+    svg = len(before[out / "figures" / "fleet_deviation.svg"])
+    done = under_file_size_limit(svg - 1, "fleet-report", root, "-o",
+                                 str(out))
+    assert done.returncode == EXIT_ERROR, done.stderr
+    assert "File too large" in done.stderr, done.stderr
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == PREVIOUS_FLEET
+
+
+@pytest.mark.parametrize("budget", [0, 10000, 40000, 60000])
+def test_full_disk_leaves_the_previous_fleet_report(tmp_path, budget):
+    root, out, before = previous_fleet_report(tmp_path)
+    status, err = analysis("fleet-report", root, "-o", str(out),
+                           env=disk_full(out, budget))
+    assert status == EXIT_ERROR, err
+    assert "No space left on device" in err and "Traceback" not in err, err
+    assert files_of(out) == before
+    assert sorted(os.listdir(out)) == PREVIOUS_FLEET
+
+
+def test_fleet_report_is_not_refused_for_a_killed_renders_leftovers(
+        tmp_path):
+    # A render killed outright (SIGKILL) leaves its staging directory: the
+    # next one is not refused as "files this command did not write".
+    root, out, _ = previous_fleet_report(tmp_path)
+    (out / ".render-killed.tmp").mkdir()
+    assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
+    assert b"the previous" not in (out / "report.md").read_bytes()
+    assert not (out / "figures" / "previous.png").exists()
+
+
+# compare -o and contest -o write one file each, atomically.
+@pytest.mark.parametrize("command", ["compare", "contest"])
+def test_compare_out_on_a_full_disk_keeps_the_previous_file(tmp_path,
+                                                            command):
+    previous = tmp_path / ("%s.md" % command)
     previous.write_text("the previous comparison\n")
-    status, err = analysis("compare", FIXTURE, FIXTURE, "-o", str(previous),
+    status, err = analysis(command, FIXTURE, FIXTURE, "-o", str(previous),
                            env=disk_full(tmp_path, 100))
     assert status == EXIT_ERROR
     assert "%s: No space left on device" % previous in err, err

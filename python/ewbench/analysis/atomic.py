@@ -7,6 +7,7 @@ file they were writing, whatever call raised them (a full disk raises
 from write() with no file name attached).
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -107,15 +108,43 @@ def make_dirs(path):
                               path) from None
 
 
+# A staging directory's name: hidden, *.tmp.
+_STAGE_PREFIX, _STAGE_SUFFIX = ".render-", ".tmp"
+
+
 def stage(outdir):
     """A fresh directory inside outdir (made if need be) to render a whole
     output into, hidden and named *.tmp: swap_in moves it in once it is
     complete, clear removes what is left of it."""
     make_dirs(outdir)
     try:
-        return tempfile.mkdtemp(dir=outdir, prefix=".render-", suffix=".tmp")
+        return tempfile.mkdtemp(dir=outdir, prefix=_STAGE_PREFIX,
+                                suffix=_STAGE_SUFFIX)
     except OSError as e:
         raise _named(e, outdir) from None
+
+
+def is_stage(name):
+    """Whether a name in an output directory is a staging directory's
+    (one a render killed outright, SIGKILL or a power cut, left behind)."""
+    return name.startswith(_STAGE_PREFIX) and name.endswith(_STAGE_SUFFIX)
+
+
+@contextlib.contextmanager
+def rendering(outdir, names):
+    """Render a whole output (files and directories `names`) in one go:
+    the block writes each name inside the staging directory it is given;
+    when it ends without an error they replace outdir's (swap_in), and
+    however it ends the staging directory goes (clear).  A render that
+    fails or is interrupted part way (a full disk, a file-size limit, a
+    figure that raises, a signal) leaves the previous output exactly as it
+    was."""
+    staged = stage(outdir)
+    try:
+        yield staged
+        swap_in(staged, outdir, names)
+    finally:
+        clear(staged)
 
 
 def swap_in(staged, outdir, names):

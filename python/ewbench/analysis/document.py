@@ -16,6 +16,14 @@ import os
 import re
 from dataclasses import dataclass
 
+from . import atomic
+
+# A report directory (ewbench report and fleet-report): the figures (SVGs)
+# and the two renderings, in the order a render swaps them in
+# (atomic.rendering), the figures before the pages that link them.
+FIGURES_DIR = "figures"
+REPORT_OUTPUTS = (FIGURES_DIR, "report.md", "report.html")
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -234,3 +242,16 @@ def render_html(blocks, title, base):
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
             "\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n</head>\n"
             "<body>\n%s\n</body>\n</html>\n" % (html.escape(title), CSS, body))
+
+
+def write_report(directory, blocks, title, pngs=()):
+    """report.md and report.html of blocks in directory (a staging
+    directory, atomic.rendering); then the PNGs, which live only inside
+    the HTML, are removed (their SVGs stay, linked)."""
+    atomic.write_text(os.path.join(directory, "report.md"),
+                      render_markdown(blocks))
+    atomic.write_text(os.path.join(directory, "report.html"),
+                      render_html(blocks, title, directory))
+    for png in pngs:
+        if os.path.exists(png):
+            os.remove(png)

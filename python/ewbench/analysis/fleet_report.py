@@ -22,7 +22,7 @@ from .units import gbps_number, size_label, us
 
 DASH = "—"
 NBSP = "\u00a0"
-FIGURES_DIR = "figures"
+FIGURES_DIR = doc.FIGURES_DIR
 FIGURE = "fleet_deviation"
 ANSWERS_TABLE = "fleet-table"
 SECTIONS = (("figure", "Deviation from the fleet median"),
@@ -30,8 +30,6 @@ SECTIONS = (("figure", "Deviation from the fleet median"),
             ("points", "The points behind each number"),
             ("members", "Members' runs"), ("method", "Method"),
             ("threats", "Threats to validity"), ("reproduce", "Reproduce"))
-# Claimed outputs: a report directory holds only these.
-OUTPUTS = ("report.md", "report.html", FIGURES_DIR)
 
 
 # formatting
@@ -535,7 +533,8 @@ def build_document(judged, figure):
 
 def unclaimed(outdir, fleet_path):
     """Why outdir may not be written (None when it may): it must be new,
-    empty, or hold only a previous report's files, and be no fleet
+    empty, or hold only a previous report's files (and what a render
+    killed outright left of its staging directory), and be no fleet
     directory, member or run directory."""
     if os.path.abspath(outdir) == os.path.abspath(fleet_path):
         return "it is the fleet directory itself"
@@ -543,7 +542,8 @@ def unclaimed(outdir, fleet_path):
         return None
     if not os.path.isdir(outdir):
         return "it exists and is not a directory"
-    foreign = sorted(set(os.listdir(outdir)) - set(OUTPUTS))
+    foreign = sorted(n for n in os.listdir(outdir)
+                     if n not in doc.REPORT_OUTPUTS and not atomic.is_stage(n))
     if foreign:
         return "it holds files this command did not write (%s)" % \
             ", ".join(foreign[:5])
@@ -553,14 +553,15 @@ def unclaimed(outdir, fleet_path):
 def write_report(judged, outdir, plot_fleet):
     """Draw the figure (plot_fleet(judged, dir) -> [png, svg] or None),
     write report.md and report.html into outdir; the PNG lives only
-    inside the HTML."""
-    atomic.make_dirs(outdir)
-    figure = plot_fleet(judged, os.path.join(outdir, FIGURES_DIR))
-    title, blocks = build_document(judged, figure)
-    md_path = os.path.join(outdir, "report.md")
-    html_path = os.path.join(outdir, "report.html")
-    atomic.write_text(md_path, doc.render_markdown(blocks))
-    atomic.write_text(html_path, doc.render_html(blocks, title, outdir))
-    if figure and os.path.exists(figure[0]):
-        os.remove(figure[0])
-    return md_path, html_path
+    inside the HTML.  Rendered whole into a fresh directory and swapped
+    in (atomic.rendering), as `ewbench report` is: a render that fails or
+    is interrupted part way leaves the previous report exactly as it
+    was."""
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
+        figures_dir = os.path.join(staged, FIGURES_DIR)
+        atomic.make_dirs(figures_dir)
+        figure = plot_fleet(judged, figures_dir)
+        title, blocks = build_document(judged, figure)
+        doc.write_report(staged, blocks, title, figure[:1] if figure else ())
+    return (os.path.join(outdir, "report.md"),
+            os.path.join(outdir, "report.html"))

@@ -37,7 +37,7 @@ SECTIONS = (("findings", "Findings"),
             ("fits", "Launch-floor fits"), ("method", "Method"),
             ("environment", "Environment"),
             ("threats", "Threats to validity"), ("reproduce", "Reproduce"))
-FIGURES_DIR = "figures"
+FIGURES_DIR = doc.FIGURES_DIR
 FINDINGS_TABLE = "findings-table"
 
 FIGURE_TEXT = {
@@ -1015,15 +1015,14 @@ def write_report(study, outdir, plot_study):
     PNGs live only inside the HTML: they are removed once embedded, and the
     SVGs stay beside it (the HTML links them; the Markdown shows them).
     The whole report is rendered into a fresh directory inside outdir and
-    swapped in only once complete (atomic.stage): a render that fails or
+    swapped in only once complete (atomic.rendering): a render that fails or
     is interrupted part way (a full disk, a file-size limit, a signal)
     leaves the previous report exactly as it was."""
     if not isinstance(study, stu.Study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    staged = atomic.stage(outdir)
-    try:
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
@@ -1032,16 +1031,7 @@ def write_report(study, outdir, plot_study):
         figures = plot_study(study, figures_dir, marks)
         figures.update(uk.draw(study, figures_dir))
         title, blocks = build_document(study, sctx, judged, figures)
-        atomic.write_text(os.path.join(staged, "report.md"),
-                          doc.render_markdown(blocks))
-        atomic.write_text(os.path.join(staged, "report.html"),
-                          doc.render_html(blocks, title, staged))
-        for png, _ in figures.values():
-            if os.path.exists(png):
-                os.remove(png)
-        atomic.swap_in(staged, outdir, [FIGURES_DIR, "report.md",
-                                        "report.html"])
-    finally:
-        atomic.clear(staged)
+        doc.write_report(staged, blocks, title,
+                         [png for png, _ in figures.values()])
     return (os.path.join(outdir, "report.md"),
             os.path.join(outdir, "report.html"), judged)
