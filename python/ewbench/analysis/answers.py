@@ -320,6 +320,8 @@ class Shortfall:
     published_block: Optional[object]  # the same sweep at the article block
     top_stall: Optional[tuple] = None   # (reason, % of all stalls), from
     #                                     the stall counters (stalls/ part)
+    loads: str = ""             # its loads: requested and sector bytes per
+    #                             instruction, SASS (findings.load_story)
 
     @property
     def share(self):
@@ -390,5 +392,5 @@ def shortfalls(sctx):
             p, best, ctx.verdicts[p.key], occ, kind, _kib(run, p),
             sel.metric(run, p, sel.M_BYTES_PER_INST), contrast,
             _kib(run, contrast) if contrast else None, fast_block,
-            at_block, _top_stall(run, p)))
+            at_block, _top_stall(run, p), fnd.load_story(run, p)))
     return sorted(out, key=lambda s: s.share)

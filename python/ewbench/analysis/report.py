@@ -306,6 +306,8 @@ def _evidence(s):
         parts.append("%s %.0f %% of warp stalls" % s.top_stall)
     if s.bytes_per_inst is not None:
         parts.append("%.1f B per instruction" % s.bytes_per_inst)
+    if s.loads:
+        parts.append(s.loads)
     return "; ".join(parts) or "no counters"
 
 
