@@ -751,27 +751,24 @@ def _operands(p):
 
 
 def load_story(run, p):
-    """The loads of a point in numbers: requested bytes per warp load
-    instruction (and so per thread), loads per thread, the L1 sector bytes
-    they touch and the share used, and the kernel's load instructions in
-    its SASS.  '' without the requested bytes."""
+    """The loads of a point in one clause: bytes requested per warp load
+    instruction, per thread and loads a thread, the share of the L1 sector
+    bytes touched that they use, and the kernel's load instructions where
+    its SASS was recorded.  '' without the requested bytes."""
     asked = sel.metric(run, p, sel.M_LD_REQUESTED_BYTES_PER_INST)
     if asked is None:
         return ""
-    text = "%.0f B requested per warp load instruction (%.0f B a thread)" % (
-        asked, asked / 32)
     per_warp = sel.metric(run, p, sel.M_LD_INST_PER_WARP)
-    if per_warp is not None:
-        text += ", %.3g loads a thread (%.3g per operand)" % (
-            per_warp, per_warp / _operands(p))
+    text = "%.0f B requested per warp load (%.0f B a thread%s)" % (
+        asked, asked / 32, "" if per_warp is None else
+        " × %.3g load%s" % (per_warp, "" if per_warp == 1 else "s"))
     sectors = sel.metric(run, p, sel.M_LD_BYTES_PER_INST)
     used = sel.metric(run, p, sel.M_LD_SECTOR_EFFICIENCY)
     if sectors is not None and used is not None:
-        text += ", %.0f B of L1 sectors touched: %.0f %% used" % (sectors,
-                                                                  used)
+        text += ", %.0f %% of %.0f B of sectors used" % (used, sectors)
     loads = sass.accesses(run, p.variant, "load")
-    text += "; SASS: " + (loads if loads else sass.why_not(run)
-                          if not sass.rows(run, p.variant) else "no loads")
+    if loads:
+        text += "; SASS: " + loads
     return text
 
 
@@ -875,8 +872,9 @@ def finding_4(sctx):
         waste.append(_waste_text(ctx.run, p, best))
     waste = (" Loads that leave sector bytes unused: %s." % "; ".join(waste)
              if waste else "")
-    if waste and not ctx.run.sass:
-        waste += " Their SASS: %s." % sass.why_not(ctx.run)
+    if not ctx.run.sass:
+        waste += " The kernels' load instructions (SASS): %s." % \
+            sass.why_not(ctx.run)
     if not tested:
         return _finding(4, UNTESTABLE, numbers, "None of the pairs %s has "
                         "the counter on both sides." % ", ".join(missing) +
