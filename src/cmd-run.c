@@ -640,6 +640,7 @@ record_sass(struct runner *r, char **cause)
 	const struct ewb_variant *v;
 	char			 arch[16] = "", code[16];
 	size_t			 i, j, k, count = 0;
+	unsigned		 loaded;
 	bool			 kernels = false;
 	int			 rc = 0;
 
@@ -654,8 +655,10 @@ record_sass(struct runner *r, char **cause)
 		if (j < i || v->kernel == NULL ||
 		    ran_as_fallback(&r->plan, v->id))
 			continue;
+		if ((loaded = ewb_binary_arch(v->kernel)) == 0)
+			continue;	/* the driver did not say: no rows */
 		kernels = true;
-		snprintf(code, sizeof code, "sm_%u", ewb_binary_arch(v->kernel));
+		snprintf(code, sizeof code, "sm_%u", loaded);
 		for (k = 0; k < ewb_sass_count; k++) {
 			if (strcmp(ewb_sass_rows[k].variant, v->id) != 0 ||
 			    strcmp(ewb_sass_rows[k].arch, code) != 0)
@@ -678,7 +681,8 @@ record_sass(struct runner *r, char **cause)
 		    EWB_CUDA_ARCH, arch);
 	else
 		snprintf(r->sass_note, sizeof r->sass_note, "not recorded: "
-		    "no kernel of this build ran");
+		    "no kernel of this build ran whose loaded code the driver "
+		    "names");
 	r->man.sass = r->sass_note;
 	free(rows);
 	return rc;

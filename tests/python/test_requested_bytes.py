@@ -71,7 +71,8 @@ def test_finding_4_judges_requested_bytes_and_explains_the_plateau():
             "the 512 B of L1 sectors each touches; add_f16x8_pack asks for "
             "512 B, so add_f16x8 issues 4x the load instructions") in \
         f.explanation
-    assert "Their SASS: not recorded" in f.explanation
+    assert "load instructions (SASS): not recorded (a run written before" \
+        in f.explanation
     # the full-sector kernels are not listed as wasting
     assert "add_f32x4 asks" not in f.explanation
 
@@ -87,7 +88,7 @@ def test_finding_4_cites_the_sass_where_the_run_has_it():
     f = F.JUDGES[3](F.make_context(run))
     assert "(SASS: 8 × LDG.E (32-bit), 14 × LDG.E.U16 (16-bit))" in \
         f.explanation
-    assert "Their SASS" not in f.explanation
+    assert "(SASS): not recorded" not in f.explanation
     assert sass.widest(run, "add_f16x8") == 32
     assert sass.summary(run, "add_f16x8").startswith(
         "SASS sm_90 (static counts, every path): loads 8 × LDG.E (32-bit)")
