@@ -28,6 +28,8 @@ peer-*.csv files that load.py reads).  Modules:
             variants that fall short
   plots     every figure of a study (with fleet_plots, the only modules
             that import matplotlib)
+  workers   the figures drawn in forked processes the report owns, and
+            stopped without a hang
   document  a tiny document model rendered to Markdown and HTML
   report    report.md and report.html for one run
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
