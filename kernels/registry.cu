@@ -91,17 +91,33 @@ const struct ewb_variant ewb_variants[] = {
 
 const size_t ewb_variant_count = sizeof ewb_variants / sizeof ewb_variants[0];
 
+static bool
+kernel_attributes(const void *kernel, struct cudaFuncAttributes *attr)
+{
+	if (kernel == NULL ||
+	    cudaFuncGetAttributes(attr, kernel) != cudaSuccess) {
+		(void)cudaGetLastError();	/* not the next launch's */
+		return false;
+	}
+	return true;
+}
+
 unsigned
 ewb_code_arch(const void *kernel)
 {
 	struct cudaFuncAttributes	attr;
 
-	if (kernel == NULL ||
-	    cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
-		(void)cudaGetLastError();	/* not the next launch's */
-		return 0;
-	}
-	return (unsigned)attr.ptxVersion;
+	return kernel_attributes(kernel, &attr) ? (unsigned)attr.ptxVersion :
+	    0;
+}
+
+unsigned
+ewb_binary_arch(const void *kernel)
+{
+	struct cudaFuncAttributes	attr;
+
+	return kernel_attributes(kernel, &attr) ?
+	    (unsigned)attr.binaryVersion : 0;
 }
 
 unsigned

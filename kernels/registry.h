@@ -107,6 +107,10 @@ const char	*ewb_op_name(enum ewb_op);
  * device was compiled for (major * 10 + minor: 80 for compute_80 PTX that
  * the driver JIT-compiled for a 9.0 GPU); 0 when it cannot be loaded. */
 unsigned	 ewb_code_arch(const void *kernel);
+/* The architecture of the machine code the driver loaded for kernel on
+ * the current device (major * 10 + minor: 90 for an sm_90 cubin, and for
+ * code JIT-compiled for a 9.0 GPU); 0 when it cannot be loaded. */
+unsigned	 ewb_binary_arch(const void *kernel);
 
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 

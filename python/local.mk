@@ -29,6 +29,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/plots.py \
 	%reldir%/ewbench/analysis/published.py \
 	%reldir%/ewbench/analysis/report.py \
+	%reldir%/ewbench/analysis/sass.py \
 	%reldir%/ewbench/analysis/select.py \
 	%reldir%/ewbench/analysis/study.py \
 	%reldir%/ewbench/analysis/timing.py \

@@ -77,11 +77,13 @@ static const char *const ceilings_header[] = {
 #define TIMING(...)
 #define METRICS(...)
 #define CEILINGS(name, ...)	#name,
+#define SASS(...)
 #include "columns.def"
 #undef KEY
 #undef TIMING
 #undef METRICS
 #undef CEILINGS
+#undef SASS
 };
 
 static const struct option ceilings_longopts[] = {

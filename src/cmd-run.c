@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "bench.h"
 #include "chips.h"
 #include "fleet.h"
@@ -24,6 +25,7 @@
 #include "nvtx.h"
 #include "printers.h"
 #include "run.h"
+#include "sass.h"
 #include "trace.h"
 #include "watchdog.h"
 
@@ -47,6 +49,7 @@ struct runner {
 	char			*created;	/* what the claim made */
 	double			 started;
 	char			 default_dir[256];
+	char			 sass_note[256];	/* run.json "sass" */
 };
 
 /* Counters are optional: when they cannot be had, say why once and go on
@@ -614,6 +617,77 @@ release_claim(struct runner *r)
 	r->dir = NULL;
 }
 
+static bool
+ran_as_fallback(const struct plan *p, const char *id)
+{
+	size_t	i;
+
+	for (i = 0; i < p->nfallbacks; i++) {
+		if (strcmp(p->fallbacks[i].variant, id) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* sass.csv: the build's rows (src/sass.h) of each kernel the plan runs,
+ * for the machine code the driver loaded for it; run.json says which
+ * architecture, or why there are none.  A variant run as its fallback
+ * kernel has none: its own kernel did not run. */
+static int
+record_sass(struct runner *r, char **cause)
+{
+	const struct sass_row	**rows = NULL;
+	const struct ewb_variant *v;
+	char			 arch[16] = "", code[16];
+	size_t			 i, j, k, count = 0;
+	unsigned		 loaded;
+	bool			 kernels = false;
+	int			 rc = 0;
+
+	if (strcmp(ewb_sass_status, "recorded") != 0) {
+		r->man.sass = ewb_sass_status;
+		return 0;
+	}
+	for (i = 0; i < r->plan.ncases; i++) {
+		v = r->plan.cases[i].v;
+		for (j = 0; j < i && r->plan.cases[j].v != v; j++)
+			;
+		if (j < i || v->kernel == NULL ||
+		    ran_as_fallback(&r->plan, v->id))
+			continue;
+		if ((loaded = ewb_binary_arch(v->kernel)) == 0)
+			continue;	/* the driver did not say: no rows */
+		kernels = true;
+		snprintf(code, sizeof code, "sm_%u", loaded);
+		for (k = 0; k < ewb_sass_count; k++) {
+			if (strcmp(ewb_sass_rows[k].variant, v->id) != 0 ||
+			    strcmp(ewb_sass_rows[k].arch, code) != 0)
+				continue;
+			rows = xrealloc(rows, (count + 1) * sizeof *rows);
+			rows[count++] = &ewb_sass_rows[k];
+			snprintf(arch, sizeof arch, "%s", code);
+		}
+		if (arch[0] == '\0')
+			snprintf(arch, sizeof arch, "%s", code);
+	}
+	if (count > 0) {
+		snprintf(r->sass_note, sizeof r->sass_note, "recorded for %s",
+		    arch);
+		rc = sass_csv_write(r->dir, r->man.run_id, rows, count, cause);
+	} else if (kernels)
+		snprintf(r->sass_note, sizeof r->sass_note, "not recorded: "
+		    "this build holds the SASS of %s, none of it for the %s "
+		    "code the driver loaded (JIT-compiled from PTX)",
+		    EWB_CUDA_ARCH, arch);
+	else
+		snprintf(r->sass_note, sizeof r->sass_note, "not recorded: "
+		    "no kernel of this build ran whose loaded code the driver "
+		    "names");
+	r->man.sass = r->sass_note;
+	free(rows);
+	return rc;
+}
+
 /* The run directory's files, then the first run.json.  On failure
  * nothing of them stays: *code says why (the claim's status, or 1). */
 static int
@@ -631,6 +705,7 @@ begin_output(struct runner *r, int *code, char **cause)
 	if ((r->pr.timing = timing_csv_open(r->dir, cause)) == NULL ||
 	    (r->counters != NULL &&
 	    (r->pr.metrics = metrics_csv_open(r->dir, cause)) == NULL) ||
+	    record_sass(r, cause) != 0 ||
 	    manifest_update(r->dir, &r->man, "running", cause) != 0) {
 		release_claim(r);
 		return -1;

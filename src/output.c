@@ -21,6 +21,7 @@
 #include "config.h"
 #include "output.h"
 #include "placement.h"
+#include "sass.h"
 
 /* Header rows from columns.def: the key, then each file's own columns. */
 #define NAME(name, ...)		#name,
@@ -30,6 +31,7 @@ static const char *const timing_header[] = {
 #define TIMING		NAME
 #define METRICS		SKIP
 #define CEILINGS	SKIP
+#define SASS		SKIP
 #include "columns.def"
 #undef TIMING
 #undef METRICS
@@ -42,7 +44,20 @@ static const char *const metrics_header[] = {
 #undef KEY
 #undef TIMING
 #undef METRICS
+#undef SASS
+};
+
+static const char *const sass_header[] = {
+#define KEY		SKIP
+#define TIMING		SKIP
+#define METRICS		SKIP
+#define SASS		NAME
+#include "columns.def"
+#undef KEY
+#undef TIMING
+#undef METRICS
 #undef CEILINGS
+#undef SASS
 };
 
 #define COUNT(a) (sizeof (a) / sizeof (a)[0])
@@ -144,7 +159,8 @@ make_dirs(const char *dir, char **top, char **cause)
 
 /* Files that mark a directory as holding (part of) a run, or a fleet. */
 static const char *const run_files[] = {
-	"run.json", "timing.csv", "metrics.csv", "ceilings.csv", "fleet.json"
+	"run.json", "timing.csv", "metrics.csv", "sass.csv", "ceilings.csv",
+	"fleet.json"
 };
 
 /* The lock every claim takes, for run directories and fleet parents
@@ -635,6 +651,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	counters_json(m, j);
 	checks_json(m, j);
 	wall_json(m, j);
+	if (m->sass != NULL)
+		json_str(j, "sass", m->sass);
 	if (m->extra_json != NULL)
 		m->extra_json(j, m->extra_ctx);
 	json_end_object(j);
@@ -801,6 +819,35 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_interval(csv, &t->graph);
 	csv_f64(csv, t->batch_ns);
 	return csv_end_row(csv, cause);
+}
+
+int
+sass_csv_write(const char *dir, const char *run_id,
+    const struct sass_row *const *rows, size_t count, char **cause)
+{
+	struct csv	*csv;
+	size_t		 i;
+
+	if ((csv = open_in(dir, "sass.csv", sass_header, COUNT(sass_header),
+	    cause)) == NULL)
+		return -1;
+	for (i = 0; i < count; i++) {
+		csv_str(csv, run_id);
+		csv_str(csv, rows[i]->variant);
+		csv_str(csv, rows[i]->arch);
+		csv_str(csv, rows[i]->kind);
+		csv_str(csv, rows[i]->instruction);
+		if (rows[i]->bits != 0)
+			csv_u64(csv, rows[i]->bits);
+		else
+			csv_empty(csv);
+		csv_u64(csv, rows[i]->count);
+		if (csv_end_row(csv, cause) != 0) {
+			csv_close(csv, NULL);
+			return -1;
+		}
+	}
+	return csv_close(csv, cause);
 }
 
 int

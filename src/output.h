@@ -97,6 +97,9 @@ struct manifest {
 	size_t			 nfailures;
 	/* run.json's "placement" (placement.h), or NULL. */
 	const struct host_facts	*host_facts;
+	/* run.json "sass": "recorded for sm_NN" or "not recorded: why";
+	 * NULL: not written (a run of no kernel of this build). */
+	const char		*sass;
 	/* More members of run.json, written last (e.g. "ceilings"). */
 	void			(*extra_json)(struct json *, const void *);
 	const void		*extra_ctx;
@@ -172,6 +175,13 @@ struct csv	*metrics_csv_open(const char *dir, char **cause);
 int		 metrics_csv_row(struct csv *, const char *run_id,
 		    const struct point *, const char *metric, double value,
 		    const char *unit, const char *source, char **cause);
+
+/* sass.csv in dir: the given rows of the build's table (src/sass.h),
+ * complete rows only (csv.c). */
+struct sass_row;
+int		 sass_csv_write(const char *dir, const char *run_id,
+		    const struct sass_row *const *rows, size_t count,
+		    char **cause);
 
 /* Bytes a point moves and touches, from the registry. */
 uint64_t	 point_bytes_moved(const struct point *);

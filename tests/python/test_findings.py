@@ -239,8 +239,9 @@ def ld_metrics(values):
     out = {}
     for p in healthy_points():
         if p.variant in values:
-            out[p.key] = {"derived__global_ld_bytes_per_inst": MetricValue(
-                values[p.variant], "byte", "derived")}
+            out[p.key] = {
+                "derived__global_ld_requested_bytes_per_inst": MetricValue(
+                    values[p.variant], "byte", "derived")}
     return out
 
 
@@ -253,6 +254,11 @@ def test_finding_4():
     f = judge(make_run(healthy_points(), ld_metrics(bad)), 4)
     assert f.verdict == F.FAILS and "4.00x the bytes per load" in \
         f.explanation
+    # the sector bytes alone do not decide it
+    sectors = {p.key: {"derived__global_ld_bytes_per_inst": MetricValue(
+        512.0, "byte", "derived")} for p in healthy_points()}
+    assert judge(make_run(healthy_points(), sectors), 4).verdict == \
+        F.UNTESTABLE
     half = {"add_f32": 128.0, "add_f32x4": 512.0}
     f = judge(make_run(healthy_points(), ld_metrics(half)), 4)
     assert f.verdict == F.HOLDS and "add_f16x8_pack/add_f16" in f.explanation

@@ -159,8 +159,12 @@ def test_every_metric_the_report_reads_is_in_the_table():
 
 def test_derived_metrics_resolve_to_what_they_cannot_do_without():
     assert um.feeds(DRAM_READ) >= {DRAM_READ, sel.M_DRAM_READ_FRACTION}
-    # first(l1tex bytes, read_bytes): the byte counter is not required
+    # read_bytes is the point's fact: only the instruction counter is
+    # required for the requested bytes; the sector bytes need the bytes
+    assert derived.INPUTS[sel.M_LD_REQUESTED_BYTES_PER_INST] == {
+        "smsp__sass_inst_executed_op_global_ld.sum"}
     assert derived.INPUTS[sel.M_LD_BYTES_PER_INST] == {
+        "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
         "smsp__sass_inst_executed_op_global_ld.sum"}
     assert um.STALL_FAMILY in um.feeds(IMC)
 

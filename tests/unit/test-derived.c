@@ -41,6 +41,9 @@ at(const char *name)
 #define DRAM_BANDWIDTH		at("derived__dram_bandwidth")
 #define BYTES_PER_INST_ISSUED	at("derived__bytes_per_inst_issued")
 #define GLOBAL_LD_BYTES_PER_INST at("derived__global_ld_bytes_per_inst")
+#define GLOBAL_LD_REQUESTED	at("derived__global_ld_requested_bytes_per_inst")
+#define GLOBAL_LD_EFFICIENCY	at("derived__global_ld_sector_efficiency_pct")
+#define GLOBAL_LD_PER_WARP	at("derived__global_ld_inst_per_warp")
 #define DRAM_READ_FRACTION	at("derived__dram_read_fraction")
 #define DERIVED_MAX		32
 
@@ -136,19 +139,48 @@ test_all_inputs(void)
 	    "dram__bytes_write.sum,smsp__inst_issued.sum,"
 	    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,"
 	    "smsp__sass_inst_executed_op_global_ld.sum");
-	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 4);
+	CHECK(counters_derive(&set, values, 3 * 4 * n, 2 * 4 * n, out) == 6);
 	/* Every byte read came from DRAM: a fraction of 1. */
 	CHECK_NEAR(out[DRAM_READ_FRACTION], 1.0);
 	CHECK_NEAR(out[DRAM_BANDWIDTH],
 	    (134217728.0 + 75800000.0) / 78600e-9);
 	/* 3 * 4 * 2^24 bytes over 10485760 warp instructions. */
 	CHECK_NEAR(out[BYTES_PER_INST_ISSUED], 19.2);
-	/* A scalar fp32 warp load moves 32 * 4 bytes. */
+	/* A scalar fp32 warp load asks for 32 * 4 bytes and touches as
+	 * many bytes of sectors. */
 	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 128.0);
+	CHECK_NEAR(out[GLOBAL_LD_REQUESTED], 128.0);
+	CHECK_NEAR(out[GLOBAL_LD_EFFICIENCY], 100.0);
+	/* No warp count in the set. */
+	CHECK(isnan(out[GLOBAL_LD_PER_WARP]));
+	metric_set_free(&set);
+}
 
-	/* The counter wins over n * read_bytes when it is in the set. */
-	CHECK(counters_derive(&set, values, 3 * 4 * n, 999, out) == 4);
-	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 128.0);
+/* add_f16x8 (kernels/add.cu): each thread loads 16 consecutive bytes of
+ * an operand as four 32-bit loads, so a warp load asks for 32 * 4 bytes
+ * and touches four times as many bytes of sectors. */
+static void
+test_requested_and_sector_bytes(void)
+{
+	struct metric_set	set;
+	double			n = 16777216;
+	double			loads = 2 * n / 8 / 32 * 4;	/* warp loads */
+	double			values[] = {
+		2 * 2 * n * 4,	/* l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum */
+		loads,		/* smsp__sass_inst_executed_op_global_ld.sum */
+		n / 8 / 32,	/* smsp__warps_launched.sum */
+	};
+	double			out[DERIVED_MAX];
+
+	set_from(&set, "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum,"
+	    "smsp__sass_inst_executed_op_global_ld.sum,"
+	    "smsp__warps_launched.sum");
+	CHECK(counters_derive(&set, values, 3 * 2 * n, 2 * 2 * n, out) == 4);
+	CHECK_NEAR(out[GLOBAL_LD_REQUESTED], 128.0);
+	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 512.0);
+	CHECK_NEAR(out[GLOBAL_LD_EFFICIENCY], 25.0);
+	/* Four loads per operand, two operands. */
+	CHECK_NEAR(out[GLOBAL_LD_PER_WARP], 8.0);
 	metric_set_free(&set);
 }
 
@@ -166,10 +198,13 @@ test_fallback_and_absent(void)
 
 	set_from(&set, "smsp__sass_inst_executed_op_global_ld.sum,"
 	    "smsp__inst_issued.sum,gpu__time_duration.sum");
-	/* No byte counter: n * read_bytes (2^27 bytes, float4 add) over
-	 * 2^18 warp load instructions is 512 bytes each. */
+	/* No byte counter: the requested bytes, n * read_bytes (2^27 bytes,
+	 * float4 add) over 2^18 warp load instructions, 512 bytes each, and
+	 * no sector bytes (never the requested ones in their place). */
 	CHECK(counters_derive(&set, values, 3 * 4 * n, 4 * n * 2, out) == 1);
-	CHECK_NEAR(out[GLOBAL_LD_BYTES_PER_INST], 512.0);
+	CHECK_NEAR(out[GLOBAL_LD_REQUESTED], 512.0);
+	CHECK(isnan(out[GLOBAL_LD_BYTES_PER_INST]));
+	CHECK(isnan(out[GLOBAL_LD_EFFICIENCY]));
 	/* DRAM bytes are not in the set. */
 	CHECK(isnan(out[DRAM_BANDWIDTH]));
 	/* Zero issued instructions: no value rather than infinity. */
@@ -179,7 +214,7 @@ test_fallback_and_absent(void)
 	values[1] = 1000;
 	CHECK(counters_derive(&set, values, NAN, NAN, out) == 0);
 	CHECK(isnan(out[BYTES_PER_INST_ISSUED]));
-	CHECK(isnan(out[GLOBAL_LD_BYTES_PER_INST]));
+	CHECK(isnan(out[GLOBAL_LD_REQUESTED]));
 	CHECK(counters_derive(&set, values, 5000, NAN, out) == 1);
 	CHECK_NEAR(out[BYTES_PER_INST_ISSUED], 5.0);
 	metric_set_free(&set);
@@ -243,6 +278,9 @@ test_units_from_names(void)
 		{ "derived__dram_bandwidth",				"byte/s" },
 		{ "derived__bytes_per_inst_issued",			"byte" },
 		{ "derived__global_ld_bytes_per_inst",			"byte" },
+		{ "derived__global_ld_requested_bytes_per_inst",	"byte" },
+		{ "derived__global_ld_sector_efficiency_pct",		"%" },
+		{ "derived__global_ld_inst_per_warp",			"inst" },
 		{ "launch__registers_per_thread",			"register" },
 		{ "sm__maximum_warps_per_active_cycle_pct",		"%" },
 	};
@@ -283,6 +321,7 @@ main(void)
 	test_formula_grammar();
 	test_all_inputs();
 	test_fallback_and_absent();
+	test_requested_and_sector_bytes();
 	test_nan_inputs();
 	test_units_from_names();
 	test_units_from_dims();

@@ -1,6 +1,6 @@
 /*
  * write-run.c DIR - writes a run directory with ewbench's own writers
- * (output.c: the claim, timing.csv, metrics.csv, run.json) for a device
+ * (output.c: the claim, timing.csv, metrics.csv, sass.csv, run.json) for a device
  * described by hand, no GPU needed, and prints every value it wrote, one
  * "variant n cache column value" line each, for tests/contract.sh to
  * compare with what the Python loader reads back.
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "sass.h"
 
 static void
 die(const char *what, char *cause)
@@ -127,6 +128,30 @@ main(int argc, char **argv)
 	}
 	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0)
 		die("close", cause);
+	/* sass.csv: a 128-bit load and a bulk copy of no named width (an
+	 * empty bits field) of the first variant timed. */
+	{
+		static const struct sass_row	rows[] = {
+			{ NULL, "sm_90", "load", "LDG.E.128", 128, 2 },
+			{ NULL, "sm_90", "load", "UBLKCP.S.G", 0, 4 },
+		};
+		struct sass_row			 mine[2];
+		const struct sass_row		*list[2];
+
+		for (i = 0; i < 2; i++) {
+			mine[i] = rows[i];
+			mine[i].variant = ewb_variants[0].id;
+			list[i] = &mine[i];
+		}
+		if (sass_csv_write(argv[1], man.run_id, list, 2, &cause) != 0)
+			die("sass", cause);
+		man.sass = "recorded for sm_90";
+		printf("%s %llu warm sass %s,%s,%s,%u,%u %s,%s,%s,-,%u\n",
+		    ewb_variants[0].id, (unsigned long long)sizes[0],
+		    mine[0].arch, mine[0].kind, mine[0].instruction,
+		    mine[0].bits, mine[0].count, mine[1].arch, mine[1].kind,
+		    mine[1].instruction, mine[1].count);
+	}
 	if (manifest_write(argv[1], &man, "complete", &cause) != 0)
 		die("manifest", cause);
 	cli_free_run(&opts);

@@ -6,8 +6,8 @@ peer-*.csv files that load.py reads).  Modules:
 
   __main__  the command line: `python3 -m ewbench.analysis COMMAND`
   validate  the data contract checked: every file read goes through it
-  load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv
-            as objects
+  load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
+            sass.csv as objects
   atomic    every output written whole or not at all (temp file + rename)
   study     a study directory: the run directories of one `make report`
   select    queries over a loaded run (sizes, points, metrics)
@@ -15,6 +15,7 @@ peer-*.csv files that load.py reads).  Modules:
   variants  who wrote a variant: the study, ewbench, a peer library or
             the user (`ewbench run --kernel FILE.cu`)
   derived   the derived metrics, read from metrics/derived.def
+  sass      the global loads and stores in a run's kernels (sass.csv)
   timing    the time of a kernel with its 95 % CI, and launch intervals
   noise     a point's spread, and the rules for "beyond the noise"
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)

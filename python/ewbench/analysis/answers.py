@@ -23,6 +23,7 @@ from . import compare
 from . import contest
 from . import findings as fnd
 from . import model
+from . import sass
 from . import select as sel
 from . import study as stu
 from . import variants as var
@@ -320,6 +321,9 @@ class Shortfall:
     published_block: Optional[object]  # the same sweep at the article block
     top_stall: Optional[tuple] = None   # (reason, % of all stalls), from
     #                                     the stall counters (stalls/ part)
+    loads: str = ""             # its loads: requested and sector bytes per
+    #                             instruction, SASS (findings.load_story)
+    sass_missing: str = ""      # why its SASS is not there, '' if it is
 
     @property
     def share(self):
@@ -390,5 +394,6 @@ def shortfalls(sctx):
             p, best, ctx.verdicts[p.key], occ, kind, _kib(run, p),
             sel.metric(run, p, sel.M_BYTES_PER_INST), contrast,
             _kib(run, contrast) if contrast else None, fast_block,
-            at_block, _top_stall(run, p)))
+            at_block, _top_stall(run, p), fnd.load_story(run, p),
+            "" if sass.rows(run, p.variant) else sass.why_not(run)))
     return sorted(out, key=lambda s: s.share)

@@ -10,6 +10,7 @@ the point's `bytes_moved` and `read_bytes`, and first(x, y).
 """
 
 import ast
+import functools
 import math
 import os
 import re
@@ -63,6 +64,15 @@ def _dotted(node):
 def evaluate(formula, values):
     """The formula's value; values maps names to numbers (absent or NaN:
     unknown).  Unknown inputs and division by zero give NaN, as in C."""
+    return _evaluate(formula, _parse(formula), values)
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(formula):
+    return ast.parse(formula, mode="eval").body
+
+
+def _evaluate(formula, body, values):
     def value(node):
         if isinstance(node, ast.Constant) and isinstance(node.value,
                                                          (int, float)):
@@ -88,11 +98,20 @@ def evaluate(formula, values):
             return value(node.args[1]) if math.isnan(x) else x
         raise ValueError("formula %r: unsupported %s" %
                          (formula, type(node).__name__))
-    return value(ast.parse(formula, mode="eval").body)
+    return value(body)
 
 
 # Facts of the point a formula may name besides metrics (src/formula.h).
 POINT_FACTS = ("bytes_moved", "read_bytes")
+
+
+def point_facts(bytes_moved, n, element_bytes):
+    """The facts a formula may name, from a timing row: every ewbench
+    kernel writes one element per element (in place: the array it read),
+    so the bytes it reads are the bytes moved less n elements written,
+    n x the inputs' element bytes, as ewbench's registry counts them."""
+    return {"bytes_moved": float(bytes_moved),
+            "read_bytes": float(bytes_moved - n * element_bytes)}
 
 
 def required_inputs(formula):

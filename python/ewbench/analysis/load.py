@@ -23,11 +23,12 @@ runs carry their torch rows inside timing.csv and load as they are.
 """
 
 import glob
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import noise, validate
+from . import derived, noise, validate
 from .validate import DataError  # noqa: F401  (what load_run raises)
 
 # Schema 1: warm graph rows time GRAPH_REPLAYS replays of one graph that
@@ -38,6 +39,7 @@ GRAPH_REPLAYS = 10
 BATCH_GRAPH_LAUNCHES = 16
 
 TIMING = "timing.csv"
+SASS = "sass.csv"
 PEER_PREFIX = "peer-"
 # The sidecar `analysis torch` wrote before peer-torch.json existed.
 LEGACY_TORCH_SIDECAR = "torch-baseline.json"
@@ -150,6 +152,19 @@ class MetricValue:
 
 
 @dataclass(frozen=True)
+class SassRow:
+    """One row of sass.csv: a global memory instruction in a kernel's
+    machine code, and how many copies of it the code holds (every path:
+    static, not executed)."""
+    variant: str
+    arch: str
+    kind: str                   # load, store, atomic, copy
+    instruction: str            # "LDG.E.128"
+    bits: Optional[int]         # one thread's access; None: bulk copies
+    count: int
+
+
+@dataclass(frozen=True)
 class Ceiling:
     name: str
     value: float
@@ -173,6 +188,9 @@ class Run:
     metrics: Optional[dict]
     ceilings: Optional[dict]
     ceilings_path: Optional[str] = None
+    # variant -> (SassRow, ...) from sass.csv; None when the run has none
+    # (run.json "sass" says why, where it says anything: sass_note)
+    sass: Optional[dict] = None
 
     @property
     def run_id(self):
@@ -193,6 +211,12 @@ class Run:
     @property
     def is_fixture(self):
         return bool(self.manifest.get("fixture"))
+
+    @property
+    def sass_note(self):
+        """run.json "sass": "recorded for sm_NN", "not recorded: why", or
+        None for a run written before ewbench recorded SASS."""
+        return self.manifest.get("sass")
 
     @property
     def counters(self):
@@ -284,7 +308,57 @@ def load_metrics(path, run_id, points):
         validate.check_metric_refers_to_point(path, line, row, timed)
         metrics.setdefault(key, {})[row["metric"]] = MetricValue(
             row["value"], row["unit"], row["source"])
+    complete_derived(metrics, points)
     return metrics
+
+
+# The source of a derived row that the analysis computed (see below).
+COMPLETED = "analysis"
+
+
+def complete_derived(metrics, points):
+    """Add the derived rows of metrics/derived.def that a point lacks but
+    whose inputs it has: a run written before the row was defined (the
+    shipped references have no requested bytes per load instruction).
+    ewbench writes every row it can compute, so for a run of this version
+    nothing is added.  The same formula over the same measured rows, with
+    source COMPLETED so that a reader can tell.  A written row that the
+    formula of today cannot compute from the point's rows was written by
+    an older definition and is dropped (derived__global_ld_bytes_per_inst
+    once fell back to the requested bytes where the sector bytes were not
+    measured)."""
+    facts = {(p.variant, p.n, p.block, p.cache): derived.point_facts(
+        p.bytes_moved, p.n, validate.DTYPE_BYTES[p.dtype]) for p in points}
+    for key, rows in metrics.items():
+        values = dict(facts[key[:4]])
+        values.update((name, m.value) for name, m in rows.items()
+                      if m.source != "derived" and m.value is not None)
+        for d in derived.TABLE:
+            v = derived.evaluate(d.formula, values)
+            if not math.isfinite(v):
+                rows.pop(d.name, None)
+            elif d.name not in rows:
+                rows[d.name] = MetricValue(v, d.unit, COMPLETED)
+
+
+def load_sass(path, run_id, points):
+    """sass.csv: variant -> its rows; every row of a timed variant, one
+    row per variant, architecture and instruction."""
+    timed = {p.variant for p in points}
+    out = {}
+    first_line = {}
+    for line, row in validate.read_csv(path, validate.SASS_COLUMNS):
+        validate.check_run_id(path, line, row, run_id)
+        validate.check_unique(path, line, first_line, (
+            row["variant"], row["arch"], row["instruction"]),
+            "variant, arch and instruction")
+        if row["variant"] not in timed:
+            raise DataError(path, line, "expected a variant the run timed, "
+                            "got %r" % row["variant"])
+        out.setdefault(row["variant"], []).append(SassRow(
+            row["variant"], row["arch"], row["kind"], row["instruction"],
+            row["bits"], row["count"]))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def load_ceilings(path, run_id):
@@ -319,6 +393,9 @@ def load_run(directory, ceilings_from=None):
     metrics = None
     if validate.present(metrics_path):
         metrics = load_metrics(metrics_path, run_id, points)
+    sass_path = os.path.join(directory, SASS)
+    sass = load_sass(sass_path, run_id, points) \
+        if validate.present(sass_path) else None
     source = ceilings_from or directory
     ceilings_path = os.path.join(source, "ceilings.csv")
     ceilings = None
@@ -333,4 +410,5 @@ def load_run(directory, ceilings_from=None):
                         "in the directory given for ceilings")
     return Run(path=directory, manifest=manifest, points=points,
                metrics=metrics, ceilings=ceilings,
-               ceilings_path=ceilings_path if ceilings is not None else None)
+               ceilings_path=ceilings_path if ceilings is not None else None,
+               sass=sass)

@@ -822,7 +822,8 @@ def _issue_thresholds(run, pts):
 
 def plot_instructions(run, outdir):
     """Per variant at the largest size: bytes per issued instruction,
-    global-load bytes per load instruction, % of the DRAM ceiling."""
+    bytes requested per global load instruction (with the share of the
+    sector bytes used, where not all), % of the DRAM ceiling."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
     if not points or not sel.has_metric(run, sel.M_BYTES_PER_INST):
         return None
@@ -839,8 +840,9 @@ def plot_instructions(run, outdir):
     panels = (
         ("bytes moved per issued warp instruction (B)",
          [sel.metric(run, p, sel.M_BYTES_PER_INST) for p in pts]),
-        ("global-load bytes per warp load instruction (B)",
-         [sel.metric(run, p, sel.M_LD_BYTES_PER_INST) for p in pts]),
+        ("bytes requested per warp global load instruction (B)",
+         [sel.metric(run, p, sel.M_LD_REQUESTED_BYTES_PER_INST)
+          for p in pts]),
         ("% of the DRAM ceiling",
          [model.pct_of(p.bandwidth, model.run_dram_ceiling(run, p.op))
           for p in pts]),
@@ -855,7 +857,12 @@ def plot_instructions(run, outdir):
                 continue
             ax.barh(yi, v, color=role_colour[var.role(p.variant)],
                     height=0.72)
-            ax.text(v, yi, " %.0f" % v, va="center", fontsize=7.5)
+            label = " %.0f" % v
+            used = sel.metric(run, p, sel.M_LD_SECTOR_EFFICIENCY) \
+                if k == 1 else None
+            if used is not None and used < 99.5:
+                label += " (%.0f %% of sectors)" % used
+            ax.text(v, yi, label, va="center", fontsize=7.5)
             if k == 0 and thresholds.get(p.key) is not None:
                 ax.plot([thresholds[p.key]] * 2, [yi - 0.42, yi + 0.42],
                         color="#d62728", lw=1.6)

@@ -306,6 +306,8 @@ def _evidence(s):
         parts.append("%s %.0f %% of warp stalls" % s.top_stall)
     if s.bytes_per_inst is not None:
         parts.append("%.1f B per instruction" % s.bytes_per_inst)
+    if s.loads:
+        parts.append(s.loads)
     return "; ".join(parts) or "no counters"
 
 
@@ -340,6 +342,13 @@ def shortfalls_section(shorts, n):
                              "evidence", "best block of the block sweep "
                              "(GB/s; its own size and launch)"),
                             tuple(rows)))
+    missing = sorted({s.sass_missing for s in shorts if s.sass_missing})
+    if missing:
+        blocks.append(doc.Paragraph(
+            "Bytes per load are the bytes each kernel reads over its global "
+            "load instructions, against the L1 sector bytes those touch "
+            "(docs/analysis.md, finding 4). The kernels' load instructions "
+            "(SASS): %s." % "; ".join(missing)))
     if any(s.top_stall for s in shorts):
         blocks.append(doc.Paragraph(
             "Warp stall reasons: the `stalls/` part, the same kernels at "

@@ -27,7 +27,12 @@ M_THEORETICAL_OCCUPANCY = "sm__maximum_warps_per_active_cycle_pct"
 M_REGISTERS = "launch__registers_per_thread"
 M_INST_ISSUED = "smsp__inst_issued.sum"
 M_BYTES_PER_INST = "derived__bytes_per_inst_issued"
+# Per warp global load instruction: L1 sector bytes touched, bytes the
+# kernel asked for, their ratio, and load instructions per warp.
 M_LD_BYTES_PER_INST = "derived__global_ld_bytes_per_inst"
+M_LD_REQUESTED_BYTES_PER_INST = "derived__global_ld_requested_bytes_per_inst"
+M_LD_SECTOR_EFFICIENCY = "derived__global_ld_sector_efficiency_pct"
+M_LD_INST_PER_WARP = "derived__global_ld_inst_per_warp"
 M_DRAM_BANDWIDTH = "derived__dram_bandwidth"
 M_KERNEL_TIME = "gpu__time_duration.sum"
 M_DRAM_READ_FRACTION = "derived__dram_read_fraction"

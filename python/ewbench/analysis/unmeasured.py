@@ -92,9 +92,14 @@ USES = (
         "DRAM ceiling, footprint against the effective L2) instead of the "
         "share of reads served by L2 (`%s`)" % sel.M_DRAM_READ_FRACTION,
         WEAKER),
-    Use("Finding 4", FINDING, _VERDICT_PARTS, ((sel.M_LD_BYTES_PER_INST,),),
-        "not testable: no bytes per global load instruction (`%s`)" %
-        sel.M_LD_BYTES_PER_INST),
+    Use("Finding 4", FINDING, _VERDICT_PARTS,
+        ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
+        "not testable: no requested bytes per global load instruction "
+        "(`%s`)" % sel.M_LD_REQUESTED_BYTES_PER_INST),
+    Use("Finding 4 and the shortfalls table", EVIDENCE, _VERDICT_PARTS,
+        ((sel.M_LD_SECTOR_EFFICIENCY,),),
+        "no L1 sector bytes beside the requested ones (sector efficiency)",
+        WEAKER),
     Use("L2-bound verdicts", VERDICT, _VERDICT_PARTS, _DRAM_BYTES,
         "L2-bound only by a bandwidth above the DRAM ceiling: the DRAM "
         "bytes test (< %.0f %% of bytes moved) cannot fire" %
@@ -124,8 +129,8 @@ USES = (
     Use("instruction figure", FIGURE, _VERDICT_PARTS,
         ((sel.M_BYTES_PER_INST,),), "not drawn"),
     Use("instruction figure", FIGURE, _VERDICT_PARTS,
-        ((sel.M_LD_BYTES_PER_INST,),), "no bytes per load instruction",
-        WEAKER),
+        ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
+        "no requested bytes per load instruction", WEAKER),
     Use("evidence of findings 2 and 3 and the shortfalls table", EVIDENCE,
         _VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
         "no bytes per issued instruction", WEAKER),

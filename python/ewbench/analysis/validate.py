@@ -58,6 +58,8 @@ CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")
 COUNTER_STATUSES = ("ok", "off", "unavailable")
 TIERS = ("latency", "l2", "dram")
+# sass.csv kind (scripts/sass.sh): what a global memory instruction does.
+SASS_KINDS = ("load", "store", "atomic", "copy")
 NVML_STATUSES = ("ok", "unavailable")
 LAUNCHERS = ("slurm", "openmpi", "pmix", "ewbench")
 
@@ -517,6 +519,8 @@ RUN_JSON = Object({
     "started_utc": Nullable(_STRING),
     "finished_utc": Nullable(_STRING),
     "fixture": BOOLEAN,
+    # "recorded for sm_NN" (sass.csv) or "not recorded: why"
+    "sass": Nullable(_STRING),
     "tool": Object({"name": _STRING, "version": _STRING,
                     "git_revision": Nullable(_STRING),
                     "cuda_arch": Nullable(_STRING),
@@ -778,9 +782,11 @@ def _read_columns(path=COLUMNS_PATH):
     sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
             "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
             "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS,
-            "TIME_SOURCES": TIME_SOURCES, "STOPS": STOPS}
+            "TIME_SOURCES": TIME_SOURCES, "STOPS": STOPS,
+            "SASS_KINDS": SASS_KINDS}
     kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
-    files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": []}
+    files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": [],
+             "SASS": []}
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     for m in re.finditer(r"^(\w+)\((\w+), (\w+), (\w+), (\w+)\)", text,
@@ -801,6 +807,7 @@ POINT_KEY_COLUMNS = _COLUMNS["KEY"]
 TIMING_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["TIMING"]
 METRICS_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["METRICS"]
 CEILINGS_COLUMNS = _COLUMNS["CEILINGS"]
+SASS_COLUMNS = _COLUMNS["SASS"]
 
 # ewbench writes every count as an unsigned 64-bit number: a larger one is
 # not a count it wrote (and a field of more digits than that is refused
