@@ -438,3 +438,19 @@ def test_finding_5_names_the_tier_where_the_answer_differs():
     assert "The answer differs by tier: DRAM tier, stream launches: 0 of 1 " \
         "sweeps beyond the limit (worst 1.000x); L2 tier, stream launches: " \
         "1 of 1 sweeps beyond the limit (worst 1.250x)." in f.explanation
+
+
+def test_finding_6_within_the_noise_of_its_limit_is_borderline():
+    """Issue 30: a speed-up on the 5 % line, within the noise limit of
+    the two rows, abstains instead of flipping between runs."""
+    pts = [p for p in healthy_points() if p.op != "relu"]
+    for variant, t in (("relu_f32", 1.05e6), ("relu_f32x4", 1.0e6)):
+        pts.append(point(variant, SIZES[-1], time_ns=t, op="relu"))
+    f = judge(make_run(pts), 6)
+    assert f.verdict == F.BORDERLINE, f.explanation
+    assert "within the noise of the 5% limit" in f.explanation
+    assert "0.0 % beyond the limit" in f.deciding or \
+        "inside the limit" in f.deciding
+    pts[-2] = point("relu_f32", SIZES[-1], time_ns=1.3e6, op="relu")
+    f = judge(make_run(pts), 6)
+    assert f.verdict == F.FAILS and "beyond the limit" in f.deciding

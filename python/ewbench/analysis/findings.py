@@ -670,8 +670,10 @@ def finding_3(sctx):
             gbps(p.bandwidth), share)))
     numbers.append(("fp16/fp32 add time (medians over the study's "
                     "variants)", ratio(time_ratio)))
-    deciding = "lowest %s %.0f%% of DRAM (limit %.0f%%); fp16/fp32 time %s" \
-        % (lowest[0].variant, lowest[1], F3_MIN_PCT, ratio(time_ratio))
+    deciding = "lowest %s %.0f%% of DRAM (limit %.0f%%: %s); fp16/fp32 " \
+        "time %s" % (lowest[0].variant, lowest[1], F3_MIN_PCT,
+                     _share_margin(lowest[0], lowest[2], F3_MIN_PCT,
+                                   noise.run_floor(run)), ratio(time_ratio))
     same = lowest[1] >= F3_MIN_OF_MAX * highest[1]
     high = lowest[1] >= F3_MIN_PCT
     halves = time_ratio is not None and \
@@ -1049,6 +1051,39 @@ def finding_5(sctx):
                     deciding, part)
 
 
+# margins against a tolerance
+
+def _beyond_tolerance(a, b, tolerance, floor):
+    """How far the difference of KernelTime b from a lies beyond a
+    tolerance (a fraction): (excess %, noise limit %, excess in units of
+    the limit); excess < 0: inside the tolerance, |units| <= 1: within
+    the noise of the line."""
+    diff = 100.0 * abs(b.median_ns / a.median_ns - 1)
+    limit = noise.separation_pct(a, b, floor)
+    excess = diff - 100.0 * tolerance
+    return excess, limit, excess / limit if limit > 0 else float("inf")
+
+
+def _gap_text(gap):
+    excess, limit, units = gap
+    return "%.1f %% %s the limit, %.1fx the noise limit" % (
+        abs(excess), "beyond" if excess > 0 else "inside", abs(units))
+
+
+def _share_margin(point, ceiling, threshold_pct, floor):
+    """A point's share of a ceiling against a threshold, in units of the
+    share's uncertainty (the row's interval widened by the noise floor):
+    '26.0 points below, 87x its uncertainty'."""
+    kt = timing.row_time(point)
+    spread = kt.half_width_pct + floor.pct_at(kt.median_ns)
+    share = 100.0 * point.bandwidth / ceiling.value
+    sigma = share * spread / 100.0
+    diff = share - threshold_pct
+    return "%.1f points %s, %s its uncertainty" % (
+        abs(diff), "above" if diff >= 0 else "below",
+        "%.0fx" % (abs(diff) / sigma) if sigma > 0 else "beyond")
+
+
 # finding 6
 
 def finding_6(sctx):
@@ -1067,14 +1102,17 @@ def finding_6(sctx):
                         "largest ReLU size." % (F6_NAIVE, F6_VECTOR),
                         part=part)
     speedup = naive.time_median_ns / vector.time_median_ns
+    floor = noise.run_floor(ctx.run)
+    gap = _beyond_tolerance(timing.row_time(vector), timing.row_time(naive),
+                            F6_TOLERANCE, floor)
     numbers = [("size, cache", "%s elements, %s" % (size_label(n), cache)),
                (F6_NAIVE, "%s µs, %s" % (us(naive.time_median_ns),
                                          gbps(naive.bandwidth))),
                (F6_VECTOR, "%s µs, %s" % (us(vector.time_median_ns),
                                           gbps(vector.bandwidth))),
                ("speed-up of %s" % F6_VECTOR, ratio(speedup))]
-    deciding = ["float4 %s as fast as naive (limit +-%.0f%%)" % (
-        ratio(speedup), 100 * F6_TOLERANCE)]
+    deciding = ["float4 %s as fast as naive (limit +-%.0f%%; %s)" % (
+        ratio(speedup), 100 * F6_TOLERANCE, _gap_text(gap))]
     failures = []
     if abs(speedup - 1) > F6_TOLERANCE:
         failures.append("The vectorised kernel is %s as fast as the naive "
@@ -1093,6 +1131,13 @@ def finding_6(sctx):
     deciding = "; ".join(deciding)
     note = "" if torch else " No PyTorch rows (ewbench torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
+    if abs(gap[2]) <= 1:
+        return _finding(6, BORDERLINE, numbers, "The two kernels are %s "
+                        "apart, within the noise of the %.0f%% limit: "
+                        "another run can tip it either way; repeated "
+                        "rounds (`ewbench contest`) would decide it." % (
+                            ratio(speedup), 100 * F6_TOLERANCE) + note,
+                        deciding, part)
     if failures:
         explanation = "; ".join(failures) + "."
         if speedup > 1 + F6_TOLERANCE:
