@@ -503,6 +503,7 @@ def finding_2(sctx):
     if ctx is None:
         return _finding(2, UNTESTABLE, [], "No run.")
     run = ctx.run
+    floor = noise.run_floor(run)
     l2 = run.l2_bytes
     if not l2:
         return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.",
@@ -543,7 +544,7 @@ def finding_2(sctx):
         p, share = peak
         r = p.bandwidth / ceiling
         faster = p.bandwidth > ceiling * (
-            1 + noise.run_floor(run).pct_at(p.time_median_ns) / 100)
+            1 + floor.pct_at(p.time_median_ns) / 100)
         beyond = [q for q in _warm_series(ctx, v)
                   if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
         top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
@@ -976,6 +977,7 @@ def finding_5(sctx):
                         "block size; a block sweep (`ewbench tune`, the "
                         "study's blocks/ part) is needed.")
     numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
+    floor = noise.run_floor(ctx.run)
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
         best = min(rows, key=lambda p: p.time_median_ns)
         label = "%s %s %s %s" % (variant, size_label(n), cache, launch)
@@ -993,8 +995,7 @@ def finding_5(sctx):
         # The tolerance, or the noise rule's limit where the two points
         # scatter more than it can resolve.
         limit = 1 + max(100 * (F5_TOLERANCE - 1), noise.separation_pct(
-            timing.row_time(best), timing.row_time(good),
-            noise.run_floor(ctx.run))) / 100
+            timing.row_time(best), timing.row_time(good), floor)) / 100
         judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
         numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
@@ -1058,10 +1059,10 @@ def _beyond_tolerance(a, b, tolerance, floor):
     tolerance (a fraction): (excess %, noise limit %, excess in units of
     the limit); excess < 0: inside the tolerance, |units| <= 1: within
     the noise of the line."""
-    diff = 100.0 * abs(b.median_ns / a.median_ns - 1)
-    limit = noise.separation_pct(a, b, floor)
-    excess = diff - 100.0 * tolerance
-    return excess, limit, excess / limit if limit > 0 else float("inf")
+    m = noise.margin(a, b, floor)
+    excess = abs(m.difference_pct) - 100.0 * tolerance
+    return excess, m.limit_pct, \
+        excess / m.limit_pct if m.limit_pct > 0 else float("inf")
 
 
 def _gap_text(gap):
