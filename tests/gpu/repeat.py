@@ -24,12 +24,14 @@ this prints nothing; at the end:
   - by kernel duration (the pair's mean median): the floor needed at the
     50th, 95th and 99th percentile, and the share of rows the noise
     model (max(F, 100 x timer step / median), F = --floor, default the
-    99th percentile of rows >= 20 µs; step 32 ns) makes agree.
+    99th percentile of rows >= 20 µs; the step from the studies'
+    run.json, the largest of them) makes agree.
 
 A benchmark script, not a test: it asserts nothing.
 """
 
 import csv
+import json
 import os
 import sys
 
@@ -77,10 +79,22 @@ def percentile(values, q):
 
 DURATION_BINS_NS = (0, 5e3, 10e3, 20e3, 50e3, 100e3, 1e6, float("inf"))
 LONG_NS = 20e3
-STEP_NS = 32.0
 
 
-def by_duration(pairs, floor):
+def timer_step_ns(directory):
+    """The GPU timer's step the run (or the study's first part) measured
+    (run.json settings.timing.timer_step_ns), 0 when not recorded."""
+    for part in [""] + sorted(os.listdir(directory)):
+        path = os.path.join(directory, part, "run.json")
+        if os.path.isfile(path):
+            with open(path) as f:
+                timing = (json.load(f).get("settings") or {}).get(
+                    "timing") or {}
+            return float(timing.get("timer_step_ns") or 0.0)
+    return 0.0
+
+
+def by_duration(pairs, floor, step_ns):
     """The table by kernel duration over (needed floor %, mean median ns)
     of kernel-timed rows; floor None: the p99 of rows >= LONG_NS."""
     long_rows = [f for f, m in pairs if m >= LONG_NS]
@@ -89,13 +103,13 @@ def by_duration(pairs, floor):
         floor = percentile(long_rows, 99)
         source = "p99 of %d rows >= 20 us" % len(long_rows)
     print("repeat: noise model F = %.2f %% (%s), timer step %g ns" % (
-        floor or 0.0, source, STEP_NS))
+        floor or 0.0, source, step_ns))
     for low, high in zip(DURATION_BINS_NS, DURATION_BINS_NS[1:]):
         need = [(f, m) for f, m in pairs if low <= m < high]
         if not need:
             continue
         fs = [f for f, _ in need]
-        ok = sum(f <= max(floor or 0.0, 100.0 * STEP_NS / m)
+        ok = sum(f <= max(floor or 0.0, 100.0 * step_ns / m)
                  for f, m in need)
         print("repeat:   %7.0f-%-9s us rows %5d  need p50 %.2f p95 %.2f "
               "p99 %.2f %%  agree by the model %.1f %%" % (
@@ -127,7 +141,7 @@ def main(argv):
                             float(b[k]["time_median_ns"])) / 2))
         print("repeat: %d directories, %d row pairs" % (len(found),
                                                        len(pairs)))
-        by_duration(pairs, floor)
+        by_duration(pairs, floor, max(timer_step_ns(d) for d in argv))
         return 0
     a, b = rows(argv[0]), rows(argv[1])
     keys = sorted(set(a) & set(b))
