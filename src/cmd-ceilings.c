@@ -42,11 +42,12 @@
 /* Dependent loads per DRAM-latency sample: a few ms at ~0.5-1 us each,
  * against which the launch cost is a fraction of a percent. */
 #define CHASE_HOPS		4096u
-/* Blocks per block-rate sample: the study's grid at 2^28 elements and 256
- * threads (add_f16x2), so that blocks / time compare one to one; at ~1.7
- * blocks per ns (an H100) about 0.6 ms, against which one launch's fixed
- * cost (a few us) is under 1 %, and ~1000 waves of resident blocks, so
- * the first wave's ramp and the last one's tail are 0.1 % each. */
+/* Blocks per block-rate sample: the grid of the study's add_f16x2 (128
+ * threads), add_f16x8, add_f16x8_pack (32) and add_f32x4 (64) at 2^28
+ * elements, so that blocks / time compare one to one; at ~1.7 blocks per
+ * ns (an H100) about 0.6 ms, against which one launch's fixed cost (a few
+ * us) is under 1 %, and hundreds of waves of resident blocks, so that the
+ * first wave's ramp and the last one's tail are a fraction of 1 %. */
 #define RATE_BLOCKS		(1u << 20)
 
 enum ceiling_id {
@@ -62,8 +63,11 @@ enum ceiling_id {
 	CEIL_LOADED_100,
 	CEIL_LAUNCH_STREAM,
 	CEIL_LAUNCH_GRAPH,
-	CEIL_BLOCK_RATE_32,
+	CEIL_BLOCK_RATE_32,	/* the block sizes of the study's variants */
+	CEIL_BLOCK_RATE_64,	/* and of tune's sweep, by powers of 2 */
+	CEIL_BLOCK_RATE_128,
 	CEIL_BLOCK_RATE_256,
+	CEIL_BLOCK_RATE_512,
 	CEIL_BLOCK_RATE_1024,
 	CEIL_FP32_FMA,
 	CEIL_FP16_FMA,
@@ -101,11 +105,26 @@ static const struct {
 	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },
 	[CEIL_LAUNCH_GRAPH] = { "launch_graph", "ns" },
 	[CEIL_BLOCK_RATE_32] = { "block_rate_b32", "block/s", 32 },
+	[CEIL_BLOCK_RATE_64] = { "block_rate_b64", "block/s", 64 },
+	[CEIL_BLOCK_RATE_128] = { "block_rate_b128", "block/s", 128 },
 	[CEIL_BLOCK_RATE_256] = { "block_rate_b256", "block/s", 256 },
+	[CEIL_BLOCK_RATE_512] = { "block_rate_b512", "block/s", 512 },
 	[CEIL_BLOCK_RATE_1024] = { "block_rate_b1024", "block/s", 1024 },
 	[CEIL_FP32_FMA] = { "fp32_fma", "flop/s" },
 	[CEIL_FP16_FMA] = { "fp16_fma", "flop/s" },
 };
+
+/* The first id of id's family: the load levels and the block sizes are
+ * one kind of sample each, told apart by their param. */
+static enum ceiling_id
+family(enum ceiling_id id)
+{
+	if (id >= CEIL_LOADED_25 && id <= CEIL_LOADED_100)
+		return CEIL_LOADED_25;
+	if (id >= CEIL_BLOCK_RATE_32 && id <= CEIL_BLOCK_RATE_1024)
+		return CEIL_BLOCK_RATE_32;
+	return id;
+}
 
 /* columns.def's ceilings.csv columns. */
 static const char *const ceilings_header[] = {
@@ -266,7 +285,7 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 	unsigned		i;
 	struct ewb_ceil_load	load;
 
-	switch (id) {
+	switch (family(id)) {
 	case CEIL_DRAM_READ:
 		CUDA_TRY(ewb_ceil_read(b->a, words, b->sink, b->stream),
 		    cause);
@@ -296,10 +315,7 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 		    b->stream), cause);
 		*work = CHASE_HOPS;
 		break;
-	case CEIL_LOADED_25:
-	case CEIL_LOADED_50:
-	case CEIL_LOADED_75:
-	case CEIL_LOADED_100:
+	case CEIL_LOADED_25:		/* every load level */
 		/* The chain in b, the stream from a to c. */
 		load.src = b->a;
 		load.dst = b->c;
@@ -310,9 +326,7 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 		    b->stream), cause);
 		*work = CHASE_HOPS;
 		break;
-	case CEIL_BLOCK_RATE_32:
-	case CEIL_BLOCK_RATE_256:
-	case CEIL_BLOCK_RATE_1024:
+	case CEIL_BLOCK_RATE_32:	/* every block size */
 		CUDA_TRY(ewb_ceil_blocks(RATE_BLOCKS, ceiling_kinds[id].param,
 		    b->sink, b->stream), cause);
 		*work = RATE_BLOCKS;
@@ -439,7 +453,7 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 
 	bytes_format((double)b->array_bytes, array, sizeof array);
 	bytes_format((double)b->l2_set_bytes, set, sizeof set);
-	switch (id) {
+	switch (family(id)) {
 	case CEIL_DRAM_READ:
 		used = snprintf(buf, len, "read-only sum over %s, 16-byte "
 		    "loads; bytes read", array);
@@ -467,10 +481,7 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 		    "%u", array, CHASE_HOPS, EWB_CEIL_CHASE_STRIDE * 16,
 		    CHASE_HOPS);
 		break;
-	case CEIL_LOADED_25:
-	case CEIL_LOADED_50:
-	case CEIL_LOADED_75:
-	case CEIL_LOADED_100:
+	case CEIL_LOADED_25:		/* every load level */
 		if (b->load_blocks[id] > 0)
 			snprintf(blocks, sizeof blocks, "%u",
 			    b->load_blocks[id]);
@@ -482,9 +493,7 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 		    "slot, over " : "", param, param >= 100 ? "" :
 		    " by Little's law at dram_latency", CHASE_HOPS);
 		break;
-	case CEIL_BLOCK_RATE_32:
-	case CEIL_BLOCK_RATE_256:
-	case CEIL_BLOCK_RATE_1024:
+	case CEIL_BLOCK_RATE_32:	/* every block size */
 		used = snprintf(buf, len, "one launch of %u blocks of %u "
 		    "threads, thread 0 of each testing a condition none meets; "
 		    "blocks / time", RATE_BLOCKS, param);
@@ -780,7 +789,7 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 	secs = (b->opts.iters + CEIL_WARMUP) * (7.0 * b->array_bytes / bw +
 	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3 +
 	    CHASE_HOPS * (0.5e-6 + LOAD_LEVELS * 1e-6) +
-	    3 * RATE_BLOCKS / 1.5e9);
+	    (CEIL_BLOCK_RATE_1024 - CEIL_BLOCK_RATE_32 + 1) * RATE_BLOCKS / 1.5e9);
 	bytes_format(3.0 * b->array_bytes, mem, sizeof mem);
 	printf("%d ceilings, %u samples each after %u warm-up; GPU memory "
 	    "%s; about %.0f s\n", CEIL_ROWS, b->opts.iters, CEIL_WARMUP,

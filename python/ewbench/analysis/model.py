@@ -25,6 +25,9 @@ relu and abs, each falling back to the other) else the theoretical peak
 from run.json.  L2: measured l2_read only.  Launch floor: measured
 launch_stream for stream launches and launch_graph for graph launches,
 else the median usable fitted t0 of the point's cache state and launch.
+Block launch rate: measured block_rate_b<threads> (block_rate_ceiling).
+DRAM latency: measured dram_latency alone and dram_latency_load<level>
+beside a stream whose bandwidth is its _bandwidth row (loaded_latencies).
 
 Verdict rules, tried in order; the first that fires names the point.
 Siblings of a point are the points of the same op, dtype, size, cache
@@ -81,6 +84,7 @@ import numpy as np
 
 from . import compare
 from . import select as sel
+from . import validate
 from .units import bytes_label, gbps, us
 
 LAUNCH_FACTOR = 2.0
@@ -272,6 +276,46 @@ def measured_launch_floor(ceilings, launch="stream"):
 
 def run_dram_ceiling(run, op):
     return dram_ceiling(run.ceilings, run.spec_dram_bandwidth, op)
+
+
+def block_rate_ceiling(ceilings, block):
+    """The measured block launch rate (block/s) for blocks of `block`
+    threads (block_rate_b<block>); None where not measured at that size."""
+    name = validate.block_rate_name(block)
+    if ceilings and name in ceilings and ceilings[name].value > 0:
+        return Bound(ceilings[name].value, "measured %s" % name, True)
+    return None
+
+
+@dataclass(frozen=True)
+class LoadedLatency:
+    """The DRAM latency with a stream of `bandwidth` beside the chase."""
+    bandwidth: float                    # byte/s read + written; 0: none
+    latency: float                      # ns per dependent load
+    bandwidth_spread_pct: Optional[float]
+    latency_spread_pct: Optional[float]
+    source: str                         # the latency's ceiling
+
+
+def loaded_latencies(ceilings):
+    """The measured latency at each load, lightest first: dram_latency at
+    no load, then each dram_latency_load<level> with its stream's
+    bandwidth (ordered by that bandwidth); () without dram_latency."""
+    ceilings = ceilings or {}
+    idle = ceilings.get("dram_latency")
+    if idle is None:
+        return ()
+    loaded = []
+    for level in validate.LOAD_LEVELS:
+        latency = ceilings.get(validate.loaded_latency_name(level))
+        stream = ceilings.get(validate.loaded_bandwidth_name(level))
+        if latency is not None and stream is not None:
+            loaded.append(LoadedLatency(stream.value, latency.value,
+                                        stream.spread_pct,
+                                        latency.spread_pct, latency.name))
+    loaded.sort(key=lambda x: x.bandwidth)
+    return (LoadedLatency(0.0, idle.value, None, idle.spread_pct,
+                          idle.name),) + tuple(loaded)
 
 
 # verdicts
