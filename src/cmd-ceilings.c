@@ -61,6 +61,7 @@ enum ceiling_id {
 	CEIL_LOADED_50,		/* their values size the stream */
 	CEIL_LOADED_75,
 	CEIL_LOADED_100,
+	CEIL_LOADED_FULL,
 	CEIL_LAUNCH_STREAM,
 	CEIL_LAUNCH_GRAPH,
 	CEIL_BLOCK_RATE_32,	/* the block sizes of the study's variants */
@@ -73,12 +74,12 @@ enum ceiling_id {
 	CEIL_FP16_FMA,
 	CEIL_COUNT
 };
-#define LOAD_LEVELS	4	/* CEIL_LOADED_*: a second row each */
+#define LOAD_LEVELS	5	/* CEIL_LOADED_*: a second row each */
 #define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS)
 
 /*
  * param: for a block rate, threads per block; for a loaded latency, the
- * load offered beside the chase in % of dram_copy (100: a block in every
+ * load offered beside the chase in % of dram_copy (0: a block in every
  * free block slot, far more than DRAM serves), and bandwidth names the
  * row that gets the stream's bandwidth.
  */
@@ -102,6 +103,8 @@ static const struct {
 	    "dram_latency_load75_bandwidth" },
 	[CEIL_LOADED_100] = { "dram_latency_load100", "ns", 100,
 	    "dram_latency_load100_bandwidth" },
+	[CEIL_LOADED_FULL] = { "dram_latency_loadfull", "ns", 0,
+	    "dram_latency_loadfull_bandwidth" },
 	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },
 	[CEIL_LAUNCH_GRAPH] = { "launch_graph", "ns" },
 	[CEIL_BLOCK_RATE_32] = { "block_rate_b32", "block/s", 32 },
@@ -119,7 +122,7 @@ static const struct {
 static enum ceiling_id
 family(enum ceiling_id id)
 {
-	if (id >= CEIL_LOADED_25 && id <= CEIL_LOADED_100)
+	if (id >= CEIL_LOADED_25 && id <= CEIL_LOADED_FULL)
 		return CEIL_LOADED_25;
 	if (id >= CEIL_BLOCK_RATE_32 && id <= CEIL_BLOCK_RATE_1024)
 		return CEIL_BLOCK_RATE_32;
@@ -364,9 +367,9 @@ is_loaded(enum ceiling_id id)
  * The streaming blocks beside a loaded chase: enough to offer `param` %
  * of dram_copy by Little's law at the unloaded latency (each block reads
  * EWB_CEIL_LOAD_BLOCK_BYTES per round trip and writes as much), at least
- * one; every free block slot for 100 %.  The latency rises under load, so
- * the stream reaches somewhat less than it offers; its bandwidth row says
- * what it reached.
+ * one; every free block slot for param 0.  The latency rises under load,
+ * so the stream reaches less than it offers; its bandwidth row says what
+ * it reached.
  */
 static int
 size_load(struct bench *b, enum ceiling_id id, char **cause)
@@ -388,7 +391,7 @@ size_load(struct bench *b, enum ceiling_id id, char **cause)
 		    ceiling_kinds[id].name);
 	blocks = ceil(param / 100.0 * (copy->value / 2) *
 	    (latency->value * 1e-9) / EWB_CEIL_LOAD_BLOCK_BYTES);
-	b->load_blocks[id] = param >= 100 || blocks >= most ? most :
+	b->load_blocks[id] = param == 0 || blocks >= most ? most :
 	    blocks < 1 ? 1 : (unsigned)blocks;
 	return 0;
 }
@@ -448,6 +451,8 @@ static void
 describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 {
 	char		array[32], set[32], blocks[32] = "N";
+	char		offered[80] = "every free block slot, far over "
+			    "dram_copy";
 	unsigned	param = ceiling_kinds[id].param;
 	int		used = 0;
 
@@ -485,13 +490,14 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 		if (b->load_blocks[id] > 0)
 			snprintf(blocks, sizeof blocks, "%u",
 			    b->load_blocks[id]);
+		if (param > 0)
+			snprintf(offered, sizeof offered, "%u %% of dram_copy "
+			    "offered by Little's law at dram_latency", param);
 		used = snprintf(buf, len, "dram_latency's chase (block 0) "
 		    "beside %s blocks copying between two %s arrays until it "
-		    "ends, 16-byte accesses, %u in flight per thread: %s%u %% "
-		    "of dram_copy offered%s; time / %u", blocks, array,
-		    EWB_CEIL_LOAD_WIDTH, param >= 100 ? "every free block "
-		    "slot, over " : "", param, param >= 100 ? "" :
-		    " by Little's law at dram_latency", CHASE_HOPS);
+		    "ends, 16-byte accesses, %u in flight per thread: %s; "
+		    "time / %u", blocks, array, EWB_CEIL_LOAD_WIDTH, offered,
+		    CHASE_HOPS);
 		break;
 	case CEIL_BLOCK_RATE_32:	/* every block size */
 		used = snprintf(buf, len, "one launch of %u blocks of %u "
@@ -532,7 +538,7 @@ describe_bandwidth(const struct bench *b, enum ceiling_id id, char *buf,
 	    ceiling_kinds[id].name), buf, len);
 }
 
-/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s". */
+/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s", "1.660 blocks/ns". */
 static void
 format_value(const char *unit, double v, char *buf, size_t len)
 {
@@ -559,7 +565,7 @@ print_row(const struct ceiling *c)
 		snprintf(pct, sizeof pct, "%.1f%%", 100.0 * c->value / c->spec);
 	if (!isnan(c->spread_pct))
 		snprintf(spread, sizeof spread, "%.2f%%", c->spread_pct);
-	printf("%-30s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
+	printf("%-31s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
 	    pct, c->method);
 	fflush(stdout);
 }
@@ -773,12 +779,12 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 	printf("plan: ewbench ceilings on %s\n", b->dev.name);
 	for (id = 0; id < CEIL_COUNT; id++) {
 		describe(b, (enum ceiling_id)id, what, sizeof what);
-		printf("%-30s %-7s %s\n", ceiling_kinds[id].name,
+		printf("%-31s %-7s %s\n", ceiling_kinds[id].name,
 		    ceiling_kinds[id].unit, what);
 		if (!is_loaded((enum ceiling_id)id))
 			continue;
 		describe_bandwidth(b, (enum ceiling_id)id, what, sizeof what);
-		printf("%-30s %-7s %s\n", ceiling_kinds[id].bandwidth,
+		printf("%-31s %-7s %s\n", ceiling_kinds[id].bandwidth,
 		    "byte/s", what);
 	}
 	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
@@ -975,7 +981,7 @@ ceilings_command(int argc, char **argv)
 	code = EWB_EXIT_ERROR;
 	if (!b.opts.quiet) {
 		device_print(&b.dev, stdout);
-		printf("%-30s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
+		printf("%-31s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
 		    "spread", "spec", "of spec", "method");
 	}
 

@@ -205,7 +205,7 @@ NULL, NULL,
 { "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
     "[--iters N] [--dry-run]",
 "Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
-"read bandwidth, DRAM latency alone and beside a stream at four loads (with\n"
+"read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
 "the stream's bandwidth), the launch floor (stream, graph), the block\n"
 "launch rate at 32 to 1024 threads per block and the FMA peaks; writes\n"
 "ceilings.csv in a run directory (docs/ceilings.md).\n",

@@ -64,11 +64,11 @@ for x in model.loaded_latencies(c)[1:]:
               "-" if spec is None else "%.0f GB/s" % (spec / 1e9)))
     check(" N blocks" not in row.method, "%s: method names its blocks: %s"
           % (x.source, row.method))
-full = c["dram_latency_load100"].value
-full_bw = c["dram_latency_load100_bandwidth"].value
-check(full >= 1.1 * idle, "dram_latency_load100 %.0f ns >= 1.1 x idle %.0f "
+full = c["dram_latency_loadfull"].value
+full_bw = c["dram_latency_loadfull_bandwidth"].value
+check(full >= 1.1 * idle, "dram_latency_loadfull %.0f ns >= 1.1 x idle %.0f "
       "ns: the stream ran beside the chase" % (full, idle))
-check(full_bw >= 0.8 * copy, "dram_latency_load100_bandwidth %.0f GB/s >= "
+check(full_bw >= 0.8 * copy, "dram_latency_loadfull_bandwidth %.0f GB/s >= "
       "0.8 x dram_copy %.0f GB/s" % (full_bw / 1e9, copy / 1e9))
 check(c["dram_latency_load25_bandwidth"].value < full_bw,
       "the stream offered 25 % moves less than every block slot's")

@@ -18,8 +18,9 @@ IDLE_NS = 345.0
 # offered level -> (latency ns, stream bandwidth byte/s); the 75 % level
 # reached less than the 50 % one, so the order by bandwidth is not the
 # order of the levels.
-LOADED = {25: (380.0, 0.70e12), 50: (440.0, 1.60e12),
-          75: (520.0, 1.40e12), 100: (900.0, 2.85e12)}
+LOADED = {"25": (380.0, 0.70e12), "50": (440.0, 1.60e12),
+          "75": (520.0, 1.40e12), "100": (610.0, 2.10e12),
+          "full": (900.0, 2.85e12)}
 
 
 def _row(name, value, unit, spread="0.5"):
@@ -96,10 +97,10 @@ def test_loaded_latencies_lightest_first(run_copy):
     got = model.loaded_latencies(run.ceilings)
     assert [(x.bandwidth, x.latency) for x in got] == [
         (0.0, IDLE_NS), (0.70e12, 380.0), (1.40e12, 520.0),
-        (1.60e12, 440.0), (2.85e12, 900.0)]
+        (1.60e12, 440.0), (2.10e12, 610.0), (2.85e12, 900.0)]
     assert got[0].source == "dram_latency" and \
         got[0].bandwidth_spread_pct is None
-    assert got[-1].source == "dram_latency_load100"
+    assert got[-1].source == "dram_latency_loadfull"
     assert (got[-1].latency_spread_pct, got[-1].bandwidth_spread_pct) == \
         (1.5, 0.8)
 
@@ -114,7 +115,7 @@ def test_loaded_latencies_need_the_idle_latency(run_copy, fixture_run):
 
 @pytest.mark.parametrize("lone, missing", [
     ("dram_latency_load50", "dram_latency_load50_bandwidth"),
-    ("dram_latency_load100_bandwidth", "dram_latency_load100")])
+    ("dram_latency_loadfull_bandwidth", "dram_latency_loadfull")])
 def test_a_loaded_latency_comes_with_its_bandwidth(run_copy, lone, missing):
     d = with_rows(run_copy, new_rows(skip=(missing,)))
     line = line_of(d, lone)

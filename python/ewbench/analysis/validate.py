@@ -48,11 +48,11 @@ TIME_SOURCES = ("kernel", "events", "batch")
 STOPS = ("ci", "step", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")
 # `ewbench ceilings`' block launch rates, one per block size, and its
-# DRAM latencies under load, one per offered load (% of dram_copy; 100:
+# DRAM latencies under load, one per offered load (% of dram_copy; full:
 # every free block slot), each with the bandwidth of the stream beside
 # the chase (docs/ceilings.md).
 BLOCK_RATE_BLOCKS = (32, 64, 128, 256, 512, 1024)
-LOAD_LEVELS = (25, 50, 75, 100)
+LOAD_LEVELS = ("25", "50", "75", "100", "full")
 
 
 def block_rate_name(block):
@@ -60,7 +60,7 @@ def block_rate_name(block):
 
 
 def loaded_latency_name(level):
-    return "dram_latency_load%d" % level
+    return "dram_latency_load%s" % level
 
 
 def loaded_bandwidth_name(level):
