@@ -5,11 +5,13 @@
  * Width at a time so that it issues all its loads before it uses any.  Two
  * walks hand them out: ceil_tile, one tile of Width x CEIL_BLOCK words per
  * block and no loop (the DRAM kernels), and ceil_visit, a grid-stride walk
- * of one resident wave that wraps around a small array many times (the L2
- * kernel).  The widths are the fastest of those measured on an H200
+ * of one resident wave that wraps around an array many times (the L2
+ * kernel; the stream beside a loaded pointer chase, until the chase ends).  The widths are the fastest of those measured on an H200
  * (docs/ceilings.md): for the DRAM kernels, tiles beat a grid-stride wave
  * by 1-7 %, and plain stores and copies are fastest at one word per thread.
  */
+#include <climits>
+
 #include "ceilings.h"
 #include "common.cuh"
 
@@ -31,7 +33,8 @@ ceil_wrap_add(size_t w, size_t step, size_t words)
 /*
  * Visits `total` word indices of an array of `words` words: thread t takes
  * visits t, t + stride, t + 2 stride, ..., each reduced modulo words, so
- * every word is visited total / words times when words divides total.
+ * every word is visited total / words times when words divides total.  A
+ * thread stops early once op.more() says so.
  */
 template <unsigned Width, typename Op>
 static __device__ __forceinline__ void
@@ -42,7 +45,8 @@ ceil_visit(size_t words, size_t total, Op &op)
 	size_t		at[Width];
 	unsigned	k;
 
-	for (; i + (Width - 1) * stride < total; i += Width * stride) {
+	for (; i + (Width - 1) * stride < total && op.more();
+	    i += Width * stride) {
 #pragma unroll
 		for (k = 0; k < Width; k++) {
 			at[k] = w;
@@ -50,7 +54,7 @@ ceil_visit(size_t words, size_t total, Op &op)
 		}
 		op.template group<Width>(at);
 	}
-	for (; i < total; i += stride) {
+	for (; i < total && op.more(); i += stride) {
 		at[0] = w;
 		w = ceil_wrap_add(w, step, words);
 		op.template group<1>(at);
@@ -108,6 +112,12 @@ template <bool L2Only>
 struct ceil_read_op {
 	const uint4	*src;
 	unsigned	 sum;
+
+	__device__ __forceinline__ bool
+	more(void) const
+	{
+		return true;
+	}
 
 	template <unsigned K>
 	__device__ __forceinline__ void
@@ -240,8 +250,9 @@ ewb_ceil_empty_kernel(void)
  * every word before it repeats).  One thread follows `hops` links, each load
  * waiting on the one before; ld.global.cg keeps the links out of L1, and a
  * stride of 64 KiB + 16 B puts every link on a new line, far from the last,
- * so L2 misses and DRAM answers.  The position persists in pos[0] from one
- * launch to the next, so later samples walk lines no earlier one touched.
+ * so L2 misses and DRAM answers.  The position persists in state->pos from
+ * one launch to the next, so later samples walk lines no earlier one
+ * touched.
  */
 __global__ void
 ewb_ceil_chase_init_kernel(uint4 *chain, size_t words, size_t stride)
@@ -256,11 +267,13 @@ ewb_ceil_chase_init_kernel(uint4 *chain, size_t words, size_t stride)
 	}
 }
 
-__global__ void
-ewb_ceil_chase_kernel(const uint4 *chain, unsigned hops,
-    unsigned long long *pos)
+/* The chase itself; then state->done = epoch tells the streaming blocks
+ * of this launch to stop. */
+static __device__ void
+ceil_chase(const uint4 *chain, unsigned hops,
+    struct ewb_ceil_chase_state *state, unsigned epoch)
 {
-	unsigned long long	w = pos[0];
+	unsigned long long	w = state->pos;
 	unsigned		h;
 
 	for (h = 0; h < hops; h++) {
@@ -269,7 +282,105 @@ ewb_ceil_chase_kernel(const uint4 *chain, unsigned hops,
 		w = (unsigned long long)link.x |
 		    ((unsigned long long)link.y << 32);
 	}
-	pos[0] = w;
+	state->pos = w;
+	__threadfence();
+	*(volatile unsigned *)&state->done = epoch;
+}
+
+/*
+ * The stream of a loaded chase: copy rounds of EWB_CEIL_LOAD_WIDTH words
+ * per thread, as dram_copy does, until the chase's flag says that this
+ * launch's chase ended.  The flag is read at the start of a round and
+ * tested at its end, so that its read overlaps the round's loads.
+ */
+struct ceil_stream_op {
+	ceil_copy_op		 copy;
+	const volatile unsigned	*done;
+	unsigned		 epoch;
+	bool			 stopped;
+	unsigned long long	 words;		/* copied */
+
+	__device__ __forceinline__ bool
+	more(void) const
+	{
+		return !stopped;
+	}
+
+	template <unsigned K>
+	__device__ __forceinline__ void
+	group(const size_t *at)
+	{
+		unsigned	seen = *done;
+
+		copy.template group<K>(at);
+		words += K;
+		stopped = seen == epoch;
+	}
+};
+
+/* What the streaming blocks of a loaded chase get (device pointers). */
+struct ceil_stream_args {
+	const uint4			*src;
+	uint4				*dst;
+	size_t				 words;
+	unsigned long long		 rounds;	/* the safety cap */
+	struct ewb_ceil_stream_count	*count;
+};
+
+/*
+ * A streaming block (blocks 1, 2, ... of the launch) walks the array with
+ * ceil_visit over the whole grid (the indices of block 0's threads are
+ * skipped: nothing is counted for them), at most a.rounds rounds per
+ * thread.  The lanes of a warp read the flag in one instruction and leave
+ * together; lane 0 then adds the warp's bytes.
+ */
+static __device__ void
+ceil_stream(const struct ceil_stream_args &a,
+    const struct ewb_ceil_chase_state *state, unsigned epoch)
+{
+	ceil_stream_op		op = { { a.src, a.dst }, &state->done, epoch,
+				    false, 0 };
+	unsigned long long	bytes;
+	unsigned		offset;
+
+	if (threadIdx.x == 0 && *op.done == epoch)
+		atomicAdd(&a.count->late, 1u);
+	ceil_visit<EWB_CEIL_LOAD_WIDTH>(a.words, a.rounds *
+	    EWB_CEIL_LOAD_WIDTH * ewb_thread_count(), op);
+	bytes = op.words * sizeof(uint4) * 2;	/* read + written */
+	for (offset = 16; offset > 0; offset /= 2)
+		bytes += __shfl_xor_sync(0xffffffffu, bytes, offset);
+	if (__any_sync(0xffffffffu, !op.stopped) && threadIdx.x % 32 == 0)
+		atomicAdd(&a.count->capped, 1u);
+	if (threadIdx.x % 32 == 0)
+		atomicAdd(&a.count->bytes, bytes);
+}
+
+/* Block 0's thread 0 chases; blocks 1, 2, ... (if any) stream beside it. */
+__global__ void __launch_bounds__(CEIL_BLOCK)
+ewb_ceil_chase_kernel(const uint4 *chain, unsigned hops,
+    struct ewb_ceil_chase_state *state, unsigned epoch,
+    struct ceil_stream_args stream)
+{
+	if (blockIdx.x == 0) {
+		if (threadIdx.x == 0)
+			ceil_chase(chain, hops, state, epoch);
+		return;
+	}
+	ceil_stream(stream, state, epoch);
+}
+
+static_assert(EWB_CEIL_LOAD_BLOCK_BYTES ==
+    CEIL_BLOCK * EWB_CEIL_LOAD_WIDTH * sizeof(uint4),
+    "EWB_CEIL_LOAD_BLOCK_BYTES: one streaming block's loads in flight");
+
+/* Every thread tests what no block passes (never is past the last block
+ * index): work the compiler cannot remove that costs almost nothing. */
+__global__ void
+ewb_ceil_blocks_kernel(unsigned *sink, unsigned never)
+{
+	if (threadIdx.x == 0 && blockIdx.x == never)
+		sink[0] = never;
 }
 
 /*
@@ -488,27 +599,82 @@ ewb_ceil_fma_f16(unsigned iters, unsigned *sink, int sm_count, double *flops,
 }
 
 extern "C" cudaError_t
-ewb_ceil_chase_init(void *chain, size_t words, unsigned long long *pos,
-    cudaStream_t stream)
+ewb_ceil_chase_init(void *chain, size_t words,
+    struct ewb_ceil_chase_state *state, cudaStream_t stream)
 {
 	cudaError_t	e;
 
-	if (chain == NULL || pos == NULL || words <= EWB_CEIL_CHASE_STRIDE)
+	if (chain == NULL || state == NULL || words <= EWB_CEIL_CHASE_STRIDE)
 		return cudaErrorInvalidValue;
 	ewb_ceil_chase_init_kernel<<<1024, CEIL_BLOCK, 0, stream>>>(
 	    (uint4 *)chain, words, EWB_CEIL_CHASE_STRIDE);
 	if ((e = cudaGetLastError()) != cudaSuccess)
 		return e;
-	return cudaMemsetAsync(pos, 0, sizeof *pos, stream);
+	return cudaMemsetAsync(state, 0, sizeof *state, stream);
 }
 
 extern "C" cudaError_t
-ewb_ceil_chase(const void *chain, unsigned hops, unsigned long long *pos,
+ewb_ceil_chase_wave(int sm_count, unsigned *blocks)
+{
+	int		per_sm = 0;
+	cudaError_t	e;
+
+	if (blocks == NULL)
+		return cudaErrorInvalidValue;
+	e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
+	    ewb_ceil_chase_kernel, CEIL_BLOCK, 0);
+	if (e != cudaSuccess)
+		return e;
+	*blocks = (unsigned)per_sm * ewb_sm_count(sm_count);
+	return cudaSuccess;
+}
+
+extern "C" cudaError_t
+ewb_ceil_chase(const void *chain, unsigned hops,
+    struct ewb_ceil_chase_state *state, const struct ewb_ceil_load *load,
     cudaStream_t stream)
 {
-	if (chain == NULL || pos == NULL || hops == 0)
+	/* Which launch this is: the streaming blocks stop when state->done
+	 * says this one's chase ended, with no reset between launches. */
+	static unsigned		epoch;
+	struct ceil_stream_args	args = { NULL, NULL, 0, 0, NULL };
+	unsigned		blocks = 0;
+
+	if (chain == NULL || state == NULL || hops == 0)
 		return cudaErrorInvalidValue;
-	ewb_ceil_chase_kernel<<<1, 1, 0, stream>>>((const uint4 *)chain, hops,
-	    pos);
+	if (load != NULL) {
+		unsigned long long	threads;
+
+		if (load->src == NULL || load->dst == NULL ||
+		    load->count == NULL || load->words == 0 ||
+		    load->blocks == 0 || load->blocks >= EWB_MAX_GRID)
+			return cudaErrorInvalidValue;
+		blocks = load->blocks;
+		threads = (unsigned long long)(1 + blocks) * CEIL_BLOCK;
+		args.src = (const uint4 *)load->src;
+		args.dst = (uint4 *)load->dst;
+		args.words = load->words;
+		args.count = load->count;
+		/* 64 passes over the array: far longer than any chase, so
+		 * only a stream left running alone ever reaches it. */
+		args.rounds = ewb_div_up(64ULL * load->words,
+		    threads * EWB_CEIL_LOAD_WIDTH);
+	}
+	if (++epoch == 0)
+		epoch = 1;	/* 0 is what ewb_ceil_chase_init leaves */
+	ewb_ceil_chase_kernel<<<1 + blocks, CEIL_BLOCK, 0, stream>>>(
+	    (const uint4 *)chain, hops, state, epoch, args);
+	return cudaGetLastError();
+}
+
+extern "C" cudaError_t
+ewb_ceil_blocks(unsigned blocks, unsigned threads, unsigned *sink,
+    cudaStream_t stream)
+{
+	if (sink == NULL || blocks == 0 || blocks > EWB_MAX_GRID ||
+	    threads == 0 || threads > 1024)
+		return cudaErrorInvalidValue;
+	ewb_ceil_blocks_kernel<<<blocks, threads, 0, stream>>>(sink,
+	    UINT_MAX);
 	return cudaGetLastError();
 }

@@ -1,8 +1,8 @@
 /*
  * ceilings.h - helper kernels of `ewbench ceilings`: what the machine can
- * do at best (DRAM and L2 bandwidth, DRAM latency, launch cost, FMA
- * throughput), to set the study's results against.  Not variants: the
- * registry never sees them.
+ * do at best (DRAM and L2 bandwidth, DRAM latency unloaded and under load,
+ * launch cost, block launch rate, FMA throughput), to set the study's
+ * results against.  Not variants: the registry never sees them.
  *
  * Every launcher is C-callable, launches one kernel asynchronously on the
  * given stream and returns cudaGetLastError(); none synchronises.  Buffers
@@ -10,7 +10,9 @@
  * sm_count 0 means the current device's.  The DRAM kernels launch one
  * 256-thread block per tile of the data, with no loop (dram_read: 4 words
  * per thread, the others 1); the L2 and FMA kernels one wave of resident
- * 256-thread blocks (from the occupancy calculator) that loops.
+ * 256-thread blocks (from the occupancy calculator) that loops; the
+ * pointer chase one block, or one block and a stream of 256-thread blocks
+ * beside it.
  */
 #ifndef EWB_CEILINGS_KERNELS_H
 #define EWB_CEILINGS_KERNELS_H
@@ -46,16 +48,58 @@ cudaError_t	 ewb_ceil_l2_read(const void *src, size_t words,
 		    unsigned passes, unsigned *sink, int sm_count, cudaStream_t);
 /* DRAM latency: ewb_ceil_chase_init writes a chain into `words` 16-byte
  * words of chain (word w links to w + EWB_CEIL_CHASE_STRIDE modulo words,
- * 64 KiB + 16 B on; odd, so the chain covers the array) and sets *pos, a
- * device word, to 0; ewb_ceil_chase follows `hops` links from *pos with one
- * thread, every load depending on the one before (ld.global.cg: not
- * cached in L1), and leaves the position in *pos for the next launch.
- * words must exceed the stride; time / hops is the latency of one load. */
+ * 64 KiB + 16 B on; odd, so the chain covers the array) and zeroes *state,
+ * device memory; ewb_ceil_chase follows `hops` links from state->pos with
+ * one thread of block 0, every load depending on the one before
+ * (ld.global.cg: not cached in L1), and leaves the position in state->pos
+ * for the next launch.  words must exceed the stride; time / hops is the
+ * latency of one load.
+ *
+ * Loaded latency: with load non-NULL, load->blocks more blocks of the same
+ * launch copy load->src to load->dst (`words` 16-byte words each, a
+ * grid-stride walk that wraps around, EWB_CEIL_LOAD_WIDTH words in flight
+ * per thread) until the chase has ended, so the chase's loads wait behind
+ * their traffic.  What they did is added into *load->count (zero it
+ * first): bytes read + written, blocks that started only after the chase
+ * had ended, and warps that stopped at a safety cap (64 passes over the
+ * array) before it ended; either count above 0 means the stream did not
+ * run beside the whole chase.  Every block of the launch must be resident
+ * at once: load->blocks < ewb_ceil_chase_wave(). */
 #define EWB_CEIL_CHASE_STRIDE	4097u
+#define EWB_CEIL_LOAD_WIDTH	4u
+/* Bytes one streaming block (256 threads) reads per round trip. */
+#define EWB_CEIL_LOAD_BLOCK_BYTES	(256u * EWB_CEIL_LOAD_WIDTH * 16u)
+struct ewb_ceil_chase_state {
+	unsigned long long	pos;	/* the chase's place in the chain */
+	unsigned		done;	/* the last launch whose chase ended */
+	unsigned		unused;
+};
+struct ewb_ceil_stream_count {
+	unsigned long long	bytes;	/* read + written */
+	unsigned		late;	/* blocks started after the chase */
+	unsigned		capped;	/* warps stopped by the cap */
+};
+struct ewb_ceil_load {
+	const void			*src;
+	void				*dst;
+	size_t				 words;
+	unsigned			 blocks;	/* streaming blocks */
+	struct ewb_ceil_stream_count	*count;		/* device memory */
+};
 cudaError_t	 ewb_ceil_chase_init(void *chain, size_t words,
-		    unsigned long long *pos, cudaStream_t);
+		    struct ewb_ceil_chase_state *state, cudaStream_t);
 cudaError_t	 ewb_ceil_chase(const void *chain, unsigned hops,
-		    unsigned long long *pos, cudaStream_t);
+		    struct ewb_ceil_chase_state *state,
+		    const struct ewb_ceil_load *load, cudaStream_t);
+/* How many blocks of the chase kernel are resident at once on the whole
+ * GPU (the occupancy calculator's blocks per SM x SMs). */
+cudaError_t	 ewb_ceil_chase_wave(int sm_count, unsigned *blocks);
+/* Block launch rate: `blocks` blocks of `threads` threads (1-1024) that do
+ * nothing but a test no block passes (thread 0 compares its block index
+ * with one past any index), so the compiler keeps every thread's work and
+ * the time is what the GPU takes to launch and retire the blocks. */
+cudaError_t	 ewb_ceil_blocks(unsigned blocks, unsigned threads,
+		    unsigned *sink, cudaStream_t);
 /* One block of one thread that does nothing: launch cost alone. */
 cudaError_t	 ewb_ceil_empty(cudaStream_t);
 /* Independent chains of dependent fmaf (f32) or __hfma2 (f16x2) in

@@ -1,6 +1,7 @@
 /*
  * ceilings.h - `ewbench ceilings`: what this GPU reaches at best (DRAM and
- * L2 bandwidth, launch cost, FMA throughput), measured with the kernels of
+ * L2 bandwidth, DRAM latency alone and under load, launch cost, block
+ * launch rate, FMA throughput), measured with the kernels of
  * kernels/ceilings.h and written to ceilings.csv (docs/ceilings.md).
  */
 #ifndef EWB_CEILINGS_H
@@ -11,12 +12,12 @@
 /* One row of ceilings.csv. */
 struct ceiling {
 	const char	*name;		/* dram_read, ..., fp16_fma */
-	const char	*unit;		/* byte/s, ns or flop/s */
+	const char	*unit;		/* byte/s, ns, flop/s or block/s */
 	double		 value;
 	double		 spec;		/* from device attributes; NaN: none */
 	double		 spread_pct;	/* 100 x sample stddev / median; NaN
 					 * with fewer than 2 samples */
-	char		 method[256];	/* one line: what was run */
+	char		 method[320];	/* one line: what was run */
 };
 
 /* `ewbench ceilings [--device N] [--out DIR] [--iters N] [--quiet]`;

@@ -4,12 +4,14 @@
  * Each ceiling is one kind of sample (kernels/ceilings.h), enqueued
  * CEIL_WARMUP times untimed and then `iters` times, each timed sample
  * between its own pair of CUDA events; the ceiling is the work of a sample
- * over the median time (bytes read + written, or flops), or for launch
- * cost the median time over the launches in a sample.  DRAM arrays are
- * max(16 x L2, 1 GiB) each (capped by free memory), so L2 holds at most a
- * sixteenth of them; the L2 working set is a quarter of L2, read many
- * times in one launch so that the launch costs nothing next to the reads.
- * The method column of ceilings.csv says what ran, with its sizes.
+ * over the median time (bytes read + written, flops, or blocks), or for
+ * launch cost and latency the median time over the launches or loads in a
+ * sample.  DRAM arrays are max(16 x L2, 1 GiB) each (capped by free
+ * memory), so L2 holds at most a sixteenth of them; the L2 working set is
+ * a quarter of L2, read many times in one launch so that the launch costs
+ * nothing next to the reads.  A loaded latency also writes the bandwidth
+ * of the stream beside its chase, a row of its own.  The method column of
+ * ceilings.csv says what ran, with its sizes.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -40,6 +42,13 @@
 /* Dependent loads per DRAM-latency sample: a few ms at ~0.5-1 us each,
  * against which the launch cost is a fraction of a percent. */
 #define CHASE_HOPS		4096u
+/* Blocks per block-rate sample: the grid of the study's add_f16x2 (128
+ * threads), add_f16x8, add_f16x8_pack (32) and add_f32x4 (64) at 2^28
+ * elements, so that blocks / time compare one to one; at ~1.7 blocks per
+ * ns (an H100) about 0.6 ms, against which one launch's fixed cost (a few
+ * us) is under 1 %, and hundreds of waves of resident blocks, so that the
+ * first wave's ramp and the last one's tail are a fraction of 1 %. */
+#define RATE_BLOCKS		(1u << 20)
 
 enum ceiling_id {
 	CEIL_DRAM_READ,
@@ -48,16 +57,37 @@ enum ceiling_id {
 	CEIL_DRAM_ADD,
 	CEIL_L2_READ,
 	CEIL_DRAM_LATENCY,
+	CEIL_LOADED_25,		/* after dram_copy and dram_latency: */
+	CEIL_LOADED_50,		/* their values size the stream */
+	CEIL_LOADED_75,
+	CEIL_LOADED_100,
+	CEIL_LOADED_FULL,
 	CEIL_LAUNCH_STREAM,
 	CEIL_LAUNCH_GRAPH,
+	CEIL_BLOCK_RATE_32,	/* the block sizes of the study's variants */
+	CEIL_BLOCK_RATE_64,	/* and of tune's sweep, by powers of 2 */
+	CEIL_BLOCK_RATE_128,
+	CEIL_BLOCK_RATE_256,
+	CEIL_BLOCK_RATE_512,
+	CEIL_BLOCK_RATE_1024,
 	CEIL_FP32_FMA,
 	CEIL_FP16_FMA,
 	CEIL_COUNT
 };
+#define LOAD_LEVELS	5	/* CEIL_LOADED_*: a second row each */
+#define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS)
 
+/*
+ * param: for a block rate, threads per block; for a loaded latency, the
+ * load offered beside the chase in % of dram_copy (0: a block in every
+ * free block slot, far more than DRAM serves), and bandwidth names the
+ * row that gets the stream's bandwidth.
+ */
 static const struct {
 	const char	*name;
 	const char	*unit;
+	unsigned	 param;
+	const char	*bandwidth;
 } ceiling_kinds[CEIL_COUNT] = {
 	[CEIL_DRAM_READ] = { "dram_read", "byte/s" },
 	[CEIL_DRAM_WRITE] = { "dram_write", "byte/s" },
@@ -65,11 +95,39 @@ static const struct {
 	[CEIL_DRAM_ADD] = { "dram_add", "byte/s" },
 	[CEIL_L2_READ] = { "l2_read", "byte/s" },
 	[CEIL_DRAM_LATENCY] = { "dram_latency", "ns" },
+	[CEIL_LOADED_25] = { "dram_latency_load25", "ns", 25,
+	    "dram_latency_load25_bandwidth" },
+	[CEIL_LOADED_50] = { "dram_latency_load50", "ns", 50,
+	    "dram_latency_load50_bandwidth" },
+	[CEIL_LOADED_75] = { "dram_latency_load75", "ns", 75,
+	    "dram_latency_load75_bandwidth" },
+	[CEIL_LOADED_100] = { "dram_latency_load100", "ns", 100,
+	    "dram_latency_load100_bandwidth" },
+	[CEIL_LOADED_FULL] = { "dram_latency_loadfull", "ns", 0,
+	    "dram_latency_loadfull_bandwidth" },
 	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },
 	[CEIL_LAUNCH_GRAPH] = { "launch_graph", "ns" },
+	[CEIL_BLOCK_RATE_32] = { "block_rate_b32", "block/s", 32 },
+	[CEIL_BLOCK_RATE_64] = { "block_rate_b64", "block/s", 64 },
+	[CEIL_BLOCK_RATE_128] = { "block_rate_b128", "block/s", 128 },
+	[CEIL_BLOCK_RATE_256] = { "block_rate_b256", "block/s", 256 },
+	[CEIL_BLOCK_RATE_512] = { "block_rate_b512", "block/s", 512 },
+	[CEIL_BLOCK_RATE_1024] = { "block_rate_b1024", "block/s", 1024 },
 	[CEIL_FP32_FMA] = { "fp32_fma", "flop/s" },
 	[CEIL_FP16_FMA] = { "fp16_fma", "flop/s" },
 };
+
+/* The first id of id's family: the load levels and the block sizes are
+ * one kind of sample each, told apart by their param. */
+static enum ceiling_id
+family(enum ceiling_id id)
+{
+	if (id >= CEIL_LOADED_25 && id <= CEIL_LOADED_FULL)
+		return CEIL_LOADED_25;
+	if (id >= CEIL_BLOCK_RATE_32 && id <= CEIL_BLOCK_RATE_1024)
+		return CEIL_BLOCK_RATE_32;
+	return id;
+}
 
 /* columns.def's ceilings.csv columns. */
 static const char *const ceilings_header[] = {
@@ -109,12 +167,20 @@ struct bench {
 	double			*samples;
 	void			*a, *b, *c;	/* DRAM arrays */
 	unsigned		*sink;
-	unsigned long long	*chase_pos;	/* the pointer chase's place */
+	struct ewb_ceil_chase_state *chase;	/* device memory */
+	/* What the stream beside a loaded chase did in each sample: [0]
+	 * for the warm-up, [1 + i] for timed sample i; device memory. */
+	struct ewb_ceil_stream_count *counts;
+	unsigned		 slot;		/* of the sample being enqueued */
+	unsigned		 chase_wave;	/* chase kernel's resident blocks */
+	unsigned		 load_blocks[CEIL_COUNT];  /* streaming blocks */
 	size_t			 array_bytes;
 	size_t			 l2_set_bytes;	/* L2 kernel's working set */
 	unsigned		 l2_passes;
 	cudaGraphExec_t		 graph;		/* LAUNCH_BATCH empty kernels */
-	struct ceiling		 rows[CEIL_COUNT];	/* measured so far */
+	struct ceiling		 rows[CEIL_ROWS];	/* measured so far */
+	size_t			 nrows;
+	const struct ceiling	*row_of[CEIL_COUNT];
 };
 
 static int
@@ -187,6 +253,12 @@ parse_options(int argc, char **argv, struct run_options *o, char **cause)
 }
 
 static double
+dram_spec(const struct device_facts *d)
+{
+	return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
+}
+
+static double
 spec_value(const struct device_facts *d, enum ceiling_id id)
 {
 	int	lanes;
@@ -196,7 +268,7 @@ spec_value(const struct device_facts *d, enum ceiling_id id)
 	case CEIL_DRAM_WRITE:
 	case CEIL_DRAM_COPY:
 	case CEIL_DRAM_ADD:
-		return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
+		return dram_spec(d);
 	case CEIL_FP32_FMA:
 		lanes = device_fp32_lanes_per_sm(d);
 		if (lanes == 0 || d->sm_clock_khz <= 0)
@@ -209,15 +281,16 @@ spec_value(const struct device_facts *d, enum ceiling_id id)
 }
 
 /* One sample of ceiling id on the stream; *work gets what it does: bytes
- * read + written, flops, or kernel launches. */
+ * read + written, flops, kernel launches, dependent loads or blocks. */
 static int
 enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 {
-	size_t		words = b->array_bytes / 16;
-	int		sm = b->dev.sm_count;
-	unsigned	i;
+	size_t			words = b->array_bytes / 16;
+	int			sm = b->dev.sm_count;
+	unsigned		i;
+	struct ewb_ceil_load	load;
 
-	switch (id) {
+	switch (family(id)) {
 	case CEIL_DRAM_READ:
 		CUDA_TRY(ewb_ceil_read(b->a, words, b->sink, b->stream),
 		    cause);
@@ -243,9 +316,25 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 		*work = (double)b->l2_passes * b->l2_set_bytes;
 		break;
 	case CEIL_DRAM_LATENCY:
-		CUDA_TRY(ewb_ceil_chase(b->b, CHASE_HOPS, b->chase_pos,
+		CUDA_TRY(ewb_ceil_chase(b->b, CHASE_HOPS, b->chase, NULL,
 		    b->stream), cause);
 		*work = CHASE_HOPS;
+		break;
+	case CEIL_LOADED_25:		/* every load level */
+		/* The chain in b, the stream from a to c. */
+		load.src = b->a;
+		load.dst = b->c;
+		load.words = words;
+		load.blocks = b->load_blocks[id];
+		load.count = &b->counts[b->slot];
+		CUDA_TRY(ewb_ceil_chase(b->b, CHASE_HOPS, b->chase, &load,
+		    b->stream), cause);
+		*work = CHASE_HOPS;
+		break;
+	case CEIL_BLOCK_RATE_32:	/* every block size */
+		CUDA_TRY(ewb_ceil_blocks(RATE_BLOCKS, ceiling_kinds[id].param,
+		    b->sink, b->stream), cause);
+		*work = RATE_BLOCKS;
 		break;
 	case CEIL_LAUNCH_STREAM:
 		for (i = 0; i < LAUNCH_BATCH; i++)
@@ -270,6 +359,45 @@ enqueue(struct bench *b, enum ceiling_id id, double *work, char **cause)
 	return 0;
 }
 
+static bool
+is_loaded(enum ceiling_id id)
+{
+	return ceiling_kinds[id].bandwidth != NULL;
+}
+
+/*
+ * The streaming blocks beside a loaded chase: enough to offer `param` %
+ * of dram_copy by Little's law at the unloaded latency (each block reads
+ * EWB_CEIL_LOAD_BLOCK_BYTES per round trip and writes as much), at least
+ * one; every free block slot for param 0.  The latency rises under load,
+ * so the stream reaches less than it offers; its bandwidth row says what
+ * it reached.
+ */
+static int
+size_load(struct bench *b, enum ceiling_id id, char **cause)
+{
+	const struct ceiling	*copy = b->row_of[CEIL_DRAM_COPY];
+	const struct ceiling	*latency = b->row_of[CEIL_DRAM_LATENCY];
+	unsigned		 most, param = ceiling_kinds[id].param;
+	double			 blocks;
+
+	if (b->chase_wave < 2) {
+		*cause = xasprintf("%s: the chase kernel has %u resident "
+		    "block(s) on this GPU, no room for a stream beside it",
+		    ceiling_kinds[id].name, b->chase_wave);
+		return -1;
+	}
+	most = b->chase_wave - 1;
+	if (copy == NULL || latency == NULL)
+		fatalx("%s measured before dram_copy and dram_latency",
+		    ceiling_kinds[id].name);
+	blocks = ceil(param / 100.0 * (copy->value / 2) *
+	    (latency->value * 1e-9) / EWB_CEIL_LOAD_BLOCK_BYTES);
+	b->load_blocks[id] = param == 0 || blocks >= most ? most :
+	    blocks < 1 ? 1 : (unsigned)blocks;
+	return 0;
+}
+
 /* Warm-up, then `iters` timed samples; *work is one sample's work. */
 static int
 measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
@@ -279,15 +407,23 @@ measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
 	float		ms;
 
 	/* The chain lives in array b (dram_add, measured before, is done
-	 * with it). */
+	 * with it); the loaded chases walk on where the last one stopped. */
 	if (id == CEIL_DRAM_LATENCY)
 		CUDA_TRY(ewb_ceil_chase_init(b->b, b->array_bytes / 16,
-		    b->chase_pos, b->stream), cause);
+		    b->chase, b->stream), cause);
+	if (is_loaded(id)) {
+		if (size_load(b, id, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaMemsetAsync(b->counts, 0, (iters + 1) *
+		    sizeof *b->counts, b->stream), cause);
+	}
+	b->slot = 0;
 	for (i = 0; i < CEIL_WARMUP; i++) {
 		if (enqueue(b, id, work, cause) != 0)
 			return -1;
 	}
 	for (i = 0; i < iters; i++) {
+		b->slot = 1 + i;
 		CUDA_TRY(cudaEventRecord(b->events[2 * i], b->stream), cause);
 		if (enqueue(b, id, work, cause) != 0)
 			return -1;
@@ -304,15 +440,27 @@ measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
 	return 0;
 }
 
+/* "; median of N after M warm-up" after the `used` bytes of buf. */
+static void
+describe_samples(const struct bench *b, int used, char *buf, size_t len)
+{
+	if (used >= 0 && (size_t)used < len)
+		snprintf(buf + used, len - used, "; median of %u after %u "
+		    "warm-up", b->opts.iters, CEIL_WARMUP);
+}
+
 static void
 describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 {
-	char	array[32], set[32];
-	int	used = 0;
+	char		array[32], set[32], blocks[32] = "N";
+	char		offered[80] = "every free block slot, far over "
+			    "dram_copy";
+	unsigned	param = ceiling_kinds[id].param;
+	int		used = 0;
 
 	bytes_format((double)b->array_bytes, array, sizeof array);
 	bytes_format((double)b->l2_set_bytes, set, sizeof set);
-	switch (id) {
+	switch (family(id)) {
 	case CEIL_DRAM_READ:
 		used = snprintf(buf, len, "read-only sum over %s, 16-byte "
 		    "loads; bytes read", array);
@@ -340,6 +488,24 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 		    "%u", array, CHASE_HOPS, EWB_CEIL_CHASE_STRIDE * 16,
 		    CHASE_HOPS);
 		break;
+	case CEIL_LOADED_25:		/* every load level */
+		if (b->load_blocks[id] > 0)
+			snprintf(blocks, sizeof blocks, "%u",
+			    b->load_blocks[id]);
+		if (param > 0)
+			snprintf(offered, sizeof offered, "%u %% of dram_copy "
+			    "offered by Little's law at dram_latency", param);
+		used = snprintf(buf, len, "dram_latency's chase (block 0) "
+		    "beside %s blocks copying between two %s arrays until it "
+		    "ends, 16-byte accesses, %u in flight per thread: %s; "
+		    "time / %u", blocks, array, EWB_CEIL_LOAD_WIDTH, offered,
+		    CHASE_HOPS);
+		break;
+	case CEIL_BLOCK_RATE_32:	/* every block size */
+		used = snprintf(buf, len, "one launch of %u blocks of %u "
+		    "threads, thread 0 of each testing a condition none meets; "
+		    "blocks / time", RATE_BLOCKS, param);
+		break;
 	case CEIL_LAUNCH_STREAM:
 		used = snprintf(buf, len, "%u empty kernels back to back on a "
 		    "stream; time / %u", LAUNCH_BATCH, LAUNCH_BATCH);
@@ -361,12 +527,20 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 	default:
 		break;
 	}
-	if (used >= 0 && (size_t)used < len)
-		snprintf(buf + used, len - used, "; median of %u after %u "
-		    "warm-up", b->opts.iters, CEIL_WARMUP);
+	describe_samples(b, used, buf, len);
 }
 
-/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s". */
+/* The method of a loaded latency's bandwidth row. */
+static void
+describe_bandwidth(const struct bench *b, enum ceiling_id id, char *buf,
+    size_t len)
+{
+	describe_samples(b, snprintf(buf, len, "bytes read + written by the "
+	    "streaming blocks of %s's launches / each one's time",
+	    ceiling_kinds[id].name), buf, len);
+}
+
+/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s", "1.660 blocks/ns". */
 static void
 format_value(const char *unit, double v, char *buf, size_t len)
 {
@@ -376,6 +550,8 @@ format_value(const char *unit, double v, char *buf, size_t len)
 		snprintf(buf, len, "%.1f GB/s", v / 1e9);
 	else if (strcmp(unit, "flop/s") == 0)
 		snprintf(buf, len, "%.2f TFLOP/s", v / 1e12);
+	else if (strcmp(unit, "block/s") == 0)
+		snprintf(buf, len, "%.3f blocks/ns", v / 1e9);
 	else
 		snprintf(buf, len, "%.2f us", v / 1e3);
 }
@@ -391,33 +567,25 @@ print_row(const struct ceiling *c)
 		snprintf(pct, sizeof pct, "%.1f%%", 100.0 * c->value / c->spec);
 	if (!isnan(c->spread_pct))
 		snprintf(spread, sizeof spread, "%.2f%%", c->spread_pct);
-	printf("%-14s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
+	printf("%-31s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
 	    pct, c->method);
 	fflush(stdout);
 }
 
-static int
-measure_ceiling(struct bench *b, enum ceiling_id id, struct ceiling *c,
-    char **cause)
+/* c's spread_pct from the samples' statistics. */
+static double
+spread_of(const struct stats *st)
 {
-	struct stats	st;
-	double		work = 0;
-
-	if (measure(b, id, &st, &work, cause) != 0)
-		return -1;
-	c->name = ceiling_kinds[id].name;
-	c->unit = ceiling_kinds[id].unit;
-	if (strcmp(c->unit, "ns") == 0)
-		c->value = st.median / work;	/* per launch */
-	else
-		c->value = work / (st.median * 1e-9);
-	c->spec = spec_value(&b->dev, id);
 	/* The samples' scatter, so that a comparison of ceilings (the fleet
 	 * report) can tell a difference from noise. */
-	c->spread_pct = st.count >= 2 && st.median > 0 ?
-	    100.0 * st.stddev / st.median : NAN;
-	describe(b, id, c->method, sizeof c->method);
+	return st->count >= 2 && st->median > 0 ?
+	    100.0 * st->stddev / st->median : NAN;
+}
 
+/* One row into ceilings.csv, run.json's list and the printed table. */
+static int
+write_row(struct bench *b, const struct ceiling *c, char **cause)
+{
 	csv_str(b->csv, b->man.run_id);
 	csv_str(b->csv, c->name);
 	csv_f64(b->csv, c->value);
@@ -427,9 +595,89 @@ measure_ceiling(struct bench *b, enum ceiling_id id, struct ceiling *c,
 	csv_f64(b->csv, c->spread_pct);
 	if (csv_end_row(b->csv, cause) != 0)
 		return -1;
+	b->rows[b->nrows++] = *c;
 	if (!b->opts.quiet)
 		print_row(c);
 	return 0;
+}
+
+/*
+ * The bandwidth of the stream beside a loaded chase: each timed sample's
+ * bytes read + written over its time (b->samples, as measure left them).
+ * Refused when the stream did not run beside the whole chase: a block that
+ * started after it ended, or a warp that stopped at the cap before.
+ */
+static int
+loaded_bandwidth(struct bench *b, enum ceiling_id id, struct ceiling *c,
+    char **cause)
+{
+	struct ewb_ceil_stream_count	*count;
+	unsigned			 i, iters = b->opts.iters;
+	unsigned long long		 late = 0, capped = 0;
+	double				*bw;
+	struct stats			 st;
+	cudaError_t			 e;
+
+	count = xcalloc(iters + 1, sizeof *count);
+	e = cudaMemcpy(count, b->counts, (iters + 1) * sizeof *count,
+	    cudaMemcpyDeviceToHost);
+	if (e != cudaSuccess) {
+		free(count);
+		return cuda_fail(e, "cudaMemcpy (the stream's counts)", cause);
+	}
+	bw = xcalloc(iters, sizeof *bw);
+	for (i = 0; i < iters; i++) {
+		late += count[1 + i].late;
+		capped += count[1 + i].capped;
+		bw[i] = (double)count[1 + i].bytes / (b->samples[i] * 1e-9);
+	}
+	free(count);
+	if (late > 0 || capped > 0) {
+		free(bw);
+		*cause = xasprintf("%s: the stream did not run beside the "
+		    "whole pointer chase (%llu block(s) started after it had "
+		    "ended, %llu warp(s) stopped at the cap before it ended): "
+		    "is another process using this GPU?", ceiling_kinds[id].name,
+		    late, capped);
+		return -1;
+	}
+	stats_compute(bw, iters, &st);
+	free(bw);
+	c->name = ceiling_kinds[id].bandwidth;
+	c->unit = "byte/s";
+	c->value = st.median;
+	c->spec = dram_spec(&b->dev);
+	c->spread_pct = spread_of(&st);
+	describe_bandwidth(b, id, c->method, sizeof c->method);
+	return 0;
+}
+
+static int
+measure_ceiling(struct bench *b, enum ceiling_id id, char **cause)
+{
+	struct ceiling	c, bandwidth;
+	struct stats	st;
+	double		work = 0;
+
+	memset(&c, 0, sizeof c);
+	if (measure(b, id, &st, &work, cause) != 0)
+		return -1;
+	c.name = ceiling_kinds[id].name;
+	c.unit = ceiling_kinds[id].unit;
+	if (strcmp(c.unit, "ns") == 0)
+		c.value = st.median / work;	/* per launch or load */
+	else
+		c.value = work / (st.median * 1e-9);
+	c.spec = spec_value(&b->dev, id);
+	c.spread_pct = spread_of(&st);
+	describe(b, id, c.method, sizeof c.method);
+	/* A loaded latency and its stream's bandwidth: both rows or none. */
+	if (is_loaded(id) && loaded_bandwidth(b, id, &bandwidth, cause) != 0)
+		return -1;
+	if (write_row(b, &c, cause) != 0)
+		return -1;
+	b->row_of[id] = &b->rows[b->nrows - 1];
+	return is_loaded(id) ? write_row(b, &bandwidth, cause) : 0;
 }
 
 /* The graph of LAUNCH_BATCH empty kernels, captured from the stream. */
@@ -529,20 +777,30 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 		free(cause);
 		return code;
 	}
+	/* Every row ceilings.csv will hold, with its unit. */
 	printf("plan: ewbench ceilings on %s\n", b->dev.name);
 	for (id = 0; id < CEIL_COUNT; id++) {
 		describe(b, (enum ceiling_id)id, what, sizeof what);
-		printf("%-14s %s\n", ceiling_kinds[id].name, what);
+		printf("%-31s %-7s %s\n", ceiling_kinds[id].name,
+		    ceiling_kinds[id].unit, what);
+		if (!is_loaded((enum ceiling_id)id))
+			continue;
+		describe_bandwidth(b, (enum ceiling_id)id, what, sizeof what);
+		printf("%-31s %-7s %s\n", ceiling_kinds[id].bandwidth,
+		    "byte/s", what);
 	}
 	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
 	 * 3) at 90 % of the spec, L2 reads go about 2.5x faster, a launch
-	 * costs about 3 us and an FMA sample a few ms. */
+	 * costs about 3 us, an FMA sample a few ms, a DRAM load about 0.5 us
+	 * alone and 1 us loaded, and ~1.5 blocks launch per ns. */
 	bw = 0.9 * b->dev.dram_bandwidth;
 	secs = (b->opts.iters + CEIL_WARMUP) * (7.0 * b->array_bytes / bw +
-	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3);
+	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3 +
+	    CHASE_HOPS * (0.5e-6 + LOAD_LEVELS * 1e-6) +
+	    (CEIL_BLOCK_RATE_1024 - CEIL_BLOCK_RATE_32 + 1) * RATE_BLOCKS / 1.5e9);
 	bytes_format(3.0 * b->array_bytes, mem, sizeof mem);
 	printf("%d ceilings, %u samples each after %u warm-up; GPU memory "
-	    "%s; about %.0f s\n", CEIL_COUNT, b->opts.iters, CEIL_WARMUP,
+	    "%s; about %.0f s\n", CEIL_ROWS, b->opts.iters, CEIL_WARMUP,
 	    mem, secs < 1 ? 1 : ceil(secs));
 	return EWB_EXIT_OK;
 }
@@ -565,8 +823,10 @@ allocate(struct bench *b, int *code, char **cause)
 	CUDA_TRY(cudaMalloc(&b->b, b->array_bytes), cause);
 	CUDA_TRY(cudaMalloc(&b->c, b->array_bytes), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->sink, sink_bytes), cause);
-	CUDA_TRY(cudaMalloc((void **)&b->chase_pos, sizeof *b->chase_pos),
-	    cause);
+	CUDA_TRY(cudaMalloc((void **)&b->chase, sizeof *b->chase), cause);
+	CUDA_TRY(cudaMalloc((void **)&b->counts, (b->opts.iters + 1) *
+	    sizeof *b->counts), cause);
+	CUDA_TRY(ewb_ceil_chase_wave(b->dev.sm_count, &b->chase_wave), cause);
 	CUDA_TRY(cudaMemsetAsync(b->a, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->b, 0, b->array_bytes, b->stream), cause);
 	CUDA_TRY(cudaMemsetAsync(b->c, 0, b->array_bytes, b->stream), cause);
@@ -589,7 +849,8 @@ release(struct bench *b)
 	cudaFree(b->b);
 	cudaFree(b->c);
 	cudaFree(b->sink);
-	cudaFree(b->chase_pos);
+	cudaFree(b->chase);
+	cudaFree(b->counts);
 	if (b->stream != NULL)
 		cudaStreamDestroy(b->stream);
 }
@@ -600,7 +861,7 @@ rows_json(struct json *j, const void *ctx)
 {
 	const struct bench	*b = ctx;
 
-	ceilings_json(b->rows, CEIL_COUNT, j);
+	ceilings_json(b->rows, b->nrows, j);
 }
 
 /* The run directory (claimed already when --out names it): run.json,
@@ -722,13 +983,12 @@ ceilings_command(int argc, char **argv)
 	code = EWB_EXIT_ERROR;
 	if (!b.opts.quiet) {
 		device_print(&b.dev, stdout);
-		printf("%-14s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
+		printf("%-31s %15s %7s %15s %7s  %s\n", "ceiling", "measured",
 		    "spread", "spec", "of spec", "method");
 	}
 
 	for (id = 0; id < CEIL_COUNT && !interrupt_pending(); id++) {
-		if (measure_ceiling(&b, (enum ceiling_id)id, &b.rows[id],
-		    &cause) != 0)
+		if (measure_ceiling(&b, (enum ceiling_id)id, &cause) != 0)
 			goto fail;
 	}
 	if (interrupt_pending()) {
@@ -795,8 +1055,6 @@ ceilings_json(const struct ceiling *rows, size_t count, struct json *j)
 
 	json_begin_object(j, "ceilings");
 	for (i = 0; i < count; i++) {
-		if (rows[i].name == NULL)
-			continue;	/* not measured (interrupted) */
 		json_begin_object(j, rows[i].name);
 		json_f64(j, "value", rows[i].value);
 		json_str(j, "unit", rows[i].unit);

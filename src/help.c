@@ -204,9 +204,11 @@ NULL, NULL,
 "  ewbench tune -v 'add_f16*' --launch graph\n" },
 { "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
     "[--iters N] [--dry-run]",
-"Measures the GPU's ceilings: DRAM add and copy bandwidth, L2 read\n"
-"bandwidth, DRAM latency, the launch floor (stream, queued, graph) and the\n"
-"FMA peaks; writes ceilings.csv in a run directory.\n",
+"Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
+"read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
+"the stream's bandwidth), the launch floor (stream, graph), the block\n"
+"launch rate at 32 to 1024 threads per block and the FMA peaks; writes\n"
+"ceilings.csv in a run directory (docs/ceilings.md).\n",
 "      --device N|LIST|all  the GPU(s), as for run (default 0)\n"
 "  -o, --out DIR        run directory (default ewbench-ceilings-<gpu>-<time>)\n"
 "      --iters N        repetitions of each measurement\n"
@@ -266,8 +268,9 @@ static const char overview[] =
 "                       around it\n"
 "  tune [OPTIONS]       every block size at the tier sizes, the best shape per\n"
 "                       variant next to the published one\n"
-"  ceilings [OPTIONS]   DRAM and L2 bandwidth, DRAM latency, launch cost and\n"
-"                       FMA peaks; writes ceilings.csv\n"
+"  ceilings [OPTIONS]   DRAM and L2 bandwidth, DRAM latency alone and under\n"
+"                       load, launch cost, block launch rate and FMA peaks;\n"
+"                       writes ceilings.csv\n"
 "  metrics --list|--check [--chip NAME] [--metrics SET]\n"
 "                       list or validate counter metric sets, resolved for a\n"
 "                       chip (no GPU needed with --chip: RTX 5090, GB202, or\n"

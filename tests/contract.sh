@@ -35,3 +35,24 @@ for line in open(sys.argv[2]):
 assert checked == 24 and run.manifest["status"] == "complete", checked
 print("contract: %d values read back exactly" % checked)
 PY
+
+# Every row `ewbench ceilings` writes (its plan lists them with their
+# units) is one the analysis knows, with the same unit, and the other way
+# round: a new ceiling must reach validate.py, and no name lives in one of
+# the two only.
+"$EWBENCH" ceilings --dry-run --chip H100 >"$tmpdir/plan" ||
+    fail "ceilings --dry-run failed"
+"$py" - "$tmpdir/plan" <<'PY' || fail "ceilings.csv rows and validate.py disagree"
+import sys
+from ewbench.analysis import validate
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 2 and f[0] in rows:
+        raise SystemExit("%s twice in the plan" % f[0])
+    if len(f) >= 2 and f[1] in ("byte/s", "ns", "flop/s", "block/s"):
+        rows[f[0]] = f[1]
+assert rows == validate.CEILING_UNIT, (
+    sorted(set(rows.items()) ^ set(validate.CEILING_UNIT.items())))
+print("contract: the %d ceilings of the plan are validate.py's" % len(rows))
+PY

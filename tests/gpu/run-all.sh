@@ -6,7 +6,7 @@
 #   check     make check: the GPU tests run, not skip
 #   study     run --preset article --cache both, with counters, timed;
 #             then the physics and ncu comparisons
-#   ceilings  ewbench ceilings
+#   ceilings  ewbench ceilings, timed; then tests/gpu/ceilings.sh on it
 #   torch     the torch.add / torch.relu peer rows for the study
 #             (python3 -m ewbench.peers.torch_ops: the study's peer-torch.csv)
 #   sweep     sweep of every add variant (graph launches, warm and cold,
@@ -135,6 +135,9 @@ ceilings)
 	rm -rf "$work/ceilings"
 	timed ceilings ./ewbench ceilings -o "$work/ceilings"
 	cat "$work/ceilings.log"
+	# The block rate and loaded latency on these ceilings, beside the
+	# study's kernels whose blocks they bound.
+	sh tests/gpu/ceilings.sh "$work/ceilings" 2>&1 | tee "$work/ceilings-test.txt"
 	;;
 torch)
 	log torch peer rows

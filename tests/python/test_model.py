@@ -508,7 +508,10 @@ def test_block_rate_ceiling_from_the_run_needs_agreement():
     assert c is not None and not c.measured
     assert c.value == pytest.approx((1 << 20) / 600e-6)
     assert "a@32, c@128" in c.source
-    # a measured ceiling wins
-    measured = dataclasses.replace(two, ceilings={"block_rate": Ceiling(
-        "block_rate", 2.0e9, "block/s", None, None)})
-    assert model.block_rate_ceiling(measured).value == 2.0e9
+    # a ceiling measured at the point's block size wins; at another
+    # size the run's own rate stands in
+    measured = dataclasses.replace(two, ceilings={"block_rate_b256": Ceiling(
+        "block_rate_b256", 2.0e9, "block/s", None, None)})
+    assert model.block_rate_ceiling(measured, 256).value == 2.0e9
+    assert model.block_rate_ceiling(measured, 128).value == c.value
+    assert model.block_rate_ceiling(measured).value == c.value

@@ -372,6 +372,7 @@ def load_ceilings(path, run_id):
         ceilings[row["ceiling"]] = Ceiling(row["ceiling"], row["value"],
                                            row["unit"], row["spec_value"],
                                            row["method"], row["spread_pct"])
+    validate.check_loaded_pairs(path, first_line)
     return ceilings
 
 

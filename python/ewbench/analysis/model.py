@@ -25,6 +25,9 @@ relu and abs, each falling back to the other) else the theoretical peak
 from run.json.  L2: measured l2_read only.  Launch floor: measured
 launch_stream for stream launches and launch_graph for graph launches,
 else the median usable fitted t0 of the point's cache state and launch.
+Block launch rate: measured block_rate_b<threads> (block_rate_ceiling).
+DRAM latency: measured dram_latency alone and dram_latency_load<level>
+beside a stream whose bandwidth is its _bandwidth row (loaded_latencies).
 
 Verdict rules, tried in order; the first that fires names the point.
 Siblings of a point are the points of the same op, dtype, size, cache
@@ -81,6 +84,7 @@ import numpy as np
 
 from . import compare
 from . import select as sel
+from . import validate
 from .units import bytes_label, gbps, us
 
 LAUNCH_FACTOR = 2.0
@@ -294,17 +298,32 @@ def block_rate(point):
     return point.grid / (point.time_median_ns * 1e-9)
 
 
-def block_rate_ceiling(run):
-    """The block-launch ceiling (blocks/s) as a Bound: measured
-    (`block_rate` in ceilings.csv), else the fastest block rate of the
-    run's points with a grid of BLOCK_RATE_MIN_GRID blocks or more when
-    BLOCK_RATE_AGREE of them (different variants or blocks) reach it
+def measured_block_rate(ceilings, block):
+    """The measured block launch rate (block/s) for blocks of `block`
+    threads (block_rate_b<block>); None where not measured at that size
+    or the block size is not known (a peer's launch)."""
+    if block is None:
+        return None
+    name = validate.block_rate_name(block)
+    if ceilings and name in ceilings and ceilings[name].value > 0:
+        return Bound(ceilings[name].value, "measured %s" % name, True)
+    return None
+
+
+def block_rate_ceiling(run, block=None):
+    """The block-launch ceiling (blocks/s) as a Bound: measured for blocks
+    of `block` threads (measured_block_rate), else the fastest block rate
+    of the run's points with a grid of BLOCK_RATE_MIN_GRID blocks or more
+    when BLOCK_RATE_AGREE of them (different variants or blocks) reach it
     within BLOCK_RATE_BAND; else None."""
-    ceilings = run.ceilings
-    if ceilings and "block_rate" in ceilings and \
-            ceilings["block_rate"].value > 0:
-        return Bound(ceilings["block_rate"].value, "measured block_rate",
-                     True)
+    if block is not None:
+        measured = measured_block_rate(run.ceilings, block)
+        if measured is not None:
+            return measured
+    return _run_block_rate(run)
+
+
+def _run_block_rate(run):
     rates = [(block_rate(p), p) for p in run.points
              if p.check != "fail" and (p.grid or 0) >= BLOCK_RATE_MIN_GRID]
     rates = [(r, p) for r, p in rates if r]
@@ -318,6 +337,37 @@ def block_rate_ceiling(run):
     return Bound(top, "the fastest block rate of this run, reached within "
                  "%.0f %% by %s" % (100 * BLOCK_RATE_BAND, ", ".join(
                      sorted("%s@%s" % vb for vb in near))), False)
+
+
+@dataclass(frozen=True)
+class LoadedLatency:
+    """The DRAM latency with a stream of `bandwidth` beside the chase."""
+    bandwidth: float                    # byte/s read + written; 0: none
+    latency: float                      # ns per dependent load
+    bandwidth_spread_pct: Optional[float]
+    latency_spread_pct: Optional[float]
+    source: str                         # the latency's ceiling
+
+
+def loaded_latencies(ceilings):
+    """The measured latency at each load, lightest first: dram_latency at
+    no load, then each dram_latency_load<level> with its stream's
+    bandwidth (ordered by that bandwidth); () without dram_latency."""
+    ceilings = ceilings or {}
+    idle = ceilings.get("dram_latency")
+    if idle is None:
+        return ()
+    loaded = []
+    for level in validate.LOAD_LEVELS:
+        latency = ceilings.get(validate.loaded_latency_name(level))
+        stream = ceilings.get(validate.loaded_bandwidth_name(level))
+        if latency is not None and stream is not None:
+            loaded.append(LoadedLatency(stream.value, latency.value,
+                                        stream.spread_pct,
+                                        latency.spread_pct, latency.name))
+    loaded.sort(key=lambda x: x.bandwidth)
+    return (LoadedLatency(0.0, idle.value, None, idle.spread_pct,
+                          idle.name),) + tuple(loaded)
 
 
 # verdicts
@@ -840,10 +890,11 @@ def classify_run(run, fits=None):
                           run.spec_dram_bandwidth)
     siblings = _siblings(run)
     cold = cold_twins(run.points)
-    block_ceiling = block_rate_ceiling(run)
-    return [(p, classify(point_facts(run, p, fits, siblings, cold,
-                                     block_ceiling)))
-            for p in run.points]
+    run_rate = _run_block_rate(run)
+    return [(p, classify(point_facts(
+        run, p, fits, siblings, cold,
+        measured_block_rate(run.ceilings, p.block) or run_rate)))
+        for p in run.points]
 
 
 def pct_of(value, bound):

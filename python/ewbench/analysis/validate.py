@@ -47,12 +47,37 @@ TIME_SOURCES = ("kernel", "events", "batch")
 # timing.csv stop: the stopping rule that ended sampling (or a fixed count).
 STOPS = ("ci", "step", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")
+# `ewbench ceilings`' block launch rates, one per block size, and its
+# DRAM latencies under load, one per offered load (% of dram_copy; full:
+# every free block slot), each with the bandwidth of the stream beside
+# the chase (docs/ceilings.md).
+BLOCK_RATE_BLOCKS = (32, 64, 128, 256, 512, 1024)
+LOAD_LEVELS = ("25", "50", "75", "100", "full")
+
+
+def block_rate_name(block):
+    return "block_rate_b%d" % block
+
+
+def loaded_latency_name(level):
+    return "dram_latency_load%s" % level
+
+
+def loaded_bandwidth_name(level):
+    return loaded_latency_name(level) + "_bandwidth"
+
+
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
     "dram_add": "byte/s", "l2_read": "byte/s", "dram_latency": "ns",
     "launch_stream": "ns",
     "launch_graph": "ns", "fp32_fma": "flop/s", "fp16_fma": "flop/s",
 }
+for _level in LOAD_LEVELS:
+    CEILING_UNIT[loaded_latency_name(_level)] = "ns"
+    CEILING_UNIT[loaded_bandwidth_name(_level)] = "byte/s"
+for _block in BLOCK_RATE_BLOCKS:
+    CEILING_UNIT[block_rate_name(_block)] = "block/s"
 CEILING_NAMES = tuple(CEILING_UNIT)
 CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")
@@ -1030,6 +1055,18 @@ def check_ceiling_unit(path, line, row):
     if row["unit"] != unit:
         raise DataError(path, line, "expected unit %s for ceiling %s, got "
                         "%s" % (unit, row["ceiling"], row["unit"]))
+
+
+def check_loaded_pairs(path, first_line):
+    """A loaded latency and its stream's bandwidth come together (ewbench
+    writes both rows or neither); first_line: ceiling -> line."""
+    for level in LOAD_LEVELS:
+        pair = (loaded_latency_name(level), loaded_bandwidth_name(level))
+        for have, lack in (pair, pair[::-1]):
+            if have in first_line and lack not in first_line:
+                raise DataError(path, first_line[have], "expected a %s row "
+                                "beside %s (ewbench ceilings writes both), "
+                                "got none" % (lack, have))
 
 
 def check_rounds(runs):
