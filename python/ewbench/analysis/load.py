@@ -103,6 +103,10 @@ class Point:
     graph_interval_ns: Optional[float] = None    # inside one graph
     graph_interval_ci_ns: Optional[float] = None
     batch_ns: Optional[float] = None        # events around the batch
+    # Since 2026-11-26 (issue 30): the lowest clocks NVML read while the
+    # row's rounds ran; None without NVML and in older runs.
+    sm_clock_min_mhz: Optional[float] = None
+    memory_clock_min_mhz: Optional[float] = None
 
     @property
     def key(self):
