@@ -92,3 +92,23 @@ assert all(p.sm_clock_min_mhz is None and p.memory_clock_min_mhz is None
 print("environment: stand-in NVML's settings, 4 samples, 1 slowed row; "
       "nulls without it")
 PY
+
+# The report of each, as a reader sees its Environment and threats.
+for run in slowed bare none-run; do
+	EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" report "$d/$run" \
+	    -o "$d/$run-report" >"$d/out" 2>&1 ||
+	    fail "report of $run: $(head -c 600 "$d/out")"
+done
+has() {	# has RUN TEXT: RUN's report.md holds TEXT
+	grep -qF -e "$2" "$d/$1-report/report.md" ||
+	    fail "$1's report lacks '$2': $(grep -A14 '^## Environment' "$d/$1-report/report.md")"
+}
+has slowed 'CUDA 13.0 (driver; release 999.1.2)'
+has slowed '| GPU settings, `article/` | ECC on (off after the next reboot); persistence mode on; power limit 650 W in force (default 700 W, max 700 W); application clocks SM 1755 / memory 2619 MHz (default 1980 / 2619) |'
+has slowed '| `article/` NVML through the run | SM 1500–1980 MHz (median 1980); memory 2619 MHz; power 400 W; temperature 50 °C; 4 readings; throttling reasons sw_power_cap in 1 of 4 readings; 1 of 4 rows outside the clock range |'
+has slowed '`article/`: **1 of 4 rows were measured outside the part'"'"'s clock range**'
+has bare '(driver; its release not given by NVML)'
+has bare 'ECC not given by NVML; persistence mode not given by NVML; power limit not given in force'
+has bare '0 of 4 rows outside the clock range'
+has none-run '| `article/` NVML through the run | not sampled (NVML unavailable: cannot load libnvidia-ml.so.1'
+echo "environment: the reports say what NVML gave, what it did not, and the row outside"
