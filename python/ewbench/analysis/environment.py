@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from . import placement as plc
 from .units import size_label
 
-# The margin below the part's median clock.  NVML's clock is one instant
-# of the row's rounds, and an H100's SM clock moves in steps of 15 MHz
-# (0.76 % of its 1980 MHz maximum): 2 % is beyond two such steps, and a
-# kernel whose time the SM clock sets runs about that much longer, more
-# than the run-to-run floor of the noise rule (noise.RUN_FLOOR_PCT).
+# The margin below the part's median clock.  A kernel whose time the SM
+# clock sets runs longer by the clock's shortfall: 2 % is over three times
+# the run-to-run floor of the noise rule (noise.RUN_FLOOR_PCT), so the
+# clock alone can move a flagged row beyond the noise; a smaller shortfall,
+# read at one instant of the row's rounds, is within what the floor covers.
 CLOCK_MARGIN_PCT = 2.0
 
 NOT_RECORDED = ("not recorded (absent from run.json: written before "
