@@ -116,6 +116,16 @@ nvmlDeviceGetCurrentClocksEventReasons(device_t dev, unsigned long long *m)
 	return OK;
 }
 
+/* A setting: v into *out, or "not supported" when bare. */
+static int
+setting(unsigned *out, unsigned v)
+{
+	if (bare())
+		return NOT_SUPPORTED;
+	*out = v;
+	return OK;
+}
+
 STANDIN int
 nvmlSystemGetDriverVersion(char *buf, unsigned len)
 {
@@ -125,45 +135,33 @@ nvmlSystemGetDriverVersion(char *buf, unsigned len)
 	return OK;
 }
 
+/* nvmlEnableState_t: 1 enabled, 0 disabled. */
 STANDIN int
-nvmlDeviceGetEccMode(device_t dev, int *current, int *pending)
+nvmlDeviceGetEccMode(device_t dev, unsigned *current, unsigned *pending)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*current = 1;
-	*pending = 0;
-	return OK;
+	return setting(current, 1) != OK ? NOT_SUPPORTED : setting(pending, 0);
 }
 
 STANDIN int
-nvmlDeviceGetPersistenceMode(device_t dev, int *mode)
+nvmlDeviceGetPersistenceMode(device_t dev, unsigned *mode)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*mode = 1;
-	return OK;
+	return setting(mode, 1);
 }
 
 STANDIN int
 nvmlDeviceGetEnforcedPowerLimit(device_t dev, unsigned *mw)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*mw = 650000;
-	return OK;
+	return setting(mw, 650000);
 }
 
 STANDIN int
 nvmlDeviceGetPowerManagementDefaultLimit(device_t dev, unsigned *mw)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*mw = 700000;
-	return OK;
+	return setting(mw, 700000);
 }
 
 STANDIN int
@@ -171,29 +169,19 @@ nvmlDeviceGetPowerManagementLimitConstraints(device_t dev, unsigned *lo,
     unsigned *hi)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*lo = 200000;
-	*hi = 700000;
-	return OK;
+	return setting(lo, 200000) != OK ? NOT_SUPPORTED : setting(hi, 700000);
 }
 
 STANDIN int
 nvmlDeviceGetApplicationsClock(device_t dev, int type, unsigned *mhz)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*mhz = type == CLOCK_SM ? 1755 : 2619;
-	return OK;
+	return setting(mhz, type == CLOCK_SM ? 1755 : 2619);
 }
 
 STANDIN int
 nvmlDeviceGetDefaultApplicationsClock(device_t dev, int type, unsigned *mhz)
 {
 	(void)dev;
-	if (bare())
-		return NOT_SUPPORTED;
-	*mhz = type == CLOCK_SM ? 1980 : 2619;
-	return OK;
+	return setting(mhz, type == CLOCK_SM ? 1980 : 2619);
 }
