@@ -15,7 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include "counters.h"
-#include "nvml.h"
+#include "hostfacts.h"
 #include "plan.h"
 
 /* The device state every case uses.  Operands start 4 bytes past a
@@ -49,7 +49,8 @@ struct bench {
 	unsigned		*spin_word;	/* mapped host memory */
 	unsigned		*spin_word_device;
 	unsigned		 queue_launches;	/* behind a spin */
-	struct nvml		*nvml;		/* NULL: no throttle readings */
+	struct host_facts	*host;		/* NVML's readings after each
+						   round; NULL: none */
 	bool			 profile_window;
 	uint64_t		 seed;
 

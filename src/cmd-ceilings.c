@@ -430,6 +430,8 @@ measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
 		CUDA_TRY(cudaEventRecord(b->events[2 * i + 1], b->stream),
 		    cause);
 	}
+	/* NVML while the samples run: run.json placement.nvml.sampled. */
+	host_facts_sample(&b->host, NULL);
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 	for (i = 0; i < iters; i++) {
 		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * i],

@@ -829,7 +829,7 @@ run_command(int argc, char **argv)
 		nvtx_pop();
 		goto refuse;
 	}
-	r.bench.nvml = r.host.nvml;
+	r.bench.host = &r.host;
 	r.man.timer_step_ns = trace_started() ? r.bench.timer_step_ns : 0;
 	nvtx_pop();
 	/* Stopped before anything was measured: as if never started. */

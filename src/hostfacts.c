@@ -1,7 +1,9 @@
 /*
  * hostfacts.c - gathers run.json's "placement" facts: host name and
- * launcher from the environment, the GPU's NUMA node from sysfs, clocks,
- * power and temperature from NVML at the start and the end of a run.
+ * launcher from the environment, the GPU's NUMA node from sysfs, its
+ * settings from NVML at the start of a run, and its clocks, power and
+ * temperature at the start, through the run (host_facts_sample) and at
+ * its end.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -44,7 +46,25 @@ host_facts_begin(struct host_facts *h, const struct device_facts *d)
 	h->nvml_status = "ok";
 	nvml_max_clocks(h->nvml, &h->max_sm_clock_mhz,
 	    &h->max_memory_clock_mhz);
+	nvml_settings(h->nvml, &h->settings);
 	nvml_sample(h->nvml, &h->start);
+}
+
+bool
+host_facts_sample(struct host_facts *h, struct gpu_reading *r)
+{
+	struct gpu_reading	 mine;
+	double			 t0;
+
+	if (r == NULL)
+		r = &mine;
+	if (h == NULL || h->nvml == NULL)
+		return false;
+	t0 = monotonic_seconds();
+	nvml_sample(h->nvml, r);
+	gpu_sampled_add(&h->sampled, r);
+	h->sampled.wall_s += monotonic_seconds() - t0;
+	return true;
 }
 
 void
@@ -66,4 +86,5 @@ host_facts_free(struct host_facts *h)
 	}
 	free(h->member_dir);
 	h->member_dir = NULL;
+	gpu_sampled_free(&h->sampled);
 }

@@ -16,6 +16,9 @@
  * two more: launches queued behind a spin kernel (the GPU's own launch
  * rate, the host out of the way) and launches replayed from a graph.  A
  * CUDA event pair around each whole round is kept as a cross-check.
+ * NVML is read once a round, while its launches run: the run's clock,
+ * power and temperature summary, and the row's lowest clocks and any
+ * throttling reason.
  *
  * Without CUPTI (--no-cupti, or another tool attached) the old protocol
  * stands in: an event pair around each stream launch, or around each
@@ -188,14 +191,24 @@ interval_from(const double *values, size_t count, double step,
 	out->ci_ns = fmax(st.median - st.ci_low, st.ci_high - st.median);
 }
 
-/* NVML's throttling reasons now, ORed into *mask. */
-static void
-note_throttle(const struct bench *b, unsigned long long *mask)
+/* NVML now, while a round's launches run (they are issued, not yet
+ * waited for): into the run's summary, and into the row its throttling
+ * reasons and lowest clocks.  Returns the seconds it took. */
+static double
+note_clocks(struct bench *b, struct timed *out)
 {
-	long long	reasons;
+	struct gpu_reading	r;
+	double			t0 = monotonic_seconds();
 
-	if (b->nvml != NULL && (reasons = nvml_event_reasons(b->nvml)) > 0)
-		*mask |= (unsigned long long)reasons;
+	if (!host_facts_sample(b->host, &r))
+		return 0;
+	if (r.event_reasons > 0)
+		out->throttle |= (unsigned long long)r.event_reasons &
+		    gpu_throttle_mask();
+	out->sm_clock_min_mhz = fmin(out->sm_clock_min_mhz, r.sm_clock_mhz);
+	out->memory_clock_min_mhz = fmin(out->memory_clock_min_mhz,
+	    r.memory_clock_mhz);
+	return monotonic_seconds() - t0;
 }
 
 /* Rounds until the stopping rule says enough (sampling.c). */
@@ -211,7 +224,7 @@ sample_kernels(struct bench *b, const struct launch *l,
 	size_t			 n = 0, nintervals = 0, framed = 0;
 	unsigned		 want = b->rule.min_samples, group, first;
 	double			 started = monotonic_seconds(), gpu_s = 0;
-	double			 events_ms = 0, elapsed;
+	double			 events_ms = 0, elapsed, nvml_s = 0;
 	float			 ms;
 	bool			 warm = cache == CACHE_WARM;
 	int			 rc = -1;
@@ -250,6 +263,7 @@ sample_kernels(struct bench *b, const struct launch *l,
 			abandon_point();
 			goto out;
 		}
+		nvml_s += note_clocks(b, out);
 		if (read_round(b, l, round, b->samples + n,
 		    warm ? b->intervals : NULL, &nintervals, group,
 		    cause) != 0)
@@ -262,13 +276,14 @@ sample_kernels(struct bench *b, const struct launch *l,
 		}
 		events_ms += ms;
 		framed += round - first;
-		note_throttle(b, &out->throttle);
 		for (size_t i = n; i < n + round; i++)
 			gpu_s += b->samples[i] * 1e-9;
 		n += round;
 		stats_compute_steps(b->samples, n, b->timer_step_ns,
 		    &out->st);
-		elapsed = monotonic_seconds() - started;
+		/* NVML's time is not sampling's: --max-time stays the
+		 * rounds'. */
+		elapsed = monotonic_seconds() - started - nvml_s;
 		state = sampling_decide(&b->rule, &out->st, gpu_s, elapsed);
 		if (state == SAMPLING_MORE && n >= b->capacity)
 			state = SAMPLING_CAP;
@@ -466,6 +481,7 @@ sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
 	if ((how == LAUNCH_GRAPH ? events_graph(b, l, cache, cause) :
 	    events_each(b, l, cache, cudaEventRecordDefault, cause)) != 0)
 		return -1;
+	note_clocks(b, out);
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
 	if (b->profile_window)
 		CUDA_TRY(cudaProfilerStop(), cause);
@@ -497,6 +513,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 		return -1;
 	}
 	out->batch_ns = NAN;
+	out->sm_clock_min_mhz = out->memory_clock_min_mhz = NAN;
 	out->interval.median_ns = out->interval.ci_ns = NAN;
 	out->queued = out->graph = out->interval;
 	/* The warm-up's kernels are read back and dropped with it. */

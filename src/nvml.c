@@ -32,6 +32,15 @@ struct nvml {
 	nvml_return	(*power)(nvml_device, unsigned *);	/* mW */
 	nvml_return	(*temperature)(nvml_device, int, unsigned *);
 	nvml_return	(*reasons)(nvml_device, unsigned long long *);
+	/* Settings, read once (nvml_settings); any may be missing. */
+	nvml_return	(*driver)(char *, unsigned);
+	nvml_return	(*ecc)(nvml_device, int *, int *);
+	nvml_return	(*persistence)(nvml_device, int *);
+	nvml_return	(*enforced_limit)(nvml_device, unsigned *);	/* mW */
+	nvml_return	(*default_limit)(nvml_device, unsigned *);
+	nvml_return	(*limit_range)(nvml_device, unsigned *, unsigned *);
+	nvml_return	(*app_clock)(nvml_device, int, unsigned *);
+	nvml_return	(*default_app_clock)(nvml_device, int, unsigned *);
 };
 
 static void *
@@ -73,6 +82,19 @@ nvml_open(const char *pci_bus_id, struct nvml **out, char **cause)
 	if (n->reasons == NULL)
 		*(void **)&n->reasons = symbol(lib,
 		    "nvmlDeviceGetCurrentClocksThrottleReasons");
+	*(void **)&n->driver = symbol(lib, "nvmlSystemGetDriverVersion");
+	*(void **)&n->ecc = symbol(lib, "nvmlDeviceGetEccMode");
+	*(void **)&n->persistence = symbol(lib,
+	    "nvmlDeviceGetPersistenceMode");
+	*(void **)&n->enforced_limit = symbol(lib,
+	    "nvmlDeviceGetEnforcedPowerLimit");
+	*(void **)&n->default_limit = symbol(lib,
+	    "nvmlDeviceGetPowerManagementDefaultLimit");
+	*(void **)&n->limit_range = symbol(lib,
+	    "nvmlDeviceGetPowerManagementLimitConstraints");
+	*(void **)&n->app_clock = symbol(lib, "nvmlDeviceGetApplicationsClock");
+	*(void **)&n->default_app_clock = symbol(lib,
+	    "nvmlDeviceGetDefaultApplicationsClock");
 	if (init == NULL || by_bus == NULL || n->shutdown == NULL) {
 		*cause = xstrdup("libnvidia-ml.so.1 lacks nvmlInit_v2 or "
 		    "nvmlDeviceGetHandleByPciBusId_v2");
@@ -115,6 +137,70 @@ nvml_max_clocks(struct nvml *n, double *sm_mhz, double *memory_mhz)
 	*memory_mhz = clock_mhz(n->max_clock, n->dev, NVML_CLOCK_MEM);
 }
 
+/* A power that fn reads in milliwatts, as watts; NaN when not given (or
+ * 0: no GPU runs on no power, so 0 is a missing reading, never a
+ * measurement). */
+static double
+watts(nvml_return (*fn)(nvml_device, unsigned *), nvml_device dev)
+{
+	unsigned	mw = 0;
+
+	return fn != NULL && fn(dev, &mw) == NVML_OK && mw > 0 ? mw / 1e3 :
+	    NAN;
+}
+
+/* An nvmlEnableState_t NVML gave: 0 disabled, 1 enabled; -1 (unknown)
+ * for anything else. */
+static int
+state(int value)
+{
+	return value == 0 || value == 1 ? value : -1;
+}
+
+void
+nvml_settings(struct nvml *n, struct gpu_settings *g)
+{
+	unsigned	lo = 0, hi = 0;
+	int		current = -1, pending = -1;
+	char		version[96] = "";
+
+	if (n->driver != NULL && n->driver(version, sizeof version) ==
+	    NVML_OK) {
+		version[sizeof version - 1] = '\0';
+		snprintf(g->driver_version, sizeof g->driver_version, "%s",
+		    version);
+	}
+	if (n->ecc != NULL && n->ecc(n->dev, &current, &pending) == NVML_OK) {
+		g->ecc_current = state(current);
+		g->ecc_pending = state(pending);
+	}
+	if (n->persistence != NULL &&
+	    n->persistence(n->dev, &current) == NVML_OK)
+		g->persistence = state(current);
+	g->power_limit_w = watts(n->enforced_limit, n->dev);
+	g->power_limit_default_w = watts(n->default_limit, n->dev);
+	if (n->limit_range != NULL && n->limit_range(n->dev, &lo, &hi) ==
+	    NVML_OK && hi > 0)
+		g->power_limit_max_w = hi / 1e3;
+	g->app_sm_clock_mhz = clock_mhz(n->app_clock, n->dev, NVML_CLOCK_SM);
+	g->app_memory_clock_mhz = clock_mhz(n->app_clock, n->dev,
+	    NVML_CLOCK_MEM);
+	g->default_app_sm_clock_mhz = clock_mhz(n->default_app_clock, n->dev,
+	    NVML_CLOCK_SM);
+	g->default_app_memory_clock_mhz = clock_mhz(n->default_app_clock,
+	    n->dev, NVML_CLOCK_MEM);
+}
+
+/* The clock event (throttle) reasons bitmask now, -1 when NVML has none. */
+static long long
+nvml_event_reasons(struct nvml *n)
+{
+	unsigned long long	mask;
+
+	return n->reasons != NULL && n->reasons(n->dev, &mask) == NVML_OK &&
+	    mask <= (1ULL << 62) ? (long long)mask : -1;
+}
+
 void
 nvml_sample(struct nvml *n, struct gpu_reading *r)
 {
@@ -127,21 +213,11 @@ nvml_sample(struct nvml *n, struct gpu_reading *r)
 	strftime(r->utc, sizeof r->utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	r->sm_clock_mhz = clock_mhz(n->clock, n->dev, NVML_CLOCK_SM);
 	r->memory_clock_mhz = clock_mhz(n->clock, n->dev, NVML_CLOCK_MEM);
-	r->power_w = n->power != NULL && n->power(n->dev, &v) == NVML_OK ?
-	    v / 1e3 : NAN;
+	r->power_w = watts(n->power, n->dev);
 	r->temperature_c = n->temperature != NULL &&
 	    n->temperature(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_OK ?
 	    (double)v : NAN;
 	r->event_reasons = nvml_event_reasons(n);
-}
-
-long long
-nvml_event_reasons(struct nvml *n)
-{
-	unsigned long long	mask;
-
-	return n->reasons != NULL && n->reasons(n->dev, &mask) == NVML_OK &&
-	    mask <= (1ULL << 62) ? (long long)mask : -1;
 }
 
 void

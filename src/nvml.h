@@ -15,12 +15,13 @@ struct nvml;
 int	 nvml_open(const char *pci_bus_id, struct nvml **, char **cause);
 /* Maximum SM and memory clocks in MHz; NaN where NVML has none. */
 void	 nvml_max_clocks(struct nvml *, double *sm_mhz, double *memory_mhz);
-/* One reading now: each value NaN (-1 for the bitmask) where NVML has
- * none. */
+/* The GPU's settings (driver release, ECC, persistence, power limits,
+ * application clocks): each left unknown where NVML gives none. */
+void	 nvml_settings(struct nvml *, struct gpu_settings *);
+/* One reading now: each value NaN (-1 for the clock event reasons
+ * bitmask) where NVML has none.  A handful of NVML calls: read once a
+ * round of timed launches (measure.c), not once a launch. */
 void	 nvml_sample(struct nvml *, struct gpu_reading *);
-/* The clock event (throttle) reasons bitmask now, -1 when NVML has none:
- * cheap enough to read after every round of timed launches. */
-long long nvml_event_reasons(struct nvml *);
 void	 nvml_close(struct nvml *);
 
 #endif

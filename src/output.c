@@ -643,6 +643,14 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	json_i64(j, "runtime", m->device->runtime_version);
 	if (m->cupti_version != 0)
 		json_u64(j, "cupti_api", m->cupti_version);
+	/* The driver's release, from NVML (the CUDA version above is only
+	 * the API level it supports). */
+	if (m->host_facts != NULL &&
+	    m->host_facts->settings.driver_version[0] != '\0')
+		json_str(j, "nvidia_driver",
+		    m->host_facts->settings.driver_version);
+	else
+		json_null(j, "nvidia_driver");
 	json_end_object(j);
 	device_json(m->device, j);
 	if (m->host_facts != NULL)
@@ -744,31 +752,6 @@ point_keys(struct csv *csv, const char *run_id, const struct point *p)
 	csv_str(csv, p->launch);
 }
 
-/* "sw_power_cap,hw_slowdown": the throttling reasons of an NVML clock
- * event mask; idle and clock settings are no throttling. */
-static void
-throttle_names(unsigned long long mask, char *buf, size_t len)
-{
-	static const struct {
-		unsigned long long	 bit;
-		const char		*name;
-	} reasons[] = {
-		{ 0x4, "sw_power_cap" },
-		{ 0x8, "hw_slowdown" },
-		{ 0x20, "sw_thermal" },
-		{ 0x40, "hw_thermal" },
-		{ 0x80, "hw_power_brake" },
-	};
-	size_t	i, used = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof reasons / sizeof reasons[0]; i++) {
-		if ((mask & reasons[i].bit) && used + 1 < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s",
-			    used > 0 ? "," : "", reasons[i].name);
-	}
-}
-
 /* An interval's median and CI half-width; NaN (empty fields) when not
  * measured. */
 static void
@@ -812,12 +795,14 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_f64(csv, s->ci_high);
 	csv_f64(csv, s->q3 - s->q1);
 	csv_str(csv, t->stop);
-	throttle_names(t->throttle, throttle, sizeof throttle);
+	gpu_throttle_names(t->throttle, throttle, sizeof throttle);
 	csv_str(csv, throttle);
 	csv_interval(csv, &t->interval);
 	csv_interval(csv, &t->queued);
 	csv_interval(csv, &t->graph);
 	csv_f64(csv, t->batch_ns);
+	csv_f64(csv, t->sm_clock_min_mhz);
+	csv_f64(csv, t->memory_clock_min_mhz);
 	return csv_end_row(csv, cause);
 }
 

@@ -165,6 +165,10 @@ struct timed {
 	struct interval		 graph;		/* replayed from a graph */
 	bool			 queue_unfilled;	/* the spin timed out */
 	unsigned long long	 throttle;	/* NVML clock event reasons */
+	double			 sm_clock_min_mhz;	/* the lowest NVML read
+						   during the rounds; NaN:
+						   none read */
+	double			 memory_clock_min_mhz;
 };
 
 struct csv	*timing_csv_open(const char *dir, char **cause);

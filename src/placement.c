@@ -195,11 +195,124 @@ numa_node_of(const char *sysfs, const char *bus_id)
 void
 host_facts_init(struct host_facts *h)
 {
+	struct gpu_settings	*g = &h->settings;
+
 	memset(h, 0, sizeof *h);
 	h->numa_node = -1;
 	h->place.rank = h->place.local_rank = -1;
 	h->nvml_status = "unavailable";
 	h->max_sm_clock_mhz = h->max_memory_clock_mhz = NAN;
+	g->ecc_current = g->ecc_pending = g->persistence = -1;
+	g->power_limit_w = g->power_limit_default_w = g->power_limit_max_w =
+	    NAN;
+	g->app_sm_clock_mhz = g->app_memory_clock_mhz = NAN;
+	g->default_app_sm_clock_mhz = g->default_app_memory_clock_mhz = NAN;
+}
+
+/* NVML's clock event reasons that slow a busy GPU down (nvml.h,
+ * nvmlClocksEventReason*): idle and clock settings are no throttling. */
+static const struct {
+	unsigned long long	 bit;
+	const char		*name;
+} throttle_reasons[] = {
+	{ 0x4, "sw_power_cap" },
+	{ 0x8, "hw_slowdown" },
+	{ 0x20, "sw_thermal" },
+	{ 0x40, "hw_thermal" },
+	{ 0x80, "hw_power_brake" },
+};
+
+unsigned long long
+gpu_throttle_mask(void)
+{
+	unsigned long long	mask = 0;
+	size_t			i;
+
+	for (i = 0; i < sizeof throttle_reasons / sizeof throttle_reasons[0];
+	    i++)
+		mask |= throttle_reasons[i].bit;
+	return mask;
+}
+
+void
+gpu_throttle_names(unsigned long long mask, char *buf, size_t len)
+{
+	size_t	i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof throttle_reasons / sizeof throttle_reasons[0];
+	    i++) {
+		if ((mask & throttle_reasons[i].bit) && used + 1 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+			    used > 0 ? "," : "", throttle_reasons[i].name);
+	}
+}
+
+static void
+quantity_add(struct gpu_quantity *q, double value)
+{
+	double	bin;
+
+	if (isnan(value))
+		return;
+	if (q->bins == NULL)
+		q->bins = xcalloc(GPU_HISTOGRAM_BINS, sizeof *q->bins);
+	if (q->count == 0 || value < q->min)
+		q->min = value;
+	if (q->count == 0 || value > q->max)
+		q->max = value;
+	q->count++;
+	/* Whole units; past either end into the end bin (min and max stay
+	 * exact). */
+	bin = floor(value + 0.5);
+	bin = bin < 0 ? 0 : bin > GPU_HISTOGRAM_BINS - 1 ?
+	    GPU_HISTOGRAM_BINS - 1 : bin;
+	if (q->bins[(size_t)bin] < UINT32_MAX)
+		q->bins[(size_t)bin]++;
+}
+
+void
+gpu_sampled_add(struct gpu_sampled *s, const struct gpu_reading *r)
+{
+	s->samples++;
+	quantity_add(&s->sm_clock, r->sm_clock_mhz);
+	quantity_add(&s->memory_clock, r->memory_clock_mhz);
+	quantity_add(&s->power, r->power_w);
+	quantity_add(&s->temperature, r->temperature_c);
+	if (r->event_reasons >= 0) {
+		s->reasons |= (unsigned long long)r->event_reasons;
+		if ((unsigned long long)r->event_reasons & gpu_throttle_mask())
+			s->throttled++;
+	}
+}
+
+double
+gpu_quantity_median(const struct gpu_quantity *q)
+{
+	uint64_t	rank, seen = 0;
+	size_t		i;
+
+	if (q->count == 0 || q->bins == NULL)
+		return NAN;
+	/* The lower median: the reading at rank (count - 1) / 2 from 0. */
+	rank = (q->count - 1) / 2;
+	for (i = 0; i < GPU_HISTOGRAM_BINS; i++) {
+		seen += q->bins[i];
+		if (seen > rank)
+			return fmin(fmax((double)i, q->min), q->max);
+	}
+	return q->max;	/* a bin that saturated at UINT32_MAX */
+}
+
+void
+gpu_sampled_free(struct gpu_sampled *s)
+{
+	free(s->sm_clock.bins);
+	free(s->memory_clock.bins);
+	free(s->power.bins);
+	free(s->temperature.bins);
+	s->sm_clock.bins = s->memory_clock.bins = s->power.bins =
+	    s->temperature.bins = NULL;
 }
 
 /* A reading NVML did not give (NaN) is null, never 0. */
@@ -229,6 +342,68 @@ sample_json(struct json *j, const char *key, const struct gpu_reading *r)
 		json_u64(j, "clock_event_reasons", (uint64_t)r->event_reasons);
 	else
 		json_null(j, "clock_event_reasons");
+	json_end_object(j);
+}
+
+/* An NVML on/off state: true, false, or null when not read (-1). */
+static void
+state_json(struct json *j, const char *key, int state)
+{
+	if (state < 0)
+		json_null(j, key);
+	else
+		json_bool(j, key, state != 0);
+}
+
+static void
+settings_json(struct json *j, const struct gpu_settings *g)
+{
+	state_json(j, "ecc_enabled", g->ecc_current);
+	state_json(j, "ecc_pending_enabled", g->ecc_pending);
+	state_json(j, "persistence_mode", g->persistence);
+	reading(j, "power_limit_w", g->power_limit_w);
+	reading(j, "power_limit_default_w", g->power_limit_default_w);
+	reading(j, "power_limit_max_w", g->power_limit_max_w);
+	reading(j, "applications_sm_clock_mhz", g->app_sm_clock_mhz);
+	reading(j, "applications_memory_clock_mhz", g->app_memory_clock_mhz);
+	reading(j, "default_applications_sm_clock_mhz",
+	    g->default_app_sm_clock_mhz);
+	reading(j, "default_applications_memory_clock_mhz",
+	    g->default_app_memory_clock_mhz);
+}
+
+/* {"min", "median", "max", "count"}, or null with no reading. */
+static void
+quantity_json(struct json *j, const char *key, const struct gpu_quantity *q)
+{
+	if (q->count == 0) {
+		json_null(j, key);
+		return;
+	}
+	json_begin_object(j, key);
+	json_f64(j, "min", q->min);
+	json_f64(j, "median", gpu_quantity_median(q));
+	json_f64(j, "max", q->max);
+	json_u64(j, "count", q->count);
+	json_end_object(j);
+}
+
+static void
+sampled_json(struct json *j, const struct gpu_sampled *s)
+{
+	if (s->samples == 0) {
+		json_null(j, "sampled");
+		return;
+	}
+	json_begin_object(j, "sampled");
+	json_u64(j, "samples", s->samples);
+	quantity_json(j, "sm_clock_mhz", &s->sm_clock);
+	quantity_json(j, "memory_clock_mhz", &s->memory_clock);
+	quantity_json(j, "power_w", &s->power);
+	quantity_json(j, "temperature_c", &s->temperature);
+	json_u64(j, "clock_event_reasons", s->reasons);
+	json_u64(j, "throttled_samples", s->throttled);
+	json_f64(j, "wall_s", s->wall_s);
 	json_end_object(j);
 }
 
@@ -280,8 +455,10 @@ placement_json(const struct host_facts *h, struct json *j)
 		json_null(j, "reason");
 	reading(j, "max_sm_clock_mhz", h->max_sm_clock_mhz);
 	reading(j, "max_memory_clock_mhz", h->max_memory_clock_mhz);
+	settings_json(j, &h->settings);
 	sample_json(j, "start", &h->start);
 	sample_json(j, "end", &h->end);
+	sampled_json(j, &h->sampled);
 	json_end_object(j);
 	json_end_object(j);
 }

@@ -36,6 +36,41 @@ struct gpu_reading {
 	long long	 event_reasons;	/* clock event (throttle) bitmask */
 };
 
+/* What NVML says of the GPU's settings, read once at a run's start: NaN,
+ * -1 or "" where NVML gave nothing (written as null). */
+struct gpu_settings {
+	char		 driver_version[96];	/* "580.65.06" */
+	int		 ecc_current;	/* 1 enabled, 0 disabled, -1 unknown */
+	int		 ecc_pending;	/* after the next reboot */
+	int		 persistence;	/* persistence mode, as ecc_current */
+	double		 power_limit_w;	/* enforced, in force now */
+	double		 power_limit_default_w;
+	double		 power_limit_max_w;	/* the most it may be set to */
+	double		 app_sm_clock_mhz, app_memory_clock_mhz;
+	double		 default_app_sm_clock_mhz, default_app_memory_clock_mhz;
+};
+
+/* One quantity read again and again through a run: its count, exact
+ * minimum and maximum, and a histogram of whole units (MHz, W, degrees C)
+ * for the median, so that memory stays bounded however long the run. */
+#define GPU_HISTOGRAM_BINS	4096
+struct gpu_quantity {
+	uint64_t	 count;
+	double		 min, max;
+	uint32_t	*bins;		/* GPU_HISTOGRAM_BINS; NULL until the
+					   first reading */
+};
+
+/* NVML's readings through a run (gpu_sampled_add after each round of
+ * timed launches): run.json's placement.nvml.sampled. */
+struct gpu_sampled {
+	uint64_t	 samples;	/* readings taken */
+	struct gpu_quantity sm_clock, memory_clock, power, temperature;
+	unsigned long long reasons;	/* every reading's bitmask, ORed */
+	uint64_t	 throttled;	/* readings with a throttling reason */
+	double		 wall_s;	/* spent reading NVML */
+};
+
 /* The facts of run.json's "placement" object. */
 struct host_facts {
 	char		 hostname[128];	/* short host name */
@@ -46,7 +81,9 @@ struct host_facts {
 	char		 nvml_reason[256];
 	double		 max_sm_clock_mhz;	/* NaN: unknown */
 	double		 max_memory_clock_mhz;
+	struct gpu_settings settings;
 	struct gpu_reading start, end;
+	struct gpu_sampled sampled;
 	struct nvml	*nvml;		/* open between begin and end */
 	char		*member_dir;	/* a scheduler's task: its --out */
 };
@@ -92,6 +129,17 @@ int	 numa_node_of(const char *sysfs, const char *bus_id);
 
 /* Unknowns everywhere (NaN, -1, ""), NVML "unavailable". */
 void	 host_facts_init(struct host_facts *);
+/* Adds one reading to the summary (the values it has: NaN is skipped). */
+void	 gpu_sampled_add(struct gpu_sampled *, const struct gpu_reading *);
+/* The median of a quantity's readings, to its histogram's whole unit and
+ * within [min, max]; NaN with none. */
+double	 gpu_quantity_median(const struct gpu_quantity *);
+void	 gpu_sampled_free(struct gpu_sampled *);
+/* NVML's throttling reasons (power cap, thermal, hardware slowdown, power
+ * brake) in mask as "sw_power_cap,hw_slowdown"; "" when none. */
+void	 gpu_throttle_names(unsigned long long mask, char *buf, size_t len);
+/* The bits of those reasons. */
+unsigned long long gpu_throttle_mask(void);
 /* run.json's "placement" object. */
 void	 placement_json(const struct host_facts *, struct json *);
 

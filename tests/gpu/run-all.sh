@@ -32,6 +32,9 @@
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   environment tests/gpu/environment.sh: the GPU's settings, the NVML
+#             readings sampled through a run and through ceilings, each
+#             row's lowest clocks, against nvidia-smi; the Environment
 #   readme    the README's "Your own kernel" blocks as written, from the
 #             build tree and from an installed copy
 #   site80    an A100 site's build on this GPU: a copy of the tree
@@ -343,6 +346,11 @@ timing)
 	rm -rf "$work/timing"
 	timed timing-test sh tests/gpu/timing.sh "$work/timing"
 	cat "$work/timing-test.log"
+	;;
+environment)
+	log environment as evidence
+	timed environment sh tests/gpu/environment.sh "$work/environment"
+	cat "$work/environment.log"
 	;;
 mainjob)
 	log make report

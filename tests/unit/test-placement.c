@@ -2,6 +2,7 @@
  * the GPU a task measures; device lists; the NUMA node from a fake sysfs;
  * unknown facts written as null. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -311,6 +312,95 @@ test_json(void)
 	json_free(j);
 }
 
+static struct gpu_reading
+reading_of(double sm, double power, long long reasons)
+{
+	struct gpu_reading	r = { .taken = true, .sm_clock_mhz = sm,
+				    .memory_clock_mhz = 2619, .power_w = power,
+				    .temperature_c = NAN,
+				    .event_reasons = reasons };
+
+	return r;
+}
+
+/* The summary through a run: exact extremes, the median from whole-unit
+ * bins (the lower one of an even count, never outside [min, max]),
+ * readings NVML did not give left out of their quantity's count. */
+static void
+test_sampled(void)
+{
+	struct gpu_sampled	 s;
+	struct gpu_reading	 r;
+	struct host_facts	 h;
+	struct json		*j;
+	int			 i;
+
+	memset(&s, 0, sizeof s);
+	CHECK(isnan(gpu_quantity_median(&s.sm_clock)));
+	for (i = 0; i < 5; i++) {
+		r = reading_of(1980, 72.4, 0);
+		gpu_sampled_add(&s, &r);
+	}
+	r = reading_of(1755, 72.4, 0x1);	/* idle: no throttling */
+	gpu_sampled_add(&s, &r);
+	r = reading_of(1755, 72.4, 0x4);	/* software power cap */
+	gpu_sampled_add(&s, &r);
+	r = reading_of(NAN, NAN, -1);		/* NVML gave nothing */
+	gpu_sampled_add(&s, &r);
+	CHECK(s.samples == 8);
+	CHECK(s.sm_clock.count == 7 && s.power.count == 7);
+	CHECK(s.temperature.count == 0);
+	CHECK(s.sm_clock.min == 1755 && s.sm_clock.max == 1980);
+	CHECK(gpu_quantity_median(&s.sm_clock) == 1980);
+	/* 72.4 W falls in the 72 W bin; the median stays within [min, max]. */
+	CHECK(gpu_quantity_median(&s.power) == 72.4);
+	CHECK(s.reasons == 0x5 && s.throttled == 1);
+	gpu_sampled_free(&s);
+
+	/* Even count: the lower median; past the last bin: max exact. */
+	memset(&s, 0, sizeof s);
+	for (i = 1; i <= 4; i++) {
+		r = reading_of(i * 100.0, 1e5, 0);
+		gpu_sampled_add(&s, &r);
+	}
+	CHECK(gpu_quantity_median(&s.sm_clock) == 200);
+	CHECK(s.power.max == 1e5);
+	CHECK(gpu_quantity_median(&s.power) == 1e5);
+	gpu_sampled_free(&s);
+
+	/* In run.json: null without readings, the settings null when not
+	 * read; with readings, min, median, max and count. */
+	host_facts_init(&h);
+	h.nvml_status = "ok";
+	j = json_new();
+	json_begin_object(j, NULL);
+	placement_json(&h, j);
+	json_end_object(j);
+	CHECK(strstr(json_text(j), "\"sampled\": null") != NULL);
+	CHECK(strstr(json_text(j), "\"ecc_enabled\": null") != NULL);
+	CHECK(strstr(json_text(j), "\"power_limit_w\": null") != NULL);
+	CHECK(strstr(json_text(j), "\"persistence_mode\": null") != NULL);
+	json_free(j);
+	h.settings.ecc_current = 1;
+	h.settings.ecc_pending = 0;
+	h.settings.power_limit_w = 650;
+	r = reading_of(1980, 300, 0);
+	gpu_sampled_add(&h.sampled, &r);
+	j = json_new();
+	json_begin_object(j, NULL);
+	placement_json(&h, j);
+	json_end_object(j);
+	CHECK(strstr(json_text(j), "\"ecc_enabled\": true") != NULL);
+	CHECK(strstr(json_text(j), "\"ecc_pending_enabled\": false") !=
+	    NULL);
+	CHECK(strstr(json_text(j), "\"power_limit_w\": 650") != NULL);
+	CHECK(strstr(json_text(j), "\"samples\": 1") != NULL);
+	CHECK(strstr(json_text(j), "\"median\": 1980") != NULL);
+	CHECK(strstr(json_text(j), "\"temperature_c\": null") != NULL);
+	json_free(j);
+	gpu_sampled_free(&h.sampled);
+}
+
 int
 main(void)
 {
@@ -320,5 +410,6 @@ main(void)
 	test_device_lists();
 	test_numa();
 	test_json();
+	test_sampled();
 	return check_exit();
 }

@@ -102,6 +102,9 @@ main(int argc, char **argv)
 		t.queued.median_ns = t.queued.ci_ns = NAN;
 		t.graph = i == 0 ? t.interval : t.queued;
 		t.batch_ns = samples[0] * 1.3;
+		/* NVML's lowest clocks: one row without (no NVML). */
+		t.sm_clock_min_mhz = i == 2 ? NAN : 1980 - i / 3.0;
+		t.memory_clock_min_mhz = i == 2 ? NAN : 2619;
 		if (timing_csv_row(timing, man.run_id, &p, &t,
 		    dev.dram_bandwidth, true, &cause) != 0 ||
 		    metrics_csv_row(metrics, man.run_id, &p,
@@ -125,6 +128,9 @@ main(int argc, char **argv)
 		    t.interval.median_ns);
 		printf("%s %llu %s batch_ns %.17g\n", p.v->id,
 		    (unsigned long long)p.n, cache_name(p.cache), t.batch_ns);
+		printf("%s %llu %s sm_clock_min_mhz %.17g\n", p.v->id,
+		    (unsigned long long)p.n, cache_name(p.cache),
+		    t.sm_clock_min_mhz);
 	}
 	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0)
 		die("close", cause);

@@ -37,6 +37,8 @@ peer-*.csv files that load.py reads).  Modules:
   compare   two runs side by side, changes beyond the noise
   fleet     the member run directories of a fleet (one per GPU)
   placement host, PCI, NUMA, rank and NVML readings of a run
+  environment  the GPU's settings and clocks per part as evidence, and
+            the rows measured outside their part's clock range
   fleet_answers  each GPU against the fleet median: outliers, clocks
   fleet_report   report.md and report.html for a fleet
   fleet_plots    the fleet's deviation figure (matplotlib)

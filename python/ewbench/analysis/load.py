@@ -109,6 +109,10 @@ class Point:
     # None for a point made elsewhere: noise.point_floor stands in.
     floor: Optional[object] = field(default=None, compare=False,
                                     repr=False)
+    # Since 2026-11-26 (issue 30): the lowest clocks NVML read while the
+    # row's rounds ran; None without NVML and in older runs.
+    sm_clock_min_mhz: Optional[float] = None
+    memory_clock_min_mhz: Optional[float] = None
 
     @property
     def key(self):

@@ -9,6 +9,13 @@ start, end}, each reading {sm_clock_mhz, memory_clock_mhz, power_w,
 temperature_c, clock_event_reasons (NVML's bit mask)}.  The validator has
 checked the types; what is absent or null (older runs, no NVML) is None
 here, and a report shows "—".
+
+Since 2026-11-26 run.json also carries the GPU's settings (the driver's
+release in versions.nvidia_driver; ECC, persistence, power limits and
+application clocks in placement.nvml) and the readings sampled through the
+run (placement.nvml.sampled: min, median, max and count of each quantity).
+Runs written before lack the keys: `recorded` tells "not recorded" (the
+key is absent) from "NVML did not give it" (null).
 """
 
 import math
@@ -40,6 +47,46 @@ class Reading:
 
 
 @dataclass(frozen=True)
+class Settings:
+    """The GPU's settings NVML gave at a run's start; None = not given.
+    recorded: False for runs written before ewbench recorded them."""
+    recorded: bool = False
+    driver: Optional[str] = None            # "580.65.06"
+    ecc: Optional[bool] = None
+    ecc_pending: Optional[bool] = None      # after the next reboot
+    persistence: Optional[bool] = None
+    power_limit_w: Optional[float] = None   # enforced: in force
+    power_limit_default_w: Optional[float] = None
+    power_limit_max_w: Optional[float] = None
+    app_sm_clock_mhz: Optional[float] = None
+    app_mem_clock_mhz: Optional[float] = None
+    default_app_sm_clock_mhz: Optional[float] = None
+    default_app_mem_clock_mhz: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class Range:
+    """One quantity read through a run."""
+    min: float
+    median: float
+    max: float
+    count: int
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """NVML's readings through a run (placement.nvml.sampled); a quantity
+    NVML never gave is None."""
+    samples: int
+    sm_clock: Optional[Range] = None
+    mem_clock: Optional[Range] = None
+    power: Optional[Range] = None
+    temperature: Optional[Range] = None
+    reasons: tuple = ()                     # names, every reading's ORed
+    throttled_samples: int = 0
+
+
+@dataclass(frozen=True)
 class Placement:
     hostname: Optional[str] = None
     pci_bus_id: Optional[str] = None
@@ -50,6 +97,13 @@ class Placement:
     node: Optional[object] = None
     start: Reading = Reading()
     end: Reading = Reading()
+    nvml_status: Optional[str] = None
+    nvml_reason: Optional[str] = None
+    settings: Settings = Settings()
+    # None: not sampled (NVML unavailable, or nothing timed); see
+    # sampled_recorded for runs written before the summary existed.
+    sampled: Optional[Sampled] = None
+    sampled_recorded: bool = False
 
 
 def _dict(value):
@@ -112,6 +166,67 @@ def _reading(raw, nvml):
         throttle_reasons=throttle_names(raw.get("clock_event_reasons")))
 
 
+def _state(value):
+    return value if isinstance(value, bool) else None
+
+
+# The keys of the settings (placement.nvml unless said), in Settings order.
+SETTING_KEYS = ("ecc_enabled", "ecc_pending_enabled", "persistence_mode",
+                "power_limit_w", "power_limit_default_w", "power_limit_max_w",
+                "applications_sm_clock_mhz", "applications_memory_clock_mhz",
+                "default_applications_sm_clock_mhz",
+                "default_applications_memory_clock_mhz")
+
+
+def _settings(manifest, nvml):
+    versions = _dict(_dict(manifest).get("versions"))
+    if "nvidia_driver" not in versions and \
+            not any(k in nvml for k in SETTING_KEYS):
+        return Settings()
+    get = nvml.get
+    return Settings(
+        recorded=True, driver=_string(versions.get("nvidia_driver")),
+        ecc=_state(get("ecc_enabled")),
+        ecc_pending=_state(get("ecc_pending_enabled")),
+        persistence=_state(get("persistence_mode")),
+        power_limit_w=_number(get("power_limit_w")),
+        power_limit_default_w=_number(get("power_limit_default_w")),
+        power_limit_max_w=_number(get("power_limit_max_w")),
+        app_sm_clock_mhz=_number(get("applications_sm_clock_mhz")),
+        app_mem_clock_mhz=_number(get("applications_memory_clock_mhz")),
+        default_app_sm_clock_mhz=_number(
+            get("default_applications_sm_clock_mhz")),
+        default_app_mem_clock_mhz=_number(
+            get("default_applications_memory_clock_mhz")))
+
+
+def _range(raw):
+    raw = _dict(raw)
+    values = [_number(raw.get(k)) for k in ("min", "median", "max")]
+    count = raw.get("count")
+    if None in values or not isinstance(count, int) or \
+            isinstance(count, bool) or count < 1:
+        return None
+    return Range(*values, count=count)
+
+
+def _sampled(raw):
+    raw = _dict(raw)
+    samples = raw.get("samples")
+    if not isinstance(samples, int) or isinstance(samples, bool) or \
+            samples < 1:
+        return None
+    throttled = raw.get("throttled_samples")
+    return Sampled(
+        samples=samples, sm_clock=_range(raw.get("sm_clock_mhz")),
+        mem_clock=_range(raw.get("memory_clock_mhz")),
+        power=_range(raw.get("power_w")),
+        temperature=_range(raw.get("temperature_c")),
+        reasons=throttle_names(raw.get("clock_event_reasons")) or (),
+        throttled_samples=throttled if isinstance(throttled, int) and
+        not isinstance(throttled, bool) else 0)
+
+
 def read(manifest):
     """Placement of a run from its run.json dict (never raises)."""
     place = _dict(_dict(manifest).get("placement"))
@@ -127,4 +242,9 @@ def read(manifest):
         local_rank=_name(place.get("local_rank")),
         node=_name(place.get("node")),
         start=_reading(nvml.get("start"), nvml),
-        end=_reading(nvml.get("end"), nvml))
+        end=_reading(nvml.get("end"), nvml),
+        nvml_status=_string(nvml.get("status")),
+        nvml_reason=_string(nvml.get("reason")),
+        settings=_settings(manifest, nvml),
+        sampled=_sampled(nvml.get("sampled")),
+        sampled_recorded="sampled" in nvml)

@@ -16,6 +16,7 @@ import shlex
 from . import answers as ans
 from . import atomic
 from . import document as doc
+from . import environment as env
 from . import findings as fnd
 from . import load
 from . import model
@@ -746,8 +747,9 @@ def environment_section(study):
         ("threads / blocks per SM", "%s / %s" % (
             _text(dev.get("max_threads_per_sm")),
             _text(dev.get("max_blocks_per_sm")))),
-        ("driver, runtime", "%s (driver), %s (runtime)" % (
+        ("driver, runtime", "%s (driver; %s), %s (runtime)" % (
             cuda_version(versions.get("driver")),
+            env.driver_text(placement.read(m)),
             cuda_version(versions.get("runtime")))),
         ("CUPTI API version", _text(versions.get("cupti_api"))),
         ("ewbench", "%s (git %s)" % (_text(_get(m, "tool", "version")),
@@ -768,6 +770,15 @@ def environment_section(study):
             _text(_get(r.manifest, "tool", "git_revision")))))
         rows.append(("`%s/` NVML start → end" % part,
                      _nvml_text(placement.read(r.manifest))))
+        rows.append(("`%s/` NVML through the run" % part,
+                     env.sampled_text(placement.read(r.manifest), r)))
+    # The GPU's settings, once for the parts that agree.
+    settings = {}
+    for part, r in study.runs.items():
+        settings.setdefault(env.settings_text(placement.read(r.manifest)),
+                            []).append("`%s/`" % part)
+    for text, parts in settings.items():
+        rows.append(("GPU settings, %s" % ", ".join(parts), text))
     return [doc.Heading(2, "Environment", "environment"),
             doc.Table(("item", "value"),
                       tuple((k, _text(v)) for k, v in rows))]
@@ -794,10 +805,20 @@ def _nvml_text(place):
 
 
 def _clock_threat(study):
-    """The clocks threat, backed by NVML's readings of every part."""
-    readings = [(part, r) for part, run in study.runs.items()
-                for r in (placement.read(run.manifest).start,
-                          placement.read(run.manifest).end)]
+    """The clocks threat, backed by NVML's readings of every part: at its
+    start and end and, where recorded, the lowest through it."""
+    readings = []
+    for part, run in study.runs.items():
+        place = placement.read(run.manifest)
+        readings += [(part, place.start), (part, place.end)]
+        s = place.sampled
+        if s is not None and s.sm_clock is not None:
+            readings.append((part, placement.Reading(
+                sm_clock_mhz=s.sm_clock.min,
+                max_sm_clock_mhz=place.start.max_sm_clock_mhz,
+                throttle_reasons=s.reasons)))
+    through = all(placement.read(run.manifest).sampled is not None
+                  for run in study.runs.values())
     read = [(part, r) for part, r in readings if r.sm_clock_mhz is not None]
     if not read:
         return ("Clocks were not locked and NVML was not read: boost and "
@@ -816,6 +837,13 @@ def _clock_threat(study):
                      if slowed else []) +
                     (["SM clock below 97 %% of its maximum in %s" %
                       ", ".join(below)] if below else [])))
+    if through:
+        return ("Clocks were not locked, but NVML read the SM clock within "
+                "3 %% of its maximum with no slowing clock-event reason at "
+                "the start and end of every part and once a round of timed "
+                "launches through it (Environment); drift from run to run "
+                "is covered only by the run-to-run floor of the noise rule "
+                "(%.1f %%)." % noise.RUN_FLOOR_PCT)
     return ("Clocks were not locked, but NVML read the SM clock at its "
             "maximum with no slowing clock-event reason at the start and "
             "end of every part (Environment); drift between the reads, and "
@@ -917,6 +945,7 @@ def threats_section(study, sctx):
         items.append("No measured ceilings: percentages are of the spec "
                      "peak, which no kernel reaches.")
     items.append(_clock_threat(study))
+    items += env.threat_items(study)
     items += [
         "Nsight Compute defaults (cache control all, clock control base) "
         "differ from these conditions; to compare, run ncu with "

@@ -522,11 +522,77 @@ NVML_READING = Object({
     "temperature_c": Nullable(Scalar("a finite number", _is_number)),
     "clock_event_reasons": Nullable(integer()),
 })
+
+
+class Summary:
+    """One quantity NVML read through a run (placement.nvml.sampled):
+    {min, median, max, count}, each value `value` (a spec), count >= 1,
+    min <= median <= max and count at most the run's `samples`."""
+
+    def __init__(self, value):
+        self.fields = Object({"min": value, "median": value, "max": value,
+                              "count": integer(1)},
+                             required=("min", "median", "max", "count"))
+        self.expected = "an object of min, median, max and count"
+
+    def check(self, value, at):
+        self.fields.check(value, at)
+        if not value["min"] <= value["median"] <= value["max"]:
+            raise Mismatch(at + ("median",), "expected %s <= %s <= %s, got "
+                           "%s, %s and %s" % tuple(
+                               [_path_text(at + (k,)) for k in
+                                ("min", "median", "max")] +
+                               [_shown(value[k]) for k in
+                                ("min", "median", "max")]))
+
+
+class Sampled(Object):
+    """placement.nvml.sampled: every count within the readings taken."""
+
+    def check(self, value, at):
+        super().check(value, at)
+        taken = value["samples"]
+        for name in self.fields:
+            inner = value.get(name)
+            count = inner.get("count") if isinstance(inner, dict) else \
+                inner if name == "throttled_samples" else None
+            if count is not None and count > taken:
+                key = at + ((name, "count") if isinstance(inner, dict)
+                            else (name,))
+                raise Mismatch(key, "expected %s to be at most the %d "
+                               "readings taken (%s), got %s" % (
+                                   _path_text(key), taken,
+                                   _path_text(at + ("samples",)),
+                                   _shown(count)))
+
+
+_FINITE = Scalar("a finite number", _is_number)
+_MHZ = Nullable(Summary(number(positive=True)))
+NVML_SAMPLED = Sampled({
+    "samples": integer(1),
+    "sm_clock_mhz": _MHZ, "memory_clock_mhz": _MHZ,
+    "power_w": _MHZ, "temperature_c": Nullable(Summary(_FINITE)),
+    "clock_event_reasons": integer(), "throttled_samples": integer(),
+    "wall_s": number(),
+}, required=("samples",))
 NVML = Object({"status": text(NVML_STATUSES), "reason": Nullable(_STRING),
                "max_sm_clock_mhz": _POSITIVE,
                "max_memory_clock_mhz": _POSITIVE,
+               # The GPU's settings at the run's start (since 2026-11-26;
+               # absent before: not recorded).
+               "ecc_enabled": Nullable(BOOLEAN),
+               "ecc_pending_enabled": Nullable(BOOLEAN),
+               "persistence_mode": Nullable(BOOLEAN),
+               "power_limit_w": _POSITIVE,
+               "power_limit_default_w": _POSITIVE,
+               "power_limit_max_w": _POSITIVE,
+               "applications_sm_clock_mhz": _POSITIVE,
+               "applications_memory_clock_mhz": _POSITIVE,
+               "default_applications_sm_clock_mhz": _POSITIVE,
+               "default_applications_memory_clock_mhz": _POSITIVE,
                "start": Nullable(NVML_READING),
-               "end": Nullable(NVML_READING)})
+               "end": Nullable(NVML_READING),
+               "sampled": Nullable(NVML_SAMPLED)})
 PLACEMENT = Object({
     "hostname": Nullable(_STRING), "pci_bus_id": Nullable(_STRING),
     "numa_node": Nullable(integer()),
@@ -554,7 +620,8 @@ RUN_JSON = Object({
     "host": Object({"hostname": _STRING, "os": _STRING, "cpu": _STRING}),
     "versions": Object({"driver": Nullable(integer()),
                         "runtime": Nullable(integer()),
-                        "cupti_api": Nullable(integer())}),
+                        "cupti_api": Nullable(integer()),
+                        "nvidia_driver": Nullable(text(nonempty=True))}),
     "device": Object({
         "index": integer(),
         "name": Nullable(text(most=DEVICE_NAME_MAX)),
