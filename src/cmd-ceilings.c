@@ -59,8 +59,9 @@ enum ceiling_id {
 	CEIL_DRAM_LATENCY,
 	CEIL_LOADED_25,		/* after dram_copy and dram_latency: */
 	CEIL_LOADED_50,		/* their values size the stream */
-	CEIL_LOADED_75,
-	CEIL_LOADED_100,
+	CEIL_LOADED_100,	/* the latency rises under load: offered */
+	CEIL_LOADED_200,	/* 100 % reaches about half of dram_copy, */
+	CEIL_LOADED_400,	/* 200 % and 400 % the knee below full */
 	CEIL_LOADED_FULL,
 	CEIL_LAUNCH_STREAM,
 	CEIL_LAUNCH_GRAPH,
@@ -74,7 +75,7 @@ enum ceiling_id {
 	CEIL_FP16_FMA,
 	CEIL_COUNT
 };
-#define LOAD_LEVELS	5	/* CEIL_LOADED_*: a second row each */
+#define LOAD_LEVELS	6	/* CEIL_LOADED_*: a second row each */
 #define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS)
 
 /*
@@ -99,10 +100,12 @@ static const struct {
 	    "dram_latency_load25_bandwidth" },
 	[CEIL_LOADED_50] = { "dram_latency_load50", "ns", 50,
 	    "dram_latency_load50_bandwidth" },
-	[CEIL_LOADED_75] = { "dram_latency_load75", "ns", 75,
-	    "dram_latency_load75_bandwidth" },
 	[CEIL_LOADED_100] = { "dram_latency_load100", "ns", 100,
 	    "dram_latency_load100_bandwidth" },
+	[CEIL_LOADED_200] = { "dram_latency_load200", "ns", 200,
+	    "dram_latency_load200_bandwidth" },
+	[CEIL_LOADED_400] = { "dram_latency_load400", "ns", 400,
+	    "dram_latency_load400_bandwidth" },
 	[CEIL_LOADED_FULL] = { "dram_latency_loadfull", "ns", 0,
 	    "dram_latency_loadfull_bandwidth" },
 	[CEIL_LAUNCH_STREAM] = { "launch_stream", "ns" },

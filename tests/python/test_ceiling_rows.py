@@ -15,12 +15,12 @@ RUN_ID = "20261121T204512Z-fixture-h100"
 BLOCK_RATES = {32: 1.70e9, 64: 1.69e9, 128: 1.68e9, 256: 1.66e9,
                512: 1.10e9, 1024: 0.55e9}
 IDLE_NS = 345.0
-# offered level -> (latency ns, stream bandwidth byte/s); the 75 % level
+# offered level -> (latency ns, stream bandwidth byte/s); the 100 % level
 # reached less than the 50 % one, so the order by bandwidth is not the
 # order of the levels.
 LOADED = {"25": (380.0, 0.70e12), "50": (440.0, 1.60e12),
-          "75": (520.0, 1.40e12), "100": (610.0, 2.10e12),
-          "full": (900.0, 2.85e12)}
+          "100": (520.0, 1.40e12), "200": (610.0, 2.10e12),
+          "400": (700.0, 2.50e12), "full": (900.0, 2.85e12)}
 
 
 def _row(name, value, unit, spread="0.5"):
@@ -97,7 +97,8 @@ def test_loaded_latencies_lightest_first(run_copy):
     got = model.loaded_latencies(run.ceilings)
     assert [(x.bandwidth, x.latency) for x in got] == [
         (0.0, IDLE_NS), (0.70e12, 380.0), (1.40e12, 520.0),
-        (1.60e12, 440.0), (2.10e12, 610.0), (2.85e12, 900.0)]
+        (1.60e12, 440.0), (2.10e12, 610.0), (2.50e12, 700.0),
+        (2.85e12, 900.0)]
     assert got[0].source == "dram_latency" and \
         got[0].bandwidth_spread_pct is None
     assert got[-1].source == "dram_latency_loadfull"

@@ -216,3 +216,21 @@ def test_a_zero_clock_in_a_row_is_refused(run_copy):
         load_run(str(run_copy))
     assert str(e.value).startswith(str(run_copy / "timing.csv") + ":8:")
     assert "sm_clock_min_mhz" in str(e.value)
+
+
+def test_steady_sampled_clocks_name_the_run_to_run_floor(tmp_path):
+    # Every reading at the maximum with no reason set: the clocks threat
+    # says drift is left to the noise model's floor, and names it.
+    from conftest import FIXTURE
+    root = tmp_path / "study"
+    for part in ("ceilings", "article"):
+        shutil.copytree(FIXTURE, root / part)
+    (root / "article" / "ceilings.csv").unlink()
+    steady = dict(SAMPLED, sm_clock_mhz={"min": 1980, "median": 1980,
+                                         "max": 1980, "count": 40},
+                  clock_event_reasons=0, throttled_samples=0)
+    for part in ("ceilings", "article"):
+        _with_environment(root / part, dict(NVML, sampled=steady), rows={})
+    threats = _threats_md(study.load_study(str(root)))
+    assert "once a round of timed launches through it" in threats
+    assert "run-to-run floor of the noise rule (" in threats

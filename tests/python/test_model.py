@@ -392,11 +392,64 @@ def test_needed_in_flight_uses_the_measured_latency():
     dram = model.Bound(3.0e12, "measured dram_add", True)
     run = model_run({"dram_latency": Ceiling("dram_latency", 600.0, "ns",
                                              None, None)})
-    need, source = model.needed_in_flight(run, dram, 30.0, "cub")
-    assert need == pytest.approx(3.0e12 * 600e-9 / 132 / 1024)
-    assert "600 ns measured latency / 132 SMs" in source
-    need, source = model.needed_in_flight(model_run({}), dram, 30.0, "cub")
-    assert need == 30.0 and "cub" in source
+    need, span, source = model.needed_in_flight(run, dram, "add", 30.0,
+                                                "cub")
+    # the reads (2/3 of add's traffic) at DRAM_FRACTION of the ceiling
+    reads = 2.0 / 3.0 * model.DRAM_FRACTION * 3.0e12
+    assert need == pytest.approx(reads * 600e-9 / 132 / 1024)
+    # only the unloaded latency: a lower bound, the range open upwards
+    assert span[0] == pytest.approx(need) and span[1] == float("inf")
+    assert "unloaded dram_latency" in source and "132 SMs" in source
+    need, span, source = model.needed_in_flight(model_run({}), dram, "add",
+                                                30.0, "cub")
+    assert need == 30.0 and span is None and "cub" in source
+
+
+def _loaded(idle, *loads):
+    """ceilings: dram_latency idle, then (level, ns, byte/s, spread %)."""
+    c = {"dram_latency": Ceiling("dram_latency", idle, "ns", None, None,
+                                 1.0)}
+    for level, ns, bw, spread in loads:
+        name = "dram_latency_load%s" % level
+        c[name] = Ceiling(name, ns, "ns", None, None, spread)
+        c[name + "_bandwidth"] = Ceiling(name + "_bandwidth", bw, "byte/s",
+                                         None, None, 0.1)
+    return c
+
+
+def test_latency_at_reads_between_the_loads_around_it():
+    c = _loaded(350.0, ("100", 470.0, 1.4e12, 1.0),
+                ("400", 700.0, 2.6e12, 2.0), ("full", 3000.0, 2.9e12, 1.0))
+    at = model.latency_at(c, 2.0e12)
+    # halfway from 1.4 to 2.6 TB/s: halfway from 470 to 700 ns
+    assert at.latency == pytest.approx(585.0)
+    assert at.low == pytest.approx(470.0 * 0.99)
+    assert at.high == pytest.approx(700.0 * 1.02)
+    assert "dram_latency_load100" in at.text and \
+        "dram_latency_load400" in at.text
+    # below the lightest load: between idle and it
+    assert model.latency_at(c, 0.7e12).latency == pytest.approx(410.0)
+    # above every load: the heaviest, a lower bound
+    top = model.latency_at(c, 3.0e12)
+    assert top.latency == 3000.0 and top.high == float("inf")
+    assert "lower bound" in top.text
+    assert model.latency_at({}, 1e12) is None
+
+
+def test_latency_bound_only_below_the_low_end_of_the_need():
+    dram = model.Bound(3.0e12, "measured dram_add", True)
+    base = dict(time_ns=1e6, bytes_moved=3 << 30, footprint_bytes=3 << 30,
+                l2_bytes=50 * MiB, dram_ceiling=dram, launch_floor_ns=2000.0,
+                best_sibling="fast", best_sibling_bandwidth=2.9e12,
+                occupancy_pct=90.0, bandwidth=2.0e12,
+                needed_kib_in_flight=12.0, needed_kib_range=(10.0, 14.0),
+                needed_source="Little's law")
+    # 7 KiB < 75 % of 10: short even of the low end
+    v = model.classify(model.PointFacts(kib_in_flight_per_sm=7.0, **base))
+    assert v.name == model.LATENCY_BOUND and "(10-14 KiB)" in v.rule
+    # 8 KiB: short of 75 % of the central 12 but not of the low end's
+    v = model.classify(model.PointFacts(kib_in_flight_per_sm=8.0, **base))
+    assert v.name != model.LATENCY_BOUND
 
 
 def model_run(ceilings):

@@ -28,10 +28,10 @@ from . import placement as plc
 from .units import size_label
 
 # The margin below the part's median clock.  A kernel whose time the SM
-# clock sets runs longer by the clock's shortfall: 2 % is over three times
-# the run-to-run floor of the noise rule (noise.RUN_FLOOR_PCT), so the
+# clock sets runs longer by the clock's shortfall: 2 % is above every
+# run-to-run floor of the noise model (noise.MEASURED_FLOOR_PCT), so the
 # clock alone can move a flagged row beyond the noise; a smaller shortfall,
-# read at one instant of the row's rounds, is within what the floor covers.
+# read at one instant of the row's rounds, is within what the floors cover.
 CLOCK_MARGIN_PCT = 2.0
 
 NOT_RECORDED = ("not recorded (absent from run.json: written before "

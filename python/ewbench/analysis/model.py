@@ -370,6 +370,58 @@ def loaded_latencies(ceilings):
                           idle.name),) + tuple(loaded)
 
 
+@dataclass(frozen=True)
+class LatencyAt:
+    """The DRAM latency at one bandwidth (latency_at): `latency` read off
+    the measured loads, `low`-`high` the range the two measurements around
+    it span, each widened by its spread."""
+    bandwidth: float        # byte/s read + written
+    latency: float          # ns
+    low: float
+    high: float
+    text: str               # how it was got
+
+
+def _widened(x, sign):
+    spread = (x.latency_spread_pct or 0.0) / 100.0
+    return x.latency * (1 + sign * spread)
+
+
+def latency_at(ceilings, bandwidth):
+    """The DRAM latency a kernel moving `bandwidth` (read + written) sees,
+    from the latencies measured under load (loaded_latencies): linear
+    between the two loads whose streams' bandwidths bracket it, the range
+    between those two; above the heaviest load its latency, a lower bound
+    (the range then open upwards: high = inf).  None without
+    dram_latency."""
+    curve = loaded_latencies(ceilings)
+    if not curve:
+        return None
+    below = [x for x in curve if x.bandwidth <= bandwidth][-1]
+    above = [x for x in curve if x.bandwidth > bandwidth]
+    if not above:
+        if below.bandwidth == 0.0:
+            how = "the unloaded %s (no load measured): a lower bound" % \
+                below.source
+        else:
+            how = "%s (%.0f ns beside %s), the heaviest load measured, " \
+                "below this bandwidth: a lower bound" % (
+                    below.source, below.latency, gbps(below.bandwidth))
+        return LatencyAt(bandwidth, below.latency, _widened(below, -1),
+                         float("inf"), how)
+    above = above[0]
+    share = (bandwidth - below.bandwidth) / \
+        (above.bandwidth - below.bandwidth)
+    latency = below.latency + share * (above.latency - below.latency)
+    return LatencyAt(
+        bandwidth, latency, min(_widened(below, -1), _widened(above, -1)),
+        max(_widened(below, 1), _widened(above, 1)),
+        "%.0f ns between %s (%.0f ns beside %s) and %s (%.0f ns beside "
+        "%s)" % (latency, below.source, below.latency,
+                 gbps(below.bandwidth), above.source, above.latency,
+                 gbps(above.bandwidth)))
+
+
 # verdicts
 
 @dataclass(frozen=True)
@@ -398,6 +450,7 @@ class PointFacts:
     #   the DRAM-bound siblings whose loads in flight are known
     full_speed_sibling: Optional[str] = None
     needed_kib_in_flight: Optional[float] = None  # Little's law, per SM
+    needed_kib_range: Optional[tuple] = None      # (low, high) of it
     needed_source: str = ""
     stalls: tuple = ()      # ((reason, % of active warps), ...), largest
     #                         first (metrics/stalls.txt)
@@ -461,6 +514,16 @@ def _occupancy_text(f):
     if f.occupancy_pct is None:
         return None
     return "%s occupancy %.0f%%" % (f.occupancy_kind, f.occupancy_pct)
+
+
+def _need_text(f):
+    """The loads in flight Little's law needs, with its range."""
+    text = "%.0f KiB" % f.needed_kib_in_flight
+    if f.needed_kib_range:
+        low, high = f.needed_kib_range
+        text += " (%.0f-%s KiB)" % (low, "%.0f" % high if high < float(
+            "inf") else "more")
+    return text + " needed to cover DRAM latency: " + f.needed_source
 
 
 def _in_flight_text(f):
@@ -540,12 +603,14 @@ def rule_latency(f):
     Waiting on loads alone decides nothing: a DRAM-bound kernel waits on
     them too."""
     need, have = f.needed_kib_in_flight, f.kib_in_flight_per_sm
+    # Short of even the low end of the need's range: the latency
+    # measurements around the load cannot explain the shortfall away.
+    low = f.needed_kib_range[0] if f.needed_kib_range else need
     if need is not None and have is not None and \
-            have < (1 - LATENCY_MARGIN) * need:
+            have < (1 - LATENCY_MARGIN) * low:
         parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
-                 "%.0f KiB needed to cover DRAM latency (%s)" % (
-                     have, 100 * (1 - LATENCY_MARGIN), need,
-                     f.needed_source), _dram_text(f)]
+                 "%s" % (have, 100 * (1 - LATENCY_MARGIN), _need_text(f)),
+                 _dram_text(f)]
         if _occupancy_text(f):
             parts.append(_occupancy_text(f))
         if f.stall_text:
@@ -624,8 +689,7 @@ def rule_occupancy(f):
         parts.append(_sibling_text(f))
     if f.kib_in_flight_per_sm is not None:
         parts.append("about %.0f KiB of loads in flight per SM%s" % (
-            f.kib_in_flight_per_sm, " (%.0f KiB needed to cover DRAM "
-            "latency: %s)" % (f.needed_kib_in_flight, f.needed_source)
+            f.kib_in_flight_per_sm, " (%s)" % _need_text(f)
             if f.needed_kib_in_flight is not None else ""))
     return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
 
@@ -788,7 +852,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
                                            max_threads)
                 if kib is not None and (full_kib is None or kib < full_kib):
                     full_kib, full_name = kib, p.variant
-    need, need_source = needed_in_flight(run, dram, full_kib, full_name)
+    need, need_range, need_source = needed_in_flight(
+        run, dram, point.op, full_kib, full_name)
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -813,6 +878,7 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         full_speed_kib_in_flight=full_kib,
         full_speed_sibling=full_name,
         needed_kib_in_flight=need,
+        needed_kib_range=need_range,
         needed_source=need_source,
         stalls=tuple(sel.stall_shares(run, point)),
         grid=point.grid,
@@ -822,21 +888,28 @@ def point_facts(run, point, fits, siblings=None, cold=None,
             run, point, sel.M_THEORETICAL_OCCUPANCY))
 
 
-def needed_in_flight(run, dram, full_kib=None, full_name=None):
-    """(KiB per SM, how it was got) a kernel must keep in flight to reach
-    the DRAM ceiling: Little's law with the measured dram_latency ceiling
-    (ceiling x latency / SMs), else what the fastest sibling at the
-    ceiling keeps in flight; (None, "") when neither is known."""
-    latency = (run.ceilings or {}).get("dram_latency")
+def needed_in_flight(run, dram, op, full_kib=None, full_name=None):
+    """(KiB per SM, (low, high), how it was got) of loads a kernel of `op`
+    must keep in flight to be DRAM-bound (DRAM_FRACTION of the ceiling):
+    Little's law, its reads at that bandwidth x the latency measured at
+    that load (latency_at) / SMs; else what the fastest sibling at the
+    ceiling keeps in flight (no range); (None, None, "") when neither is
+    known.  Writes are posted and need no load in flight: only the op's
+    read share counts, as in kib_in_flight_per_sm."""
     sms = run.device.get("sm_count")
-    if latency is not None and dram is not None and sms:
-        need = dram.value * latency.value * 1e-9 / sms / 1024.0
-        return need, "Little's law: %s x %.0f ns measured latency / %d " \
-            "SMs" % (gbps(dram.value), latency.value, sms)
+    target = DRAM_FRACTION * dram.value if dram is not None else None
+    at = latency_at(run.ceilings, target) if target else None
+    if at is not None and sms:
+        read = READ_FRACTION.get(op, 0.5) * target
+        kib = read * 1e-9 / sms / 1024.0
+        return kib * at.latency, (kib * at.low, kib * at.high), \
+            "Little's law: reads of %.0f %% of %s (%s) x %s / %d SMs" % (
+                100 * DRAM_FRACTION, gbps(dram.value), gbps(read), at.text,
+                sms)
     if full_kib is not None:
-        return full_kib, "no latency measured: the fewest any sibling at " \
-            "the ceiling keeps, %s's" % full_name
-    return None, ""
+        return full_kib, None, "no latency measured: the fewest any " \
+            "sibling at the ceiling keeps, %s's" % full_name
+    return None, None, ""
 
 
 def cold_twins(points):

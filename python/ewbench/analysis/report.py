@@ -843,7 +843,7 @@ def _clock_threat(study):
                 "the start and end of every part and once a round of timed "
                 "launches through it (Environment); drift from run to run "
                 "is covered only by the run-to-run floor of the noise rule "
-                "(%.1f %%)." % noise.RUN_FLOOR_PCT)
+                "(%s)." % noise.run_floor(study.main).describe())
     return ("Clocks were not locked, but NVML read the SM clock at its "
             "maximum with no slowing clock-event reason at the start and "
             "end of every part (Environment); drift between the reads, and "

@@ -52,7 +52,7 @@ SOURCES = ("cupti", "derived", "occupancy_api")
 # every free block slot), each with the bandwidth of the stream beside
 # the chase (docs/ceilings.md).
 BLOCK_RATE_BLOCKS = (32, 64, 128, 256, 512, 1024)
-LOAD_LEVELS = ("25", "50", "75", "100", "full")
+LOAD_LEVELS = ("25", "50", "100", "200", "400", "full")
 
 
 def block_rate_name(block):
