@@ -14,10 +14,11 @@
 #     stalls/    the study's variants at the article's largest size, warm
 #                and cold, with their warp stall reasons (what decides a
 #                shortfall)
-#     repeats/   round-2/, round-3/: the add kernels and cub at that size,
-#                warm, timing only, again (the article is round 1): the
-#                DRAM-tier comparison with its round-to-round spread
-#                (torch.add rows beside each round too)
+#     repeats/   round-1/..round-3/: the add kernels that can be the
+#                fastest, at their published block and 128-1024, and cub,
+#                at that size, warm, timing only; torch.add rows timed
+#                right after each round (interleaved): the DRAM-tier
+#                comparison with its round-to-round spread
 #   then render its report.  Without one: render the shipped reference
 #   results under SRCDIR/reports/reference/<gpu>/, and the fleet
 #   references under SRCDIR/reports/reference/fleet-*/ (if any), into
@@ -41,6 +42,10 @@ block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
 repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
 # The article preset's largest size (src/cli.c): the DRAM tier.
 dram_size=2^28
+# Every block the DRAM-tier comparison lets compete: each kernel's own
+# and the common sizes above the study's (a kernel's best block at 2^28
+# is not always its published one).
+repeat_blocks=own,128,256,512,768,1024
 
 # render_study DIR [OUT]: the study's report, in OUT (default DIR/report).
 render_study() {
@@ -75,14 +80,21 @@ if [ "$rc" = 0 ]; then
 	    --warmup 3 -o "$study/blocks"
 	step stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
 	    --cache both --metrics stalls -o "$study/stalls"
-	for round in 2 3; do
+	# Each round's torch rows right after it, so that a drift of the
+	# machine hits cub, torch and ewbench's kernels alike; the article's
+	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 4):
+	# no rows, no error, and it is not asked again.
+	torch=yes
+	for round in 1 2 3; do
 		step "repeat $round" "$EWBENCH" run -q -v "$repeat_variants" \
-		    -s "$dram_size" --no-counters -o "$study/repeats/round-$round"
+		    -s "$dram_size" --block "$repeat_blocks" --no-counters \
+		    -o "$study/repeats/round-$round"
+		[ "$torch" = yes ] || continue
+		set -- "$study/repeats/round-$round"
+		[ "$round" = 1 ] && set -- "$study/article" "$@"
+		step "torch $round" analysis torch "$@" ||
+		    { torch=no; echo "report: torch peer rows skipped"; }
 	done
-	# Without PyTorch `ewbench torch` says so (exit 4): no rows, no
-	# error (importing torch once only to ask would cost seconds).
-	step torch analysis torch "$study/article" "$study/repeats/round-2" \
-	    "$study/repeats/round-3" || echo "report: torch peer rows skipped"
 	step render render_study "$study"
 	exit 0
 fi

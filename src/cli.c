@@ -215,27 +215,45 @@ cli_normalise_sizes(struct run_options *o)
 	sizes_sort_unique(o->sizes, &o->nsizes);
 }
 
-/* --block 256 or --block 32,64,128: each from 1 to 1024; given twice,
- * the lists add up. */
+/* --block 256 or --block 32,64,128: each from 1 to 1024, or "own" (kept
+ * as 0), each variant's published shape; given twice, the lists add up. */
 static int
 parse_blocks(struct run_options *o, const char *text, char **cause)
 {
+	char		*copy = xstrdup(text), *word, *next;
 	unsigned	*blocks;
 	size_t		 count, i, k;
 
-	if (uint_list_parse(text, "--block", 1, 1024, &blocks, &count,
-	    cause) != 0)
-		return -1;
-	for (i = 0; i < count; i++) {
-		for (k = 0; k < o->nblocks && o->blocks[k] != blocks[i]; k++)
-			;
-		if (k < o->nblocks)
-			continue;	/* listed already */
-		o->blocks = xrealloc(o->blocks,
-		    (o->nblocks + 1) * sizeof *o->blocks);
-		o->blocks[o->nblocks++] = blocks[i];
+	for (word = copy; word != NULL; word = next) {
+		if ((next = strchr(word, ',')) != NULL)
+			*next++ = '\0';
+		if (*word == '\0') {
+			*cause = xasprintf("--block: empty item in '%s'", text);
+			free(copy);
+			return -1;
+		}
+		if (strcmp(word, "own") == 0) {
+			blocks = xmalloc(sizeof *blocks);
+			blocks[0] = 0;
+			count = 1;
+		} else if (uint_list_parse(word, "--block", 1, 1024, &blocks,
+		    &count, cause) != 0) {
+			free(copy);
+			return -1;
+		}
+		for (i = 0; i < count; i++) {
+			for (k = 0; k < o->nblocks &&
+			    o->blocks[k] != blocks[i]; k++)
+				;
+			if (k < o->nblocks)
+				continue;	/* listed already */
+			o->blocks = xrealloc(o->blocks,
+			    (o->nblocks + 1) * sizeof *o->blocks);
+			o->blocks[o->nblocks++] = blocks[i];
+		}
+		free(blocks);
 	}
-	free(blocks);
+	free(copy);
 	return 0;
 }
 

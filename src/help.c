@@ -37,9 +37,10 @@ static const struct option_help {
 "                       (run.json says why; the default of tune); --size\n"
 "                       adds sizes to the tiers\n" },
 { MEASURE,
-"      --block LIST     threads per block, e.g. 256 or 64,128,256 (default:\n"
-"                       each variant's published shape; cub picks its own;\n"
-"                       tune: 32 to 1024)\n" },
+"      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
+"                       each variant's published shape, e.g. own,512\n"
+"                       (default: own; cub picks its own; tune: 32 to\n"
+"                       1024)\n" },
 { TIMED,
 "      --iters N        timed launches per point, at least (default 20); each\n"
 "                       timed by the GPU's own start and end of its kernels\n"

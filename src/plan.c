@@ -30,20 +30,29 @@ variant_index(const struct ewb_variant *v)
 	return (size_t)(v - ewb_variants);
 }
 
-/* The block sizes variant v runs with: the --block list, or its own (0);
- * a peer library always picks its own. */
+/* The block sizes variant v runs with, into blocks (room for
+ * max(1, nblocks)): its own (0) without --block; a peer library always
+ * picks its own; else the --block list, "own" (0) as the variant's
+ * published block, each block once. */
 static size_t
 variant_blocks(const struct run_options *o, const struct ewb_variant *v,
-    const unsigned **blocks)
+    unsigned *blocks)
 {
-	static const unsigned	own = 0;
+	size_t		i, k, n = 0;
+	unsigned	b;
 
 	if (o->nblocks == 0 || strcmp(v->origin, "peer") == 0) {
-		*blocks = &own;
+		blocks[0] = 0;
 		return 1;
 	}
-	*blocks = o->blocks;
-	return o->nblocks;
+	for (i = 0; i < o->nblocks; i++) {
+		b = o->blocks[i] != 0 ? o->blocks[i] : v->default_block;
+		for (k = 0; k < n && blocks[k] != b; k++)
+			;
+		if (k == n)
+			blocks[n++] = b;
+	}
+	return n;
 }
 
 static void
@@ -299,11 +308,12 @@ plan_build(const struct run_options *o, const struct device_facts *d,
     size_t free_bytes, bool counters, struct plan *p, char **cause)
 {
 	struct tier_device	 td;
-	const unsigned		*blocks;
+	unsigned		*blocks;
 	uint64_t		*sizes;
 	size_t			 i, k, b, nb, count, start;
 
 	memset(p, 0, sizeof *p);
+	blocks = xmalloc((o->nblocks > 0 ? o->nblocks : 1) * sizeof *blocks);
 	p->command = o->command;
 	p->counters = counters && o->command != CMD_CHECK;
 	if (o->command != CMD_CHECK) {
@@ -330,11 +340,12 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			continue;
 		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
+			free(blocks);
 			plan_free(p);
 			return -1;
 		}
 		sizes_sort_unique(sizes, &count);	/* a tier size also given */
-		nb = variant_blocks(o, v, &blocks);
+		nb = variant_blocks(o, v, blocks);
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
 				if (!past_count(p, v, sizes[k], blocks[b]))
@@ -351,7 +362,7 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		for (i = start + 1; i < p->ncases &&
 		    case_order(&p->cases[start], &p->cases[i]) == 0; i++)
 			;
-		nb = variant_blocks(o, p->cases[start].v, &blocks);
+		nb = variant_blocks(o, p->cases[start].v, blocks);
 		for (k = start, b = 0; k < i && b < nb; b++) {
 			/* blocks left out at this size (past_count) */
 			if (!covers_past_count(p->cases[start].v,
@@ -359,6 +370,7 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 				p->cases[k++].block = blocks[b];
 		}
 	}
+	free(blocks);
 	plan_totals(p);
 	return 0;
 }

@@ -1,6 +1,6 @@
 """The study parts that serve the others: stalls/ lends its warp stall
 reasons to the article's points (study.with_metrics_of), and the repeat
-rounds (repeats/round-*) with the article as round 1 give the DRAM-tier
+rounds (repeats/round-*, study.Study.rounds) give the DRAM-tier
 comparison its round-to-round spread (answers.dram_repeats)."""
 
 import os
@@ -110,3 +110,31 @@ def test_without_repeats_the_dram_tier_is_one_run(study_dir):
     rows = answers.versus_peers(sctx)
     assert rows and not any(isinstance(v, answers.RepeatVersus)
                             for v in rows)
+
+
+def test_a_round_1_makes_the_rounds_the_repeats_alone(study_dir):
+    # Since 2026-11-26 make report writes round-1..3 (every block, torch
+    # right after each round): the article is not a round.  Here
+    # add_f32x4 is 10 % faster in every round than in the article.
+    fast = ("add_f32x4", 268435456, "warm")
+    for i in (1, 2, 3):
+        rnd = add_part(study_dir / "repeats", "round-%d" % i)
+        scale_times(rnd, {fast: 1 / 1.1}, block="64")
+    s = study.load_study(str(study_dir))
+    assert [os.path.basename(r.path) for r in s.rounds] == [
+        "round-1", "round-2", "round-3"]
+    sctx = fnd.make_context(s)
+    f32 = next(v for v in answers.versus_peers(sctx) if v.dtype == "f32")
+    assert f32.rounds == 3 and f32.best.variant == "add_f32x4"
+    article = next(p for p in s.run(study.ARTICLE).points
+                   if (p.variant, p.n, p.cache) == fast and
+                   p.launch == "stream")
+    assert abs(f32.best.bandwidth / article.bandwidth - 1.1) < 1e-6
+    first, rest = report.versus_section(answers.versus_peers(sctx), (),
+                                        sctx)
+    text = " ".join(str(b) for b in first + rest)
+    assert "`repeats/round-1..3`" in text and "interleaved" in text
+    # the older layout: the article is round 1
+    shutil.rmtree(study_dir / "repeats" / "round-1")
+    old = study.load_study(str(study_dir))
+    assert old.rounds[0] is old.run(study.ARTICLE) and len(old.rounds) == 3

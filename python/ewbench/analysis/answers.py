@@ -5,7 +5,7 @@
                 against cub and torch.add: GB/s, % of spec, margin, beyond
                 the noise?  From the study's repeat rounds when it has them
                 (dram_repeats), else from the one run
-  dram_repeats  the same over the article and the repeat rounds: medians
+  dram_repeats  the same over the study's rounds (Study.rounds): medians
                 over the rounds, beyond the round-to-round spread?
   l2_ranges     at the L2 tier, the same over every L2-resident size: the
                 margin's min / median / max, each beyond the noise or not
@@ -173,28 +173,29 @@ class RepeatVersus:
 
 
 def dram_repeats(sctx):
-    """[RepeatVersus] per dtype at the DRAM tier from repeats: the
-    article's largest size, warm, stream, as round 1, and each of the
-    study's repeats/round-*/ after it, judged as `ewbench contest` judges
-    its rounds (docs/analysis.md).  Only the add points present in every
-    round take part.  [] without repeat rounds."""
+    """[RepeatVersus] per dtype at the DRAM tier from the study's rounds
+    (Study.rounds): the article's largest size, warm, stream, judged as
+    `ewbench contest` judges its rounds (docs/analysis.md): every block
+    measured competes.  Only the add points present in every round take
+    part.  [] without repeat rounds."""
     study = sctx.study
     article = study.run(stu.ARTICLE)
-    if not study.repeats or article is None or not article.points:
+    runs = study.rounds
+    if len(runs) < 2 or article is None or not article.points:
         return []
     n = max(p.n for p in article.points)
 
     def dram_adds(run):
         return {p.key for p in run.points if p.op == "add" and p.n == n and
                 p.cache == "warm" and p.launch == "stream"}
-    keys = dram_adds(article)
-    for run in study.repeats:
+    keys = dram_adds(runs[0])
+    for run in runs[1:]:
         keys &= dram_adds(run)
     if not keys:
         return []
     rounds = [replace(run, points=tuple(p for p in run.points
                                         if p.key in keys))
-              for run in (article,) + tuple(study.repeats)]
+              for run in runs]
     _, _, found = contest.analyse(rounds)
     return [RepeatVersus("DRAM", c.dtype, c.n, c.cache, c.launch, c.best,
                          c.cub, c.torch, article.spec_dram_bandwidth,

@@ -51,10 +51,12 @@ state and launch mode (every variant, peers included).
                    back by DRAM.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound.
-  latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x what
-                   Little's law needs (DRAM ceiling x measured dram_latency
-                   / SMs; without a latency, the fewest a DRAM-bound
-                   sibling keeps in flight); or, where that estimate is
+  latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x the low
+                   end of what Little's law needs (needed_in_flight: the
+                   op's reads at DRAM_FRACTION of the ceiling x the latency
+                   measured at that load, latency_at / SMs; without a
+                   latency, the fewest a DRAM-bound sibling keeps in
+                   flight); or, where that estimate is
                    missing or inside the margin, long-scoreboard stalls
                    >= STALL_DOMINANT of all (metrics/stalls.txt) and above
                    the issue stalls, while the memory system has room:

@@ -271,12 +271,13 @@ def versus_section(versus, ranges=(), sctx=None):
                                  "beyond noise (sizes)"), tuple(rows)))
     if repeated:
         dram = ("DRAM tier: the study's largest size, warm, from %d rounds "
-                "(the article's row and `repeats/round-*`, each run again "
-                "with its own torch rows): a bandwidth is the median over "
+                "(%s): a bandwidth is the median over "
                 "the rounds, and a margin is beyond noise when it exceeds "
                 "%g x the two entries' round-to-round spreads combined "
                 "(the limit; `ewbench contest`'s rule, docs/analysis.md). "
-                "L2 tier, beyond noise" % (repeated[0].rounds, noise.SIGMAS))
+                "L2 tier, beyond noise" % (repeated[0].rounds,
+                                           _rounds_text(sctx.study),
+                                           noise.SIGMAS))
     else:
         dram = "DRAM tier: the study's largest size, one run. Beyond noise"
     blocks.append(doc.Paragraph(
@@ -850,6 +851,21 @@ def _clock_threat(study):
             "from run to run, is covered only by the run-to-run floor of "
             "the noise rule (%s)." % noise.run_floor(
                 study.main).describe())
+
+
+def _rounds_text(study):
+    """What the DRAM-tier comparison's rounds are (Study.rounds)."""
+    runs = study.rounds
+    if study.run(stu.ARTICLE) in runs:
+        return ("the article's row and `repeats/round-*` at the published "
+                "blocks, each run again with its own torch rows, timed "
+                "after all the rounds")
+    blocks = sorted({p.block for p in runs[0].points
+                     if p.block is not None and var.is_own(p.variant)})
+    return ("`repeats/round-1..%d`, each kernel at blocks %s (its "
+            "published one among them), each round's torch rows timed "
+            "right after it: the peers interleaved with ewbench's kernels" %
+            (len(runs), ", ".join(str(b) for b in blocks)))
 
 
 def _warm_slower_text(part, run, slower):

@@ -6,14 +6,16 @@
       sweep/      ewbench sweep ... --metrics residency (dense sizes, graph)
       blocks/     ewbench tune ... (block sizes 32..1024 at the tier sizes)
       stalls/     ewbench run ... -s 2^28 --cache both --metrics stalls
-      repeats/    round-2/, round-3/: ewbench run ... -s 2^28 --no-counters
-                  (the add kernels and cub; + torch rows)
+      repeats/    round-1/..round-3/: ewbench run ... -s 2^28 --no-counters
+                  --block own,128,...,1024 (the add kernels and cub; + torch
+                  rows, timed right after each round); before 2026-11-26
+                  round-2/, round-3/ at the published blocks
       report/     what `ewbench report STUDY_DIR` writes
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
-article's points of the same key (with_metrics_of); the repeat rounds,
-with the article as round 1, make the DRAM-tier comparison's repeats.
+article's points of the same key (with_metrics_of); the repeat rounds
+(Study.rounds) make the DRAM-tier comparison's repeats.
 A single run directory is a study of one part (`article`), so the report
 code has one shape to handle.
 """
@@ -59,6 +61,20 @@ class Study:
 
     def run(self, part):
         return self.runs.get(part)
+
+    @property
+    def rounds(self):
+        """The DRAM-tier comparison's rounds: repeats/round-1..R when the
+        study has a round-1 (since 2026-11-26: every block, each round's
+        torch rows timed right after it); in earlier studies (round-2 and
+        round-3 only) the article is round 1.  () without repeats."""
+        if not self.repeats:
+            return ()
+        if any(os.path.basename(r.path.rstrip("/")) == "round-1"
+               for r in self.repeats):
+            return tuple(self.repeats)
+        article = self.run(ARTICLE)
+        return ((article,) if article else ()) + tuple(self.repeats)
 
     @property
     def main(self):

@@ -645,7 +645,7 @@ RUN_JSON = Object({
     "settings": Object({
         "variants": ListOf(text(most=NAME_MAX)),
         "sizes": ListOf(integer(1)),
-        "blocks": ListOf(integer(1)),
+        "blocks": ListOf(integer(0)),     # 0: "own", the published shape
         "iters": integer(1),
         "warmup": integer(),
         "cache": ListOf(text(CACHES)),
