@@ -147,9 +147,12 @@ def facts(**over):
 
 
 def test_launch_bound_within_factor_of_floor():
-    v = model.classify(facts(time_ns=4900.0, bandwidth=2.6e12))
+    v = model.classify(facts(time_ns=4400.0, bandwidth=2.6e12))
     assert v.name == model.LAUNCH_BOUND
-    assert "4.90 µs <= 2.0 x launch floor 2.50 µs (measured)" in v.rule
+    assert "4.40 µs <= 90% of 2.0 x launch floor 2.50 µs (measured)" in \
+        v.rule
+    # within LAUNCH_BAND of the limit, below or above: not launch-bound
+    assert model.rule_launch(facts(time_ns=4600.0)) is None
     assert model.rule_launch(facts(time_ns=5100.0)) is None
 
 
@@ -437,18 +440,14 @@ def test_latency_at_reads_between_the_loads_around_it():
 
 
 def test_latency_bound_only_below_the_low_end_of_the_need():
-    dram = model.Bound(3.0e12, "measured dram_add", True)
-    base = dict(time_ns=1e6, bytes_moved=3 << 30, footprint_bytes=3 << 30,
-                l2_bytes=50 * MiB, dram_ceiling=dram, launch_floor_ns=2000.0,
-                best_sibling="fast", best_sibling_bandwidth=2.9e12,
-                occupancy_pct=90.0, bandwidth=2.0e12,
-                needed_kib_in_flight=12.0, needed_kib_range=(10.0, 14.0),
-                needed_source="Little's law")
+    need = dict(best_sibling="fast", best_sibling_bandwidth=2.9e12,
+                occupancy_pct=90.0, needed_kib_in_flight=12.0,
+                needed_kib_range=(10.0, 14.0), needed_source="Little's law")
     # 7 KiB < 75 % of 10: short even of the low end
-    v = model.classify(model.PointFacts(kib_in_flight_per_sm=7.0, **base))
+    v = model.classify(facts(kib_in_flight_per_sm=7.0, **need))
     assert v.name == model.LATENCY_BOUND and "(10-14 KiB)" in v.rule
     # 8 KiB: short of 75 % of the central 12 but not of the low end's
-    v = model.classify(model.PointFacts(kib_in_flight_per_sm=8.0, **base))
+    v = model.classify(facts(kib_in_flight_per_sm=8.0, **need))
     assert v.name != model.LATENCY_BOUND
 
 
@@ -522,27 +521,30 @@ def test_block_launch_bound_beats_occupancy_bound():
     rate with block slots empty is block-launch-bound, not occupancy- or
     latency-bound (stall reasons, per active warp, cannot see empty
     slots)."""
-    ceiling = model.Bound(1.66e9, "measured block_rate", True)
-    at_rate = dict(bandwidth=2.5e12, occupancy_pct=16.0,
+    ceiling = model.Bound(1.66e9, "measured block_rate_b32", True)
+    # 2^20 blocks at 1.66 blocks/ns: 631.7 us, + 2.5 us for one launch
+    at_rate = dict(time_ns=635e3, bandwidth=2.5e12, occupancy_pct=16.0,
                    theoretical_occupancy_pct=50.0, grid=1 << 20,
                    block_rate=1.65e9, block_rate_ceiling=ceiling,
                    best_sibling="cub_add_f16", best_sibling_bandwidth=3.05e12)
     v = model.classify(facts(**at_rate))
     assert v.name == model.BLOCK_LAUNCH_BOUND
-    assert "1048576 blocks at 1.65 blocks/ns = 99% of the block-launch " \
-        "ceiling (1.66 blocks/ns, measured block_rate)" in v.rule
+    assert "1048576 blocks at the block-launch ceiling 1.66 blocks/ns " \
+        "(measured block_rate_b32) take 632 µs, with one launch's " \
+        "2.50 µs (measured): 100% of its 635 µs" in v.rule
     assert "achieved occupancy 16% of a theoretical 50%" in v.rule
-    # well below the ceiling: the occupancy rule, as before
-    v = model.classify(facts(**dict(at_rate, block_rate=1.2e9)))
+    # launching its blocks takes 70 % of the time: the occupancy rule
+    v = model.classify(facts(**dict(at_rate, time_ns=900e3)))
     assert v.name == model.OCCUPANCY_BOUND
     # slots full: launching blocks is not what holds it back
     v = model.classify(facts(**dict(at_rate, occupancy_pct=45.0)))
     assert v.name == model.OCCUPANCY_BOUND
-    # a small grid: the launch's own cost, not the block rate
+    # a small grid in the same time: the block rate is not the limit
     v = model.classify(facts(**dict(at_rate, grid=1000)))
     assert v.name != model.BLOCK_LAUNCH_BOUND
-    # DRAM-bound stays DRAM-bound
-    v = model.classify(facts(**dict(at_rate, bandwidth=2.9e12)))
+    # DRAM-bound stays DRAM-bound where its blocks are not the limit
+    v = model.classify(facts(**dict(at_rate, time_ns=900e3,
+                                    bandwidth=2.9e12)))
     assert v.name == model.DRAM_BOUND
 
 
@@ -568,3 +570,89 @@ def test_block_rate_ceiling_from_the_run_needs_agreement():
     assert model.block_rate_ceiling(measured, 256).value == 2.0e9
     assert model.block_rate_ceiling(measured, 128).value == c.value
     assert model.block_rate_ceiling(measured).value == c.value
+
+
+def test_issue_rule_abstains_near_its_limit():
+    lean = dict(best_sibling="fast", best_sibling_bandwidth=2.9e12,
+                occupancy_pct=90.0, bandwidth=1.7e12,
+                full_speed_bytes_per_inst=14.9)
+    limit = model.ISSUE_MARGIN * 14.9
+    # well below the limit: issue-bound
+    v = model.classify(facts(bytes_per_inst=0.9 * limit, **lean))
+    assert v.name == model.ISSUE_BOUND
+    # 1 % below or above it: borderline, said so
+    for bpi in (0.99 * limit, 1.01 * limit):
+        v = model.classify(facts(bytes_per_inst=bpi, **lean))
+        assert v.name == model.UNKNOWN and "borderline issue-bound" in v.rule
+    # well above: neither
+    v = model.classify(facts(bytes_per_inst=1.2 * limit, **lean))
+    assert v.name == model.UNKNOWN and "borderline" not in v.rule
+
+
+def test_launch_rule_abstains_near_its_limit():
+    base = dict(bytes_moved=12 << 20, footprint_bytes=12 << 20,
+                l2_bytes=50 * MiB, launch_floor_ns=3000.0,
+                launch_floor_source="measured launch_stream",
+                bandwidth=2.0e12)
+    # 5 % below 2 x 3 us: launch-bound on one host, not on the next
+    for t in (5700.0, 6300.0):
+        v = model.classify(model.PointFacts(time_ns=t, **base))
+        assert v.name != model.LAUNCH_BOUND
+    v = model.classify(model.PointFacts(time_ns=5700.0, **dict(
+        base, l2_bytes=1 * MiB)))
+    assert v.name == model.UNKNOWN and "borderline launch-bound" in v.rule
+    # well below: launch-bound
+    v = model.classify(model.PointFacts(time_ns=5000.0, **base))
+    assert v.name == model.LAUNCH_BOUND
+
+
+def test_a_kernel_duration_is_held_against_the_gpus_launch_cost():
+    # A kernel's own duration: launch_graph (0.8 us), not the host's 4 us
+    # stream interval, which is not in it.
+    ceilings = {name: Ceiling(name, value, unit, None, None) for name,
+                value, unit in (("launch_graph", 800.0, "ns"),
+                                ("launch_stream", 4000.0, "ns"),
+                                ("block_rate_b256", 1.6e9, "block/s"))}
+    run = model_run(ceilings)
+    point = make_point(variant="add_f32", block=256, grid=4096,
+                       n=4096 * 256, time_median_ns=3500.0,
+                       time_source="kernel")
+    assert model.launch_floor(run, point, {}) == (
+        800.0, "measured launch_graph")
+    # a time from host events holds the host's launch path
+    events = dataclasses.replace(point, time_source="events")
+    assert model.launch_floor(run, events, {})[0] == 4000.0
+
+
+def test_a_small_grid_is_block_launch_bound_when_its_launch_fills_the_time():
+    rate = model.Bound(1.6e9, "measured block_rate_b256", True)
+    base = dict(bytes_moved=12 * MiB, footprint_bytes=12 * MiB,
+                l2_bytes=50 * MiB, launch_floor_ns=800.0,
+                launch_floor_source="measured launch_graph",
+                block_rate_ceiling=rate, grid=4096,
+                dram_ceiling=model.Bound(3.0e12, "measured dram_add", True))
+    # 0.8 us + 4096 / 1.6 blocks/ns = 3.36 us of a 3.6 us kernel: 93 %
+    f = model.PointFacts(time_ns=3600.0, bandwidth=12 * MiB / 3.6e-6,
+                         **base)
+    v = model.classify(f)
+    assert v.name == model.BLOCK_LAUNCH_BOUND and "93%" in v.rule
+    # the same grid in a 6 us kernel: its launch is not what sets it
+    f = model.PointFacts(time_ns=6000.0, bandwidth=12 * MiB / 6e-6, **base)
+    assert model.classify(f).name != model.BLOCK_LAUNCH_BOUND
+
+
+def test_a_warm_point_inside_the_l2_is_never_dram_bound():
+    dram = model.Bound(4.4e12, "measured dram_add", True)
+    base = dict(time_ns=1800.0, bytes_moved=6 * MiB, footprint_bytes=6 * MiB,
+                l2_bytes=60 * MiB, dram_ceiling=dram, bandwidth=3.6e12,
+                launch_floor_ns=500.0,
+                best_sibling="fast", best_sibling_bandwidth=3.8e12)
+    assert model.classify(model.PointFacts(cache="warm", **base)).name == \
+        model.UNKNOWN
+    # cold: the flush sent it to DRAM
+    assert model.classify(model.PointFacts(cache="cold", **base)).name == \
+        model.DRAM_BOUND
+    # counters saw DRAM move most of its bytes: DRAM may bound it
+    assert model.classify(model.PointFacts(
+        cache="warm", dram_bytes=5.0 * MiB, **base)).name == \
+        model.DRAM_BOUND

@@ -22,9 +22,11 @@ kept and reported as not usable, with the reason.
 
 Ceilings.  DRAM: measured (ceilings.csv: dram_add for add, dram_copy for
 relu and abs, each falling back to the other) else the theoretical peak
-from run.json.  L2: measured l2_read only.  Launch floor: measured
-launch_stream for stream launches and launch_graph for graph launches,
-else the median usable fitted t0 of the point's cache state and launch.
+from run.json.  L2: measured l2_read only.  Launch floor (launch_floor):
+for a kernel's own duration the measured launch_graph, the GPU's cost of
+one launch; for a time from host events launch_stream or launch_graph by
+launch mode; else the median usable fitted t0 of the point's cache state
+and launch.
 Block launch rate: measured block_rate_b<threads> (block_rate_ceiling).
 DRAM latency: measured dram_latency alone and dram_latency_load<level>
 beside a stream whose bandwidth is its _bandwidth row (loaded_latencies).
@@ -39,16 +41,26 @@ state and launch mode (every variant, peers included).
                    noise (noise.py's rule: the timer saw the GPU wait for
                    the host; at DRAM sizes warm may lose to cold for a real
                    reason, the write-back of the previous launch), or time
-                   <= LAUNCH_FACTOR x launch floor (the fixed cost is at
-                   least half the time); with no floor known at all,
-                   time < LAUNCH_ABS_NS.
+                   <= (1 - LAUNCH_BAND) x LAUNCH_FACTOR x launch floor
+                   (the fixed cost is at least half the time, beyond the
+                   host's drift; within the band: undetermined, said
+                   borderline); with no floor known at all, time <
+                   LAUNCH_ABS_NS.
+  block-launch-bound  grid / the block-launch ceiling at its block size +
+                   the launch floor >= BLOCK_LAUNCH_SHARE x time, with
+                   achieved occupancy < BLOCK_OCCUPANCY_FRACTION x the
+                   theoretical where both are measured: launching the
+                   kernel and its blocks sets the time, whatever memory
+                   serves the data.
   L2-bound         footprint < L2 capacity, and either bandwidth > DRAM
                    ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
                    bytes moved: the data came from L2, not DRAM.
   DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling and >=
                    SIBLING_FRACTION x the best sibling's: a variant far
                    below a sibling that moves the same bytes is not held
-                   back by DRAM.
+                   back by DRAM.  Never for a warm point whose footprint
+                   is below L2_DRAM_FRACTION of the L2 unless counters
+                   show DRAM moving half its bytes: L2 serves it.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound.
   latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x the low
@@ -64,7 +76,8 @@ state and launch mode (every variant, peers included).
                    SIBLING_FRACTION - SIBLING_BAND of the best sibling.
   issue-bound      issue stalls >= STALL_DOMINANT of all stalls, or bytes
                    moved per issued warp instruction <
-                   ISSUE_BYTES_PER_INST and < ISSUE_MARGIN x the fewest
+                   ISSUE_BYTES_PER_INST and < (1 - ISSUE_BAND) x
+                   ISSUE_MARGIN x the fewest
                    of any sibling that is DRAM-bound at the same size (a
                    sibling that reaches the ceiling with about as few bytes
                    per instruction shows that the issue rate is not the
@@ -91,6 +104,13 @@ from .units import bytes_label, gbps, us
 
 LAUNCH_FACTOR = 2.0
 LAUNCH_ABS_NS = 10_000.0
+# Within LAUNCH_BAND of LAUNCH_FACTOR x the floor, either side, a point is
+# not called launch-bound: a host's stream launch floor (host-event times)
+# moves from run to run (2.5-9 % spread within one run on the H100s, 2.8
+# to 4.3 us across three H100 hosts), and the GPU-side cost (kernel
+# durations) is a floor from empty kernels, short of a real kernel's fixed
+# cost by its first loads' latency and last wave's tail.
+LAUNCH_BAND = 0.10
 L2_DRAM_FRACTION = 0.5
 DRAM_FRACTION = 0.80
 OCCUPANCY_PCT = 50.0
@@ -110,17 +130,26 @@ ISSUE_STALLS = ("not_selected", "math_pipe_throttle", "dispatch_stall",
                 "mio_throttle", "lg_throttle")
 STALL_DOMINANT = 0.5
 ISSUE_MARGIN = 0.75
+# Within ISSUE_BAND of that limit, either side, the point is borderline,
+# not issue-bound: the limit rests on which siblings reach the ceiling in
+# this run (an H200 relu_f32 at 2^24: 11.1 B against 0.75 x 14.9 = 11.2 B
+# in one study, issue-bound; against 0.75 x 14.7 = 11.0 B in the next,
+# undetermined).
+ISSUE_BAND = 0.05
 # Read bytes per launched thread above this mean the thread loops over the
 # data, and its loads in flight cannot be told from the totals.
 MAX_SINGLE_PASS_READ_BYTES = 64
-# Block-launch-bound: the point launches blocks within BLOCK_RATE_BAND of
-# the block-launch ceiling, with a grid of at least BLOCK_RATE_MIN_GRID
-# blocks (the launch's fixed cost is then negligible), and its achieved
-# occupancy is below BLOCK_OCCUPANCY_FRACTION of the theoretical one
-# (block slots stand empty).  Without a measured ceiling, the fastest
-# block rate of the run stands in when BLOCK_RATE_AGREE points of
-# different variants or blocks reach it within the band: a shared limit,
-# not one kernel's speed.
+# Block-launch-bound: its grid at the block-launch ceiling plus one
+# launch's cost is at least BLOCK_LAUNCH_SHARE of the time (one launch's
+# cost, from empty kernels, is short of a real kernel's by its first
+# loads' latency and last wave's tail, so 90 %, not 100 %), and its
+# achieved occupancy is below BLOCK_OCCUPANCY_FRACTION of the theoretical
+# one (block slots stand empty) where both were measured.  Without a
+# measured ceiling, the fastest block rate of the run's grids of at least
+# BLOCK_RATE_MIN_GRID blocks stands in when BLOCK_RATE_AGREE points of
+# different variants or blocks reach it within BLOCK_RATE_BAND: a shared
+# limit, not one kernel's speed.
+BLOCK_LAUNCH_SHARE = 0.90
 BLOCK_RATE_BAND = 0.05
 BLOCK_RATE_MIN_GRID = 1 << 16
 BLOCK_OCCUPANCY_FRACTION = 0.75
@@ -460,6 +489,7 @@ class PointFacts:
     block_rate: Optional[float] = None      # blocks/s
     block_rate_ceiling: Optional[Bound] = None
     theoretical_occupancy_pct: Optional[float] = None
+    cache: Optional[str] = None             # warm | cold; None: not known
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -547,11 +577,12 @@ def rule_launch(f):
                        "launch (a host-timing artefact, not a kernel "
                        "limit)" % (us(f.time_ns), us(f.cold_time_ns)))
     if f.launch_floor_ns is not None and f.launch_floor_ns > 0:
-        if f.time_ns <= LAUNCH_FACTOR * f.launch_floor_ns:
-            return Verdict(LAUNCH_BOUND, "time %s µs <= %.1f x launch floor "
-                           "%s µs (%s)" % (us(f.time_ns), LAUNCH_FACTOR,
-                                           us(f.launch_floor_ns),
-                                           f.launch_floor_source))
+        if f.time_ns <= (1 - LAUNCH_BAND) * LAUNCH_FACTOR * f.launch_floor_ns:
+            return Verdict(LAUNCH_BOUND, "time %s µs <= %.0f%% of %.1f x "
+                           "launch floor %s µs (%s)" % (
+                               us(f.time_ns), 100 * (1 - LAUNCH_BAND),
+                               LAUNCH_FACTOR, us(f.launch_floor_ns),
+                               f.launch_floor_source))
         return None
     if f.time_ns < LAUNCH_ABS_NS:
         return Verdict(LAUNCH_BOUND, "time %s µs < %s µs and no launch "
@@ -579,8 +610,19 @@ def rule_l2(f):
     return None
 
 
+def _served_by_l2(f):
+    """A warm point whose data sits well inside the L2 (footprint <
+    L2_DRAM_FRACTION x L2, below any effective L2 finding 2 has seen) and
+    no counter says DRAM moved half its bytes: DRAM cannot be what bounds
+    it, whatever its bandwidth."""
+    return f.cache == "warm" and f.l2_bytes is not None and \
+        f.footprint_bytes < L2_DRAM_FRACTION * f.l2_bytes and \
+        (f.dram_bytes is None or
+         f.dram_bytes < L2_DRAM_FRACTION * f.bytes_moved)
+
+
 def rule_dram(f):
-    if f.dram_ceiling is None:
+    if f.dram_ceiling is None or _served_by_l2(f):
         return None
     if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
         return None
@@ -636,6 +678,11 @@ def rule_latency(f):
              "too few loads in flight to cover its latency" % (
                  100 * waits, "; ".join(room))]
     parts += [x for x in (_in_flight_text(f), _occupancy_text(f)) if x]
+    if f.needed_kib_in_flight is not None and \
+            f.kib_in_flight_per_sm is not None:
+        # Little's law did not decide it: say how close it came.
+        parts.append("Little's law alone does not decide it: %s" %
+                     _need_text(f))
     parts.append(f.stall_text)
     return Verdict(LATENCY_BOUND, "; ".join(parts))
 
@@ -644,7 +691,7 @@ def rule_dram_band(f):
     """DRAM-bound inside the band below SIBLING_FRACTION, when no other
     rule explained the point."""
     share = f.sibling_share
-    if f.dram_ceiling is None or share is None or \
+    if f.dram_ceiling is None or share is None or _served_by_l2(f) or \
             f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
             share < SIBLING_FRACTION - SIBLING_BAND:
         return None
@@ -655,12 +702,18 @@ def rule_dram_band(f):
 
 
 def rule_block_launch(f):
-    """Blocks launched as fast as the GPU launches them, with block slots
-    empty: the block launch rate, not DRAM or latency, sets the time."""
+    """Launching the kernel and its blocks takes about all of its time:
+    the grid at the block-launch ceiling of its block size, plus one
+    launch's cost, is BLOCK_LAUNCH_SHARE of the time or more, with block
+    slots empty where both occupancies were measured.  Whatever the
+    memory level, the time cannot go below it; more work per block (fewer
+    blocks) lifts it."""
     c = f.block_rate_ceiling
-    if c is None or f.block_rate is None or \
-            (f.grid or 0) < BLOCK_RATE_MIN_GRID or \
-            f.block_rate < (1 - BLOCK_RATE_BAND) * c.value:
+    if c is None or not f.grid or not f.time_ns:
+        return None
+    blocks_ns = f.grid / c.value * 1e9
+    fixed = f.launch_floor_ns or 0.0
+    if fixed + blocks_ns < BLOCK_LAUNCH_SHARE * f.time_ns:
         return None
     gap = None
     if f.occupancy_kind == "achieved" and f.occupancy_pct is not None and \
@@ -671,10 +724,12 @@ def rule_block_launch(f):
         gap = "achieved occupancy %.0f%% of a theoretical %.0f%%: block " \
             "slots stand empty" % (f.occupancy_pct,
                                    f.theoretical_occupancy_pct)
-    parts = ["%d blocks at %.2f blocks/ns = %.0f%% of the block-launch "
-             "ceiling (%.2f blocks/ns, %s)" % (
-                 f.grid, f.block_rate * 1e-9, 100 * f.block_rate / c.value,
-                 c.value * 1e-9, c.source)]
+    parts = ["%d blocks at the block-launch ceiling %.2f blocks/ns (%s) "
+             "take %s µs%s: %.0f%% of its %s µs" % (
+                 f.grid, c.value * 1e-9, c.source, us(blocks_ns),
+                 ", with one launch's %s µs (%s)" % (
+                     us(fixed), f.launch_floor_source) if fixed else "",
+                 100 * (fixed + blocks_ns) / f.time_ns, us(f.time_ns))]
     if gap:
         parts.append(gap)
     parts.append(_dram_text(f))
@@ -707,7 +762,8 @@ def rule_issue(f):
     if f.bytes_per_inst is None or f.bytes_per_inst >= ISSUE_BYTES_PER_INST:
         return None
     full = f.full_speed_bytes_per_inst
-    if full is None or f.bytes_per_inst >= ISSUE_MARGIN * full:
+    if full is None or \
+            f.bytes_per_inst >= (1 - ISSUE_BAND) * ISSUE_MARGIN * full:
         return None
     return Verdict(ISSUE_BOUND, "%.1f bytes moved per issued warp "
                    "instruction < %.0f and < %.0f%% of the %.1f of the "
@@ -716,18 +772,38 @@ def rule_issue(f):
                        100 * ISSUE_MARGIN, full, _dram_text(f)))
 
 
+def _near_launch_limit(f):
+    """Text for a time within LAUNCH_BAND of the launch rule's limit."""
+    if not f.launch_floor_ns or f.cold_time_ns:
+        return None
+    limit = LAUNCH_FACTOR * f.launch_floor_ns
+    if abs(f.time_ns / limit - 1) >= LAUNCH_BAND:
+        return None
+    return ("borderline launch-bound: time %s µs within %.0f%% of %.1f x "
+            "the launch floor %s µs (%s), which moves with the host" % (
+                us(f.time_ns), 100 * LAUNCH_BAND, LAUNCH_FACTOR,
+                us(f.launch_floor_ns), f.launch_floor_source))
+
+
 def rule_fallback(f):
-    parts = [_dram_text(f)]
+    parts = [x for x in (_near_launch_limit(f),) if x] + [_dram_text(f)]
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):
         parts.append(_occupancy_text(f))
     if f.bytes_per_inst is not None:
         text = "%.1f B per issued instruction" % f.bytes_per_inst
-        if f.full_speed_bytes_per_inst is not None and \
-                f.bytes_per_inst >= f.full_speed_bytes_per_inst:
-            text += " (a sibling reaches the ceiling with %.1f)" % \
-                f.full_speed_bytes_per_inst
+        full = f.full_speed_bytes_per_inst
+        if full is not None and f.bytes_per_inst >= full:
+            text += " (a sibling reaches the ceiling with %.1f)" % full
+        elif full is not None and f.bytes_per_inst < ISSUE_BYTES_PER_INST \
+                and abs(f.bytes_per_inst / (ISSUE_MARGIN * full) - 1) < \
+                ISSUE_BAND:
+            text += " (borderline issue-bound: within %.0f%% of %.0f%% of " \
+                "the %.1f of the leanest sibling at the ceiling, the " \
+                "issue rule's limit; which siblings reach the ceiling " \
+                "moves it from run to run)" % (
+                    100 * ISSUE_BAND, 100 * ISSUE_MARGIN, full)
         parts.append(text)
     if _in_flight_text(f):
         parts.append(_in_flight_text(f))
@@ -747,7 +823,7 @@ TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
 
 # Occupancy before latency: too few resident warps is the cause of too few
 # bytes in flight, and the one to fix; its text gives Little's law too.
-RULES = (rule_launch, rule_l2, rule_dram, rule_block_launch,
+RULES = (rule_launch, rule_block_launch, rule_l2, rule_dram,
          rule_occupancy, rule_latency, rule_issue, rule_dram_band)
 
 
@@ -792,8 +868,15 @@ def fitted_launch_floor(fits, cache, launch=None):
 
 
 def launch_floor(run, point, fits):
-    """(ns, source) of the launch floor for a point, or (None, None)."""
-    measured = measured_launch_floor(run.ceilings, point.launch)
+    """(ns, source): the cost of one launch, or (None, None).  A kernel's
+    own duration (time_source "kernel") holds no host: the GPU's cost, the
+    measured launch_graph (empty kernels back to back inside a graph, no
+    host between them), whatever its launch mode.  A time from host events
+    holds the host's launch path: the measured launch_stream or
+    launch_graph of its launch mode.  Else the median fitted t0 of its
+    cache state and launch mode."""
+    mode = "graph" if point.time_source == "kernel" else point.launch
+    measured = measured_launch_floor(run.ceilings, mode)
     if measured is not None:
         return measured.value, measured.source
     return fitted_launch_floor(fits, point.cache, point.launch)
@@ -887,7 +970,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         block_rate=block_rate(point),
         block_rate_ceiling=block_ceiling,
         theoretical_occupancy_pct=sel.metric(
-            run, point, sel.M_THEORETICAL_OCCUPANCY))
+            run, point, sel.M_THEORETICAL_OCCUPANCY),
+        cache=point.cache)
 
 
 def needed_in_flight(run, dram, op, full_kib=None, full_name=None):

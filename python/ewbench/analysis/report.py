@@ -505,8 +505,11 @@ def verdicts_section(sctx):
     blocks = [doc.Heading(2, "Bottleneck verdicts", "verdicts")]
     blocks.append(doc.Paragraph(
         "Rules, first match wins: launch-bound (on host-timed rows, warm "
-        "slower than cold beyond the noise; or time <= %.1fx the launch "
-        "floor of the launch mode), "
+        "slower than cold beyond the noise; or time <= %.0f %% of %.1fx "
+        "the cost of one launch: for a kernel's own duration the GPU's, "
+        "`launch_graph`, which no host moves), block-launch-bound (the "
+        "grid at the measured block-launch rate of its block size, plus "
+        "one launch, >= %.0f %% of the time, block slots empty), "
         "L2-bound "
         "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
         "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
@@ -516,15 +519,17 @@ def verdicts_section(sctx):
         "where that is silent, long-scoreboard stalls >= %.0f %% of all "
         "while the ceiling or a sibling shows room), issue-bound (issue "
         "stalls >= %.0f %% of all, or < %.0f B per issued instruction and "
-        "< %.0f %% of the leanest sibling at the ceiling), DRAM-bound in "
+        "< %.0f %% of the leanest sibling at the ceiling, beyond a %.0f %% "
+        "band), DRAM-bound in "
         "the band (>= %.0f %% of the best sibling), else undetermined, "
         "with what was measured. docs/analysis.md explains each." % (
-            model.LAUNCH_FACTOR,
+            100 * (1 - model.LAUNCH_BAND), model.LAUNCH_FACTOR,
+            100 * model.BLOCK_LAUNCH_SHARE,
             100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
             100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
             100 * (1 - model.LATENCY_MARGIN), 100 * model.STALL_DOMINANT,
             100 * model.STALL_DOMINANT, model.ISSUE_BYTES_PER_INST,
-            100 * model.ISSUE_MARGIN,
+            100 * model.ISSUE_MARGIN, 100 * model.ISSUE_BAND,
             100 * (model.SIBLING_FRACTION - model.SIBLING_BAND))))
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     run = ctx.run
