@@ -17,6 +17,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/contest_report.py \
 	%reldir%/ewbench/analysis/derived.py \
 	%reldir%/ewbench/analysis/document.py \
+	%reldir%/ewbench/analysis/environment.py \
 	%reldir%/ewbench/analysis/findings.py \
 	%reldir%/ewbench/analysis/fleet.py \
 	%reldir%/ewbench/analysis/fleet_answers.py \

@@ -639,6 +639,14 @@ def test_a_small_grid_is_block_launch_bound_when_its_launch_fills_the_time():
     # the same grid in a 6 us kernel: its launch is not what sets it
     f = model.PointFacts(time_ns=6000.0, bandwidth=12 * MiB / 6e-6, **base)
     assert model.classify(f).name != model.BLOCK_LAUNCH_BOUND
+    # 3.36 us of a 4 us kernel (84 %): not alone; with the last block's
+    # loads (0.35 us of measured dram_latency), 93 %: block-launch-bound
+    slow = dict(time_ns=4000.0, bandwidth=12 * MiB / 4e-6, **base)
+    assert model.classify(model.PointFacts(**slow)).name != \
+        model.BLOCK_LAUNCH_BOUND
+    v = model.classify(model.PointFacts(load_latency_ns=350.0, **slow))
+    assert v.name == model.BLOCK_LAUNCH_BOUND and \
+        "one load's 0.35 µs (measured dram_latency): 93%" in v.rule
 
 
 def test_a_warm_point_inside_the_l2_is_never_dram_bound():

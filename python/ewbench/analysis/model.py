@@ -47,7 +47,8 @@ state and launch mode (every variant, peers included).
                    borderline); with no floor known at all, time <
                    LAUNCH_ABS_NS.
   block-launch-bound  grid / the block-launch ceiling at its block size +
-                   the launch floor >= BLOCK_LAUNCH_SHARE x time, with
+                   the launch floor + the measured dram_latency (the last
+                   block's loads) >= BLOCK_LAUNCH_SHARE x time, with
                    achieved occupancy < BLOCK_OCCUPANCY_FRACTION x the
                    theoretical where both are measured: launching the
                    kernel and its blocks sets the time, whatever memory
@@ -140,9 +141,9 @@ ISSUE_BAND = 0.05
 # data, and its loads in flight cannot be told from the totals.
 MAX_SINGLE_PASS_READ_BYTES = 64
 # Block-launch-bound: its grid at the block-launch ceiling plus one
-# launch's cost is at least BLOCK_LAUNCH_SHARE of the time (one launch's
-# cost, from empty kernels, is short of a real kernel's by its first
-# loads' latency and last wave's tail, so 90 %, not 100 %), and its
+# launch's cost and one load's round trip is at least BLOCK_LAUNCH_SHARE
+# of the time (a floor: the last blocks' stores and tail are not in it,
+# so 90 %, not 100 %), and its
 # achieved occupancy is below BLOCK_OCCUPANCY_FRACTION of the theoretical
 # one (block slots stand empty) where both were measured.  Without a
 # measured ceiling, the fastest block rate of the run's grids of at least
@@ -490,6 +491,7 @@ class PointFacts:
     block_rate_ceiling: Optional[Bound] = None
     theoretical_occupancy_pct: Optional[float] = None
     cache: Optional[str] = None             # warm | cold; None: not known
+    load_latency_ns: Optional[float] = None  # measured dram_latency
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -703,17 +705,20 @@ def rule_dram_band(f):
 
 def rule_block_launch(f):
     """Launching the kernel and its blocks takes about all of its time:
-    the grid at the block-launch ceiling of its block size, plus one
-    launch's cost, is BLOCK_LAUNCH_SHARE of the time or more, with block
-    slots empty where both occupancies were measured.  Whatever the
-    memory level, the time cannot go below it; more work per block (fewer
-    blocks) lifts it."""
+    one launch's cost, the grid at the block-launch ceiling of its block
+    size, and one load's round trip (the last block's loads return before
+    its stores; measured dram_latency, at least an L2 hit's) come to
+    BLOCK_LAUNCH_SHARE of the time or more, with block slots empty where
+    both occupancies were measured.  Whatever the memory level, the time
+    cannot go below it; more work per block (fewer blocks) lifts it."""
     c = f.block_rate_ceiling
     if c is None or not f.grid or not f.time_ns:
         return None
     blocks_ns = f.grid / c.value * 1e9
     fixed = f.launch_floor_ns or 0.0
-    if fixed + blocks_ns < BLOCK_LAUNCH_SHARE * f.time_ns:
+    load = f.load_latency_ns or 0.0
+    cost = fixed + blocks_ns + load
+    if cost < BLOCK_LAUNCH_SHARE * f.time_ns:
         return None
     gap = None
     if f.occupancy_kind == "achieved" and f.occupancy_pct is not None and \
@@ -724,12 +729,16 @@ def rule_block_launch(f):
         gap = "achieved occupancy %.0f%% of a theoretical %.0f%%: block " \
             "slots stand empty" % (f.occupancy_pct,
                                    f.theoretical_occupancy_pct)
+    extra = ["one launch's %s µs (%s)" % (us(fixed), f.launch_floor_source)
+             if fixed else "",
+             "one load's %s µs (measured dram_latency)" % us(load)
+             if load else ""]
+    extra = [x for x in extra if x]
     parts = ["%d blocks at the block-launch ceiling %.2f blocks/ns (%s) "
              "take %s µs%s: %.0f%% of its %s µs" % (
                  f.grid, c.value * 1e-9, c.source, us(blocks_ns),
-                 ", with one launch's %s µs (%s)" % (
-                     us(fixed), f.launch_floor_source) if fixed else "",
-                 100 * (fixed + blocks_ns) / f.time_ns, us(f.time_ns))]
+                 ", with " + " and ".join(extra) if extra else "",
+                 100 * cost / f.time_ns, us(f.time_ns))]
     if gap:
         parts.append(gap)
     parts.append(_dram_text(f))
@@ -971,7 +980,13 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         block_rate_ceiling=block_ceiling,
         theoretical_occupancy_pct=sel.metric(
             run, point, sel.M_THEORETICAL_OCCUPANCY),
-        cache=point.cache)
+        cache=point.cache,
+        load_latency_ns=_idle_latency(run))
+
+
+def _idle_latency(run):
+    latency = (run.ceilings or {}).get("dram_latency")
+    return latency.value if latency is not None else None
 
 
 def needed_in_flight(run, dram, op, full_kib=None, full_name=None):
