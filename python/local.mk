@@ -10,37 +10,41 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/__init__.py \
 	%reldir%/ewbench/analysis/__init__.py \
 	%reldir%/ewbench/analysis/__main__.py \
-	%reldir%/ewbench/analysis/answers.py \
-	%reldir%/ewbench/analysis/atomic.py \
-	%reldir%/ewbench/analysis/compare.py \
-	%reldir%/ewbench/analysis/contest.py \
-	%reldir%/ewbench/analysis/contest_report.py \
-	%reldir%/ewbench/analysis/derived.py \
-	%reldir%/ewbench/analysis/document.py \
-	%reldir%/ewbench/analysis/environment.py \
-	%reldir%/ewbench/analysis/findings.py \
-	%reldir%/ewbench/analysis/fleet.py \
-	%reldir%/ewbench/analysis/fleet_answers.py \
-	%reldir%/ewbench/analysis/fleet_plots.py \
-	%reldir%/ewbench/analysis/fleet_report.py \
-	%reldir%/ewbench/analysis/load.py \
-	%reldir%/ewbench/analysis/model.py \
-	%reldir%/ewbench/analysis/noise.py \
-	%reldir%/ewbench/analysis/placement.py \
-	%reldir%/ewbench/analysis/plots.py \
-	%reldir%/ewbench/analysis/published.py \
-	%reldir%/ewbench/analysis/report.py \
-	%reldir%/ewbench/analysis/sass.py \
-	%reldir%/ewbench/analysis/select.py \
-	%reldir%/ewbench/analysis/study.py \
-	%reldir%/ewbench/analysis/timing.py \
+	%reldir%/ewbench/analysis/contest/__init__.py \
+	%reldir%/ewbench/analysis/contest/page.py \
+	%reldir%/ewbench/analysis/contest/rank.py \
+	%reldir%/ewbench/analysis/core/__init__.py \
+	%reldir%/ewbench/analysis/core/atomic.py \
+	%reldir%/ewbench/analysis/core/compare.py \
+	%reldir%/ewbench/analysis/core/derived.py \
+	%reldir%/ewbench/analysis/core/document.py \
+	%reldir%/ewbench/analysis/core/load.py \
+	%reldir%/ewbench/analysis/core/noise.py \
+	%reldir%/ewbench/analysis/core/placement.py \
+	%reldir%/ewbench/analysis/core/sass.py \
+	%reldir%/ewbench/analysis/core/select.py \
+	%reldir%/ewbench/analysis/core/study.py \
+	%reldir%/ewbench/analysis/core/timing.py \
+	%reldir%/ewbench/analysis/core/units.py \
+	%reldir%/ewbench/analysis/core/validate.py \
+	%reldir%/ewbench/analysis/core/variants.py \
+	%reldir%/ewbench/analysis/core/workers.py \
+	%reldir%/ewbench/analysis/fleet/__init__.py \
+	%reldir%/ewbench/analysis/fleet/answers.py \
+	%reldir%/ewbench/analysis/fleet/members.py \
+	%reldir%/ewbench/analysis/fleet/page.py \
+	%reldir%/ewbench/analysis/fleet/plots.py \
+	%reldir%/ewbench/analysis/report/__init__.py \
+	%reldir%/ewbench/analysis/report/answers.py \
+	%reldir%/ewbench/analysis/report/environment.py \
+	%reldir%/ewbench/analysis/report/findings.py \
+	%reldir%/ewbench/analysis/report/model.py \
+	%reldir%/ewbench/analysis/report/page.py \
+	%reldir%/ewbench/analysis/report/plots.py \
+	%reldir%/ewbench/analysis/report/published.py \
+	%reldir%/ewbench/analysis/report/unmeasured.py \
+	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/timeline.py \
-	%reldir%/ewbench/analysis/units.py \
-	%reldir%/ewbench/analysis/unmeasured.py \
-	%reldir%/ewbench/analysis/user_kernels.py \
-	%reldir%/ewbench/analysis/validate.py \
-	%reldir%/ewbench/analysis/variants.py \
-	%reldir%/ewbench/analysis/workers.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py

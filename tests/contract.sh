@@ -10,7 +10,7 @@ py=${PYTHON:-python3}
 tests/unit/write-run "$tmpdir/run" >"$tmpdir/written" || fail "write-run failed"
 "$py" - "$tmpdir/run" "$tmpdir/written" <<'PY' || fail "loader disagrees with the writer"
 import sys
-from ewbench.analysis import load
+from ewbench.analysis.core import load
 run = load.load_run(sys.argv[1])
 points = {(p.variant, p.n, p.cache): p for p in run.points}
 checked = 0
@@ -47,7 +47,7 @@ PY
     fail "ceilings --dry-run failed"
 "$py" - "$tmpdir/plan" <<'PY' || fail "ceilings.csv rows and validate.py disagree"
 import sys
-from ewbench.analysis import validate
+from ewbench.analysis.core import validate
 rows = {}
 for line in open(sys.argv[1]):
     f = line.split()

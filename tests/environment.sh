@@ -47,7 +47,7 @@ env LD_PRELOAD="$shims/stand-in-gpu.so" LD_LIBRARY_PATH="$d/none" \
 
 "$py" - "$d" <<'PY' || fail "run.json or timing.csv lacks the environment"
 import json, sys
-from ewbench.analysis import load
+from ewbench.analysis.core import load
 d = sys.argv[1]
 
 def nvml_of(run):

@@ -81,7 +81,9 @@ def run_browser(*args):
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
-    from ewbench.analysis import plots, report, study
+    from ewbench.analysis.report import plots
+    from ewbench.analysis.report import page as report
+    from ewbench.analysis.core import study
     root = tmp_path_factory.mktemp("study")
     for part in ("ceilings", "article", "sweep", "blocks"):
         shutil.copytree(FIXTURE, root / part)

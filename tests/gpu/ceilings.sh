@@ -26,7 +26,9 @@ blocks=$tmpdir/blocks
     -s 256Mi -o "$blocks" || fail "study run at 2^28 failed"
 "${PYTHON:-python3}" - "$ceil" "$blocks" "$wall" <<'PY' || fail "ceilings"
 import csv, json, sys
-from ewbench.analysis import load, model, validate
+from ewbench.analysis.core import load
+from ewbench.analysis.report import model
+from ewbench.analysis.core import validate
 
 ceil, blocks, wall = sys.argv[1:]
 run = load.load_run(ceil)           # names, units, loaded pairs validated

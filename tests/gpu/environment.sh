@@ -30,7 +30,7 @@ fi
 
 SMI="$smi" "$py" - "$out" <<'PY' || fail "the environment is not as NVML reads it"
 import json, os, re, sys
-from ewbench.analysis import load
+from ewbench.analysis.core import load
 
 d = sys.argv[1]
 run = load.load_run(d + "/env-run")

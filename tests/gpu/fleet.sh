@@ -16,7 +16,7 @@ echo "fleet: $gpus GPU(s)"
 check_fleet() {	# check_fleet DIR GPUS STATUS: fleet.json and its members
 	"${PYTHON:-python3}" - "$@" <<'PY'
 import json, os, sys
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core.load import load_run
 parent, gpus, status = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 f = json.load(open(os.path.join(parent, "fleet.json")))
 assert f["schema"] == "ewbench-fleet/1" and f["launcher"] == "ewbench", f

@@ -70,7 +70,7 @@ PY
 "${PYTHON:-python3}" - \
     "$tmpdir/ceilings" <<'PY' || fail "ceilings spread"
 import json, sys
-from ewbench.analysis import load
+from ewbench.analysis.core import load
 d = sys.argv[1]
 run = load.load_run(d)
 manifest = json.load(open(d + "/run.json"))["ceilings"]

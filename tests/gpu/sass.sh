@@ -42,7 +42,8 @@ grep -q ",add_f16x8,$arch,load,LDG.E,32,8\$" "$out/sass.csv" ||
 # The analysis reads it back and cites it.
 "${PYTHON:-python3}" - "$out" <<'PY' || fail "the analysis does not read sass.csv"
 import sys
-from ewbench.analysis import load, sass
+from ewbench.analysis.core import load
+from ewbench.analysis.core import sass
 run = load.load_run(sys.argv[1])
 text = sass.summary(run, "add_f16x8")
 assert "8 × LDG.E (32-bit)" in text, text

@@ -37,8 +37,8 @@ py=${PYTHON:-python3}
     fail "identical kernel: exit $?: $(tail -5 "$tmpdir/same.log")"
 "$py" - "$tmpdir/same" <<'PY' || fail "the user's add_f32x4 differs from the built-in one"
 import sys
-from ewbench.analysis import compare
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import compare
+from ewbench.analysis.core.load import load_run
 run = load_run(sys.argv[1])
 user, ref = "user:add_f32x4_user", "add_f32x4"
 pts = {p.key: p for p in run.points}
@@ -185,7 +185,7 @@ grep -q 'WATCHDOG: user:add_hang n=1Mi (check) did not return within 3 s' \
     "$tmpdir/hang.log" || fail "watchdog message: $(cat "$tmpdir/hang.log")"
 "$py" - "$tmpdir/hang" <<'PY' || fail "the watchdog's run directory"
 import json, sys
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core.load import load_run
 m = json.load(open(sys.argv[1] + "/run.json"))
 assert m["status"] == "failed", m["status"]
 assert "did not return within 3 s" in m["user_kernels"][0]["stopped"], m

@@ -72,8 +72,9 @@ expect_caught 'user:sqrt_skip_nan n=1000003: element [0-9]* is -.*, expected nan
     fail "fma_bf16 run: exit $?: $(tail -5 "$tmpdir/fma.log")"
 "$py" - "$tmpdir/fma" <<'PY' || fail "the fused op's rows or counters"
 import sys
-from ewbench.analysis import study, user_kernels as uk
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import study
+from ewbench.analysis.report import user_kernels as uk
+from ewbench.analysis.core.load import load_run
 run = load_run(sys.argv[1])
 user = [p for p in run.points if p.variant == "user:fma_bf16"]
 assert len(user) == 6, "%d user points" % len(user)

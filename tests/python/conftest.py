@@ -38,7 +38,7 @@ def run_copy(tmp_path):
 
 @pytest.fixture(scope="session")
 def fixture_run():
-    from ewbench.analysis.load import load_run
+    from ewbench.analysis.core.load import load_run
     return load_run(FIXTURE)
 
 

@@ -5,8 +5,9 @@ import os
 
 import pytest
 
-from ewbench.analysis import model, validate
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.report import model
+from ewbench.analysis.core import validate
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, rewrite
 
 RUN_ID = "20261121T204512Z-fixture-h100"

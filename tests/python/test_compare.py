@@ -7,8 +7,10 @@ import os
 
 import pytest
 
-from ewbench.analysis import compare, noise, timing
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import compare
+from ewbench.analysis.core import noise
+from ewbench.analysis.core import timing
+from ewbench.analysis.core.load import load_run
 from conftest import rewrite, scale_times
 
 
@@ -117,7 +119,8 @@ def test_one_noise_rule_for_compare_contest_and_fleet(fixture_run):
         pytest.approx(3 * 2 ** 0.5)
     assert noise.beyond_noise(-2.5, 2.0) and not noise.beyond_noise(2.0, 2.0)
     # the other modules take the constants from noise.py, not their own
-    from ewbench.analysis import contest, fleet_answers
+    from ewbench.analysis.contest import rank as contest
+    from ewbench.analysis.fleet import answers as fleet_answers
     assert fleet_answers.SIGMAS is noise.SIGMAS
     for module in (compare, contest, fleet_answers):
         for name in ("MIN_CHANGE_PCT", "UNKNOWN_NOISE_PCT", "WIN_RATIO",

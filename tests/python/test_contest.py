@@ -12,9 +12,11 @@ import sys
 
 import pytest
 
-from ewbench.analysis import contest, contest_report, noise
+from ewbench.analysis.contest import rank as contest
+from ewbench.analysis.contest import page as contest_report
+from ewbench.analysis.core import noise
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, main
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, ROOT, rewrite
 
 GOALS_PATH = os.path.join(ROOT, "scripts", "contest-goals.py")

@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from ewbench.analysis import derived, load, select
+from ewbench.analysis.core import derived
+from ewbench.analysis.core import load
+from ewbench.analysis.core import select
 from conftest import ROOT
 
 REFERENCE_RUNS = [os.path.join(ROOT, "reports", "reference", gpu, part)

@@ -9,11 +9,13 @@ import shutil
 
 import pytest
 
-from ewbench.analysis import document as doc
-from ewbench.analysis import environment as env
-from ewbench.analysis import findings as fnd
-from ewbench.analysis import report, study, validate
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import document as doc
+from ewbench.analysis.report import environment as env
+from ewbench.analysis.report import findings as fnd
+from ewbench.analysis.report import page as report
+from ewbench.analysis.core import study
+from ewbench.analysis.core import validate
+from ewbench.analysis.core.load import load_run
 
 SAMPLED = {
     "samples": 40,
@@ -160,7 +162,7 @@ def test_nulls_are_not_given_not_zero(run_copy):
         "default_applications_memory_clock_mhz")})
     run = load_run(str(_with_environment(run_copy, nvml=nvml,
                                          driver=None)))
-    from ewbench.analysis import placement
+    from ewbench.analysis.core import placement
     place = placement.read(run.manifest)
     text = env.settings_text(place)
     assert text.startswith("ECC not given by NVML; persistence mode not "

@@ -18,9 +18,10 @@ import sys
 
 import pytest
 
-from ewbench.analysis import fleet, load
+from ewbench.analysis.fleet import members as fleet
+from ewbench.analysis.core import load
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_ERROR, EXIT_OK, main
-from ewbench.analysis.validate import DataError
+from ewbench.analysis.core.validate import DataError
 from conftest import FIXTURE, ROOT
 from fleet_fixtures import make_fleet_dir
 
@@ -142,7 +143,7 @@ def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
 
 def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
                                                         monkeypatch, capsys):
-    from ewbench.analysis import document
+    from ewbench.analysis.core import document
     out = tmp_path / "report"
     assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
     html = (out / "report.html").read_bytes()
@@ -188,7 +189,7 @@ def previous_fleet_report(tmp_path):
 
 def test_fleet_figure_that_fails_leaves_the_previous_fleet_report(
         tmp_path, monkeypatch, capsys):
-    from ewbench.analysis import fleet_plots
+    from ewbench.analysis.fleet import plots as fleet_plots
     root, out, before = previous_fleet_report(tmp_path)
     drawn = fleet_plots.plot_fleet
 
@@ -204,7 +205,7 @@ def test_fleet_figure_that_fails_leaves_the_previous_fleet_report(
 
 def test_ctrl_c_during_fleet_report_leaves_the_previous_fleet_report(
         tmp_path, monkeypatch, capsys):
-    from ewbench.analysis import document
+    from ewbench.analysis.core import document
     root, out, before = previous_fleet_report(tmp_path)
 
     def interrupted(*args, **kwargs):
@@ -265,7 +266,7 @@ def test_compare_out_on_a_full_disk_keeps_the_previous_file(tmp_path,
 
 
 def test_atomic_write_leaves_nothing_on_failure(tmp_path):
-    from ewbench.analysis import atomic
+    from ewbench.analysis.core import atomic
     target = tmp_path / "out.txt"
     target.write_text("old")
 

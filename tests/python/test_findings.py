@@ -2,8 +2,8 @@
 
 import dataclasses
 
-from ewbench.analysis import findings as F
-from ewbench.analysis.load import Ceiling, MetricValue, Run
+from ewbench.analysis.report import findings as F
+from ewbench.analysis.core.load import Ceiling, MetricValue, Run
 from test_model import make_point
 
 MiB = 1 << 20
@@ -316,7 +316,7 @@ def test_failed_checks_are_left_out():
 
 
 def test_the_l2_tier_comparison_is_a_range_not_one_size():
-    from ewbench.analysis import answers
+    from ewbench.analysis.report import answers
     fast = {v: 4.5e12 for v in ("add_f32", "add_f32x4", "add_f16",
                                 "add_f16x8_pack")}
     run = sweep_run(fast, cub_bw=4.0e12)

@@ -12,9 +12,12 @@ import pathlib
 
 import pytest
 
-from ewbench.analysis import fleet, fleet_answers, placement, validate
+from ewbench.analysis.fleet import members as fleet
+from ewbench.analysis.fleet import answers as fleet_answers
+from ewbench.analysis.core import placement
+from ewbench.analysis.core import validate
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core.load import load_run
 from conftest import rewrite
 from fleet_fixtures import (CEILINGS_SOURCE, make_fleet_dir,
                             make_fleet_study, set_ceiling_spread)
@@ -208,7 +211,7 @@ def test_two_gpus_both_flagged_and_said_why(tmp_path):
                           slow={"nodeA-gpu1": 0.8})
     judged = fleet_answers.judge(fleet.open_fleet(root))
     assert len(judged.outlier_members) == 2
-    from ewbench.analysis import fleet_report
+    from ewbench.analysis.fleet import page as fleet_report
     _, blocks = fleet_report.build_document(judged, None)
     assert any("With two GPUs the median is their mean" in
                getattr(b, "text", "") for b in blocks)

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from ewbench.analysis import validate
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core import validate
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import rewrite
 
 
@@ -232,7 +232,7 @@ def test_parse_field(text, column, ok):
 # values reach Point under the same names, and the kernel-time accessor
 # reads them.
 def test_schema_2_timing_columns_reach_the_kernel_time(run_copy):
-    from ewbench.analysis import timing
+    from ewbench.analysis.core import timing
     added = tuple(c for c in validate.TIMING_COLUMNS
                   if c.added and c.name != "check")
     assert [c.name for c in added][:2] == ["time_source", "time_ci_low_ns"]

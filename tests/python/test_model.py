@@ -5,8 +5,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from ewbench.analysis import model, noise
-from ewbench.analysis.load import Ceiling, Point
+from ewbench.analysis.report import model
+from ewbench.analysis.core import noise
+from ewbench.analysis.core.load import Ceiling, Point
 
 GB = 1e9
 MiB = 1 << 20
@@ -281,7 +282,7 @@ def test_verdicts_agree_with_siblings(fixture_run):
     """No DRAM-bound point is far below its best sibling, and no point is
     issue-bound while a DRAM-bound sibling issues about as many
     instructions per byte."""
-    from ewbench.analysis import select as sel
+    from ewbench.analysis.core import select as sel
     verdicts = dict((p.key, v) for p, v in model.classify_run(fixture_run))
     groups = {}
     for p in fixture_run.points:
@@ -326,7 +327,7 @@ def test_a_fit_faster_than_the_spec_is_not_a_floor():
 
 
 def test_rows_above_the_dram_ceiling_are_explained_or_flagged():
-    from ewbench.analysis.load import Ceiling, MetricValue, Run
+    from ewbench.analysis.core.load import Ceiling, MetricValue, Run
     n = 16 << 20                       # 192 MiB: past a 50 MiB L2
     moved = 12 * n
     fast = make_point(n=n, cache="cold", bytes_moved=moved,
@@ -452,7 +453,7 @@ def test_latency_bound_only_below_the_low_end_of_the_need():
 
 
 def model_run(ceilings):
-    from ewbench.analysis.load import Run
+    from ewbench.analysis.core.load import Run
     return Run("x", {"run_id": "r", "device": {"sm_count": 132}}, (), None,
                ceilings)
 

@@ -10,8 +10,16 @@ from conftest import PACKAGE, ROOT
 
 
 def analysis_modules():
-    return sorted(f[:-3] for f in os.listdir(os.path.join(PACKAGE, "analysis"))
-                  if f.endswith(".py"))
+    """Every module of the package, dotted below ewbench.analysis
+    (`core.load`), its sub-packages' __init__ left out."""
+    root = os.path.join(PACKAGE, "analysis")
+    out = []
+    for dirpath, _, files in os.walk(root):
+        sub = os.path.relpath(dirpath, root).replace(os.sep, ".")
+        for f in files:
+            if f.endswith(".py") and not (f == "__init__.py" and sub != "."):
+                out.append(f[:-3] if sub == "." else sub + "." + f[:-3])
+    return sorted(out)
 
 
 def test_analysis_imports_without_torch_or_peers():
@@ -34,7 +42,8 @@ def test_no_analysis_module_imports_torch_or_peers():
                          r"(torch|ewbench\.peers|\.+peers)\b|"
                          r"import torch")
     for name in analysis_modules():
-        with open(os.path.join(PACKAGE, "analysis", name + ".py")) as f:
+        path = os.path.join(PACKAGE, "analysis", *name.split(".")) + ".py"
+        with open(path) as f:
             for number, line in enumerate(f, 1):
                 assert not pattern.search(line), "analysis/%s.py:%d: %s" % (
                     name, number, line.strip())
@@ -42,5 +51,12 @@ def test_no_analysis_module_imports_torch_or_peers():
 
 def test_package_docstring_lists_every_module():
     from ewbench import analysis
-    listed = set(re.findall(r"^  (\w+)\s", analysis.__doc__, re.M))
+    listed, sub = set(), ""
+    for line in analysis.__doc__.splitlines():
+        heading = re.match(r"^(\w+)/\s", line)
+        if heading:
+            sub = heading.group(1) + "."
+        module = re.match(r"^  (\w+)\s", line)
+        if module:
+            listed.add(sub + module.group(1))
     assert listed == set(analysis_modules()) - {"__init__"}

@@ -8,10 +8,11 @@ import sys
 
 import pytest
 
-from ewbench.analysis import load, validate
+from ewbench.analysis.core import load
+from ewbench.analysis.core import validate
 from ewbench.analysis.__main__ import EXIT_USAGE
 from ewbench.analysis.__main__ import main as analysis_main
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, PACKAGE, ROOT, rewrite
 from ewbench.peers import output
 from ewbench.peers import torch_ops as tj

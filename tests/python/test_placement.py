@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ewbench.analysis import validate
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import validate
+from ewbench.analysis.core.load import load_run
 
 READING = {"utc": "2026-11-21T20:45:12Z", "sm_clock_mhz": 1755,
            "memory_clock_mhz": 2619, "power_w": 71.3, "temperature_c": 33,

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from ewbench.analysis import plots, study
-from ewbench.analysis import variants as var
-from ewbench.analysis.load import load_run
+from ewbench.analysis.report import plots
+from ewbench.analysis.core import study
+from ewbench.analysis.core import variants as var
+from ewbench.analysis.core.load import load_run
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -91,7 +92,7 @@ def test_roles_are_drawn_differently(fixture_run):
 
 def test_l2_ceiling_far_above_the_data_does_not_stretch_the_axis(
         fixture_run, tmp_path):
-    from ewbench.analysis import model
+    from ewbench.analysis.report import model
     fig, body = plots._figure([fixture_run], 5)
     ax = body.subplots()
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
@@ -170,7 +171,7 @@ def test_bandwidth_interval_is_the_time_interval_inverted(fixture_run):
 
 def test_share_rows_are_percent_of_the_ops_ceiling_with_repeats(
         fixture_run):
-    from ewbench.analysis import model
+    from ewbench.analysis.report import model
     rows = plots.share_rows(fixture_run, repeats=(fixture_run,))
     assert rows
     n = max(p.n for p in fixture_run.points)

@@ -6,10 +6,10 @@ from statistics import median
 
 import pytest
 
-from ewbench.analysis import document as doc
-from ewbench.analysis import published as pub
-from ewbench.analysis import variants as var
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import document as doc
+from ewbench.analysis.report import published as pub
+from ewbench.analysis.core import variants as var
+from ewbench.analysis.core.load import load_run
 
 from conftest import ROOT
 

@@ -12,9 +12,12 @@ import types
 
 import pytest
 
-from ewbench.analysis import compare, contest, load, noise
+from ewbench.analysis.core import compare
+from ewbench.analysis.contest import rank as contest
+from ewbench.analysis.core import load
+from ewbench.analysis.core import noise
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import rewrite, scale_times
 from ewbench.peers import output
 from ewbench.peers import torch_ops as tj

@@ -5,8 +5,10 @@ import re
 
 import pytest
 
-from ewbench.analysis import document as doc
-from ewbench.analysis import plots, report, study
+from ewbench.analysis.core import document as doc
+from ewbench.analysis.report import plots
+from ewbench.analysis.report import page as report
+from ewbench.analysis.core import study
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +122,7 @@ def test_document_renderers_escape_and_mark_up():
 
 
 def test_report_of_run_without_counters(run_copy, tmp_path):
-    from ewbench.analysis.load import load_run
+    from ewbench.analysis.core.load import load_run
     os.remove(run_copy / "metrics.csv")
     run = load_run(str(run_copy))
     md_path, _, judged = report.write_report(
@@ -132,9 +134,9 @@ def test_report_of_run_without_counters(run_copy, tmp_path):
 
 def test_warm_slower_than_cold_is_a_threat(run_copy):
     import dataclasses
-    from ewbench.analysis import findings as fnd
-    from ewbench.analysis import model
-    from ewbench.analysis.load import load_run
+    from ewbench.analysis.report import findings as fnd
+    from ewbench.analysis.report import model
+    from ewbench.analysis.core.load import load_run
     run = load_run(str(run_copy))
     assert model.warm_slower_than_cold(run) == []
     points = tuple(dataclasses.replace(p, time_median_ns=3 * p.time_median_ns)
@@ -158,7 +160,8 @@ def test_warm_slower_than_cold_is_a_threat(run_copy):
 
 
 def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
-    from ewbench.analysis import report, study
+    from ewbench.analysis.report import page as report
+    from ewbench.analysis.core import study
     from test_peers import move_torch_rows
 
     def method_text(directory):
@@ -173,7 +176,8 @@ def test_method_names_where_the_torch_rows_are(run_copy, tmp_path):
 
 
 def test_reproduce_names_the_peer_tool(fixture_dir):
-    from ewbench.analysis import report, study
+    from ewbench.analysis.report import page as report
+    from ewbench.analysis.core import study
     blocks = report.reproduce_section(study.open_study(fixture_dir))
     code = [b.text for b in blocks if hasattr(b, "text") and
             "ewbench " in b.text]

@@ -5,10 +5,11 @@ loads touch, which the sector bytes alone hide."""
 
 import dataclasses
 
-from ewbench.analysis import findings as F
-from ewbench.analysis import load, sass
-from ewbench.analysis import select as sel
-from ewbench.analysis.load import MetricValue, SassRow
+from ewbench.analysis.report import findings as F
+from ewbench.analysis.core import load
+from ewbench.analysis.core import sass
+from ewbench.analysis.core import select as sel
+from ewbench.analysis.core.load import MetricValue, SassRow
 from test_findings import SIZES, healthy_points, make_run, point
 
 LD = "smsp__sass_inst_executed_op_global_ld.sum"

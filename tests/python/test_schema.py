@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from ewbench.analysis import validate
+from ewbench.analysis.core import validate
 from conftest import FIXTURE, ROOT
 
 

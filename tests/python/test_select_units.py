@@ -2,8 +2,8 @@
 
 import pytest
 
-from ewbench.analysis import select as sel
-from ewbench.analysis.units import (bytes_label, clock_label,
+from ewbench.analysis.core import select as sel
+from ewbench.analysis.core.units import (bytes_label, clock_label,
                                     cuda_version, size_label, us)
 from test_model import make_point
 
@@ -62,7 +62,7 @@ def test_primary_block_of_a_tune_sweep_is_its_fastest():
 def _with_fraction(run, passes, fraction):
     """A copy of run whose first point has derived__dram_read_fraction."""
     import copy
-    from ewbench.analysis.load import MetricValue
+    from ewbench.analysis.core.load import MetricValue
     run = copy.deepcopy(run)
     run.manifest.setdefault("counters", {})["passes"] = passes
     p = run.points[0]
@@ -95,7 +95,7 @@ def test_study_variants_are_the_registry_study_rows():
     """variants.STUDY_VARIANTS are kernels/study.def's lines, in order:
     the fourteen kernels of the study, add_f32 first, abs_f32_functor
     last."""
-    from ewbench.analysis import variants
+    from ewbench.analysis.core import variants
     assert len(variants.STUDY_VARIANTS) == 14
     assert variants.STUDY_VARIANTS[0] == "add_f32"
     assert variants.STUDY_VARIANTS[-1] == "abs_f32_functor"

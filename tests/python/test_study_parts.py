@@ -6,9 +6,12 @@ comparison its round-to-round spread (answers.dram_repeats)."""
 import os
 import shutil
 
-from ewbench.analysis import answers, model, report, study
-from ewbench.analysis import findings as fnd
-from ewbench.analysis import select as sel
+from ewbench.analysis.report import answers
+from ewbench.analysis.report import model
+from ewbench.analysis.report import page as report
+from ewbench.analysis.core import study
+from ewbench.analysis.report import findings as fnd
+from ewbench.analysis.core import select as sel
 from conftest import FIXTURE, scale_times
 
 RUN_ID = "20261121T204512Z-fixture-h100"

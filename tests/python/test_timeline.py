@@ -8,7 +8,7 @@ import pytest
 
 from ewbench.analysis import timeline
 from ewbench.analysis.__main__ import main
-from ewbench.analysis.load import DataError
+from ewbench.analysis.core.load import DataError
 
 
 def write_trace(path):
@@ -68,7 +68,7 @@ def test_bars_draw_what_broken_barh_draws(tmp_path):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from ewbench.analysis import plots
+    from ewbench.analysis.report import plots
     rng = np.random.default_rng(3)
     lefts = np.concatenate([[-5.0, 40.0], rng.uniform(0, 100, 300)])
     widths = np.concatenate([[8.0, 0.0], rng.uniform(0.1, 6, 300)])

@@ -1,7 +1,7 @@
 """Metrics a GPU does not have (run.json counters.left_out and
 counters.collected): loading them, the stall shares over the reasons
 present, and the report's "Not measured on this GPU" note with what each
-gap leaves undecided (analysis/unmeasured.py)."""
+gap leaves undecided (analysis/report/unmeasured.py)."""
 
 import glob
 import json
@@ -11,12 +11,16 @@ import shutil
 
 import pytest
 
-from ewbench.analysis import derived, model, plots, report, study
-from ewbench.analysis import findings as fnd
-from ewbench.analysis import select as sel
-from ewbench.analysis import unmeasured as um
+from ewbench.analysis.core import derived
+from ewbench.analysis.report import model
+from ewbench.analysis.report import plots
+from ewbench.analysis.report import page as report
+from ewbench.analysis.core import study
+from ewbench.analysis.report import findings as fnd
+from ewbench.analysis.core import select as sel
+from ewbench.analysis.report import unmeasured as um
 from ewbench.analysis.__main__ import EXIT_DATA, main
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, PACKAGE, rewrite
 
 RUN_ID = "20261121T204512Z-fixture-h100"
@@ -134,9 +138,11 @@ def test_every_metric_the_report_reads_is_in_the_table():
     known = um.reads()
     source_dir = os.path.join(PACKAGE, "analysis")
     found = set()
-    for path in glob.glob(os.path.join(source_dir, "*.py")):
+    for path in glob.glob(os.path.join(source_dir, "**", "*.py"),
+                          recursive=True):
         name = os.path.basename(path)
-        if name.startswith("fleet") or name == "unmeasured.py":
+        if os.path.basename(os.path.dirname(path)) == "fleet" or \
+                name == "unmeasured.py":
             continue                    # the fleet report; the table itself
         with open(path, encoding="utf-8") as f:
             text = f.read()

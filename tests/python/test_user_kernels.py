@@ -4,11 +4,13 @@ run.json entry, and its place in the report beside the others."""
 import json
 import os
 
-from ewbench.analysis import document as doc
-from ewbench.analysis import plots, report, study
-from ewbench.analysis import user_kernels as uk
-from ewbench.analysis import variants as var
-from ewbench.analysis.load import load_run
+from ewbench.analysis.core import document as doc
+from ewbench.analysis.report import plots
+from ewbench.analysis.report import page as report
+from ewbench.analysis.core import study
+from ewbench.analysis.report import user_kernels as uk
+from ewbench.analysis.core import variants as var
+from ewbench.analysis.core.load import load_run
 from conftest import rewrite
 
 USER = "user:add_f32x4_user"

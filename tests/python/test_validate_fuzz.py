@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ewbench.analysis import timeline
-from ewbench.analysis.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE
 
 TIMING_ROWS = 6

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ewbench.analysis import workers
+from ewbench.analysis.core import workers
 
 
 def square(x):

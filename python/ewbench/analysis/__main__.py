@@ -198,9 +198,10 @@ def make_parser():
 
 
 def cmd_report(args):
-    from . import report, study
+    from .report import page as report
+    from .core import study
     try:
-        from . import plots
+        from .report import plots
     except ImportError as e:
         stopped(e)
         say(args.command, "report needs matplotlib (%s); pip install -r "
@@ -221,9 +222,11 @@ def cmd_report(args):
 
 
 def cmd_fleet(args):
-    from . import fleet, fleet_answers, fleet_report
+    from .fleet import members as fleet
+    from .fleet import answers as fleet_answers
+    from .fleet import page as fleet_report
     try:
-        from . import fleet_plots
+        from .fleet import plots as fleet_plots
     except ImportError as e:
         stopped(e)
         say(args.command, "fleet needs matplotlib (%s); pip install -r "
@@ -251,7 +254,9 @@ def cmd_fleet(args):
 
 
 def cmd_compare(args):
-    from . import atomic, compare, load
+    from .core import atomic
+    from .core import compare
+    from .core import load
     run_a = load.load_run(args.run_a)
     run_b = load.load_run(args.run_b)
     result = compare.compare_runs(run_a, run_b)
@@ -266,7 +271,10 @@ def cmd_compare(args):
 def cmd_contest(args):
     import json
 
-    from . import atomic, contest, contest_report, load
+    from .core import atomic
+    from .contest import rank as contest
+    from .contest import page as contest_report
+    from .core import load
     runs = [load.load_run(d) for d in args.run_dirs]
     _, notes, found = contest.analyse(runs)
     if args.json:
@@ -304,7 +312,8 @@ def picture_path(out):
 
 
 def cmd_timeline(args):
-    from . import plots, timeline
+    from .report import plots
+    from . import timeline
     out = picture_path(args.out)
     if out is None:
         say(args.command, "cannot write %r: expected a name ending in %s, "
@@ -334,7 +343,7 @@ COMMANDS["fleet"] = COMMANDS["fleet-report"] = cmd_fleet
 
 
 def main(argv=None):
-    from .validate import DataError
+    from .core.validate import DataError
     parser = make_parser()
     if (sys.argv[1:] if argv is None else argv)[:1] == ["torch"]:
         return cmd_torch(None)      # whatever follows, even --help

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from operator import attrgetter
 from typing import NamedTuple
 
-from . import validate
+from .core import validate
 
 HOST_PID = 0
 GPU_PID = 1

@@ -2,10 +2,10 @@
 (PyTorch so far), timed by tools that are not part of the analysis.
 
 A peer tool reads a run directory and writes its own peer-<name>.csv beside
-timing.csv, with exactly timing.csv's columns (analysis.validate reads
+timing.csv, with exactly timing.csv's columns (analysis.core.validate reads
 them from src/columns.def), and a sidecar peer-<name>.json with the
 versions it ran with.  It never modifies a file ewbench wrote: the analysis
-merges every peer-*.csv into the run's points (analysis/load.py), so that
+merges every peer-*.csv into the run's points (analysis/core/load.py), so that
 measuring stays out of the package that judges.  Modules:
 
   output     peer-<name>.csv and its sidecar, written atomically

@@ -4,7 +4,7 @@ half a file.
 The CSV is rewritten whole (the rows it had, then the new ones) into a
 temporary file in the run directory, flushed to disk, and renamed over
 the old one; a crash leaves the old file or the new one, never a mix.
-The columns are timing.csv's, from analysis.validate.TIMING_COLUMNS (read
+The columns are timing.csv's, from analysis.core.validate.TIMING_COLUMNS (read
 from src/columns.def); an existing file keeps its own header and rows
 byte for byte, and new rows follow its column order.
 """
@@ -13,7 +13,7 @@ import json
 import os
 import tempfile
 
-from ..analysis import validate
+from ..analysis.core import validate
 
 
 def header():

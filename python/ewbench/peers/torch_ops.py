@@ -61,8 +61,8 @@ if __name__ == "__main__" and not __package__:
 
 import numpy as np
 
-from ..analysis import load
-from ..analysis.validate import DTYPE_BYTES, DataError
+from ..analysis.core import load
+from ..analysis.core.validate import DTYPE_BYTES, DataError
 
 from . import output
 

@@ -24,7 +24,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
-from . import load, validate
+from . import load
+from . import validate
 
 CEILINGS = "ceilings"
 ARTICLE = "article"

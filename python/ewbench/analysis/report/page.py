@@ -14,21 +14,21 @@ import os
 import shlex
 
 from . import answers as ans
-from . import atomic
-from . import document as doc
+from ..core import atomic
+from ..core import document as doc
 from . import environment as env
 from . import findings as fnd
-from . import load
+from ..core import load
 from . import model
-from . import noise
-from . import placement
+from ..core import noise
+from ..core import placement
 from . import published as pub
-from . import select as sel
-from . import study as stu
+from ..core import select as sel
+from ..core import study as stu
 from . import unmeasured as um
 from . import user_kernels as uk
-from . import variants as var
-from .units import (bytes_label, clock_label, cuda_version, gbps,
+from ..core import variants as var
+from ..core.units import (bytes_label, clock_label, cuda_version, gbps,
                     gbps_number, pct, size_label, us)
 
 SECTIONS = (("findings", "Findings"),
@@ -1001,7 +1001,7 @@ def reproduce_section(study):
         lines.append("# step by step, STUDY = the study directory")
         if study.ceilings_path:
             try:
-                from .load import load_manifest
+                from ..core.load import load_manifest
                 ceil = load_manifest(os.path.join(study.ceilings_path,
                                                   "run.json"))
                 argv = [str(a) for a in ceil.get("argv") or ["ceilings"]]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Optional
 
-from . import variants as var
+from ..core import variants as var
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,8 @@ def _pc(value):
 
 def section(run, heading, anchor):
     """The report's section: every published row beside this GPU's."""
-    from . import document as doc
-    from .units import size_label
+    from ..core import document as doc
+    from ..core.units import size_label
 
     name = run.device.get("name", "this GPU")
     own = own_writeups(name)

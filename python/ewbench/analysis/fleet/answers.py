@@ -25,12 +25,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
-from . import noise
-from . import placement as plc
-from . import select as sel
-from . import variants as var
-from .noise import SIGMAS
-from .validate import DTYPE_BYTES
+from ..core import noise
+from ..core import placement as plc
+from ..core import select as sel
+from ..core import variants as var
+from ..core.noise import SIGMAS
+from ..core.validate import DTYPE_BYTES
 
 OUTLIER_PCT = 3.0
 L2_FIT_FRACTION = 0.5       # the L2 size: footprint <= this x the L2

@@ -24,8 +24,8 @@ threats; numbers come from placement.py.
 
 from dataclasses import dataclass
 
-from . import placement as plc
-from .units import size_label
+from ..core import placement as plc
+from ..core.units import size_label
 
 # The margin below the part's median clock.  A kernel whose time the SM
 # clock sets runs longer by the clock's shortfall: 2 % is above every

@@ -28,8 +28,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import load, placement, validate
-from .study import is_run_dir
+from ..core import load
+from ..core import placement
+from ..core import validate
+from ..core.study import is_run_dir
 
 CEILINGS = "ceilings"
 RUN = "run"

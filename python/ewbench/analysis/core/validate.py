@@ -852,7 +852,8 @@ def check_trace(path, text_):
 # CSV columns
 
 COLUMNS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            os.pardir, "defs", "columns.def")
+                            os.pardir, os.pardir, "defs",
+                            "columns.def")
 TEXT = "text"
 INTEGER = "integer"
 NUMBER = "number"

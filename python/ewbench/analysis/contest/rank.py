@@ -48,10 +48,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional
 
-from . import noise
-from . import variants as var
-from .validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
-from .units import bytes_label, size_label
+from ..core import noise
+from ..core import variants as var
+from ..core.validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
+from ..core.units import bytes_label, size_label
 
 LISTED = 5                  # missing keys named in a note
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 DEF_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                        os.pardir, "defs", "derived.def")
+                        os.pardir, os.pardir, "defs", "derived.def")
 
 _STRINGS = r'((?:"[^"\n]*"\s*)+)'
 _ROW = re.compile(r"DERIVED\(\s*(\w+)\s*,\s*" + _STRINGS + r",\s*" +

@@ -98,10 +98,10 @@ from typing import Optional
 
 import numpy as np
 
-from . import compare
-from . import select as sel
-from . import validate
-from .units import bytes_label, gbps, us
+from ..core import compare
+from ..core import select as sel
+from ..core import validate
+from ..core.units import bytes_label, gbps, us
 
 LAUNCH_FACTOR = 2.0
 LAUNCH_ABS_NS = 10_000.0

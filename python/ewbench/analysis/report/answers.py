@@ -19,14 +19,14 @@ Pure functions of a findings.StudyContext; report.py renders them.
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from . import compare
-from . import contest
+from ..core import compare
+from ..contest import rank as contest
 from . import findings as fnd
 from . import model
-from . import sass
-from . import select as sel
-from . import study as stu
-from . import variants as var
+from ..core import sass
+from ..core import select as sel
+from ..core import study as stu
+from ..core import variants as var
 
 SHORT_FRACTION = 0.90       # a study variant below this x its best sibling
 

@@ -21,7 +21,7 @@ ROLES = (STUDY, ADDITION, PEER, USER)
 USER_PREFIX = "user:"
 
 STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                         os.pardir, "defs", "study.def")
+                         os.pardir, os.pardir, "defs", "study.def")
 
 
 def _study_variants(path=STUDY_DEF):

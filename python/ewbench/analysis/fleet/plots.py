@@ -15,8 +15,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from . import fleet_answers as fa
-from . import plots
+from . import answers as fa
+from ..report import plots
 
 OK_COLOUR = "#1f77b4"
 OUTLIER_COLOUR = "#d62728"

@@ -22,16 +22,16 @@ from statistics import median
 
 import numpy as np
 
-from . import derived
+from ..core import derived
 from . import model
-from . import noise
-from . import sass
-from . import select as sel
-from . import study as stu
-from . import timing
-from . import variants as var
-from .validate import DTYPE_BYTES
-from .units import bytes_label, gbps, ratio, size_label, us
+from ..core import noise
+from ..core import sass
+from ..core import select as sel
+from ..core import study as stu
+from ..core import timing
+from ..core import variants as var
+from ..core.validate import DTYPE_BYTES
+from ..core.units import bytes_label, gbps, ratio, size_label, us
 
 HOLDS = "holds"
 FAILS = "does not hold"

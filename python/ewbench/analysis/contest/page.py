@@ -4,10 +4,10 @@ for scripts (`ewbench contest --json`): who is fastest per
 the round-to-round spread.  Facts only: a project's goals are judged on
 the JSON by its own scripts (scripts/contest-goals.py)."""
 
-from . import contest as ct
-from . import document as doc
-from . import noise
-from .units import gbps_number, pct, size_label
+from . import rank as ct
+from ..core import document as doc
+from ..core import noise
+from ..core.units import gbps_number, pct, size_label
 
 TOP = 3                     # ewbench entries shown per contest
 JSON_SCHEMA = "ewbench-contest/1"

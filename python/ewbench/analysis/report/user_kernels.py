@@ -18,11 +18,11 @@ after ewbench's fastest against cub and PyTorch.
 from dataclasses import dataclass
 from typing import Optional
 
-from . import compare
-from . import document as doc
+from ..core import compare
+from ..core import document as doc
 from . import model
-from . import variants as var
-from .units import gbps, size_label
+from ..core import variants as var
+from ..core.units import gbps, size_label
 
 FIGURE = "user_kernels"
 ANCHOR = "user-kernels"

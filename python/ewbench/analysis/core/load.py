@@ -28,7 +28,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional
 
-from . import derived, noise, validate
+from . import derived
+from . import noise
+from . import validate
 from .validate import DataError  # noqa: F401  (what load_run raises)
 
 # Schema 1: warm graph rows time GRAPH_REPLAYS replays of one graph that

@@ -13,12 +13,12 @@ threats follow.  Missing values are "—".
 import os
 import shlex
 
-from . import atomic
-from . import document as doc
-from . import fleet as flt
-from . import fleet_answers as fa
-from . import placement as plc
-from .units import gbps_number, size_label, us
+from ..core import atomic
+from ..core import document as doc
+from . import members as flt
+from . import answers as fa
+from ..core import placement as plc
+from ..core.units import gbps_number, size_label, us
 
 DASH = "—"
 NBSP = "\u00a0"

@@ -44,11 +44,14 @@ from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
-from . import atomic, model, timing, workers
-from . import select as sel
-from . import study as stu
-from . import variants as var
-from .units import bytes_label, size_label
+from ..core import atomic
+from . import model
+from ..core import timing
+from ..core import workers
+from ..core import select as sel
+from ..core import study as stu
+from ..core import variants as var
+from ..core.units import bytes_label, size_label
 
 # SVG element ids from a fixed salt, so a report rendered twice from the
 # same data is the same file; text stays text (smaller, searchable).
@@ -980,7 +983,7 @@ def plot_timeline(events, window, out_png, title):
     """A Perfetto-like picture of a window (start, end µs) of a trace: host
     NVTX ranges by nesting depth on top, GPU kernels below (helper kernels
     such as the L2 flush in grey), time in µs from the window's start."""
-    from .timeline import GPU_PID, HOST_PID
+    from ..timeline import GPU_PID, HOST_PID
     host = [e for e in events if e.pid == HOST_PID]
     gpu = [e for e in events if e.pid == GPU_PID]
     if not events:

@@ -29,11 +29,11 @@ the report says over how many reasons they were taken.
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from . import derived
-from . import document as doc
+from ..core import derived
+from ..core import document as doc
 from . import model
-from . import select as sel
-from . import study as stu
+from ..core import select as sel
+from ..core import study as stu
 
 FINDING = "finding"
 VERDICT = "verdict"
@@ -341,7 +341,7 @@ def section(gaps, runs=()):
         "undecided (the rule cannot fire, the finding is not testable, "
         "nothing is drawn) or weaker (something else stands in), from the "
         "analysis's one table of what reads each metric "
-        "(`python/ewbench/analysis/unmeasured.py`):"),
+        "(`python/ewbench/analysis/report/unmeasured.py`):"),
         doc.Table(("metric", "part", "reason", "leaves undecided",
                    "leaves weaker"), tuple(rows))]
     aliases = {}

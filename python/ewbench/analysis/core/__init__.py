@@ -1,0 +1,2 @@
+"""Reading and the rules every report shares (the package map:
+ewbench/analysis/__init__.py)."""

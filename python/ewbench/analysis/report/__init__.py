@@ -1,0 +1,2 @@
+"""The report of a study or one run, `ewbench report` (the package map:
+ewbench/analysis/__init__.py)."""

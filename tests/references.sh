@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/references.sh - the shipped references render as committed: each
+# study under reports/reference/ (`ewbench report`), each fleet
+# (`ewbench fleet-report`) and each contest's rounds (`ewbench contest`,
+# Markdown and JSON) give, with this tree's analysis, the report.md,
+# contest.md and contest.json that are committed, byte for byte, and the
+# same report.html but for its embedded PNG previews and the same figure
+# files (the images themselves are matplotlib's, and differ between its
+# versions).  A change of the analysis that moves a reference's words or
+# numbers fails here until the references are rendered again.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+py=${PYTHON:-python3}
+[ "$py" != : ] || py=python3
+if ! missing=$("$py" -c 'import numpy, matplotlib' 2>&1); then
+	echo "SKIP: $py cannot render: $missing"
+	exit 77
+fi
+analysis() { EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" "$@"; }
+# report.html without its data: URIs (the figures' PNG previews).
+text_of() { sed 's/data:image\/[a-z]*;base64,[A-Za-z0-9+\/=]*/data:/g' "$1"; }
+same() {	# same WHAT COMMITTED RENDERED
+	cmp -s "$2" "$3" || fail "$1: $3 differs from the committed $2:
+$(diff "$2" "$3" | head -20)"
+}
+same_report() {	# same_report COMMITTED_DIR RENDERED_DIR
+	same "report.md" "$1/report.md" "$2/report.md"
+	text_of "$1/report.html" >"$tmpdir/committed.html"
+	text_of "$2/report.html" >"$tmpdir/rendered.html"
+	same "report.html (text)" "$tmpdir/committed.html" "$tmpdir/rendered.html"
+	(cd "$1/figures" && ls) >"$tmpdir/committed.ls"
+	(cd "$2/figures" && ls) >"$tmpdir/rendered.ls"
+	same "figure files" "$tmpdir/committed.ls" "$tmpdir/rendered.ls"
+}
+count=0
+for ref in "$top_srcdir"/reports/reference/*/; do
+	ref=${ref%/}
+	name=$(basename "$ref")
+	if [ -f "$ref/article/run.json" ] && [ -d "$ref/report" ]; then
+		analysis report "$ref" -o "$tmpdir/$name" >/dev/null ||
+		    fail "ewbench report $ref"
+		same_report "$ref/report" "$tmpdir/$name"
+		count=$((count + 1))
+	fi
+	case $name in
+	fleet-*)
+		analysis fleet-report "$ref" -o "$tmpdir/$name" >/dev/null ||
+		    fail "ewbench fleet-report $ref"
+		same_report "$ref/report" "$tmpdir/$name"
+		count=$((count + 1)) ;;
+	esac
+	if [ -f "$ref/contest/contest.md" ]; then
+		# From the folder, so that the rounds are named as committed.
+		(cd "$ref/contest" &&
+		    analysis contest round-? -o "$tmpdir/$name-contest.md" &&
+		    analysis contest --json round-? -o "$tmpdir/$name-contest.json") \
+		    >/dev/null || fail "ewbench contest $ref/contest"
+		same "contest.md" "$ref/contest/contest.md" "$tmpdir/$name-contest.md"
+		same "contest.json" "$ref/contest/contest.json" "$tmpdir/$name-contest.json"
+		count=$((count + 1))
+	fi
+done
+[ "$count" -ge 4 ] || fail "only $count references found under reports/reference"
+echo "references: $count renderings as committed"
