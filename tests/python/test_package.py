@@ -53,9 +53,9 @@ def test_package_docstring_lists_every_module():
     from ewbench import analysis
     listed, sub = set(), ""
     for line in analysis.__doc__.splitlines():
-        heading = re.match(r"^(\w+)/\s", line)
-        if heading:
-            sub = heading.group(1) + "."
+        heading = re.match(r"^([\w/]+)/\s", line)
+        if heading:             # core/, or report/findings/ for a package
+            sub = heading.group(1).replace("/", ".") + "."
         module = re.match(r"^  (\w+)\s", line)
         if module:
             listed.add(sub + module.group(1))
