@@ -97,10 +97,11 @@ expect 0 '^add_f32 .* 1Ki'	run --dry-run -v add_f32 -v add_f16 -s 1Ki
 expect 0 '^add_f16 .* 1Ki'	run --dry-run -v add_f32 -v add_f16 -s 1Ki
 expect 0 '^add_f16x8_pack'	check --dry-run -v add_f32,add_f16 -v 'add_f16x8*' -s 1Ki
 # --block own: each variant's published block, once beside a listed one
-# equal to it (add_f32x4: own 64; add_f32_tma: own 256); cub its own.
-expect 0 '^add_f32x4 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32_tma,cub_add_f32 -s 1Mi --block own,64,256,512
-expect 0 '^add_f32_tma .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32_tma,cub_add_f32 -s 1Mi --block own,64,256,512
-expect 0 '^cub_add_f32 .* 1$'	run --dry-run --no-cupti -v add_f32x4,add_f32_tma,cub_add_f32 -s 1Mi --block own,64,256,512
+# equal to it (add_f32x4: own 64; add_f32x4_ilp2: own 256); cub its own.
+# (No TMA variant: a build without sm_90 skips those.)
+expect 0 '^add_f32x4 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
+expect 0 '^add_f32x4_ilp2 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
+expect 0 '^cub_add_f32 .* 1$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
 expect 2 "--block: 'owner' is not a whole number"	run --block own,owner
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
