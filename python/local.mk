@@ -38,7 +38,12 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/environment.py \
 	%reldir%/ewbench/analysis/report/findings.py \
-	%reldir%/ewbench/analysis/report/model.py \
+	%reldir%/ewbench/analysis/report/model/__init__.py \
+	%reldir%/ewbench/analysis/report/model/above.py \
+	%reldir%/ewbench/analysis/report/model/ceilings.py \
+	%reldir%/ewbench/analysis/report/model/facts.py \
+	%reldir%/ewbench/analysis/report/model/fit.py \
+	%reldir%/ewbench/analysis/report/model/rules.py \
 	%reldir%/ewbench/analysis/report/page.py \
 	%reldir%/ewbench/analysis/report/plots.py \
 	%reldir%/ewbench/analysis/report/published.py \

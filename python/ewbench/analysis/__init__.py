@@ -31,7 +31,6 @@ core/       reading and the rules every report shares
             stopped without a hang
 
 report/     the report of a study or one run (`ewbench report`)
-  model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
   findings  the six findings of the study brief, judged on one run
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
@@ -46,6 +45,14 @@ report/     the report of a study or one run (`ewbench report`)
   plots     every figure of a study (with fleet/plots, the only modules
             that import matplotlib)
   page      report.md and report.html, section by section
+
+report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
+  fit       the launch-floor fit t = t0 + V / B per series
+  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency under
+            load, the loads in flight Little's law needs
+  rules     the verdict rules in order (the rule table), classify
+  facts     the facts of a point the rules look at, classify_run
+  above     rows above a measured DRAM ceiling, explained
 
 fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet

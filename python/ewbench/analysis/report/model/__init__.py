@@ -1,0 +1,35 @@
+"""The performance model: launch-floor fit, ceilings, bottleneck verdicts.
+
+Everything here is a pure function of its arguments.  Modules:
+
+  fit       the launch-floor fit t = t0 + V / B per series (LaunchFit)
+  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency under
+            load and the loads in flight Little's law needs (Bound)
+  rules     the verdict rules in order (the rule table), classify
+  facts     the PointFacts of a point from a run, classify_run
+  above     rows above a measured DRAM ceiling, with their explanation
+
+The names the rest of the package and the tests use as model.NAME are
+imported here.
+"""
+
+from .above import (BEATS_CEILING, CEILING_BEATEN_PCT, UNEXPLAINED,
+                    WRITES_IN_L2, above_dram_ceiling)
+from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
+                       fitted_launch_floor, l2_ceiling, latency_at,
+                       launch_floor, loaded_latencies, measured_block_rate,
+                       measured_launch_floor, needed_in_flight, pct_of,
+                       run_dram_ceiling, spec_dram)
+from .facts import (PointFacts, _siblings, classify_run,
+                    kib_in_flight_per_sm, occupancy, point_facts,
+                    sibling_key, warm_slower_kernels, warm_slower_than_cold)
+from .fit import fit_launch_model, fit_series, served_by_l2
+from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE, DRAM_BOUND,
+                    DRAM_FRACTION, ISSUE_BAND, ISSUE_BOUND,
+                    ISSUE_BYTES_PER_INST, ISSUE_MARGIN, L2_BOUND,
+                    L2_DRAM_FRACTION, LATENCY_BOUND, LATENCY_MARGIN,
+                    LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
+                    OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
+                    SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
+                    Verdict, classify, rule_dram, rule_issue, rule_l2,
+                    rule_latency, rule_launch)

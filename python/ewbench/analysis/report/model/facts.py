@@ -1,0 +1,249 @@
+"""The facts of a point the verdict rules look at, from a run, and
+classify_run."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ...core import compare
+from ...core import select as sel
+from .ceilings import (Bound, _idle_latency, _run_block_rate, block_rate,
+                       launch_floor, measured_block_rate, needed_in_flight,
+                       run_dram_ceiling)
+from .fit import fit_series
+from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
+                    MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
+                    SIBLING_FRACTION, classify)
+
+
+@dataclass(frozen=True)
+class PointFacts:
+    """What the verdict rules look at, for one point."""
+    time_ns: float
+    bytes_moved: int
+    footprint_bytes: int
+    bandwidth: float
+    l2_bytes: Optional[int] = None
+    dram_ceiling: Optional[Bound] = None
+    launch_floor_ns: Optional[float] = None
+    launch_floor_source: Optional[str] = None
+    dram_bytes: Optional[float] = None
+    occupancy_pct: Optional[float] = None
+    occupancy_kind: str = "achieved"
+    bytes_per_inst: Optional[float] = None
+    kib_in_flight_per_sm: Optional[float] = None
+    cold_time_ns: Optional[float] = None    # warm points slower than their
+    #   cold twin beyond the noise: the cold twin's time (else None)
+    best_sibling: Optional[str] = None      # fastest sibling's variant
+    best_sibling_bandwidth: Optional[float] = None
+    full_speed_bytes_per_inst: Optional[float] = None  # lowest of siblings
+    #   at this size that are DRAM-bound (None: none is, or no counters)
+    full_speed_kib_in_flight: Optional[float] = None   # the fewest of
+    #   the DRAM-bound siblings whose loads in flight are known
+    full_speed_sibling: Optional[str] = None
+    needed_kib_in_flight: Optional[float] = None  # Little's law, per SM
+    needed_kib_range: Optional[tuple] = None      # (low, high) of it
+    needed_source: str = ""
+    stalls: tuple = ()      # ((reason, % of active warps), ...), largest
+    #                         first (metrics/stalls.txt)
+    grid: Optional[int] = None
+    block_rate: Optional[float] = None      # blocks/s
+    block_rate_ceiling: Optional[Bound] = None
+    theoretical_occupancy_pct: Optional[float] = None
+    cache: Optional[str] = None             # warm | cold; None: not known
+    load_latency_ns: Optional[float] = None  # measured dram_latency
+
+    def stall_share(self, reasons):
+        """The share of all stall cycles spent on these reasons, or None
+        without stall counters.  All = the reasons measured (a reason the
+        chip lacks is absent, not 0): their shares sum to 1."""
+        total = sum(v for _, v in self.stalls)
+        if not total:
+            return None
+        return sum(v for r, v in self.stalls if r in reasons) / total
+
+    @property
+    def stall_text(self):
+        return "top warp stalls, in %% of active warps: %s" % ", ".join(
+            "%s %.0f%%" % (r, v) for r, v in self.stalls[:3]) \
+            if self.stalls else ""
+
+    @property
+    def dram_pct(self):
+        if self.dram_ceiling is None:
+            return None
+        return 100.0 * self.bandwidth / self.dram_ceiling.value
+
+    @property
+    def sibling_share(self):
+        """Bandwidth as a fraction of the best sibling's, or None."""
+        if not self.best_sibling_bandwidth:
+            return None
+        return self.bandwidth / self.best_sibling_bandwidth
+
+
+# facts from a run
+
+def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
+    """Loads in flight per SM if every resident thread has all its loads
+    outstanding at once: read bytes per thread x resident threads.  None
+    when the shape is unknown or the threads loop over the data."""
+    if not point.grid or not point.block or occupancy_pct is None \
+            or not max_threads_per_sm:
+        return None
+    read = point.bytes_moved * READ_FRACTION.get(point.op, 0.5)
+    per_thread = read / (point.grid * point.block)
+    if per_thread > MAX_SINGLE_PASS_READ_BYTES:
+        return None
+    resident = occupancy_pct / 100.0 * max_threads_per_sm
+    return per_thread * resident / 1024.0
+
+
+def occupancy(run, point):
+    """(pct, kind): achieved when measured, else theoretical, else None."""
+    achieved = sel.metric(run, point, sel.M_OCCUPANCY)
+    if achieved is not None:
+        return achieved, "achieved"
+    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
+    if theoretical is not None:
+        return theoretical, "theoretical"
+    return None, "achieved"
+
+
+def sibling_key(point):
+    """Points that move the same bytes under the same conditions."""
+    return (point.op, point.dtype, point.n, point.cache, point.launch)
+
+
+def _siblings(run):
+    """sibling key -> points with a passing (or unknown) check."""
+    out = {}
+    for p in run.points:
+        if p.check != "fail" and p.bandwidth:
+            out.setdefault(sibling_key(p), []).append(p)
+    return out
+
+
+def point_facts(run, point, fits, siblings=None, cold=None,
+                block_ceiling=None):
+    """The facts of one point; siblings (from _siblings), cold (warm
+    point key -> cold twin) and block_ceiling (block_rate_ceiling) are
+    computed once per run by classify_run."""
+    floor_ns, floor_source = launch_floor(run, point, fits)
+    occ, occ_kind = occupancy(run, point)
+    dram = run_dram_ceiling(run, point.op)
+    best = None
+    full_bpi = full_kib = full_name = None
+    max_threads = run.device.get("max_threads_per_sm")
+    if siblings is not None:
+        group = siblings.get(sibling_key(point), [])
+        if group:
+            best = max(group, key=lambda p: p.bandwidth)
+        if dram is not None:
+            top = best.bandwidth if best else 0.0
+            full = [p for p in group
+                    if p.bandwidth >= DRAM_FRACTION * dram.value and
+                    p.bandwidth >= SIBLING_FRACTION * top]
+            bpis = [v for v in (sel.metric(run, p, sel.M_BYTES_PER_INST)
+                                for p in full) if v is not None]
+            full_bpi = min(bpis) if bpis else None
+            # The leanest sibling at the ceiling: the fewest bytes in
+            # flight this run shows to be enough.
+            for p in full:
+                kib = kib_in_flight_per_sm(p, occupancy(run, p)[0],
+                                           max_threads)
+                if kib is not None and (full_kib is None or kib < full_kib):
+                    full_kib, full_name = kib, p.variant
+    need, need_range, need_source = needed_in_flight(
+        run, dram, point.op, full_kib, full_name)
+    twin = (cold or {}).get(point.key) if point.cache == "warm" else None
+    if twin is not None and not _host_artefact(point, twin, floor_ns):
+        twin = None
+    return PointFacts(
+        time_ns=point.time_median_ns,
+        bytes_moved=point.bytes_moved,
+        footprint_bytes=point.footprint_bytes,
+        bandwidth=point.bandwidth,
+        l2_bytes=run.l2_bytes,
+        dram_ceiling=dram,
+        launch_floor_ns=floor_ns,
+        launch_floor_source=floor_source,
+        dram_bytes=sel.dram_bytes(run, point),
+        occupancy_pct=occ,
+        occupancy_kind=occ_kind,
+        bytes_per_inst=sel.metric(run, point, sel.M_BYTES_PER_INST),
+        kib_in_flight_per_sm=kib_in_flight_per_sm(point, occ, max_threads),
+        cold_time_ns=twin.time_median_ns if twin else None,
+        best_sibling=best.variant if best else None,
+        best_sibling_bandwidth=best.bandwidth if best else None,
+        full_speed_bytes_per_inst=full_bpi,
+        full_speed_kib_in_flight=full_kib,
+        full_speed_sibling=full_name,
+        needed_kib_in_flight=need,
+        needed_kib_range=need_range,
+        needed_source=need_source,
+        stalls=tuple(sel.stall_shares(run, point)),
+        grid=point.grid,
+        block_rate=block_rate(point),
+        block_rate_ceiling=block_ceiling,
+        theoretical_occupancy_pct=sel.metric(
+            run, point, sel.M_THEORETICAL_OCCUPANCY),
+        cache=point.cache,
+        load_latency_ns=_idle_latency(run))
+
+
+def cold_twins(points):
+    """warm point key -> the cold point of the same variant, n, block and
+    launch."""
+    cold = {(p.variant, p.n, p.block, p.launch): p for p in points
+            if p.cache == "cold"}
+    return {p.key: cold[(p.variant, p.n, p.block, p.launch)]
+            for p in points if p.cache == "warm" and
+            (p.variant, p.n, p.block, p.launch) in cold}
+
+
+def _host_artefact(warm, cold, floor_ns):
+    """At launch scale, warm slower than cold beyond the noise
+    (noise.py's rule, as compare applies it), on host-side timers only:
+    a kernel's own duration has no host in it."""
+    if warm.time_source == "kernel":
+        return False
+    scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
+    return cold.time_median_ns <= scale and \
+        compare.compare_points(cold, warm).flag == compare.SLOWER
+
+
+def warm_slower_kernels(run):
+    """[(warm, cold)] of kernel-timed points whose warm duration exceeds
+    the cold one beyond the noise: no timer artefact, the L2 at work (a
+    warm launch can find earlier output dirty in L2 and write it back
+    while it runs; a cold one starts after a read-only flush)."""
+    twins = cold_twins(run.points)
+    return [(p, twins[p.key]) for p in run.points
+            if p.key in twins and p.time_source == "kernel" and
+            compare.compare_points(twins[p.key], p).flag == compare.SLOWER]
+
+
+def warm_slower_than_cold(run, fits=None):
+    """Warm points of a run slower than their cold twin beyond the noise,
+    at launch scale: a warm launch never loses to a flushed one there, so
+    the timer saw the GPU wait for the host."""
+    if fits is None:
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
+    twins = cold_twins(run.points)
+    return [p for p in run.points if p.key in twins and _host_artefact(
+        p, twins[p.key], launch_floor(run, p, fits)[0])]
+
+
+def classify_run(run, fits=None):
+    """[(point, Verdict)] for every point of the run, in file order."""
+    if fits is None:
+        fits = fit_series(run.points, run.l2_bytes,
+                          run.spec_dram_bandwidth)
+    siblings = _siblings(run)
+    cold = cold_twins(run.points)
+    run_rate = _run_block_rate(run)
+    return [(p, classify(point_facts(
+        run, p, fits, siblings, cold,
+        measured_block_rate(run.ceilings, p.block) or run_rate)))
+        for p in run.points]

@@ -1,0 +1,460 @@
+"""The bottleneck verdict rules, and classify.
+
+Verdict rules, tried in order; the first that fires names the point.
+Siblings of a point are the points of the same op, dtype, size, cache
+state and launch mode (every variant, peers included).
+
+  launch-bound     at launch scale (cold time <= LAUNCH_FACTOR x the
+                   launch floor, or < LAUNCH_ABS_NS without one), warm time
+                   above the cold time of the same point by more than the
+                   noise (noise.py's rule: the timer saw the GPU wait for
+                   the host; at DRAM sizes warm may lose to cold for a real
+                   reason, the write-back of the previous launch), or time
+                   <= (1 - LAUNCH_BAND) x LAUNCH_FACTOR x launch floor
+                   (the fixed cost is at least half the time, beyond the
+                   host's drift; within the band: undetermined, said
+                   borderline); with no floor known at all, time <
+                   LAUNCH_ABS_NS.
+  block-launch-bound  grid / the block-launch ceiling at its block size +
+                   the launch floor + the measured dram_latency (the last
+                   block's loads) >= BLOCK_LAUNCH_SHARE x time, with
+                   achieved occupancy < BLOCK_OCCUPANCY_FRACTION x the
+                   theoretical where both are measured: launching the
+                   kernel and its blocks sets the time, whatever memory
+                   serves the data.
+  L2-bound         footprint < L2 capacity, and either bandwidth > DRAM
+                   ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
+                   bytes moved: the data came from L2, not DRAM.
+  DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling and >=
+                   SIBLING_FRACTION x the best sibling's: a variant far
+                   below a sibling that moves the same bytes is not held
+                   back by DRAM.  Never for a warm point whose footprint
+                   is below L2_DRAM_FRACTION of the L2 unless counters
+                   show DRAM moving half its bytes: L2 serves it.
+  occupancy-bound  achieved occupancy (theoretical when achieved is not
+                   measured) < OCCUPANCY_PCT, and not DRAM-bound.
+  latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x the low
+                   end of what Little's law needs (needed_in_flight: the
+                   op's reads at DRAM_FRACTION of the ceiling x the latency
+                   measured at that load, latency_at / SMs; without a
+                   latency, the fewest a DRAM-bound sibling keeps in
+                   flight); or, where that estimate is
+                   missing or inside the margin, long-scoreboard stalls
+                   >= STALL_DOMINANT of all (metrics/stalls.txt) and above
+                   the issue stalls, while the memory system has room:
+                   below DRAM_FRACTION of the ceiling, or below
+                   SIBLING_FRACTION - SIBLING_BAND of the best sibling.
+  issue-bound      issue stalls >= STALL_DOMINANT of all stalls, or bytes
+                   moved per issued warp instruction <
+                   ISSUE_BYTES_PER_INST and < (1 - ISSUE_BAND) x
+                   ISSUE_MARGIN x the fewest
+                   of any sibling that is DRAM-bound at the same size (a
+                   sibling that reaches the ceiling with about as few bytes
+                   per instruction shows that the issue rate is not the
+                   limit; with no such sibling nothing shows that it is).
+  DRAM-bound       (band) >= DRAM_FRACTION of the ceiling and within
+                   SIBLING_BAND below SIBLING_FRACTION of the best sibling,
+                   when no rule above fired.
+  undetermined     none of the above: the text lists what was measured
+                   (DRAM share, best sibling, occupancy, bytes per
+                   instruction, loads in flight per SM).
+
+Every verdict carries the rule that fired, with the numbers.
+"""
+
+from dataclasses import dataclass
+
+from ...core.units import bytes_label, gbps, us
+
+LAUNCH_FACTOR = 2.0
+LAUNCH_ABS_NS = 10_000.0
+# Within LAUNCH_BAND of LAUNCH_FACTOR x the floor, either side, a point is
+# not called launch-bound: a host's stream launch floor (host-event times)
+# moves from run to run (2.5-9 % spread within one run on the H100s, 2.8
+# to 4.3 us across three H100 hosts), and the GPU-side cost (kernel
+# durations) is a floor from empty kernels, short of a real kernel's fixed
+# cost by its first loads' latency and last wave's tail.
+LAUNCH_BAND = 0.10
+L2_DRAM_FRACTION = 0.5
+DRAM_FRACTION = 0.80
+OCCUPANCY_PCT = 50.0
+ISSUE_BYTES_PER_INST = 16.0
+SIBLING_FRACTION = 0.90
+# A band below SIBLING_FRACTION: a point at 85-90 % of its best sibling
+# (and >= DRAM_FRACTION of the ceiling) is DRAM-bound only when no other
+# rule explains it, so 89.97 % and 90.4 % no longer get opposite verdicts.
+SIBLING_BAND = 0.05
+# Latency-bound: bytes in flight per SM short of what Little's law needs
+# (bandwidth x latency / SMs) by more than this fraction.
+LATENCY_MARGIN = 0.25
+# Stall reasons (metrics/stalls.txt) that mean warps wait on memory
+# latency, and the share of all stalls they must reach to decide it.
+LATENCY_STALLS = ("long_scoreboard",)
+ISSUE_STALLS = ("not_selected", "math_pipe_throttle", "dispatch_stall",
+                "mio_throttle", "lg_throttle")
+STALL_DOMINANT = 0.5
+ISSUE_MARGIN = 0.75
+# Within ISSUE_BAND of that limit, either side, the point is borderline,
+# not issue-bound: the limit rests on which siblings reach the ceiling in
+# this run (an H200 relu_f32 at 2^24: 11.1 B against 0.75 x 14.9 = 11.2 B
+# in one study, issue-bound; against 0.75 x 14.7 = 11.0 B in the next,
+# undetermined).
+ISSUE_BAND = 0.05
+# Read bytes per launched thread above this mean the thread loops over the
+# data, and its loads in flight cannot be told from the totals.
+MAX_SINGLE_PASS_READ_BYTES = 64
+# Block-launch-bound: its grid at the block-launch ceiling plus one
+# launch's cost and one load's round trip is at least BLOCK_LAUNCH_SHARE
+# of the time (a floor: the last blocks' stores and tail are not in it,
+# so 90 %, not 100 %), and its
+# achieved occupancy is below BLOCK_OCCUPANCY_FRACTION of the theoretical
+# one (block slots stand empty) where both were measured.  Without a
+# measured ceiling, the fastest block rate of the run's grids of at least
+# BLOCK_RATE_MIN_GRID blocks stands in when BLOCK_RATE_AGREE points of
+# different variants or blocks reach it within BLOCK_RATE_BAND: a shared
+# limit, not one kernel's speed.
+BLOCK_LAUNCH_SHARE = 0.90
+BLOCK_RATE_BAND = 0.05
+BLOCK_RATE_MIN_GRID = 1 << 16
+BLOCK_OCCUPANCY_FRACTION = 0.75
+BLOCK_RATE_AGREE = 2
+
+LAUNCH_BOUND = "launch-bound"
+BLOCK_LAUNCH_BOUND = "block-launch-bound"
+L2_BOUND = "L2-bound"
+DRAM_BOUND = "DRAM-bound"
+LATENCY_BOUND = "latency-bound"
+OCCUPANCY_BOUND = "occupancy-bound"
+ISSUE_BOUND = "issue-bound"
+UNKNOWN = "undetermined"
+VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, BLOCK_LAUNCH_BOUND,
+            LATENCY_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND, UNKNOWN)
+
+# Fraction of bytes_moved that is read, per op (add: 2 reads + 1 write;
+# relu out of place and abs in place: 1 read + 1 write).
+READ_FRACTION = {"add": 2.0 / 3.0, "relu": 0.5, "abs": 0.5}
+
+
+# verdicts
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    rule: str
+
+
+def _dram_text(f):
+    if f.dram_ceiling is None:
+        return "no DRAM ceiling known"
+    return "bandwidth %s = %.0f%% of DRAM ceiling %s (%s)" % (
+        gbps(f.bandwidth), f.dram_pct, gbps(f.dram_ceiling.value),
+        f.dram_ceiling.source)
+
+
+def _sibling_text(f):
+    if f.sibling_share is None or f.best_sibling is None:
+        return None
+    return "%.0f%% of the best sibling %s (%s)" % (
+        100 * f.sibling_share, f.best_sibling,
+        gbps(f.best_sibling_bandwidth))
+
+
+def _occupancy_text(f):
+    if f.occupancy_pct is None:
+        return None
+    return "%s occupancy %.0f%%" % (f.occupancy_kind, f.occupancy_pct)
+
+
+def _need_text(f):
+    """The loads in flight Little's law needs, with its range."""
+    text = "%.0f KiB" % f.needed_kib_in_flight
+    if f.needed_kib_range:
+        low, high = f.needed_kib_range
+        text += " (%.0f-%s KiB)" % (low, "%.0f" % high if high < float(
+            "inf") else "more")
+    return text + " needed to cover DRAM latency: " + f.needed_source
+
+
+def _in_flight_text(f):
+    """Loads in flight per SM, with a sibling's at the ceiling when known;
+    None without an estimate."""
+    if f.kib_in_flight_per_sm is None:
+        return None
+    text = "about %.0f KiB of loads in flight per SM" % f.kib_in_flight_per_sm
+    if f.full_speed_kib_in_flight is not None:
+        text += " (%s at the ceiling: %.0f KiB)" % (
+            f.full_speed_sibling, f.full_speed_kib_in_flight)
+    return text
+
+
+def rule_launch(f):
+    if f.cold_time_ns:
+        return Verdict(LAUNCH_BOUND, "warm %s µs > cold %s µs beyond the "
+                       "noise: the timer saw the GPU wait for the host's "
+                       "launch (a host-timing artefact, not a kernel "
+                       "limit)" % (us(f.time_ns), us(f.cold_time_ns)))
+    if f.launch_floor_ns is not None and f.launch_floor_ns > 0:
+        if f.time_ns <= (1 - LAUNCH_BAND) * LAUNCH_FACTOR * f.launch_floor_ns:
+            return Verdict(LAUNCH_BOUND, "time %s µs <= %.0f%% of %.1f x "
+                           "launch floor %s µs (%s)" % (
+                               us(f.time_ns), 100 * (1 - LAUNCH_BAND),
+                               LAUNCH_FACTOR, us(f.launch_floor_ns),
+                               f.launch_floor_source))
+        return None
+    if f.time_ns < LAUNCH_ABS_NS:
+        return Verdict(LAUNCH_BOUND, "time %s µs < %s µs and no launch "
+                       "floor known" % (us(f.time_ns), us(LAUNCH_ABS_NS)))
+    return None
+
+
+def rule_l2(f):
+    if f.l2_bytes is None or f.footprint_bytes >= f.l2_bytes:
+        return None
+    fits = "footprint %s < L2 %s" % (bytes_label(f.footprint_bytes),
+                                     bytes_label(f.l2_bytes))
+    if f.dram_ceiling is not None and f.bandwidth > f.dram_ceiling.value:
+        return Verdict(L2_BOUND, "%s and bandwidth %s > DRAM ceiling %s "
+                       "(%s)" % (fits, gbps(f.bandwidth),
+                                 gbps(f.dram_ceiling.value),
+                                 f.dram_ceiling.source))
+    if f.dram_bytes is not None and \
+            f.dram_bytes < L2_DRAM_FRACTION * f.bytes_moved:
+        return Verdict(L2_BOUND, "%s and DRAM bytes %s = %.0f%% of bytes "
+                       "moved (< %.0f%%)" % (
+                           fits, bytes_label(f.dram_bytes),
+                           100.0 * f.dram_bytes / f.bytes_moved,
+                           100.0 * L2_DRAM_FRACTION))
+    return None
+
+
+def _served_by_l2(f):
+    """A warm point whose data sits well inside the L2 (footprint <
+    L2_DRAM_FRACTION x L2, below any effective L2 finding 2 has seen) and
+    no counter says DRAM moved half its bytes: DRAM cannot be what bounds
+    it, whatever its bandwidth."""
+    return f.cache == "warm" and f.l2_bytes is not None and \
+        f.footprint_bytes < L2_DRAM_FRACTION * f.l2_bytes and \
+        (f.dram_bytes is None or
+         f.dram_bytes < L2_DRAM_FRACTION * f.bytes_moved)
+
+
+def rule_dram(f):
+    if f.dram_ceiling is None or _served_by_l2(f):
+        return None
+    if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
+        return None
+    share = f.sibling_share
+    if share is not None and share < SIBLING_FRACTION:
+        return None
+    sibling = _sibling_text(f)
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%%s" % (
+        _dram_text(f), 100 * DRAM_FRACTION,
+        "; " + sibling if sibling and share < 1 else ""))
+
+
+def rule_latency(f):
+    """Little's law: to sustain bandwidth B against a latency L a GPU needs
+    B x L bytes in flight, B x L / SMs per SM.  Fires when the point keeps
+    less than (1 - LATENCY_MARGIN) of that in flight.  Where that estimate
+    is missing or inside the margin, the stall counters decide: warps
+    waiting mostly on global loads' results (long scoreboard, not issue
+    limits) while the memory system has room for more (below
+    DRAM_FRACTION of the ceiling, or clearly below a sibling that moves
+    the same bytes) keep too few loads in flight to cover its latency.
+    Waiting on loads alone decides nothing: a DRAM-bound kernel waits on
+    them too."""
+    need, have = f.needed_kib_in_flight, f.kib_in_flight_per_sm
+    # Short of even the low end of the need's range: the latency
+    # measurements around the load cannot explain the shortfall away.
+    low = f.needed_kib_range[0] if f.needed_kib_range else need
+    if need is not None and have is not None and \
+            have < (1 - LATENCY_MARGIN) * low:
+        parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
+                 "%s" % (have, 100 * (1 - LATENCY_MARGIN), _need_text(f)),
+                 _dram_text(f)]
+        if _occupancy_text(f):
+            parts.append(_occupancy_text(f))
+        if f.stall_text:
+            parts.append(f.stall_text)
+        return Verdict(LATENCY_BOUND, "; ".join(parts))
+    waits = f.stall_share(LATENCY_STALLS)
+    if waits is None or waits < STALL_DOMINANT or \
+            f.stall_share(ISSUE_STALLS) >= waits:
+        return None
+    room = []
+    if f.dram_ceiling is not None and \
+            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
+        room.append(_dram_text(f) + " (< %.0f%%)" % (100 * DRAM_FRACTION))
+    share = f.sibling_share
+    if share is not None and share < SIBLING_FRACTION - SIBLING_BAND:
+        room.append(_sibling_text(f))
+    if not room:
+        return None
+    parts = ["%.0f%% of warp stalls wait on a global load's result (long "
+             "scoreboard) while the memory system has room for more (%s): "
+             "too few loads in flight to cover its latency" % (
+                 100 * waits, "; ".join(room))]
+    parts += [x for x in (_in_flight_text(f), _occupancy_text(f)) if x]
+    if f.needed_kib_in_flight is not None and \
+            f.kib_in_flight_per_sm is not None:
+        # Little's law did not decide it: say how close it came.
+        parts.append("Little's law alone does not decide it: %s" %
+                     _need_text(f))
+    parts.append(f.stall_text)
+    return Verdict(LATENCY_BOUND, "; ".join(parts))
+
+
+def rule_dram_band(f):
+    """DRAM-bound inside the band below SIBLING_FRACTION, when no other
+    rule explained the point."""
+    share = f.sibling_share
+    if f.dram_ceiling is None or share is None or _served_by_l2(f) or \
+            f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
+            share < SIBLING_FRACTION - SIBLING_BAND:
+        return None
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%; %s, inside the %.0f%% band "
+                   "below %.0f%% and no other rule fires" % (
+                       _dram_text(f), 100 * DRAM_FRACTION, _sibling_text(f),
+                       100 * SIBLING_BAND, 100 * SIBLING_FRACTION))
+
+
+def rule_block_launch(f):
+    """Launching the kernel and its blocks takes about all of its time:
+    one launch's cost, the grid at the block-launch ceiling of its block
+    size, and one load's round trip (the last block's loads return before
+    its stores; measured dram_latency, at least an L2 hit's) come to
+    BLOCK_LAUNCH_SHARE of the time or more, with block slots empty where
+    both occupancies were measured.  Whatever the memory level, the time
+    cannot go below it; more work per block (fewer blocks) lifts it."""
+    c = f.block_rate_ceiling
+    if c is None or not f.grid or not f.time_ns:
+        return None
+    blocks_ns = f.grid / c.value * 1e9
+    fixed = f.launch_floor_ns or 0.0
+    load = f.load_latency_ns or 0.0
+    cost = fixed + blocks_ns + load
+    if cost < BLOCK_LAUNCH_SHARE * f.time_ns:
+        return None
+    gap = None
+    if f.occupancy_kind == "achieved" and f.occupancy_pct is not None and \
+            f.theoretical_occupancy_pct:
+        if f.occupancy_pct >= BLOCK_OCCUPANCY_FRACTION * \
+                f.theoretical_occupancy_pct:
+            return None
+        gap = "achieved occupancy %.0f%% of a theoretical %.0f%%: block " \
+            "slots stand empty" % (f.occupancy_pct,
+                                   f.theoretical_occupancy_pct)
+    extra = ["one launch's %s µs (%s)" % (us(fixed), f.launch_floor_source)
+             if fixed else "",
+             "one load's %s µs (measured dram_latency)" % us(load)
+             if load else ""]
+    extra = [x for x in extra if x]
+    parts = ["%d blocks at the block-launch ceiling %.2f blocks/ns (%s) "
+             "take %s µs%s: %.0f%% of its %s µs" % (
+                 f.grid, c.value * 1e-9, c.source, us(blocks_ns),
+                 ", with " + " and ".join(extra) if extra else "",
+                 100 * cost / f.time_ns, us(f.time_ns))]
+    if gap:
+        parts.append(gap)
+    parts.append(_dram_text(f))
+    parts.append("more work per block (fewer blocks) lifts it")
+    return Verdict(BLOCK_LAUNCH_BOUND, "; ".join(p for p in parts if p))
+
+
+def rule_occupancy(f):
+    if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
+        return None
+    parts = ["%s occupancy %.0f%% < %.0f%%" % (
+        f.occupancy_kind, f.occupancy_pct, OCCUPANCY_PCT), _dram_text(f)]
+    if _sibling_text(f):
+        parts.append(_sibling_text(f))
+    if f.kib_in_flight_per_sm is not None:
+        parts.append("about %.0f KiB of loads in flight per SM%s" % (
+            f.kib_in_flight_per_sm, " (%s)" % _need_text(f)
+            if f.needed_kib_in_flight is not None else ""))
+    return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
+
+
+def rule_issue(f):
+    issue = f.stall_share(ISSUE_STALLS)
+    if issue is not None and issue >= STALL_DOMINANT and \
+            f.stall_share(LATENCY_STALLS) < issue:
+        return Verdict(ISSUE_BOUND, "%.0f%% of warp stalls are issue "
+                       "limits (not selected, pipe or queue throttles, "
+                       "dispatch); %s; %s" % (100 * issue, _dram_text(f),
+                                               f.stall_text))
+    if f.bytes_per_inst is None or f.bytes_per_inst >= ISSUE_BYTES_PER_INST:
+        return None
+    full = f.full_speed_bytes_per_inst
+    if full is None or \
+            f.bytes_per_inst >= (1 - ISSUE_BAND) * ISSUE_MARGIN * full:
+        return None
+    return Verdict(ISSUE_BOUND, "%.1f bytes moved per issued warp "
+                   "instruction < %.0f and < %.0f%% of the %.1f of the "
+                   "leanest sibling that reached the DRAM ceiling; %s" % (
+                       f.bytes_per_inst, ISSUE_BYTES_PER_INST,
+                       100 * ISSUE_MARGIN, full, _dram_text(f)))
+
+
+def _near_launch_limit(f):
+    """Text for a time within LAUNCH_BAND of the launch rule's limit."""
+    if not f.launch_floor_ns or f.cold_time_ns:
+        return None
+    limit = LAUNCH_FACTOR * f.launch_floor_ns
+    if abs(f.time_ns / limit - 1) >= LAUNCH_BAND:
+        return None
+    return ("borderline launch-bound: time %s µs within %.0f%% of %.1f x "
+            "the launch floor %s µs (%s), which moves with the host" % (
+                us(f.time_ns), 100 * LAUNCH_BAND, LAUNCH_FACTOR,
+                us(f.launch_floor_ns), f.launch_floor_source))
+
+
+def rule_fallback(f):
+    parts = [x for x in (_near_launch_limit(f),) if x] + [_dram_text(f)]
+    if _sibling_text(f):
+        parts.append(_sibling_text(f))
+    if _occupancy_text(f):
+        parts.append(_occupancy_text(f))
+    if f.bytes_per_inst is not None:
+        text = "%.1f B per issued instruction" % f.bytes_per_inst
+        full = f.full_speed_bytes_per_inst
+        if full is not None and f.bytes_per_inst >= full:
+            text += " (a sibling reaches the ceiling with %.1f)" % full
+        elif full is not None and f.bytes_per_inst < ISSUE_BYTES_PER_INST \
+                and abs(f.bytes_per_inst / (ISSUE_MARGIN * full) - 1) < \
+                ISSUE_BAND:
+            text += " (borderline issue-bound: within %.0f%% of %.0f%% of " \
+                "the %.1f of the leanest sibling at the ceiling, the " \
+                "issue rule's limit; which siblings reach the ceiling " \
+                "moves it from run to run)" % (
+                    100 * ISSUE_BAND, 100 * ISSUE_MARGIN, full)
+        parts.append(text)
+    if _in_flight_text(f):
+        parts.append(_in_flight_text(f))
+    if f.stall_text:
+        parts.append(f.stall_text)
+    return Verdict(UNKNOWN, "no rule separates the causes; measured: " +
+                   "; ".join(parts) + ". " + (
+                       "" if f.stalls else TO_DECIDE))
+
+
+# What would decide an undetermined point (metrics/stalls.txt).
+TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
+             "long-scoreboard stalls dominating mean memory latency not "
+             "covered, math-pipe or not-selected stalls mean issue limits, "
+             "and `ewbench ceilings` with `dram_latency` for Little's law")
+
+
+# Occupancy before latency: too few resident warps is the cause of too few
+# bytes in flight, and the one to fix; its text gives Little's law too.
+RULES = (rule_launch, rule_block_launch, rule_l2, rule_dram,
+         rule_occupancy, rule_latency, rule_issue, rule_dram_band)
+
+
+def classify(facts):
+    """The first rule of RULES that fires, else undetermined."""
+    for rule in RULES:
+        verdict = rule(facts)
+        if verdict is not None:
+            return verdict
+    return rule_fallback(facts)
