@@ -37,7 +37,15 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/environment.py \
-	%reldir%/ewbench/analysis/report/findings.py \
+	%reldir%/ewbench/analysis/report/findings/__init__.py \
+	%reldir%/ewbench/analysis/report/findings/blocks.py \
+	%reldir%/ewbench/analysis/report/findings/common.py \
+	%reldir%/ewbench/analysis/report/findings/dram.py \
+	%reldir%/ewbench/analysis/report/findings/l2.py \
+	%reldir%/ewbench/analysis/report/findings/launch.py \
+	%reldir%/ewbench/analysis/report/findings/loads.py \
+	%reldir%/ewbench/analysis/report/findings/registry.py \
+	%reldir%/ewbench/analysis/report/findings/relu.py \
 	%reldir%/ewbench/analysis/report/model.py \
 	%reldir%/ewbench/analysis/report/page.py \
 	%reldir%/ewbench/analysis/report/plots.py \

@@ -32,7 +32,6 @@ core/       reading and the rules every report shares
 
 report/     the report of a study or one run (`ewbench report`)
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
-  findings  the six findings of the study brief, judged on one run
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
   published the write-ups' published numbers beside this GPU's, each as
@@ -46,6 +45,17 @@ report/     the report of a study or one run (`ewbench report`)
   plots     every figure of a study (with fleet/plots, the only modules
             that import matplotlib)
   page      report.md and report.html, section by section
+
+report/findings/   the six findings of the study brief, one module each
+  registry  the findings in order, one line each; evaluate() judges them
+  common    what they share: verdicts, Finding, the study's context
+  launch    1: at ~1M elements the launch sets the time
+  l2        2: in L2 above DRAM speed, spilled at DRAM speed (the
+            effective L2 for streaming)
+  dram      3: one DRAM ceiling at the largest size, fp16 halves the time
+  loads     4: bytes per load instruction of float4 and the 8-half pack
+  blocks    5: 128 or 256 threads per block is safe (block sweeps)
+  relu      6: vector ReLU against naive and PyTorch
 
 fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet
