@@ -47,7 +47,14 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/findings/registry.py \
 	%reldir%/ewbench/analysis/report/findings/relu.py \
 	%reldir%/ewbench/analysis/report/model.py \
-	%reldir%/ewbench/analysis/report/page.py \
+	%reldir%/ewbench/analysis/report/page/__init__.py \
+	%reldir%/ewbench/analysis/report/page/build.py \
+	%reldir%/ewbench/analysis/report/page/common.py \
+	%reldir%/ewbench/analysis/report/page/findings.py \
+	%reldir%/ewbench/analysis/report/page/first.py \
+	%reldir%/ewbench/analysis/report/page/method.py \
+	%reldir%/ewbench/analysis/report/page/results.py \
+	%reldir%/ewbench/analysis/report/page/threats.py \
 	%reldir%/ewbench/analysis/report/plots.py \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \

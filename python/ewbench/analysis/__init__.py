@@ -44,7 +44,6 @@ report/     the report of a study or one run (`ewbench report`)
             cub and PyTorch: the report's table and figure
   plots     every figure of a study (with fleet/plots, the only modules
             that import matplotlib)
-  page      report.md and report.html, section by section
 
 report/findings/   the six findings of the study brief, one module each
   registry  the findings in order, one line each; evaluate() judges them
@@ -56,6 +55,17 @@ report/findings/   the six findings of the study brief, one module each
   loads     4: bytes per load instruction of float4 and the 8-half pack
   blocks    5: 128 or 256 threads per block is safe (block sweeps)
   relu      6: vector ReLU against naive and PyTorch
+
+report/page/   report.md and report.html, section by section
+  build     the whole document in the order of its sections, and
+            write_report(): draw, judge, render, write
+  common    the helpers the sections share (cells, row order)
+  first     the first screen: headline, the fastest add against cub and
+            PyTorch, the variants that fall short
+  findings  the findings table and the Findings section
+  results   Results, Figures, Bottleneck verdicts, Launch-floor fits
+  method    Method, Environment, Reproduce
+  threats   Threats to validity
 
 fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet
