@@ -37,14 +37,29 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/environment.py \
-	%reldir%/ewbench/analysis/report/findings.py \
+	%reldir%/ewbench/analysis/report/findings/__init__.py \
+	%reldir%/ewbench/analysis/report/findings/blocks.py \
+	%reldir%/ewbench/analysis/report/findings/common.py \
+	%reldir%/ewbench/analysis/report/findings/dram.py \
+	%reldir%/ewbench/analysis/report/findings/l2.py \
+	%reldir%/ewbench/analysis/report/findings/launch.py \
+	%reldir%/ewbench/analysis/report/findings/loads.py \
+	%reldir%/ewbench/analysis/report/findings/registry.py \
+	%reldir%/ewbench/analysis/report/findings/relu.py \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
-	%reldir%/ewbench/analysis/report/page.py \
+	%reldir%/ewbench/analysis/report/page/__init__.py \
+	%reldir%/ewbench/analysis/report/page/build.py \
+	%reldir%/ewbench/analysis/report/page/common.py \
+	%reldir%/ewbench/analysis/report/page/findings.py \
+	%reldir%/ewbench/analysis/report/page/first.py \
+	%reldir%/ewbench/analysis/report/page/method.py \
+	%reldir%/ewbench/analysis/report/page/results.py \
+	%reldir%/ewbench/analysis/report/page/threats.py \
 	%reldir%/ewbench/analysis/report/plots.py \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \

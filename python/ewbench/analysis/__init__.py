@@ -31,7 +31,6 @@ core/       reading and the rules every report shares
             stopped without a hang
 
 report/     the report of a study or one run (`ewbench report`)
-  findings  the six findings of the study brief, judged on one run
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
   published the write-ups' published numbers beside this GPU's, each as
@@ -44,7 +43,28 @@ report/     the report of a study or one run (`ewbench report`)
             cub and PyTorch: the report's table and figure
   plots     every figure of a study (with fleet/plots, the only modules
             that import matplotlib)
-  page      report.md and report.html, section by section
+
+report/findings/   the six findings of the study brief, one module each
+  registry  the findings in order, one line each; evaluate() judges them
+  common    what they share: verdicts, Finding, the study's context
+  launch    1: at ~1M elements the launch sets the time
+  l2        2: in L2 above DRAM speed, spilled at DRAM speed (the
+            effective L2 for streaming)
+  dram      3: one DRAM ceiling at the largest size, fp16 halves the time
+  loads     4: bytes per load instruction of float4 and the 8-half pack
+  blocks    5: 128 or 256 threads per block is safe (block sweeps)
+  relu      6: vector ReLU against naive and PyTorch
+
+report/page/   report.md and report.html, section by section
+  build     the whole document in the order of its sections, and
+            write_report(): draw, judge, render, write
+  common    the helpers the sections share (cells, row order)
+  first     the first screen: headline, the fastest add against cub and
+            PyTorch, the variants that fall short
+  findings  the findings table and the Findings section
+  results   Results, Figures, Bottleneck verdicts, Launch-floor fits
+  method    Method, Environment, Reproduce
+  threats   Threats to validity
 
 report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series

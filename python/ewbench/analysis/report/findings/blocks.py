@@ -1,0 +1,183 @@
+"""Finding 5: 128 or 256 threads per block is the safe choice.
+
+Judged on the block sweep (tune), else any run that timed a variant at
+several blocks; the block-launch rate explains a sweep where a larger
+block wins.
+"""
+
+import numpy as np
+
+from .. import model
+from ...core import noise
+from ...core import study as stu
+from ...core import timing
+from ...core.units import gbps, size_label, us
+from .common import FAILS, HOLDS, UNTESTABLE, _finding
+
+
+NUMBER = 5
+CLAIM = "128 or 256 threads per block is the safe choice."
+SHORT_CLAIM = "128 or 256 threads per block is safe"
+
+F5_TOLERANCE = 1.05         # best of 128/256 within 5 % of the best block
+F5_SAFE_BLOCKS = (128, 256)
+
+
+def block_sweeps(ctx):
+    """(variant, n, cache, launch) -> points of every block timed there,
+    for the groups with more than one block (tune rows)."""
+    groups = {}
+    for p in ctx.run.points:
+        if p.block is not None and p.check != "fail":
+            groups.setdefault((p.variant, p.n, p.cache, p.launch),
+                              []).append(p)
+    return {k: v for k, v in groups.items() if len({p.block for p in v}) > 1}
+
+
+F5_FIT_RESIDUAL = 0.10     # the block-rate model explains a sweep within 10 %
+
+
+def block_rate(rows, upto_block):
+    """Fit t = t0 + grid / R over a sweep's points with block <= upto_block
+    (least squares on relative residuals): R, the rate at which the GPU
+    launches blocks (blocks per ns), t0 and the largest relative residual;
+    None with fewer than three such points, a known grid on each, or a
+    non-positive slope."""
+    pts = [p for p in rows if p.block <= upto_block and p.grid]
+    if len({p.grid for p in pts}) < 3:
+        return None
+    g = np.array([p.grid for p in pts], dtype=float)
+    t = np.array([p.time_median_ns for p in pts])
+    w = 1.0 / t
+    coef, *_ = np.linalg.lstsq(np.column_stack([np.ones_like(g), g]) *
+                               w[:, None], t * w, rcond=None)
+    if coef[1] <= 0:
+        return None
+    resid = float(np.max(np.abs(coef[0] + coef[1] * g - t) / t))
+    return 1.0 / coef[1], float(coef[0]), resid
+
+
+def _rate_text(rows, best, good):
+    """The block-launch-rate mechanism of a sweep where a block larger than
+    128/256 wins, or '' when the model does not explain it."""
+    fit = block_rate(rows, good.block)
+    if fit is None or fit[2] > F5_FIT_RESIDUAL:
+        return ""
+    rate, t0, resid = fit
+    spent = good.grid / rate
+    return ("block launch rate: up to block %d, time = %s µs + grid / %.0f "
+            "blocks per µs (max residual %.0f%%); at %d threads the grid of "
+            "%d blocks alone takes %s of its %s µs, at %d the %d blocks %s "
+            "µs: fewer, larger blocks win because the GPU launches blocks "
+            "at a bounded rate" % (
+                good.block, us(t0), rate * 1e3, 100 * resid, good.block,
+                good.grid, us(spent), us(good.time_median_ns), best.block,
+                best.grid, us(best.grid / rate)))
+
+
+def f5_tiers(judged, l2_bytes):
+    """'' when every sweep of the judged gives one answer, else per size
+    tier (L2: the best point's footprint below the L2; DRAM) and launch
+    mode, how many sweeps are beyond their limit and the worst ratio."""
+    groups = {}
+    for beyond, slack, _, _, best, _ in judged:
+        tier = "L2" if l2_bytes and best.footprint_bytes < l2_bytes \
+            else "DRAM"
+        groups.setdefault((tier, best.launch), []).append((beyond, slack))
+    answers = {any(b for b, _ in g) for g in groups.values()}
+    if len(answers) < 2:
+        return ""
+    return "; ".join("%s tier, %s launches: %d of %d sweeps beyond the "
+                     "limit (worst %.3fx)" % (
+                         tier, launch, sum(b for b, _ in g), len(g),
+                         max(x for _, x in g))
+                     for (tier, launch), g in sorted(groups.items()))
+
+
+def finding_5(sctx):
+    part, ctx = None, None
+    for name in (stu.BLOCKS,) + stu.PARTS:
+        if name in sctx.parts and block_sweeps(sctx.parts[name]):
+            part, ctx = name, sctx.parts[name]
+            break
+    if ctx is None:
+        return _finding(5, UNTESTABLE, [], "Every variant was timed at one "
+                        "block size; a block sweep (`ewbench tune`, the "
+                        "study's blocks/ part) is needed.")
+    numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
+    floor = noise.run_floor(ctx.run)
+    for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
+        best = min(rows, key=lambda p: p.time_median_ns)
+        label = "%s %s %s %s" % (variant, size_label(n), cache, launch)
+        blocks = ",".join(str(b) for b in sorted(p.block for p in rows))
+        if ctx.verdicts[best.key].name == model.LAUNCH_BOUND:
+            launch_bound.append(label)
+            continue
+        safe = [p for p in rows if p.block in F5_SAFE_BLOCKS]
+        if not safe:
+            numbers.append((label, "blocks %s: none of 128/256 tested" %
+                            blocks))
+            continue
+        good = min(safe, key=lambda p: p.time_median_ns)
+        slack = good.time_median_ns / best.time_median_ns
+        # The tolerance, or the noise rule's limit where the two points
+        # scatter more than it can resolve.
+        limit = 1 + max(100 * (F5_TOLERANCE - 1), noise.separation_pct(
+            timing.row_time(best), timing.row_time(good), floor)) / 100
+        judged.append((slack > limit, slack, limit, label, best, good))
+        worst = max(rows, key=lambda p: p.time_median_ns)
+        numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
+                        "its time (limit %.3fx); worst %d, %.2fx" % (
+                            best.block, gbps(best.bandwidth), good.block,
+                            slack, limit, worst.block,
+                            worst.time_median_ns / best.time_median_ns)))
+        if slack > limit:
+            mechanism = _rate_text(rows, best, good) \
+                if best.block > good.block else ""
+            if mechanism:
+                numbers.append(("%s mechanism" % label, mechanism))
+            fit = block_rate(rows, good.block) if mechanism else None
+            failures.append("%s: block %d is %.0f%% faster than the best "
+                            "of 128/256 (%d)%s" % (
+                                label, best.block, 100 * (slack - 1),
+                                good.block, ": the GPU launches about %.0f "
+                                "blocks per µs, and the %d blocks of %d "
+                                "threads take %s of its %s µs" % (
+                                    fit[0] * 1e3, good.grid, good.block,
+                                    us(good.grid / fit[0]),
+                                    us(good.time_median_ns))
+                                if fit else ""))
+        elif slack > F5_TOLERANCE:
+            noisy.append("%s (%.3fx, limit %.3fx)" % (label, slack, limit))
+    note = (" Left out as launch-bound (the block does not show when the "
+            "launch sets the time): %s." % ", ".join(launch_bound)) \
+        if launch_bound else ""
+    if noisy:
+        note += (" Beyond %.0f%% but within the noise of the points "
+                 "(their confidence intervals overlap, the noise rule): "
+                 "%s." % (
+                     100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
+    if not judged:
+        return _finding(5, UNTESTABLE, numbers, "No block sweep here "
+                        "includes 128 or 256 at a size that is not "
+                        "launch-bound." + note, part=part)
+    # The deciding sweep: the worst beyond its limit, else the worst.
+    _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
+    tiers = f5_tiers(judged, ctx.run.l2_bytes)
+    deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
+        "%.3fx; %d sweeps%s" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
+                                slack, best.block, limit, len(judged),
+                                "; " + tiers if tiers else "")
+    if failures:
+        return _finding(5, FAILS, numbers, ("The answer differs by tier: "
+                                            "%s. " % tiers if tiers else "")
+                        + "; ".join(failures) + "." + note, deciding, part)
+    return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
+                    "and 256 threads is within %.0f%% of the best block "
+                    "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
+                                 ", or within the noise" if noisy else "") +
+                    note,
+                    deciding, part)
+
+
+JUDGE = finding_5

@@ -1,0 +1,126 @@
+"""What every finding shares: the verdicts, the Finding a judge returns,
+the context of a study it judges (one Context per part, computed once) and
+the helpers several findings use.  Each finding is a module beside this one
+(registry.FINDINGS lists them in order)."""
+
+from dataclasses import dataclass
+
+from .. import model
+from ...core import select as sel
+from ...core import study as stu
+
+HOLDS = "holds"
+FAILS = "does not hold"
+UNTESTABLE = "not testable with this data"
+# A deciding number within the noise of its threshold: the finding says
+# so, and what would decide it, rather than a verdict another machine
+# could flip.
+BORDERLINE = "borderline"
+TORCH_PREFIX = "torch_"
+
+
+@dataclass(frozen=True)
+class Finding:
+    number: int
+    claim: str
+    verdict: str
+    numbers: tuple          # ((label, value text), ...)
+    explanation: str
+    deciding: str = ""      # the number that decides it, one line
+    part: str = ""          # the study part it was judged on
+
+    @property
+    def short_claim(self):
+        return _unit(self.number).SHORT_CLAIM
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every judge needs of one run, computed once."""
+    run: object
+    points: tuple           # primary-block points with a passing check
+    fits: dict
+    verdicts: dict          # point key -> model.Verdict
+
+
+@dataclass(frozen=True)
+class StudyContext:
+    study: object
+    parts: dict             # part name -> Context
+
+    def part(self, *names):
+        """(name, Context) of the first of names present, or (None, None)."""
+        for name in names:
+            if name in self.parts:
+                return name, self.parts[name]
+        return None, None
+
+    @property
+    def main(self):
+        return self.part(*stu.PARTS)[1]
+
+
+def run_context(run):
+    fits = model.fit_series(run.points, run.l2_bytes,
+                            run.spec_dram_bandwidth)
+    verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
+    points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
+    return Context(run, points, fits, verdicts)
+
+
+def make_context(study):
+    """A StudyContext of a Study, or of one loaded run."""
+    if not isinstance(study, stu.Study):
+        study = stu.single_run_study(study)
+    return StudyContext(study, {name: run_context(run)
+                                for name, run in study.runs.items()})
+
+
+def _unit(number):
+    """The module of finding `number`.  The registry is imported here, when
+    a finding is made, not above: it imports every finding, and each
+    finding imports this module."""
+    from .registry import BY_NUMBER
+    return BY_NUMBER[number]
+
+
+def _finding(number, verdict, numbers, explanation, deciding="", part=""):
+    return Finding(number, _unit(number).CLAIM, verdict, tuple(numbers),
+                   explanation, deciding, part)
+
+
+def _and(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return items[0] if len(items) == 1 else \
+        ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def at_size(ctx, n, **where):
+    """Points at size n in the preferred cache state, and that state."""
+    at_n = sel.select(ctx.points, n=n, **where)
+    cache = sel.preferred_cache(at_n)
+    return sel.select(at_n, cache=cache), cache
+
+
+def counter_story(run, p):
+    """One clause of counter evidence for a point, or ''."""
+    parts = []
+    occ, kind = model.occupancy(run, p)
+    if occ is not None:
+        parts.append("%s occupancy %.0f%%" % (kind, occ))
+    kib = model.kib_in_flight_per_sm(p, occ,
+                                     run.device.get("max_threads_per_sm"))
+    if kib is not None:
+        # One definition (model.kib_in_flight_per_sm): at the achieved
+        # occupancy; from the theoretical one it is an upper bound.
+        parts.append("~%.0f KiB of loads in flight per SM%s" % (
+            kib, " (at theoretical occupancy: an upper bound)"
+            if kind == "theoretical" else ""))
+    bpi = sel.metric(run, p, sel.M_BYTES_PER_INST)
+    if bpi is not None:
+        parts.append("%.1f B per issued instruction" % bpi)
+    regs = sel.metric(run, p, sel.M_REGISTERS)
+    if regs is not None:
+        parts.append("%d registers/thread" % regs)
+    return ", ".join(parts)

@@ -1,0 +1,99 @@
+"""The whole report: build_document() turns a judged study and its
+figures into a list of document blocks (pure) in the order of SECTIONS;
+write_report() draws, renders and writes them."""
+
+import os
+
+from .. import answers as ans
+from ...core import atomic
+from ...core import document as doc
+from .. import findings as fnd
+from .. import published as pub
+from ...core import select as sel
+from ...core import study as stu
+from .. import unmeasured as um
+from .. import user_kernels as uk
+from .common import FIGURES_DIR
+from .first import headline, shortfalls_section, versus_section
+from .findings import findings_section, findings_table
+from .results import (figures_section, fits_section, results_section,
+                      verdicts_section)
+from .method import environment_section, method_section, reproduce_section
+from .threats import threats_section
+
+
+SECTIONS = (("findings", "Findings"),
+            ("published", "Published beside measured"),
+            ("results", "Results"),
+            ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
+            ("fits", "Launch-floor fits"), ("method", "Method"),
+            ("environment", "Environment"),
+            ("threats", "Threats to validity"), ("reproduce", "Reproduce"))
+
+
+def build_document(study, sctx, judged, figures):
+    title = "ewbench study: %s" % study.device.get("name", "unknown GPU")
+    blocks = [doc.Heading(1, title)]
+    if study.is_fixture:
+        blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
+                                 "not a measurement."))
+    for part, run in study.runs.items():
+        if run.manifest.get("status") not in (None, "complete"):
+            blocks.append(doc.Banner("`%s/` status: %s." % (
+                part, run.manifest.get("status"))))
+    blocks.append(headline(study))
+    blocks.append(doc.Heading(2, "Answers", "answers"))
+    blocks.append(findings_table(judged))
+    gaps = um.survey(study)
+    blocks += um.first_screen(gaps)
+    dram_tier, l2_tier = versus_section(ans.versus_peers(sctx),
+                                        ans.l2_ranges(sctx), sctx)
+    blocks += dram_tier
+    _, main = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    largest = max(sel.sizes(main.run)) if main and main.run.points else None
+    blocks += shortfalls_section(ans.shortfalls(sctx), largest)
+    blocks += l2_tier
+    blocks += uk.section(study, figures)
+    blocks.append(doc.Heading(2, "Contents", "contents"))
+    blocks.append(doc.Toc(SECTIONS))
+    blocks += findings_section(judged)
+    blocks += pub.section(study.main, "Published beside measured",
+                          "published")
+    blocks += results_section(study, sctx)
+    blocks += figures_section(figures)
+    blocks += verdicts_section(sctx)
+    blocks += fits_section(sctx)
+    blocks += method_section(study)
+    blocks += um.section(gaps, tuple(study.runs.values()))
+    blocks += environment_section(study)
+    blocks += threats_section(study, sctx)
+    blocks += reproduce_section(study)
+    return title, blocks
+
+
+def write_report(study, outdir, plot_study):
+    """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
+    judge the findings, write report.md and report.html into outdir.  The
+    PNGs live only inside the HTML: they are removed once embedded, and the
+    SVGs stay beside it (the HTML links them; the Markdown shows them).
+    The whole report is rendered into a fresh directory inside outdir and
+    swapped in only once complete (atomic.rendering): a render that fails or
+    is interrupted part way (a full disk, a file-size limit, a signal)
+    leaves the previous report exactly as it was."""
+    if not isinstance(study, stu.Study):
+        study = stu.single_run_study(study)
+    sctx = fnd.make_context(study)
+    judged = fnd.evaluate(study, sctx)
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
+        figures_dir = os.path.join(staged, FIGURES_DIR)
+        atomic.make_dirs(figures_dir)
+        _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
+        marks = {"effective_l2":
+                 fnd.effective_l2(l2_part) if l2_part else None}
+        figures = plot_study(study, figures_dir, marks)
+        figures.update(uk.draw(study, figures_dir))
+        title, blocks = build_document(study, sctx, judged, figures)
+        doc.write_report(staged, blocks, title,
+                         [png for png, _ in figures.values()])
+    return (os.path.join(outdir, "report.md"),
+            os.path.join(outdir, "report.html"), judged)

@@ -1,0 +1,33 @@
+"""The findings in the report: the first screen's table (verdict and
+deciding number of each, linked to its section) and the Findings section
+(claim, explanation and the numbers of each).  The findings themselves,
+their claims and rules: report/findings/."""
+
+from ...core import document as doc
+
+
+FINDINGS_TABLE = "findings-table"
+
+
+def findings_table(judged):
+    rows = tuple(("[%d](#finding-%d)" % (f.number, f.number),
+                  "[%s](#finding-%d)" % (f.short_claim, f.number),
+                  "**%s**" % f.verdict, f.deciding or "-",
+                  "%s/" % f.part if f.part else "-") for f in judged)
+    return doc.Table(("#", "claim", "verdict", "deciding number",
+                      "judged on"), rows, FINDINGS_TABLE)
+
+
+def findings_section(judged):
+    blocks = [doc.Heading(2, "Findings", "findings")]
+    for f in judged:
+        blocks.append(doc.Heading(3, "Finding %d: %s — **%s**" % (
+            f.number, f.short_claim, f.verdict), "finding-%d" % f.number))
+        blocks.append(doc.Paragraph("Claim: %s Judged on `%s/`." % (
+            f.claim, f.part or "-")))
+        blocks.append(doc.Paragraph(f.explanation))
+        if f.numbers:
+            blocks.append(doc.Details("The numbers (%d)" % len(f.numbers),
+                                      (doc.Table(("quantity", "value"),
+                                                 f.numbers),)))
+    return blocks

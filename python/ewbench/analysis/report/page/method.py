@@ -1,0 +1,246 @@
+"""The sections that say how the study was measured: Method (each part's
+settings, the cache states, launches, bandwidth, ceilings, PyTorch's
+rows), Environment (the GPU, software, host and NVML readings of each
+part) and Reproduce (the commands that wrote the runs)."""
+
+import os
+import shlex
+
+from .. import answers as ans
+from ...core import document as doc
+from .. import environment as env
+from ...core import load
+from ...core import placement
+from ...core import select as sel
+from ...core import study as stu
+from ...core.units import (bytes_label, clock_label, cuda_version, gbps, pct,
+                           size_label)
+from .common import _ceiling_value, _get, _text
+
+
+def _timed_launches(settings):
+    """How many launches a point timed, as run.json settings say."""
+    timing = settings.get("timing")
+    if not timing:
+        return "%s timed launches" % _text(settings.get("iters"))
+    return ("%s to %s timed ones, until the median's %s %% interval is "
+            "within %s %% of it or after %s ms of timing" % (
+                _text(timing.get("min_samples")),
+                _text(timing.get("max_samples")),
+                _text(timing.get("ci_confidence_pct")),
+                _text(timing.get("target_ci_pct")),
+                _text(timing.get("max_time_ms"))))
+
+
+def method_section(study):
+    blocks = [doc.Heading(2, "Method", "method")]
+    items = []
+    for part in stu.PARTS:
+        run = study.run(part)
+        if run is None:
+            continue
+        settings = run.manifest.get("settings") or {}
+        counters = run.manifest.get("counters") or {}
+        items.append("`%s/` (run `%s`): %s. %d points, %d sizes (%s to %s), "
+                     "cache %s, %s launches; per point %s warm-up "
+                     "launches, then %s; counters: %s." % (
+                         part, run.run_id, stu.PURPOSE[part],
+                         len(run.points), len(sel.sizes(run)),
+                         size_label(min(sel.sizes(run))) if run.points
+                         else "-", size_label(max(sel.sizes(run)))
+                         if run.points else "-",
+                         "/".join(settings.get("cache") or []) or "n/a",
+                         "/".join(settings.get("launch") or []) or "n/a",
+                         _text(settings.get("warmup")),
+                         _timed_launches(settings),
+                         "%s set, %s pass(es)" % (
+                             counters.get("metric_set"),
+                             counters.get("passes"))
+                         if counters.get("enabled") else "off"))
+    if study.repeats:
+        items.append("`%s/`: %s, the add kernels and cub at the article's "
+                     "largest size, warm, timing only (runs %s), each with "
+                     "its own torch rows: with the article as round 1, the "
+                     "DRAM-tier comparison's round-to-round spread." % (
+                         stu.REPEATS, ", ".join(
+                             "`%s`" % os.path.basename(r.path)
+                             for r in study.repeats), ", ".join(
+                             "`%s`" % r.run_id for r in study.repeats)))
+    if study.ceilings_path:
+        items.append("`ceilings/`: `ewbench ceilings` (DRAM read, write, "
+                     "copy, add; L2 read; launch cost; FMA peaks); every "
+                     "part uses them.")
+    items += [
+        "**Cache states**: `warm` = back-to-back launches on the same "
+        "buffers, so whatever fits in L2 stays there (the write-ups' "
+        "method); `cold` = L2 flushed before each timed launch by reading a "
+        "buffer several times the L2. **Launches**: `stream` from the host "
+        "one by one, `graph` replayed from a CUDA graph. **Time**: each "
+        "kernel's own start and end on the GPU (CUPTI activity records), "
+        "so the host's launch path is not in it; the launch interval is "
+        "measured apart (docs/analysis.md, \"How a point is timed\").",
+        "**Bandwidth** = bytes moved / median time, GB/s = 1e9 byte/s; "
+        "bytes moved = n x (bytes read + written per element): add 3 "
+        "arrays, relu 2, abs in place 1 read + 1 write. The footprint "
+        "(distinct bytes touched) is the x axis of the cache-tier plot.",
+        "**Ceilings**: DRAM = measured `dram_add` (add) or `dram_copy` "
+        "(relu, abs), else the spec peak; launch floor = measured "
+        "`launch_stream` or `launch_graph` by launch mode.",
+        "**Primary block**: a variant timed at several blocks is compared "
+        "with others at the block it was timed with at the most sizes.",
+        "**Roles**: the study's 14 variants (docs/study.md), ewbench's "
+        "additions, and the peers cub and PyTorch.",
+    ]
+    blocks.append(doc.Bullets(tuple(items)))
+    article = study.run(stu.ARTICLE)
+    if article is not None and any(p.variant.startswith("torch_")
+                                   for p in article.points):
+        side = load.peer_sidecar(article.path, "torch") or {}
+        if any(p.variant.startswith("torch_") and p.file != load.TIMING
+               for p in article.points):
+            how = "were measured by `ewbench torch` into " \
+                "`peer-torch.csv`"
+        else:
+            how = "were appended to `timing.csv` by `python3 -m analysis " \
+                "torch` (now `ewbench torch`, which writes " \
+                "`peer-torch.csv`)"
+        blocks.append(doc.Paragraph(
+            "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; %s." % (
+                how, _text(side.get("torch")), _text(side.get("cuda")),
+                _text(side.get("device")), side.get("method") or
+                "CUDA events around each launch, the host's launch path "
+                "included (the method of rows measured before 2026-11-24)")))
+    rows = ans.ceilings(study.ceilings)
+    if rows:
+        blocks.append(doc.Table(
+            ("ceiling", "measured", "% of spec", "method"), tuple(
+                (r.name, _ceiling_value(r), pct(r.spec_pct),
+                 (study.ceilings[r.name].method or "")) for r in rows)))
+    return blocks
+
+
+def environment_section(study):
+    run = study.main
+    m = run.manifest
+    dev = run.device
+    versions = m.get("versions") or {}
+    rows = [
+        ("GPU", dev.get("name")),
+        ("compute capability", dev.get("compute_capability")),
+        ("SMs, clock (max)", "%s at %s" % (_text(dev.get("sm_count")),
+                                           clock_label(dev.get(
+                                               "sm_clock_khz")))),
+        ("L2", bytes_label(dev.get("l2_bytes"))),
+        ("memory", "%s, %s-bit bus at %s" % (
+            bytes_label(dev.get("memory_bytes")),
+            _text(dev.get("bus_width_bits")),
+            clock_label(dev.get("memory_clock_khz")))),
+        ("DRAM spec bandwidth", gbps(dev.get("dram_bandwidth_bytes_per_s"))),
+        ("threads / blocks per SM", "%s / %s" % (
+            _text(dev.get("max_threads_per_sm")),
+            _text(dev.get("max_blocks_per_sm")))),
+        ("driver, runtime", "%s (driver; %s), %s (runtime)" % (
+            cuda_version(versions.get("driver")),
+            env.driver_text(placement.read(m)),
+            cuda_version(versions.get("runtime")))),
+        ("CUPTI API version", _text(versions.get("cupti_api"))),
+        ("ewbench", "%s (git %s)" % (_text(_get(m, "tool", "version")),
+                                     _text(_get(m, "tool", "git_revision")))),
+        ("built with", "%s; GPU targets sm_%s; nvcc %s" % (
+            cuda_version(_get(m, "tool", "cuda_build_version")),
+            _text(_get(m, "tool", "cuda_arch")),
+            _text(_get(m, "tool", "nvcc_flags")))),
+        ("host", "%s; %s; %s" % (_text(_get(m, "host", "hostname")),
+                                 _text(_get(m, "host", "os")),
+                                 _text(_get(m, "host", "cpu")))),
+    ]
+    for part, r in study.runs.items():
+        rows.append(("`%s/`" % part, "%s to %s (UTC), %s; git %s" % (
+            _text(r.manifest.get("started_utc")),
+            _text(r.manifest.get("finished_utc")),
+            _text(r.manifest.get("status")),
+            _text(_get(r.manifest, "tool", "git_revision")))))
+        rows.append(("`%s/` NVML start → end" % part,
+                     _nvml_text(placement.read(r.manifest))))
+        rows.append(("`%s/` NVML through the run" % part,
+                     env.sampled_text(placement.read(r.manifest), r)))
+    # The GPU's settings, once for the parts that agree.
+    settings = {}
+    for part, r in study.runs.items():
+        settings.setdefault(env.settings_text(placement.read(r.manifest)),
+                            []).append("`%s/`" % part)
+    for text, parts in settings.items():
+        rows.append(("GPU settings, %s" % ", ".join(parts), text))
+    return [doc.Heading(2, "Environment", "environment"),
+            doc.Table(("item", "value"),
+                      tuple((k, _text(v)) for k, v in rows))]
+
+
+def _nvml_text(place):
+    """SM / memory clock, power, temperature and throttle reasons at a
+    run's start and end (placement.py), '-' for what was not read."""
+    def one(r):
+        def num(v, fmt):
+            return fmt % v if v is not None else "-"
+        return "SM %s / memory %s MHz, %s W, %s °C, %s" % (
+            num(r.sm_clock_mhz, "%.0f"), num(r.mem_clock_mhz, "%.0f"),
+            num(r.power_w, "%.0f"), num(r.temperature_c, "%.0f"),
+            ", ".join(r.throttle_reasons) if r.throttle_reasons
+            else "no clock-event reason")
+    maxima = place.start
+    return "%s → %s (max SM %s / memory %s MHz)" % (
+        one(place.start), one(place.end),
+        "%.0f" % maxima.max_sm_clock_mhz
+        if maxima.max_sm_clock_mhz is not None else "-",
+        "%.0f" % maxima.max_mem_clock_mhz
+        if maxima.max_mem_clock_mhz is not None else "-")
+
+
+def _command(run, out):
+    """The run's command line with its output directory replaced."""
+    argv = [str(a) for a in run.manifest.get("argv") or []]
+    for i, a in enumerate(argv[:-1]):
+        if a in ("-o", "--out"):
+            argv[i + 1] = out
+    return "ewbench " + " ".join(shlex.quote(a) for a in argv)
+
+
+def reproduce_section(study):
+    lines = ["# all of it, on a machine with the GPU (writes "
+             "reports/<gpu>-<date>/):", "make report", ""]
+    if study.is_single_run:
+        run = study.main
+        lines += ["# this run", _command(run, "RUN_DIR")]
+        if study.ceilings_path:
+            lines.append("ewbench ceilings -q -o CEILINGS_DIR")
+        if any(p.variant.startswith("torch_") for p in run.points):
+            lines.append("ewbench torch RUN_DIR")
+        lines.append("ewbench report RUN_DIR%s -o OUT" % (
+            " --ceilings CEILINGS_DIR" if study.ceilings_path else ""))
+    else:
+        lines.append("# step by step, STUDY = the study directory")
+        if study.ceilings_path:
+            try:
+                from ...core.load import load_manifest
+                ceil = load_manifest(os.path.join(study.ceilings_path,
+                                                  "run.json"))
+                argv = [str(a) for a in ceil.get("argv") or ["ceilings"]]
+            except Exception:       # noqa: BLE001 - only for the text
+                argv = ["ceilings"]
+            argv = [a for i, a in enumerate(argv)
+                    if a not in ("-o", "--out") and
+                    (i == 0 or argv[i - 1] not in ("-o", "--out"))]
+            lines.append("ewbench %s -o STUDY/ceilings" % " ".join(argv))
+        for part in stu.PARTS:
+            run = study.run(part)
+            if run is None:
+                continue
+            lines.append(_command(run, "STUDY/%s" % part))
+            if any(p.variant.startswith("torch_") for p in run.points):
+                lines.append("ewbench torch STUDY/%s" % part)
+        lines.append("ewbench report STUDY -o STUDY/report")
+    return [doc.Heading(2, "Reproduce", "reproduce"),
+            doc.Paragraph("The commands that wrote these runs, from their "
+                          "run.json, with the output directories named as "
+                          "in a study directory (docs/analysis.md)."),
+            doc.Code("\n".join(lines))]

@@ -1,0 +1,284 @@
+"""The sections that show the measurements: Results (GB/s per variant and
+size, every point, the block sweep), Figures, Bottleneck verdicts (the
+verdict per point and the rule that fired) and Launch-floor fits."""
+
+import os
+
+from ...core import document as doc
+from .. import findings as fnd
+from .. import model
+from ...core import noise
+from ...core import select as sel
+from ...core import study as stu
+from ...core import variants as var
+from ...core.units import gbps, gbps_number, pct, size_label, us
+from .common import FIGURES_DIR, _block, _pct_spec, _role_order, _text
+
+
+FIGURE_TEXT = {
+    "cache_tier": (
+        "Cache-tier plot",
+        "Bandwidth (bytes moved / median time) against the footprint of one "
+        "launch, one panel per op family (fp32 and fp16 adds apart): warm "
+        "solid, cold dashed and paler. The bandwidth axis is linear from "
+        "zero, the footprint axis logarithmic. The study's variants in "
+        "colour with a marker each, the fastest of ewbench's additions in "
+        "purple; peers and other additions, where the sweep has them, as "
+        "the legend under each panel keys every series. Each series marks "
+        "one size per octave, staggered against the others, so lines that "
+        "lie on one another still show every series' markers. Black dotted "
+        "vertical line: the nominal L2 capacity; blue band with a dashed "
+        "line, named by the arrow: the effective L2 for streaming that "
+        "finding 2 located (where the share of reads served by L2 falls "
+        "through 50 %) and the sweep sizes bracketing it; thick "
+        "translucent red line: the op's measured DRAM ceiling, dotted red: "
+        "the spec peak, each named on its line; the L2 read ceiling (blue "
+        "dash-dot) is drawn only where it lies near the data, else named "
+        "in the panel title. Where the run has one-pass residency "
+        "counters, the grey dotted line (right axis) is the median share "
+        "of reads served by L2 over the warm points of each footprint."),
+    "blocks": (
+        "Block sizes",
+        "Bandwidth against threads per block, one panel per op family; "
+        "each variant's largest size solid (smaller sizes dashed, dotted). "
+        "A ring marks the block the study published; the green band is 128 "
+        "to 256 threads (finding 5); the horizontal line is the op's DRAM "
+        "ceiling."),
+    "dram_share": (
+        "Share of the DRAM ceiling",
+        "At the largest size (warm when measured), per variant grouped by "
+        "op family, fastest first, coloured by role (study, ewbench "
+        "addition, peer). Left: bandwidth in % of the op's measured DRAM "
+        "ceiling (dram_add for add, dram_copy for relu and abs), a dot at "
+        "the median and a bar over the 95 % confidence interval of the "
+        "median (most are narrower than the dot: the numbers at the right "
+        "give each median and interval); red rings: the same rows' medians "
+        "in the repeat rounds, where the study has them; red line: the "
+        "ceiling (100 %); dotted grey: the 80 % DRAM-bound threshold; "
+        "dotted red: the spec peak, per op family. Right, where counters "
+        "were taken: the bytes counted at DRAM (red squares), L2 (blue "
+        "dots) and L1 (green triangles) over the bytes the kernel must "
+        "move, on a logarithmic axis with 1x marked. The title gives each "
+        "op family's intensity (FLOP per byte moved) and how far under "
+        "the ridge of its FMA roof and DRAM ceiling it lies."),
+    "instructions": (
+        "Instruction efficiency",
+        "At the largest size, per variant (grouped by op family, fastest "
+        "first; colour = study, ewbench addition or peer): bytes moved per "
+        "issued warp instruction with the issue-bound threshold of each row "
+        "in red, global-load bytes per warp load instruction (128 B scalar "
+        "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
+        "with the 80 % DRAM-bound threshold dotted."),
+}
+
+
+def _cell(run, p):
+    ceiling = model.run_dram_ceiling(run, p.op)
+    share = model.pct_of(p.bandwidth, ceiling)
+    spread = noise.spread_pct(p)
+    text = gbps_number(p.bandwidth)
+    if share is not None:
+        text += " (%.0f %%)" % share
+    if spread is not None:
+        text += " ±%.1f %%" % spread
+    mark = noise.flag(p)
+    return text + (" **%s**" % mark if mark else "")
+
+
+def pivot(run, points, columns, cell, row_label=None):
+    """Rows = variants (by family and role), columns = the given values of
+    points' n; cell(point) for each, '' where not measured."""
+    by = {(p.variant, p.n): p for p in points}
+    variants = sorted({p.variant for p in points},
+                      key=lambda v: _role_order(next(
+                          p for p in points if p.variant == v)))
+    rows = []
+    for v in variants:
+        first = next(p for p in points if p.variant == v)
+        rows.append(((row_label or (lambda p: "`%s`" % p.variant))(first),
+                     var.role(v), _block(first)) +
+                    tuple(cell(by[(v, n)]) if (v, n) in by else ""
+                          for n in columns))
+    return tuple(rows)
+
+
+POINT_HEADER = ("variant", "op", "block", "cache", "launch", "median (µs)",
+                "min-max (µs)", "spread", "GB/s", "% DRAM ceiling",
+                "% spec", "check")
+
+
+def _point_row(run, p):
+    ceiling = model.run_dram_ceiling(run, p.op)
+    spread = noise.spread_pct(p)
+    return (p.variant, "%s %s" % (p.op, p.dtype), _block(p), p.cache,
+            p.launch, us(p.time_median_ns),
+            "%s-%s" % (us(p.time_min_ns), us(p.time_max_ns))
+            if p.time_min_ns is not None and p.time_max_ns is not None
+            else "n/a",
+            ("%.1f %%" % spread if spread is not None else "n/a") +
+            (" " + noise.flag(p) if noise.flag(p) else ""),
+            gbps_number(p.bandwidth), pct(model.pct_of(p.bandwidth, ceiling)),
+            _pct_spec(p.bandwidth, run.spec_dram_bandwidth), p.check or "n/a")
+
+
+def results_section(study, sctx):
+    blocks = [doc.Heading(2, "Results", "results")]
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    run = ctx.run
+    primary = [p for p in ctx.points]
+    shown = sel.representative_sizes(run)
+    blocks.append(doc.Paragraph(
+        "`%s/`: GB/s per variant and size (%% of the op's DRAM ceiling) ±"
+        "per-launch spread; **noisy**: spread above %.0f %%, **outlier**: a "
+        "launch took more than %.1fx the median. Rows: the study's "
+        "variants, ewbench's additions, then peers, per op family." % (
+            part, noise.NOISY_PCT, noise.OUTLIER_FACTOR)))
+    for cache in ("warm", "cold"):
+        for launch in ("stream", "graph"):
+            pts = [p for p in primary if p.cache == cache and
+                   p.launch == launch and p.n in shown]
+            if not pts:
+                continue
+            blocks.append(doc.Heading(3, "%s, %s launches" % (
+                cache.capitalize(), launch), "results-%s-%s" % (
+                    cache, launch)))
+            blocks.append(doc.Table(
+                ("variant", "role", "block") + tuple(
+                    size_label(n) for n in shown),
+                pivot(run, pts, shown, lambda p: _cell(run, p))))
+    every = sorted(run.points, key=lambda p: (_role_order(p), p.n, p.cache,
+                                              p.launch, p.block or 0))
+    blocks.append(doc.Details("Every point of `%s/` (%d rows)" % (
+        part, len(every)), (doc.Table(("n",) + POINT_HEADER, tuple(
+            (size_label(p.n),) + _point_row(run, p) for p in every)),)))
+    bctx = sctx.parts.get(stu.BLOCKS)
+    if bctx is not None:
+        blocks += blocks_table(bctx)
+    return blocks
+
+
+def blocks_table(ctx):
+    sweeps = fnd.block_sweeps(ctx)
+    if not sweeps:
+        return []
+    blocks = sorted({p.block for rows in sweeps.values() for p in rows})
+    rows = []
+    for (variant, n, cache, launch), pts in sorted(
+            sweeps.items(), key=lambda kv: (var.sort_key(kv[0][0]),
+                                            kv[0][1])):
+        by = {p.block: p for p in pts}
+        best = max(pts, key=lambda p: p.bandwidth)
+        rows.append(("`%s`" % variant, "%s %s" % (size_label(n), cache)) +
+                    tuple(("**%s**" if by[b] is best else "%s") %
+                          gbps_number(by[b].bandwidth) if b in by else ""
+                          for b in blocks))
+    return [doc.Heading(3, "Block sizes (`blocks/`, GB/s; bold: best)",
+                        "results-blocks"),
+            doc.Table(("variant", "size") + tuple(str(b) for b in blocks),
+                      tuple(rows))]
+
+
+def figures_section(figures):
+    blocks = [doc.Heading(2, "Figures", "figures")]
+    if not figures:
+        return blocks + [doc.Paragraph("No figures.")]
+    for name, (title, caption) in FIGURE_TEXT.items():
+        if name not in figures:
+            continue
+        png, svg = figures[name]
+        blocks.append(doc.Heading(3, title, "fig-" + name))
+        blocks.append(doc.Image("%s/%s" % (FIGURES_DIR, os.path.basename(png)),
+                                title, caption, "%s/%s" % (
+                                    FIGURES_DIR, os.path.basename(svg))))
+    return blocks
+
+
+def verdicts_section(sctx):
+    blocks = [doc.Heading(2, "Bottleneck verdicts", "verdicts")]
+    blocks.append(doc.Paragraph(
+        "Rules, first match wins: launch-bound (on host-timed rows, warm "
+        "slower than cold beyond the noise; or time <= %.0f %% of %.1fx "
+        "the cost of one launch: for a kernel's own duration the GPU's, "
+        "`launch_graph`, which no host moves), block-launch-bound (the "
+        "grid at the measured block-launch rate of its block size, plus "
+        "one launch, >= %.0f %% of the time, block slots empty), "
+        "L2-bound "
+        "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
+        "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
+        ">= %.0f %% of the best sibling: same op, dtype, size, cache, "
+        "launch), occupancy-bound (occupancy < %.0f %%), latency-bound "
+        "(loads in flight per SM < %.0f %% of what Little's law needs; "
+        "where that is silent, long-scoreboard stalls >= %.0f %% of all "
+        "while the ceiling or a sibling shows room), issue-bound (issue "
+        "stalls >= %.0f %% of all, or < %.0f B per issued instruction and "
+        "< %.0f %% of the leanest sibling at the ceiling, beyond a %.0f %% "
+        "band), DRAM-bound in "
+        "the band (>= %.0f %% of the best sibling), else undetermined, "
+        "with what was measured. docs/analysis.md explains each." % (
+            100 * (1 - model.LAUNCH_BAND), model.LAUNCH_FACTOR,
+            100 * model.BLOCK_LAUNCH_SHARE,
+            100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
+            100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
+            100 * (1 - model.LATENCY_MARGIN), 100 * model.STALL_DOMINANT,
+            100 * model.STALL_DOMINANT, model.ISSUE_BYTES_PER_INST,
+            100 * model.ISSUE_MARGIN, 100 * model.ISSUE_BAND,
+            100 * (model.SIBLING_FRACTION - model.SIBLING_BAND))))
+    part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
+    run = ctx.run
+    shown = sel.representative_sizes(run)
+    for cache in ("warm", "cold"):
+        for launch in ("stream", "graph"):
+            pts = [p for p in ctx.points if p.cache == cache and
+                   p.launch == launch and p.n in shown]
+            if not pts:
+                continue
+            blocks.append(doc.Heading(3, "`%s/`, %s, %s launches" % (
+                part, cache, launch)))
+            blocks.append(doc.Table(
+                ("variant", "role", "block") + tuple(
+                    size_label(n) for n in shown),
+                pivot(run, pts, shown,
+                      lambda p: ctx.verdicts[p.key].name)))
+    rows = sorted((p for p in ctx.points if p.n in shown),
+                  key=lambda p: (_role_order(p), p.n, p.cache, p.launch))
+    blocks.append(doc.Details("The rule that fired, per point (%d rows)" %
+                              len(rows), (doc.Table(
+                                  ("variant", "n", "cache", "launch",
+                                   "verdict", "rule"), tuple(
+                                      (p.variant, size_label(p.n), p.cache,
+                                       p.launch, ctx.verdicts[p.key].name,
+                                       ctx.verdicts[p.key].rule)
+                                      for p in rows)),)))
+    return blocks
+
+
+def fits_section(sctx):
+    blocks = [doc.Heading(2, "Launch-floor fits", "fits")]
+    blocks.append(doc.Paragraph(
+        "Per series, t = t0 + V/B by least squares on relative residuals "
+        "(docs/analysis.md). A fit serves as a launch floor only with more "
+        "points than parameters (two, or three with an L2 slope), a "
+        "positive t0 and a positive DRAM slope; measured launch ceilings "
+        "take precedence."))
+    for part, ctx in sctx.parts.items():
+        rows = []
+        for (variant, block, cache, launch), f in sorted(
+                ctx.fits.items(), key=lambda kv: (var.sort_key(kv[0][0]),
+                                                  kv[0][2], kv[0][3],
+                                                  kv[0][1] or 0)):
+            rows.append((variant, _text(block), cache, launch, us(f.t0_ns),
+                         gbps(f.bandwidth), gbps(f.l2_bandwidth),
+                         "%d / %d" % (f.points, f.parameters),
+                         "%.1f %%" % (100 * f.max_rel_residual)
+                         if f.points > f.parameters else "exact fit",
+                         "yes" if f.usable else "no: " + f.unusable_reason))
+        if rows:
+            usable = sum(1 for r in rows if r[-1] == "yes")
+            blocks.append(doc.Details(
+                "`%s/`: %d series, %d usable as a floor" % (
+                    part, len(rows), usable), (doc.Table(
+                        ("variant", "block", "cache", "launch", "t0 (µs)",
+                         "B (DRAM level)", "B (L2 level)",
+                         "points / parameters", "max residual",
+                         "usable as floor"), tuple(rows)),)))
+    return blocks
