@@ -40,7 +40,14 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/findings.py \
 	%reldir%/ewbench/analysis/report/model.py \
 	%reldir%/ewbench/analysis/report/page.py \
-	%reldir%/ewbench/analysis/report/plots.py \
+	%reldir%/ewbench/analysis/report/plots/__init__.py \
+	%reldir%/ewbench/analysis/report/plots/blocks.py \
+	%reldir%/ewbench/analysis/report/plots/cache_tier.py \
+	%reldir%/ewbench/analysis/report/plots/common.py \
+	%reldir%/ewbench/analysis/report/plots/dram_share.py \
+	%reldir%/ewbench/analysis/report/plots/instructions.py \
+	%reldir%/ewbench/analysis/report/plots/study.py \
+	%reldir%/ewbench/analysis/report/plots/timeline.py \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \

@@ -43,9 +43,18 @@ report/     the report of a study or one run (`ewbench report`)
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
             cub and PyTorch: the report's table and figure
-  plots     every figure of a study (with fleet/plots, the only modules
-            that import matplotlib)
   page      report.md and report.html, section by section
+
+report/plots/  every figure of a study (with fleet/plots, the only modules
+            that import matplotlib)
+  common    the styles, the figure with its footer, save (PNG + SVG)
+  cache_tier  bandwidth against footprint, the L2 and DRAM marks
+  blocks    bandwidth against threads per block
+  dram_share  % of the DRAM ceiling and bytes counted per level
+  instructions  bytes per issued and per global-load instruction
+  study     plot_study: every figure the study's parts allow, drawn in
+            forked processes
+  timeline  a window of an `ewbench run --trace` file as a picture
 
 fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet
