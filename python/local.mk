@@ -26,7 +26,12 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/study.py \
 	%reldir%/ewbench/analysis/core/timing.py \
 	%reldir%/ewbench/analysis/core/units.py \
-	%reldir%/ewbench/analysis/core/validate.py \
+	%reldir%/ewbench/analysis/core/validate/__init__.py \
+	%reldir%/ewbench/analysis/core/validate/contract.py \
+	%reldir%/ewbench/analysis/core/validate/csv_files.py \
+	%reldir%/ewbench/analysis/core/validate/fields.py \
+	%reldir%/ewbench/analysis/core/validate/files.py \
+	%reldir%/ewbench/analysis/core/validate/json_files.py \
 	%reldir%/ewbench/analysis/core/variants.py \
 	%reldir%/ewbench/analysis/core/workers.py \
 	%reldir%/ewbench/analysis/fleet/__init__.py \

@@ -11,7 +11,6 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   timeline  a window of an `ewbench run --trace` file
 
 core/       reading and the rules every report shares
-  validate  the data contract checked: every file read goes through it
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
             sass.csv as objects
   study     a study directory: the run directories of one `make report`
@@ -29,6 +28,14 @@ core/       reading and the rules every report shares
   atomic    every output written whole or not at all (temp file + rename)
   workers   the figures drawn in forked processes the report owns, and
             stopped without a hang
+
+core/validate/  the data contract checked: every file read goes through it
+  contract  the tables: value sets, ceilings and their units, DataError
+  files     a file's bytes and text, or a refusal naming what is there
+  fields    JSON parsed strictly, and the field checkers of a JSON spec
+  json_files  run.json, the peer sidecar, fleet.json, the trace
+  csv_files  the CSV columns (columns.def), their fields, the rules within
+            a row, across rows and files, and across contest rounds
 
 report/     the report of a study or one run (`ewbench report`)
   model     launch-floor fit, ceilings, bottleneck verdict rules (pure)
