@@ -26,7 +26,12 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/study.py \
 	%reldir%/ewbench/analysis/core/timing.py \
 	%reldir%/ewbench/analysis/core/units.py \
-	%reldir%/ewbench/analysis/core/validate.py \
+	%reldir%/ewbench/analysis/core/validate/__init__.py \
+	%reldir%/ewbench/analysis/core/validate/contract.py \
+	%reldir%/ewbench/analysis/core/validate/csv_files.py \
+	%reldir%/ewbench/analysis/core/validate/fields.py \
+	%reldir%/ewbench/analysis/core/validate/files.py \
+	%reldir%/ewbench/analysis/core/validate/json_files.py \
 	%reldir%/ewbench/analysis/core/variants.py \
 	%reldir%/ewbench/analysis/core/workers.py \
 	%reldir%/ewbench/analysis/fleet/__init__.py \
@@ -60,7 +65,14 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/page/method.py \
 	%reldir%/ewbench/analysis/report/page/results.py \
 	%reldir%/ewbench/analysis/report/page/threats.py \
-	%reldir%/ewbench/analysis/report/plots.py \
+	%reldir%/ewbench/analysis/report/plots/__init__.py \
+	%reldir%/ewbench/analysis/report/plots/blocks.py \
+	%reldir%/ewbench/analysis/report/plots/cache_tier.py \
+	%reldir%/ewbench/analysis/report/plots/common.py \
+	%reldir%/ewbench/analysis/report/plots/dram_share.py \
+	%reldir%/ewbench/analysis/report/plots/instructions.py \
+	%reldir%/ewbench/analysis/report/plots/study.py \
+	%reldir%/ewbench/analysis/report/plots/timeline.py \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \

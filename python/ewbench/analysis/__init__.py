@@ -11,7 +11,6 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   timeline  a window of an `ewbench run --trace` file
 
 core/       reading and the rules every report shares
-  validate  the data contract checked: every file read goes through it
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
             sass.csv as objects
   study     a study directory: the run directories of one `make report`
@@ -30,6 +29,14 @@ core/       reading and the rules every report shares
   workers   the figures drawn in forked processes the report owns, and
             stopped without a hang
 
+core/validate/  the data contract checked: every file read goes through it
+  contract  the tables: value sets, ceilings and their units, DataError
+  files     a file's bytes and text, or a refusal naming what is there
+  fields    JSON parsed strictly, and the field checkers of a JSON spec
+  json_files  run.json, the peer sidecar, fleet.json, the trace
+  csv_files  the CSV columns (columns.def), their fields, the rules within
+            a row, across rows and files, and across contest rounds
+
 report/     the report of a study or one run (`ewbench report`)
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
@@ -41,8 +48,6 @@ report/     the report of a study or one run (`ewbench report`)
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
             cub and PyTorch: the report's table and figure
-  plots     every figure of a study (with fleet/plots, the only modules
-            that import matplotlib)
 
 report/findings/   the six findings of the study brief, one module each
   registry  the findings in order, one line each; evaluate() judges them
@@ -73,6 +78,17 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
   above     rows above a measured DRAM ceiling, explained
+
+report/plots/  every figure of a study (with fleet/plots, the only modules
+            that import matplotlib)
+  common    the styles, the figure with its footer, save (PNG + SVG)
+  cache_tier  bandwidth against footprint, the L2 and DRAM marks
+  blocks    bandwidth against threads per block
+  dram_share  % of the DRAM ceiling and bytes counted per level
+  instructions  bytes per issued and per global-load instruction
+  study     plot_study: every figure the study's parts allow, drawn in
+            forked processes
+  timeline  a window of an `ewbench run --trace` file as a picture
 
 fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet

@@ -1,0 +1,59 @@
+"""Every figure of a study, drawn from the runs its parts allow, in
+forked processes where the platform has fork (core/workers.py)."""
+
+import multiprocessing
+import os
+
+from ...core import workers
+from ...core import select as sel
+from ...core import study as stu
+from .blocks import plot_blocks
+from .cache_tier import plot_cache_tier
+from .dram_share import plot_dram_share
+from .instructions import plot_instructions
+
+
+FIGURES = ("cache_tier", "blocks", "dram_share", "instructions")
+
+
+def plot_study(study, outdir, marks=None):
+    """{name: [png, svg]} of every figure the study's parts allow: the
+    cache-tier plot from the sweep (else the article run), the block plot
+    from the block sweep, the DRAM share (with the repeat rounds) and
+    instructions from the article run.  marks: what the findings located, drawn where it belongs
+    ({"effective_l2": (middle, low, high)}).  The figures are drawn in
+    parallel where the platform forks (seconds each, in matplotlib)."""
+    marks = marks or {}
+    main = study.run(stu.ARTICLE) or study.main
+    sweep = study.run(stu.SWEEP) or main
+    jobs = [("cache_tier", plot_cache_tier,
+             (sweep, outdir, marks.get("effective_l2")))]
+    blocks = study.run(stu.BLOCKS)
+    if blocks is not None or any(
+            len({p.block for p in main.points if p.variant == v}) > 1
+            for v in {p.variant for p in main.points}):
+        published = sel.primary_blocks(main.points) \
+            if study.run(stu.ARTICLE) is not None and blocks is not None \
+            else None
+        jobs.append(("blocks", plot_blocks, (blocks or main, outdir,
+                                             published)))
+    jobs += [("dram_share", plot_dram_share, (main, outdir, study.repeats)),
+             ("instructions", plot_instructions, (main, outdir))]
+    drawn = _draw_all([(draw, args) for _, draw, args in jobs])
+    return {name: paths for (name, _, _), paths in zip(jobs, drawn)
+            if paths}
+
+
+def _draw_one(job):
+    draw, args = job
+    return draw(*args)
+
+
+def _draw_all(jobs):
+    """[draw(*args)] for jobs [(draw, args)], in forked processes when the
+    platform has fork (the figures share nothing), else one by one; on
+    Ctrl-C or any failure the workers end before the exception goes on
+    up (workers.py)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return [_draw_one(job) for job in jobs]
+    return workers.run_all(_draw_one, jobs, os.cpu_count() or 1)
