@@ -454,3 +454,20 @@ def test_finding_6_within_the_noise_of_its_limit_is_borderline():
     pts[-2] = point("relu_f32", SIZES[-1], time_ns=1.3e6, op="relu")
     f = judge(make_run(pts), 6)
     assert f.verdict == F.FAILS and "beyond the limit" in f.deciding
+
+
+def test_finding_2_names_the_block_launch_cap_of_a_variant_it_caps():
+    """On the H100 reference the four fp16 study adds never pass DRAM
+    speed in L2: 1.5 KiB a block at 1.65 blocks/ns is 2.5 TB/s, below
+    its 3.06 TB/s DRAM ceiling.  The finding says so, not that they
+    issue too few bytes per instruction."""
+    import os
+    from conftest import ROOT
+    from ewbench.analysis.core import study as stu
+    s = stu.load_study(os.path.join(ROOT, "reports", "reference",
+                                    "nvidia-h100"))
+    f2 = next(f for f in F.evaluate(s) if f.number == 2)
+    assert "Their block launches cap them: add_f16, add_f16x2, add_f16x8 " \
+        "and add_f16x8_pack" in f2.explanation
+    assert "block_rate_b32) move at most 2535 GB/s" in f2.explanation
+    assert "issue enough bytes per instruction" not in f2.explanation

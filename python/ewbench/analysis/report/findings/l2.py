@@ -137,6 +137,17 @@ def _study_adds(ctx):
                    var.role(p.variant) == var.STUDY})
 
 
+def _block_cap(run, p):
+    """(byte/s, text): what a point's blocks can move at the block-launch
+    ceiling of its block size, its bytes per block at that rate."""
+    rate = model.block_rate_ceiling(run, p.block)
+    per_block = p.bytes_moved / p.grid
+    cap = per_block * rate.value
+    return cap, "%d blocks of %d threads, %s each, at %.2f blocks/ns " \
+        "(%s) move at most %s" % (p.grid, p.block, bytes_label(per_block),
+                                  rate.value * 1e-9, rate.source, gbps(cap))
+
+
 def _fits_peak(ctx, variant, ceiling, limit_bytes):
     """The fastest warm point of a variant whose reads come mostly from
     L2 (counters), else whose footprint is below limit_bytes; launch-bound
@@ -190,6 +201,10 @@ def finding_2(sctx):
                             eff[0] / l2)))
     limit = eff[0] if eff else F2_FIT_FRACTION * l2
     exceed, never, spill_bad, untested = [], [], [], []
+    # Never above DRAM speed and block-launch-bound there: capped, their
+    # blocks' bytes at the block rate below DRAM speed; launched, above it,
+    # but the launch of the kernel and its blocks takes nearly all the time.
+    capped, launched = [], []
     for v in variants:
         t = transition(ctx, v, ceiling)
         peak = _fits_peak(ctx, v, ceiling, limit)
@@ -228,6 +243,10 @@ def finding_2(sctx):
             if "per issued instruction" not in story:
                 story = ", ".join(x for x in (story, _article_bpi(sctx, v))
                                   if x)
+            if ctx.verdicts[p.key].name == model.BLOCK_LAUNCH_BOUND:
+                cap, text = _block_cap(run, p)
+                (capped if cap < ceiling else launched).append(v)
+                story = "block-launch-bound: %s" % text
             never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
                 v, r, bytes_label(p.footprint_bytes),
                 " with %.0f%% of reads from L2" % share
@@ -250,11 +269,28 @@ def finding_2(sctx):
                         "launch-bound." + note, deciding, part)
     fails = []
     if never:
+        others = [x.split(" ", 1)[0] for x in never
+                  if x.split(" ", 1)[0] not in capped + launched]
+        why = []
+        if capped:
+            why.append("Their block launches cap them: %s launch%s blocks "
+                       "as fast as the GPU launches them, and each block "
+                       "moves too few bytes to pass DRAM speed at that "
+                       "rate, wherever the data sits" % (
+                           _and(capped), "es" if len(capped) == 1 else ""))
+        if launched:
+            why.append("%s: launching the kernel and its blocks takes "
+                       "nearly all %s time at these sizes, so the L2's "
+                       "speed does not show" % (
+                           "For " + _and(launched),
+                           "its" if len(launched) == 1 else "their"))
+        if others:
+            why.append("%she data is in L2, so the memory level is not the "
+                       "limit: the kernel does not issue enough bytes per "
+                       "instruction or keep enough in flight" % (
+                           "For %s, t" % _and(others) if why else "T"))
         fails.append("Never above DRAM speed while its data is in L2: %s. "
-                     "The data is in L2, so the memory level is not the "
-                     "limit: the kernel does not issue enough bytes per "
-                     "instruction or keep enough in flight" % "; ".join(
-                         never))
+                     "%s" % ("; ".join(never), ". ".join(why)))
     if spill_bad:
         fails.append("Above %.1fx DRAM past twice the effective L2: %s" % (
             F2_DRAM_CAP, "; ".join(spill_bad)))

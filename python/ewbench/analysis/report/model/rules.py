@@ -442,7 +442,8 @@ def rule_fallback(f):
 TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
              "long-scoreboard stalls dominating mean memory latency not "
              "covered, math-pipe or not-selected stalls mean issue limits, "
-             "and `ewbench ceilings` with `dram_latency` for Little's law")
+             "and `ewbench ceilings` (the DRAM latency under load) for "
+             "Little's law")
 
 
 # Occupancy before latency: too few resident warps is the cause of too few
