@@ -108,3 +108,23 @@ def test_a_row_of_an_older_definition_is_dropped():
     load.complete_derived(metrics, [p])
     assert sel.M_LD_BYTES_PER_INST not in metrics[p.key]
     assert sel.M_LD_REQUESTED_BYTES_PER_INST in metrics[p.key]
+
+
+def test_sass_rows_of_kernels_an_interrupted_run_never_timed(run_copy):
+    # sass.csv lists every kernel of the plan before the first is timed:
+    # a run stopped before one (status interrupted) has its rows without
+    # timing rows; they are left out.  A complete run may not have them.
+    import json
+    import pytest
+    from ewbench.analysis.core.load import DataError
+    manifest = json.loads((run_copy / "run.json").read_text())
+    row = "%s,zz_not_timed,sm_90,load,LDG.E.128,128,2\n" % \
+        manifest["run_id"]
+    (run_copy / "sass.csv").write_text(
+        "run_id,variant,arch,kind,instruction,bits,count\n" + row)
+    with pytest.raises(DataError, match="expected a variant the run "
+                       "timed, got 'zz_not_timed'"):
+        load.load_run(str(run_copy))
+    manifest["status"] = "interrupted"
+    (run_copy / "run.json").write_text(json.dumps(manifest))
+    assert load.load_run(str(run_copy)).sass == {}

@@ -347,9 +347,12 @@ def complete_derived(metrics, points):
                 rows[d.name] = MetricValue(v, d.unit, COMPLETED)
 
 
-def load_sass(path, run_id, points):
+def load_sass(path, run_id, points, complete=True):
     """sass.csv: variant -> its rows; every row of a timed variant, one
-    row per variant, architecture and instruction."""
+    row per variant, architecture and instruction.  The file lists every
+    kernel the plan runs, written before the first is timed: in a run that
+    did not complete (interrupted, failed) the rows of variants it never
+    timed are left out, not refused."""
     timed = {p.variant for p in points}
     out = {}
     first_line = {}
@@ -359,6 +362,8 @@ def load_sass(path, run_id, points):
             row["variant"], row["arch"], row["instruction"]),
             "variant, arch and instruction")
         if row["variant"] not in timed:
+            if not complete:
+                continue
             raise DataError(path, line, "expected a variant the run timed, "
                             "got %r" % row["variant"])
         out.setdefault(row["variant"], []).append(SassRow(
@@ -401,7 +406,8 @@ def load_run(directory, ceilings_from=None):
     if validate.present(metrics_path):
         metrics = load_metrics(metrics_path, run_id, points)
     sass_path = os.path.join(directory, SASS)
-    sass = load_sass(sass_path, run_id, points) \
+    sass = load_sass(sass_path, run_id, points,
+                     manifest.get("status") == "complete") \
         if validate.present(sass_path) else None
     source = ceilings_from or directory
     ceilings_path = os.path.join(source, "ceilings.csv")
