@@ -110,5 +110,9 @@ has slowed '`article/`: **1 of 4 rows were measured outside the part'"'"'s clock
 has bare '(driver; its release not given by NVML)'
 has bare 'ECC not given by NVML; persistence mode not given by NVML; power limit not given in force'
 has bare '0 of 4 rows outside the clock range'
-has none-run '| `article/` NVML through the run | not sampled (NVML unavailable: cannot load libnvidia-ml.so.1'
+# Unavailable, with why: without a real NVML the library cannot be
+# loaded; on a GPU machine the system's loads and knows no stand-in GPU.
+has none-run '| `article/` NVML through the run | not sampled (NVML unavailable: '
+grep -qF -e 'cannot load libnvidia-ml.so.1' -e 'NVML has no GPU at PCI bus id' \
+    "$d/none-run-report/report.md" || fail "none-run's report gives no reason"
 echo "environment: the reports say what NVML gave, what it did not, and the row outside"
