@@ -215,14 +215,28 @@ cli_normalise_sizes(struct run_options *o)
 	sizes_sort_unique(o->sizes, &o->nsizes);
 }
 
+/* One block size into the --block list, once. */
+static void
+add_block(struct run_options *o, unsigned block)
+{
+	size_t	k;
+
+	for (k = 0; k < o->nblocks && o->blocks[k] != block; k++)
+		;
+	if (k < o->nblocks)
+		return;		/* listed already */
+	o->blocks = xrealloc(o->blocks, (o->nblocks + 1) * sizeof *o->blocks);
+	o->blocks[o->nblocks++] = block;
+}
+
 /* --block 256 or --block 32,64,128: each from 1 to 1024, or "own" (kept
  * as 0), each variant's published shape; given twice, the lists add up. */
 static int
 parse_blocks(struct run_options *o, const char *text, char **cause)
 {
 	char		*copy = xstrdup(text), *word, *next;
-	unsigned	*blocks;
-	size_t		 count, i, k;
+	unsigned	*block;
+	size_t		 count;
 
 	for (word = copy; word != NULL; word = next) {
 		if ((next = strchr(word, ',')) != NULL)
@@ -233,25 +247,17 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 			return -1;
 		}
 		if (strcmp(word, "own") == 0) {
-			blocks = xmalloc(sizeof *blocks);
-			blocks[0] = 0;
-			count = 1;
-		} else if (uint_list_parse(word, "--block", 1, 1024, &blocks,
-		    &count, cause) != 0) {
+			add_block(o, 0);
+			continue;
+		}
+		/* One word, one number: the list parser checks its range. */
+		if (uint_list_parse(word, "--block", 1, 1024, &block, &count,
+		    cause) != 0) {
 			free(copy);
 			return -1;
 		}
-		for (i = 0; i < count; i++) {
-			for (k = 0; k < o->nblocks &&
-			    o->blocks[k] != blocks[i]; k++)
-				;
-			if (k < o->nblocks)
-				continue;	/* listed already */
-			o->blocks = xrealloc(o->blocks,
-			    (o->nblocks + 1) * sizeof *o->blocks);
-			o->blocks[o->nblocks++] = blocks[i];
-		}
-		free(blocks);
+		add_block(o, block[0]);
+		free(block);
 	}
 	free(copy);
 	return 0;

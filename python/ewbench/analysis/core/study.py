@@ -71,11 +71,18 @@ class Study:
         round-3 only) the article is round 1.  () without repeats."""
         if not self.repeats:
             return ()
-        if any(os.path.basename(r.path.rstrip("/")) == "round-1"
-               for r in self.repeats):
+        if not self.article_is_round_one:
             return tuple(self.repeats)
         article = self.run(ARTICLE)
         return ((article,) if article else ()) + tuple(self.repeats)
+
+    @property
+    def article_is_round_one(self):
+        """The older layout: repeats without a round-1, the article
+        standing in for it."""
+        return bool(self.repeats) and not any(
+            os.path.basename(r.path.rstrip("/")) == "round-1"
+            for r in self.repeats)
 
     @property
     def main(self):

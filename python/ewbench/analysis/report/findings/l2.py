@@ -201,10 +201,11 @@ def finding_2(sctx):
                             eff[0] / l2)))
     limit = eff[0] if eff else F2_FIT_FRACTION * l2
     exceed, never, spill_bad, untested = [], [], [], []
-    # Never above DRAM speed and block-launch-bound there: capped, their
-    # blocks' bytes at the block rate below DRAM speed; launched, above it,
-    # but the launch of the kernel and its blocks takes nearly all the time.
-    capped, launched = [], []
+    # Never above DRAM speed, by why: capped, block-launch-bound there with
+    # their blocks' bytes at the block rate below DRAM speed; launched,
+    # block-launch-bound with that above it (the launch of the kernel and
+    # its blocks takes nearly all the time); others, neither.
+    capped, launched, others = [], [], []
     for v in variants:
         t = transition(ctx, v, ceiling)
         peak = _fits_peak(ctx, v, ceiling, limit)
@@ -247,6 +248,8 @@ def finding_2(sctx):
                 cap, text = _block_cap(run, p)
                 (capped if cap < ceiling else launched).append(v)
                 story = "block-launch-bound: %s" % text
+            else:
+                others.append(v)
             never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
                 v, r, bytes_label(p.footprint_bytes),
                 " with %.0f%% of reads from L2" % share
@@ -269,8 +272,6 @@ def finding_2(sctx):
                         "launch-bound." + note, deciding, part)
     fails = []
     if never:
-        others = [x.split(" ", 1)[0] for x in never
-                  if x.split(" ", 1)[0] not in capped + launched]
         why = []
         if capped:
             why.append("Their block launches cap them: %s launch%s blocks "
@@ -279,10 +280,10 @@ def finding_2(sctx):
                        "rate, wherever the data sits" % (
                            _and(capped), "es" if len(capped) == 1 else ""))
         if launched:
-            why.append("%s: launching the kernel and its blocks takes "
-                       "nearly all %s time at these sizes, so the L2's "
-                       "speed does not show" % (
-                           "For " + _and(launched),
+            why.append("For %s: launching the kernel and its blocks "
+                       "takes nearly all %s time at these sizes, so the "
+                       "L2's speed does not show" % (
+                           _and(launched),
                            "its" if len(launched) == 1 else "their"))
         if others:
             why.append("%she data is in L2, so the memory level is not the "

@@ -93,11 +93,7 @@ def block_rate_ceiling(run, block=None):
     of the run's points with a grid of BLOCK_RATE_MIN_GRID blocks or more
     when BLOCK_RATE_AGREE of them (different variants or blocks) reach it
     within BLOCK_RATE_BAND; else None."""
-    if block is not None:
-        measured = measured_block_rate(run.ceilings, block)
-        if measured is not None:
-            return measured
-    return _run_block_rate(run)
+    return measured_block_rate(run.ceilings, block) or _run_block_rate(run)
 
 
 def _run_block_rate(run):

@@ -396,12 +396,17 @@ def rule_issue(f):
                        100 * ISSUE_MARGIN, full, _dram_text(f)))
 
 
+def _near(value, limit, band):
+    """value within `band` (a fraction) of limit, either side: too close
+    to call (the launch and issue rules abstain there)."""
+    return abs(value / limit - 1) < band
+
+
 def _near_launch_limit(f):
     """Text for a time within LAUNCH_BAND of the launch rule's limit."""
     if not f.launch_floor_ns or f.cold_time_ns:
         return None
-    limit = LAUNCH_FACTOR * f.launch_floor_ns
-    if abs(f.time_ns / limit - 1) >= LAUNCH_BAND:
+    if not _near(f.time_ns, LAUNCH_FACTOR * f.launch_floor_ns, LAUNCH_BAND):
         return None
     return ("borderline launch-bound: time %s µs within %.0f%% of %.1f x "
             "the launch floor %s µs (%s), which moves with the host" % (
@@ -410,7 +415,8 @@ def _near_launch_limit(f):
 
 
 def rule_fallback(f):
-    parts = [x for x in (_near_launch_limit(f),) if x] + [_dram_text(f)]
+    near = _near_launch_limit(f)
+    parts = ([near] if near else []) + [_dram_text(f)]
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):
@@ -421,8 +427,7 @@ def rule_fallback(f):
         if full is not None and f.bytes_per_inst >= full:
             text += " (a sibling reaches the ceiling with %.1f)" % full
         elif full is not None and f.bytes_per_inst < ISSUE_BYTES_PER_INST \
-                and abs(f.bytes_per_inst / (ISSUE_MARGIN * full) - 1) < \
-                ISSUE_BAND:
+                and _near(f.bytes_per_inst, ISSUE_MARGIN * full, ISSUE_BAND):
             text += " (borderline issue-bound: within %.0f%% of %.0f%% of " \
                 "the %.1f of the leanest sibling at the ceiling, the " \
                 "issue rule's limit; which siblings reach the ceiling " \

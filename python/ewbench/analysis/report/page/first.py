@@ -225,7 +225,7 @@ def shortfalls_section(shorts, n):
 def _rounds_text(study):
     """What the DRAM-tier comparison's rounds are (Study.rounds)."""
     runs = study.rounds
-    if study.run(stu.ARTICLE) in runs:
+    if study.article_is_round_one:
         return ("the article's row and `repeats/round-*` at the published "
                 "blocks, each run again with its own torch rows, timed "
                 "after all the rounds")
