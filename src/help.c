@@ -38,8 +38,9 @@ static const struct option_help {
 "                       adds sizes to the tiers\n" },
 { MEASURE,
 "      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
-"                       each variant's published shape, e.g. own,512\n"
-"                       (default: own; cub picks its own; tune: 32 to\n"
+"                       each variant's published shape, e.g. own,512, and\n"
+"                       'xK' K times it, e.g. own,x2,x4 (past 1024 left\n"
+"                       out; default: own; cub picks its own; tune: 32 to\n"
 "                       1024)\n" },
 { TIMED,
 "      --iters N        timed launches per point, at least (default 20); each\n"
