@@ -336,8 +336,16 @@ select_variants(struct run_options *o, char **cause)
 	bool	*one;
 	size_t	 i, k;
 
-	if (o->nvariant_lists == 0)
-		return variants_select("*", o->selected, cause);
+	if (o->nvariant_lists == 0) {
+		if (variants_select("*", o->selected, cause) != 0)
+			return -1;
+		/* check, by default, checks every variant: the experiments'
+		 * probes too, which the other commands run only by name. */
+		for (i = 0; o->command == CMD_CHECK &&
+		    i < ewb_variant_count; i++)
+			o->selected[i] = true;
+		return 0;
+	}
 	one = xcalloc(ewb_variant_count, sizeof *one);
 	for (k = 0; k < o->nvariant_lists; k++) {
 		if (variants_select(o->variant_lists[k], one, cause) != 0) {
