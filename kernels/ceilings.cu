@@ -395,18 +395,22 @@ ceil_combine(unsigned short x, unsigned short y)
 }
 
 /*
- * The memory-concurrency curve's kernel (ceilings.h): rounds of Loads
- * words per thread per input, all loaded before the first store (dst may
- * alias a source, so the compiler keeps that order), the last partial
- * round a word at a time.
+ * The memory-concurrency curve's kernel (ceilings.h): tiles of Loads x
+ * blockDim words per input, tile blockIdx.x, blockIdx.x + gridDim.x, ...
+ * of a fixed grid, as the study's one-tile-per-block kernels lay them
+ * out (thread t takes words t, t + blockDim, ... of its tile, each load
+ * of a warp one request of contiguous bytes); all of a thread's loads of a
+ * tile are issued before its first store (dst may alias a source, so the
+ * compiler keeps that order); the words past the last whole tile one at
+ * a time.
  */
 template <typename Word, unsigned Loads, unsigned Inputs>
 __global__ void __launch_bounds__(EWB_CEIL_INFLIGHT_BLOCK)
 ewb_ceil_inflight_kernel(const Word *a, const Word *b, Word *dst,
     size_t words, unsigned *per_sm)
 {
-	size_t		threads = ewb_thread_count(), t = ewb_thread_index();
-	size_t		round = (size_t)Loads * threads, start, i;
+	size_t		per_tile = (size_t)Loads * blockDim.x;
+	size_t		tiles = words / per_tile, tile, at, i;
 	Word		x[Loads], y[Loads];
 	unsigned	k, sm;
 
@@ -414,25 +418,27 @@ ewb_ceil_inflight_kernel(const Word *a, const Word *b, Word *dst,
 		asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
 		atomicAdd(&per_sm[sm % EWB_CEIL_SMIDS], 1u);
 	}
-	for (start = 0; start + round <= words; start += round) {
+	for (tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+		at = tile * per_tile + threadIdx.x;
 #pragma unroll
 		for (k = 0; k < Loads; k++)
-			x[k] = a[start + k * threads + t];
+			x[k] = a[at + k * blockDim.x];
 		if constexpr (Inputs == 2) {
 #pragma unroll
 			for (k = 0; k < Loads; k++)
-				y[k] = b[start + k * threads + t];
+				y[k] = b[at + k * blockDim.x];
 		}
 #pragma unroll
 		for (k = 0; k < Loads; k++) {
 			if constexpr (Inputs == 2)
-				dst[start + k * threads + t] =
+				dst[at + k * blockDim.x] =
 				    ceil_combine(x[k], y[k]);
 			else
-				dst[start + k * threads + t] = x[k];
+				dst[at + k * blockDim.x] = x[k];
 		}
 	}
-	for (i = start + t; i < words; i += threads) {
+	for (i = tiles * per_tile + ewb_thread_index(); i < words;
+	    i += ewb_thread_count()) {
 		if constexpr (Inputs == 2)
 			dst[i] = ceil_combine(a[i], b[i]);
 		else

@@ -103,11 +103,13 @@ cudaError_t	 ewb_ceil_blocks(unsigned blocks, unsigned threads,
 /*
  * The memory-concurrency curve (inflight.def): `blocks_per_sm` x SMs
  * blocks of EWB_CEIL_INFLIGHT_BLOCK threads, all resident at once, each
- * thread taking rounds of `loads` words of `word_bytes` (2, 4 or 16) from
+ * thread taking `loads` words of `word_bytes` (2, 4 or 16) a tile from
  * each of `inputs` arrays (1: dst = a, a copy; 2: dst = a + b, as
- * integers), every load of a round issued before its first store, thread
- * t of the grid taking words t, t + threads, ... of the round so that a
- * warp's load instruction asks for 32 x word_bytes contiguous bytes.  So
+ * integers), every load of a tile issued before its first store; a
+ * block's tiles (loads x block words each) are blockIdx.x, blockIdx.x +
+ * gridDim.x, ..., thread t taking words t, t + block, ... of a tile, so
+ * that a warp's load instruction asks for 32 x word_bytes contiguous
+ * bytes.  So
  * each SM keeps blocks_per_sm x EWB_CEIL_INFLIGHT_BLOCK x inputs x loads x
  * word_bytes bytes of loads in flight at most.  Covers `bytes` of each
  * array once.  per_sm (device memory, EWB_CEIL_SMIDS words, zeroed; or
