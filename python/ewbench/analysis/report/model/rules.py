@@ -38,7 +38,8 @@ state and launch mode (every variant, peers included).
                    below a sibling that moves the same bytes is not held
                    back by DRAM.  Never for a warm point whose footprint
                    is below L2_DRAM_FRACTION of the L2 unless counters
-                   show DRAM moving half its bytes: L2 serves it.
+                   show DRAM moving half its bytes, nor one whose data
+                   came from L2 (the L2 rule's test): L2 serves it.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound; never
                    when the grid is smaller than the GPU's block slots for
@@ -294,7 +295,8 @@ def _served_by_l2(f):
 
 
 def rule_dram(f):
-    if f.dram_ceiling is None or _served_by_l2(f):
+    if f.dram_ceiling is None or _served_by_l2(f) or \
+            _from_l2(f) is not None:
         return None
     if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
         return None
@@ -384,6 +386,7 @@ def rule_dram_band(f):
     rule explained the point."""
     share = f.sibling_share
     if f.dram_ceiling is None or share is None or _served_by_l2(f) or \
+            _from_l2(f) is not None or \
             f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
             share < SIBLING_FRACTION - SIBLING_BAND:
         return None
@@ -501,6 +504,13 @@ def _near_launch_limit(f):
 def rule_fallback(f):
     near = _near_launch_limit(f)
     parts = ([near] if near else []) + [_dram_text(f)]
+    from_l2 = _from_l2(f)
+    if from_l2 is not None and f.l2_ceiling is not None:
+        parts.append("served by L2 (%s) at %.0f%% of the L2 ceiling %s "
+                     "(%s): below %.0f%%, L2 bandwidth does not set its "
+                     "time" % (from_l2, 100 * f.bandwidth /
+                               f.l2_ceiling.value, gbps(f.l2_ceiling.value),
+                               f.l2_ceiling.source, 100 * L2_SHARE))
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):
