@@ -409,6 +409,24 @@ def test_curve_reads_between_its_levels():
     assert model.place(_curve(), "relu", 128, 12.0, 3e12) is None  # no copy
 
 
+def test_curve_predictions_scale_by_the_largest_requests_top():
+    """A persistent grid streams below the one-tile ceilings: the 512-byte
+    series' top is the scale; 64-byte requests top out lower still, and
+    the prediction keeps that."""
+    c = dict(_curve(request=512, levels=((2, 770), (8, 2162), (24, 2899),
+                                         (64, 2878))),
+             **_curve(request=64, levels=((2, 857), (8, 2155), (16, 2584),
+                                          (64, 2204))))
+    placed = model.place(c, "add", 64, 8.0, model.Bound(3.06e12, "x", True))
+    assert placed.share == pytest.approx(2155 / 2584)
+    assert placed.bandwidth == pytest.approx(2155e9 * 3.06e12 / 2899e9)
+    assert placed.requests_limit == pytest.approx(2584 / 2899)
+    assert "requests of 64 bytes top out at 89% of the 512-byte ones'" in \
+        placed.text
+    top = model.place(c, "add", 512, 30.0, model.Bound(3.06e12, "x", True))
+    assert top.bandwidth == 3.06e12 and top.requests_limit is None
+
+
 def test_latency_bound_on_the_curve_and_the_dram_band():
     """The H100's add_f32 at 2^28: 12.2 KiB in flight reach 91 % of the
     curve's top, 2784 GB/s of dram_add's 3061; it moves 2720: latency-
