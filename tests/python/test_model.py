@@ -423,7 +423,7 @@ def test_curve_predictions_scale_by_the_largest_requests_top():
     assert placed.requests_limit == pytest.approx(2584 / 2899)
     assert "requests of 64 bytes top out at 89% of the 512-byte ones'" in \
         placed.text
-    top = model.place(c, "add", 512, 30.0, model.Bound(3.06e12, "x", True))
+    top = model.place(c, "add", 512, 24.0, model.Bound(3.06e12, "x", True))
     assert top.bandwidth == 3.06e12 and top.requests_limit is None
 
 
