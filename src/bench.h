@@ -114,6 +114,12 @@ int		 checker_run(struct bench *, const struct launch *,
 int		 measure_time(struct bench *, const struct launch *,
 		    enum cache_mode, enum launch_mode, struct timed *,
 		    char **cause);
+/* A graph of `launches` launches of l (each after a flush when cold),
+ * instantiated and uploaded, so its first replay costs no more than the
+ * next; the caller destroys *exec. */
+int		 measure_graph(struct bench *, const struct launch *,
+		    enum cache_mode, unsigned launches, cudaGraphExec_t *exec,
+		    char **cause);
 /* Registers per thread and theoretical occupancy from the runtime; false
  * when a library owns the kernel. */
 struct occupancy {

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "counters.h"
+#include "energy.h"
 #include "placement.h"
 
 /* The study's sizes: 1024^2, 4096^2 and 16384^2 elements. */
@@ -53,7 +54,9 @@ enum {
 	OPT_NO_GUARD,
 	OPT_REFERENCE,
 	OPT_ULPS,
-	OPT_REL
+	OPT_REL,
+	OPT_ENERGY,
+	OPT_ENERGY_WINDOW
 };
 
 static const struct option run_longopts[] = {
@@ -93,6 +96,8 @@ static const struct option run_longopts[] = {
 	{ "reference",	required_argument, NULL, OPT_REFERENCE },
 	{ "ulps",	required_argument, NULL, OPT_ULPS },
 	{ "rel",	required_argument, NULL, OPT_REL },
+	{ "energy",	no_argument,	   NULL, OPT_ENERGY },
+	{ "energy-window", required_argument, NULL, OPT_ENERGY_WINDOW },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -379,6 +384,32 @@ select_family(struct run_options *o)
 		    ewb_variants[i].dtype == k->dtype;
 }
 
+/* --energy: run's, and beside what it needs (energy.h). */
+static int
+check_energy(const struct run_options *o, const char *command,
+    bool window_given, char **cause)
+{
+	if (window_given && !o->energy) {
+		*cause = xstrdup("--energy-window is the length of --energy's "
+		    "windows: it needs --energy");
+		return -1;
+	}
+	if (!o->energy)
+		return 0;
+	if (o->command != CMD_RUN) {
+		*cause = xasprintf("--energy is run's (ewbench run --energy "
+		    "...), not %s's", command);
+		return -1;
+	}
+	if (o->trace != NULL) {
+		*cause = xstrdup("--energy with --trace: the trace would hold "
+		    "every launch of the energy windows (millions); trace "
+		    "another run");
+		return -1;
+	}
+	return 0;
+}
+
 int
 cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 {
@@ -389,6 +420,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	char		*after;
 	int		 ch, first;
 	bool		 metrics_given = false, max_iters_given = false;
+	bool		 window_given = false;
 	int		 rc;
 
 	memset(o, 0, sizeof *o);
@@ -411,6 +443,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	o->seed = 1;
 	o->density = 3;
 	o->metrics = "default";
+	o->energy_window_s = ENERGY_WINDOW_S;
 	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
 
 	optind = 1;
@@ -525,6 +558,16 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_ALLOW_FALLBACK:
 			o->allow_fallback = true;
 			break;
+		case OPT_ENERGY:
+			o->energy = true;
+			break;
+		case OPT_ENERGY_WINDOW:
+			if (cli_parse_number(optarg, "--energy-window",
+			    ENERGY_WINDOW_MIN_S, ENERGY_WINDOW_MAX_S,
+			    &o->energy_window_s, cause) != 0)
+				return -1;
+			window_given = true;
+			break;
 		case OPT_DENSITY:
 			if (cli_parse_uint(optarg, "--density", 1, 12,
 			    &o->density, cause) != 0)
@@ -595,6 +638,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		    "--dry-run");
 		return -1;
 	}
+	if (check_energy(o, argv[0], window_given, cause) != 0)
+		return -1;
 	if (o->out != NULL && *o->out == '\0') {
 		*cause = xstrdup("--out: an empty directory name");
 		return -1;

@@ -59,6 +59,9 @@ struct run_options {
 	bool		 misalign;	/* operands 4 bytes past a 16-byte
 					   boundary: the vector variants'
 					   fallback paths */
+	bool		 energy;	/* run --energy: energy windows
+					   after each point (energy.h) */
+	double		 energy_window_s;
 	/* --device all or N,M,...: one child process per GPU (fleet.c). */
 	bool		 device_given;
 	bool		 fleet;

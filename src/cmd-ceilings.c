@@ -172,12 +172,14 @@ static const char *const ceilings_header[] = {
 #define METRICS(...)
 #define CEILINGS(name, ...)	#name,
 #define SASS(...)
+#define ENERGY(...)
 #include "columns.def"
 #undef KEY
 #undef TIMING
 #undef METRICS
 #undef CEILINGS
 #undef SASS
+#undef ENERGY
 };
 
 static const struct option ceilings_longopts[] = {

@@ -20,6 +20,7 @@
 #include "config.h"
 #include "bench.h"
 #include "chips.h"
+#include "energy.h"
 #include "fleet.h"
 #include "hostfacts.h"
 #include "nvtx.h"
@@ -42,6 +43,7 @@ struct runner {
 	bool			 have_mset;
 	bool			 pause_counters;	/* before each group:
 							   counters_in_the_way */
+	struct energy		 energy;	/* --energy (energy.h) */
 	struct user_kernel	 user;		/* --kernel (id NULL: none) */
 	bool			 user_failed;	/* its check failed: no more
 						   timing or counters */
@@ -152,6 +154,33 @@ watchdog_fired(void *ctx, const char *what, unsigned seconds)
 	manifest_update(r->dir, &r->man, "failed", NULL);
 }
 
+/* --energy: the point's energy windows (energy.h), warm, replayed from a
+ * graph, written beside its timing rows. */
+static int
+energy_point(struct runner *r, const struct launch *l, struct point *p,
+    char **cause)
+{
+	struct energy_window	idle, busy[ENERGY_WINDOWS];
+	unsigned		per_replay = 0;
+	double			t0 = monotonic_seconds();
+	int			rc;
+
+	p->cache = CACHE_WARM;
+	p->launch = "graph";
+	nvtx_push_phase("energy");
+	if (variant_is_user(p->v))
+		watch(r, p, "energy", (size_t)ceil(energy_point_seconds(
+		    r->opts.energy_window_s)));
+	rc = energy_measure(&r->energy, &r->bench, l, &idle, busy,
+	    &per_replay, cause);
+	watchdog_disarm();
+	nvtx_pop();
+	r->man.wall.energy += monotonic_seconds() - t0;
+	if (rc != 0)
+		return -1;
+	return printers_energy(&r->pr, p, &idle, busy, per_replay, cause);
+}
+
 /* One case: its check, then each timed point along the plan's axes. */
 static int
 run_case(struct runner *r, const struct plan_case *c, char **cause)
@@ -237,6 +266,9 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 				return -1;
 		}
 	}
+	/* A wrong result's energy would be a wrong kernel's. */
+	if (r->opts.energy && passed)
+		return energy_point(r, &l, &p, cause);
 	return 0;
 }
 
@@ -568,6 +600,8 @@ runner_free(struct runner *r)
 		csv_close(r->pr.timing, NULL);
 	if (r->pr.metrics != NULL)
 		csv_close(r->pr.metrics, NULL);
+	if (r->pr.energy != NULL)
+		csv_close(r->pr.energy, NULL);
 	printers_free(&r->pr);
 	if (r->counters != NULL)
 		counters_close(r->counters);
@@ -590,12 +624,15 @@ static int
 close_files(struct runner *r, char **cause)
 {
 	struct csv	*timing = r->pr.timing, *metrics = r->pr.metrics;
+	struct csv	*energy = r->pr.energy;
 	int		 rc = 0;
 
-	r->pr.timing = r->pr.metrics = NULL;
+	r->pr.timing = r->pr.metrics = r->pr.energy = NULL;
 	if (timing != NULL && csv_close(timing, cause) != 0)
 		rc = -1;
 	if (metrics != NULL && csv_close(metrics, rc == 0 ? cause : NULL) != 0)
+		rc = -1;
+	if (energy != NULL && csv_close(energy, rc == 0 ? cause : NULL) != 0)
 		rc = -1;
 	return rc;
 }
@@ -705,6 +742,8 @@ begin_output(struct runner *r, int *code, char **cause)
 	if ((r->pr.timing = timing_csv_open(r->dir, cause)) == NULL ||
 	    (r->counters != NULL &&
 	    (r->pr.metrics = metrics_csv_open(r->dir, cause)) == NULL) ||
+	    (r->opts.energy &&
+	    (r->pr.energy = energy_csv_open(r->dir, cause)) == NULL) ||
 	    record_sass(r, cause) != 0 ||
 	    manifest_update(r->dir, &r->man, "running", cause) != 0) {
 		release_claim(r);
@@ -788,6 +827,18 @@ run_command(int argc, char **argv)
 	}
 	host_facts_begin(&r.host, &r.dev);
 	r.man.host_facts = &r.host;
+	/* --energy on a GPU whose energy counter cannot measure this run:
+	 * refused before anything is measured. */
+	if (r.opts.energy && !r.opts.dry_run &&
+	    energy_open(&r.energy, &r.host, r.opts.energy_window_s,
+	    &cause) != 0) {
+		fprintf(stderr, "ewbench: --energy refused: %s\n", cause);
+		free(cause);
+		host_facts_end(&r.host);
+		release_claim(&r);
+		runner_free(&r);
+		return EWB_EXIT_NODEV;
+	}
 	nvtx_init(&r.dev);
 	r.man.command = argv[0];
 	r.man.argc = argc;
@@ -832,6 +883,17 @@ run_command(int argc, char **argv)
 	r.bench.host = &r.host;
 	r.man.timer_step_ns = trace_started() ? r.bench.timer_step_ns : 0;
 	nvtx_pop();
+	if (r.opts.energy) {
+		char *why = NULL;
+
+		if (energy_alone(&r.energy, &why) != 0) {
+			code = EWB_EXIT_NODEV;
+			cause = xasprintf("--energy refused: %s", why);
+			free(why);
+			goto refuse;
+		}
+		r.man.energy = &r.energy;
+	}
 	/* Stopped before anything was measured: as if never started. */
 	if (interrupt_pending()) {
 		code = EWB_EXIT_INTERRUPTED;

@@ -85,6 +85,19 @@ static const struct option_help {
 "      --profile-window bracket the timed launches with cudaProfilerStart/Stop\n"
 "                       for nsys --capture-range=cudaProfilerApi and ncu\n"
 "                       --profile-from-start off; implies --no-cupti\n" },
+{ RUN,
+"      --energy         after each point's timing, its energy per byte moved:\n"
+"                       the kernel replayed back to back from a CUDA graph\n"
+"                       (warm) through 3 windows that open and close on steps\n"
+"                       of NVML's energy counter, the board's idle draw over\n"
+"                       an idle window of the same length subtracted; writes\n"
+"                       energy.csv (docs/data-format.md).  Refused, exit 5,\n"
+"                       where the GPU or driver has no energy counter, and on\n"
+"                       a GPU in MIG mode, shared among virtual machines or\n"
+"                       used by another process: the counter is the whole\n"
+"                       board's\n"
+"      --energy-window S  seconds each window lasts at least (default 1, at\n"
+"                       most 60)\n" },
 { MEASURE,
 "      --misalign       start every array 4 bytes past a 16-byte boundary, to\n"
 "                       test and time the vector variants' fallback paths\n"

@@ -78,11 +78,8 @@ issue_graph_body(void *ctx, char **cause)
 	return issue_round(g->b, g->l, g->cache, NULL, g->launches, cause);
 }
 
-/* A graph of `launches` launches of l (each after a flush when cold),
- * instantiated and uploaded, so its first replay costs no more than the
- * next. */
-static int
-graph_make(struct bench *b, const struct launch *l, enum cache_mode cache,
+int
+measure_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
     unsigned launches, cudaGraphExec_t *exec, char **cause)
 {
 	struct graph_body	 body = { b, l, cache, launches };
@@ -231,7 +228,7 @@ sample_kernels(struct bench *b, const struct launch *l,
 
 	group = how == LAUNCH_GRAPH ? MEASURE_GRAPH_LAUNCHES : UINT32_MAX;
 	if (how == LAUNCH_GRAPH &&
-	    graph_make(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph, cause) != 0)
+	    measure_graph(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph, cause) != 0)
 		return -1;
 	if (b->profile_window && cudaProfilerStart() != cudaSuccess) {
 		cuda_fail(cudaGetLastError(), "cudaProfilerStart", cause);
@@ -368,7 +365,7 @@ probe_graph(struct bench *b, const struct launch *l, struct interval *out,
 	unsigned		 r;
 	int			 rc = -1;
 
-	if (graph_make(b, l, CACHE_WARM, MEASURE_PROBE_LAUNCHES, &graph,
+	if (measure_graph(b, l, CACHE_WARM, MEASURE_PROBE_LAUNCHES, &graph,
 	    cause) != 0)
 		return -1;
 	if (trace_point_begin(&label, cause) != 0)
@@ -449,7 +446,7 @@ events_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
 		if (e == cudaSuccess)
 			e = cudaGraphLaunch(graph, b->stream);
 	} else {
-		if (graph_make(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph,
+		if (measure_graph(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph,
 		    cause) != 0)
 			return -1;
 		for (i = 0; i < b->rule.min_samples && e == cudaSuccess; i++) {

@@ -19,9 +19,16 @@
 typedef int nvml_return;
 typedef void *nvml_device;
 #define NVML_OK			0
+#define NVML_NOT_SUPPORTED	3
+#define NVML_INSUFFICIENT_SIZE	7
 #define NVML_CLOCK_SM		1
 #define NVML_CLOCK_MEM		2
 #define NVML_TEMPERATURE_GPU	0
+/* nvmlGpuVirtualizationMode_t: a vGPU guest, or a host that shares the
+ * GPU among guests (1, pass-through, gives a guest the whole board). */
+#define NVML_VIRTUALIZATION_VGPU	2
+#define NVML_VIRTUALIZATION_HOST_VGPU	3
+#define NVML_VIRTUALIZATION_HOST_VSGA	4
 
 struct nvml {
 	void		 *lib;
@@ -41,12 +48,38 @@ struct nvml {
 	nvml_return	(*limit_range)(nvml_device, unsigned *, unsigned *);
 	nvml_return	(*app_clock)(nvml_device, int, unsigned *);
 	nvml_return	(*default_app_clock)(nvml_device, int, unsigned *);
+	/* The energy counter and what decides whether it is this run's
+	 * alone (nvml_energy_usable); any may be missing. */
+	nvml_return	(*energy)(nvml_device, unsigned long long *);	/* mJ */
+	nvml_return	(*mig_mode)(nvml_device, unsigned *, unsigned *);
+	nvml_return	(*virtualization)(nvml_device, int *);
+	nvml_return	(*compute_procs)(nvml_device, unsigned *, void *);
+	nvml_return	(*graphics_procs)(nvml_device, unsigned *, void *);
+	const char	*(*error)(nvml_return);
 };
 
 static void *
 symbol(void *lib, const char *name)
 {
 	return dlsym(lib, name);
+}
+
+/* The newest version of a function NVML has given new numbers (_v3,
+ * _v2, then the first).  Only its count is read (nvml_other_processes),
+ * which every version gives alike. */
+static void *
+newest(void *lib, const char *name)
+{
+	static const char *const tails[] = { "_v3", "_v2", "" };
+	char	 versioned[96];
+	void	*fn = NULL;
+	size_t	 i;
+
+	for (i = 0; i < sizeof tails / sizeof tails[0] && fn == NULL; i++) {
+		snprintf(versioned, sizeof versioned, "%s%s", name, tails[i]);
+		fn = dlsym(lib, versioned);
+	}
+	return fn;
 }
 
 int
@@ -95,6 +128,16 @@ nvml_open(const char *pci_bus_id, struct nvml **out, char **cause)
 	*(void **)&n->app_clock = symbol(lib, "nvmlDeviceGetApplicationsClock");
 	*(void **)&n->default_app_clock = symbol(lib,
 	    "nvmlDeviceGetDefaultApplicationsClock");
+	*(void **)&n->energy = symbol(lib,
+	    "nvmlDeviceGetTotalEnergyConsumption");
+	*(void **)&n->mig_mode = symbol(lib, "nvmlDeviceGetMigMode");
+	*(void **)&n->virtualization = symbol(lib,
+	    "nvmlDeviceGetVirtualizationMode");
+	*(void **)&n->compute_procs = newest(lib,
+	    "nvmlDeviceGetComputeRunningProcesses");
+	*(void **)&n->graphics_procs = newest(lib,
+	    "nvmlDeviceGetGraphicsRunningProcesses");
+	n->error = error;
 	if (init == NULL || by_bus == NULL || n->shutdown == NULL) {
 		*cause = xstrdup("libnvidia-ml.so.1 lacks nvmlInit_v2 or "
 		    "nvmlDeviceGetHandleByPciBusId_v2");
@@ -218,6 +261,106 @@ nvml_sample(struct nvml *n, struct gpu_reading *r)
 	    n->temperature(n->dev, NVML_TEMPERATURE_GPU, &v) == NVML_OK ?
 	    (double)v : NAN;
 	r->event_reasons = nvml_event_reasons(n);
+}
+
+double
+nvml_power_limit_w(struct nvml *n)
+{
+	return watts(n->enforced_limit, n->dev);
+}
+
+/* NVML's name for rc, or "error N". */
+static const char *
+nvml_error(struct nvml *n, nvml_return rc, char *buf, size_t len)
+{
+	if (n->error != NULL)
+		return n->error(rc);
+	snprintf(buf, len, "error %d", rc);
+	return buf;
+}
+
+int
+nvml_energy_usable(struct nvml *n, char **why)
+{
+	unsigned long long	mj;
+	unsigned		current = 0, pending = 0;
+	int			mode = 0;
+	nvml_return		rc;
+	char			buf[32];
+
+	if (n->energy == NULL) {
+		*why = xstrdup("this driver's NVML has no energy counter "
+		    "(no nvmlDeviceGetTotalEnergyConsumption)");
+		return -1;
+	}
+	if ((rc = n->energy(n->dev, &mj)) != NVML_OK) {
+		*why = xasprintf("this GPU has no energy counter "
+		    "(nvmlDeviceGetTotalEnergyConsumption: %s; Volta and "
+		    "later GPUs have one)", nvml_error(n, rc, buf,
+		    sizeof buf));
+		return -1;
+	}
+	if (n->mig_mode != NULL && n->mig_mode(n->dev, &current,
+	    &pending) == NVML_OK && current == 1) {
+		*why = xstrdup("the GPU is in MIG mode: its energy counter "
+		    "is the whole board's, every instance's draw in it");
+		return -1;
+	}
+	if (n->virtualization != NULL && n->virtualization(n->dev,
+	    &mode) == NVML_OK && (mode == NVML_VIRTUALIZATION_VGPU ||
+	    mode == NVML_VIRTUALIZATION_HOST_VGPU ||
+	    mode == NVML_VIRTUALIZATION_HOST_VSGA)) {
+		*why = xasprintf("the GPU is shared among virtual machines "
+		    "(NVML virtualization mode %d): its energy counter is the "
+		    "whole board's", mode);
+		return -1;
+	}
+	return 0;
+}
+
+int
+nvml_energy_mj(struct nvml *n, unsigned long long *mj, char **cause)
+{
+	nvml_return	rc;
+	char		buf[32];
+
+	if (n->energy == NULL)
+		rc = NVML_NOT_SUPPORTED;
+	else if ((rc = n->energy(n->dev, mj)) == NVML_OK)
+		return 0;
+	*cause = xasprintf("nvmlDeviceGetTotalEnergyConsumption: %s",
+	    nvml_error(n, rc, buf, sizeof buf));
+	return -1;
+}
+
+/* How many processes fn lists on the GPU; -1 when NVML cannot say.
+ * Asked for none, NVML answers with the count. */
+static long
+process_count(nvml_return (*fn)(nvml_device, unsigned *, void *),
+    nvml_device dev)
+{
+	unsigned	count = 0;
+	nvml_return	rc;
+
+	if (fn == NULL)
+		return -1;
+	rc = fn(dev, &count, NULL);
+	return rc == NVML_OK || rc == NVML_INSUFFICIENT_SIZE ? (long)count :
+	    -1;
+}
+
+long
+nvml_other_processes(struct nvml *n)
+{
+	long	compute = process_count(n->compute_procs, n->dev);
+	long	graphics = process_count(n->graphics_procs, n->dev);
+
+	if (compute < 0)
+		return -1;
+	/* This process, which holds a context on the GPU, is one of the
+	 * compute processes, under its own pid or, in a container's PID
+	 * namespace, another: so any beyond one is someone else's. */
+	return (compute > 0 ? compute - 1 : 0) + (graphics > 0 ? graphics : 0);
 }
 
 void

@@ -22,6 +22,20 @@ void	 nvml_settings(struct nvml *, struct gpu_settings *);
  * bitmask) where NVML has none.  A handful of NVML calls: read once a
  * round of timed launches (measure.c), not once a launch. */
 void	 nvml_sample(struct nvml *, struct gpu_reading *);
+/* The power limit in force now, in watts; NaN where NVML has none. */
+double	 nvml_power_limit_w(struct nvml *);
+/* Whether the GPU's energy counter (nvmlDeviceGetTotalEnergyConsumption,
+ * millijoules since the driver loaded, Volta and later) can measure a
+ * run: -1 with why not where the driver or GPU has none, the GPU is in
+ * MIG mode or shared among virtual machines (the counter is the whole
+ * board's). */
+int	 nvml_energy_usable(struct nvml *, char **why);
+/* The counter now, in millijoules; -1 with a cause. */
+int	 nvml_energy_mj(struct nvml *, unsigned long long *mj, char **cause);
+/* Processes on the GPU besides this one (compute, this one not counted,
+ * and graphics); -1 when NVML cannot list them.  Call it while this
+ * process holds a context on the GPU. */
+long	 nvml_other_processes(struct nvml *);
 void	 nvml_close(struct nvml *);
 
 #endif

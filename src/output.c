@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "energy.h"
 #include "output.h"
 #include "placement.h"
 #include "sass.h"
@@ -32,6 +33,7 @@ static const char *const timing_header[] = {
 #define METRICS		SKIP
 #define CEILINGS	SKIP
 #define SASS		SKIP
+#define ENERGY		SKIP
 #include "columns.def"
 #undef TIMING
 #undef METRICS
@@ -56,8 +58,23 @@ static const char *const sass_header[] = {
 #undef KEY
 #undef TIMING
 #undef METRICS
+#undef SASS
+#undef ENERGY
+};
+
+static const char *const energy_header[] = {
+#define KEY		NAME
+#define TIMING		SKIP
+#define METRICS		SKIP
+#define SASS		SKIP
+#define ENERGY		NAME
+#include "columns.def"
+#undef KEY
+#undef TIMING
+#undef METRICS
 #undef CEILINGS
 #undef SASS
+#undef ENERGY
 };
 
 #define COUNT(a) (sizeof (a) / sizeof (a)[0])
@@ -160,7 +177,7 @@ make_dirs(const char *dir, char **top, char **cause)
 /* Files that mark a directory as holding (part of) a run, or a fleet. */
 static const char *const run_files[] = {
 	"run.json", "timing.csv", "metrics.csv", "sass.csv", "ceilings.csv",
-	"fleet.json"
+	"energy.csv", "fleet.json"
 };
 
 /* The lock every claim takes, for run directories and fleet parents
@@ -578,6 +595,8 @@ wall_json(const struct manifest *m, struct json *j)
 	json_f64(j, "timing_warmup", w->warmup);
 	json_f64(j, "timing_readback", w->readback);
 	json_f64(j, "counters", w->counters);
+	if (w->energy > 0)
+		json_f64(j, "energy", w->energy);
 	json_f64(j, "total", w->total);
 	json_end_object(j);
 }
@@ -667,6 +686,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	wall_json(m, j);
 	if (m->sass != NULL)
 		json_str(j, "sass", m->sass);
+	if (m->energy != NULL)
+		energy_json(m->energy, j);
 	if (m->extra_json != NULL)
 		m->extra_json(j, m->extra_ctx);
 	json_end_object(j);
@@ -739,6 +760,13 @@ metrics_csv_open(const char *dir, char **cause)
 {
 	return open_in(dir, "metrics.csv", metrics_header,
 	    COUNT(metrics_header), cause);
+}
+
+struct csv *
+energy_csv_open(const char *dir, char **cause)
+{
+	return open_in(dir, "energy.csv", energy_header, COUNT(energy_header),
+	    cause);
 }
 
 /* The key columns every file starts with. */
@@ -851,5 +879,46 @@ metrics_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_f64(csv, value);
 	csv_str(csv, unit);
 	csv_str(csv, source);
+	return csv_end_row(csv, cause);
+}
+
+int
+energy_csv_row(struct csv *csv, const char *run_id, const struct point *p,
+    unsigned window, const struct energy_window *idle,
+    const struct energy_window *busy, unsigned per_replay, char **cause)
+{
+	struct energy_result	r;
+	char			throttle[96];
+
+	energy_result(busy, idle, point_bytes_moved(p), &r);
+	point_keys(csv, run_id, p);
+	csv_u64(csv, window);
+	if (p->grid != 0)
+		csv_u64(csv, p->grid);
+	else
+		csv_empty(csv);
+	csv_u64(csv, point_bytes_moved(p));
+	csv_u64(csv, per_replay);
+	csv_f64(csv, busy->launches);
+	csv_f64(csv, busy->seconds);
+	csv_u64(csv, busy->energy_mj);
+	csv_f64(csv, idle->seconds);
+	csv_u64(csv, idle->energy_mj);
+	csv_f64(csv, r.board_w);
+	csv_f64(csv, r.idle_w);
+	csv_f64(csv, r.net_w);
+	csv_f64(csv, r.pj_per_byte);
+	csv_f64(csv, r.bandwidth);
+	csv_u64(csv, busy->updates);
+	csv_u64(csv, idle->updates);
+	csv_u64(csv, busy->drained);
+	csv_f64(csv, busy->sm_clock_min_mhz);
+	csv_f64(csv, busy->memory_clock_min_mhz);
+	csv_f64(csv, busy->temperature_max_c);
+	gpu_throttle_names(busy->throttle, throttle, sizeof throttle);
+	csv_str(csv, throttle);
+	csv_f64(csv, busy->power_limit_w);
+	csv_f64(csv, idle->sm_clock_min_mhz);
+	csv_f64(csv, idle->temperature_max_c);
 	return csv_end_row(csv, cause);
 }

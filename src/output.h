@@ -21,6 +21,7 @@ struct point {
 };
 
 struct host_facts;
+struct energy;
 
 struct check_failure {
 	const char	*variant;
@@ -55,6 +56,7 @@ struct run_wall {
 	double	 readback;	/* of which: waiting for the GPU and
 				   reading CUPTI's kernel records back */
 	double	 counters;	/* counter sessions */
+	double	 energy;	/* --energy's windows */
 	double	 total;		/* the whole command */
 };
 
@@ -100,6 +102,8 @@ struct manifest {
 	/* run.json "sass": "recorded for sm_NN" or "not recorded: why";
 	 * NULL: not written (a run of no kernel of this build). */
 	const char		*sass;
+	/* run.json "energy" (run --energy), or NULL. */
+	const struct energy	*energy;
 	/* More members of run.json, written last (e.g. "ceilings"). */
 	void			(*extra_json)(struct json *, const void *);
 	const void		*extra_ctx;
@@ -179,6 +183,16 @@ struct csv	*metrics_csv_open(const char *dir, char **cause);
 int		 metrics_csv_row(struct csv *, const char *run_id,
 		    const struct point *, const char *metric, double value,
 		    const char *unit, const char *source, char **cause);
+
+/* energy.csv: one row per window of launches of point p (energy.h),
+ * its idle window's readings beside it. */
+struct energy_window;
+struct csv	*energy_csv_open(const char *dir, char **cause);
+int		 energy_csv_row(struct csv *, const char *run_id,
+		    const struct point *, unsigned window,
+		    const struct energy_window *idle,
+		    const struct energy_window *busy, unsigned per_replay,
+		    char **cause);
 
 /* sass.csv in dir: the given rows of the build's table (src/sass.h),
  * complete rows only (csv.c). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy.h"
 #include "plan.h"
 #include "tiers.h"
 
@@ -509,6 +510,8 @@ plan_estimate_seconds(const struct plan *p, const struct run_options *o,
 			if (p->counters)
 				total += passes * 2 * (per + PROFILED_KERNEL_S);
 		}
+		if (o->energy)
+			total += energy_point_seconds(o->energy_window_s);
 	}
 	return total;
 }
@@ -567,6 +570,11 @@ plan_print(const struct plan *p, const struct run_options *o,
 		    passes == 1 ? "" : "es");
 	else
 		fprintf(f, "\n");
+	if (o->energy)
+		fprintf(f, "%zu energy points (warm, graph): an idle window and "
+		    "%d of %.3g s each, about %.0f s a point\n", p->ncases,
+		    ENERGY_WINDOWS, o->energy_window_s,
+		    ceil(energy_point_seconds(o->energy_window_s)));
 	fprintf(f, "%zu sizes up to %s; GPU memory %s; about %.0f s\n",
 	    p->nsizes, size, mem, secs < 1 ? 1 : ceil(secs));
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "energy.h"
 #include "printers.h"
 
 struct tuned {
@@ -109,6 +110,35 @@ printers_timed(struct printers *pr, const struct point *p,
 		return 0;
 	return timing_csv_row(pr->timing, pr->run_id, p, t,
 	    pr->dev->dram_bandwidth, passed, cause);
+}
+
+int
+printers_energy(struct printers *pr, const struct point *p,
+    const struct energy_window *idle, const struct energy_window *busy,
+    unsigned per_replay, char **cause)
+{
+	struct energy_result	r;
+	char			size[32], block[16];
+	unsigned		k;
+
+	if (!pr->quiet) {
+		size_format(p->n, size, sizeof size);
+		printf("%-*s %8s %5s energy:", pr->id_width, p->v->id, size,
+		    block_text(p->block, block));
+		for (k = 0; k < ENERGY_WINDOWS; k++) {
+			energy_result(&busy[k], idle, point_bytes_moved(p), &r);
+			printf(" %.1f", r.pj_per_byte);
+		}
+		printf(" pJ/B; board %.0f W, idle %.0f W; %.1f GB/s\n",
+		    r.board_w, r.idle_w, r.bandwidth / 1e9);
+		fflush(stdout);
+	}
+	for (k = 0; k < ENERGY_WINDOWS; k++) {
+		if (energy_csv_row(pr->energy, pr->run_id, p, k + 1, idle,
+		    &busy[k], per_replay, cause) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 void

@@ -17,6 +17,7 @@ struct printers {
 						   longest id planned */
 	struct csv		*timing;	/* NULL: not written (check) */
 	struct csv		*metrics;	/* NULL: no counters */
+	struct csv		*energy;	/* NULL: no --energy */
 
 	/* The progress line: points done of the plan's total. */
 	size_t			 total, done;
@@ -45,6 +46,12 @@ int	 printers_counters(struct printers *, const struct point *,
 	    const struct metric_set *, const struct counters *,
 	    const double *values, const struct occupancy *, bool have_occupancy,
 	    char **cause);
+/* A point's energy windows (run --energy): its console line and its
+ * energy.csv rows, one per window. */
+struct energy_window;
+int	 printers_energy(struct printers *, const struct point *,
+	    const struct energy_window *idle, const struct energy_window *busy,
+	    unsigned per_replay, char **cause);
 /* `ewbench tune`: per variant, size, cache state and launch mode, the
  * published block against the fastest. */
 void	 printers_tune_table(const struct printers *);

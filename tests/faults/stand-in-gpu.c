@@ -15,6 +15,10 @@
  *			long (default 0), so a test can signal a run mid-way
  * EWB_STANDIN_OPEN_MS	cudaGetDeviceProperties sleeps this long: a run
  *			that has claimed its directory and not yet begun
+ * EWB_STANDIN_GRAPH_US	each graph replay spins this long (default 0), the
+ *			GPU "busy" meanwhile: ewb_standin_busy_seconds(),
+ *			which the stand-in NVML's energy counter reads
+ *			(tests/energy.sh)
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -278,6 +282,14 @@ cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags)
 	return cudaEventRecord(e, s);
 }
 
+/* Every launch has run when it returns: every event has happened. */
+STANDIN cudaError_t
+cudaEventQuery(cudaEvent_t e)
+{
+	(void)e;
+	return cudaSuccess;
+}
+
 STANDIN cudaError_t
 cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 {
@@ -364,7 +376,33 @@ cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
 	return cudaErrorNotSupported;
 }
 
-/* Graphs: one opaque object each; replay does nothing. */
+/* Graphs: one opaque object each; a replay does nothing but take
+ * EWB_STANDIN_GRAPH_US, counted as the GPU's busy time. */
+static double	busy_seconds;
+static unsigned long busy_replays;
+
+/* EWB_STANDIN_GRAPH_LOG=FILE: at exit, a line "REPLAYS SECONDS" of the
+ * replays that spun and their time, so that a test knows what a replay
+ * took on a machine that stretched some spins. */
+__attribute__((destructor)) static void
+graph_log(void)
+{
+	const char	*path = getenv("EWB_STANDIN_GRAPH_LOG");
+	FILE		*f;
+
+	if (path == NULL || *path == '\0' || busy_replays == 0 ||
+	    (f = fopen(path, "a")) == NULL)
+		return;
+	fprintf(f, "%lu %.9f\n", busy_replays, busy_seconds);
+	fclose(f);
+}
+
+STANDIN double
+ewb_standin_busy_seconds(void)
+{
+	return busy_seconds;
+}
+
 STANDIN cudaError_t
 cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
 {
@@ -416,8 +454,19 @@ cudaGraphUpload(cudaGraphExec_t x, cudaStream_t s)
 STANDIN cudaError_t
 cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
 {
+	int	us = env_int("EWB_STANDIN_GRAPH_US", 0);
+	double	start = now_ms(), end = start + us * 1e-3;
+
 	(void)x;
 	(void)s;
+	/* A spin, not a sleep: a sleep wakes late by a varying amount, and
+	 * the test computes what a replay of exactly this long costs. */
+	while (us > 0 && now_ms() < end)
+		;
+	if (us > 0) {
+		busy_seconds += (now_ms() - start) * 1e-3;
+		busy_replays++;
+	}
 	return cudaSuccess;
 }
 

@@ -17,18 +17,36 @@
  *			read 1500 MHz with the software power cap (0x4)
  * EWB_STANDIN_NVML_BARE=1	only what the oldest NVML has (init, the
  *			handle, clocks, power, temperature): every setting
- *			reads "not supported", so run.json says null
+ *			reads "not supported", so run.json says null, and
+ *			there is no energy counter
+ *
+ * The energy counter (tests/energy.sh) starts at 1000 J and counts the
+ * board drawing EWB_STANDIN_NVML_IDLE_W (default 60 W) all the time, and
+ * EWB_STANDIN_NVML_BUSY_W (default 360 W) instead while the stand-in GPU
+ * replays a graph (its ewb_standin_busy_seconds(), when it is loaded); it
+ * steps every EWB_STANDIN_NVML_ENERGY_MS (default 20 ms): a step's value
+ * is the energy at the first reading after it, as a real counter's is at
+ * its update.  One process (this one) uses the GPU, in no MIG mode and
+ * no virtual machine, except:
+ *
+ * EWB_STANDIN_NVML_NO_ENERGY=1	the counter reads "not supported"
+ * EWB_STANDIN_NVML_MIG=1	MIG mode is on
+ * EWB_STANDIN_NVML_VGPU=1	the GPU is a vGPU guest's
+ * EWB_STANDIN_NVML_PROCESSES=N	N compute processes use the GPU
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define STANDIN	__attribute__((visibility("default")))
 
 /* NVML's return codes and enums, as the NVML API defines them. */
 #define OK		0
 #define NOT_SUPPORTED	3
+#define INSUFFICIENT_SIZE 7
 #define CLOCK_SM	1
 #define CLOCK_MEM	2
 
@@ -184,4 +202,123 @@ nvmlDeviceGetDefaultApplicationsClock(device_t dev, int type, unsigned *mhz)
 {
 	(void)dev;
 	return setting(mhz, type == CLOCK_SM ? 1980 : 2619);
+}
+
+static double
+env_number(const char *name, double fallback)
+{
+	const char	*v = getenv(name);
+
+	return v != NULL && *v != '\0' ? strtod(v, NULL) : fallback;
+}
+
+static int
+flag(const char *name)
+{
+	const char	*v = getenv(name);
+
+	return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+static double
+seconds_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The stand-in GPU's busy seconds, 0 without it. */
+static double
+busy_seconds(void)
+{
+	double	(*busy)(void);
+
+	*(void **)&busy = dlsym(RTLD_DEFAULT, "ewb_standin_busy_seconds");
+	return busy != NULL ? busy() : 0;
+}
+
+STANDIN int
+nvmlDeviceGetTotalEnergyConsumption(device_t dev, unsigned long long *mj)
+{
+	static double			 start = -1;
+	static long long		 step = -1;
+	static unsigned long long	 value;
+	double				 now = seconds_now();
+	double				 idle, busy, s, period;
+
+	(void)dev;
+	if (bare() || flag("EWB_STANDIN_NVML_NO_ENERGY"))
+		return NOT_SUPPORTED;
+	idle = env_number("EWB_STANDIN_NVML_IDLE_W", 60);
+	busy = env_number("EWB_STANDIN_NVML_BUSY_W", 360);
+	period = env_number("EWB_STANDIN_NVML_ENERGY_MS", 20) * 1e-3;
+	if (start < 0)
+		start = now;
+	if ((long long)(now / period) != step) {
+		step = (long long)(now / period);
+		s = busy_seconds();
+		value = (unsigned long long)(1e6 + 1e3 * (idle * (now - start) +
+		    (busy - idle) * s));
+	}
+	*mj = value;
+	return OK;
+}
+
+/* nvmlDeviceGetMigMode: current and pending, 1 enabled. */
+STANDIN int
+nvmlDeviceGetMigMode(device_t dev, unsigned *current, unsigned *pending)
+{
+	(void)dev;
+	if (bare())
+		return NOT_SUPPORTED;
+	*current = *pending = flag("EWB_STANDIN_NVML_MIG") ? 1 : 0;
+	return OK;
+}
+
+/* nvmlGpuVirtualizationMode_t: 0 none, 2 a vGPU guest. */
+STANDIN int
+nvmlDeviceGetVirtualizationMode(device_t dev, int *mode)
+{
+	(void)dev;
+	if (bare())
+		return NOT_SUPPORTED;
+	*mode = flag("EWB_STANDIN_NVML_VGPU") ? 2 : 0;
+	return OK;
+}
+
+/* The process lists: their count, as NVML gives it to a caller with no
+ * room for the entries. */
+static int
+processes(unsigned *count, void *infos, unsigned listed)
+{
+	if (bare())
+		return NOT_SUPPORTED;
+	if (listed == 0) {
+		*count = 0;
+		return OK;
+	}
+	if (infos == NULL || *count < listed) {
+		*count = listed;
+		return INSUFFICIENT_SIZE;
+	}
+	return NOT_SUPPORTED;	/* entries: not modelled */
+}
+
+STANDIN int
+nvmlDeviceGetComputeRunningProcesses_v3(device_t dev, unsigned *count,
+    void *infos)
+{
+	(void)dev;
+	return processes(count, infos,
+	    (unsigned)env_number("EWB_STANDIN_NVML_PROCESSES", 1));
+}
+
+STANDIN int
+nvmlDeviceGetGraphicsRunningProcesses_v3(device_t dev, unsigned *count,
+    void *infos)
+{
+	(void)dev;
+	return processes(count, infos, 0);
 }

@@ -9,8 +9,9 @@ finite, min <= median <= max, bandwidths equal to bytes / time, run_ids
 that match run.json, one row per point, and metrics rows that belong to
 timed points.  An empty field is "not measured" and becomes None, never 0.
 
-metrics.csv and ceilings.csv are optional; their absence is None, which the
-rest of the package reads as "no counters" and "no measured ceilings".
+metrics.csv, ceilings.csv and energy.csv are optional; their absence is
+None, which the rest of the package reads as "no counters", "no measured
+ceilings" and "no energy windows".
 Absent means no file at all: a dangling or looping symbolic link, a FIFO
 or a device under the name is refused (validate.present), never read as
 absent.
@@ -42,6 +43,7 @@ BATCH_GRAPH_LAUNCHES = 16
 
 TIMING = "timing.csv"
 SASS = "sass.csv"
+ENERGY = "energy.csv"
 PEER_PREFIX = "peer-"
 # The sidecar `analysis torch` wrote before peer-torch.json existed.
 LEGACY_TORCH_SIDECAR = "torch-baseline.json"
@@ -171,6 +173,50 @@ class SassRow:
 
 
 @dataclass(frozen=True)
+class EnergyWindow:
+    """One row of energy.csv (`ewbench run --energy`): a window of launches
+    of one point replayed back to back, with the idle window measured
+    before it; None where a reading was not given."""
+    run_id: str
+    variant: str
+    op: str
+    dtype: str
+    n: int
+    block: Optional[int]
+    cache: str
+    launch: str
+    window: int
+    grid: Optional[int]
+    bytes_per_launch: int
+    launches_per_replay: int
+    launches: float
+    seconds: float
+    energy_mj: int
+    idle_seconds: float
+    idle_energy_mj: int
+    board_w: float
+    idle_w: float
+    net_w: float
+    pj_per_byte: float
+    bandwidth_bytes_per_s: float
+    updates: int
+    idle_updates: int
+    queue_drained: int
+    sm_clock_min_mhz: Optional[float]
+    memory_clock_min_mhz: Optional[float]
+    temperature_max_c: Optional[float]
+    throttle: Optional[str]
+    power_limit_w: Optional[float]
+    idle_sm_clock_min_mhz: Optional[float]
+    idle_temperature_max_c: Optional[float]
+    line: int = 0
+
+    @property
+    def key(self):
+        return (self.variant, self.n, self.block, self.cache, self.launch)
+
+
+@dataclass(frozen=True)
 class Ceiling:
     name: str
     value: float
@@ -197,6 +243,8 @@ class Run:
     # variant -> (SassRow, ...) from sass.csv; None when the run has none
     # (run.json "sass" says why, where it says anything: sass_note)
     sass: Optional[dict] = None
+    # energy.csv's rows (EnergyWindow), in file order; None without it
+    energy: Optional[tuple] = None
 
     @property
     def run_id(self):
@@ -372,6 +420,35 @@ def load_sass(path, run_id, points, complete=True):
     return {k: tuple(v) for k, v in out.items()}
 
 
+def load_energy(path, run_id, points):
+    """energy.csv: one row per window of a point; each point one the run
+    timed (same variant, size and block, whatever its cache state and
+    launch mode), of its op, dtype and bytes per launch."""
+    timed = {(p.variant, p.n, p.block): p for p in points}
+    first_line = {}
+    out = []
+    for line, row in validate.read_csv(path, validate.ENERGY_COLUMNS):
+        validate.check_run_id(path, line, row, run_id)
+        validate.check_unique(path, line, first_line, (
+            validate.point_key(row), row["window"]), "point and window")
+        validate.check_energy_row(path, line, row)
+        p = timed.get((row["variant"], row["n"], row["block"]))
+        if p is None:
+            raise DataError(path, line, "expected a point of timing.csv, "
+                            "got %s n=%d block=%s, which has no timing row"
+                            % (row["variant"], row["n"], "" if row["block"]
+                               is None else row["block"]))
+        if (p.op, p.dtype, p.bytes_moved) != (
+                row["op"], row["dtype"], row["bytes_per_launch"]):
+            raise DataError(path, line, "expected op, dtype, "
+                            "bytes_per_launch %s, %s, %d as in timing.csv "
+                            "for this point, got %s, %s, %d" % (
+                                p.op, p.dtype, p.bytes_moved, row["op"],
+                                row["dtype"], row["bytes_per_launch"]))
+        out.append(EnergyWindow(line=line, **row))
+    return tuple(out)
+
+
 def load_ceilings(path, run_id):
     ceilings = {}
     first_line = {}
@@ -409,6 +486,9 @@ def load_run(directory, ceilings_from=None):
     sass = load_sass(sass_path, run_id, points,
                      manifest.get("status") == "complete") \
         if validate.present(sass_path) else None
+    energy_path = os.path.join(directory, ENERGY)
+    energy = load_energy(energy_path, run_id, points) \
+        if validate.present(energy_path) else None
     source = ceilings_from or directory
     ceilings_path = os.path.join(source, "ceilings.csv")
     ceilings = None
@@ -424,4 +504,4 @@ def load_run(directory, ceilings_from=None):
     return Run(path=directory, manifest=manifest, points=points,
                metrics=metrics, ceilings=ceilings,
                ceilings_path=ceilings_path if ceilings is not None else None,
-               sass=sass)
+               sass=sass, energy=energy)

@@ -13,13 +13,18 @@
       experiments/ ewbench run -v <study variants, probes> -s 2^28 --cache
                   warm --block own,x2,x4 --no-counters: the interventions
                   the verdicts predict (report/experiments.py)
+      energy/     ewbench run -v <study variants, cub> -s 2^20,2^28 --cache
+                  warm --no-counters --energy: the energy per byte of
+                  each (energy.csv; report/energy.py); only from `make
+                  report-energy`
       report/     what `ewbench report STUDY_DIR` writes
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
 article's points of the same key (with_metrics_of); the repeat rounds
 (Study.rounds) make the DRAM-tier comparison's repeats; experiments/,
-like them a run that is not a part, the verdicts' experiments.
+like them a run that is not a part, the verdicts' experiments; energy/,
+another, the report's Energy per byte.
 A single run directory is a study of one part (`article`), so the report
 code has one shape to handle.
 """
@@ -39,6 +44,7 @@ STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 EXPERIMENTS = "experiments"         # a run, not a part: the interventions
+ENERGY = "energy"                   # a run, not a part: energy per byte
 REPORT_DIR = "report"
 
 # What each part is for, as the report's Method section says it.
@@ -65,6 +71,7 @@ class Study:
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
     experiments: Optional[object] = None        # load.Run of experiments/
+    energy: Optional[object] = None             # load.Run of energy/
 
     def run(self, part):
         return self.runs.get(part)
@@ -166,16 +173,18 @@ def load_study(path):
                      if os.path.isdir(rounds) else ())
         if name.startswith("round-") and
         is_run_dir(os.path.join(rounds, name)))
-    sub = os.path.join(path, EXPERIMENTS)
-    experiments = load.load_run(sub, ceilings_from=ceilings_from) \
+    experiments, energy = (
+        load.load_run(sub, ceilings_from=ceilings_from)
         if is_run_dir(sub) else None
+        for sub in (os.path.join(path, EXPERIMENTS),
+                    os.path.join(path, ENERGY)))
     names = {r.device.get("name") for r in list(runs.values()) + list(
-        repeats) + ([experiments] if experiments else [])}
+        repeats) + [r for r in (experiments, energy) if r]}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats, experiments)
+    return Study(path, runs, ceilings_from, repeats, experiments, energy)
 
 
 def _round_number(name):

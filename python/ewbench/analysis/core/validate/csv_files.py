@@ -1,7 +1,7 @@
 """The CSV files checked: the columns of timing.csv, metrics.csv,
-ceilings.csv and sass.csv (read from columns.def), each field parsed, and
-the rules within a row, across rows and files, and across the rounds of a
-contest."""
+ceilings.csv, sass.csv and energy.csv (read from columns.def), each field
+parsed, and the rules within a row, across rows and files, and across the
+rounds of a contest."""
 
 import csv
 import math
@@ -33,6 +33,7 @@ class Column:
     optional: bool = False      # may be empty: "not measured"
     added: bool = False         # files written before it lack the column
     positive: bool = False      # > 0 (integers: >= 1); else >= 0
+    signed: bool = False        # any finite number (a difference)
 
 
 def _read_columns(path=COLUMNS_PATH):
@@ -45,7 +46,7 @@ def _read_columns(path=COLUMNS_PATH):
             "SASS_KINDS": SASS_KINDS}
     kinds = {"TEXT": TEXT, "INTEGER": INTEGER, "NUMBER": NUMBER}
     files = {"KEY": [], "TIMING": [], "METRICS": [], "CEILINGS": [],
-             "SASS": []}
+             "SASS": [], "ENERGY": []}
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
     for m in re.finditer(r"^(\w+)\((\w+), (\w+), (\w+), (\w+)\)", text,
@@ -57,7 +58,8 @@ def _read_columns(path=COLUMNS_PATH):
             choices=sets[rule] if text_rule else None,
             optional=presence in ("OPTIONAL", "ADDED"),
             added=presence == "ADDED",
-            positive=not text_rule and rule == "POSITIVE"))
+            positive=not text_rule and rule == "POSITIVE",
+            signed=not text_rule and rule == "SIGNED"))
     return {k: tuple(v) for k, v in files.items()}
 
 
@@ -67,6 +69,7 @@ TIMING_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["TIMING"]
 METRICS_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["METRICS"]
 CEILINGS_COLUMNS = _COLUMNS["CEILINGS"]
 SASS_COLUMNS = _COLUMNS["SASS"]
+ENERGY_COLUMNS = POINT_KEY_COLUMNS + _COLUMNS["ENERGY"]
 
 # ewbench writes every count as an unsigned 64-bit number: a larger one is
 # not a count it wrote (and a field of more digits than that is refused
@@ -101,13 +104,14 @@ def parse_field(field, column):
         return value
     if column.kind == NUMBER:
         what = "a positive number" if column.positive else \
-            "a non-negative number"
+            "a finite number" if column.signed else "a non-negative number"
         if not _NUMBER.match(field):
             raise ValueError("expected %s, got %r" % (what, field))
         value = float(field)
         if not math.isfinite(value):
             raise ValueError("expected a finite number, got %r" % field)
-        if value < 0 or (column.positive and value == 0):
+        if (value < 0 and not column.signed) or \
+                (column.positive and value == 0):
             raise ValueError("expected %s, got %r" % (what, field))
         return value
     if column.name in _BOUNDED_COLUMNS and not _bytes_within(field, NAME_MAX):
@@ -243,6 +247,38 @@ def check_timing_row(path, line, row, spec_bandwidth):
                             "bandwidth_median_bytes_per_s / run.json "
                             "device.dram_bandwidth_bytes_per_s = %.17g, got "
                             "%.17g" % (expected, pct))
+
+
+def check_energy_row(path, line, row):
+    """Relations between the columns of one energy.csv row: each derived
+    column is its readings' arithmetic (src/energy-math.c), and a window
+    is the point's warm graph replays."""
+    if (row["cache"], row["launch"]) != ("warm", "graph"):
+        raise DataError(path, line, "expected cache warm and launch graph "
+                        "(energy windows replay a graph back to back), got "
+                        "%s and %s" % (row["cache"], row["launch"]))
+    if row["bytes_per_launch"] % row["n"]:
+        raise DataError(path, line, "expected bytes_per_launch a whole "
+                        "multiple of n (n x bytes per element), got %d for "
+                        "n = %d" % (row["bytes_per_launch"], row["n"]))
+    seconds, idle_seconds = row["seconds"], row["idle_seconds"]
+    board = row["energy_mj"] * 1e-3 / seconds
+    idle = row["idle_energy_mj"] * 1e-3 / idle_seconds
+    moved = row["launches"] * row["bytes_per_launch"]
+    # (column, expected value, its scale for the tolerance, the rule)
+    for column, expected, scale, rule in (
+            ("board_w", board, board, "energy_mj / 1000 / seconds"),
+            ("idle_w", idle, idle,
+             "idle_energy_mj / 1000 / idle_seconds"),
+            ("net_w", board - idle, board, "board_w - idle_w"),
+            ("pj_per_byte", (board - idle) * seconds / moved * 1e12,
+             board * seconds / moved * 1e12,
+             "net_w x seconds / (launches x bytes_per_launch) x 10^12"),
+            ("bandwidth_bytes_per_s", moved / seconds, moved / seconds,
+             "launches x bytes_per_launch / seconds")):
+        if abs(row[column] - expected) > REL_TOL * scale:
+            raise DataError(path, line, "expected %s = %s = %.17g, got "
+                            "%.17g" % (column, rule, expected, row[column]))
 
 
 def _number_text(value):

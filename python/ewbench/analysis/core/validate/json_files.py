@@ -109,6 +109,16 @@ PLACEMENT = Object({
     "nvml": Nullable(NVML),
 })
 
+# run --energy's method (src/energy.h), beside energy.csv.
+ENERGY = Object({
+    "counter": _STRING, "covers": _STRING,
+    "window_s": number(positive=True), "windows": integer(1),
+    "settle_s": number(), "warmup_s": number(),
+    "replay_s": number(positive=True), "queued_replays": integer(1),
+    "sample_s": number(positive=True),
+    "other_processes": Nullable(integer()), "points": integer(),
+}, required=("window_s", "windows"))
+
 RUN_JSON = Object({
     "run_id": text(nonempty=True),
     "status": Nullable(text(STATUSES)),
@@ -233,6 +243,7 @@ RUN_JSON = Object({
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
     "placement": Nullable(PLACEMENT),
     "nvml": Nullable(NVML),
+    "energy": ENERGY,
 }, required=("run_id",))
 
 _MANIFEST_CEILING = Object({

@@ -5,6 +5,7 @@ write_report() draws, renders and writes them."""
 import os
 
 from .. import answers as ans
+from .. import energy as en
 from ...core import atomic
 from ...core import document as doc
 from .. import findings as fnd
@@ -26,9 +27,17 @@ SECTIONS = (("findings", "Findings"),
             ("published", "Published beside measured"),
             ("results", "Results"),
             ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
-            ("fits", "Launch-floor fits"), ("method", "Method"),
+            ("fits", "Launch-floor fits"), (en.ANCHOR, en.TITLE),
+            ("method", "Method"),
             ("environment", "Environment"),
             ("threats", "Threats to validity"), ("reproduce", "Reproduce"))
+
+
+def sections(study):
+    """SECTIONS this study's report has: Energy per byte only where a run
+    holds energy rows (`make report-energy`)."""
+    has_energy = en.source(study)[1] is not None
+    return tuple(s for s in SECTIONS if s[0] != en.ANCHOR or has_energy)
 
 
 def build_document(study, sctx, judged, figures):
@@ -55,7 +64,7 @@ def build_document(study, sctx, judged, figures):
     blocks += l2_tier
     blocks += uk.section(study, figures)
     blocks.append(doc.Heading(2, "Contents", "contents"))
-    blocks.append(doc.Toc(SECTIONS))
+    blocks.append(doc.Toc(sections(study)))
     blocks += findings_section(judged)
     blocks += pub.section(study.main, "Published beside measured",
                           "published")
@@ -63,6 +72,7 @@ def build_document(study, sctx, judged, figures):
     blocks += figures_section(figures)
     blocks += verdicts_section(sctx)
     blocks += fits_section(sctx)
+    blocks += en.section(study, figures)
     blocks += method_section(study)
     blocks += um.section(gaps, tuple(study.runs.values()))
     blocks += environment_section(study)
@@ -92,6 +102,7 @@ def write_report(study, outdir, plot_study):
                  fnd.effective_l2(l2_part) if l2_part else None}
         figures = plot_study(study, figures_dir, marks)
         figures.update(uk.draw(study, figures_dir))
+        figures.update(en.draw(study, figures_dir))
         title, blocks = build_document(study, sctx, judged, figures)
         doc.write_report(staged, blocks, title,
                          [png for png, _ in figures.values()])

@@ -207,7 +207,8 @@ def _command(run, out):
 
 def reproduce_section(study):
     lines = ["# all of it, on a machine with the GPU (writes "
-             "reports/<gpu>-<date>/):", "make report", ""]
+             "reports/<gpu>-<date>/):", "make report-energy"
+             if study.energy is not None else "make report", ""]
     if study.is_single_run:
         run = study.main
         lines += ["# this run", _command(run, "RUN_DIR")]
@@ -238,6 +239,8 @@ def reproduce_section(study):
             lines.append(_command(run, "STUDY/%s" % part))
             if any(p.variant.startswith("torch_") for p in run.points):
                 lines.append("ewbench torch STUDY/%s" % part)
+        if study.energy is not None:
+            lines.append(_command(study.energy, "STUDY/%s" % stu.ENERGY))
         lines.append("ewbench report STUDY -o STUDY/report")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Paragraph("The commands that wrote these runs, from their "

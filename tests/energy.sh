@@ -1,0 +1,122 @@
+#!/bin/sh
+# tests/energy.sh - run --energy without a GPU: ewbench on the stand-in
+# CUDA runtime (tests/faults/stand-in-gpu.so), whose graph replays take
+# EWB_STANDIN_GRAPH_US of "GPU time", and the stand-in NVML (tests/faults/
+# nvml/libnvidia-ml.so.1), whose energy counter counts the board drawing
+# 60 W idle and 360 W while a replay runs, in 20 ms steps.  The rows must
+# recover those draws and the energy per byte they make, and pass the
+# analysis's contract; the report must name the most and least frugal
+# variant.  And the refusals: no counter, no NVML, MIG, a vGPU guest,
+# another process on the GPU: exit 5, the reason said, --out released.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+# As faults.sh: the stand-in replaces the CUDA runtime, not CUPTI.
+gpu_lock
+py=${PYTHON:-python3}
+"$py" -c 'import numpy' 2>/dev/null ||
+    { echo "SKIP: python packages missing (pip install -r requirements.txt)"; exit 77; }
+
+shims=$(pwd)/tests/faults
+for so in stand-in-gpu.so nvml/libnvidia-ml.so.1; do
+	[ -f "$shims/$so" ] || fail "$shims/$so missing (make check builds it)"
+done
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+d=$tmpdir
+args='-q -s 1Ki --no-cupti --iters 3 --warmup 1 --energy'
+
+# on_standin DIR ARGS... [-- VAR=VALUE...]: ewbench run into DIR on both
+# stand-ins; $rc its status, its output in $d/out.
+on_standin() {
+	local dir=$1 envs=()
+	shift
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	envs=("$@")
+	set +e
+	env LD_PRELOAD="$shims/stand-in-gpu.so" \
+	    LD_LIBRARY_PATH="$shims/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+	    EWB_STANDIN_GRAPH_US=2000 EWB_STANDIN_GRAPH_LOG="$d/replays" \
+	    "${envs[@]}" \
+	    "$EWBENCH" run $args "${opts[@]}" -o "$dir" >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
+
+# Two variants of one op: one point each, three windows.
+on_standin "$d/energy" -v add_f32,add_f32x4
+[ "$rc" = 0 ] || fail "run --energy: exit $rc: $(head -c 600 "$d/out")"
+
+"$py" - "$d/energy" "$d/replays" <<'PY' || fail "energy.csv does not hold the stand-in's draws"
+import sys
+from ewbench.analysis.core import load
+run = load.load_run(sys.argv[1])          # the contract, energy.csv's too
+rows = run.energy
+assert len(rows) == 6, rows
+assert sorted((r.variant, r.window) for r in rows) == [
+    (v, k) for v in ("add_f32", "add_f32x4") for k in (1, 2, 3)], rows
+e = run.manifest["energy"]
+assert (e["window_s"], e["windows"], e["other_processes"], e["points"]) == \
+    (1, 3, 0, 2), e
+# What a replay took: the stand-in spins 2 ms, longer where this machine
+# took the CPU away meanwhile.
+replays, spun = open(sys.argv[2]).read().split()
+replay_s = float(spun) / int(replays)
+assert 2e-3 <= replay_s < 4e-3, replay_s
+for r in rows:
+    assert (r.cache, r.launch) == ("warm", "graph"), r
+    # Step to step: at least the window, a step or a busy host later.
+    assert 1.0 <= r.seconds < 1.25 and 1.0 <= r.idle_seconds < 1.25, r
+    # The counter steps every 20 ms: never more steps than it made.
+    assert r.seconds / 0.04 <= r.updates <= r.seconds / 0.02 + 2, r
+    assert r.idle_seconds / 0.04 <= r.idle_updates <= \
+        r.idle_seconds / 0.02 + 2, r
+    # The stand-in board draws 60 W idle ...
+    assert abs(r.idle_w - 60) < 0.6, r
+    # ... and 300 W more while a replay runs (not all of the window: the
+    # host's loop runs between replays, which the stand-in does not queue).
+    assert 0 < r.net_w <= 300 * 1.01, r
+    # So a window costs 300 W over each replay's time, per byte its
+    # launches moved; within the replays' scatter.
+    truth = 300 * replay_s / (r.launches_per_replay * r.bytes_per_launch) \
+        * 1e12
+    assert 0.8 <= r.pj_per_byte / truth <= 1.2, (r.pj_per_byte, truth)
+    assert r.power_limit_w == 650, r
+    assert r.sm_clock_min_mhz == 1980 and r.temperature_max_c == 50, r
+    assert r.idle_sm_clock_min_mhz == 1980, r
+print("energy: 6 windows; idle %.1f W, net %.0f-%.0f W, %.3g pJ/B"
+      % (rows[0].idle_w, min(r.net_w for r in rows),
+         max(r.net_w for r in rows), rows[0].pj_per_byte))
+PY
+grep -q '"energy": {' "$d/energy/run.json" || fail "run.json lacks energy"
+
+# The report: its Energy per byte section, the most and least frugal.
+EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" report "$d/energy" \
+    -o "$d/energy-report" >"$d/out" 2>&1 ||
+    fail "report: $(head -c 600 "$d/out")"
+for text in '## Energy per byte' 'most frugal' 'least frugal' 'idle' \
+    'whole board'; do
+	grep -qF -e "$text" "$d/energy-report/report.md" ||
+	    fail "the report lacks '$text': $(sed -n '/Energy per byte/,/^## /p' "$d/energy-report/report.md" | head -30)"
+done
+[ -f "$d/energy-report/figures/energy.svg" ] || fail "no energy figure"
+
+# Refusals: exit 5, why, and --out released (nothing measured).
+refused() {	# refused NAME PATTERN [VAR=VALUE...]
+	local name=$1 pattern=$2
+	shift 2
+	on_standin "$d/$name" -v add_f32 -- "$@"
+	[ "$rc" = 5 ] || fail "$name: exit $rc, expected 5: $(head -c 600 "$d/out")"
+	grep -q -e "--energy refused: .*$pattern" "$d/out" ||
+	    fail "$name: no reason '$pattern': $(head -c 600 "$d/out")"
+	[ ! -e "$d/$name" ] || fail "$name: --out kept: $(ls "$d/$name")"
+}
+refused no-counter 'no energy counter' EWB_STANDIN_NVML_NO_ENERGY=1
+refused bare 'no energy counter' EWB_STANDIN_NVML_BARE=1
+refused mig 'MIG mode' EWB_STANDIN_NVML_MIG=1
+refused vgpu 'shared among virtual machines' EWB_STANDIN_NVML_VGPU=1
+refused shared '1 other process uses the GPU' EWB_STANDIN_NVML_PROCESSES=2
+# No NVML: a directory without the library on the path (on a GPU
+# machine the system's loads and knows no stand-in GPU).
+refused no-nvml 'NVML is unavailable' LD_LIBRARY_PATH="$d/none"
+echo "energy: the stand-in's draws recovered; six refusals, each with its reason"
