@@ -24,11 +24,17 @@
 #                at that size, warm, timing only; torch.add rows timed
 #                right after each round (interleaved): the DRAM-tier
 #                comparison with its round-to-round spread
+#     energy/    only with ENERGY=yes (`make report-energy`): the study's
+#                variants and cub at that size and at 2^20 (L2-resident),
+#                warm, timing only, with their energy per byte (run
+#                --energy: about 6 s a point); a GPU whose energy counter
+#                cannot measure the run refuses it (exit 5): the report
+#                then has no energy section, and says nothing of it
 #   then render its report.  Without one: render the shipped reference
 #   results under SRCDIR/reports/reference/<gpu>/, and the fleet
 #   references under SRCDIR/reports/reference/fleet-*/ (if any), into
 #   OUTDIR/rendered/<name>/ (the shipped folders are left as they are).
-# EWBENCH and PYTHON come from the environment (make sets them).
+# EWBENCH, PYTHON and ENERGY come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
 outdir=$2
@@ -49,6 +55,8 @@ repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
 probe_variants=$("$EWBENCH" list | awk '$4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
 # The article preset's largest size (src/cli.c): the DRAM tier.
 dram_size=2^28
+# The energy part's L2-resident size: the article preset's smallest.
+l2_size=2^20
 # Every block the DRAM-tier comparison lets compete: each kernel's own
 # and the common sizes above the study's (a kernel's best block at 2^28
 # is not always its published one).
@@ -67,13 +75,16 @@ set -e
 if [ "$rc" = 0 ]; then
 	study="$outdir/$(echo "$info" | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
 	mkdir -p "$outdir"
-	step() {	# step NAME COMMAND...: run it, say how long it took
+	step() {	# step NAME COMMAND...: run it, say how long it took;
+			# its status (where a caller tests it: else set -e ends)
 		name=$1
 		shift
 		start=$(date +%s.%N)
-		"$@"
+		rc=0
+		"$@" || rc=$?
 		echo "report: $name in $(echo "$start $(date +%s.%N)" |
 		    awk '{ printf "%.1f", $2 - $1 }') s"
+		return "$rc"
 	}
 	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
 	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
@@ -92,6 +103,18 @@ if [ "$rc" = 0 ]; then
 	step experiments "$EWBENCH" run -q -v "$study_variants,$probe_variants" \
 	    -s "$dram_size" --cache warm --block own,x2,x4 --no-counters \
 	    -o "$study/experiments"
+	# Energy per byte, only when asked for (make report-energy): a GPU
+	# whose energy counter cannot measure the run refuses it, exit 5,
+	# saying why, and leaves no directory; the study goes on without.
+	if [ "${ENERGY:-no}" = yes ]; then
+		step energy "$EWBENCH" run -q -v "$study_variants,cub_add_f32,cub_add_f16" \
+		    -s "$l2_size,$dram_size" --cache warm --no-counters --energy \
+		    -o "$study/energy" || {
+			rc=$?
+			[ "$rc" = 5 ] || exit "$rc"
+			echo "report: energy part refused (the reason is above)"
+		}
+	fi
 	# Each round's torch rows right after it, so that a drift of the
 	# machine hits cub, torch and ewbench's kernels alike; the article's
 	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 4):

@@ -124,6 +124,17 @@ expect 2 '--out: an empty directory name'	ceilings -o ''
 expect 2 "--block: empty item in '64,,128'"	run --block 64,,128
 expect 2 "--density: '0' is not a whole number from 1 to 12"	sweep --density 0
 expect 2 "no metric group 'residncy'"	run --metrics residncy
+# --energy: run's, with a window of 1 to 60 s, never beside --trace; the
+# plan says what it costs.
+expect 0 '^      --energy  '		run --help
+! "$EWBENCH" sweep --help | grep -q -e '--energy' ||
+    fail "sweep --help lists --energy, which only run takes"
+expect 2 "--energy is run's (ewbench run --energy ...), not sweep's"	sweep --energy
+expect 2 "--energy is run's"		tune --energy
+expect 2 "--energy-window is the length of --energy's windows: it needs --energy"	run --energy-window 2
+expect 2 "--energy-window: '0.5' is not a number from 1 to 60"	run --energy --energy-window 0.5
+expect 2 '--energy with --trace'	run --energy --trace "$tmpdir/t.json"
+expect 0 '^1 energy points (warm, graph): an idle window and 3 of 2 s each, about 10 s a point'	run --dry-run --chip h100 -v add_f32 -s 256Mi --energy --energy-window 2
 expect 2 'groups: default'		sweep --metrics residncy
 
 # Device lists: "all" or whole numbers, no empty item; one GPU per trace.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/contract.sh - the run-directory contract between the C writer and
-# the Python loader: tests/unit/write-run writes a run directory with
+# the Python loader (energy.csv's arithmetic included): tests/unit/write-run writes a run directory with
 # ewbench's own writers (no GPU needed), and analysis.load must read back
 # every value exactly (%.17g both ways).  Skips without Python's packages.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
@@ -26,6 +26,15 @@ for line in open(sys.argv[2]):
         assert got == value and run.sass_note == "recorded for sm_90", \
             (got, value, run.sass_note)
         continue
+    if column.startswith("energy."):    # energy.WINDOW.COLUMN
+        _, window, name = column.split(".")
+        row, = [w for w in run.energy if (w.variant, w.n, w.window) ==
+                (variant, int(n), int(window))]
+        got = getattr(row, name)
+        assert (value == "nan" and got is None) or got == float(value), \
+            (variant, n, column, got, value)
+        checked += 1
+        continue
     if column == "dram__bytes_read.sum":
         got = run.metrics[p.key][column].value
     else:
@@ -35,7 +44,8 @@ for line in open(sys.argv[2]):
     else:
         assert got == float(value), (variant, n, cache, column, got, value)
     checked += 1
-assert checked == 28 and run.manifest["status"] == "complete", checked
+assert checked == 28 + 24 and run.manifest["status"] == "complete", checked
+assert run.manifest["energy"]["points"] == 2 and len(run.energy) == 6
 print("contract: %d values read back exactly" % checked)
 PY
 

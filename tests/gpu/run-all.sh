@@ -34,6 +34,11 @@
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   energy    run --energy (issue 46): the study's variants and cub at
+#             256Mi (DRAM), three at 1Mi (L2-resident); each point's pJ/B
+#             and watts, idle subtracted, its spread over the 3 windows
+#             (flagged past 3 %), the counter's step; the DRAM run's report
+#             (its Energy per byte section); energy-*.csv into OUT
 #   environment tests/gpu/environment.sh: the GPU's settings, the NVML
 #             readings sampled through a run and through ceilings, each
 #             row's lowest clocks, against nvidia-smi; the Environment
@@ -348,6 +353,62 @@ timing)
 	rm -rf "$work/timing"
 	timed timing-test sh tests/gpu/timing.sh "$work/timing"
 	cat "$work/timing-test.log"
+	;;
+energy)
+	log energy per byte
+	nvidia-smi --query-gpu=name,power.draw,power.limit,clocks.sm,temperature.gpu,mig.mode.current --format=csv
+	nvidia-smi --query-compute-apps=pid,process_name --format=csv
+	for tier in dram l2; do
+		rm -rf "$work/energy-$tier"
+		if [ $tier = dram ]; then
+			set -- -v "$(study_ids),cub_add_f32,cub_add_f16" -s 256Mi
+		else
+			set -- -v add_f32,add_f16x8_pack,cub_add_f32 -s 1Mi
+		fi
+		timed energy-$tier ./ewbench run "$@" --cache warm --no-counters \
+		    --energy -o "$work/energy-$tier"
+		grep -E 'energy:|refused|ewbench:' "$work/energy-$tier.log"
+		cp "$work/energy-$tier/energy.csv" "$out/energy-$tier.csv" 2>/dev/null
+		save
+	done
+	PYTHONPATH=$PWD/python python3 - "$work"/energy-dram "$work"/energy-l2 <<'PY'
+import statistics, sys
+from ewbench.analysis.core import load
+from ewbench.analysis.report import energy as en
+for d in sys.argv[1:]:
+    try:
+        run = load.load_run(d)
+    except Exception as e:              # a refused run left no directory
+        print("%s: %s" % (d, e)); continue
+    print("%s (run %s): window %s s" % (d, run.run_id,
+                                         run.manifest["energy"]["window_s"]))
+    steps = [1e3 * w.seconds / w.updates for w in run.energy]
+    print("counter step %.1f ms median (%.1f-%.1f); windows %.3f-%.3f s; "
+          "queue drained in %d of %d windows" % (
+              statistics.median(steps), min(steps), max(steps),
+              min(w.seconds for w in run.energy),
+              max(w.seconds for w in run.energy),
+              sum(1 for w in run.energy if w.queue_drained),
+              len(run.energy)))
+    print("%-16s %6s %8s %7s %7s %6s %6s %6s %7s %5s %s" % (
+        "variant", "size", "pJ/B", "spread", "board W", "sprd", "idle",
+        "added", "GB/s", "SMmin", "throttle"))
+    for e in en.points(run):
+        print("%-16s %6s %8.2f %6.2f%% %7.1f %5.2f%% %6.1f %6.1f %7.0f %5s %s%s"
+              % (e.variant, e.n >> 20 and "%dMi" % (e.n >> 20), e.pj,
+                 e.pj_spread, e.board_w, e.board_spread, e.idle_w, e.net_w,
+                 e.bandwidth / 1e9, "%.0f" % (e.lowest("sm_clock_min_mhz")
+                                              or 0), e.throttle or "-",
+                 "  SPREAD > 3 %" if e.pj_spread > 3 else ""))
+    for f in en.frugal(en.points(run)):
+        print("%s %s: most frugal %s %.2f pJ/B, least %s %.2f pJ/B, "
+              "fastest %s" % (f.tier, f.op, f.most.variant, f.most.pj,
+                              f.least.variant, f.least.pj, f.fastest.variant))
+PY
+	[ -f "$work/energy-dram/run.json" ] &&
+	    PYTHONPATH=$PWD/python MPLBACKEND=Agg python3 -m ewbench.analysis report \
+	    "$work/energy-dram" -o "$work/energy-dram/report" 2>&1 | tail -2 &&
+	    sed -n '/^## Energy per byte/,/^### How/p' "$work/energy-dram/report/report.md" | head -12
 	;;
 environment)
 	log environment as evidence

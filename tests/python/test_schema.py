@@ -66,7 +66,7 @@ def test_docs_describe_every_column():
               encoding="utf-8") as f:
         text = f.read()
     for columns in (validate.TIMING_COLUMNS, validate.METRICS_COLUMNS,
-                    validate.CEILINGS_COLUMNS):
+                    validate.CEILINGS_COLUMNS, validate.ENERGY_COLUMNS):
         for c in columns:
             assert ("| `%s` |" % c.name in text or
                     "`%s`," % c.name in text or

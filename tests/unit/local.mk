@@ -15,7 +15,8 @@
 	%reldir%/test-durability \
 	%reldir%/test-placement \
 	%reldir%/test-paths \
-	%reldir%/test-guard
+	%reldir%/test-guard \
+	%reldir%/test-energy
 
 check_PROGRAMS += $(%canon_reldir%_tests)
 TESTS += $(%canon_reldir%_tests)
@@ -54,3 +55,5 @@ TESTS += $(%canon_reldir%_tests)
 %canon_reldir%_test_placement_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_paths_SOURCES = %reldir%/test-paths.c %reldir%/check.h
 %canon_reldir%_test_paths_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_energy_SOURCES = %reldir%/test-energy.c %reldir%/check.h
+%canon_reldir%_test_energy_LDADD = $(%canon_reldir%_ldadd)

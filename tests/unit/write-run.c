@@ -1,6 +1,7 @@
 /*
  * write-run.c DIR - writes a run directory with ewbench's own writers
- * (output.c: the claim, timing.csv, metrics.csv, sass.csv, run.json) for a device
+ * (output.c: the claim, timing.csv, metrics.csv, sass.csv, energy.csv,
+ * run.json) for a device
  * described by hand, no GPU needed, and prints every value it wrote, one
  * "variant n cache column value" line each, for tests/contract.sh to
  * compare with what the Python loader reads back.
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "energy.h"
 #include "output.h"
 #include "sass.h"
 
@@ -27,7 +29,11 @@ main(int argc, char **argv)
 	struct device_facts	 dev;
 	struct run_options	 opts;
 	struct manifest		 man;
-	struct csv		*timing, *metrics;
+	struct csv		*timing, *metrics, *energy;
+	struct energy		 en;
+	struct energy_window	 idle, busy;
+	struct energy_result	 r;
+	unsigned		 k;
 	struct stats		 st;
 	struct timed		 t;
 	struct point		 p;
@@ -73,7 +79,8 @@ main(int argc, char **argv)
 	output_utc_now(man.started_utc, sizeof man.started_utc);
 	snprintf(man.run_id, sizeof man.run_id, "contract-run");
 	if ((timing = timing_csv_open(argv[1], &cause)) == NULL ||
-	    (metrics = metrics_csv_open(argv[1], &cause)) == NULL)
+	    (metrics = metrics_csv_open(argv[1], &cause)) == NULL ||
+	    (energy = energy_csv_open(argv[1], &cause)) == NULL)
 		die("open", cause);
 	for (i = 0; i < 4; i++) {
 		memset(&p, 0, sizeof p);
@@ -131,9 +138,49 @@ main(int argc, char **argv)
 		printf("%s %llu %s sm_clock_min_mhz %.17g\n", p.v->id,
 		    (unsigned long long)p.n, cache_name(p.cache),
 		    t.sm_clock_min_mhz);
+		if (p.cache != CACHE_WARM)
+			continue;
+		/* energy.csv: the warm points' windows, in thirds; the
+		 * second point's idle window read no clock. */
+		p.launch = "graph";
+		memset(&idle, 0, sizeof idle);
+		idle.seconds = 1.0 + 1.0 / 3;
+		idle.energy_mj = 100001;
+		idle.updates = 67;
+		idle.sm_clock_min_mhz = i == 1 ? NAN : 1980;
+		idle.temperature_max_c = 40.5;
+		idle.memory_clock_min_mhz = NAN;
+		for (k = 1; k <= ENERGY_WINDOWS; k++) {
+			busy = idle;
+			busy.seconds = 1.0 + k / 3.0;
+			busy.energy_mj = 400000 + 7 * k;
+			busy.launches = 1e4 / 3 * k;
+			busy.drained = k == 3;
+			busy.power_limit_w = 700;
+			busy.throttle = k == 2 ? 0x4 : 0;
+			if (energy_csv_row(energy, man.run_id, &p, k, &idle,
+			    &busy, 25, &cause) != 0)
+				die("energy row", cause);
+			energy_result(&busy, &idle, point_bytes_moved(&p), &r);
+			printf("%s %llu warm energy.%u.pj_per_byte %.17g\n",
+			    p.v->id, (unsigned long long)p.n, k, r.pj_per_byte);
+			printf("%s %llu warm energy.%u.board_w %.17g\n",
+			    p.v->id, (unsigned long long)p.n, k, r.board_w);
+			printf("%s %llu warm energy.%u.launches %.17g\n",
+			    p.v->id, (unsigned long long)p.n, k, busy.launches);
+			printf("%s %llu warm energy.%u.idle_sm_clock_min_mhz "
+			    "%.17g\n", p.v->id, (unsigned long long)p.n, k,
+			    idle.sm_clock_min_mhz);
+		}
 	}
-	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0)
+	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0 ||
+	    csv_close(energy, &cause) != 0)
 		die("close", cause);
+	memset(&en, 0, sizeof en);
+	en.window_s = 1;
+	en.other_processes = 0;
+	en.points = 2;
+	man.energy = &en;
 	/* sass.csv: a 128-bit load and a bulk copy of no named width (an
 	 * empty bits field) of the first variant timed. */
 	{

@@ -12,7 +12,7 @@ kind of report through core/document.py and core/atomic.py.  Modules:
 
 core/       reading and the rules every report shares
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
-            sass.csv as objects
+            sass.csv, energy.csv as objects
   study     a study directory: the run directories of one `make report`
   select    queries over a loaded run (sizes, points, metrics)
   derived   the derived metrics, read from metrics/derived.def
@@ -40,6 +40,9 @@ core/validate/  the data contract checked: every file read goes through it
 report/     the report of a study or one run (`ewbench report`)
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
+  energy    energy per byte (run --energy, the energy/ part): pJ/B and
+            watts per kernel, idle subtracted; the most and least frugal
+            per op; the method and its limits
   experiments  each verdict at the DRAM tier tested by the change it
             predicts (probes, larger blocks, siblings), measured
   published the write-ups' published numbers beside this GPU's, each as
