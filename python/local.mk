@@ -41,6 +41,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/fleet/plots.py \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
+	%reldir%/ewbench/analysis/report/energy.py \
 	%reldir%/ewbench/analysis/report/experiments.py \
 	%reldir%/ewbench/analysis/report/environment.py \
 	%reldir%/ewbench/analysis/report/findings/__init__.py \

@@ -228,23 +228,23 @@ window(struct energy *en, struct queue *q, unsigned per_replay,
 	return 0;
 }
 
-/* How long one launch of l takes replayed from a graph: a graph of
- * MEASURE_GRAPH_LAUNCHES, replayed four times between two events. */
+/* How long one launch of l takes replayed from a graph of `launches`,
+ * replayed `replays` times between two events (after one untimed). */
 static int
 launch_seconds(struct bench *b, const struct launch *l, cudaEvent_t *ev,
-    double *seconds, char **cause)
+    unsigned launches, unsigned replays, double *seconds, char **cause)
 {
 	cudaGraphExec_t	graph;
 	float		ms = 0;
-	int		i, rc = -1;
+	unsigned	i;
+	int		rc = -1;
 
-	if (measure_graph(b, l, CACHE_WARM, MEASURE_GRAPH_LAUNCHES, &graph,
-	    cause) != 0)
+	if (measure_graph(b, l, CACHE_WARM, launches, &graph, cause) != 0)
 		return -1;
 	if (cudaGraphLaunch(graph, b->stream) != cudaSuccess ||
 	    cudaEventRecord(ev[0], b->stream) != cudaSuccess)
 		goto fail;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < replays; i++) {
 		if (cudaGraphLaunch(graph, b->stream) != cudaSuccess)
 			goto fail;
 	}
@@ -252,7 +252,7 @@ launch_seconds(struct bench *b, const struct launch *l, cudaEvent_t *ev,
 	    cudaStreamSynchronize(b->stream) != cudaSuccess ||
 	    cudaEventElapsedTime(&ms, ev[0], ev[1]) != cudaSuccess)
 		goto fail;
-	*seconds = ms * 1e-3 / (4.0 * MEASURE_GRAPH_LAUNCHES);
+	*seconds = ms * 1e-3 / ((double)replays * launches);
 	rc = 0;
 	goto out;
 fail:
@@ -261,6 +261,26 @@ fail:
 out:
 	cudaGraphExecDestroy(graph);
 	return rc;
+}
+
+/* The launches a replay of about ENERGY_REPLAY_S holds: a graph of one
+ * launch times a long kernel in a few of them; a short one is timed
+ * again in a graph of MEASURE_GRAPH_LAUNCHES, so that the graph's own
+ * start is not taken for the kernel's. */
+static int
+size_replay(struct bench *b, const struct launch *l, cudaEvent_t *ev,
+    unsigned *launches, char **cause)
+{
+	double	s;
+
+	if (launch_seconds(b, l, ev, 1, 2, &s, cause) != 0)
+		return -1;
+	if (s < ENERGY_REPLAY_S / MEASURE_GRAPH_LAUNCHES &&
+	    launch_seconds(b, l, ev, MEASURE_GRAPH_LAUNCHES, 4, &s,
+	    cause) != 0)
+		return -1;
+	*launches = energy_launches_per_replay(s);
+	return 0;
 }
 
 /* Another process on the GPU now: its draw would be in the windows. */
@@ -310,7 +330,6 @@ energy_measure(struct energy *en, struct bench *b, const struct launch *l,
     unsigned *per_replay, char **cause)
 {
 	struct queue	 q;
-	double		 launch_s = 0;
 	char		*ignored = NULL;
 	int		 rc = -1;
 
@@ -319,9 +338,8 @@ energy_measure(struct energy *en, struct bench *b, const struct launch *l,
 	if (trace_pause(true, cause) != 0)
 		return -1;
 	if (events_create(&q.events, SLOTS / 2, cause) != 0 ||
-	    launch_seconds(b, l, q.events, &launch_s, cause) != 0)
+	    size_replay(b, l, q.events, per_replay, cause) != 0)
 		goto out;
-	*per_replay = energy_launches_per_replay(launch_s);
 	if (measure_graph(b, l, CACHE_WARM, *per_replay, &q.graph,
 	    cause) != 0 || still_alone(en, l, cause) != 0)
 		goto out;
@@ -331,6 +349,9 @@ energy_measure(struct energy *en, struct bench *b, const struct launch *l,
 	if (cudaStreamSynchronize(b->stream) != cudaSuccess && rc == 0)
 		rc = cuda_fail(cudaGetLastError(), "cudaStreamSynchronize",
 		    cause);
+	/* cudaEventQuery's "not ready" is no error for what follows. */
+	if (cudaPeekAtLastError() == cudaErrorNotReady)
+		(void)cudaGetLastError();
 	if (rc == 0)
 		rc = still_alone(en, l, cause);
 	if (rc == 0)
