@@ -1,9 +1,10 @@
 #!/bin/sh
 # tests/energy.sh - run --energy without a GPU: ewbench on the stand-in
-# CUDA runtime (tests/faults/stand-in-gpu.so), whose graph replays take
-# EWB_STANDIN_GRAPH_US of "GPU time", and the stand-in NVML (tests/faults/
-# nvml/libnvidia-ml.so.1), whose energy counter counts the board drawing
-# 60 W idle and 360 W while a replay runs, in 20 ms steps.  The rows must
+# CUDA runtime (tests/faults/stand-in-gpu.so), whose graph replays keep a
+# GPU timeline of their own busy for EWB_STANDIN_GRAPH_US each, and the
+# stand-in NVML (tests/faults/nvml/libnvidia-ml.so.1), whose energy
+# counter counts the board drawing 60 W idle and 360 W while a replay
+# runs, in 20 ms steps.  The rows must
 # recover those draws and the energy per byte they make, and pass the
 # analysis's contract; the report must name the most and least frugal
 # variant.  And the refusals: no counter, no NVML, MIG, a vGPU guest,
@@ -36,8 +37,7 @@ on_standin() {
 	set +e
 	env LD_PRELOAD="$shims/stand-in-gpu.so" \
 	    LD_LIBRARY_PATH="$shims/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	    EWB_STANDIN_GRAPH_US=2000 EWB_STANDIN_GRAPH_LOG="$d/replays" \
-	    "${envs[@]}" \
+	    EWB_STANDIN_GRAPH_US=2000 "${envs[@]}" \
 	    "$EWBENCH" run $args "${opts[@]}" -o "$dir" >"$d/out" 2>&1
 	rc=$?
 	set -e
@@ -47,7 +47,7 @@ on_standin() {
 on_standin "$d/energy" -v add_f32,add_f32x4
 [ "$rc" = 0 ] || fail "run --energy: exit $rc: $(head -c 600 "$d/out")"
 
-"$py" - "$d/energy" "$d/replays" <<'PY' || fail "energy.csv does not hold the stand-in's draws"
+"$py" - "$d/energy" <<'PY' || fail "energy.csv does not hold the stand-in's draws"
 import sys
 from ewbench.analysis.core import load
 run = load.load_run(sys.argv[1])          # the contract, energy.csv's too
@@ -58,11 +58,6 @@ assert sorted((r.variant, r.window) for r in rows) == [
 e = run.manifest["energy"]
 assert (e["window_s"], e["windows"], e["other_processes"], e["points"]) == \
     (1, 3, 0, 2), e
-# What a replay took: the stand-in spins 2 ms, longer where this machine
-# took the CPU away meanwhile.
-replays, spun = open(sys.argv[2]).read().split()
-replay_s = float(spun) / int(replays)
-assert 2e-3 <= replay_s < 4e-3, replay_s
 for r in rows:
     assert (r.cache, r.launch) == ("warm", "graph"), r
     # Step to step: at least the window, a step or a busy host later.
@@ -73,14 +68,17 @@ for r in rows:
         r.idle_seconds / 0.02 + 2, r
     # The stand-in board draws 60 W idle ...
     assert abs(r.idle_w - 60) < 0.6, r
-    # ... and 300 W more while a replay runs (not all of the window: the
-    # host's loop runs between replays, which the stand-in does not queue).
+    # ... and 300 W more while its GPU runs a replay: all the window
+    # long, unless the host left the queue empty meanwhile (this machine
+    # busy with other work), which the row then says.
     assert 0 < r.net_w <= 300 * 1.01, r
-    # So a window costs 300 W over each replay's time, per byte its
-    # launches moved; within the replays' scatter.
-    truth = 300 * replay_s / (r.launches_per_replay * r.bytes_per_launch) \
-        * 1e12
-    assert 0.8 <= r.pj_per_byte / truth <= 1.2, (r.pj_per_byte, truth)
+    assert r.net_w > 0.97 * 300 or r.queue_drained > 0, r
+    # So the launches cost 300 W over a replay's 2 ms, per byte its
+    # launches moved: the arithmetic end to end, to the window's edges (a
+    # replay and the host's gap before it, at most a few % of a window;
+    # the idle draw left in would be 20 % more).
+    truth = 300 * 2e-3 / (r.launches_per_replay * r.bytes_per_launch) * 1e12
+    assert abs(r.pj_per_byte / truth - 1) < 0.06, (r.pj_per_byte, truth)
     assert r.power_limit_w == 650, r
     assert r.sm_clock_min_mhz == 1980 and r.temperature_max_c == 50, r
     assert r.idle_sm_clock_min_mhz == 1980, r

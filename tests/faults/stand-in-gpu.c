@@ -15,10 +15,12 @@
  *			long (default 0), so a test can signal a run mid-way
  * EWB_STANDIN_OPEN_MS	cudaGetDeviceProperties sleeps this long: a run
  *			that has claimed its directory and not yet begun
- * EWB_STANDIN_GRAPH_US	each graph replay spins this long (default 0), the
- *			GPU "busy" meanwhile: ewb_standin_busy_seconds(),
- *			which the stand-in NVML's energy counter reads
- *			(tests/energy.sh)
+ * EWB_STANDIN_GRAPH_US	each graph replay keeps the GPU busy this long
+ *			(default 0: none), on a timeline of its own: replays
+ *			queue behind one another, an event happens when the
+ *			GPU reaches it, a synchronisation waits for it; the
+ *			busy time is ewb_standin_busy_seconds(), which the
+ *			stand-in NVML's energy counter reads (tests/energy.sh)
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -61,6 +63,62 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* The GPU's timeline, on the host clock (ms): a graph replay of
+ * EWB_STANDIN_GRAPH_US starts when the GPU is free, or now; what ran is
+ * the busy time, and replays still queued or running are kept apart
+ * until they end (at most PENDING: ewbench queues 8). */
+#define PENDING	64
+static double	gpu_free_ms;			/* the GPU is done by then */
+static double	busy_done_ms;			/* of replays that ended */
+static double	pending_start[PENDING], pending_end[PENDING];
+static int	npending;
+
+/* Replays that have ended by now count whole. */
+static void
+retire(double now)
+{
+	int	i, kept = 0;
+
+	for (i = 0; i < npending; i++) {
+		if (pending_end[i] <= now) {
+			busy_done_ms += pending_end[i] - pending_start[i];
+			continue;
+		}
+		pending_start[kept] = pending_start[i];
+		pending_end[kept++] = pending_end[i];
+	}
+	npending = kept;
+}
+
+STANDIN double
+ewb_standin_busy_seconds(void)
+{
+	double	now = now_ms(), busy;
+	int	i;
+
+	retire(now);
+	busy = busy_done_ms;
+	for (i = 0; i < npending; i++) {
+		if (pending_start[i] < now)
+			busy += now - pending_start[i];
+	}
+	return busy * 1e-3;
+}
+
+/* Waits until the GPU has done what is queued. */
+static void
+drain(void)
+{
+	double		left = gpu_free_ms - now_ms();
+	struct timespec	ts;
+
+	if (left <= 0)
+		return;
+	ts.tv_sec = (time_t)(left / 1e3);
+	ts.tv_nsec = (long)((left - ts.tv_sec * 1e3) * 1e6);
+	nanosleep(&ts, NULL);
 }
 
 /* Allocations: a header page before each block records its length. */
@@ -225,6 +283,7 @@ cudaDeviceGetPCIBusId(char *buf, int len, int d)
 STANDIN cudaError_t
 cudaDeviceSynchronize(void)
 {
+	drain();
 	delay("EWB_STANDIN_SYNC_MS");
 	return cudaSuccess;
 }
@@ -233,6 +292,7 @@ STANDIN cudaError_t
 cudaStreamSynchronize(cudaStream_t s)
 {
 	(void)s;
+	drain();
 	delay("EWB_STANDIN_SYNC_MS");
 	return cudaSuccess;
 }
@@ -267,11 +327,15 @@ cudaEventDestroy(cudaEvent_t e)
 	return cudaSuccess;
 }
 
+/* An event happens when the GPU reaches it: now, or after the replays
+ * queued before it. */
 STANDIN cudaError_t
 cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
+	double	now = now_ms();
+
 	(void)s;
-	*(double *)(void *)e = now_ms();
+	*(double *)(void *)e = gpu_free_ms > now ? gpu_free_ms : now;
 	return cudaSuccess;
 }
 
@@ -282,12 +346,11 @@ cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned flags)
 	return cudaEventRecord(e, s);
 }
 
-/* Every launch has run when it returns: every event has happened. */
 STANDIN cudaError_t
 cudaEventQuery(cudaEvent_t e)
 {
-	(void)e;
-	return cudaSuccess;
+	return *(double *)(void *)e <= now_ms() ? cudaSuccess :
+	    cudaErrorNotReady;
 }
 
 STANDIN cudaError_t
@@ -376,33 +439,8 @@ cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
 	return cudaErrorNotSupported;
 }
 
-/* Graphs: one opaque object each; a replay does nothing but take
- * EWB_STANDIN_GRAPH_US, counted as the GPU's busy time. */
-static double	busy_seconds;
-static unsigned long busy_replays;
-
-/* EWB_STANDIN_GRAPH_LOG=FILE: at exit, a line "REPLAYS SECONDS" of the
- * replays that spun and their time, so that a test knows what a replay
- * took on a machine that stretched some spins. */
-__attribute__((destructor)) static void
-graph_log(void)
-{
-	const char	*path = getenv("EWB_STANDIN_GRAPH_LOG");
-	FILE		*f;
-
-	if (path == NULL || *path == '\0' || busy_replays == 0 ||
-	    (f = fopen(path, "a")) == NULL)
-		return;
-	fprintf(f, "%lu %.9f\n", busy_replays, busy_seconds);
-	fclose(f);
-}
-
-STANDIN double
-ewb_standin_busy_seconds(void)
-{
-	return busy_seconds;
-}
-
+/* Graphs: one opaque object each; a replay does nothing but keep the
+ * GPU busy for EWB_STANDIN_GRAPH_US (the timeline above). */
 STANDIN cudaError_t
 cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
 {
@@ -455,18 +493,21 @@ STANDIN cudaError_t
 cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
 {
 	int	us = env_int("EWB_STANDIN_GRAPH_US", 0);
-	double	start = now_ms(), end = start + us * 1e-3;
+	double	now = now_ms(), start;
 
 	(void)x;
 	(void)s;
-	/* A spin, not a sleep: a sleep wakes late by a varying amount, and
-	 * the test computes what a replay of exactly this long costs. */
-	while (us > 0 && now_ms() < end)
-		;
-	if (us > 0) {
-		busy_seconds += (now_ms() - start) * 1e-3;
-		busy_replays++;
+	if (us <= 0)
+		return cudaSuccess;
+	retire(now);
+	if (npending == PENDING) {
+		drain();
+		retire(now_ms());
 	}
+	start = gpu_free_ms > now ? gpu_free_ms : now;
+	gpu_free_ms = start + us * 1e-3;
+	pending_start[npending] = start;
+	pending_end[npending++] = gpu_free_ms;
 	return cudaSuccess;
 }
 
