@@ -80,9 +80,15 @@ energy_open(struct energy *en, struct host_facts *h, double window_s,
 int
 energy_alone(struct energy *en, char **why)
 {
-	long	others = nvml_other_processes(en->host->nvml);
+	long	mps = -1, others = nvml_other_processes(en->host->nvml, &mps);
 
 	en->other_processes = others;
+	if (mps > 0) {
+		*why = xasprintf("the GPU is shared through MPS (%ld client "
+		    "process%s): the board's energy counter holds every "
+		    "client's draw", mps, mps == 1 ? "" : "es");
+		return -1;
+	}
 	if (others > 0) {
 		*why = xasprintf("%ld other process%s use%s the GPU (NVML's "
 		    "process lists): the board's energy counter would add "

@@ -94,8 +94,8 @@ static const struct option_help {
 "                       energy.csv (docs/data-format.md).  Refused, exit 5,\n"
 "                       where the GPU or driver has no energy counter, and on\n"
 "                       a GPU in MIG mode, shared among virtual machines or\n"
-"                       used by another process: the counter is the whole\n"
-"                       board's\n"
+"                       through MPS, or used by another process: the counter\n"
+"                       is the whole board's\n"
 "      --energy-window S  seconds each window lasts at least (default 1, at\n"
 "                       most 60)\n" },
 { MEASURE,

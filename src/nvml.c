@@ -55,6 +55,7 @@ struct nvml {
 	nvml_return	(*virtualization)(nvml_device, int *);
 	nvml_return	(*compute_procs)(nvml_device, unsigned *, void *);
 	nvml_return	(*graphics_procs)(nvml_device, unsigned *, void *);
+	nvml_return	(*mps_procs)(nvml_device, unsigned *, void *);
 	const char	*(*error)(nvml_return);
 };
 
@@ -137,6 +138,8 @@ nvml_open(const char *pci_bus_id, struct nvml **out, char **cause)
 	    "nvmlDeviceGetComputeRunningProcesses");
 	*(void **)&n->graphics_procs = newest(lib,
 	    "nvmlDeviceGetGraphicsRunningProcesses");
+	*(void **)&n->mps_procs = newest(lib,
+	    "nvmlDeviceGetMPSComputeRunningProcesses");
 	n->error = error;
 	if (init == NULL || by_bus == NULL || n->shutdown == NULL) {
 		*cause = xstrdup("libnvidia-ml.so.1 lacks nvmlInit_v2 or "
@@ -350,16 +353,19 @@ process_count(nvml_return (*fn)(nvml_device, unsigned *, void *),
 }
 
 long
-nvml_other_processes(struct nvml *n)
+nvml_other_processes(struct nvml *n, long *mps_clients)
 {
 	long	compute = process_count(n->compute_procs, n->dev);
 	long	graphics = process_count(n->graphics_procs, n->dev);
 
+	*mps_clients = process_count(n->mps_procs, n->dev);
 	if (compute < 0)
 		return -1;
 	/* This process, which holds a context on the GPU, is one of the
 	 * compute processes, under its own pid or, in a container's PID
-	 * namespace, another: so any beyond one is someone else's. */
+	 * namespace, another: so any beyond one is someone else's.  (Under
+	 * MPS the one listed is the MPS server, and the clients, this one
+	 * among them, are listed apart: *mps_clients.) */
 	return (compute > 0 ? compute - 1 : 0) + (graphics > 0 ? graphics : 0);
 }
 

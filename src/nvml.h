@@ -33,9 +33,10 @@ int	 nvml_energy_usable(struct nvml *, char **why);
 /* The counter now, in millijoules; -1 with a cause. */
 int	 nvml_energy_mj(struct nvml *, unsigned long long *mj, char **cause);
 /* Processes on the GPU besides this one (compute, this one not counted,
- * and graphics); -1 when NVML cannot list them.  Call it while this
- * process holds a context on the GPU. */
-long	 nvml_other_processes(struct nvml *);
+ * and graphics); -1 when NVML cannot list them.  *mps_clients: the MPS
+ * clients listed (this one among them under MPS), -1 when NVML cannot
+ * say.  Call it while this process holds a context on the GPU. */
+long	 nvml_other_processes(struct nvml *, long *mps_clients);
 void	 nvml_close(struct nvml *);
 
 #endif

@@ -8,7 +8,8 @@
 # recover those draws and the energy per byte they make, and pass the
 # analysis's contract; the report must name the most and least frugal
 # variant.  And the refusals: no counter, no NVML, MIG, a vGPU guest,
-# another process on the GPU: exit 5, the reason said, --out released.
+# another process on the GPU, MPS: exit 5, the reason said, --out
+# released.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 # As faults.sh: the stand-in replaces the CUDA runtime, not CUPTI.
@@ -114,7 +115,8 @@ refused bare 'no energy counter' EWB_STANDIN_NVML_BARE=1
 refused mig 'MIG mode' EWB_STANDIN_NVML_MIG=1
 refused vgpu 'shared among virtual machines' EWB_STANDIN_NVML_VGPU=1
 refused shared '1 other process uses the GPU' EWB_STANDIN_NVML_PROCESSES=2
+refused mps 'shared through MPS (2 client processes)' EWB_STANDIN_NVML_MPS=2
 # No NVML: a directory without the library on the path (on a GPU
 # machine the system's loads and knows no stand-in GPU).
 refused no-nvml 'NVML is unavailable' LD_LIBRARY_PATH="$d/none"
-echo "energy: the stand-in's draws recovered; six refusals, each with its reason"
+echo "energy: the stand-in's draws recovered; seven refusals, each with its reason"

@@ -33,6 +33,7 @@
  * EWB_STANDIN_NVML_MIG=1	MIG mode is on
  * EWB_STANDIN_NVML_VGPU=1	the GPU is a vGPU guest's
  * EWB_STANDIN_NVML_PROCESSES=N	N compute processes use the GPU
+ * EWB_STANDIN_NVML_MPS=N	N MPS clients use it
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -321,4 +322,13 @@ nvmlDeviceGetGraphicsRunningProcesses_v3(device_t dev, unsigned *count,
 {
 	(void)dev;
 	return processes(count, infos, 0);
+}
+
+STANDIN int
+nvmlDeviceGetMPSComputeRunningProcesses_v3(device_t dev, unsigned *count,
+    void *infos)
+{
+	(void)dev;
+	return processes(count, infos,
+	    (unsigned)env_number("EWB_STANDIN_NVML_MPS", 0));
 }
