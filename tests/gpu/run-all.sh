@@ -375,6 +375,7 @@ energy)
 import statistics, sys
 from ewbench.analysis.core import load
 from ewbench.analysis.report import energy as en
+from ewbench.analysis.core.units import size_label
 for d in sys.argv[1:]:
     try:
         run = load.load_run(d)
@@ -395,7 +396,7 @@ for d in sys.argv[1:]:
         "added", "GB/s", "SMmin", "throttle"))
     for e in en.points(run):
         print("%-16s %6s %8.2f %6.2f%% %7.1f %5.2f%% %6.1f %6.1f %7.0f %5s %s%s"
-              % (e.variant, e.n >> 20 and "%dMi" % (e.n >> 20), e.pj,
+              % (e.variant, size_label(e.n), e.pj,
                  e.pj_spread, e.board_w, e.board_spread, e.idle_w, e.net_w,
                  e.bandwidth / 1e9, "%.0f" % (e.lowest("sm_clock_min_mhz")
                                               or 0), e.throttle or "-",
