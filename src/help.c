@@ -204,7 +204,7 @@ NULL, NULL,
 "--metrics is given.\n", NULL, NULL,
 "  ewbench tune -v 'add_f16*' --launch graph\n" },
 { "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
-    "[--iters N] [--dry-run]",
+    "[--iters N] [--dry-run [--chip NAME]] [-q]",
 "Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
 "read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
 "the stream's bandwidth), the launch floor (stream, graph), the block\n"

@@ -340,40 +340,64 @@ declared_name(const char *s, const char **params)
 	return NULL;
 }
 
+/* Whether name is one of names[0..count). */
+static bool
+listed(char *const *names, size_t count, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++) {
+		if (strcmp(names[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 int
 user_find_function(const char *source, const char *path, char **function,
     char **cause)
 {
 	const char	*p = source, *params;
-	char		*name, *found = NULL;
-	size_t		 count = 0;
+	char		*name, **names = NULL, *list, *next;
+	size_t		 count = 0, i;
 
 	*function = NULL;
 	while ((p = next_global(source, p)) != NULL) {
 		p += 10;
 		if ((name = declared_name(p, &params)) == NULL)
 			continue;
-		if (found != NULL && strcmp(found, name) == 0) {
+		if (listed(names, count, name)) {
 			free(name);	/* declared, then defined */
 			continue;
 		}
-		count++;
-		if (found == NULL)
-			found = name;
-		else
-			free(name);
+		names = xrealloc(names, (count + 1) * sizeof *names);
+		names[count++] = name;
 	}
-	if (count != 1) {
-		*cause = count == 0 ?
-		    xasprintf("%s: no __global__ function found; name it: "
-		    "--kernel %s:FUNCTION", path, path) :
-		    xasprintf("%s: %zu __global__ functions; say which: "
-		    "--kernel %s:FUNCTION", path, count, path);
-		free(found);
+	if (count == 1) {
+		*function = names[0];
+		free(names);
+		return 0;
+	}
+	if (count == 0) {
+		*cause = xasprintf("%s: no __global__ function found; name it: "
+		    "--kernel %s:FUNCTION", path, path);
+		free(names);
 		return -1;
 	}
-	*function = found;
-	return 0;
+	/* Several: each named, so that the choice can be copied. */
+	list = xstrdup(names[0]);
+	for (i = 1; i < count; i++) {
+		next = xasprintf("%s, %s", list, names[i]);
+		free(list);
+		list = next;
+	}
+	*cause = xasprintf("%s: %zu __global__ functions (%s); say which: "
+	    "--kernel %s:FUNCTION", path, count, list, path);
+	free(list);
+	while (count > 0)
+		free(names[--count]);
+	free(names);
+	return -1;
 }
 
 /* Whether the word at q (within params) is `word`, standing alone or

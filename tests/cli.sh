@@ -32,7 +32,7 @@ expect 0 '^usage: ewbench check'	check -h
 expect 0 '^      --density N'	sweep --help
 expect 0 '^usage: ewbench info'	info --help
 expect 0 '^usage: ewbench list'	list --help
-expect 0 '^usage: ewbench ceilings'	ceilings --help
+expect 0 '^usage: ewbench ceilings .*\[--dry-run \[--chip NAME\]\] \[-q\]$'	ceilings --help
 expect 0 '^usage: ewbench tune'	help tune
 expect 0 '^usage: ewbench run'	run -v add_f32 --help
 expect 2 "no command 'frob'"	help frob
@@ -74,7 +74,10 @@ expect 2 'describe a --kernel FILE.cu'	check --no-guard
 printf '__global__ void f5(float *a, float *b, float *c, float *d, size_t n) {}\n' >"$tmpdir/f5.cu"
 expect 2 'cannot tell what f5 computes'	run --kernel "$tmpdir/f5.cu"
 printf '__global__ void f(float *c, size_t n) {}\n__global__ void g(float *c, size_t n) {}\n' >"$tmpdir/fg.cu"
-expect 2 '2 __global__ functions; say which'	check --kernel "$tmpdir/fg.cu"
+expect 2 '2 __global__ functions (f, g); say which: --kernel .*fg.cu:FUNCTION'	check --kernel "$tmpdir/fg.cu"
+# The article's file holds its six kernels: each named, to copy one.
+expect 2 'article_add.cu: 6 __global__ functions (elementwise_add_f32_kernel, elementwise_add_f32x4_kernel, elementwise_add_f16_kernel, elementwise_add_f16x2_kernel, elementwise_add_f16x8_kernel, elementwise_add_f16x8_pack_kernel); say which' \
+    run --dry-run --chip h100 --kernel "$top_srcdir/examples/article_add.cu"
 expect 2 "--op: 'mul' is not add"	run --kernel "$ex" --op mul
 expect 2 "--dtype: 'f64' is not f32"	run --kernel "$ex" --op add --dtype f64
 expect 2 "--elems-per-thread: '0'"	run --kernel "$ex" --op add --elems-per-thread 0
