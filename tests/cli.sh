@@ -316,5 +316,12 @@ if [ "$rc" = 5 ]; then
 	done
 	# --trace without a GPU is no GPU, not a CUPTI error.
 	expect 5 'no CUDA GPU is usable here'	run --trace "$tmpdir/t.json" -v add_f32 -s 1Ki
+	# metrics --check goes on for GH100, saying why as every command
+	# says it (issue 41: "CUDA driver version is insufficient" when no
+	# driver was installed at all).
+	"$EWBENCH" info >"$tmpdir/info" 2>&1 || true
+	why=$(sed -n 's/^ewbench: no CUDA GPU is usable here: //p' "$tmpdir/info")
+	expect 0 "^ewbench metrics: no CUDA GPU is usable here${why:+: $why}; checking against chip GH100 (choose with --chip)" \
+	    metrics --check --metrics dram
 fi
 echo "cli: $count rows passed"
