@@ -197,6 +197,15 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	else
 		record_failure(r, &p, &bad);
 	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
+	/* Wrong values from a kernel whose op was a guess: perhaps not the
+	 * op's kernel at all. */
+	if (user && !passed && bad.outside == 0 && !r->user_failed) {
+		char	*hint = user_spec_guess_hint(&r->opts.kernel);
+
+		if (hint != NULL)
+			fprintf(stderr, "ewbench: %s: %s\n", c->v->id, hint);
+		free(hint);
+	}
 	/* A user kernel that computes wrong, or writes outside its output,
 	 * is not measured: its numbers would describe a wrong kernel, and
 	 * its writes could land in ewbench's own buffers. */

@@ -222,6 +222,14 @@ expect 0 'skipped: user:elementwise_add_f32x4_kernel: n=2147483651, block 64: it
 grep -q '^user:elementwise_add_f32x4_kernel 16Mi *16Mi *1$' "$tmpdir/out" ||
     fail "the int-count kernel's 16Mi case: $(cat "$tmpdir/out")"
 
+# An op taken from the signature is said in the plan (issue 41: a SiLU of
+# three parameters was planned as a relu, silently), with the way out.
+printf '__global__ void silu_f32(const float *x, float *y, size_t n) {\n  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i] / (1.0f + __expf(-x[i]));\n}\n' >"$tmpdir/silu_f32.cu"
+expect 0 '^user:silu_f32: op relu, dtype f32, taken from its 3 parameters (const float \*a, float \*c, size_t n): if it is not a relu, give --reference REF.cu' \
+    run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" -s 1Mi
+expect 0 '^user:silu_f32: op relu (--op), dtype f32 (from its parameters)$' \
+    run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" --op relu -s 1Mi
+
 # Your own op (issue 31): a 3-input bf16 kernel with its reference kernel
 # compiles and plans without a GPU, beside the built-in variants that move
 # as many bytes per element (8: relu and abs in f32), on four input-sized
@@ -251,9 +259,29 @@ got=$?
 set -e
 [ "$got" = 2 ] && head -n 1 "$tmpdir/out" | grep -q 'silu_mul_f32_ref does not have the signature of the kernel and its reference (3 inputs, --dtype bf16)' ||
     fail "a reference of another signature: exit $got: $(cat "$tmpdir/out")"
-expect 2 '^ewbench run: --ulps and --rel are the tolerance of a check against --reference' \
+expect 2 '^ewbench run: --ulps, --rel, --atol and --rtol are the tolerance of a check against --reference' \
     run --dry-run --chip h100 --kernel "$top_srcdir/examples/add_f32x4.cu" \
     --ulps 1
+# torch.testing.assert_close's rule (issue 41): --atol and --rtol, their
+# ranges, once each, with --reference only; planned beside --ulps.
+expect 2 '^ewbench check: --ulps, --rel, --atol and --rtol are the tolerance' \
+    check --dry-run --chip h100 --kernel "$top_srcdir/examples/add_f32x4.cu" \
+    --atol 1e-3
+expect 2 "^ewbench check: --atol: '2' is not a number from 0 to 1\$" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --atol 2
+expect 2 "^ewbench check: --rtol: 'x' is not a number from 0 to 0.25\$" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --rtol x
+expect 2 "--atol given twice ('1e-3', then '1e-2')" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --atol 1e-3 --atol 1e-2
+expect 0 '^user:fma_bf16 *7 *7 *1$' check --dry-run --chip h100 \
+    --kernel "$fma" --reference "$fma_ref" --ulps 1 --atol 1e-3 --rtol 1e-2 \
+    --elems-per-thread 2 -s 7
+grep -q '^user:fma_bf16: your own op, checked against --reference .*fma_bf16_ref.cu (equal, or within 1 ulp, or |got - expected| <= 0.001 + 0.01 |expected|), in bf16 (from its parameters)$' \
+    "$tmpdir/out" || fail "the plan does not say the tolerance: $(cat "$tmpdir/out")"
+# --atol alone: --rtol is assert_close's for bf16.
+expect 0 '(equal, or |got - expected| <= 0.001 + 0.016 |expected|), in bf16' \
+    check --dry-run --chip h100 --kernel "$fma" --reference "$fma_ref" \
+    --atol 1e-3 -s 7
 expect 2 'leave out --op' run --dry-run --chip h100 --kernel "$fma" \
     --reference "$fma_ref" --op add
 expect 2 'in bf16 needs a reference kernel' run --dry-run --chip h100 \

@@ -92,4 +92,8 @@ rc=$?
 set -e
 [ "$rc" = 0 ] && grep -q '"count": "int32"' "$tmpdir/article/run.json" ||
     fail "the article's kernel on the stand-in: exit $rc: $(cat "$tmpdir/out")"
+# Its op and dtype were taken from its parameters: run.json says so.
+grep -q '^ *"op_from": "parameters",$' "$tmpdir/article/run.json" &&
+    grep -q '^ *"dtype_from": "parameters",$' "$tmpdir/article/run.json" ||
+    fail "run.json does not say where the op came from: $(grep -A4 '"op"' "$tmpdir/article/run.json")"
 echo "overrun: $checked checks on the stand-in, every overrun caught"

@@ -212,7 +212,11 @@ RUN_JSON = Object({
     "user_kernels": ListOf(Object({
         "variant": text(nonempty=True), "file": _STRING,
         "function": _STRING, "symbol": _STRING, "op": text(OPS),
-        "dtype": text(DTYPES), "source_sha256": _STRING,
+        "dtype": text(DTYPES),
+        # How the op and dtype were chosen (absent before issue 41).
+        "op_from": text(("--op", "--reference", "parameters")),
+        "dtype_from": text(("--dtype", "parameters")),
+        "source_sha256": _STRING,
         "cache_key": _STRING, "cached": BOOLEAN, "arch": _STRING,
         "nvrtc": _STRING, "options": _STRINGS,
         "count": text(("uint64", "int64", "uint32", "int32")),
@@ -227,6 +231,8 @@ RUN_JSON = Object({
             "cached": BOOLEAN,
             "count": text(("uint64", "int64", "uint32", "int32")),
             "ulps": integer(), "rel": Scalar("a finite number", _is_number),
+            # torch.testing.assert_close's rule (absent before issue 41).
+            "atol": number(), "rtol": number(),
         })),
     }, required=("variant",))),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
