@@ -467,6 +467,16 @@ open_device(struct runner *r, char **cause)
 
 static int	 start_user_kernel(struct runner *, char **);
 
+/* The plan says when the run directory will have no sass.csv (a build
+ * without cuobjdump): it is nowhere else to be seen before the run. */
+static void
+plan_print_sass(const struct run_options *o)
+{
+	if (o->command != CMD_CHECK && strcmp(ewb_sass_status,
+	    "recorded") != 0)
+		printf("sass.csv: %s\n", ewb_sass_status);
+}
+
 /* --dry-run without the GPU: the plan for a GPU's facts by name (--chip),
  * or, where there is no usable GPU, a generic estimate for CHIPS_DEFAULT's,
  * said as such.  Counter passes come from CUPTI's host API (no GPU). */
@@ -517,6 +527,7 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 		return EWB_EXIT_ERROR;
 	}
 	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
+	plan_print_sass(&r->opts);
 	return EWB_EXIT_OK;
 }
 
@@ -665,6 +676,9 @@ record_sass(struct runner *r, char **cause)
 
 	if (strcmp(ewb_sass_status, "recorded") != 0) {
 		r->man.sass = ewb_sass_status;
+		if (!r->opts.quiet)
+			fprintf(stderr, "ewbench: sass.csv not written: %s\n",
+			    ewb_sass_status + strlen("not recorded: "));
 		return 0;
 	}
 	for (i = 0; i < r->plan.ncases; i++) {
@@ -971,6 +985,7 @@ run_command(int argc, char **argv)
 	if (r.opts.dry_run) {
 		nvtx_pop();
 		plan_print(&r.plan, &r.opts, &r.dev, r.man.passes, stdout);
+		plan_print_sass(&r.opts);
 		runner_free(&r);
 		return EWB_EXIT_OK;
 	}

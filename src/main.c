@@ -13,6 +13,7 @@
 #include "device.h"
 #include "help.h"
 #include "run.h"
+#include "sass.h"
 
 static void
 version(void)
@@ -23,6 +24,7 @@ version(void)
 	    EWB_CUDA_ARCH);
 	printf("nvcc flags: -O3 -std=c++17 -lineinfo; CUPTI API %u\n",
 	    counters_cupti_version());
+	printf("kernels' SASS (sass.csv): %s\n", ewb_sass_status);
 }
 
 static int

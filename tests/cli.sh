@@ -298,6 +298,23 @@ expect 2 'one reference kernel per run' run --dry-run --chip h100 \
 grep -q "$top_srcdir/examples/add_f32x4.cu compiled for sm_90\|$top_srcdir/examples/add_f32x4.cu for sm_90 from the cache" \
     "$tmpdir/out" || fail "examples/ not taken from the source tree: $(cat "$tmpdir/out")"
 
+# The kernels' SASS (issue 41: a build without cuobjdump recorded none,
+# silently): --version says whether this build holds it, and where it
+# does not, the plan of a command that writes a run directory says so.
+sass=$("$EWBENCH" --version | sed -n "s/^kernels' SASS (sass.csv): //p")
+[ -n "$sass" ] || fail "--version does not say whether the SASS is recorded"
+for cmd in run check; do
+	"$EWBENCH" $cmd --dry-run --chip h100 -v add_f32 -s 1Ki >"$tmpdir/out" 2>&1 ||
+	    fail "$cmd --dry-run: $(cat "$tmpdir/out")"
+	said=$(sed -n 's/^sass.csv: //p' "$tmpdir/out")
+	if [ "$sass" = recorded ] || [ $cmd = check ]; then
+		[ -z "$said" ] || fail "$cmd --dry-run says sass.csv: $said"
+	else
+		[ "$said" = "$sass" ] ||
+		    fail "$cmd --dry-run: sass.csv '$said', --version '$sass'"
+	fi
+done
+
 # Plans for a GPU by name need no GPU; --chip needs --dry-run.
 expect 0 'plan for the facts of --chip h200 (NVIDIA H200; '	run --dry-run --chip h200
 expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4

@@ -96,6 +96,22 @@ set -e
 grep -q '^ *"op_from": "parameters",$' "$tmpdir/article/run.json" &&
     grep -q '^ *"dtype_from": "parameters",$' "$tmpdir/article/run.json" ||
     fail "run.json does not say where the op came from: $(grep -A4 '"op"' "$tmpdir/article/run.json")"
+# Without the build's SASS (no cuobjdump), a run says so on stderr, as
+# run.json does (issue 41: silent).
+sass=$("$EWBENCH" --version | sed -n "s/^kernels' SASS (sass.csv): //p")
+set +e
+env LD_PRELOAD="$STANDIN" "$EWBENCH" run -v add_f32 -s $n --no-cupti \
+    --iters 3 --warmup 1 -o "$tmpdir/sass" >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "a run on the stand-in: exit $rc: $(cat "$tmpdir/out")"
+if [ "$sass" != recorded ]; then
+	grep -q -F "\"sass\": \"$sass\"" "$tmpdir/sass/run.json" ||
+	    fail "run.json's sass is not --version's '$sass': $(grep '"sass"' "$tmpdir/sass/run.json")"
+	grep -q -F "ewbench: sass.csv not written: ${sass#not recorded: }" \
+	    "$tmpdir/out" || fail "the run did not say sass.csv is not written: $(cat "$tmpdir/out")"
+fi
+
 # A kernel that faults (an illegal address, as the stand-in's
 # EWB_STANDIN_FAULT makes its launch) ends the run with exit 1 naming the
 # point at work, its size and block, and the compute-sanitizer command
