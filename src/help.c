@@ -8,10 +8,12 @@
  * (cmd-metrics.c, the Python package).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "help.h"
+#include "paths.h"
 
 enum {
 	RUN = 1 << 0, CHECK = 1 << 1, SWEEP = 1 << 2, TUNE = 1 << 3,
@@ -313,19 +315,28 @@ static const char overview[] =
 "  4    too large for GPU memory\n"
 "  5    no usable CUDA GPU or driver\n"
 "  130  interrupted (SIGINT, SIGTERM, SIGHUP, stdout closed)\n"
-"\n"
-"Files (installed by make install; a moved installation is found from\n"
-"where the ewbench binary lies, a build tree's ewbench uses the source tree's\n"
-"examples/, docs/ and metrics/):\n"
-"  " EWB_PKGDATADIR "/examples\n"
+"\n";
+
+/* The Files part of the overview: each folder as this binary resolves it
+ * (paths.h), so that --help names folders that exist. */
+static const struct {
+	const char	*what;		/* a folder of pkgdatadir */
+	const char	*about;
+} files[] = {
+{ "examples",
 "                       the kernels of docs/user-kernels.md: --kernel\n"
 "                       examples/FILE.cu, when the current directory has no\n"
-"                       such file, is taken from here\n"
-"  " EWB_PKGDATADIR "/docs\n"
+"                       such file, is taken from here\n" },
+{ "docs",
 "                       README.md and docs/*.md (user-kernels.md: your own\n"
-"                       kernel, from the article's listing to a measured row)\n"
-"  " EWB_PKGDATADIR "/metrics\n"
-"                       the metric groups (EWBENCH_METRICS_DIR searched first)\n"
+"                       kernel, from the article's listing to a measured row)\n" },
+{ "metrics",
+"                       the metric groups (EWBENCH_METRICS_DIR searched first)\n" },
+{ "python",
+"                       the analysis commands' Python package (ewbench)\n" },
+};
+
+static const char overview_tail[] =
 "\n"
 "Environment:\n"
 "  EWBENCH_METRICS_DIR  a folder of metric groups, searched first\n"
@@ -342,7 +353,29 @@ static const char overview[] =
 void
 help_overview(FILE *f)
 {
+	char	*rule = paths_installed_rule(), *dir, *dirs[PATHS_MAX];
+	size_t	 i, k, n;
+
 	fputs(overview, f);
+	fprintf(f, "Files (this ewbench's, found from where it lies: a build "
+	    "tree's uses its\nsource tree; an installed one, %s from the "
+	    "bin/\nholding it, moved or not):\n", rule);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if ((dir = paths_data_dir(files[i].what)) != NULL)
+			fprintf(f, "  %s\n%s", dir, files[i].about);
+		else {
+			n = paths_data_dirs(files[i].what, dirs);
+			fprintf(f, "  %s: not found (looked in", files[i].what);
+			for (k = 0; k < n; k++)
+				fprintf(f, "%s %s", k > 0 ? " and" : "",
+				    dirs[k]);
+			fprintf(f, ")\n%s", files[i].about);
+			paths_free(dirs, n);
+		}
+		free(dir);
+	}
+	fputs(overview_tail, f);
+	free(rule);
 }
 
 int

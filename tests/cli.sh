@@ -315,6 +315,58 @@ for cmd in run check; do
 	fi
 done
 
+# --help's Files: the folders this ewbench resolves, each there (issue
+# 41: the build tree's named /usr/local/share/ewbench, which the build
+# tree never uses); here the source tree's.
+help_files() {	# the folders of `$1 --help`'s Files, one a line
+	"$1" --help | sed -n '/^Files/,/^$/s/^  \(\/[^ ]*\)$/\1/p'
+}
+src=$(cd "$top_srcdir" && pwd -P)
+[ "$(help_files "$EWBENCH" | wc -l)" = 4 ] ||
+    fail "--help's Files: $("$EWBENCH" --help | sed -n '/^Files/,/^$/p')"
+for d in $(help_files "$EWBENCH"); do
+	[ -d "$d" ] || fail "--help names $d, which does not exist"
+done
+help_files "$EWBENCH" | grep -qx "$src/examples" ||
+    fail "the build tree's --help does not name $src/examples: $(help_files "$EWBENCH")"
+
+# A build tree moved (issue 41: "no metric group 'default'", naming
+# neither where it was built nor the fix): built in its source tree (a
+# clone, moved), it uses the source beside it; a separate build directory
+# moved uses the source tree it was configured from.  A metric group only
+# the moved copy has tells where it looked.
+clone=$tmpdir/clone
+mkdir "$clone" "$tmpdir/build"
+cp "$EWBENCH" "$top_srcdir/configure.ac" "$clone/"
+cp -R "$top_srcdir/metrics" "$top_srcdir/examples" "$top_srcdir/docs" \
+    "$top_srcdir/python" "$clone/"
+cp "$clone/metrics/dram.txt" "$clone/metrics/moved.txt"
+: >"$clone/config.status"
+cp "$EWBENCH" "$tmpdir/build/"
+: >"$tmpdir/build/config.status"
+clone=$(cd "$clone" && pwd -P)
+[ "$(help_files "$clone/ewbench" | grep -c "^$clone/")" = 4 ] ||
+    fail "the moved clone's --help: $(help_files "$clone/ewbench")"
+(unset EWBENCH_METRICS_DIR; cd / &&
+    "$clone/ewbench" metrics --list --metrics moved >/dev/null 2>&1 &&
+    "$clone/ewbench" run --dry-run --chip h100 -v add_f32 -s 1Ki >/dev/null 2>&1 &&
+    "$clone/ewbench" run --dry-run --chip h100 --kernel examples/add_f32x4.cu \
+    -v add_f32x4 -s 1Ki 2>&1 | grep -q "$clone/examples/add_f32x4.cu") ||
+    fail "the moved clone does not use the source beside it"
+[ "$(help_files "$tmpdir/build/ewbench" | grep -c "^$src/")" = 4 ] ||
+    fail "a moved build directory's --help: $(help_files "$tmpdir/build/ewbench")"
+(unset EWBENCH_METRICS_DIR; cd / &&
+    "$tmpdir/build/ewbench" run --dry-run --chip h100 -v add_f32 -s 1Ki >/dev/null 2>&1) ||
+    fail "a moved build directory does not use its source tree"
+# ... and where the source is not there either, it says how it came to be
+# and what to do.
+set +e
+(unset EWBENCH_METRICS_DIR; "$tmpdir/build/ewbench" run --dry-run --chip h100 \
+    --metrics moved -v add_f32 -s 1Ki) >"$tmpdir/out" 2>&1
+set -e
+grep -q "no metric group 'moved' (searched .*); this ewbench is a build tree's, moved from .* (its source tree: .*): run ./configure and make in $tmpdir/build, or make install" \
+    "$tmpdir/out" || fail "a moved build tree's missing group: $(cat "$tmpdir/out")"
+
 # Plans for a GPU by name need no GPU; --chip needs --dry-run.
 expect 0 'plan for the facts of --chip h200 (NVIDIA H200; '	run --dry-run --chip h200
 expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4
