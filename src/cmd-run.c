@@ -580,6 +580,13 @@ start_user_kernel(struct runner *r, char **cause)
 		if (s->ref_path != NULL)
 			say_build("its reference", s->ref_path, &r->user.ref);
 	}
+	/* What it is checked as (a --dry-run's plan says it). */
+	if (!r->opts.quiet && !r->opts.dry_run) {
+		char	*what = user_spec_describe(s, r->user.id);
+
+		printf("ewbench: %s\n", what);
+		free(what);
+	}
 	r->opts.user_variant = &r->user.variant;
 	r->man.extra_json = user_kernel_json;
 	r->man.extra_ctx = &r->user;
