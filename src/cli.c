@@ -270,7 +270,7 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 			add_block(o, 0);
 			continue;
 		}
-		if (word[0] == 'x') {
+		if (word[0] == 'x' && word[1] != '\0') {
 			if (uint_list_parse(word + 1, "--block's xK", 2, 32,
 			    &block, &count, cause) != 0) {
 				free(copy);
