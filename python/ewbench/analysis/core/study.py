@@ -35,6 +35,13 @@ STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 REPORT_DIR = "report"
+# The layout, as `report --help` and the refusal of a directory that is
+# not one name it.
+LAYOUT = "run directories: at least one of %s/, with %s/ and " \
+    "%s/round-N/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS)
+# Where ewbench's source tree keeps the reference studies it ships, one
+# folder each (reports/reference/<name>/: a study, or a fleet).
+REFERENCES = "reports/reference"
 
 # What each part is for, as the report's Method section says it.
 PURPOSE = {
@@ -135,13 +142,24 @@ def is_study_dir(path):
         is_run_dir(os.path.join(path, part)) for part in PARTS)
 
 
+def shipped_reference(path):
+    """'reports/reference/<name>[/...]' when path lies in one of the
+    reference folders of ewbench's source tree (known by that place: a
+    copy elsewhere is the user's), else None."""
+    parts = os.path.realpath(path).split(os.sep)
+    top = REFERENCES.split("/")
+    for i in range(len(parts) - len(top)):
+        if parts[i:i + len(top)] == top:
+            return "/".join(parts[i:])
+    return None
+
+
 def load_study(path):
     """Load every part present.  DataError when path is neither a study
     nor a run directory, or when the parts name different GPUs."""
     if not is_study_dir(path):
-        raise load.DataError(path, None, "expected a study directory (with "
-                             "%s/ run directories) or a run directory" %
-                             "/, ".join(PARTS))
+        raise load.DataError(path, None, "expected a study directory (%s) "
+                             "or a run directory (with run.json)" % LAYOUT)
     ceilings_dir = os.path.join(path, CEILINGS)
     ceilings_from = ceilings_dir if validate.present(
         os.path.join(ceilings_dir, "ceilings.csv")) else None
