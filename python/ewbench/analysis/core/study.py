@@ -154,6 +154,30 @@ def shipped_reference(path):
     return None
 
 
+def reference_text(path, runs, what):
+    """The first words of a report rendered from a shipped reference (None
+    for any other directory): that it is one, of what (what: "a study of
+    one NVIDIA H100 80GB HBM3"), measured when and at which commit (the
+    runs' run.json), and the folder it was rendered from, so that no
+    reader takes it for a measurement of the machine that rendered it."""
+    folder = shipped_reference(path)
+    if folder is None:
+        return None
+    days = sorted({str(r.manifest.get("started_utc") or "")[:10]
+                   for r in runs} - {""})
+    commits = sorted({str((r.manifest.get("tool") or {}).get(
+        "git_revision") or "") for r in runs} - {""})
+    when = ("on %s" % days[0] if len(days) == 1 else
+            "from %s to %s" % (days[0], days[-1]) if days else
+            "on a date its run.json files do not give")
+    at = ("at commit%s %s" % ("" if len(commits) == 1 else "s",
+                              ", ".join("`%s`" % c for c in commits))
+          if commits else "at a commit its run.json files do not give")
+    return ("Shipped reference: %s, measured %s %s, rendered from `%s/`. "
+            "A reading of the data ewbench ships, not a measurement of the "
+            "machine that rendered it." % (what, when, at, folder))
+
+
 def load_study(path):
     """Load every part present.  DataError when path is neither a study
     nor a run directory, or when the parts name different GPUs."""
