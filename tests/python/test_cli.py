@@ -112,6 +112,16 @@ def test_a_shipped_reference_is_not_written_into_by_default(capsys):
     assert study.shipped_reference(os.path.join(ROOT, "tests")) is None
 
 
+def test_shipped_reference_is_the_last_such_place(tmp_path):
+    """A clone under another reports/reference/ names its own."""
+    inner = tmp_path / "reports" / "reference" / "clone" / "reports" / \
+        "reference" / "gpu" / "article"
+    inner.mkdir(parents=True)
+    assert study.shipped_reference(str(inner)) == \
+        "reports/reference/gpu/article"
+    assert study.shipped_reference(str(tmp_path / "reports")) is None
+
+
 def test_usage_errors_exit_two(capsys):
     assert main([]) == EXIT_USAGE
     assert main(["frobnicate"]) == EXIT_USAGE

@@ -74,9 +74,10 @@ def make_parser():
         **cli.page("report", "Write OUTDIR/report.md, OUTDIR/report.html "
                    "(self-contained) and OUTDIR/figures/*.svg for a study "
                    "directory (as `make report` writes it; %s) or for one "
-                   "run directory (with run.json).  Without -o, a shipped "
-                   "reference (under %s/) is refused: its report is the "
-                   "one committed." % (study.LAYOUT, study.REFERENCES)))
+                   "run directory (with run.json).  Without -o, a directory "
+                   "inside a shipped reference (under %s/) is refused: "
+                   "ewbench keeps those as measured and rendered." % (
+                       study.LAYOUT, study.REFERENCES)))
     p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: STUDY_DIR/report or "

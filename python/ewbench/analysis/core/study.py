@@ -148,7 +148,8 @@ def shipped_reference(path):
     copy elsewhere is the user's), else None."""
     parts = os.path.realpath(path).split(os.sep)
     top = REFERENCES.split("/")
-    for i in range(len(parts) - len(top)):
+    # The last such place: a clone may lie under another reports/reference.
+    for i in reversed(range(len(parts) - len(top))):
         if parts[i:i + len(top)] == top:
             return "/".join(parts[i:])
     return None
