@@ -28,12 +28,6 @@ from .cli import (EXIT_DATA, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK,
                   EXIT_SLOWER, EXIT_USAGE, PROG, os_error_text, say, stopped)
 
 
-def epilog(command=None):
-    """The end of a --help page: exit statuses and examples, of one
-    command, or (None) of all."""
-    return cli.epilog([command] if command else list(cli.EXITS))
-
-
 def positive_int(text):
     """argparse type: an integer > 0 (decimal, or 0x.. hex)."""
     try:
@@ -64,7 +58,7 @@ def make_parser():
     from .core import study
     parser = argparse.ArgumentParser(
         prog=PROG, description="Analyse ewbench run directories "
-        "(docs/analysis.md).", epilog=epilog(),
+        "(docs/analysis.md).", epilog=cli.epilog(list(cli.EXITS)),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
