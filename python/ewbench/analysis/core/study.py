@@ -42,8 +42,9 @@ EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 REPORT_DIR = "report"
 # The layout, as `report --help` and the refusal of a directory that is
 # not one name it.
-LAYOUT = "run directories: at least one of %s/, with %s/ and " \
-    "%s/round-N/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS)
+LAYOUT = "run directories: at least one of %s/, with %s/, %s/round-N/ " \
+    "and %s/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS,
+                                EXPERIMENTS)
 # Where ewbench's source tree keeps the reference studies it ships, one
 # folder each (reports/reference/<name>/: a study, or a fleet).
 REFERENCES = "reports/reference"
