@@ -94,7 +94,7 @@ if [ "$rc" = 0 ]; then
 	    -o "$study/experiments"
 	# Each round's torch rows right after it, so that a drift of the
 	# machine hits cub, torch and ewbench's kernels alike; the article's
-	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 4):
+	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 5):
 	# no rows, no error, and it is not asked again.
 	torch=yes
 	for round in 1 2 3; do
