@@ -4,7 +4,7 @@
 #
 #   manpage.sh page EWBENCH VERSION [DATAROOT]
 #	the manual: the overview, then a section for each command the
-#	overview lists ("Commands" and "Analysis commands": the analysis
+#	overview lists (from "Commands" to "Options of ...": the analysis
 #	commands' pages come from the Python package, argparse's).  The
 #	overview's Files name the folders EWBENCH resolves; those under
 #	DATAROOT (the source tree, for the build tree's ewbench) are written
@@ -56,8 +56,7 @@ page() {
 	PYTHONDONTWRITEBYTECODE=1
 	export PYTHONDONTWRITEBYTECODE
 	"$ewbench" --help >"$tmp/overview"
-	commands=$(awk '/^(Commands|Analysis commands)/ { on = 1; next }
-	    /^$/ { on = 0 }
+	commands=$(awk '/^Commands/ { on = 1; next } /^Options of/ { on = 0 }
 	    on && /^  [a-z]/ { print $1 }' "$tmp/overview")
 	{
 		cat "$tmp/overview"

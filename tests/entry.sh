@@ -14,15 +14,15 @@ for f in "$top_srcdir"/metrics/*.txt; do
 	    fail "run --help does not list the metric group $g (metrics/$g.txt)"
 done
 # Every page: the overview and each command's, the analysis commands'
-# (the Python package's) too: the commands the overview lists.
-commands=$("$EWBENCH" --help | awk '/^(Commands|Analysis commands)/ { on = 1; next }
-    /^$/ { on = 0 }
+# (the Python package's) too: the commands ewbench dispatches (its word on
+# an unknown one lists them), each listed by the overview, in its order.
+commands=$("$EWBENCH" --help | awk '/^Commands/ { on = 1; next }
+    /^Options of/ { on = 0 }
     on && /^  [a-z]/ { print $1 }')
-for want in info list run check sweep tune ceilings metrics report compare \
-    contest fleet-report timeline torch; do
-	echo "$commands" | grep -qx "$want" ||
-	    fail "ewbench --help does not list the command $want"
-done
+dispatched=$("$EWBENCH" no-such-command 2>&1 |
+    sed -n 's/.*(commands: \([^;]*\);.*/\1/p' | tr -d ',' | tr ' ' '\n')
+[ -n "$dispatched" ] && [ "$commands" = "$dispatched" ] ||
+    fail "ewbench --help lists $(echo $commands), ewbench runs $(echo $dispatched)"
 # (An analysis command's page needs the analysis's Python: without numpy
 # the manual says it could not run it, and the check below skips it.)
 py=${PYTHON:-python3}
