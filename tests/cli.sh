@@ -106,6 +106,15 @@ expect 0 '^add_f32x4 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2
 expect 0 '^add_f32x4_ilp2 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
 expect 0 '^cub_add_f32 .* 1$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
 expect 2 "--block: 'owner' is not a whole number"	run --block own,owner
+# --block xK: K times each variant's own (add_f16x8 32 -> 64, 128, 256;
+# add_f32 256 -> 512, 1024, and x8 past 1024 left out); cub its own
+expect 0 '^add_f16x8 .* 4$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 0 '^add_f32 .* 3$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 0 '^cub_add_f16 .* 1$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 2 "--block's xK: '64' is not a whole number from 2 to 32"	run --block x64
+# The experiments' probes: only by name, never by a pattern or default
+expect 0 '^add_f32_ilp2 '	run --dry-run --no-cupti -v add_f32_ilp2 -s 1Mi
+expect 2 "'add_f32_ilp\*' matches only the experiments' probes, which run only when named: add_f32_ilp2, add_f32_ilp4"	run --dry-run --no-cupti -v 'add_f32_ilp*' -s 1Mi
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
 expect 2 "--device given twice ('0', then '1')"	run --device 0 --device 1
