@@ -11,6 +11,8 @@
                   rows, timed right after each round); before 2026-11-26
                   round-2/, round-3/ at the published blocks
       report/     what `ewbench report STUDY_DIR` writes
+      steps.json  how long each step of `make report` took (Study.steps);
+                  studies measured before 2026-12 have none
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
@@ -35,6 +37,7 @@ STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 REPORT_DIR = "report"
+STEPS = "steps.json"
 
 # What each part is for, as the report's Method section says it.
 PURPOSE = {
@@ -53,12 +56,29 @@ PURPOSE = {
 
 
 @dataclass(frozen=True)
+class Step:
+    """One step of `make report` (steps.json): a part measured, a peer's
+    rows, or the rendering."""
+    name: str
+    kind: str                   # validate.STEP_KINDS
+    dirs: tuple                 # the study's folders it wrote into
+    start_s: float              # from the study's start
+    seconds: float
+    exit_code: int = 0
+
+    @property
+    def measures(self):
+        return self.kind != "render"
+
+
+@dataclass(frozen=True)
 class Study:
     path: str
     runs: dict = field(default_factory=dict)    # part -> load.Run
     ceilings_path: Optional[str] = None         # the run directory whose
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
+    steps: tuple = ()                           # Step of steps.json, in order
 
     def run(self, part):
         return self.runs.get(part)
@@ -120,6 +140,17 @@ class Study:
         return out
 
     @property
+    def measuring_s(self):
+        """Seconds from the first measuring step's start to the last
+        one's end (steps.json), or None without steps."""
+        spans = [(s.start_s, s.start_s + s.seconds) for s in self.steps
+                 if s.measures]
+        if not spans:
+            return None
+        return max(end for _, end in spans) - min(start for start, _ in
+                                                  spans)
+
+    @property
     def is_single_run(self):
         return os.path.normpath(self.main.path) == \
             os.path.normpath(self.path)
@@ -166,7 +197,18 @@ def load_study(path):
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats)
+    return Study(path, runs, ceilings_from, repeats, load_steps(path))
+
+
+def load_steps(path):
+    """The steps of STUDY/steps.json, () when it is not there."""
+    steps_path = os.path.join(path, STEPS)
+    if not validate.present(steps_path):
+        return ()
+    doc = validate.check_steps(steps_path, validate.read_text(steps_path))
+    return tuple(Step(s["name"], s["kind"], tuple(s.get("dirs") or ()),
+                      float(s["start_s"]), float(s["seconds"]),
+                      int(s.get("exit_code") or 0)) for s in doc["steps"])
 
 
 def _round_number(name):
