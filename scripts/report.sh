@@ -138,6 +138,8 @@ if [ "$rc" = 0 ]; then
 	}
 	# The sweep's cold rows draw the cold line of the cache-tier figure:
 	# 2 ms of samples each (an L2 flush before every one) is enough there.
+	# --density 2: 8 working sets a doubling where a warm one leaves L2,
+	# 1 to 4 elsewhere (docs/ceilings.md, "Sweep grid").
 	step sweep part sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
 	    --density 2 --warmup 3 --max-time 2 -o "$study/sweep"
 	# Graph launches: kernels back to back, as the study's loops ran them
