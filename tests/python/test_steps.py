@@ -64,7 +64,7 @@ def test_method_shows_the_steps(study_dir):
     write_steps(study_dir, STEPS)
     text = markdown(method.method_section(stu.load_study(str(study_dir))))
     assert "18.8 s of measuring, from the first part's start" in text
-    assert "5.5 s of rendering" in text
+    assert "its first rendering took 5.5 s" in text
     assert "| torch 1 | `article/` | 12.8 s | 6.0 s |" in text
     failed = dict(STEPS, steps=STEPS["steps"][:1] + [
         dict(STEPS["steps"][1], exit_code=1)])
@@ -73,8 +73,6 @@ def test_method_shows_the_steps(study_dir):
     assert "| article (exit 1) | `article/` |" in text
     assert "rendering" not in text
     # the rest of the section is what it was without steps.json
-    assert text.replace(text[text.index("**Steps**"):text.index(
-        "| article (exit 1) |")], "").count("\n") > 0
     for line in before.split("\n"):
         assert line in text
 

@@ -132,7 +132,7 @@ def _steps_blocks(study):
             if study.measuring_s is not None else
             "**Steps** (`steps.json`, as `make report` timed them)")
     if rendering:
-        text += "; %.1f s of rendering (the study's first)" % rendering
+        text += "; its first rendering took %.1f s" % rendering
     return [doc.Paragraph(text + "."), doc.Table(
         ("step", "wrote", "started at", "took"), tuple(
             (s.name + ("" if s.exit_code == 0 else
