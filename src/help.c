@@ -38,8 +38,9 @@ static const struct option_help {
 "                       adds sizes to the tiers\n" },
 { MEASURE,
 "      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
-"                       each variant's published shape, e.g. own,512\n"
-"                       (default: own; cub picks its own; tune: 32 to\n"
+"                       each variant's published shape, e.g. own,512, and\n"
+"                       'xK' K times it, e.g. own,x2,x4 (past 1024 left\n"
+"                       out; default: own; cub picks its own; tune: 32 to\n"
 "                       1024)\n" },
 { TIMED,
 "      --iters N        timed launches per point, at least (default 20); each\n"
@@ -163,8 +164,9 @@ static const struct command_help {
 "  ewbench info --device 1\n" },
 { "list", 0, "ewbench list",
 "The kernel variants and their facts: op, dtype, origin (study, ewbench's\n"
-"own additions, peer), published block, elements per thread, vector\n"
-"width, bytes per element. No GPU needed.\n",
+"own additions, peer, or probe: a study variant's loads 2x or 4x per\n"
+"thread, for the experiments, run only by name), published block,\n"
+"elements per thread, vector width, bytes per element. No GPU needed.\n",
 "  -h, --help           this page\n",
 "  0    success\n"
 "  1    the listing could not be written\n"
@@ -187,10 +189,11 @@ static const struct command_help {
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n" },
 { "check", CHECK, "ewbench check [OPTIONS]",
-"Only the correctness check: every element of each variant against a CPU\n"
-"reference, at sizes that exercise every tail (default 1, 3, 7, 8, 33,\n"
-"1000003, 2^20, 2^24+5), fresh random inputs, a poisoned output; a user's\n"
-"kernel twice, over two guard poisons around its output.\n", NULL, NULL,
+"Only the correctness check: every element of each variant (without -v,\n"
+"the experiments' probes too, which other commands run only by name)\n"
+"against a CPU reference, at sizes that exercise every tail (default 1, 3,\n"
+"7, 8, 33, 1000003, 2^20, 2^24+5), fresh random inputs, a poisoned output;\n"
+"a user's kernel twice, over two guard poisons around its output.\n", NULL, NULL,
 "  ewbench check\n"
 "  ewbench check -v add_f32x4 -s 1,3,5,1000003 --misalign\n"
 "  ewbench check --kernel examples/add_tail_bug.cu --elems-per-thread 4\n" },

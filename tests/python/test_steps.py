@@ -159,7 +159,8 @@ def test_report_serves_every_round_from_one_torch_between_the_parts(
     events.remove("torch import")
     # ... touching the GPU only once the first round has ended, and
     # measuring each round's rows right after it, never while a part runs.
-    parts = ["ceilings", "article", "sweep", "blocks", "stalls"]
+    parts = ["ceilings", "article", "sweep", "blocks", "stalls",
+             "experiments"]
     assert events == [e for p in parts for e in (
         "part begin " + p, "part end " + p)] + [
         "part begin round-1", "part end round-1", "torch gpu",
@@ -182,6 +183,7 @@ def test_report_serves_every_round_from_one_torch_between_the_parts(
         ("article", "part", ("article",)),
         ("sweep", "part", ("sweep",)), ("blocks", "part", ("blocks",)),
         ("stalls", "part", ("stalls",)),
+        ("experiments", "part", ("experiments",)),
         ("repeat 1", "part", ("repeats/round-1",)),
         ("torch 1", "peer", ("article", "repeats/round-1")),
         ("repeat 2", "part", ("repeats/round-2",)),

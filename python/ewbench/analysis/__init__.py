@@ -40,6 +40,8 @@ core/validate/  the data contract checked: every file read goes through it
 report/     the report of a study or one run (`ewbench report`)
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
+  experiments  each verdict at the DRAM tier tested by the change it
+            predicts (probes, larger blocks, siblings), measured
   published the write-ups' published numbers beside this GPU's, each as
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)
@@ -73,8 +75,8 @@ report/page/   report.md and report.html, section by section
 
 report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
-  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency under
-            load, the loads in flight Little's law needs
+  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
+  curve     the measured concurrency curve, and a point's place on it
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
   above     rows above a measured DRAM ceiling, explained

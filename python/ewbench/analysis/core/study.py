@@ -10,6 +10,9 @@
                   --block own,128,...,1024 (the add kernels and cub; + torch
                   rows, timed right after each round); before 2026-11-26
                   round-2/, round-3/ at the published blocks
+      experiments/ ewbench run -v <study variants, probes> -s 2^28 --cache
+                  warm --block own,x2,x4 --no-counters: the interventions
+                  the verdicts predict (report/experiments.py)
       report/     what `ewbench report STUDY_DIR` writes
       steps.json  how long each step of `make report` took (Study.steps);
                   studies measured before 2026-12 have none
@@ -17,7 +20,8 @@
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
 article's points of the same key (with_metrics_of); the repeat rounds
-(Study.rounds) make the DRAM-tier comparison's repeats.
+(Study.rounds) make the DRAM-tier comparison's repeats; experiments/,
+like them a run that is not a part, the verdicts' experiments.
 A single run directory is a study of one part (`article`), so the report
 code has one shape to handle.
 """
@@ -36,6 +40,7 @@ BLOCKS = "blocks"
 STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
+EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 REPORT_DIR = "report"
 STEPS = "steps.json"
 
@@ -78,6 +83,7 @@ class Study:
     ceilings_path: Optional[str] = None         # the run directory whose
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
+    experiments: Optional[object] = None        # load.Run of experiments/
     steps: tuple = ()                           # Step of steps.json, in order
 
     def run(self, part):
@@ -191,13 +197,17 @@ def load_study(path):
                      if os.path.isdir(rounds) else ())
         if name.startswith("round-") and
         is_run_dir(os.path.join(rounds, name)))
+    sub = os.path.join(path, EXPERIMENTS)
+    experiments = load.load_run(sub, ceilings_from=ceilings_from) \
+        if is_run_dir(sub) else None
     names = {r.device.get("name") for r in list(runs.values()) + list(
-        repeats)}
+        repeats) + ([experiments] if experiments else [])}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats, load_steps(path))
+    return Study(path, runs, ceilings_from, repeats, experiments,
+                 load_steps(path))
 
 
 def load_steps(path):
