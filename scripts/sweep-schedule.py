@@ -21,6 +21,10 @@ side and whether they agree:
   L2 tier        per dtype and peer, the lowest, middle and highest
                  margins agree within the floors of their four points,
                  and the share of sizes beyond the noise within one size
+  verdicts       every part's bottleneck verdicts are the same (the
+                 sweep's fitted fixed costs decide other parts' too); a
+                 point whose verdict differs is listed with both rules'
+                 text, which says how near their thresholds it was
 
 and the sweep's time, estimated from the dense run's own accounting
 (run.json wall_s; estimate_seconds).  The sizes kept are, per variant, the
@@ -315,6 +319,24 @@ def l2_tier(judge, dense, sparse):
                   abs(ca / na - cb / nb) <= 1.0 / min(na, nb) + 1e-9)
 
 
+def verdicts(judge, dense, sparse):
+    """Every part's bottleneck verdicts (the sweep's fitted intercepts
+    decide the fixed cost of the other parts' points too: findings
+    make_context): per part, how many of the points both have differ;
+    each that does, with the rule's text on both sides (how near its
+    thresholds it was)."""
+    for part in sorted(dense.parts):
+        vd, vs = dense.parts[part].verdicts, sparse.parts[part].verdicts
+        keys = [k for k in vd if k in vs]
+        flips = [k for k in keys if vd[k].name != vs[k].name]
+        judge.row("verdicts of %s/" % part, "%d points" % len(keys),
+                  "%d differ" % len(flips), not flips)
+        for k in flips:
+            judge.row("%s/ %s" % (part, " ".join(str(x) for x in k if x)),
+                      "%s: %s" % (vd[k].name, vd[k].rule),
+                      "%s: %s" % (vs[k].name, vs[k].rule), False)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -352,6 +374,7 @@ def main(argv=None):
         effective(judge, dctx.parts[stu.SWEEP], sctx.parts[stu.SWEEP])
         finding2(judge, dctx, sctx)
         l2_tier(judge, dctx, sctx)
+        verdicts(judge, dctx, sctx)
         sizes = len({p.footprint_bytes for p in run.points
                      if p.variant == run.points[0].variant})
         before = estimate_seconds(run, run.points)
