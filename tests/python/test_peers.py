@@ -227,6 +227,8 @@ def test_serve_imports_once_touches_the_gpu_on_the_first_request(
         "import") or torch_standin.FakeTorch())
     monkeypatch.setattr(tj, "check_cuda", lambda torch: events.append(
         "gpu"))
+    monkeypatch.setattr(tj.Peer, "release", lambda self: events.append(
+        "release"))
     monkeypatch.setattr(tj, "measure", lambda torch, jobs, flush, done: (
         events.append("measure %s" % ",".join(sorted(
             {os.path.basename(j.run_dir) for j in jobs}))),
@@ -239,9 +241,10 @@ def test_serve_imports_once_touches_the_gpu_on_the_first_request(
         "read round-1", "read round-2", "read ",
         "gpu",                       # only once a request is whole
         "measure round-1,round-2",   # both runs in one call
+        "release",                   # PyTorch's cache back, then ...
         "answered; rows of round-1,round-2",
         "read round-3", "read ",     # the next one only after the answer
-        "measure round-3",
+        "measure round-3", "release",
         "answered; rows of round-1,round-2,round-3",
         "end of input"]
     # Each answer: the lines `ewbench torch RUN_DIR...` prints, then an

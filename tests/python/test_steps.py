@@ -165,10 +165,11 @@ def test_report_serves_every_round_from_one_torch_between_the_parts(
         "part begin " + p, "part end " + p)] + [
         "part begin round-1", "part end round-1", "torch gpu",
         "torch measure begin article round-1", "torch measure end",
+        "torch release",             # PyTorch's cache back to the driver
         "part begin round-2", "part end round-2",
-        "torch measure begin round-2", "torch measure end",
+        "torch measure begin round-2", "torch measure end", "torch release",
         "part begin round-3", "part end round-3",
-        "torch measure begin round-3", "torch measure end"]
+        "torch measure begin round-3", "torch measure end", "torch release"]
     # The rows are in each run's peer-torch.csv, as `ewbench torch` by
     # hand writes them; the server's lines were shown.
     for run in ("article", "repeats/round-1", "repeats/round-2",

@@ -7,7 +7,7 @@ measuring (every point one median, no kernel) are faked.
 
 is `ewbench torch ARGS...` with the stand-in.  --log appends one line per
 event to FILE ("torch import", "torch gpu", "torch measure begin DIRS",
-"torch measure end"), O_APPEND writes that interleave in order with the
+"torch measure end", "torch release"), O_APPEND writes that interleave in order with the
 lines other processes append (tests/python/test_report_steps.py's
 stand-in ewbench); --no-torch is a machine without PyTorch."""
 
@@ -51,8 +51,11 @@ class FakeCuda:
     def memory_allocated(self):
         return 0
 
-    def empty_cache(self):
+    def synchronize(self):
         pass
+
+    def empty_cache(self):
+        note("torch release")
 
     def get_device_name(self, index):
         return "NVIDIA H100 80GB HBM3"

@@ -440,8 +440,8 @@ class Peer:
     to measure creates the CUDA context on the runs' GPU and the L2 flush
     buffer, which later calls reuse (a larger buffer replaces it when a
     run asks for more).  A point's tensors go back to PyTorch's cache,
-    never to the driver (session()), so between calls the process holds
-    its context and its cached blocks, idle."""
+    never to the driver (session()); release() gives the cache back
+    between calls."""
 
     def __init__(self):
         self.torch = None
@@ -478,6 +478,16 @@ class Peer:
             self.flush = None       # back to the cache before the new one
             self.flush = torch.empty(want, dtype=torch.uint8, device="cuda")
             self.flush_bytes = want
+
+    def release(self):
+        """After a call, before ewbench measures again: PyTorch's cached
+        blocks back to the driver (the context and the flush buffer
+        stay), so that ewbench finds the memory it had when each round's
+        torch process exited.  The driver scrubs them in the background,
+        as it did then, while the next ewbench process starts up."""
+        if self.index is not None:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.empty_cache()
 
     def available_bytes(self):
         """What the next points may allocate: the driver's free memory
@@ -575,8 +585,8 @@ def serve(peer, requests_in, replies):
     """Answer each request of requests_in (a text stream, requests())
     with the rows of its runs, measured by peer, as `ewbench torch
     RUN_DIR...` measures them: the lines it prints, then an empty line,
-    written to replies and flushed, once every row is on disk and the
-    GPU is idle.  PyTorch is imported before the first request is read
+    written to replies and flushed, once every row is on disk, the GPU
+    idle and PyTorch's cache given back (Peer.release).  PyTorch is imported before the first request is read
     and the GPU is first touched when the first request with points to
     measure comes, so a client can start the server while it times its
     own kernels.  Returns at the end of the input; a failure (CannotRun,
@@ -589,6 +599,7 @@ def serve(peer, requests_in, replies):
     for run_dirs in requests(iter(requests_in.readline, "")):
         if run_dirs:
             say_written(peer.measure_runs(run_dirs, say), say)
+            peer.release()
         say("")
 
 
