@@ -133,7 +133,7 @@ if [ "$rc" = 0 ]; then
 	rm -rf "$fifos"
 	# torch_rows RUN_DIR...: the torch rows of these runs, measured now,
 	# the server's lines shown as it prints them.  Fails once the server
-	# has ended: without PyTorch it says so and exits 4 (no rows, no
+	# has ended: without PyTorch it says so and exits 5 (no rows, no
 	# error, and it is not asked again).
 	torch_rows() {
 		( trap '' PIPE; printf '%s\n' "$@" "" >&3 ) 2>/dev/null || return 1

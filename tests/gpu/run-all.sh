@@ -444,6 +444,8 @@ mainjob2)
 	set -- reports/nvidia-*/
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
+	# The conclusions: findings, point verdicts, experiments' outcomes.
+	python3 tests/gpu/verdicts.py "$1" "$2" | tee "$out/verdicts.txt"
 	# Both studies: the noise model is fitted from the pair's rows
 	# (tests/gpu/repeat.py --by-duration).
 	pair=${TMPDIR:-/tmp}/ewbench-pair; rm -rf "$pair"; mkdir -p "$pair"
