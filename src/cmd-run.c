@@ -88,6 +88,7 @@ start_counters(struct runner *r)
 	r->man.passes = counters_passes(r->counters);
 	r->man.chip = counters_chip(r->counters);
 	r->man.replay = counters_replay(r->counters);
+	r->man.range = counters_range(r->counters);
 	r->man.cupti_version = counters_cupti_version();
 }
 

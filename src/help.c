@@ -95,8 +95,10 @@ static const struct option_help {
 "                       as its fallback kernel; without it such variants are\n"
 "                       skipped, the reason in run.json\n" },
 { SWEEP,
-"      --density N      working sets per doubling (default 3; four times as\n"
-"                       many between L2/4 and 4x the L2)\n" },
+"      --density N      working sets per doubling from L2/16 to L2/4 and\n"
+"                       from 1.5x to 4x the L2 (default 3); 2N from L2/4,\n"
+"                       4N from L2/2 to 1.5x the L2 (where a warm working\n"
+"                       set leaves L2), N/2 below L2/16 and beyond 4x\n" },
 { MEASURE,
 "      --dry-run        print the plan (cases, points, sizes, counter passes),\n"
 "                       its GPU memory and an estimate of its time, then\n"
