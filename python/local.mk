@@ -10,6 +10,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/__init__.py \
 	%reldir%/ewbench/analysis/__init__.py \
 	%reldir%/ewbench/analysis/__main__.py \
+	%reldir%/ewbench/analysis/cli.py \
 	%reldir%/ewbench/analysis/contest/__init__.py \
 	%reldir%/ewbench/analysis/contest/page.py \
 	%reldir%/ewbench/analysis/contest/rank.py \

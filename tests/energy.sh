@@ -93,9 +93,11 @@ grep -q '"energy": {' "$d/energy/run.json" || fail "run.json lacks energy"
 EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" report "$d/energy" \
     -o "$d/energy-report" >"$d/out" 2>&1 ||
     fail "report: $(head -c 600 "$d/out")"
-for text in '## Energy per byte' 'most frugal' 'least frugal' 'idle' \
-    'whole board'; do
-	grep -qF -e "$text" "$d/energy-report/report.md" ||
+# report.md wraps its prose at 78 columns: read it unwrapped.
+tr -s '\n ' '  ' <"$d/energy-report/report.md" >"$d/report.txt"
+for text in '## Energy per byte' 'most frugal `add_f32' 'least frugal' \
+    'W subtracted' 'covers the whole board'; do
+	grep -qF -e "$text" "$d/report.txt" ||
 	    fail "the report lacks '$text': $(sed -n '/Energy per byte/,/^## /p' "$d/energy-report/report.md" | head -30)"
 done
 [ -f "$d/energy-report/figures/energy.svg" ] || fail "no energy figure"

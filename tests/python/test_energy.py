@@ -217,7 +217,9 @@ def test_most_and_least_frugal_per_tier_and_op(tmp_path):
 
 
 def _section_md(st):
-    return doc.render_markdown(en.section(st, {}))
+    """The section's Markdown, its prose unwrapped (report.md wraps it at
+    78 columns)."""
+    return re.sub(r"\n +", " ", doc.render_markdown(en.section(st, {})))
 
 
 def test_the_section_names_the_ends_with_numbers_and_the_idle(tmp_path):

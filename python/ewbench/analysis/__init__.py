@@ -2,12 +2,15 @@
 
 The package reads only what docs/data-format.md describes, and imports
 neither torch nor peers/ (the tools that measure peer libraries write
-peer-*.csv files that core/load.py reads).  Data flows one way: core/
+peer-*.csv files that core/load.py reads; only the command line hands
+`torch` to peers.torch_ops).  Data flows one way: core/
 reads and checks the files and holds the rules every report shares;
 report/, fleet/ and contest/ each judge what core/ loaded and write one
 kind of report through core/document.py and core/atomic.py.  Modules:
 
   __main__  the command line: `python3 -m ewbench.analysis COMMAND`
+  cli       what every command line shares: the exit statuses, --help's
+            epilog, the message prefix, the paths checked first
   timeline  a window of an `ewbench run --trace` file
 
 core/       reading and the rules every report shares
