@@ -471,3 +471,35 @@ def test_finding_2_names_the_block_launch_cap_of_a_variant_it_caps():
         "and add_f16x8_pack" in f2.explanation
     assert "block_rate_b32) move at most 2535 GB/s" in f2.explanation
     assert "issue enough bytes per instruction" not in f2.explanation
+
+
+def test_finding_3_groups_are_disjoint():
+    """Issue 40: a variant at 87 % of the ceiling but under 90 % of the
+    fastest (add_f32 at 256Mi on the H100) falls short; it was also
+    counted among those at the ceiling, which made the two groups'
+    bytes-in-flight ranges overlap (16-16 KiB here) when they do not."""
+    top = SIZES[-1]
+    shape = {  # variant: (bandwidth, elements per thread, occupancy %)
+        "add_f32": (2.6e12, 1, 100.0), "add_f32x4": (3.0e12, 4, 100.0),
+        "add_f16": (1.8e12, 1, 50.0), "add_f16x8_pack": (3.0e12, 8, 100.0),
+        "relu_f32": (3.0e12, 1, None), "relu_f32x4": (3.0e12, 4, None)}
+    pts, metrics = [], {}
+    for p in healthy_points():
+        if p.n == top:
+            bw, per_thread, occ = shape[p.variant]
+            p = dataclasses.replace(
+                p, time_median_ns=p.bytes_moved / bw * 1e9,
+                grid=p.n // (p.block * per_thread))
+            if occ is not None:
+                metrics[p.key] = {
+                    "sm__warps_active.avg.pct_of_peak_sustained_active":
+                        MetricValue(occ, "%", "cupti")}
+        pts.append(p)
+    f = judge(make_run(pts, metrics), 3)
+    assert f.verdict == F.FAILS
+    assert "add_f32 reaches 87%" in f.explanation
+    # short: add_f16 4 KiB, add_f32 16 KiB; at the ceiling: 64 KiB each
+    assert "The variants that fall short keep 4-16 KiB of loads in flight " \
+        "per SM, those at the ceiling 64-64 KiB: the two ranges do not " \
+        "overlap (4.0x" in f.explanation, f.explanation
+    assert "overlap, so" not in f.explanation
