@@ -54,7 +54,8 @@ FIGURE_TEXT = {
         "median (most are narrower than the dot: the numbers at the right "
         "give each median and interval); red rings: the same rows' medians "
         "in the repeat rounds, where the study has them; red line: the "
-        "ceiling (100 %); dotted grey: the 80 % DRAM-bound threshold; "
+        "ceiling (100 %); dotted grey: 80 %, the DRAM-bound rule's floor "
+        "(the rule also needs 90 % of the best sibling); "
         "dotted red: the spec peak, per op family. Right, where counters "
         "were taken: the bytes counted at DRAM (red squares), L2 (blue "
         "dots) and L1 (green triangles) over the bytes the kernel must "
@@ -68,7 +69,8 @@ FIGURE_TEXT = {
         "issued warp instruction with the issue-bound threshold of each row "
         "in red, global-load bytes per warp load instruction (128 B scalar "
         "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
-        "with the 80 % DRAM-bound threshold dotted."),
+        "with 80 % dotted, the DRAM-bound rule's floor (the rule also "
+        "needs 90 % of the best sibling)."),
 }
 
 

@@ -17,7 +17,8 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short, save)
+                     _families, _figure, _gbps_short,
+                     dram_bound_threshold_label, save)
 
 
 def _l1_bytes(run, p):
@@ -262,8 +263,7 @@ def plot_dram_share(run, outdir, repeats=()):
                        alpha=0.6, label="100 %: the measured ceiling"
                        if measured else "100 %: the spec peak"),
                 Line2D([], [], color=CEILING_GREY, ls=":",
-                       label="%.0f %%: DRAM-bound from here" %
-                       (100 * model.DRAM_FRACTION))]
+                       label=dram_bound_threshold_label())]
     if spec is not None and measured:
         handles.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"],
                               ls=(0, (1, 2)), lw=1.4,
