@@ -9,6 +9,7 @@ from ...core import select as sel
 from .ceilings import (Bound, _idle_latency, _run_block_rate, block_rate,
                        launch_floor, measured_block_rate, needed_in_flight,
                        run_dram_ceiling)
+from .above import late_writes
 from .fit import fit_series
 from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
                     MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
@@ -51,6 +52,8 @@ class PointFacts:
     theoretical_occupancy_pct: Optional[float] = None
     cache: Optional[str] = None             # warm | cold; None: not known
     load_latency_ns: Optional[float] = None  # measured dram_latency
+    window: Optional[object] = None         # above.Window: part of the
+    #   output written to DRAM after the end stamp (else None)
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -68,10 +71,18 @@ class PointFacts:
             if self.stalls else ""
 
     @property
+    def dram_bandwidth(self):
+        """The bandwidth DRAM is judged on: of the bytes the timed window
+        moved (the window's, where part of the output was written after
+        the end stamp), else of the bytes moved."""
+        return self.window.bandwidth if self.window is not None else \
+            self.bandwidth
+
+    @property
     def dram_pct(self):
         if self.dram_ceiling is None:
             return None
-        return 100.0 * self.bandwidth / self.dram_ceiling.value
+        return 100.0 * self.dram_bandwidth / self.dram_ceiling.value
 
     @property
     def sibling_share(self):
@@ -188,7 +199,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         theoretical_occupancy_pct=sel.metric(
             run, point, sel.M_THEORETICAL_OCCUPANCY),
         cache=point.cache,
-        load_latency_ns=_idle_latency(run))
+        load_latency_ns=_idle_latency(run),
+        window=late_writes(run, point))
 
 
 def cold_twins(points):
