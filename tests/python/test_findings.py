@@ -1,6 +1,7 @@
 """The six findings, on the fixture and on small crafted runs."""
 
 import dataclasses
+import re
 
 from ewbench.analysis.report import findings as F
 from ewbench.analysis.core.load import Ceiling, MetricValue, Run
@@ -121,7 +122,7 @@ def test_finding_1_fails_when_a_kernel_outlasts_the_interval():
     pts = kernel_rows(healthy_points(), {"add_f32": 5950.0})
     f = judge(make_run(pts, ceilings=launch_ceilings(6000.0)), 1)
     assert f.verdict == F.BORDERLINE
-    assert "is borderline (its interval is within the noise" in \
+    assert "is borderline (its intervals come within the noise" in \
         f.explanation and "≈ longest kernel 5.95 µs" in f.deciding
     # the rows' own intervals (schema 2) decide over the ceiling
     pts = [dataclasses.replace(p, interval_ns=9000.0, interval_ci_ns=20.0)
@@ -376,16 +377,17 @@ def test_finding_1_judges_each_mode_by_its_one_interval():
            for p in pts]
     run = make_run(pts, ceilings=launch_ceilings(6000.0))
     assert judge(run, 1).verdict == F.HOLDS
-    # Queued launches: every row's own interval exceeds its kernel by the
-    # GPU's launch gap (1 µs), but their median (the mode's one launch
-    # rate) is below the longest kernel: the kernels set the pace.
+    # Queued launches: every row's own interval is its kernel plus the
+    # GPU's launch gap (1 µs), judged row by row: the gap is under half
+    # of each row's interval, so the kernel sets the time.
     queued = [dataclasses.replace(
         p, queued_interval_ns=p.time_median_ns + 1000.0,
         queued_interval_ci_ns=10.0) if p.n == SIZES[0] else p for p in pts]
     f = judge(make_run(queued, ceilings=launch_ceilings(6000.0)), 1)
     assert f.verdict == F.HOLDS          # decided by host-paced stream
-    assert "with stream queued behind a spin kernel the launch is " \
-        "borderline" in f.explanation
+    assert "with stream queued behind a spin kernel the launch does not " \
+        "set the time: each row's interval is its own kernel plus a gap " \
+        "of 1.00-1.00 µs (median 1.00 µs)" in f.explanation
     # a kernel longer than the host-paced interval: the launch no longer
     # sets every variant's time
     slow = [dataclasses.replace(p, interval_ns=4500.0) for p in pts]
@@ -503,3 +505,56 @@ def test_finding_3_groups_are_disjoint():
         "per SM, those at the ceiling 64-64 KiB: the two ranges do not " \
         "overlap (4.0x" in f.explanation, f.explanation
     assert "overlap, so" not in f.explanation
+
+
+def test_finding_1_judges_queued_and_graph_row_by_row():
+    """Issue 40: queued intervals are each row's own kernel + the GPU's
+    gap (1.14 µs on the H100); their median held against the longest
+    kernel made the path 'borderline 0.6x' in one study and '0.1x' in
+    the next.  Row by row the kernel sets the time.  Graph intervals
+    shorter than the row's kernel are flagged and counted, and no
+    negative overhead is printed.  The Python path's uncertainty is its
+    rows' spread, not one row's interval."""
+    durations = {"add_f32": 3730.0, "add_f32x4": 3600.0,
+                 "add_f16": 3550.0, "add_f16x8_pack": 1810.0,
+                 "relu_f32": 3550.0, "relu_f32x4": 2130.0}
+    pts = kernel_rows(healthy_points(), durations)
+    graph_gap = {"add_f32": -205.0, "add_f32x4": -30.0}
+    pts = [dataclasses.replace(
+        p, interval_ns=5000.0, interval_ci_ns=20.0,
+        queued_interval_ns=p.time_median_ns + 1140.0,
+        queued_interval_ci_ns=15.0,
+        graph_interval_ns=p.time_median_ns + graph_gap.get(p.variant,
+                                                           150.0),
+        graph_interval_ci_ns=8.0) if p.n == SIZES[0] else p for p in pts]
+    torch = [dataclasses.replace(
+        point(v, SIZES[0], time_ns=t, dtype=d), block=None, grid=None,
+        time_source="kernel", time_ci_low_ns=t, time_ci_high_ns=t,
+        interval_ns=i, interval_ci_ns=130.0)
+        for v, d, t, i in (("torch_add_f32", "f32", 2496.0, 9216.0),
+                           ("torch_add_f16", "f16", 1920.0, 9792.0),
+                           ("torch_relu_f32", "f32", 2208.0, 12608.0))]
+    for p in torch:
+        if p.variant == "torch_relu_f32":
+            torch[2] = dataclasses.replace(p, op="relu", bytes_moved=8 << 20,
+                                           footprint_bytes=8 << 20)
+    f = judge(make_run(pts + torch, ceilings=launch_ceilings(6000.0)), 1)
+    numbers = dict(f.numbers)
+    queued = numbers["stream queued behind a spin kernel"]
+    assert "per row, interval − kernel 1.14-1.14 µs (median 1.14 µs); " \
+        "the gap is under half of the interval on 6 of 6 rows" in queued
+    assert "queued: interval − kernel 1.14-1.14 µs (median 1.14 µs) per " \
+        "row, the gap is under half of the interval on 6 of 6 rows" in \
+        f.deciding
+    assert "with stream queued behind a spin kernel the launch does not " \
+        "set the time" in f.explanation
+    graph = numbers["graph replay"]
+    assert "interval shorter than the kernel's own duration on 2 rows, by " \
+        "up to 205 ns (5.5 %), 1 of them beyond the noise: add_f32 205 " \
+        "ns, add_f32x4 30 ns" in graph, graph
+    assert "shorter than the kernel on 2 of 6 rows" in f.deciding
+    assert not re.search(r"(?:^|[ (])[-−][0-9.]+ µs", graph + f.deciding)
+    python = numbers["PyTorch from Python (the article's launch path)"]
+    assert "interval 9.79 µs (this row (stream); 3 rows: 9.09-12.7 µs" in \
+        python, python
+    assert f.verdict == F.HOLDS
