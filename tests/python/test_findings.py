@@ -558,3 +558,36 @@ def test_finding_1_judges_queued_and_graph_row_by_row():
     assert "interval 9.79 µs (this row (stream); 3 rows: 9.09-12.7 µs" in \
         python, python
     assert f.verdict == F.HOLDS
+
+
+def test_findings_tell_margins_and_regimes_as_the_issue_asks():
+    """Issue 40: 'Nx the noise limit' and 'Nx its uncertainty' moved
+    between identical runs (39.5x -> 55.1x): margins are the distance to
+    the threshold in units of the cross-host spread, or borderline;
+    finding 2 gets one; findings 2 and 5 say in the verdict cell which
+    regime holds and which does not."""
+    import os
+    from conftest import ROOT
+    from ewbench.analysis.core import study as stu
+    from ewbench.analysis.report.page.findings import findings_table
+    s = stu.load_study(os.path.join(ROOT, "reports", "reference",
+                                    "nvidia-h100"))
+    judged = F.evaluate(s)
+    for f in judged:
+        assert not re.search(r"\dx (the noise limit|its uncertainty)",
+                             f.deciding), f.deciding
+    f2, f5 = judged[1], judged[4]
+    assert re.search(r"the lowest above: add_f32 1\.34x DRAM \(\+33\.9 %, "
+                     r"\d+x the cross-host spread", f2.deciding), f2.deciding
+    assert f2.regimes == (
+        "holds for add_f32, add_f32x4 and add_f32x4_grid (1.34-2.02x DRAM "
+        "in L2); not for add_f16, add_f16x2, add_f16x8 and add_f16x8_pack, "
+        "capped by their block launches (0.76-0.79x)")
+    assert f5.regimes.startswith(
+        "holds in the DRAM tier, graph launches (0 of 4 sweeps beyond the "
+        "limit, worst 1.010x); not in the L2 tier, graph launches, for "
+        "add_f16x2 (2 elements per thread) and add_f32 (1 element per "
+        "thread): 2 of 4 sweeps beyond the limit, worst 1.107x"), f5.regimes
+    cells = {row[0]: row[2] for row in findings_table(judged).rows}
+    assert cells["[2](#finding-2)"] == "**does not hold**: " + f2.regimes
+    assert cells["[1](#finding-1)"] == "**holds**"

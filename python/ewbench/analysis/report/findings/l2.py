@@ -206,6 +206,7 @@ def finding_2(sctx):
     # block-launch-bound with that above it (the launch of the kernel and
     # its blocks takes nearly all the time); others, neither.
     capped, launched, others = [], [], []
+    below = []      # (variant, x DRAM, Margin) of those never above
     for v in variants:
         t = transition(ctx, v, ceiling)
         peak = _fits_peak(ctx, v, ceiling, limit)
@@ -237,8 +238,11 @@ def finding_2(sctx):
                     v, top.bandwidth / ceiling,
                     bytes_label(top.footprint_bytes)))
         numbers.append((v, text))
+        distance = noise.distance(p.bandwidth, ceiling,
+                                  floor.pct_at(p.time_median_ns),
+                                  floor.pct_at(p.time_median_ns))
         if faster:
-            exceed.append((v, r))
+            exceed.append((v, r, distance))
         else:
             story = counter_story(run, p)
             if "per issued instruction" not in story:
@@ -246,10 +250,11 @@ def finding_2(sctx):
                                   if x)
             if ctx.verdicts[p.key].name == model.BLOCK_LAUNCH_BOUND:
                 cap, text = _block_cap(run, p)
-                (capped if cap < ceiling else launched).append(v)
+                (capped if cap < ceiling else launched).append((v, r))
                 story = "block-launch-bound: %s" % text
             else:
-                others.append(v)
+                others.append((v, r))
+            below.append((v, r, distance))
             never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
                 v, r, bytes_label(p.footprint_bytes),
                 " with %.0f%% of reads from L2" % share
@@ -262,6 +267,15 @@ def finding_2(sctx):
     deciding = "effective L2 %s of %s; %d of %d study adds exceed DRAM " \
         "in L2" % (bytes_label(eff[0]) if eff else "n/a", bytes_label(l2),
                    len(exceed), len(exceed) + len(never))
+    # The margin of each side: the one closest to the line (DRAM speed).
+    if exceed:
+        v, r, m = min(exceed, key=lambda x: x[1])
+        deciding += "; the lowest above: %s %.2fx DRAM (%s)" % (
+            v, r, m.text())
+    if below:
+        v, r, m = max(below, key=lambda x: x[1])
+        deciding += "; the highest below: %s %.2fx DRAM (%s)" % (
+            v, r, m.text())
     note = " " + _article_note(l2)
     if untested:
         note = " Not judged (launch-bound wherever they fit): %s." % \
@@ -278,18 +292,18 @@ def finding_2(sctx):
                        "as fast as the GPU launches them, and each block "
                        "moves too few bytes to pass DRAM speed at that "
                        "rate, wherever the data sits" % (
-                           _and(capped), "es" if len(capped) == 1 else ""))
+                           _names(capped), "es" if len(capped) == 1 else ""))
         if launched:
             why.append("For %s: launching the kernel and its blocks "
                        "takes nearly all %s time at these sizes, so the "
                        "L2's speed does not show" % (
-                           _and(launched),
+                           _names(launched),
                            "its" if len(launched) == 1 else "their"))
         if others:
             why.append("%she data is in L2, so the memory level is not the "
                        "limit: the kernel does not issue enough bytes per "
                        "instruction or keep enough in flight" % (
-                           "For %s, t" % _and(others) if why else "T"))
+                           "For %s, t" % _names(others) if why else "T"))
         fails.append("Never above DRAM speed while its data is in L2: %s. "
                      "%s" % ("; ".join(never), ". ".join(why)))
     if spill_bad:
@@ -297,16 +311,52 @@ def finding_2(sctx):
             F2_DRAM_CAP, "; ".join(spill_bad)))
     if exceed:
         ok = "Above DRAM speed in L2: %s." % ", ".join(
-            "%s %.2fx" % x for x in exceed)
+            "%s %.2fx" % x[:2] for x in exceed)
     else:
         ok = ""
     if fails:
         return _finding(2, FAILS, numbers, eff_text + ". ".join(fails) +
-                        ". " + ok + note, deciding, part)
+                        ". " + ok + note, deciding, part,
+                        _regimes(exceed, capped, launched, others,
+                                 spill_bad))
     return _finding(2, HOLDS, numbers, eff_text + "Every study add variant "
                     "runs above DRAM speed while its working set is in L2 "
                     "and falls to DRAM speed beyond it. " + ok + note,
                     deciding, part)
+
+
+def _names(group):
+    return _and([x[0] for x in group])
+
+
+def _span(group):
+    """'0.76-0.79x' of [(variant, x DRAM), ...]."""
+    low, high = min(x[1] for x in group), max(x[1] for x in group)
+    return "%.2fx" % low if high - low < 0.005 else \
+        "%.2f-%.2fx" % (low, high)
+
+
+def _regimes(exceed, capped, launched, others, spill_bad):
+    """Which regime holds and which does not, for the verdict cell, where
+    the answer is not one for all: 'holds for add_f32, ... (1.34-2.02x
+    DRAM in L2); not for add_f16, ..., capped by their block launches
+    (0.76-0.79x)'; '' where every study add fails alike."""
+    if not exceed and not spill_bad:
+        return ""
+    parts = []
+    if exceed:
+        parts.append("holds for %s (%s DRAM in L2)" % (
+            _names(exceed), _span(exceed)))
+    for group, why in ((capped, ", capped by their block launches"),
+                       (launched, ", launch-bound at these sizes"),
+                       (others, "")):
+        if group:
+            parts.append("not for %s%s (%s)" % (_names(group), why,
+                                                 _span(group)))
+    if spill_bad:
+        parts.append("above %.1fx DRAM past twice the effective L2: %s" % (
+            F2_DRAM_CAP, "; ".join(spill_bad)))
+    return "; ".join(parts)
 
 
 def _article_bpi(sctx, variant):
