@@ -6,7 +6,9 @@
                 the noise?  From the study's repeat rounds when it has them
                 (dram_repeats), else from the one run
   dram_repeats  the same over the study's rounds (Study.rounds): medians
-                over the rounds, beyond the round-to-round spread?
+                over the rounds, beyond the round-to-round spread and the
+                cross-host floor?  With how many configurations were
+                searched and the margin scored held out
   l2_ranges     at the L2 tier, the same over every L2-resident size: the
                 margin's min / median / max, each beyond the noise or not
   shortfalls    the study's variants that fall short of their best sibling
@@ -159,6 +161,8 @@ class RepeatVersus:
     spec: Optional[float]
     rounds: int
     judged: object          # contest.Margin
+    searched: int = 1       # configurations the best was chosen from
+    held_out: Optional[object] = None   # contest.HeldOut
 
     peer = Versus.peer
 
@@ -199,7 +203,8 @@ def dram_repeats(sctx):
     _, _, found = contest.analyse(rounds)
     return [RepeatVersus("DRAM", c.dtype, c.n, c.cache, c.launch, c.best,
                          c.cub, c.torch, article.spec_dram_bandwidth,
-                         len(rounds), c.margin) for c in found]
+                         len(rounds), c.margin, c.searched, c.held_out)
+            for c in found]
 
 
 @dataclass(frozen=True)

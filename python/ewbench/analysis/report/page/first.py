@@ -69,19 +69,22 @@ def versus_section(versus, ranges=(), sctx=None):
         beyond = v.beyond_noise or "-"
         if v in repeated and peer is not None:
             beyond = "%s (limit ±%.2f %%)" % (beyond, v.judged.limit_pct)
+        margin = "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(
+            peer.variant)) if peer else "no peer"
+        if v in repeated and v.held_out is not None:
+            margin += "; held out %+.1f %%" % v.held_out.margin_pct
         rows.append((
             "%s %s" % (v.tier, v.dtype),
             "%s, %s, %s%s" % (size_label(v.n), v.cache, v.launch,
                               ", median of %d rounds" % v.rounds
                               if v in repeated else ""),
-            "`%s`@%s (%s)" % (v.best.variant, _block(v.best),
-                              var.role(v.best.variant)),
+            "`%s`@%s (%s%s)" % (v.best.variant, _block(v.best),
+                                var.role(v.best.variant),
+                                "; best of %d configurations" % v.searched
+                                if v in repeated else ""),
             "%s, %s of spec" % (rate(v.best, v),
                                 _pct_spec(v.best.bandwidth, v.spec)),
-            rate(v.cub, v), rate(v.torch, v),
-            "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
-            if peer else "no peer",
-            beyond))
+            rate(v.cub, v), rate(v.torch, v), margin, beyond))
     if rows:
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
                                  "GB/s, % of spec", "cub", "PyTorch",
@@ -132,8 +135,14 @@ def versus_section(versus, ranges=(), sctx=None):
         dram = ("DRAM tier: the study's largest size, warm, from %d rounds "
                 "(%s): a bandwidth is the median over "
                 "the rounds, and a margin is beyond noise when it exceeds "
-                "%g x the two entries' round-to-round spreads combined "
-                "(the limit; `ewbench contest`'s rule, docs/analysis.md). "
+                "%g x the two entries' round-to-round spreads combined, and "
+                "at least the cross-host spread of the GPU (the limit; "
+                "`ewbench contest`'s rule, docs/analysis.md); ewbench's "
+                "fastest is the best of every configuration the rounds "
+                "measured (each block of each variant), chosen on the same "
+                "rounds, so its margin is also scored held out: for each "
+                "round, the best over the other rounds against the faster "
+                "peer over them, on that round, the median over the rounds. "
                 "L2 tier, beyond noise" % (repeated[0].rounds,
                                            _rounds_text(sctx.study),
                                            noise.SIGMAS))
