@@ -7,8 +7,10 @@ effective L2 for streaming, which the cache-tier figure draws) and its
 bandwidth on either side.
 """
 
+import math
 from dataclasses import dataclass
 from statistics import median
+from typing import Optional
 
 from .. import model
 from ...core import noise
@@ -70,21 +72,38 @@ def _article_note(l2_bytes):
 
 F2_SHARE_PCT = 50.0        # L2 -> DRAM: the share of reads from L2 falls
 #                            through 50 %
+F2_ONSET_PCT = 95.0        # the share starts to fall: through 95 %; the L2
+#                            tier of the contest is the sizes above it
+
+
+def falls_through(series, level):
+    """Where a curve of (footprint, value) pairs, by footprint, falls
+    through level: between the last point at or above it and the next,
+    interpolated linearly in log2(footprint); None when it does not.  A
+    few KiB more or less of footprint move it by as much, never by a
+    sweep step (the median of brackets did: a 6 KiB difference between
+    two dtypes' 32.4 MiB decided which bracket won)."""
+    last = max((i for i, (_, v) in enumerate(series) if v >= level),
+               default=None)
+    if last is None or last + 1 >= len(series):
+        return None
+    (f0, v0), (f1, v1) = series[last], series[last + 1]
+    frac = (v0 - level) / (v0 - v1) if v0 != v1 else 0.5
+    return 2 ** (math.log2(f0) + frac * (math.log2(f1) - math.log2(f0)))
 
 
 @dataclass(frozen=True)
 class Transition:
-    """Where a variant's warm working set leaves L2: the last footprint
-    whose reads still came mostly from L2 and the next one measured."""
+    """Where a variant's warm working set leaves L2: the footprint where
+    its share of reads from L2 falls through 50 % (interpolated), the
+    sizes measured on either side, and where the share starts to fall
+    (through 95 %; from counters only)."""
     variant: str
-    low_bytes: int          # last footprint with share >= 50 %
-    high_bytes: int         # next footprint, share < 50 %
+    bytes: float            # the 50 % point, interpolated
+    low_bytes: int          # the last footprint at or above it
+    high_bytes: int         # the next footprint measured
+    onset_bytes: Optional[float]    # the share through 95 %, or None
     source: str             # "counters" or "timing"
-
-    @property
-    def bytes(self):
-        """The geometric middle of the bracket."""
-        return (self.low_bytes * self.high_bytes) ** 0.5
 
 
 def _warm_series(ctx, variant):
@@ -95,29 +114,54 @@ def _warm_series(ctx, variant):
 def transition(ctx, variant, ceiling):
     """The L2 -> DRAM Transition of a variant's warm points: from the
     residency counters (share of reads served by L2 falls through
-    F2_SHARE_PCT), else from timing (bandwidth falls through the DRAM
-    ceiling, launch-bound points skipped); None when it does not cross."""
+    F2_SHARE_PCT; its onset through F2_ONSET_PCT), else from timing
+    (bandwidth falls through the DRAM ceiling, launch-bound points
+    skipped; no onset); None when it does not cross."""
     pts = _warm_series(ctx, variant)
-    shares = [(p, sel.l2_read_served(ctx.run, p)) for p in pts]
-    shares = [(p, h) for p, h in shares if h is not None]
+    shares = [(p.footprint_bytes, sel.l2_read_served(ctx.run, p))
+              for p in pts]
+    shares = [(f, h) for f, h in shares if h is not None]
     if shares:
-        source, above = "counters", [h >= F2_SHARE_PCT for _, h in shares]
-        rows = [p for p, _ in shares]
+        source, series, level = "counters", shares, F2_SHARE_PCT
     else:
-        rows = [p for p in pts
-                if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
-        source = "timing"
-        above = [p.bandwidth > ceiling for p in rows]
-    last = max((i for i, a in enumerate(above) if a), default=None)
-    if last is None or last + 1 >= len(rows):
+        series = [(p.footprint_bytes, p.bandwidth) for p in pts
+                  if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
+        source, level = "timing", ceiling
+    middle = falls_through(series, level)
+    if middle is None:
         return None
-    return Transition(variant, rows[last].footprint_bytes,
-                      rows[last + 1].footprint_bytes, source)
+    low = max(f for f, v in series if f <= middle and v >= level)
+    high = min(f for f, _ in series if f > low)
+    onset = falls_through(series, F2_ONSET_PCT) if shares else None
+    return Transition(variant, middle, low, high, onset, source)
+
+
+@dataclass(frozen=True)
+class EffectiveL2:
+    """The effective L2 for streaming: the median over the study's add
+    variants of where their share of reads from L2 falls through 50 %,
+    and of where it starts to fall (through 95 %), each interpolated per
+    footprint (falls_through); the range of the variants' 50 % points."""
+    bytes: float
+    onset_bytes: Optional[float]
+    low_bytes: float        # the lowest and highest variant's 50 % point
+    high_bytes: float
+    source: str
+    count: int              # the variants that cross
+
+    @property
+    def mark(self):
+        """(middle, low, high, onset) for the cache-tier figure: its band
+        from the onset to the 50 % point (onset true), else over the
+        variants' 50 % points."""
+        if self.onset_bytes is not None:
+            return self.bytes, min(self.onset_bytes, self.bytes), \
+                self.bytes, True
+        return self.bytes, self.low_bytes, self.high_bytes, False
 
 
 def effective_l2(ctx, ceiling=None):
-    """(middle, low, high) bytes: the median over the study's add variants
-    of their L2 -> DRAM transition and of its bracket; None without any."""
+    """EffectiveL2 of a run, or None when no study add variant crosses."""
     if ceiling is None:
         bound = model.run_dram_ceiling(ctx.run, "add")
         if bound is None:
@@ -127,9 +171,12 @@ def effective_l2(ctx, ceiling=None):
                          _study_adds(ctx)) if t is not None]
     if not found:
         return None
-    return (median(t.bytes for t in found),
-            median(t.low_bytes for t in found),
-            median(t.high_bytes for t in found))
+    onsets = [t.onset_bytes for t in found if t.onset_bytes is not None]
+    return EffectiveL2(median(t.bytes for t in found),
+                       median(onsets) if onsets else None,
+                       min(t.bytes for t in found),
+                       max(t.bytes for t in found),
+                       found[0].source, len(found))
 
 
 def _study_adds(ctx):
@@ -192,14 +239,9 @@ def finding_2(sctx):
     numbers = [("L2 (nominal)", bytes_label(l2)),
                ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
     if eff is not None:
-        numbers.append(("effective L2 for streaming", "%s (between %s and "
-                        "%s: median over the study's add variants of where "
-                        "the share of reads served by L2 falls through "
-                        "%.0f%%) = %.2fx the nominal L2" % (
-                            bytes_label(eff[0]), bytes_label(eff[1]),
-                            bytes_label(eff[2]), F2_SHARE_PCT,
-                            eff[0] / l2)))
-    limit = eff[0] if eff else F2_FIT_FRACTION * l2
+        numbers.append(("effective L2 for streaming", _effective_text(
+            eff, l2)))
+    limit = eff.bytes if eff else F2_FIT_FRACTION * l2
     exceed, never, spill_bad, untested = [], [], [], []
     # Never above DRAM speed, by why: capped, block-launch-bound there with
     # their blocks' bytes at the block rate below DRAM speed; launched,
@@ -210,9 +252,7 @@ def finding_2(sctx):
     for v in variants:
         t = transition(ctx, v, ceiling)
         peak = _fits_peak(ctx, v, ceiling, limit)
-        where = ("L2 -> DRAM at %s-%s (%s)" % (
-            bytes_label(t.low_bytes), bytes_label(t.high_bytes), t.source)
-            if t else "no L2 -> DRAM transition in the sweep")
+        where = _where_text(t)
         if peak is None:
             untested.append(v)
             numbers.append((v, where + "; no size in L2 that is not "
@@ -261,12 +301,17 @@ def finding_2(sctx):
                 if share is not None else "",
                 "; " + story if story else ""))
     eff_text = ("The effective L2 for streaming is %s (%.2fx the nominal "
-                "%s): beyond it the reads come from DRAM. " % (
-                    bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
+                "%s): beyond it most reads come from DRAM%s. " % (
+                    bytes_label(eff.bytes), eff.bytes / l2, bytes_label(l2),
+                    "; the share of reads from L2 starts to fall at %s" %
+                    bytes_label(eff.onset_bytes)
+                    if eff.onset_bytes is not None else "")
                 if eff else "")
-    deciding = "effective L2 %s of %s; %d of %d study adds exceed DRAM " \
-        "in L2" % (bytes_label(eff[0]) if eff else "n/a", bytes_label(l2),
-                   len(exceed), len(exceed) + len(never))
+    deciding = "effective L2 %s%s of %s; %d of %d study adds exceed DRAM " \
+        "in L2" % (bytes_label(eff.bytes) if eff else "n/a",
+                   " (onset %s)" % bytes_label(eff.onset_bytes)
+                   if eff and eff.onset_bytes is not None else "",
+                   bytes_label(l2), len(exceed), len(exceed) + len(never))
     # The margin of each side: the one closest to the line (DRAM speed).
     if exceed:
         v, r, m = min(exceed, key=lambda x: x[1])
@@ -323,6 +368,35 @@ def finding_2(sctx):
                     "runs above DRAM speed while its working set is in L2 "
                     "and falls to DRAM speed beyond it. " + ok + note,
                     deciding, part)
+
+
+def _effective_text(eff, l2):
+    """The numbers-table value of the effective L2."""
+    if eff.source == "timing":
+        how = "where the bandwidth falls through the DRAM ceiling (no " \
+            "residency counters)"
+    else:
+        how = "where the share of reads served by L2 falls through " \
+            "%.0f%%" % F2_SHARE_PCT
+    text = "%s = %.2fx the nominal L2: the median over %d study add " \
+        "variants of %s, each interpolated per footprint (theirs %s-%s)" % (
+            bytes_label(eff.bytes), eff.bytes / l2, eff.count, how,
+            bytes_label(eff.low_bytes), bytes_label(eff.high_bytes))
+    if eff.onset_bytes is not None:
+        text += "; the share starts to fall (through %.0f%%) at %s, the " \
+            "median of the same" % (F2_ONSET_PCT,
+                                    bytes_label(eff.onset_bytes))
+    return text
+
+
+def _where_text(t):
+    """A variant's transition for its numbers-table row."""
+    if t is None:
+        return "no L2 -> DRAM transition in the sweep"
+    return "L2 -> DRAM at %s (%s; measured %s-%s)%s" % (
+        bytes_label(t.bytes), t.source, bytes_label(t.low_bytes),
+        bytes_label(t.high_bytes), ", onset %s" % bytes_label(
+            t.onset_bytes) if t.onset_bytes is not None else "")
 
 
 def _names(group):

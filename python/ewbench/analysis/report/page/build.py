@@ -88,8 +88,8 @@ def write_report(study, outdir, plot_study):
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
-        marks = {"effective_l2":
-                 fnd.effective_l2(l2_part) if l2_part else None}
+        eff = fnd.effective_l2(l2_part) if l2_part else None
+        marks = {"effective_l2": eff.mark if eff else None}
         figures = plot_study(study, figures_dir, marks)
         figures.update(uk.draw(study, figures_dir))
         title, blocks = build_document(study, sctx, judged, figures)

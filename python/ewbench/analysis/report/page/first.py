@@ -4,6 +4,7 @@ L2 tiers, and the study's variants that fall short, with the counter
 evidence.  (The findings table: findings.py.)"""
 
 from .. import answers as ans
+from .. import findings as fnd
 from ...core import document as doc
 from .. import model
 from ...core import noise
@@ -94,15 +95,19 @@ def versus_section(versus, ranges=(), sctx=None):
         blocks.append(doc.Heading(3, "The L2 tier against the peers",
                                   "versus-l2"))
         blocks.append(doc.Paragraph(
-            "L2 tier, over every L2-resident size (warm; footprint up to "
-            "the last size below the effective L2 that finding 2 located; "
-            "ewbench's fastest taking at least %.0fx the fixed cost of a "
-            "launch, the larger of the measured launch floor and the "
-            "fitted intercept, so that L2 bandwidth, not the launch, sets "
-            "the time): the margin of ewbench's fastest add at each size "
-            "against the peer, its lowest, median and highest, each with "
-            "its size and whether it is beyond the noise." %
-            model.LAUNCH_FACTOR))
+            "L2 tier, over every size of it (warm; the sizes where every "
+            "kernel compared, ewbench's and the peers', reads at least "
+            "%.0f %% of its data from L2 by the residency counters, per "
+            "dtype: where the reads come partly from DRAM, the margin "
+            "measures which kernel hides DRAM better, not the L2; without "
+            "counters, footprints up to half the L2; ewbench's fastest "
+            "taking at least %.0fx the fixed cost of a launch, the larger "
+            "of the measured launch floor and the fitted intercept, so "
+            "that L2 bandwidth, not the launch, sets the time): the margin "
+            "of ewbench's fastest add at each size against the peer, its "
+            "lowest, median and highest, each with its size and whether "
+            "it is beyond the noise." % (fnd.F2_ONSET_PCT,
+                                         model.LAUNCH_FACTOR)))
         l2c = model.l2_ceiling(sctx.part(stu.SWEEP, stu.ARTICLE)[1]
                                .run.ceilings)
 
@@ -123,7 +128,7 @@ def versus_section(versus, ranges=(), sctx=None):
                 "%d sizes, %s-%s (%s), warm, %s" % (
                     len(r.sizes), bytes_label(first.best.footprint_bytes),
                     bytes_label(last.best.footprint_bytes),
-                    r.limit_source, first.launch),
+                    r.tier, first.launch),
                 cell(r.lowest), cell(r.middle), cell(r.highest),
                 "ahead at %d, behind at %d, level at %d" % (
                     r.count("ahead"), r.count("behind"),
