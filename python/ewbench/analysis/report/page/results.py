@@ -58,8 +58,10 @@ FIGURE_TEXT = {
         "(the rule also needs 90 % of the best sibling); "
         "dotted red: the spec peak, per op family. Right, where counters "
         "were taken: the bytes counted at DRAM (red squares), L2 (blue "
-        "dots) and L1 (green triangles) over the bytes the kernel must "
-        "move, on a logarithmic axis with 1x marked. The title gives each "
+        "dots; hollow: less the sectors that crossed the fabric between "
+        "the L2's partitions, where measured) and L1 (green triangles) "
+        "over the bytes the kernel must move, on a logarithmic axis with "
+        "1x marked. The title gives each "
         "op family's intensity (FLOP per byte moved) and how far under "
         "the ridge of its FMA roof and DRAM ceiling it lies."),
     "instructions": (
@@ -204,7 +206,9 @@ def blocks_table(ctx):
                       tuple(rows))]
 
 
-def figures_section(figures):
+def figures_section(figures, notes=None):
+    """The figures with their captions; notes: {name: a paragraph under
+    the figure} (what the data say of it: dram_share's L2 count)."""
     blocks = [doc.Heading(2, "Figures", "figures")]
     if not figures:
         return blocks + [doc.Paragraph("No figures.")]
@@ -216,6 +220,8 @@ def figures_section(figures):
         blocks.append(doc.Image("%s/%s" % (FIGURES_DIR, os.path.basename(png)),
                                 title, caption, "%s/%s" % (
                                     FIGURES_DIR, os.path.basename(svg))))
+        if (notes or {}).get(name):
+            blocks.append(doc.Paragraph(notes[name]))
     return blocks
 
 

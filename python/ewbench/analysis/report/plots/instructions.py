@@ -33,13 +33,10 @@ def plot_instructions(run, outdir):
     """Per variant at the largest size: bytes per issued instruction,
     bytes requested per global load instruction (with the share of the
     sector bytes used, where not all), % of the DRAM ceiling."""
-    points = [p for p in sel.primary_points(run) if p.check != "fail"]
-    if not points or not sel.has_metric(run, sel.M_BYTES_PER_INST):
+    pts = sel.at_largest_size(run)
+    if not pts or not sel.has_metric(run, sel.M_BYTES_PER_INST):
         return None
-    n = max(p.n for p in points)
-    pts = [p for p in points if p.n == n]
-    cache = sel.preferred_cache(pts)
-    pts = [p for p in pts if p.cache == cache]
+    n, cache = pts[0].n, pts[0].cache
     fams = _families(pts)
     pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
                                      -p.bandwidth))
