@@ -681,11 +681,15 @@ def test_a_point_above_the_ceiling_is_judged_on_the_bytes_its_window_moved():
                       bytes_moved=moved, footprint_bytes=moved,
                       grid=None, time_median_ns=moved / (1.157 * 3e12) * 1e9)
     blind = dataclasses.replace(late, variant="blind")   # no write counter
+    beats = dataclasses.replace(late, variant="beats",
+                                time_median_ns=moved / (1.012 * 3e12) * 1e9)
     output = moved / 3
     metrics = {late.key: {"dram__bytes_write.sum": MetricValue(
-        0.45 * output, "byte", "cupti")}}
+        0.45 * output, "byte", "cupti")},
+        beats.key: {"dram__bytes_write.sum": MetricValue(
+            output, "byte", "cupti")}}
     run = Run("x", {"run_id": "r", "device": {"l2_bytes": 50 * MiB}},
-              (late, blind), metrics,
+              (late, blind, beats), metrics,
               {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
                                    None)})
     window = model.late_writes(run, late)
@@ -699,6 +703,11 @@ def test_a_point_above_the_ceiling_is_judged_on_the_bytes_its_window_moved():
         verdicts["late"].rule, verdicts["late"].rule
     # 115.7 % with nothing to say the window moved less: not DRAM-bound
     assert verdicts["blind"].name != model.DRAM_BOUND
+    # all of its output inside the window, 1.2 % above: DRAM-bound, and
+    # the rule says why it may stand above the ceiling
+    assert verdicts["beats"].name == model.DRAM_BOUND and \
+        "101.2% of the ceiling, above it by less than 3%" in \
+        verdicts["beats"].rule
     # a point of warm data in L2 is not judged on its DRAM writes
     warm = make_point(variant="l2", cache="warm")
     assert model.late_writes(Run("x", run.manifest, (warm,), {

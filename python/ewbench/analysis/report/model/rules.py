@@ -163,6 +163,16 @@ def _dram_text(f):
         f.dram_ceiling.source)
 
 
+def _above_text(f):
+    """'' at or below the ceiling; else why a DRAM-bound point may stand
+    above it (within CEILING_BEATEN_PCT)."""
+    if f.dram_pct <= 100:
+        return ""
+    return "; %.1f%% of the ceiling, above it by less than %.0f%%: a " \
+        "measured ceiling is one kernel's median, and this one streams " \
+        "DRAM faster" % (f.dram_pct, CEILING_BEATEN_PCT)
+
+
 def _dram_share_ok(f):
     """The DRAM rules' test of the share of the ceiling, on the bytes the
     window moved: at least DRAM_FRACTION, and never more above 100 % than
@@ -264,8 +274,8 @@ def rule_dram(f):
     if share is not None and share < SIBLING_FRACTION:
         return None
     sibling = _sibling_text(f)
-    return Verdict(DRAM_BOUND, "%s >= %.0f%%%s" % (
-        _dram_text(f), 100 * DRAM_FRACTION,
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%%s%s" % (
+        _dram_text(f), 100 * DRAM_FRACTION, _above_text(f),
         "; " + sibling if sibling and share < 1 else ""))
 
 
@@ -329,10 +339,11 @@ def rule_dram_band(f):
             not _dram_share_ok(f) or \
             share < SIBLING_FRACTION - SIBLING_BAND:
         return None
-    return Verdict(DRAM_BOUND, "%s >= %.0f%%; %s, inside the %.0f%% band "
-                   "below %.0f%% and no other rule fires" % (
-                       _dram_text(f), 100 * DRAM_FRACTION, _sibling_text(f),
-                       100 * SIBLING_BAND, 100 * SIBLING_FRACTION))
+    return Verdict(DRAM_BOUND, "%s >= %.0f%%%s; %s, inside the %.0f%% "
+                   "band below %.0f%% and no other rule fires" % (
+                       _dram_text(f), 100 * DRAM_FRACTION, _above_text(f),
+                       _sibling_text(f), 100 * SIBLING_BAND,
+                       100 * SIBLING_FRACTION))
 
 
 def rule_block_launch(f):
