@@ -28,6 +28,8 @@
 #             ewbench built from .old/ (an earlier tree) beside this one
 #   writeback where DRAM writes land: read and write bytes per launch at
 #             sizes around the L2, warm and cold (why cold can beat warm)
+#   probes    the experiments' probes checked at every tail, misaligned,
+#             at odd blocks
 #   mainjob   `make report` as a user runs it, timed; the study directory
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
@@ -352,6 +354,16 @@ environment)
 	timed environment sh tests/gpu/environment.sh "$work/environment"
 	cat "$work/environment.log"
 	;;
+probes)
+	# The experiments' probes (run only by name) checked like every
+	# variant: tails, misaligned operands, odd blocks; then the curve.
+	log probes
+	ids=$(./ewbench list | awk '$4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
+	timed probes-check ./ewbench check -q -v "$ids" -s 1,3,7,8,33,1000003,16777221 &&
+	timed probes-misalign ./ewbench check -q --misalign -v "$ids" -s 1,3,33,1000003 &&
+	timed probes-blocks ./ewbench check -q --block 32,96,1024 -v "$ids" -s 3,1000003
+	tail -2 "$work"/probes-*.log
+	;;
 mainjob)
 	log make report
 	rm -rf reports/nvidia-*
@@ -396,6 +408,8 @@ mainjob2)
 	set -- reports/nvidia-*/
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
+	# The conclusions: findings, point verdicts, experiments' outcomes.
+	python3 tests/gpu/verdicts.py "$1" "$2" | tee "$out/verdicts.txt"
 	# Both studies: the noise model is fitted from the pair's rows
 	# (tests/gpu/repeat.py --by-duration).
 	pair=${TMPDIR:-/tmp}/ewbench-pair; rm -rf "$pair"; mkdir -p "$pair"

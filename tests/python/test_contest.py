@@ -250,7 +250,7 @@ def test_command_end_to_end(rounds, tmp_path, capsys):
         "rounds)"]
     assert "### f32 add, n = 256Mi" in text
     assert "best add_f32x4@64, of 3 configurations, is -1.1 % vs the " \
-        "faster peer (cub_add_f32)" in text
+        "faster peer (cub_add_f32)" in " ".join(text.split())
     # the spread: sd of (1, 1/1.002, 1) in % of the median
     assert "| 0.12 % |" in text
 

@@ -121,7 +121,7 @@ def test_cache_tier_bandwidth_axis_is_linear_and_marks_the_effective_l2(
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
     low, high = 24 * 2**20, 96 * 2**20
     plots._cache_tier_panel(ax, fixture_run, pts, ("add", "f32"),
-                            (48 * 2**20, low, high, False))
+                            (48 * 2**20, low, high, "variants"))
     # Linear from zero: the L2-to-DRAM ratio of finding 2 reads as drawn.
     assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
     # The bracket is a shaded band over exactly the two sizes, with a

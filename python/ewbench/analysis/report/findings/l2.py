@@ -29,6 +29,11 @@ SHORT_CLAIM = "fits in L2: above DRAM speed; spills: DRAM speed"
 F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
 F2_SPILL_FACTOR = 2.0       # "does not fit": footprint >= twice the L2
 F2_DRAM_CAP = 1.10          # not-in-L2 points stay below 1.1 x DRAM ceiling
+# The effective L2 is a number where the sizes around it are at most this
+# far apart (the sweep's: 1.09x on the H100 and H200), else only the
+# bracket they make: the study's three sizes are 16x apart, and the
+# geometric middle of such a bracket is no measurement.
+F2_LOCATED_RATIO = 1.5
 
 # The article's GPU, for finding 2's note: an RTX 5090 (GB202) has 96 MiB
 # of L2 and a 1792 GB/s DRAM peak (28 Gbit/s GDDR7 on a 512-bit bus).
@@ -148,16 +153,30 @@ class EffectiveL2:
     high_bytes: float
     source: str
     count: int              # the variants that cross
+    bracket: tuple = ()     # (low, high): the median of the sizes measured
+    #                         on either side of the variants' 50 % points
+
+    @property
+    def located(self):
+        """Whether the sizes measured around it are close enough for it to
+        be said as one size (F2_LOCATED_RATIO), not only as the bracket
+        they make."""
+        return not self.bracket or \
+            self.bracket[1] <= F2_LOCATED_RATIO * self.bracket[0]
 
     @property
     def mark(self):
-        """(middle, low, high, onset) for the cache-tier figure: its band
-        from the onset to the 50 % point (onset true), else over the
-        variants' 50 % points."""
+        """(middle, low, high, band) for the cache-tier figure: its band
+        from the onset to the 50 % point (band "onset"), else over the
+        variants' 50 % points ("variants"), or only the bracket of sizes
+        where they do not locate it ("bracket")."""
+        if not self.located:
+            return (self.bracket[0] * self.bracket[1]) ** 0.5, \
+                self.bracket[0], self.bracket[1], "bracket"
         if self.onset_bytes is not None:
             return self.bytes, min(self.onset_bytes, self.bytes), \
-                self.bytes, True
-        return self.bytes, self.low_bytes, self.high_bytes, False
+                self.bytes, "onset"
+        return self.bytes, self.low_bytes, self.high_bytes, "variants"
 
 
 def effective_l2(ctx, ceiling=None):
@@ -176,7 +195,23 @@ def effective_l2(ctx, ceiling=None):
                        median(onsets) if onsets else None,
                        min(t.bytes for t in found),
                        max(t.bytes for t in found),
-                       found[0].source, len(found))
+                       found[0].source, len(found),
+                       (median(t.low_bytes for t in found),
+                        median(t.high_bytes for t in found)))
+
+
+def effective_l2_text(eff, l2):
+    """The effective L2 against the nominal one, for the deciding number:
+    'effective L2 34.9 MiB (onset 23 MiB) of 50 MiB', or the bracket where
+    the sizes measured are too far apart to locate it."""
+    if eff.located:
+        return "effective L2 %s%s of %s" % (
+            bytes_label(eff.bytes), " (onset %s)" % bytes_label(
+                eff.onset_bytes) if eff.onset_bytes is not None else "",
+            bytes_label(l2))
+    return "effective L2 between %s and %s, too few sizes to say closer " \
+        "(L2 %s)" % (bytes_label(eff.bracket[0]),
+                     bytes_label(eff.bracket[1]), bytes_label(l2))
 
 
 def _study_adds(ctx):
@@ -300,18 +335,25 @@ def finding_2(sctx):
                 " with %.0f%% of reads from L2" % share
                 if share is not None else "",
                 "; " + story if story else ""))
-    eff_text = ("The effective L2 for streaming is %s (%.2fx the nominal "
-                "%s): beyond it most reads come from DRAM%s. " % (
-                    bytes_label(eff.bytes), eff.bytes / l2, bytes_label(l2),
-                    "; the share of reads from L2 starts to fall at %s" %
-                    bytes_label(eff.onset_bytes)
-                    if eff.onset_bytes is not None else "")
-                if eff else "")
-    deciding = "effective L2 %s%s of %s; %d of %d study adds exceed DRAM " \
-        "in L2" % (bytes_label(eff.bytes) if eff else "n/a",
-                   " (onset %s)" % bytes_label(eff.onset_bytes)
-                   if eff and eff.onset_bytes is not None else "",
-                   bytes_label(l2), len(exceed), len(exceed) + len(never))
+    if eff and eff.located:
+        eff_text = "The effective L2 for streaming is %s (%.2fx the " \
+            "nominal %s): beyond it most reads come from DRAM%s. " % (
+                bytes_label(eff.bytes), eff.bytes / l2, bytes_label(l2),
+                "; the share of reads from L2 starts to fall at %s" %
+                bytes_label(eff.onset_bytes)
+                if eff.onset_bytes is not None else "")
+    elif eff:
+        eff_text = "The effective L2 for streaming lies between %s and %s " \
+            "(the nominal L2 is %s; the sizes measured locate it no " \
+            "closer): beyond it the reads come from DRAM. " % (
+                bytes_label(eff.bracket[0]), bytes_label(eff.bracket[1]),
+                bytes_label(l2))
+    else:
+        eff_text = ""
+    deciding = "%s; %d of %d study adds exceed DRAM in L2" % (
+        effective_l2_text(eff, l2) if eff else
+        "effective L2 n/a of %s" % bytes_label(l2),
+        len(exceed), len(exceed) + len(never))
     # The margin of each side: the one closest to the line (DRAM speed).
     if exceed:
         v, r, m = min(exceed, key=lambda x: x[1])
@@ -378,6 +420,12 @@ def _effective_text(eff, l2):
     else:
         how = "where the share of reads served by L2 falls through " \
             "%.0f%%" % F2_SHARE_PCT
+    if not eff.located:
+        return "between %s and %s (median over the study's add variants " \
+            "of the sizes measured on either side of %s; the sizes " \
+            "measured locate it no closer)" % (
+                bytes_label(eff.bracket[0]), bytes_label(eff.bracket[1]),
+                how)
     text = "%s = %.2fx the nominal L2: the median over %d study add " \
         "variants of %s, each interpolated per footprint (theirs %s-%s)" % (
             bytes_label(eff.bytes), eff.bytes / l2, eff.count, how,
