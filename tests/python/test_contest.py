@@ -418,3 +418,19 @@ def test_goals_script_bad_input_exits_three(tmp_path, text, message):
     assert "Traceback" not in proc.stderr
     assert run_goals(path, "--dram-n", "0").returncode == \
         goals_module().EXIT_USAGE
+
+
+def test_held_out_names_the_same_entry_under_any_hash_seed():
+    """Two entries chosen in 2 of 5 rounds each: the page names the one
+    chosen first, whatever PYTHONHASHSEED (a set's order named either)."""
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from ewbench.analysis.contest import rank, page\n"
+            "h = rank.HeldOut(5.0, (1, 2, 3, 4, 5), ('b@1', 'a@2', 'a@2', "
+            "'b@1', 'c@3'), rank.LEVEL)\n"
+            "c = type('C', (), {'held_out': h})()\n"
+            "print(page.held_out_text(c))\n" % os.path.join(ROOT, "python"))
+    seen = {subprocess.run([sys.executable, "-c", code], check=True,
+                           capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONHASHSEED=str(seed))
+                           ).stdout.strip() for seed in range(6)}
+    assert seen == {"+5.0 % (b@1 chosen in 2 of 5 rounds)"}

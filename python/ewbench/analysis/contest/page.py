@@ -45,7 +45,9 @@ def held_out_text(c):
     h = c.held_out
     if h is None:
         return "n/a"
-    top = max(set(h.chosen), key=h.chosen.count)
+    # The most chosen; a tie goes to the first round's (no set: its order
+    # moves with the interpreter's string hashing).
+    top = max(h.chosen, key=h.chosen.count)
     return "%+.1f %% (%s chosen in %d of %d rounds)" % (
         h.margin_pct, top, h.chosen.count(top), len(h.chosen))
 
