@@ -491,6 +491,11 @@ def test_l2_bound_only_within_reach_of_the_l2_ceiling():
     assert v.name == model.FIXED_COST_BOUND and "0.90 µs" in v.rule
     # no fixed cost to speak of: L2-bound at 65 % of its ceiling
     assert model.classify(facts(**small)).name == model.L2_BOUND
+    # explaining 92 %, within 5 % of the rule's 90 %: too close to call
+    near = facts(**small, fixed_ns=660.0, fixed_source="fit")
+    assert model.rule_fixed_cost(near) is None
+    assert "borderline fixed-cost-bound" in \
+        model.rules.rule_fallback(near).rule
     # at 40 % of the L2 ceiling, above DRAM: neither L2- nor DRAM-bound
     slow = dict(small, time_ns=4000.0, bandwidth=12582912 / 4e-6)
     v = model.classify(facts(**slow))

@@ -112,6 +112,10 @@ CURVE_TOLERANCE = 0.10
 # least FIXED_COST_SHARE of it.
 FIXED_SHARE = 0.25
 FIXED_COST_SHARE = 0.90
+# Within FIXED_BAND of either limit, either side, the point is not called
+# fixed-cost-bound (its text says borderline if nothing else names it):
+# the fitted intercept moves by 1-4 % with the sweep's sizes.
+FIXED_BAND = 0.05
 # L2-bound only at L2_SHARE of the measured L2 ceiling or more.
 L2_SHARE = 0.5
 # Stall reasons (metrics/stalls.txt) that mean warps wait on memory
@@ -273,6 +277,40 @@ def _from_l2(f):
     return None
 
 
+def _fixed_explains(f):
+    """(level, ns streaming its bytes at that level's ceiling, share of
+    the time the fixed cost and that stream explain), or None without a
+    fixed cost or a ceiling."""
+    if not f.fixed_ns:
+        return None
+    level = f.l2_ceiling if _from_l2(f) is not None else f.dram_ceiling
+    if level is None:
+        return None
+    stream = f.bytes_moved / level.value * 1e9
+    return level, stream, (f.fixed_ns + stream) / f.time_ns
+
+
+def _near_fixed_limit(f):
+    """Text for a point within FIXED_BAND of either fixed-cost limit
+    (and past the other), else None."""
+    explained = _fixed_explains(f)
+    if explained is None:
+        return None
+    share, fixed = explained[2], f.fixed_ns / f.time_ns
+    near_share = _near(share, FIXED_COST_SHARE, FIXED_BAND)
+    near_fixed = _near(fixed, FIXED_SHARE, FIXED_BAND)
+    if not (near_share and (fixed >= FIXED_SHARE or near_fixed) or
+            near_fixed and share >= FIXED_COST_SHARE):
+        return None
+    return ("borderline fixed-cost-bound: the fixed cost %s µs (%s) is "
+            "%.0f%% of its time and with the bytes at the serving level "
+            "explains %.0f%%, within %.0f%% of the rule's %.0f%% and %.0f%%: "
+            "the fitted intercept moves by a few percent with the sizes "
+            "fitted" % (us(f.fixed_ns), f.fixed_source, 100 * fixed,
+                        100 * share, 100 * FIXED_BAND, 100 * FIXED_SHARE,
+                        100 * FIXED_COST_SHARE))
+
+
 def rule_l2(f):
     """Served by L2, and at half the measured L2 ceiling or more: far
     below it, something else sets the time (a fixed cost, the launch)."""
@@ -293,13 +331,12 @@ def rule_fixed_cost(f):
     quarter of the time or more, and with the bytes streamed at the ceiling
     of the level that serves them explains FIXED_COST_SHARE of it: the
     launch's start-up and tail, not the memory level, set the time."""
-    if not f.fixed_ns or f.fixed_ns < FIXED_SHARE * f.time_ns:
+    explained = _fixed_explains(f)
+    if explained is None:
         return None
-    level = f.l2_ceiling if _from_l2(f) is not None else f.dram_ceiling
-    if level is None:
-        return None
-    stream = f.bytes_moved / level.value * 1e9
-    if f.fixed_ns + stream < FIXED_COST_SHARE * f.time_ns:
+    level, stream, share = explained
+    if f.fixed_ns < FIXED_SHARE * f.time_ns or share < FIXED_COST_SHARE or \
+            _near_fixed_limit(f):
         return None
     return Verdict(FIXED_COST_BOUND, "fixed cost %s µs (%s) + %s at %s "
                    "(%s) in %s µs = %.0f%% of its %s µs: a fixed cost per "
@@ -529,8 +566,8 @@ def _near_launch_limit(f):
 
 
 def rule_fallback(f):
-    near = _near_launch_limit(f)
-    parts = ([near] if near else []) + [_dram_text(f)]
+    near = [x for x in (_near_launch_limit(f), _near_fixed_limit(f)) if x]
+    parts = near + [_dram_text(f)]
     from_l2 = _from_l2(f)
     if from_l2 is not None and f.l2_ceiling is not None:
         parts.append("served by L2 (%s) at %.0f%% of the L2 ceiling %s "
