@@ -54,6 +54,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/findings/loads.py \
 	%reldir%/ewbench/analysis/report/findings/registry.py \
 	%reldir%/ewbench/analysis/report/findings/relu.py \
+	%reldir%/ewbench/analysis/report/l2_counts.py \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \

@@ -713,3 +713,52 @@ def test_a_warm_point_inside_the_l2_is_never_dram_bound():
     assert model.classify(model.PointFacts(
         cache="warm", dram_bytes=5.0 * MiB, **base)).name == \
         model.DRAM_BOUND
+
+
+def test_a_point_above_the_ceiling_is_judged_on_the_bytes_its_window_moved():
+    """Issue 40: 16Mi cold points were DRAM-bound at 105-116 % of the
+    ceiling (add_f16_tma: 115.7 %, 45 % of its output written to DRAM in
+    the window).  The verdict counts only the bytes the window moved: the
+    reads and the 45 % of the output written, 94.5 % of the ceiling; and
+    no point is DRAM-bound farther above 100 % than a faster kernel than
+    the ceiling's explains."""
+    from ewbench.analysis.core.load import Ceiling, MetricValue, Run
+    n = 16 << 20
+    moved = 6 * n                   # fp16 add: 96 MiB, past a 50 MiB L2
+    late = make_point(variant="late", dtype="f16", n=n, cache="cold",
+                      bytes_moved=moved, footprint_bytes=moved,
+                      grid=None, time_median_ns=moved / (1.157 * 3e12) * 1e9)
+    blind = dataclasses.replace(late, variant="blind")   # no write counter
+    beats = dataclasses.replace(late, variant="beats",
+                                time_median_ns=moved / (1.012 * 3e12) * 1e9)
+    output = moved / 3
+    metrics = {late.key: {"dram__bytes_write.sum": MetricValue(
+        0.45 * output, "byte", "cupti")},
+        beats.key: {"dram__bytes_write.sum": MetricValue(
+            output, "byte", "cupti")}}
+    run = Run("x", {"run_id": "r", "device": {"l2_bytes": 50 * MiB}},
+              (late, blind, beats), metrics,
+              {"dram_add": Ceiling("dram_add", 3.0e12, "byte/s", None,
+                                   None)})
+    window = model.late_writes(run, late)
+    assert window.written == pytest.approx(0.45)
+    assert window.bytes == pytest.approx(moved * (2 / 3 + 0.45 / 3))
+    assert model.late_writes(run, blind) is None
+    verdicts = {p.variant: v for p, v in model.classify_run(run)}
+    assert verdicts["late"].name == model.DRAM_BOUND
+    assert "45% of its output written to DRAM inside the window" in \
+        verdicts["late"].rule and "= 94% of DRAM ceiling" in \
+        verdicts["late"].rule, verdicts["late"].rule
+    # 115.7 % with nothing to say the window moved less: not DRAM-bound
+    assert verdicts["blind"].name != model.DRAM_BOUND
+    # all of its output inside the window, 1.2 % above: DRAM-bound, and
+    # the rule says why it may stand above the ceiling
+    assert verdicts["beats"].name == model.DRAM_BOUND and \
+        "101.2% of the ceiling, above it by less than 3%" in \
+        verdicts["beats"].rule
+    # a point of warm data in L2 is not judged on its DRAM writes
+    warm = make_point(variant="l2", cache="warm")
+    assert model.late_writes(Run("x", run.manifest, (warm,), {
+        warm.key: {"dram__bytes_write.sum": MetricValue(0.0, "byte",
+                                                          "cupti")}},
+        run.ceilings), warm) is None

@@ -121,7 +121,7 @@ def test_cache_tier_bandwidth_axis_is_linear_and_marks_the_effective_l2(
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
     low, high = 24 * 2**20, 96 * 2**20
     plots._cache_tier_panel(ax, fixture_run, pts, ("add", "f32"),
-                            (48 * 2**20, low, high))
+                            (48 * 2**20, low, high, "variants"))
     # Linear from zero: the L2-to-DRAM ratio of finding 2 reads as drawn.
     assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
     # The bracket is a shaded band over exactly the two sizes, with a
@@ -211,3 +211,47 @@ def test_figures_are_deterministic(fixture_run, tmp_path, name):
         if x.endswith(".svg"):
             with open(x, "rb") as f, open(y, "rb") as g:
                 assert f.read() == g.read()
+
+
+# issue 40: every figure says what it draws
+
+def test_instruction_panels_are_titled_with_their_quantity(fixture_run,
+                                                            tmp_path):
+    """The x-axis titles named the last bar's value ("14", "128", "76")
+    where they should name the quantity."""
+    _, svg = plots.plot_instructions(fixture_run, str(tmp_path))
+    with open(svg, encoding="utf-8") as f:
+        text = f.read()
+    for title in ("bytes moved per issued warp instruction (B)",
+                  "bytes requested per warp global load instruction (B)",
+                  "% of the DRAM ceiling"):
+        assert ">%s<" % title in text, title
+
+
+def test_dram_bound_line_is_keyed_as_the_rule_has_it(fixture_run, tmp_path):
+    """The dotted 80 % line is the DRAM-bound rule's floor, not 'DRAM-bound
+    from here': the rule also needs 90 % of the best sibling."""
+    for draw in (plots.plot_dram_share, plots.plot_instructions):
+        _, svg = draw(fixture_run, str(tmp_path))
+        with open(svg, encoding="utf-8") as f:
+            text = f.read()
+        assert "DRAM-bound from here" not in text
+        assert "the DRAM-bound rule's floor (it also needs &gt;= 90 % of " \
+            "the best sibling)" in text
+
+
+def test_block_band_is_exactly_finding_5s_blocks(monkeypatch, tmp_path):
+    """The 128-256 band was drawn from 111 to 294 threads."""
+    from matplotlib.axes import Axes
+    from ewbench.analysis.report.findings.blocks import F5_SAFE_BLOCKS
+    from test_findings import make_run, point
+    spans, draw = [], Axes.axvspan
+
+    def record(self, xmin, xmax, *args, **kwargs):
+        spans.append((xmin, xmax))
+        return draw(self, xmin, xmax, *args, **kwargs)
+    monkeypatch.setattr(Axes, "axvspan", record)
+    sweep = [point("add_f32", 1 << 21, block=b, time_ns=20000.0)
+             for b in (64, 128, 256, 512)]
+    assert plots.plot_blocks(make_run(sweep), str(tmp_path)) is not None
+    assert spans == [(128, 256)] and F5_SAFE_BLOCKS == (128, 256)

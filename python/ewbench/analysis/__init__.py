@@ -56,6 +56,8 @@ report/     the report of a study or one run (`ewbench report`)
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
             cub and PyTorch: the report's table and figure
+  l2_counts  what the L2 byte counter counts: its 1.5x the bytes moved
+            against the sectors that crossed the L2's partition fabric
 
 report/findings/   the six findings of the study brief, one module each
   registry  the findings in order, one line each; evaluate() judges them

@@ -1,8 +1,10 @@
 """The contest as a document (Markdown, through document.py) and as JSON
 for scripts (`ewbench contest --json`): who is fastest per
 (dtype, n, cache, launch), by how much, and whether the margin is beyond
-the round-to-round spread.  Facts only: a project's goals are judged on
-the JSON by its own scripts (scripts/contest-goals.py)."""
+the noise (the rounds' spread, at least the GPU's cross-host spread),
+with how many configurations the best was chosen from and its margin
+scored on rounds it was not chosen on.  Facts only: a project's goals are
+judged on the JSON by its own scripts (scripts/contest-goals.py)."""
 
 from . import rank as ct
 from ..core import document as doc
@@ -38,14 +40,33 @@ def _row(rank, e, peer, spec):
                                                   peer.bandwidth))
 
 
+def held_out_text(c):
+    """'+0.9 % (add_f32_tma_st@768 chosen in 3 of 3 rounds)', or 'n/a'."""
+    h = c.held_out
+    if h is None:
+        return "n/a"
+    # The most chosen; a tie goes to the first round's (no set: its order
+    # moves with the interpreter's string hashing).
+    top = max(h.chosen, key=h.chosen.count)
+    return "%+.1f %% (%s chosen in %d of %d rounds)" % (
+        h.margin_pct, top, h.chosen.count(top), len(h.chosen))
+
+
 def summary_line(c):
     best, peer, m = c.best, c.peer, c.margin
     if peer is None:
         return "best %s: no cub or torch entry here; nothing to compare." % (
             best.label)
-    return "best %s is %+.1f %% vs the faster peer (%s); noise limit " \
-        "±%.2f %%: %s." % (best.label, m.margin_pct, peer.variant,
-                           m.limit_pct, verdict_text(c))
+    text = "best %s, of %d configurations, is %+.1f %% vs the faster peer " \
+        "(%s); noise limit ±%.2f %%: %s." % (
+            best.label, c.searched, m.margin_pct, peer.variant, m.limit_pct,
+            verdict_text(c))
+    if c.held_out is not None:
+        text += " Scored on the rounds it was not chosen on: %s: %s." % (
+            held_out_text(c), VERDICT[c.held_out.standing] % peer.variant
+            if c.held_out.standing == ct.BEHIND else
+            VERDICT[c.held_out.standing])
+    return text
 
 
 def _title(c):
@@ -69,13 +90,19 @@ def build_document(runs, notes, found):
     items += ["per point: median over runs of bytes moved / median time; "
               "spread = standard deviation of the per-run bandwidths, in % "
               "of their median",
-              "margin = best ewbench / faster peer - 1; beyond the spread "
+              "margin = best ewbench / faster peer - 1; beyond the noise "
               "when |margin| > max(%g x sqrt(spread_best² + spread_peer²), "
-              "%g %%) (the noise rule, docs/analysis.md; the floor is %g "
-              "because the spread of interleaved rounds already holds the "
-              "drift from run to run)" % (
-                  noise.SIGMAS, ct.REPEAT_FLOOR_PCT,
-                  ct.REPEAT_FLOOR_PCT)]
+              "floor) (the noise rule, docs/analysis.md), the floor the "
+              "cross-host spread of this GPU, %s at each entry's median "
+              "time: interleaved rounds hold one host's drift, not the "
+              "spread between hosts" % (
+                  noise.SIGMAS, noise.run_floor(runs[0]).describe()),
+              "the best ewbench entry is the best of every configuration "
+              "measured (each block of each variant: the contest says how "
+              "many), chosen on the rounds that score it; held out: for "
+              "each round, the best over the other rounds against the "
+              "faster peer over them, scored on that round, the median "
+              "over the rounds"]
     items += ["note: %s" % n for n in notes]
     blocks.append(doc.Bullets(tuple(items)))
     blocks.append(doc.Heading(2, "Who wins"))
@@ -85,8 +112,8 @@ def build_document(runs, notes, found):
     else:
         blocks.append(doc.Table(
             ("dtype", "n", "tier", "cache", "launch", "fastest",
-             "best ewbench", "faster peer", "margin", "noise limit",
-             "verdict"),
+             "best ewbench", "searched", "faster peer", "margin",
+             "noise limit", "verdict", "held out"),
             tuple(_summary_row(c) for c in found)))
     blocks.append(doc.Heading(2, "Contests"))
     for c in found:
@@ -107,11 +134,11 @@ def build_document(runs, notes, found):
 def _summary_row(c):
     m, peer = c.margin, c.peer
     return (c.dtype, size_label(c.n), c.tier or "-", c.cache, c.launch,
-            c.winner.label, c.best.label,
+            c.winner.label, c.best.label, str(c.searched),
             peer.variant if peer else "-",
             "%+.1f %%" % m.margin_pct if peer else "-",
             "±%.2f %%" % m.limit_pct if peer else "-",
-            verdict_text(c))
+            verdict_text(c), held_out_text(c) if peer else "-")
 
 
 def render_markdown(runs, notes, found):
@@ -132,16 +159,23 @@ def to_json(runs, notes, found):
     and the per-run bandwidths behind them."""
     contests = []
     for c in found:
-        m = c.margin
+        m, h = c.margin, c.held_out
         contests.append({
             "dtype": c.dtype, "n": c.n, "cache": c.cache,
             "launch": c.launch, "tier": c.tier, "tier_label": c.tier_label,
             "ranked": [_entry(e) for e in c.ranked],
+            "searched": c.searched,
             "cub": _entry(c.cub) if c.cub else None,
             "torch": _entry(c.torch) if c.torch else None,
             "peer": c.peer.origin if c.peer else None,
             "ratio": m.ratio, "margin_pct": m.margin_pct,
-            "limit_pct": m.limit_pct, "standing": m.standing})
+            "limit_pct": m.limit_pct, "standing": m.standing,
+            "floor_pct": ct.floor_pct(c.floor, *[
+                e for e in (c.best, c.peer) if e is not None]),
+            "held_out": None if h is None else {
+                "margin_pct": h.margin_pct,
+                "margins_pct": list(h.margins_pct),
+                "chosen": list(h.chosen), "standing": h.standing}})
     return {
         "schema": JSON_SCHEMA,
         "device": runs[0].device.get("name"),
@@ -151,7 +185,8 @@ def to_json(runs, notes, found):
         "runs": [{"run_id": run.run_id, "path": run.path} for run in runs],
         "notes": list(notes),
         "rule": {"sigmas": noise.SIGMAS,
-                 "floor_pct": ct.REPEAT_FLOOR_PCT,
+                 "floor_gpu_pct": noise.run_floor(runs[0]).pct,
+                 "floor_step_ns": noise.run_floor(runs[0]).step_ns,
                  "unknown_pct": noise.UNKNOWN_PCT},
         "contests": contests,
     }

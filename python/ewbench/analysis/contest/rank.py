@@ -31,10 +31,19 @@ Definitions:
     rows are stream launches only).  Groups without an ewbench entry are
     not contests.
   - margin = 100 x (best ewbench / faster present peer - 1).  It is beyond
-    the spread by the noise rule (noise.py) with the two entries' spreads
-    and a floor of 0 (REPEAT_FLOOR_PCT): the rule's 2 % floor stands for
-    the run-to-run drift one run's scatter cannot show, and the spread of
-    repeated, interleaved runs already holds it.
+    the noise by the noise rule (noise.py) with the two entries' spreads
+    and, as the floor, the cross-host spread of the GPU (noise.Floor: F of
+    its median time, 0.2 % on the H100, 1.1 % on the H200, or the timer
+    step): interleaved rounds on one host hold that host's drift, not the
+    spread between hosts of the GPU, and a margin that another host can
+    undo is no lead (the H100 reference's DRAM tier: 3 x the rounds'
+    spread was +-0.02 %, ten times tighter than the 0.2 % four H100 hosts
+    need).
+  - The best entry is the best of `searched` configurations (every block
+    of every variant), chosen on the very rounds it is scored on; so the
+    margin is also scored held out (held_out): for each round, the entry
+    that is best over the other rounds, against the faster peer of the
+    other rounds, on that round; the median over the rounds.
   - All runs must name the same device, and a key must mean the same work
     (op, dtype, bytes_moved) in every run, else DataError
     (validate.check_rounds).
@@ -97,6 +106,18 @@ class Entry:
         return noise.repeat_spread_pct(self.bandwidths)
 
     @property
+    def time_ns(self):
+        """The median time of one launch, from the median bandwidth and
+        an add's bytes (noise.Floor needs it: its step is in ns)."""
+        return ADD_ARRAYS * DTYPE_BYTES[self.dtype] * self.n / \
+            self.bandwidth * 1e9
+
+    def without(self, index):
+        """The bandwidth over every round but one (held-out choice)."""
+        rest = self.bandwidths[:index] + self.bandwidths[index + 1:]
+        return statistics.median(rest)
+
+    @property
     def label(self):
         """variant@block for kernels, the bare variant for peers."""
         if self.origin != EWBENCH or self.block is None:
@@ -114,6 +135,17 @@ class Margin:
 
 
 @dataclass(frozen=True)
+class HeldOut:
+    """The margin scored on rounds the winner was not chosen on: per
+    round, the best ewbench entry and the faster peer over the other
+    rounds, scored on that round."""
+    margin_pct: float       # the median over the rounds
+    margins_pct: tuple      # per round
+    chosen: tuple           # the label chosen for each round
+    standing: str           # against the contest's limit
+
+
+@dataclass(frozen=True)
 class Contest:
     dtype: str
     n: int
@@ -124,10 +156,16 @@ class Contest:
     ranked: tuple           # ewbench entries, best first
     cub: Optional[Entry]
     torch: Optional[Entry]
+    floor: Optional[object] = None  # noise.Floor: the cross-host spread
 
     @property
     def best(self):
         return self.ranked[0]
+
+    @property
+    def searched(self):
+        """How many configurations the best was chosen from."""
+        return len(self.ranked)
 
     @property
     def peer(self):
@@ -136,7 +174,27 @@ class Contest:
 
     @property
     def margin(self):
-        return judge(self.best, self.peer)
+        return judge(self.best, self.peer, self.floor)
+
+    @property
+    def held_out(self):
+        """HeldOut, or None without a peer or with fewer than two
+        rounds."""
+        peers = [e for e in (self.cub, self.torch) if e is not None]
+        rounds = self.best.repeats
+        limit = self.margin.limit_pct
+        if not peers or rounds < 2 or limit is None:
+            return None
+        margins, chosen = [], []
+        for r in range(rounds):
+            pick = max(self.ranked, key=lambda e: e.without(r))
+            peer = max(peers, key=lambda e: e.without(r))
+            margins.append(100.0 * (pick.bandwidths[r] /
+                                    peer.bandwidths[r] - 1.0))
+            chosen.append(pick.label)
+        middle = statistics.median(margins)
+        return HeldOut(middle, tuple(margins), tuple(chosen),
+                       _standing(middle, limit))
 
     @property
     def winner(self):
@@ -259,21 +317,31 @@ def _l2_share(footprint, l2_bytes):
                                    100 * share)
 
 
-# Spreads over repeats include run-to-run drift (see the docstring).
-REPEAT_FLOOR_PCT = 0.0
+def floor_pct(floor, *entries):
+    """The cross-host floor of a comparison, in %: the larger of the
+    entries' (noise.Floor at each one's median time); 0 without a
+    Floor."""
+    if floor is None:
+        return 0.0
+    return max(floor.pct_at(e.time_ns) for e in entries)
 
 
-def judge(best, peer, floor_pct=REPEAT_FLOOR_PCT):
-    """best's margin over peer, and whether it beats the spread."""
+def _standing(margin, limit):
+    return LEVEL if not noise.beyond_noise(margin, limit) else \
+        AHEAD if margin > 0 else BEHIND
+
+
+def judge(best, peer, floor=None):
+    """best's margin over peer, and whether it beats the noise: three
+    times the rounds' spreads, at least the cross-host floor (floor, a
+    noise.Floor; None: no floor)."""
     if peer is None:
         return Margin(None, None, None, NO_PEER)
     ratio = best.bandwidth / peer.bandwidth
     margin = 100.0 * (ratio - 1.0)
     limit = noise.noise_limit_pct(best.spread_pct, peer.spread_pct,
-                                  floor_pct=floor_pct)
-    standing = LEVEL if not noise.beyond_noise(margin, limit) else \
-        AHEAD if margin > 0 else BEHIND
-    return Margin(ratio, margin, limit, standing)
+                                  floor_pct=floor_pct(floor, best, peer))
+    return Margin(ratio, margin, limit, _standing(margin, limit))
 
 
 def _fastest(entries):
@@ -302,7 +370,8 @@ def contests(entries, runs):
         result.append(Contest(
             key[0], key[1], key[2], key[3], tier, label, tuple(ranked),
             _fastest([e for e in group if e.origin == CUB]),
-            _fastest([e for e in group if e.origin == TORCH])))
+            _fastest([e for e in group if e.origin == TORCH]),
+            noise.run_floor(runs[0])))
     return tuple(result)
 
 

@@ -219,9 +219,15 @@ def separation_pct(a, b, floor):
 
 @dataclass(frozen=True)
 class Margin:
-    """How far b is from a, against what the noise rule needs."""
+    """How far b is from a (a number from its threshold): the difference
+    in % of a, the noise rule's limit for it (within it: borderline), and
+    the cross-host spread, the floor F of the noise model at a's value
+    (measured between studies on different hosts of the GPU): the unit a
+    distance is told in, since it does not move from run to run as one
+    run's confidence intervals do."""
     difference_pct: float   # 100 x (b - a) / a
-    limit_pct: float        # separation_pct(a, b)
+    limit_pct: float        # separation_pct(a, b): beyond it, decided
+    spread_pct: float = 0.0  # the cross-host spread at a, % of a
 
     @property
     def beyond(self):
@@ -229,17 +235,38 @@ class Margin:
 
     @property
     def units(self):
-        """|difference| in units of the noise limit (> 1: beyond)."""
+        """|difference| in units of the noise limit (> 1: beyond); it
+        orders margins, never shown: it moves with one run's intervals."""
         return abs(self.difference_pct) / self.limit_pct \
             if self.limit_pct > 0 else math.inf
 
+    @property
+    def spreads(self):
+        """|difference| in units of the cross-host spread."""
+        return abs(self.difference_pct) / self.spread_pct \
+            if self.spread_pct > 0 else math.inf
+
     def text(self):
-        """'+2.3 % (noise limit 0.8 %: 2.9x)'."""
-        return "%+.1f %% (noise limit %.1f %%: %.1fx)" % (
-            self.difference_pct, self.limit_pct, self.units)
+        """'+2.3 %, 11x the cross-host spread 0.2 %', or '+0.3 %:
+        borderline, within the noise limit 0.8 %'."""
+        if not self.beyond:
+            return "%+.1f %%: borderline, within the noise limit %.1f %%" \
+                % (self.difference_pct, self.limit_pct)
+        if not self.spread_pct:
+            return "%+.1f %%, beyond the noise limit %.1f %%" % (
+                self.difference_pct, self.limit_pct)
+        return "%+.1f %%, %.0fx the cross-host spread %.2g %%" % (
+            self.difference_pct, self.spreads, self.spread_pct)
 
 
 def margin(a, b, floor):
     """The Margin of KernelTime b against KernelTime a."""
     return Margin(100.0 * (b.median_ns - a.median_ns) / a.median_ns,
-                  separation_pct(a, b, floor))
+                  separation_pct(a, b, floor), floor.pct_at(a.median_ns))
+
+
+def distance(value, threshold, limit_pct, spread_pct):
+    """The Margin of a number from its threshold (both in one unit), with
+    the limit the noise rule gives the number and the cross-host spread,
+    each in % of the threshold."""
+    return Margin(100.0 * (value / threshold - 1), limit_pct, spread_pct)

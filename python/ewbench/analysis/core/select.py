@@ -17,6 +17,11 @@ M_DRAM_READ = "dram__bytes_read.sum"
 M_DRAM_WRITE = "dram__bytes_write.sum"
 M_DRAM_BYTES = "dram__bytes.sum"
 M_L2_BYTES = "lts__t_bytes.sum"
+M_L2_READ_SECTORS = "lts__t_sectors_op_read.sum"
+M_L2_WRITE_SECTORS = "lts__t_sectors_op_write.sum"
+# The sectors that reached an L2 slice over the fabric between the two L2
+# partitions (GA100, GH100, GB100; report/l2_counts.py).
+M_L2_FABRIC_SECTORS = "lts__t_sectors_srcunit_ltcfabric.sum"
 M_L1_BYTES = "l1tex__t_bytes.sum"
 M_L1_GLOBAL_BYTES = ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
                      "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")
@@ -111,6 +116,18 @@ def preferred_cache(points):
     if "warm" in caches:
         return "warm"
     return "cold" if "cold" in caches else None
+
+
+def at_largest_size(run):
+    """The passing primary-block points of a run at its largest size, in
+    the preferred cache state (the figures of one size read these)."""
+    points = [p for p in primary_points(run) if p.check != "fail"]
+    if not points:
+        return []
+    n = max(p.n for p in points)
+    pts = [p for p in points if p.n == n]
+    cache = preferred_cache(pts)
+    return [p for p in pts if p.cache == cache]
 
 
 def metric(run, point, name):

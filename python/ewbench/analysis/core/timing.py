@@ -164,10 +164,3 @@ def launch_interval(point, ceilings=None, mode=None):
     spread = (c.spread_pct or 0.0) / 100.0 * c.value
     return Interval(c.value, spread, "ceiling %s" % name)
 
-
-def overhead(interval, kt):
-    """Launch overhead = interval - kernel duration, and its uncertainty
-    (the two half-widths added in quadrature): (ns, +- ns)."""
-    half = max(kt.high_ns - kt.median_ns, kt.median_ns - kt.low_ns)
-    return interval.median_ns - kt.median_ns, math.hypot(interval.ci_ns,
-                                                         half)

@@ -6,9 +6,12 @@
                 the noise?  From the study's repeat rounds when it has them
                 (dram_repeats), else from the one run
   dram_repeats  the same over the study's rounds (Study.rounds): medians
-                over the rounds, beyond the round-to-round spread?
-  l2_ranges     at the L2 tier, the same over every L2-resident size: the
-                margin's min / median / max, each beyond the noise or not
+                over the rounds, beyond the round-to-round spread and the
+                cross-host floor?  With how many configurations were
+                searched and the margin scored held out
+  l2_ranges     at the L2 tier (l2_tier: the sizes where every compared
+                kernel reads >= 95 % from L2), the same over every size:
+                the margin's min / median / max, each beyond the noise
   shortfalls    the study's variants that fall short of their best sibling
                 at the largest size, with the counter evidence and the
                 best block from the block sweep
@@ -159,6 +162,8 @@ class RepeatVersus:
     spec: Optional[float]
     rounds: int
     judged: object          # contest.Margin
+    searched: int = 1       # configurations the best was chosen from
+    held_out: Optional[object] = None   # contest.HeldOut
 
     peer = Versus.peer
 
@@ -199,7 +204,8 @@ def dram_repeats(sctx):
     _, _, found = contest.analyse(rounds)
     return [RepeatVersus("DRAM", c.dtype, c.n, c.cache, c.launch, c.best,
                          c.cub, c.torch, article.spec_dram_bandwidth,
-                         len(rounds), c.margin) for c in found]
+                         len(rounds), c.margin, c.searched, c.held_out)
+            for c in found]
 
 
 @dataclass(frozen=True)
@@ -213,13 +219,13 @@ class SizeMargin:
 
 @dataclass(frozen=True)
 class VersusRange:
-    """ewbench's fastest add against one peer over every L2-resident size
-    of one dtype: the margin's min, median and max, each with its size."""
+    """ewbench's fastest add against one peer over every size of one
+    dtype's L2 tier (l2_tier): the margin's min, median and max, each with
+    its size."""
     part: str
     dtype: str
     peer: str               # "cub" or "torch"
-    limit_bytes: float      # the footprints judged are <= this
-    limit_source: str
+    tier: str               # how the L2 tier's sizes were chosen
     sizes: tuple            # SizeMargin, ascending footprint
 
     def _ordered(self):
@@ -254,34 +260,45 @@ def fixed_cost(ctx, point):
     return max(floors) if floors else None
 
 
-def l2_limit(ctx):
-    """(bytes, source): the largest footprint counted as L2-resident: the
-    last one below finding 2's effective L2, else half the nominal L2."""
-    eff = fnd.effective_l2(ctx)
-    if eff is not None:
-        return eff[1], "up to the effective L2"
-    return fnd.F2_FIT_FRACTION * ctx.run.l2_bytes, "up to half the L2"
+TIER_COUNTERS = "every compared kernel reads >= %.0f %% from L2" % \
+    fnd.F2_ONSET_PCT
+TIER_FOOTPRINT = "footprint up to half the L2: no residency counters"
+
+
+def l2_tier(ctx, at):
+    """(sizes, how) of a dtype's L2 tier, from at, {n: the warm add points
+    of that dtype at n}: the sizes where every point measured (each kernel
+    compared there, peers included) has at least F2_ONSET_PCT of its reads
+    from L2 by the residency counters; where the run has none, the sizes
+    whose footprint is at most half the L2."""
+    shares = {n: [sel.l2_read_served(ctx.run, p) for p in pts]
+              for n, pts in at.items()}
+    if any(h is not None for hs in shares.values() for h in hs):
+        return sorted(n for n, hs in shares.items() if hs and all(
+            h is not None and h >= fnd.F2_ONSET_PCT for h in hs)), \
+            TIER_COUNTERS
+    return sorted(n for n, pts in at.items() if max(
+        p.footprint_bytes for p in pts) <= fnd.F2_FIT_FRACTION *
+        ctx.run.l2_bytes), TIER_FOOTPRINT
 
 
 def l2_ranges(sctx):
     """[VersusRange]: per dtype and peer, ewbench's fastest add against
-    the peer at every warm size whose footprint is L2-resident (l2_limit)
-    and where ewbench's fastest takes at least LAUNCH_FACTOR x the fixed
-    cost of a launch (fixed_cost), so that L2 bandwidth sets its time
-    (from the sweep when there is one)."""
+    the peer at every warm size of the dtype's L2 tier (l2_tier) where
+    ewbench's fastest takes at least LAUNCH_FACTOR x the fixed cost of a
+    launch (fixed_cost), so that L2 bandwidth sets its time (from the
+    sweep when there is one)."""
     part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
     if ctx is None or not ctx.run.l2_bytes:
         return []
-    limit, source = l2_limit(ctx)
     at = {}         # (dtype, n): the warm add points there
     for p in ctx.points:
         if p.op == "add" and p.cache == "warm":
             at.setdefault((p.dtype, p.n), []).append(p)
     out = []
     for dtype in ("f32", "f16"):
-        sizes = sorted({p.n for p in ctx.points if p.op == "add" and
-                        p.dtype == dtype and p.cache == "warm" and
-                        p.footprint_bytes <= limit})
+        sizes, source = l2_tier(ctx, {n: pts for (d, n), pts in at.items()
+                                      if d == dtype})
         per_peer = {"cub": [], "torch": []}
         for n in sizes:
             v = _versus(part, ctx, "L2", dtype, n, "warm", at[dtype, n])
@@ -300,7 +317,7 @@ def l2_ranges(sctx):
                     per_peer[name].append(SizeMargin(one))
         for name, margins in per_peer.items():
             if margins:
-                out.append(VersusRange(part, dtype, name, limit, source,
+                out.append(VersusRange(part, dtype, name, source,
                                        tuple(margins)))
     return out
 

@@ -123,6 +123,14 @@ USES = (
         "no DRAM bytes beside the share", WEAKER),
     Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, ((sel.M_L2_BYTES,),),
         "no L2 bytes beside the share", WEAKER),
+    Use("DRAM-share figure's L2 count", EVIDENCE, _VERDICT_PARTS,
+        ((sel.M_L2_READ_SECTORS, sel.M_L2_WRITE_SECTORS),),
+        "the L2 bytes are not split into reads and writes", WEAKER),
+    Use("DRAM-share figure's L2 count", EVIDENCE, _VERDICT_PARTS,
+        ((sel.M_L2_FABRIC_SECTORS,),),
+        "the L2 bytes' 1.5x is not tested against the sectors that crossed "
+        "the fabric between the L2's partitions (the partition "
+        "hypothesis stays untested)", WEAKER),
     Use("DRAM-share figure", FIGURE, _VERDICT_PARTS,
         ((sel.M_L1_BYTES,), sel.M_L1_GLOBAL_BYTES),
         "no L1 bytes beside the share", WEAKER),

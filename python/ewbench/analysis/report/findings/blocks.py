@@ -12,7 +12,7 @@ from ...core import noise
 from ...core import study as stu
 from ...core import timing
 from ...core.units import gbps, size_label, us
-from .common import FAILS, HOLDS, UNTESTABLE, _finding
+from .common import FAILS, HOLDS, UNTESTABLE, _and, _finding
 
 
 NUMBER = 5
@@ -75,23 +75,66 @@ def _rate_text(rows, best, good):
                 best.grid, us(best.grid / rate)))
 
 
-def f5_tiers(judged, l2_bytes):
-    """'' when every sweep of the judged gives one answer, else per size
-    tier (L2: the best point's footprint below the L2; DRAM) and launch
-    mode, how many sweeps are beyond their limit and the worst ratio."""
+def _tier_groups(judged, l2_bytes):
+    """(size tier, launch mode) -> the judged sweeps there (L2: the best
+    point's footprint below the L2; else DRAM)."""
     groups = {}
-    for beyond, slack, _, _, best, _ in judged:
+    for j in judged:
+        best = j[4]
         tier = "L2" if l2_bytes and best.footprint_bytes < l2_bytes \
             else "DRAM"
-        groups.setdefault((tier, best.launch), []).append((beyond, slack))
-    answers = {any(b for b, _ in g) for g in groups.values()}
+        groups.setdefault((tier, best.launch), []).append(j)
+    return groups
+
+
+def f5_tiers(judged, l2_bytes):
+    """'' when every sweep of the judged gives one answer, else per size
+    tier and launch mode, how many sweeps are beyond their limit and the
+    worst ratio."""
+    groups = _tier_groups(judged, l2_bytes)
+    answers = {any(j[0] for j in g) for g in groups.values()}
     if len(answers) < 2:
         return ""
     return "; ".join("%s tier, %s launches: %d of %d sweeps beyond the "
                      "limit (worst %.3fx)" % (
-                         tier, launch, sum(b for b, _ in g), len(g),
-                         max(x for _, x in g))
+                         tier, launch, sum(j[0] for j in g), len(g),
+                         max(j[1] for j in g))
                      for (tier, launch), g in sorted(groups.items()))
+
+
+def _per_thread(p):
+    """Elements per launched thread of a point, or None."""
+    return p.n / (p.grid * p.block) if p.grid and p.block else None
+
+
+def f5_regimes(judged, l2_bytes):
+    """Which regime holds and which does not, for the verdict cell, where
+    the answer differs by size tier and launch mode: 'holds in the DRAM
+    tier, graph launches (0 of 4 sweeps beyond the limit, worst 1.010x);
+    not in the L2 tier, graph launches, for add_f16x2 (2 elements per
+    thread) and add_f32 (1): 2 of 4 sweeps, worst 1.107x'."""
+    groups = _tier_groups(judged, l2_bytes)
+    if len({any(j[0] for j in g) for g in groups.values()}) < 2:
+        return ""
+    parts = []
+    for (tier, launch), g in sorted(groups.items()):
+        worst = max(j[1] for j in g)
+        failed = [j for j in g if j[0]]
+        if not failed:
+            parts.append("holds in the %s tier, %s launches (0 of %d "
+                         "sweeps beyond the limit, worst %.3fx)" % (
+                             tier, launch, len(g), worst))
+            continue
+        who = ["%s (%s)" % (j[3].split()[0], "%.0f element%s per thread"
+                            % (k, "" if k == 1 else "s")
+                            if k is not None else "elements per thread "
+                            "unknown")
+               for j in failed for k in [_per_thread(j[5])]]
+        parts.append("not in the %s tier, %s launches, for %s: %d of %d "
+                     "sweeps beyond the limit, worst %.3fx" % (
+                         tier, launch, _and(who), len(failed), len(g),
+                         worst))
+    return "; ".join(parts)
 
 
 def finding_5(sctx):
@@ -164,14 +207,20 @@ def finding_5(sctx):
     # The deciding sweep: the worst beyond its limit, else the worst.
     _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
     tiers = f5_tiers(judged, ctx.run.l2_bytes)
+    # The distance of the deciding sweep from its limit (the limit
+    # already holds the noise), in units of the cross-host spread.
+    distance = noise.distance(slack, limit, 0.0,
+                              floor.pct_at(good.time_median_ns))
     deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
-        "%.3fx; %d sweeps%s" % (label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1],
-                                slack, best.block, limit, len(judged),
-                                "; " + tiers if tiers else "")
+        "%.3fx (%s); %d sweeps%s" % (
+            label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1], slack, best.block,
+            limit, distance.text(), len(judged),
+            "; " + tiers if tiers else "")
     if failures:
         return _finding(5, FAILS, numbers, ("The answer differs by tier: "
                                             "%s. " % tiers if tiers else "")
-                        + "; ".join(failures) + "." + note, deciding, part)
+                        + "; ".join(failures) + "." + note, deciding, part,
+                        f5_regimes(judged, ctx.run.l2_bytes))
     return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
                     "and 256 threads is within %.0f%% of the best block "
                     "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),

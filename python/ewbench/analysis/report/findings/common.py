@@ -28,6 +28,8 @@ class Finding:
     explanation: str
     deciding: str = ""      # the number that decides it, one line
     part: str = ""          # the study part it was judged on
+    regimes: str = ""       # where the answer differs by regime: which
+    #                         holds and which does not, for the verdict cell
 
     @property
     def short_claim(self):
@@ -109,9 +111,10 @@ def _unit(number):
     return BY_NUMBER[number]
 
 
-def _finding(number, verdict, numbers, explanation, deciding="", part=""):
+def _finding(number, verdict, numbers, explanation, deciding="", part="",
+             regimes=""):
     return Finding(number, _unit(number).CLAIM, verdict, tuple(numbers),
-                   explanation, deciding, part)
+                   explanation, deciding, part, regimes)
 
 
 def _and(items):

@@ -7,8 +7,10 @@ effective L2 for streaming, which the cache-tier figure draws) and its
 bandwidth on either side.
 """
 
+import math
 from dataclasses import dataclass
 from statistics import median
+from typing import Optional
 
 from .. import model
 from ...core import noise
@@ -75,21 +77,38 @@ def _article_note(l2_bytes):
 
 F2_SHARE_PCT = 50.0        # L2 -> DRAM: the share of reads from L2 falls
 #                            through 50 %
+F2_ONSET_PCT = 95.0        # the share starts to fall: through 95 %; the L2
+#                            tier of the contest is the sizes above it
+
+
+def falls_through(series, level):
+    """Where a curve of (footprint, value) pairs, by footprint, falls
+    through level: between the last point at or above it and the next,
+    interpolated linearly in log2(footprint); None when it does not.  A
+    few KiB more or less of footprint move it by as much, never by a
+    sweep step (the median of brackets did: a 6 KiB difference between
+    two dtypes' 32.4 MiB decided which bracket won)."""
+    last = max((i for i, (_, v) in enumerate(series) if v >= level),
+               default=None)
+    if last is None or last + 1 >= len(series):
+        return None
+    (f0, v0), (f1, v1) = series[last], series[last + 1]
+    frac = (v0 - level) / (v0 - v1) if v0 != v1 else 0.5
+    return 2 ** (math.log2(f0) + frac * (math.log2(f1) - math.log2(f0)))
 
 
 @dataclass(frozen=True)
 class Transition:
-    """Where a variant's warm working set leaves L2: the last footprint
-    whose reads still came mostly from L2 and the next one measured."""
+    """Where a variant's warm working set leaves L2: the footprint where
+    its share of reads from L2 falls through 50 % (interpolated), the
+    sizes measured on either side, and where the share starts to fall
+    (through 95 %; from counters only)."""
     variant: str
-    low_bytes: int          # last footprint with share >= 50 %
-    high_bytes: int         # next footprint, share < 50 %
+    bytes: float            # the 50 % point, interpolated
+    low_bytes: int          # the last footprint at or above it
+    high_bytes: int         # the next footprint measured
+    onset_bytes: Optional[float]    # the share through 95 %, or None
     source: str             # "counters" or "timing"
-
-    @property
-    def bytes(self):
-        """The geometric middle of the bracket."""
-        return (self.low_bytes * self.high_bytes) ** 0.5
 
 
 def _warm_series(ctx, variant):
@@ -100,29 +119,68 @@ def _warm_series(ctx, variant):
 def transition(ctx, variant, ceiling):
     """The L2 -> DRAM Transition of a variant's warm points: from the
     residency counters (share of reads served by L2 falls through
-    F2_SHARE_PCT), else from timing (bandwidth falls through the DRAM
-    ceiling, launch-bound points skipped); None when it does not cross."""
+    F2_SHARE_PCT; its onset through F2_ONSET_PCT), else from timing
+    (bandwidth falls through the DRAM ceiling, launch-bound points
+    skipped; no onset); None when it does not cross."""
     pts = _warm_series(ctx, variant)
-    shares = [(p, sel.l2_read_served(ctx.run, p)) for p in pts]
-    shares = [(p, h) for p, h in shares if h is not None]
+    shares = [(p.footprint_bytes, sel.l2_read_served(ctx.run, p))
+              for p in pts]
+    shares = [(f, h) for f, h in shares if h is not None]
     if shares:
-        source, above = "counters", [h >= F2_SHARE_PCT for _, h in shares]
-        rows = [p for p, _ in shares]
+        source, series, level = "counters", shares, F2_SHARE_PCT
     else:
-        rows = [p for p in pts
-                if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
-        source = "timing"
-        above = [p.bandwidth > ceiling for p in rows]
-    last = max((i for i, a in enumerate(above) if a), default=None)
-    if last is None or last + 1 >= len(rows):
+        series = [(p.footprint_bytes, p.bandwidth) for p in pts
+                  if ctx.verdicts[p.key].name != model.LAUNCH_BOUND]
+        source, level = "timing", ceiling
+    middle = falls_through(series, level)
+    if middle is None:
         return None
-    return Transition(variant, rows[last].footprint_bytes,
-                      rows[last + 1].footprint_bytes, source)
+    low = max(f for f, v in series if f <= middle and v >= level)
+    high = min(f for f, _ in series if f > low)
+    onset = falls_through(series, F2_ONSET_PCT) if shares else None
+    return Transition(variant, middle, low, high, onset, source)
+
+
+@dataclass(frozen=True)
+class EffectiveL2:
+    """The effective L2 for streaming: the median over the study's add
+    variants of where their share of reads from L2 falls through 50 %,
+    and of where it starts to fall (through 95 %), each interpolated per
+    footprint (falls_through); the range of the variants' 50 % points."""
+    bytes: float
+    onset_bytes: Optional[float]
+    low_bytes: float        # the lowest and highest variant's 50 % point
+    high_bytes: float
+    source: str
+    count: int              # the variants that cross
+    bracket: tuple = ()     # (low, high): the median of the sizes measured
+    #                         on either side of the variants' 50 % points
+
+    @property
+    def located(self):
+        """Whether the sizes measured around it are close enough for it to
+        be said as one size (F2_LOCATED_RATIO), not only as the bracket
+        they make."""
+        return not self.bracket or \
+            self.bracket[1] <= F2_LOCATED_RATIO * self.bracket[0]
+
+    @property
+    def mark(self):
+        """(middle, low, high, band) for the cache-tier figure: its band
+        from the onset to the 50 % point (band "onset"), else over the
+        variants' 50 % points ("variants"), or only the bracket of sizes
+        where they do not locate it ("bracket")."""
+        if not self.located:
+            return (self.bracket[0] * self.bracket[1]) ** 0.5, \
+                self.bracket[0], self.bracket[1], "bracket"
+        if self.onset_bytes is not None:
+            return self.bytes, min(self.onset_bytes, self.bytes), \
+                self.bytes, "onset"
+        return self.bytes, self.low_bytes, self.high_bytes, "variants"
 
 
 def effective_l2(ctx, ceiling=None):
-    """(middle, low, high) bytes: the median over the study's add variants
-    of their L2 -> DRAM transition and of its bracket; None without any."""
+    """EffectiveL2 of a run, or None when no study add variant crosses."""
     if ceiling is None:
         bound = model.run_dram_ceiling(ctx.run, "add")
         if bound is None:
@@ -132,26 +190,28 @@ def effective_l2(ctx, ceiling=None):
                          _study_adds(ctx)) if t is not None]
     if not found:
         return None
-    return (median(t.bytes for t in found),
-            median(t.low_bytes for t in found),
-            median(t.high_bytes for t in found))
-
-
-def located(eff):
-    """Whether an effective_l2() is narrow enough to be said as one size."""
-    return eff[2] <= F2_LOCATED_RATIO * eff[1]
+    onsets = [t.onset_bytes for t in found if t.onset_bytes is not None]
+    return EffectiveL2(median(t.bytes for t in found),
+                       median(onsets) if onsets else None,
+                       min(t.bytes for t in found),
+                       max(t.bytes for t in found),
+                       found[0].source, len(found),
+                       (median(t.low_bytes for t in found),
+                        median(t.high_bytes for t in found)))
 
 
 def effective_l2_text(eff, l2):
     """The effective L2 against the nominal one, for the deciding number:
-    'effective L2 33.9 MiB of 50 MiB', or the bracket where the sizes
-    measured are too far apart to locate it."""
-    if located(eff):
-        return "effective L2 %s of %s" % (bytes_label(eff[0]),
-                                           bytes_label(l2))
+    'effective L2 34.9 MiB (onset 23 MiB) of 50 MiB', or the bracket where
+    the sizes measured are too far apart to locate it."""
+    if eff.located:
+        return "effective L2 %s%s of %s" % (
+            bytes_label(eff.bytes), " (onset %s)" % bytes_label(
+                eff.onset_bytes) if eff.onset_bytes is not None else "",
+            bytes_label(l2))
     return "effective L2 between %s and %s, too few sizes to say closer " \
-        "(L2 %s)" % (bytes_label(eff[1]), bytes_label(eff[2]),
-                     bytes_label(l2))
+        "(L2 %s)" % (bytes_label(eff.bracket[0]),
+                     bytes_label(eff.bracket[1]), bytes_label(l2))
 
 
 def _study_adds(ctx):
@@ -214,28 +274,20 @@ def finding_2(sctx):
     numbers = [("L2 (nominal)", bytes_label(l2)),
                ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
     if eff is not None:
-        how = "median over the study's add variants of where the share " \
-            "of reads served by L2 falls through %.0f%%" % F2_SHARE_PCT
-        numbers.append(("effective L2 for streaming", "%s (between %s and "
-                        "%s: %s) = %.2fx the nominal L2" % (
-                            bytes_label(eff[0]), bytes_label(eff[1]),
-                            bytes_label(eff[2]), how, eff[0] / l2)
-                        if located(eff) else "between %s and %s (%s; the "
-                        "sizes measured locate it no closer)" % (
-                            bytes_label(eff[1]), bytes_label(eff[2]), how)))
-    limit = eff[0] if eff else F2_FIT_FRACTION * l2
+        numbers.append(("effective L2 for streaming", _effective_text(
+            eff, l2)))
+    limit = eff.bytes if eff else F2_FIT_FRACTION * l2
     exceed, never, spill_bad, untested = [], [], [], []
     # Never above DRAM speed, by why: capped, block-launch-bound there with
     # their blocks' bytes at the block rate below DRAM speed; launched,
     # block-launch-bound with that above it (the launch of the kernel and
     # its blocks takes nearly all the time); others, neither.
     capped, launched, others = [], [], []
+    below = []      # (variant, x DRAM, Margin) of those never above
     for v in variants:
         t = transition(ctx, v, ceiling)
         peak = _fits_peak(ctx, v, ceiling, limit)
-        where = ("L2 -> DRAM at %s-%s (%s)" % (
-            bytes_label(t.low_bytes), bytes_label(t.high_bytes), t.source)
-            if t else "no L2 -> DRAM transition in the sweep")
+        where = _where_text(t)
         if peak is None:
             untested.append(v)
             numbers.append((v, where + "; no size in L2 that is not "
@@ -261,8 +313,11 @@ def finding_2(sctx):
                     v, top.bandwidth / ceiling,
                     bytes_label(top.footprint_bytes)))
         numbers.append((v, text))
+        distance = noise.distance(p.bandwidth, ceiling,
+                                  floor.pct_at(p.time_median_ns),
+                                  floor.pct_at(p.time_median_ns))
         if faster:
-            exceed.append((v, r))
+            exceed.append((v, r, distance))
         else:
             story = counter_story(run, p)
             if "per issued instruction" not in story:
@@ -270,30 +325,44 @@ def finding_2(sctx):
                                   if x)
             if ctx.verdicts[p.key].name == model.BLOCK_LAUNCH_BOUND:
                 cap, text = _block_cap(run, p)
-                (capped if cap < ceiling else launched).append(v)
+                (capped if cap < ceiling else launched).append((v, r))
                 story = "block-launch-bound: %s" % text
             else:
-                others.append(v)
+                others.append((v, r))
+            below.append((v, r, distance))
             never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
                 v, r, bytes_label(p.footprint_bytes),
                 " with %.0f%% of reads from L2" % share
                 if share is not None else "",
                 "; " + story if story else ""))
-    if eff and located(eff):
+    if eff and eff.located:
         eff_text = "The effective L2 for streaming is %s (%.2fx the " \
-            "nominal %s): beyond it the reads come from DRAM. " % (
-                bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
+            "nominal %s): beyond it most reads come from DRAM%s. " % (
+                bytes_label(eff.bytes), eff.bytes / l2, bytes_label(l2),
+                "; the share of reads from L2 starts to fall at %s" %
+                bytes_label(eff.onset_bytes)
+                if eff.onset_bytes is not None else "")
     elif eff:
         eff_text = "The effective L2 for streaming lies between %s and %s " \
             "(the nominal L2 is %s; the sizes measured locate it no " \
             "closer): beyond it the reads come from DRAM. " % (
-                bytes_label(eff[1]), bytes_label(eff[2]), bytes_label(l2))
+                bytes_label(eff.bracket[0]), bytes_label(eff.bracket[1]),
+                bytes_label(l2))
     else:
         eff_text = ""
     deciding = "%s; %d of %d study adds exceed DRAM in L2" % (
         effective_l2_text(eff, l2) if eff else
         "effective L2 n/a of %s" % bytes_label(l2),
         len(exceed), len(exceed) + len(never))
+    # The margin of each side: the one closest to the line (DRAM speed).
+    if exceed:
+        v, r, m = min(exceed, key=lambda x: x[1])
+        deciding += "; the lowest above: %s %.2fx DRAM (%s)" % (
+            v, r, m.text())
+    if below:
+        v, r, m = max(below, key=lambda x: x[1])
+        deciding += "; the highest below: %s %.2fx DRAM (%s)" % (
+            v, r, m.text())
     note = " " + _article_note(l2)
     if untested:
         note = " Not judged (launch-bound wherever they fit): %s." % \
@@ -310,18 +379,18 @@ def finding_2(sctx):
                        "as fast as the GPU launches them, and each block "
                        "moves too few bytes to pass DRAM speed at that "
                        "rate, wherever the data sits" % (
-                           _and(capped), "es" if len(capped) == 1 else ""))
+                           _names(capped), "es" if len(capped) == 1 else ""))
         if launched:
             why.append("For %s: launching the kernel and its blocks "
                        "takes nearly all %s time at these sizes, so the "
                        "L2's speed does not show" % (
-                           _and(launched),
+                           _names(launched),
                            "its" if len(launched) == 1 else "their"))
         if others:
             why.append("%she data is in L2, so the memory level is not the "
                        "limit: the kernel does not issue enough bytes per "
                        "instruction or keep enough in flight" % (
-                           "For %s, t" % _and(others) if why else "T"))
+                           "For %s, t" % _names(others) if why else "T"))
         fails.append("Never above DRAM speed while its data is in L2: %s. "
                      "%s" % ("; ".join(never), ". ".join(why)))
     if spill_bad:
@@ -329,16 +398,87 @@ def finding_2(sctx):
             F2_DRAM_CAP, "; ".join(spill_bad)))
     if exceed:
         ok = "Above DRAM speed in L2: %s." % ", ".join(
-            "%s %.2fx" % x for x in exceed)
+            "%s %.2fx" % x[:2] for x in exceed)
     else:
         ok = ""
     if fails:
         return _finding(2, FAILS, numbers, eff_text + ". ".join(fails) +
-                        ". " + ok + note, deciding, part)
+                        ". " + ok + note, deciding, part,
+                        _regimes(exceed, capped, launched, others,
+                                 spill_bad))
     return _finding(2, HOLDS, numbers, eff_text + "Every study add variant "
                     "runs above DRAM speed while its working set is in L2 "
                     "and falls to DRAM speed beyond it. " + ok + note,
                     deciding, part)
+
+
+def _effective_text(eff, l2):
+    """The numbers-table value of the effective L2."""
+    if eff.source == "timing":
+        how = "where the bandwidth falls through the DRAM ceiling (no " \
+            "residency counters)"
+    else:
+        how = "where the share of reads served by L2 falls through " \
+            "%.0f%%" % F2_SHARE_PCT
+    if not eff.located:
+        return "between %s and %s (median over the study's add variants " \
+            "of the sizes measured on either side of %s; the sizes " \
+            "measured locate it no closer)" % (
+                bytes_label(eff.bracket[0]), bytes_label(eff.bracket[1]),
+                how)
+    text = "%s = %.2fx the nominal L2: the median over %d study add " \
+        "variants of %s, each interpolated per footprint (theirs %s-%s)" % (
+            bytes_label(eff.bytes), eff.bytes / l2, eff.count, how,
+            bytes_label(eff.low_bytes), bytes_label(eff.high_bytes))
+    if eff.onset_bytes is not None:
+        text += "; the share starts to fall (through %.0f%%) at %s, the " \
+            "median of the same" % (F2_ONSET_PCT,
+                                    bytes_label(eff.onset_bytes))
+    return text
+
+
+def _where_text(t):
+    """A variant's transition for its numbers-table row."""
+    if t is None:
+        return "no L2 -> DRAM transition in the sweep"
+    return "L2 -> DRAM at %s (%s; measured %s-%s)%s" % (
+        bytes_label(t.bytes), t.source, bytes_label(t.low_bytes),
+        bytes_label(t.high_bytes), ", onset %s" % bytes_label(
+            t.onset_bytes) if t.onset_bytes is not None else "")
+
+
+def _names(group):
+    return _and([x[0] for x in group])
+
+
+def _span(group):
+    """'0.76-0.79x' of [(variant, x DRAM), ...]."""
+    low, high = min(x[1] for x in group), max(x[1] for x in group)
+    return "%.2fx" % low if high - low < 0.005 else \
+        "%.2f-%.2fx" % (low, high)
+
+
+def _regimes(exceed, capped, launched, others, spill_bad):
+    """Which regime holds and which does not, for the verdict cell, where
+    the answer is not one for all: 'holds for add_f32, ... (1.34-2.02x
+    DRAM in L2); not for add_f16, ..., capped by their block launches
+    (0.76-0.79x)'; '' where every study add fails alike."""
+    if not exceed and not spill_bad:
+        return ""
+    parts = []
+    if exceed:
+        parts.append("holds for %s (%s DRAM in L2)" % (
+            _names(exceed), _span(exceed)))
+    for group, why in ((capped, ", capped by their block launches"),
+                       (launched, ", launch-bound at these sizes"),
+                       (others, "")):
+        if group:
+            parts.append("not for %s%s (%s)" % (_names(group), why,
+                                                 _span(group)))
+    if spill_bad:
+        parts.append("above %.1fx DRAM past twice the effective L2: %s" % (
+            F2_DRAM_CAP, "; ".join(spill_bad)))
+    return "; ".join(parts)
 
 
 def _article_bpi(sctx, variant):

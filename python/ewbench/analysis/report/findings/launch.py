@@ -5,6 +5,8 @@ smallest size: do the kernels' durations differ beyond the noise, and does
 the launch interval of each launch path exceed every kernel's duration?
 """
 
+from dataclasses import dataclass
+
 from ...core import noise
 from ...core import study as stu
 from ...core import timing
@@ -48,37 +50,67 @@ def f1_kernels(ctx, n):
     return kernels, [p for p in left_out if p.variant not in kernels], cache
 
 
-def f1_interval(ctx, kernels, mode):
-    """The launch interval of a mode: the median of the rows' own (schema
-    2; "python": the PyTorch rows' stream interval, Python's launch path;
-    the others: ewbench's rows), else the run's launch ceiling; None when
-    not measured."""
+# Host-paced paths: the host issues each launch, and the GPU waits for it
+# when the kernel is shorter than the host's pace: the interval belongs to
+# the host, and the launch sets the time when it exceeds every kernel.
+# GPU-paced paths (queued behind a spin kernel, graph replay): each row's
+# interval is its own kernel plus the GPU's launch gap, so each row is
+# judged on its own: the launch sets its time when the gap is at least
+# F1_GAP_SHARE of the interval (as the launch-bound rule has it: the fixed
+# cost of a launch at least half the time).
+F1_HOST_PACED = ("python", "stream")
+F1_GAP_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class RowInterval:
+    """One row's launch interval in a mode against its own kernel."""
+    variant: str
+    kernel: object          # timing.KernelTime
+    interval: object        # timing.Interval
+
+    @property
+    def gap_ns(self):
+        """interval - kernel: the launch's gap (< 0: the interval is
+        shorter than the kernel's own duration)."""
+        return self.interval.median_ns - self.kernel.median_ns
+
+
+def f1_rows(ctx, kernels, mode):
+    """[RowInterval] of a mode: "python", the PyTorch rows' stream
+    interval (Python's launch path); the others, ewbench's rows' own
+    (schema 2), else one row per kernel with the run's launch ceiling;
+    [] when not measured."""
     python = mode == "python"
-    rows = [p for p, _ in kernels.values()
+    rows = [(v, p, kt) for v, (p, kt) in kernels.items()
             if p.variant.startswith(TORCH_PREFIX) == python]
-    own = [timing.launch_interval(p, None, "stream" if python else mode)
-           for p in rows]
-    own = [i for i in own if i is not None]
-    if own:
-        own.sort(key=lambda i: i.median_ns)
-        return own[len(own) // 2]
-    if python or not rows:
-        return None
-    return timing.launch_interval(rows[0], ctx.run.ceilings, mode)
+    own = [RowInterval(v, kt, timing.launch_interval(
+        p, None, "stream" if python else mode)) for v, p, kt in rows]
+    own = [r for r in own if r.interval is not None]
+    if own or python or not rows:
+        return own
+    ceiling = timing.launch_interval(rows[0][1], ctx.run.ceilings, mode)
+    return [] if ceiling is None else [
+        RowInterval(v, kt, ceiling) for v, _, kt in rows]
 
 
-def _as_time(interval):
-    return timing.KernelTime(interval.median_ns,
-                             interval.median_ns - interval.ci_ns,
-                             interval.median_ns + interval.ci_ns,
-                             timing.KERNEL)
+def _pooled(rows):
+    """The interval of a host-paced path over its rows: their median, its
+    uncertainty the rows' spread (lowest to highest, each widened by its
+    own interval), not one row's interval."""
+    ordered = sorted(r.interval.median_ns for r in rows)
+    return timing.KernelTime(
+        ordered[len(ordered) // 2],
+        min(r.interval.median_ns - r.interval.ci_ns for r in rows),
+        max(r.interval.median_ns + r.interval.ci_ns for r in rows),
+        timing.KERNEL)
 
 
 def f1_status(interval_time, kernels, floor):
-    """Whether a mode's interval sets the time: F1_SETS when it exceeds
-    every kernel's duration beyond the noise, F1_NOT_SET when some kernel
-    is longer beyond it, F1_BORDERLINE otherwise; and the Margin of the
-    interval against the kernel that comes closest (in noise units)."""
+    """Whether a host-paced path's interval sets the time: F1_SETS when it
+    exceeds every kernel's duration beyond the noise, F1_NOT_SET when some
+    kernel is longer beyond it, F1_BORDERLINE otherwise; and the Margin of
+    the interval against the kernel that comes closest."""
     margins = [noise.margin(kt, interval_time, floor)
                for _, kt in kernels.values()]
     longer = [m for m in margins if m.beyond and m.difference_pct < 0]
@@ -89,14 +121,170 @@ def f1_status(interval_time, kernels, floor):
     return (F1_SETS if closest.beyond else F1_BORDERLINE), closest
 
 
+def _row_status(row, floor):
+    """A GPU-paced row: its interval against the kernel / (1 -
+    F1_GAP_SHARE) (the interval at which the gap is that share of it),
+    by the noise rule: (status, Margin)."""
+    scale = 1.0 / (1.0 - F1_GAP_SHARE)
+    k = row.kernel
+    line = timing.KernelTime(scale * k.median_ns, scale * k.low_ns,
+                             scale * k.high_ns, k.source)
+    m = noise.margin(line, _as_time(row.interval), floor)
+    if not m.beyond:
+        return F1_BORDERLINE, m
+    return (F1_SETS if m.difference_pct > 0 else F1_NOT_SET), m
+
+
+def f1_row_status(rows, floor):
+    """A GPU-paced path, row by row: F1_SETS or F1_NOT_SET when every row
+    says so beyond the noise, else F1_BORDERLINE; the Margin of the row
+    that comes closest to the line; and {status: count}."""
+    judged = [_row_status(r, floor) for r in rows]
+    counts = {}
+    for status, _ in judged:
+        counts[status] = counts.get(status, 0) + 1
+    closest = min((m for _, m in judged), key=lambda m: m.units)
+    status = judged[0][0] if len(counts) == 1 else F1_BORDERLINE
+    return status, closest, counts
+
+
+def _overlaps(rows, floor):
+    """The rows whose interval is shorter than their kernel's own
+    duration (the next kernel starts before this one's recorded end),
+    and how many of them beyond the noise."""
+    short = [r for r in rows if r.gap_ns < 0]
+    beyond = [r for r in short if noise.separated(
+        r.kernel, _as_time(r.interval), floor)]
+    return short, beyond
+
+
+def _gap_range(rows):
+    """'0.88-1.18 µs (median 0.95 µs)' over the rows whose interval is
+    not shorter than their kernel (no negative gap is printed)."""
+    gaps = sorted(r.gap_ns for r in rows if r.gap_ns >= 0)
+    if not gaps:
+        return "none"
+    return "%s-%s µs (median %s µs)" % (us(gaps[0]), us(gaps[-1]),
+                                        us(gaps[len(gaps) // 2]))
+
+
+def _shorter_text(short, beyond):
+    """'11 of 36 rows, by up to 205 ns (5.7 %), 9 of them beyond the
+    noise: add_f32x4 205 ns, ...'."""
+    worst = max(short, key=lambda r: -r.gap_ns / r.kernel.median_ns)
+    return "%d row%s, by up to %.0f ns (%.1f %%), %d of them beyond the " \
+        "noise: %s" % (len(short), "" if len(short) == 1 else "s",
+                       -worst.gap_ns, -100 * worst.gap_ns /
+                       worst.kernel.median_ns, len(beyond), ", ".join(
+                           "%s %.0f ns" % (r.variant, -r.gap_ns) for r in
+                           sorted(short, key=lambda r: r.gap_ns)))
+
+
+def _as_time(interval):
+    return timing.KernelTime(interval.median_ns,
+                             interval.median_ns - interval.ci_ns,
+                             interval.median_ns + interval.ci_ns,
+                             timing.KERNEL)
+
+
+@dataclass(frozen=True)
+class Path:
+    """One launch path judged: its status, the numbers-table value, the
+    clause of the deciding number and the sentence of the explanation."""
+    mode: str
+    status: str
+    value: str
+    deciding: str
+    sentence: str
+
+
+POOLED_SENTENCE = {
+    F1_SETS: "sets the time (even its shortest interval exceeds every "
+             "kernel's duration beyond the noise)",
+    F1_NOT_SET: "does not set the time (a kernel outlasts the interval "
+                "beyond the noise)",
+    F1_BORDERLINE: "is borderline (its intervals come within the noise "
+                   "of the longest kernel: another host, or a busier one, "
+                   "can tip it either way)"}
+
+
+def _pooled_path(mode, rows, kernels, floor):
+    """A host-paced path, or one measured only by the run's launch
+    ceiling (one interval for every kernel): the rows' interval against
+    every kernel."""
+    pooled = _pooled(rows)
+    status, closest = f1_status(pooled, kernels, floor)
+    slow = max(kt.median_ns for _, kt in kernels.values())
+    source = rows[0].interval.source
+    if source.startswith("ceiling"):
+        where = "%s ± %s µs (%s, one interval for every kernel)" % (
+            us(pooled.median_ns), us(rows[0].interval.ci_ns), source)
+    else:
+        where = "%s µs (%s; %d row%s: %s-%s µs, each with its own " \
+            "interval)" % (us(pooled.median_ns), source, len(rows),
+                           "" if len(rows) == 1 else "s", us(pooled.low_ns),
+                           us(pooled.high_ns))
+    short = [r for r in rows if r.gap_ns < 0]
+    value = ("interval %s; per row, interval − kernel %s%s; %s: interval "
+             "against the closest kernel %s" % (
+                 where, _gap_range(rows), "; the kernel outlasts its own "
+                 "interval on %d of %d rows" % (len(short), len(rows))
+                 if short else "", F1_STATUS_TEXT[status], closest.text()))
+    deciding = "%s: interval %s µs %s longest kernel %s µs (%s)" % (
+        mode, us(pooled.median_ns),
+        {F1_SETS: ">", F1_NOT_SET: "<"}.get(status, "≈"), us(slow),
+        closest.text())
+    return Path(mode, status, value, deciding, "with %s the launch %s" % (
+        F1_MODE_LABELS[mode], POOLED_SENTENCE[status]))
+
+
+def _row_path(mode, rows, floor):
+    """A GPU-paced path measured row by row: each row's interval against
+    its own kernel."""
+    status, closest, counts = f1_row_status(rows, floor)
+    short, beyond = _overlaps(rows, floor)
+    tally = "the gap is %s of %d rows" % (_and([
+        "%s on %d" % (words, counts[key]) for key, words in (
+            (F1_SETS, "at least half of the interval"),
+            (F1_NOT_SET, "under half of the interval"),
+            (F1_BORDERLINE, "within the noise of half of it"))
+        if counts.get(key)]), len(rows))
+    value = "per row, interval − kernel %s; %s (the row closest to half: " \
+        "%s)" % (_gap_range(rows), tally, closest.text())
+    deciding = "%s: interval − kernel %s per row, %s" % (
+        mode, _gap_range(rows), tally)
+    sentence = "with %s the launch %s" % (F1_MODE_LABELS[mode], {
+        F1_SETS: "sets the time (its gap after each kernel is at least "
+                 "half of every row's interval)",
+        F1_NOT_SET: "does not set the time: each row's interval is its "
+                    "own kernel plus a gap of %s, under half of it on "
+                    "every row" % _gap_range(rows),
+        F1_BORDERLINE: "is borderline, row by row: %s" % tally}[status])
+    if short:
+        flagged = _shorter_text(short, beyond)
+        value += "; interval shorter than the kernel's own duration on " \
+            + flagged
+        deciding += "; shorter than the kernel on %d of %d rows" % (
+            len(short), len(rows))
+        sentence += " (on %d of its %d rows the interval is shorter than " \
+            "the kernel's own duration, by up to %.0f ns: the next kernel " \
+            "starts before this one's recorded end)" % (
+                len(short), len(rows),
+                max(-r.gap_ns for r in short))
+    return Path(mode, status, value, deciding, sentence)
+
+
 def finding_1(sctx):
     """Two questions per launch path at the smallest size: do the kernels'
-    durations differ beyond the noise, and does the launch interval exceed
-    every kernel's duration (the launch sets the time)?  The interval
-    belongs to the host (CPU, driver, language), not the GPU: the verdict
-    is that of the article's own launch path, PyTorch from Python, when
-    the study has its rows, else of ewbench's host-paced C launches; every
-    path measured is shown with its margin."""
+    durations differ beyond the noise, and does the launch set the time?
+    On a host-paced path (PyTorch from Python, ewbench's C launches) the
+    interval belongs to the host: the launch sets the time when even its
+    shortest interval exceeds every kernel's duration.  On a GPU-paced
+    path (queued, graph) each row's interval is its own kernel plus the
+    GPU's gap, judged row by row.  The verdict is that of the article's
+    own launch path, PyTorch from Python, when the study has its rows,
+    else of ewbench's host-paced C launches; every path measured is
+    shown."""
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
         return _finding(1, UNTESTABLE, [], "No run.")
@@ -127,31 +315,18 @@ def finding_1(sctx):
                      "beyond the noise" if spread.beyond else
                      "within the noise", spread.text(), floor.describe())),
     ]
-    modes, judged = [], {}
+    paths = []
     for mode in F1_MODES:
-        interval = f1_interval(ctx, kernels, mode)
-        if interval is None:
+        rows = f1_rows(ctx, kernels, mode)
+        if not rows:
             continue
-        # Every kernel against the mode's interval: one launch rate for
-        # all.  (A row's own queued interval always exceeds its kernel by
-        # the GPU's launch gap, whatever the kernel's length.)
-        status, closest = f1_status(_as_time(interval), kernels, floor)
-        low, low_u = timing.overhead(interval, slow)
-        high, high_u = timing.overhead(interval, fast)
-        judged[mode] = status
-        numbers.append(("%s" % F1_MODE_LABELS[mode],
-                        "interval %s ± %s µs (%s); launch overhead "
-                        "(interval − kernel) %s ± %s to %s ± %s µs; %s: "
-                        "interval against the closest kernel %s" % (
-                            us(interval.median_ns), us(interval.ci_ns),
-                            interval.source, us(low), us(low_u), us(high),
-                            us(high_u), F1_STATUS_TEXT[status],
-                            closest.text())))
-        modes.append("%s: interval %s µs %s longest kernel %s µs (%.1fx "
-                      "the noise limit)" % (
-                          mode, us(interval.median_ns),
-                          {F1_SETS: ">", F1_NOT_SET: "<"}.get(status, "≈"),
-                          us(slow.median_ns), closest.units))
+        own = not any(r.interval.source.startswith("ceiling")
+                      for r in rows)
+        paths.append(_row_path(mode, rows, floor)
+                     if own and mode not in F1_HOST_PACED else
+                     _pooled_path(mode, rows, kernels, floor))
+    for path in paths:
+        numbers.append((F1_MODE_LABELS[path.mode], path.value))
     if left_out:
         numbers.append(("left out (no kernel time: a peer's launch path)",
                         ", ".join("%s %s µs" % (p.variant,
@@ -163,16 +338,17 @@ def finding_1(sctx):
     if timing.EVENTS in sources:
         note += (" Kernel times of the old protocol (schema 1: an event "
                  "pair around each launch) include the host launch path.")
-    if not judged:
+    if not paths:
         return _finding(1, UNTESTABLE, numbers, "No launch interval "
                         "measured (neither the rows' intervals nor the "
                         "launch_stream / launch_graph ceilings)." + note,
                         "kernels %.2fx apart" % (slow.median_ns /
                                                  fast.median_ns), part)
-    decisive = next(m for m in ("python", "stream") + F1_MODES
-                    if m in judged)
+    judged = {path.mode: path for path in paths}
+    decisive = next(m for m in F1_HOST_PACED + F1_MODES if m in judged)
     deciding = "%s; kernels %.2fx apart (%s)" % (
-        "; ".join(modes), slow.median_ns / fast.median_ns,
+        "; ".join(path.deciding for path in paths),
+        slow.median_ns / fast.median_ns,
         "beyond noise" if spread.beyond else "within noise")
     text = ("At %s elements the kernels take %s (%s) to %s µs (%s): %s. " % (
         size_label(n), us(fast.median_ns), fast_v, us(slow.median_ns),
@@ -181,22 +357,10 @@ def finding_1(sctx):
     text += ("Whether the launch sets the time depends on the launch path, "
              "which belongs to the host (CPU, driver, language), not to the "
              "GPU; the verdict is that of %s. " % F1_MODE_LABELS[decisive])
-    parts = []
-    for mode, status in judged.items():
-        parts.append("with %s the launch %s" % (
-            F1_MODE_LABELS[mode], {
-                F1_SETS: "sets the time (its interval exceeds every "
-                         "kernel's duration beyond the noise)",
-                F1_NOT_SET: "does not set the time (a kernel outlasts the "
-                            "interval beyond the noise)",
-                F1_BORDERLINE: "is borderline (its interval is within the "
-                               "noise of the longest kernel: another host, "
-                               "or a busier one, can tip it either way)"}[
-                    status]))
-    joined = "; ".join(parts)
+    joined = "; ".join(path.sentence for path in paths)
     text += joined[:1].upper() + joined[1:] + "." + note
     verdict = {F1_SETS: HOLDS, F1_NOT_SET: FAILS,
-               F1_BORDERLINE: BORDERLINE}[judged[decisive]]
+               F1_BORDERLINE: BORDERLINE}[judged[decisive].status]
     return _finding(1, verdict, numbers, text, deciding, part)
 
 

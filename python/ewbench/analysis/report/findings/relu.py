@@ -23,19 +23,24 @@ F6_NAIVE, F6_VECTOR = "relu_f32", "relu_f32x4"
 
 def _beyond_tolerance(a, b, tolerance, floor):
     """How far the difference of KernelTime b from a lies beyond a
-    tolerance (a fraction): (excess %, noise limit %, excess in units of
-    the limit); excess < 0: inside the tolerance, |units| <= 1: within
+    tolerance (a fraction), as a noise.Margin: its difference_pct the
+    excess in points of % (< 0: inside the tolerance), not beyond: within
     the noise of the line."""
     m = noise.margin(a, b, floor)
-    excess = abs(m.difference_pct) - 100.0 * tolerance
-    return excess, m.limit_pct, \
-        excess / m.limit_pct if m.limit_pct > 0 else float("inf")
+    return noise.Margin(abs(m.difference_pct) - 100.0 * tolerance,
+                        m.limit_pct, m.spread_pct)
 
 
 def _gap_text(gap):
-    excess, limit, units = gap
-    return "%.1f %% %s the limit, %.1fx the noise limit" % (
-        abs(excess), "beyond" if excess > 0 else "inside", abs(units))
+    """'29.2 % beyond the limit, 146x the cross-host spread 0.2 %'."""
+    if not gap.beyond:
+        return "%.1f %% %s the limit: borderline, within the noise limit " \
+            "%.1f %%" % (abs(gap.difference_pct), "beyond" if
+                          gap.difference_pct > 0 else "inside",
+                          gap.limit_pct)
+    return "%.1f %% %s the limit, %.0fx the cross-host spread %.2g %%" % (
+        abs(gap.difference_pct), "beyond" if gap.difference_pct > 0 else
+        "inside", gap.spreads, gap.spread_pct)
 
 
 def finding_6(sctx):
@@ -83,7 +88,7 @@ def finding_6(sctx):
     deciding = "; ".join(deciding)
     note = "" if torch else " No PyTorch rows (ewbench torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
-    if abs(gap[2]) <= 1:
+    if not gap.beyond:
         return _finding(6, BORDERLINE, numbers, "The two kernels are %s "
                         "apart, within the noise of the %.0f%% limit: "
                         "another run can tip it either way; repeated "

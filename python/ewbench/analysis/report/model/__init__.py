@@ -7,14 +7,15 @@ Everything here is a pure function of its arguments.  Modules:
   curve     the measured concurrency curve, and a point's place on it
   rules     the verdict rules in order (the rule table), classify
   facts     the PointFacts of a point from a run, classify_run
-  above     rows above a measured DRAM ceiling, with their explanation
+  above     the bytes a timed window moved (late_writes), rows above a
+            measured DRAM ceiling with their explanation
 
 The names the rest of the package and the tests use as model.NAME are
 imported here.
 """
 
-from .above import (BEATS_CEILING, CEILING_BEATEN_PCT, UNEXPLAINED,
-                    WRITES_IN_L2, above_dram_ceiling)
+from .above import (BEATS_CEILING, UNEXPLAINED, WRITES_IN_L2, Window,
+                    above_dram_ceiling, late_writes, output_bytes)
 from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        fitted_launch_floor, l2_ceiling, launch_floor,
                        measured_block_rate, measured_launch_floor, pct_of,
@@ -24,12 +25,12 @@ from .facts import (PointFacts, _siblings, block_slots, classify_run,
                     fixed_cost, kib_in_flight_per_sm, occupancy, point_facts,
                     sibling_key, warm_slower_kernels, warm_slower_than_cold)
 from .fit import fit_launch_model, fit_series, served_by_l2
-from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE, CURVE_ENOUGH,
-                    CURVE_TOLERANCE, DRAM_BOUND, DRAM_FRACTION,
-                    FIXED_COST_BOUND, FIXED_COST_SHARE, FIXED_SHARE,
-                    ISSUE_BAND, ISSUE_BOUND, ISSUE_BYTES_PER_INST,
-                    ISSUE_MARGIN, L2_BOUND, L2_DRAM_FRACTION, L2_SHARE,
-                    LATENCY_BOUND,
+from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
+                    CEILING_BEATEN_PCT, CURVE_ENOUGH, CURVE_TOLERANCE,
+                    DRAM_BOUND, DRAM_FRACTION, FIXED_COST_BOUND,
+                    FIXED_COST_SHARE, FIXED_SHARE, ISSUE_BAND, ISSUE_BOUND,
+                    ISSUE_BYTES_PER_INST, ISSUE_MARGIN, L2_BOUND,
+                    L2_DRAM_FRACTION, L2_SHARE, LATENCY_BOUND,
                     LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
                     OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
                     SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,

@@ -10,6 +10,7 @@ from . import curve
 from .ceilings import (Bound, _idle_latency, _run_block_rate, block_rate,
                        fitted_launch_floor, l2_ceiling, launch_floor,
                        measured_block_rate, run_dram_ceiling)
+from .above import late_writes
 from .fit import fit_series, series_key
 from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
                     MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
@@ -56,6 +57,8 @@ class PointFacts:
     fixed_source: Optional[str] = None      #   series (else the median)
     block_slots: Optional[int] = None       # blocks of its size the GPU
     #   holds at once (one wave)
+    window: Optional[object] = None         # above.Window: part of the
+    #   output written to DRAM after the end stamp (else None)
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -73,10 +76,18 @@ class PointFacts:
             if self.stalls else ""
 
     @property
+    def dram_bandwidth(self):
+        """The bandwidth DRAM is judged on: of the bytes the timed window
+        moved (the window's, where part of the output was written after
+        the end stamp), else of the bytes moved."""
+        return self.window.bandwidth if self.window is not None else \
+            self.bandwidth
+
+    @property
     def dram_pct(self):
         if self.dram_ceiling is None:
             return None
-        return 100.0 * self.bandwidth / self.dram_ceiling.value
+        return 100.0 * self.dram_bandwidth / self.dram_ceiling.value
 
     @property
     def sibling_share(self):
@@ -197,7 +208,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         l2_ceiling=l2_ceiling(run.ceilings),
         fixed_ns=fixed,
         fixed_source=fixed_source,
-        block_slots=block_slots(run, point))
+        block_slots=block_slots(run, point),
+        window=late_writes(run, point))
 
 
 def fixed_cost(point, fits, other=None):

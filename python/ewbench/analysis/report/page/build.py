@@ -9,6 +9,7 @@ from .. import energy as en
 from ...core import atomic
 from ...core import document as doc
 from .. import findings as fnd
+from .. import l2_counts as l2c
 from .. import published as pub
 from ...core import select as sel
 from ...core import study as stu
@@ -75,7 +76,8 @@ def build_document(study, sctx, judged, figures):
     blocks += pub.section(study.main, "Published beside measured",
                           "published")
     blocks += results_section(study, sctx)
-    blocks += figures_section(figures)
+    blocks += figures_section(figures, {"dram_share": _l2_count_note(
+        study, sctx)})
     blocks += verdicts_section(sctx)
     blocks += fits_section(sctx)
     blocks += en.section(study, figures)
@@ -85,6 +87,22 @@ def build_document(study, sctx, judged, figures):
     blocks += threats_section(study, sctx)
     blocks += reproduce_section(study)
     return title, blocks
+
+
+def _effective_l2(sctx):
+    """Finding 2's EffectiveL2 of the study (sweep, else article), or
+    None."""
+    _, part = sctx.part(stu.SWEEP, stu.ARTICLE)
+    return fnd.effective_l2(part) if part else None
+
+
+def _l2_count_note(study, sctx):
+    """What the DRAM-share figure's L2 marker counts (l2_counts.note),
+    over the rows it draws."""
+    main = study.run(stu.ARTICLE) or study.main
+    eff = _effective_l2(sctx)
+    return l2c.note(l2c.l2_count(main, sel.at_largest_size(main)),
+                    main.l2_bytes, eff.bytes if eff else None)
 
 
 def write_report(study, outdir, plot_study):
@@ -103,9 +121,8 @@ def write_report(study, outdir, plot_study):
     with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
-        _, l2_part = sctx.part(stu.SWEEP, stu.ARTICLE)
-        marks = {"effective_l2":
-                 fnd.effective_l2(l2_part) if l2_part else None}
+        eff = _effective_l2(sctx)
+        marks = {"effective_l2": eff.mark if eff else None}
         figures = plot_study(study, figures_dir, marks)
         figures.update(uk.draw(study, figures_dir))
         figures.update(en.draw(study, figures_dir))

@@ -12,7 +12,8 @@ FINDINGS_TABLE = "findings-table"
 def findings_table(judged):
     rows = tuple(("[%d](#finding-%d)" % (f.number, f.number),
                   "[%s](#finding-%d)" % (f.short_claim, f.number),
-                  "**%s**" % f.verdict, f.deciding or "-",
+                  "**%s**%s" % (f.verdict, ": " + f.regimes
+                                if f.regimes else ""), f.deciding or "-",
                   "%s/" % f.part if f.part else "-") for f in judged)
     return doc.Table(("#", "claim", "verdict", "deciding number",
                       "judged on"), rows, FINDINGS_TABLE)

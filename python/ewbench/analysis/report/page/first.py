@@ -5,6 +5,7 @@ evidence.  (The findings table: findings.py.)"""
 
 from .. import answers as ans
 from .. import experiments as exp
+from .. import findings as fnd
 from ...core import document as doc
 from .. import model
 from ...core import noise
@@ -70,19 +71,22 @@ def versus_section(versus, ranges=(), sctx=None):
         beyond = v.beyond_noise or "-"
         if v in repeated and peer is not None:
             beyond = "%s (limit ±%.2f %%)" % (beyond, v.judged.limit_pct)
+        margin = "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(
+            peer.variant)) if peer else "no peer"
+        if v in repeated and v.held_out is not None:
+            margin += "; held out %+.1f %%" % v.held_out.margin_pct
         rows.append((
             "%s %s" % (v.tier, v.dtype),
             "%s, %s, %s%s" % (size_label(v.n), v.cache, v.launch,
                               ", median of %d rounds" % v.rounds
                               if v in repeated else ""),
-            "`%s`@%s (%s)" % (v.best.variant, _block(v.best),
-                              var.role(v.best.variant)),
+            "`%s`@%s (%s%s)" % (v.best.variant, _block(v.best),
+                                var.role(v.best.variant),
+                                "; best of %d configurations" % v.searched
+                                if v in repeated else ""),
             "%s, %s of spec" % (rate(v.best, v),
                                 _pct_spec(v.best.bandwidth, v.spec)),
-            rate(v.cub, v), rate(v.torch, v),
-            "%+.1f %% vs %s" % (v.margin_pct, var.peer_name(peer.variant))
-            if peer else "no peer",
-            beyond))
+            rate(v.cub, v), rate(v.torch, v), margin, beyond))
     if rows:
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
                                  "GB/s, % of spec", "cub", "PyTorch",
@@ -92,15 +96,19 @@ def versus_section(versus, ranges=(), sctx=None):
         blocks.append(doc.Heading(3, "The L2 tier against the peers",
                                   "versus-l2"))
         blocks.append(doc.Paragraph(
-            "L2 tier, over every L2-resident size (warm; footprint up to "
-            "the last size below the effective L2 that finding 2 located; "
-            "ewbench's fastest taking at least %.0fx the fixed cost of a "
-            "launch, the larger of the measured launch floor and the "
-            "fitted intercept, so that L2 bandwidth, not the launch, sets "
-            "the time): the margin of ewbench's fastest add at each size "
-            "against the peer, its lowest, median and highest, each with "
-            "its size and whether it is beyond the noise." %
-            model.LAUNCH_FACTOR))
+            "L2 tier, over every size of it (warm; the sizes where every "
+            "kernel compared, ewbench's and the peers', reads at least "
+            "%.0f %% of its data from L2 by the residency counters, per "
+            "dtype: where the reads come partly from DRAM, the margin "
+            "measures which kernel hides DRAM better, not the L2; without "
+            "counters, footprints up to half the L2; ewbench's fastest "
+            "taking at least %.0fx the fixed cost of a launch, the larger "
+            "of the measured launch floor and the fitted intercept, so "
+            "that L2 bandwidth, not the launch, sets the time): the margin "
+            "of ewbench's fastest add at each size against the peer, its "
+            "lowest, median and highest, each with its size and whether "
+            "it is beyond the noise." % (fnd.F2_ONSET_PCT,
+                                         model.LAUNCH_FACTOR)))
         l2c = model.l2_ceiling(sctx.part(stu.SWEEP, stu.ARTICLE)[1]
                                .run.ceilings)
 
@@ -121,7 +129,7 @@ def versus_section(versus, ranges=(), sctx=None):
                 "%d sizes, %s-%s (%s), warm, %s" % (
                     len(r.sizes), bytes_label(first.best.footprint_bytes),
                     bytes_label(last.best.footprint_bytes),
-                    r.limit_source, first.launch),
+                    r.tier, first.launch),
                 cell(r.lowest), cell(r.middle), cell(r.highest),
                 "ahead at %d, behind at %d, level at %d" % (
                     r.count("ahead"), r.count("behind"),
@@ -133,8 +141,14 @@ def versus_section(versus, ranges=(), sctx=None):
         dram = ("DRAM tier: the study's largest size, warm, from %d rounds "
                 "(%s): a bandwidth is the median over "
                 "the rounds, and a margin is beyond noise when it exceeds "
-                "%g x the two entries' round-to-round spreads combined "
-                "(the limit; `ewbench contest`'s rule, docs/analysis.md). "
+                "%g x the two entries' round-to-round spreads combined, and "
+                "at least the cross-host spread of the GPU (the limit; "
+                "`ewbench contest`'s rule, docs/analysis.md); ewbench's "
+                "fastest is the best of every configuration the rounds "
+                "measured (each block of each variant), chosen on the same "
+                "rounds, so its margin is also scored held out: for each "
+                "round, the best over the other rounds against the faster "
+                "peer over them, on that round, the median over the rounds. "
                 "L2 tier, beyond noise" % (repeated[0].rounds,
                                            _rounds_text(sctx.study),
                                            noise.SIGMAS))

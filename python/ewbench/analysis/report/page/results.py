@@ -27,10 +27,10 @@ FIGURE_TEXT = {
         "the legend under each panel keys every series. Each series marks "
         "one size per octave, staggered against the others, so lines that "
         "lie on one another still show every series' markers. Black dotted "
-        "vertical line: the nominal L2 capacity; blue band with a dashed "
-        "line, named by the arrow: the effective L2 for streaming that "
-        "finding 2 located (where the share of reads served by L2 falls "
-        "through 50 %) and the sweep sizes bracketing it; thick "
+        "vertical line: the nominal L2 capacity; dashed line, named by "
+        "the arrow: the effective L2 for streaming that finding 2 located "
+        "(where the share of reads served by L2 falls through 50 %), over "
+        "a blue band from where that share starts to fall (95 %); thick "
         "translucent red line: the op's measured DRAM ceiling, dotted red: "
         "the spec peak, each named on its line; the L2 read ceiling (blue "
         "dash-dot) is drawn only where it lies near the data, else named "
@@ -54,11 +54,14 @@ FIGURE_TEXT = {
         "median (most are narrower than the dot: the numbers at the right "
         "give each median and interval); red rings: the same rows' medians "
         "in the repeat rounds, where the study has them; red line: the "
-        "ceiling (100 %); dotted grey: the 80 % DRAM-bound threshold; "
+        "ceiling (100 %); dotted grey: 80 %, the DRAM-bound rule's floor "
+        "(the rule also needs 90 % of the best sibling); "
         "dotted red: the spec peak, per op family. Right, where counters "
         "were taken: the bytes counted at DRAM (red squares), L2 (blue "
-        "dots) and L1 (green triangles) over the bytes the kernel must "
-        "move, on a logarithmic axis with 1x marked. The title gives each "
+        "dots; hollow: less the sectors that crossed the fabric between "
+        "the L2's partitions, where measured) and L1 (green triangles) "
+        "over the bytes the kernel must move, on a logarithmic axis with "
+        "1x marked. The title gives each "
         "op family's intensity (FLOP per byte moved) and how far under "
         "the ridge of its FMA roof and DRAM ceiling it lies."),
     "instructions": (
@@ -68,8 +71,23 @@ FIGURE_TEXT = {
         "issued warp instruction with the issue-bound threshold of each row "
         "in red, global-load bytes per warp load instruction (128 B scalar "
         "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
-        "with the 80 % DRAM-bound threshold dotted."),
+        "with 80 % dotted, the DRAM-bound rule's floor (the rule also "
+        "needs 90 % of the best sibling)."),
 }
+
+
+def _window_pct(run, p, ceiling, digits):
+    """The share of the ceiling counting only the bytes the timed window
+    moved (model.late_writes), where it differs from the row's at the
+    digits shown; else None."""
+    window = model.late_writes(run, p)
+    if window is None or ceiling is None:
+        return None
+    shares = [model.pct_of(b, ceiling) for b in (p.bandwidth,
+                                                 window.bandwidth)]
+    if round(shares[0], digits) == round(shares[1], digits):
+        return None
+    return shares[1]
 
 
 def _cell(run, p):
@@ -77,8 +95,10 @@ def _cell(run, p):
     share = model.pct_of(p.bandwidth, ceiling)
     spread = noise.spread_pct(p)
     text = gbps_number(p.bandwidth)
+    window = _window_pct(run, p, ceiling, 0)
     if share is not None:
-        text += " (%.0f %%)" % share
+        text += " (%.0f %%%s)" % (share, "; window %.0f %%" % window
+                                  if window is not None else "")
     if spread is not None:
         text += " ±%.1f %%" % spread
     mark = noise.flag(p)
@@ -117,7 +137,10 @@ def _point_row(run, p):
             else "n/a",
             ("%.1f %%" % spread if spread is not None else "n/a") +
             (" " + noise.flag(p) if noise.flag(p) else ""),
-            gbps_number(p.bandwidth), pct(model.pct_of(p.bandwidth, ceiling)),
+            gbps_number(p.bandwidth),
+            pct(model.pct_of(p.bandwidth, ceiling)) + (
+                " (window %.1f %%)" % _window_pct(run, p, ceiling, 1)
+                if _window_pct(run, p, ceiling, 1) is not None else ""),
             _pct_spec(p.bandwidth, run.spec_dram_bandwidth), p.check or "n/a")
 
 
@@ -130,8 +153,13 @@ def results_section(study, sctx):
     blocks.append(doc.Paragraph(
         "`%s/`: GB/s per variant and size (%% of the op's DRAM ceiling) ±"
         "per-launch spread; **noisy**: spread above %.0f %%, **outlier**: a "
-        "launch took more than %.1fx the median. Rows: the study's "
-        "variants, ewbench's additions, then peers, per op family." % (
+        "launch took more than %.1fx the median; **window**: the share "
+        "counting only the bytes the timed window moved, where the DRAM "
+        "write counter shows part of the output written after the "
+        "kernel's end stamp (left dirty in L2 and written back later; "
+        "docs/metrics.md, \"Where the writes land\"): the verdicts judge "
+        "DRAM on it. Rows: the study's variants, ewbench's additions, then "
+        "peers, per op family." % (
             part, noise.NOISY_PCT, noise.OUTLIER_FACTOR)))
     for cache in ("warm", "cold"):
         for launch in ("stream", "graph"):
@@ -178,7 +206,9 @@ def blocks_table(ctx):
                       tuple(rows))]
 
 
-def figures_section(figures):
+def figures_section(figures, notes=None):
+    """The figures with their captions; notes: {name: a paragraph under
+    the figure} (what the data say of it: dram_share's L2 count)."""
     blocks = [doc.Heading(2, "Figures", "figures")]
     if not figures:
         return blocks + [doc.Paragraph("No figures.")]
@@ -190,6 +220,8 @@ def figures_section(figures):
         blocks.append(doc.Image("%s/%s" % (FIGURES_DIR, os.path.basename(png)),
                                 title, caption, "%s/%s" % (
                                     FIGURES_DIR, os.path.basename(svg))))
+        if (notes or {}).get(name):
+            blocks.append(doc.Paragraph(notes[name]))
     return blocks
 
 
@@ -206,8 +238,10 @@ def verdicts_section(sctx):
         "time and, with the bytes at the serving level's ceiling, >= %.0f "
         "%% of it), L2-bound (footprint < L2 and above the DRAM ceiling, "
         "or DRAM bytes < %.0f %% of bytes moved, at >= %.0f %% of the L2 "
-        "ceiling), DRAM-bound (>= %.0f %% of the DRAM ceiling and >= %.0f "
-        "%% of the best sibling: same op, dtype, size, cache, launch), "
+        "ceiling), DRAM-bound (>= %.0f %% of the DRAM ceiling, counting "
+        "the bytes the timed window moved, and at most %.0f %% above it, "
+        "and >= %.0f %% of the best sibling: same op, dtype, size, cache, "
+        "launch), "
         "occupancy-bound (occupancy < %.0f %%, a grid that fills the "
         "GPU's block slots, loads in flight short on the concurrency "
         "curve), latency-bound (on the measured concurrency curve its "
@@ -224,7 +258,7 @@ def verdicts_section(sctx):
             100 * model.BLOCK_LAUNCH_SHARE, 100 * model.FIXED_SHARE,
             100 * model.FIXED_COST_SHARE,
             100 * model.L2_DRAM_FRACTION, 100 * model.L2_SHARE,
-            100 * model.DRAM_FRACTION,
+            100 * model.DRAM_FRACTION, model.CEILING_BEATEN_PCT,
             100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
             100 * model.CURVE_ENOUGH, 100 * model.CURVE_TOLERANCE,
             100 * model.STALL_DOMINANT,

@@ -8,6 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
 from .. import model
+from ..findings.blocks import F5_SAFE_BLOCKS
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
@@ -40,7 +41,9 @@ def plot_blocks(run, outdir, published=None):
     for ax, fam in zip(_grid(body, len(fams)), fams):
         mine = [p for p in points if var.family(p) == fam]
         styles = family_styles(mine)
-        ax.axvspan(128 / 1.15, 256 * 1.15, color="#e8f3e8", zorder=0)
+        # Exactly finding 5's blocks (its one definition of them).
+        ax.axvspan(min(F5_SAFE_BLOCKS), max(F5_SAFE_BLOCKS),
+                   color="#e8f3e8", zorder=0)
         for v in sorted({p.variant for p in mine}, key=var.sort_key):
             st = styles[v]
             sizes = sorted({p.n for p in mine if p.variant == v},
@@ -84,7 +87,8 @@ def plot_blocks(run, outdir, published=None):
     handles += [Line2D([], [], ls="none", marker="o", ms=11, mfc="none",
                        mec="#333333", label="the study's published block"),
                 Line2D([], [], color="#e8f3e8", lw=8,
-                       label="128 to 256 threads (finding 5)")]
+                       label="%d to %d threads (finding 5)" % (
+                           min(F5_SAFE_BLOCKS), max(F5_SAFE_BLOCKS)))]
     if dram is not None:
         handles.append(Line2D([], [], color=CEILING_GREY, label=(
             "measured DRAM ceiling of the op (dram_add; relu, abs: "

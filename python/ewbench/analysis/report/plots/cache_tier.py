@@ -81,6 +81,14 @@ def _label_at_line(ax, y, text, colour, above):
                                            foreground="white")])
 
 
+# The legend's key of the effective L2 by how its band was made
+# (EffectiveL2.mark).
+_EFFECTIVE_KEYS = {
+    "onset": "effective L2 SIZE (finding 2); band: L2 share 95 % to 50 %",
+    "variants": "effective L2 SIZE (finding 2); band: the variants' own",
+    "bracket": "effective L2 (finding 2): between the sizes measured"}
+
+
 def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     styles = family_styles(points)
     marks = _stagger(styles)
@@ -161,13 +169,18 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
                            label="L2 capacity %s (nominal)" %
                            bytes_label(run.l2_bytes)))
     if effective_l2 is not None:
-        middle, low, high = effective_l2
+        middle, low, high, band = effective_l2
         ax.axvspan(low, high, color=LEVEL_COLOURS["L2"], alpha=0.4, lw=0,
                    zorder=0)
         ax.axvline(middle, color=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
                    lw=1.4, zorder=2)
-        ax.annotate("effective L2 %s\n(%s to %s)" % (
-            bytes_label(middle), bytes_label(low), bytes_label(high)),
+        ax.annotate({
+            "onset": "effective L2 %s\n(L2 share falls from %s)" % (
+                bytes_label(middle), bytes_label(low)),
+            "variants": "effective L2 %s\n(%s to %s)" % (
+                bytes_label(middle), bytes_label(low), bytes_label(high)),
+            "bracket": "effective L2 between\n%s and %s" % (
+                bytes_label(low), bytes_label(high))}[band],
             (high, 0.86), xytext=(right * 1.3, 0.86), fontsize=7.5,
             ha="left", va="center", color=LEVEL_COLOURS["L2"], bbox=box,
             zorder=9, xycoords=("data", "axes fraction"),
@@ -176,8 +189,8 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
                             lw=1.0, shrinkA=0, shrinkB=0))
         refs.append(Patch(facecolor=LEVEL_COLOURS["L2"], alpha=0.4,
                           edgecolor=LEVEL_COLOURS["L2"], ls=(0, (5, 2)),
-                          label="effective L2 %s (finding 2) and the sizes "
-                                "bracketing it" % bytes_label(middle)))
+                          label=_EFFECTIVE_KEYS[band].replace(
+                              "SIZE", bytes_label(middle))))
     served = _residency(run, points)
     if served:
         twin = ax.twinx()
@@ -212,8 +225,11 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
 
 def plot_cache_tier(run, outdir, effective_l2=None):
     """Bandwidth against footprint, one panel per op family.
-    effective_l2: (middle, low, high) bytes, finding 2's effective L2 for
-    streaming, marked with its bracket; None: not marked."""
+    effective_l2: (middle, low, high, band), finding 2's effective L2 for
+    streaming (EffectiveL2.mark): a dashed line at middle, the 50 % point,
+    and a band from low to high: from the onset to it ("onset"), over the
+    study adds' own 50 % points ("variants"), or the sizes that bracket it
+    where they do not locate it ("bracket"); None: not marked."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
     fams = [f for f in _families(points)
             if len({p.n for p in points if var.family(p) == f}) > 1]

@@ -14,6 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
+from .. import model
 from ...core import atomic
 from ...core import variants as var
 from ...core.units import bytes_label
@@ -168,6 +169,15 @@ def save(fig, outdir, stem):
     atomic.write_bytes(png, _png_palette(fig))
     atomic.savefig(fig, svg, format="svg", metadata={"Date": None})
     return [png, svg]
+
+
+def dram_bound_threshold_label():
+    """The key of the dotted line at DRAM_FRACTION of the ceiling, as the
+    rule has it: the DRAM-bound rule's first test, not the whole rule
+    (it also asks for SIBLING_FRACTION of the best sibling)."""
+    return "%.0f %%: the DRAM-bound rule's floor (it also needs >= %.0f " \
+        "%% of the best sibling)" % (100 * model.DRAM_FRACTION,
+                                     100 * model.SIBLING_FRACTION)
 
 
 def _binary_bytes(value, _pos=None):

@@ -11,13 +11,15 @@ import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
+from .. import l2_counts as l2c
 from .. import model
 from ...core import timing
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short, save)
+                     _families, _figure, _gbps_short,
+                     dram_bound_threshold_label, save)
 
 
 def _l1_bytes(run, p):
@@ -30,15 +32,27 @@ def _l1_bytes(run, p):
     return sum(parts) if all(v is not None for v in parts) else None
 
 
+L2_OWN = "L2 own"      # the L2 bytes less those that crossed the fabric
+
+
 def _level_bytes(run, p):
-    """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
+    """[(level, bytes)] counted at DRAM, L2 and L1, and at L2 less the
+    sectors that crossed the partition fabric, where measured."""
     out = []
     for level, value in (("DRAM", sel.dram_bytes(run, p)),
                          ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
+                         (L2_OWN, l2c.own_bytes(run, p)),
                          ("L1", _l1_bytes(run, p))):
         if value:
             out.append((level, value))
     return out
+
+
+def _level_style(level, colour):
+    """A level's marker: filled, the L2 less the fabric's hollow."""
+    if level == L2_OWN:
+        return dict(color=colour, mfc="none", mec=colour, mew=1.2, zorder=4)
+    return dict(color=colour, mec="white", mew=0.5, zorder=3)
 
 
 def _compute_roof(run, dtype):
@@ -105,7 +119,11 @@ def _bandwidth_interval(p):
 
 # Level -> (marker, offset in rows): one row's levels side by side, as
 # DRAM bytes and the bytes the kernel moves are often equal.
-LEVEL_MARKS = {"DRAM": ("s", -0.22), "L2": ("o", 0.0), "L1": ("^", 0.22)}
+LEVEL_MARKS = {"DRAM": ("s", -0.22), "L2": ("o", 0.0), L2_OWN: ("o", 0.0),
+               "L1": ("^", 0.22)}
+LEVEL_LABELS = {"DRAM": "bytes counted at DRAM", "L2": "bytes counted at L2",
+                L2_OWN: "at L2 less those that crossed the partition fabric",
+                "L1": "bytes counted at L1"}
 ROLE_COLOURS = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: "#8c8c8c",
                 var.PEER: "#000000", var.USER: USER_STYLE[0]}
 
@@ -124,14 +142,8 @@ def share_rows(run, repeats=()):
     """[ShareRow] at the largest size (warm when measured), primary
     blocks, passing rows, grouped by op family (_families' order), fastest
     first; [] without points or any DRAM ceiling."""
-    points = [p for p in sel.primary_points(run) if p.check != "fail"]
-    if not points:
-        return []
-    n = max(p.n for p in points)
-    pts = [p for p in points if p.n == n]
-    cache = sel.preferred_cache(pts)
-    pts = [p for p in pts if p.cache == cache and
-           model.run_dram_ceiling(run, p.op) is not None]
+    pts = [p for p in sel.at_largest_size(run)
+           if model.run_dram_ceiling(run, p.op) is not None]
     fams = _families(pts)
     pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
                                      -p.bandwidth))
@@ -226,9 +238,9 @@ def plot_dram_share(run, outdir, repeats=()):
                 r = b / p.bytes_moved
                 values.append(r)
                 marker, dy = LEVEL_MARKS[level]
+                colour = LEVEL_COLOURS[level if level != L2_OWN else "L2"]
                 ratio.plot(r, yi + dy, ls="none", marker=marker, ms=5.5,
-                           color=LEVEL_COLOURS[level], mec="white", mew=0.5,
-                           zorder=3)
+                           **_level_style(level, colour))
             if not levels[p.key]:
                 ratio.text(1.0, yi, "no counters", va="center", ha="center",
                            fontsize=7, color="#777777")
@@ -240,8 +252,8 @@ def plot_dram_share(run, outdir, repeats=()):
         ratio.set_xlim(lo, hi)
         ratio.xaxis.set_major_formatter(FuncFormatter(
             lambda v, _pos: "%gx" % v))
-        ratio.set_xlabel("bytes counted at the level / bytes the kernel "
-                         "must move", fontsize=9)
+        ratio.set_xlabel("bytes counted / bytes the kernel moves",
+                         fontsize=9)
         ratio.grid(True, axis="x", alpha=0.3)
         ratio.tick_params(labelsize=8)
     for yi in range(1, len(pts)):
@@ -262,8 +274,7 @@ def plot_dram_share(run, outdir, repeats=()):
                        alpha=0.6, label="100 %: the measured ceiling"
                        if measured else "100 %: the spec peak"),
                 Line2D([], [], color=CEILING_GREY, ls=":",
-                       label="%.0f %%: DRAM-bound from here" %
-                       (100 * model.DRAM_FRACTION))]
+                       label=dram_bound_threshold_label())]
     if spec is not None and measured:
         handles.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"],
                               ls=(0, (1, 2)), lw=1.4,
@@ -279,9 +290,10 @@ def plot_dram_share(run, outdir, repeats=()):
     if ratio is not None:
         ratio.legend(handles=[
             Line2D([], [], ls="none", marker=LEVEL_MARKS[lvl][0], ms=6,
-                   color=c, label="bytes counted at %s" % lvl)
-            for lvl, c in LEVEL_COLOURS.items() if lvl != "algorithmic" and
-            any(lvl == name for lv in levels.values() for name, _ in lv)],
+                   label=LEVEL_LABELS[lvl], **_level_style(
+                       lvl, LEVEL_COLOURS[lvl if lvl != L2_OWN else "L2"]))
+            for lvl in LEVEL_MARKS
+            if any(lvl == name for lv in levels.values() for name, _ in lv)],
             ncol=1, **under)
     body.suptitle("\n".join(
         ["Share of the DRAM ceiling at %s elements (%s), grouped by op "

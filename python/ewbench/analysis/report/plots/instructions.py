@@ -9,7 +9,8 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
 from .common import (ADDITION_GREY, CEILING_GREY, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, legend_outside, save)
+                     _families, _figure, dram_bound_threshold_label,
+                     legend_outside, save)
 
 
 def _issue_thresholds(run, pts):
@@ -32,13 +33,10 @@ def plot_instructions(run, outdir):
     """Per variant at the largest size: bytes per issued instruction,
     bytes requested per global load instruction (with the share of the
     sector bytes used, where not all), % of the DRAM ceiling."""
-    points = [p for p in sel.primary_points(run) if p.check != "fail"]
-    if not points or not sel.has_metric(run, sel.M_BYTES_PER_INST):
+    pts = sel.at_largest_size(run)
+    if not pts or not sel.has_metric(run, sel.M_BYTES_PER_INST):
         return None
-    n = max(p.n for p in points)
-    pts = [p for p in points if p.n == n]
-    cache = sel.preferred_cache(pts)
-    pts = [p for p in pts if p.cache == cache]
+    n, cache = pts[0].n, pts[0].cache
     fams = _families(pts)
     pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
                                      -p.bandwidth))
@@ -57,7 +55,7 @@ def plot_instructions(run, outdir):
     )
     role_colour = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: ADDITION_GREY,
                    var.PEER: "#000000", var.USER: USER_STYLE[0]}
-    for k, (ax, (label, values)) in enumerate(zip(axes, panels)):
+    for k, (ax, (title, values)) in enumerate(zip(axes, panels)):
         for yi, (p, v) in enumerate(zip(pts, values)):
             if v is None:
                 ax.text(0, yi, " n/a", va="center", fontsize=8,
@@ -65,12 +63,12 @@ def plot_instructions(run, outdir):
                 continue
             ax.barh(yi, v, color=role_colour[var.role(p.variant)],
                     height=0.72)
-            label = " %.0f" % v
+            value = " %.0f" % v
             used = sel.metric(run, p, sel.M_LD_SECTOR_EFFICIENCY) \
                 if k == 1 else None
             if used is not None and used < 99.5:
-                label += " (%.0f %% of sectors)" % used
-            ax.text(v, yi, label, va="center", fontsize=7.5)
+                value += " (%.0f %% of sectors)" % used
+            ax.text(v, yi, value, va="center", fontsize=7.5)
             if k == 0 and thresholds.get(p.key) is not None:
                 ax.plot([thresholds[p.key]] * 2, [yi - 0.42, yi + 0.42],
                         color="#d62728", lw=1.6)
@@ -83,7 +81,7 @@ def plot_instructions(run, outdir):
                        ls=":", lw=0.9)
         finite = [v for v in values if v is not None] + [1]
         ax.set_xlim(0, max(finite) * 1.2)
-        ax.set_xlabel(label, fontsize=9)
+        ax.set_xlabel(title, fontsize=9)
         ax.tick_params(labelsize=8)
         ax.grid(True, axis="x", alpha=0.3)
     for yi in range(1, len(pts)):
@@ -108,8 +106,7 @@ def plot_instructions(run, outdir):
     handles += [Line2D([], [], color=CEILING_GREY, ls="--",
                        label="128 B scalar / 512 B 128-bit load; 100 %"),
                 Line2D([], [], color=CEILING_GREY, ls=":",
-                       label="%.0f %%: DRAM-bound from here" %
-                       (100 * model.DRAM_FRACTION))]
+                       label=dram_bound_threshold_label())]
     legend_outside(body, "lower center", handles=handles, ncol=3,
                 fontsize=8, frameon=False)
     body.suptitle("Instruction efficiency at %s elements (%s), grouped by "

@@ -21,7 +21,7 @@ def plot_study(study, outdir, marks=None):
     cache-tier plot from the sweep (else the article run), the block plot
     from the block sweep, the DRAM share (with the repeat rounds) and
     instructions from the article run.  marks: what the findings located, drawn where it belongs
-    ({"effective_l2": (middle, low, high)}).  The figures are drawn in
+    ({"effective_l2": EffectiveL2.mark}).  The figures are drawn in
     parallel where the platform forks (seconds each, in matplotlib)."""
     marks = marks or {}
     main = study.run(stu.ARTICLE) or study.main
