@@ -20,7 +20,8 @@ import pytest
 
 from ewbench.analysis.fleet import members as fleet
 from ewbench.analysis.core import load
-from ewbench.analysis.__main__ import EXIT_DATA, EXIT_ERROR, EXIT_OK, main
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
+                                      EXIT_USAGE, main)
 from ewbench.analysis.core.validate import DataError
 from conftest import FIXTURE, ROOT
 from fleet_fixtures import make_fleet_dir
@@ -79,16 +80,22 @@ def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
         assert temporaries(out) == []
 
 
-def previous_report(run_copy, out):
-    """A report in out, marked so that no re-render can match it: a line
-    appended to report.md and report.html, a file of its own in figures/.
-    Returns {path: bytes} of every file in out."""
-    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
-    for name in ("report.md", "report.html"):
-        with open(out / name, "ab") as f:
+def mark_previous(out):
+    """Mark the report in out so that no re-render can match it: a line
+    appended to report.md, report.html and each figure.  Returns
+    {path: bytes} of every file in out."""
+    for path in [out / "report.md", out / "report.html"] + \
+            sorted((out / "figures").glob("*.svg")):
+        with open(path, "ab") as f:
             f.write(b"<!-- the previous report -->\n")
-    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
-    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    return files_of(out)
+
+
+def previous_report(run_copy, out):
+    """A report in out, marked (mark_previous): {path: bytes} of every
+    file in it."""
+    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    return mark_previous(out)
 
 
 def files_of(out):
@@ -180,11 +187,7 @@ def previous_fleet_report(tmp_path):
     out = tmp_path / "fleet-report"
     assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
     assert (out / "figures" / "fleet_deviation.svg").is_file()
-    for name in ("report.md", "report.html"):
-        with open(out / name, "ab") as f:
-            f.write(b"<!-- the previous fleet report -->\n")
-    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
-    return root, out, files_of(out)
+    return root, out, mark_previous(out)
 
 
 def test_fleet_figure_that_fails_leaves_the_previous_fleet_report(
@@ -248,7 +251,8 @@ def test_fleet_report_is_not_refused_for_a_killed_renders_leftovers(
     (out / ".render-killed.tmp").mkdir()
     assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
     assert b"the previous" not in (out / "report.md").read_bytes()
-    assert not (out / "figures" / "previous.png").exists()
+    assert b"the previous" not in \
+        (out / "figures" / "fleet_deviation.svg").read_bytes()
 
 
 # compare -o and contest -o write one file each, atomically.
@@ -408,10 +412,11 @@ def test_wrong_n_in_timing_csv_names_its_row(run_copy, capsys, n, why):
 def test_output_that_is_a_file_is_named(run_copy, tmp_path, capsys):
     taken = tmp_path / "report"
     taken.write_text("a file")
-    assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_ERROR
+    assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert err == ("python3 -m ewbench.analysis report: %s: exists and is "
-                   "not a directory\n" % taken)
+    assert err == ("python3 -m ewbench.analysis report: will not write into "
+                   "%s: it exists and is not a directory\n" % taken)
+    assert taken.read_text() == "a file"
 
 
 def test_enospc_names_the_path(tmp_path):

@@ -211,8 +211,12 @@ def cmd_report(args):
         say(args.command, "--ceilings is for a run directory; a study "
             "directory uses its ceilings/")
         return EXIT_USAGE
-    loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     outdir = args.out or os.path.join(args.run_dir, "report")
+    why = report.unclaimed(outdir)
+    if why:
+        say(args.command, "will not write into %s: %s" % (outdir, why))
+        return EXIT_USAGE
+    loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
     print("wrote %s" % html)
@@ -343,7 +347,14 @@ COMMANDS["fleet"] = COMMANDS["fleet-report"] = cmd_fleet
 
 
 def main(argv=None):
+    from .. import stops
+    with stops.handling():
+        return _main(argv)
+
+
+def _main(argv):
     from .core.validate import DataError
+    from .core.workers import WorkerDied
     parser = make_parser()
     if (sys.argv[1:] if argv is None else argv)[:1] == ["torch"]:
         return cmd_torch(None)      # whatever follows, even --help
@@ -356,6 +367,9 @@ def main(argv=None):
     except DataError as e:
         say(args.command, e)
         return EXIT_DATA
+    except WorkerDied as e:
+        say(args.command, e)
+        return EXIT_ERROR
     except ModuleNotFoundError as e:
         if e.name not in ("numpy", "matplotlib"):
             raise

@@ -531,23 +531,17 @@ def build_document(judged, figure):
     return title, blocks
 
 
+FILES = doc.report_files((FIGURE,))
+
+
 def unclaimed(outdir, fleet_path):
-    """Why outdir may not be written (None when it may): it must be new,
-    empty, or hold only a previous report's files (and what a render
-    killed outright left of its staging directory), and be no fleet
-    directory, member or run directory."""
+    """Why outdir may not be written (None when it may): never the fleet
+    directory itself, and otherwise atomic.unclaimed's rule, the one
+    every analysis command keeps: new, empty, or holding only what a
+    fleet report writes (a member or a run directory holds run.json)."""
     if os.path.abspath(outdir) == os.path.abspath(fleet_path):
         return "it is the fleet directory itself"
-    if not os.path.exists(outdir):
-        return None
-    if not os.path.isdir(outdir):
-        return "it exists and is not a directory"
-    foreign = sorted(n for n in os.listdir(outdir)
-                     if n not in doc.REPORT_OUTPUTS and not atomic.is_stage(n))
-    if foreign:
-        return "it holds files this command did not write (%s)" % \
-            ", ".join(foreign[:5])
-    return None
+    return atomic.unclaimed(outdir, FILES)
 
 
 def write_report(judged, outdir, plot_fleet):
@@ -557,7 +551,7 @@ def write_report(judged, outdir, plot_fleet):
     in (atomic.rendering), as `ewbench report` is: a render that fails or
     is interrupted part way leaves the previous report exactly as it
     was."""
-    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS, FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         figure = plot_fleet(judged, figures_dir)
