@@ -51,6 +51,11 @@ struct ewb_launch_args {
 	cudaStream_t	 stream;
 };
 
+/* Largest gridDim.x (compute capability 3.0 and later): a kernel without a
+ * loop covers at most this many blocks, and the plan leaves out a size and
+ * block that would need more (plan.c). */
+#define EWB_MAX_GRID		2147483647ULL
+
 /* The launch shape a launcher would use, so rows can record it. */
 struct ewb_shape {
 	unsigned	 block;

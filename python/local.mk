@@ -85,5 +85,6 @@ nobase_dist_ewbenchpy_PYTHON = \
 # The definitions the analysis reads: links to the C side's files in the
 # source tree (python/ewbench/defs), copies once installed.
 ewbenchdefsdir = $(pkgdatadir)/python/ewbench/defs
-ewbenchdefs_DATA = src/columns.def metrics/derived.def kernels/study.def
+ewbenchdefs_DATA = src/columns.def src/data-limits.h metrics/derived.def \
+	kernels/study.def
 EXTRA_DIST += %reldir%/ewbench/defs

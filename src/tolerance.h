@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "kernels/registry.h"
+#include "data-limits.h"
 
 #ifdef __CUDACC__
 #define EWB_TOL_FN	static inline __host__ __device__
@@ -35,8 +36,7 @@
 #define EWB_TOL_FN	static inline
 #endif
 
-#define TOLERANCE_MAX_ULPS	1024u
-#define TOLERANCE_MAX_REL	0.25
+/* TOLERANCE_MAX_ULPS and TOLERANCE_MAX_REL: data-limits.h. */
 
 struct ewb_tolerance {
 	unsigned	 ulps;		/* 0: none */

@@ -75,8 +75,11 @@ def stopped(error):
 
 
 def say(command, text):
-    """One line on stderr, prefixed with the command as it was typed."""
-    print("%s %s: %s" % (PROG, command, text), file=sys.stderr)
+    """One line on stderr, prefixed with the command as it was typed
+    (sinks.terminal: whatever the data put in it)."""
+    from .core.sinks import terminal
+    print("%s %s: %s" % (PROG, command, terminal(text, 2000)),
+          file=sys.stderr)
 
 
 def positive_int(text):
@@ -246,14 +249,15 @@ def cmd_fleet(args):
                                          fleet_plots.plot_fleet)
     print("wrote %s" % md)
     print("wrote %s" % html)
+    from .core.sinks import terminal
     for m in judged.outlier_members:
-        print("outlier: %s" % m.name)
+        print("outlier: %s" % terminal(m.name))
     for f in judged.fleet.failed:
-        print("%s: %s: %s" % (f.status, f.name, f.reason))
+        print("%s: %s: %s" % (f.status, terminal(f.name), terminal(f.reason)))
     for m in judged.fleet.members:
         if m.status == fleet.INTERRUPTED:
             print("interrupted: %s: its %d complete rows are used" %
-                  (m.name, len(m.run.points)))
+                  (terminal(m.name), len(m.run.points)))
     return EXIT_OK
 
 

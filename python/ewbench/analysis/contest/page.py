@@ -7,6 +7,7 @@ the JSON by its own scripts (scripts/contest-goals.py)."""
 from . import rank as ct
 from ..core import document as doc
 from ..core import noise
+from ..core import sinks
 from ..core.units import gbps_number, pct, size_label
 
 TOP = 3                     # ewbench entries shown per contest
@@ -25,11 +26,12 @@ def spread_text(e):
 def verdict_text(c):
     m = c.margin
     text = VERDICT[m.standing]
-    return text % c.peer.variant if m.standing == ct.BEHIND else text
+    return text % sinks.markdown(c.peer.variant) \
+        if m.standing == ct.BEHIND else text
 
 
 def _row(rank, e, peer, spec):
-    return (str(rank), e.variant,
+    return (str(rank), sinks.markdown(e.variant),
             "" if e.origin != ct.EWBENCH or e.block is None else str(e.block),
             gbps_number(e.bandwidth),
             pct(100 * e.bandwidth / spec) if spec else "n/a",
@@ -42,9 +44,10 @@ def summary_line(c):
     best, peer, m = c.best, c.peer, c.margin
     if peer is None:
         return "best %s: no cub or torch entry here; nothing to compare." % (
-            best.label)
+            sinks.markdown(best.label))
     return "best %s is %+.1f %% vs the faster peer (%s); noise limit " \
-        "±%.2f %%: %s." % (best.label, m.margin_pct, peer.variant,
+        "±%.2f %%: %s." % (sinks.markdown(best.label), m.margin_pct,
+                           sinks.markdown(peer.variant),
                            m.limit_pct, verdict_text(c))
 
 
@@ -61,10 +64,11 @@ def build_document(runs, notes, found):
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for "
                                  "tests, not a measurement."))
     items = ["device: %s; spec DRAM bandwidth %s" % (
-        runs[0].device.get("name") or "unknown",
+        sinks.markdown(runs[0].device.get("name") or "unknown"),
         "%s GB/s (run.json)" % gbps_number(spec) if spec else "unknown"),
         "repeats: R = %d (interleaved runs of one plan)" % len(runs)]
-    items += ["round %d: `%s` (%s)" % (i, run.run_id, run.path)
+    items += ["round %d: %s (%s)" % (i, sinks.code(run.run_id),
+                                     sinks.markdown(run.path))
               for i, run in enumerate(runs, 1)]
     items += ["per point: median over runs of bytes moved / median time; "
               "spread = standard deviation of the per-run bandwidths, in % "
@@ -107,8 +111,8 @@ def build_document(runs, notes, found):
 def _summary_row(c):
     m, peer = c.margin, c.peer
     return (c.dtype, size_label(c.n), c.tier or "-", c.cache, c.launch,
-            c.winner.label, c.best.label,
-            peer.variant if peer else "-",
+            sinks.markdown(c.winner.label), sinks.markdown(c.best.label),
+            sinks.markdown(peer.variant) if peer else "-",
             "%+.1f %%" % m.margin_pct if peer else "-",
             "±%.2f %%" % m.limit_pct if peer else "-",
             verdict_text(c))

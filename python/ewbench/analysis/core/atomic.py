@@ -8,6 +8,7 @@ from write() with no file name attached).
 """
 
 import contextlib
+import io
 import os
 import re
 import shutil
@@ -87,10 +88,18 @@ def write_text(path, text):
 
 def savefig(fig, path, **kwargs):
     """fig.savefig(path, ...) through a temporary file; the format comes
-    from kwargs or from path's extension, as matplotlib would take it."""
+    from kwargs or from path's extension, as matplotlib would take it.  An
+    SVG is XML: what XML forbids in text is shown instead (sinks.markup),
+    whatever a label held."""
     kwargs.setdefault("format", os.path.splitext(path)[1][1:].lower() or
                       "png")
-    _replace_with(path, lambda f: fig.savefig(f, **kwargs))
+    if kwargs["format"] != "svg":
+        _replace_with(path, lambda f: fig.savefig(f, **kwargs))
+        return
+    from .sinks import markup
+    text = io.StringIO()
+    fig.savefig(text, **kwargs)
+    write_text(path, markup(text.getvalue()))
 
 
 def make_dirs(path):

@@ -15,6 +15,7 @@ import shlex
 
 from ..core import atomic
 from ..core import document as doc
+from ..core import sinks
 from . import members as flt
 from . import answers as fa
 from ..core import placement as plc
@@ -35,9 +36,10 @@ SECTIONS = (("figure", "Deviation from the fleet median"),
 # formatting
 
 def _text(value):
+    """A value from the data for a cell or a sentence ("—" when absent)."""
     if value is None or value == "":
         return DASH
-    return str(value)
+    return sinks.markdown(value)
 
 
 def number_text(key, value):
@@ -107,7 +109,8 @@ def headline(judged):
     fleet = judged.fleet
     members = fleet.members
     count = len(members)
-    names = ", ".join(fleet.device_names) or "no GPU loaded"
+    names = ", ".join(_text(n) for n in fleet.device_names) or \
+        "no GPU loaded"
     text = "%d GPU%s (%s) on %d host%s" % (
         count, "" if count == 1 else "s", names, len(fleet.hosts),
         "" if len(fleet.hosts) == 1 else "s")
@@ -120,7 +123,7 @@ def headline(judged):
     elif outliers:
         text += " **%d outlier%s**: %s." % (
             len(outliers), "" if len(outliers) == 1 else "s", "; ".join(
-                "%s (%s)" % (m.name, ", ".join(
+                "%s (%s)" % (_text(m.name), ", ".join(
                     "%s %s" % (k.short, deviation_text(
                         judged.cells[m.name][k.name].deviation_pct))
                     for k in judged.outliers(m))) for m in outliers))
@@ -160,7 +163,8 @@ def answers_table(judged):
     rows = []
     for m in judged.fleet.members:
         p = m.place
-        rows.append((m.name, _text(m.run.device.get("name")), m.host,
+        rows.append((_text(m.name), _text(m.run.device.get("name")),
+                     _text(m.host),
                      _text(p.pci_bus_id), _text(p.numa_node)) +
                     tuple(_cell(judged, m, k) for k in fa.KEYS) +
                     (verdict(judged, m),))
@@ -200,8 +204,8 @@ def outlier_sentence(judged, member, clocks):
     """One paragraph: what is off, and the counter and NVML evidence."""
     p = member.place
     where = ", ".join(t for t in (
-        "host %s" % member.host,
-        "PCI %s" % p.pci_bus_id if p.pci_bus_id else "",
+        "host %s" % _text(member.host),
+        "PCI %s" % _text(p.pci_bus_id) if p.pci_bus_id else "",
         "NUMA node %s" % p.numa_node if p.numa_node is not None else "",
         "rank %s" % p.rank if p.rank is not None else "") if t)
     offs = []
@@ -211,7 +215,7 @@ def outlier_sentence(judged, member, clocks):
             k.label, number_text(k, c.value.value), unit_text(k),
             deviation_text(c.deviation_pct),
             number_text(k, judged.medians[k.name]), c.threshold_pct))
-    text = "**%s** (%s): %s." % (member.name, where, "; ".join(offs))
+    text = "**%s** (%s): %s." % (_text(member.name), where, "; ".join(offs))
     mine = clocks[member.name]
     others = [c for name, c in clocks.items() if name != member.name]
     med_sm = _median_of(c.sm_hz for c in others)
@@ -234,8 +238,8 @@ def outlier_sentence(judged, member, clocks):
             _per_cycle(med_bpc)))
     if parts and mine.point is not None:
         q = mine.point
-        text += " Counters at `%s`@%s, %s, %s: %s." % (
-            q.variant, _text(q.block), size_label(q.n), q.cache,
+        text += " Counters at %s@%s, %s, %s: %s." % (
+            sinks.code(q.variant), _text(q.block), size_label(q.n), q.cache,
             "; ".join(parts))
     elif mine.point is not None:
         text += " No clock counters in its metrics.csv."
@@ -324,9 +328,9 @@ def failed_section(fleet):
     if not fleet.failed:
         return []
     items = tuple("**%s**%s: %s%s — %s" % (
-        f.name, " (`%s/`)" % f.phase if f.phase else "", f.status,
+        _text(f.name), " (`%s/`)" % f.phase if f.phase else "", f.status,
         " (exit %d)" % f.exit_code if f.exit_code is not None else "",
-        f.reason) for f in fleet.failed)
+        _text(f.reason)) for f in fleet.failed)
     return [doc.Heading(3, "Failed members", "failed"), doc.Bullets(items)]
 
 
@@ -359,7 +363,7 @@ def clocks_section(judged, clocks):
         p = m.place
         s, e = c.start, c.end
         rows.append((
-            m.name, _text(p.launcher),
+            _text(m.name), _text(p.launcher),
             "/".join(_text(v) for v in (p.rank, p.local_rank, p.node)),
             _hz(c.sm_hz), _hz(c.dram_hz),
             DASH if c.dram_bytes_per_cycle is None else "%s%s" % (
@@ -391,7 +395,7 @@ def points_section(judged):
     rows = []
     for m in judged.fleet.members:
         cells = judged.cells[m.name]
-        rows.append((m.name,) + tuple(
+        rows.append((_text(m.name),) + tuple(
             DASH if cells[k.name].value is None else "%s%s" % (
                 cells[k.name].value.source,
                 " ±%.1f %%" % cells[k.name].value.spread_pct
@@ -414,9 +418,9 @@ def members_section(fleet):
     rows = []
     for m in fleet.members:
         man = m.run.manifest
-        rows.append((m.name, "`%s`" % m.run.run_id,
+        rows.append((_text(m.name), sinks.code(m.run.run_id),
                      ", ".join("`%s/`" % p for p in m.phases if p) or
-                     "`%s/`" % m.name, _text(man.get("status")),
+                     sinks.code(m.name + "/"), _text(man.get("status")),
                      _text(man.get("started_utc")),
                      _text((man.get("tool") or {}).get("git_revision")),
                      _text(m.run.device.get("uuid"))))
@@ -458,16 +462,16 @@ def threats_section(fleet):
     if len(fleet.device_names) > 1:
         items.append("**Different GPU models** (%s): deviations mix board "
                      "differences with model differences." %
-                     ", ".join(fleet.device_names))
+                     ", ".join(_text(n) for n in fleet.device_names))
     revisions = {(m.run.manifest.get("tool") or {}).get("git_revision")
                  for m in fleet.members}
     if len(revisions) > 1:
         items.append("The members ran different ewbench builds (%s)." %
-                     ", ".join(sorted(str(r) for r in revisions)))
+                     ", ".join(sorted(_text(r) for r in revisions)))
     for m in fleet.members:
         if m.status not in (None, "complete"):
-            items.append("`%s` is `%s`: some points may be missing." % (
-                m.name, m.status))
+            items.append("%s is `%s`: some points may be missing." % (
+                sinks.code(m.name), m.status))
     items += [
         "Clocks were not locked: boost and temperature move bandwidth by a "
         "few percent between runs of one GPU, so a GPU near the band may "
