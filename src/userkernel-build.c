@@ -543,11 +543,11 @@ user_spec_finish(struct user_spec *s, char **cause)
 	    &s->function, cause) != 0)
 		goto out;
 	if (strlen(USER_ID_PREFIX) + strlen(s->function) > EWB_NAME_MAX) {
-		*cause = xasprintf("--kernel %s: %s's name is %zu bytes; a "
-		    "run records it as " USER_ID_PREFIX "NAME in at most %d "
-		    "(what the analysis reads): call it from a kernel of a "
-		    "shorter name", s->path, shown(s->function, 40),
-		    strlen(s->function), EWB_NAME_MAX);
+		*cause = xasprintf("--kernel %s: function %s: a name too "
+		    "long; a run records a kernel as " USER_ID_PREFIX "NAME in "
+		    "at most %d bytes, what the analysis reads: call it from "
+		    "a kernel of a shorter name", s->path,
+		    shown(s->function, 24), EWB_NAME_MAX);
 		goto out;
 	}
 	if (s->ref_path != NULL) {

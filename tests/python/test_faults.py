@@ -80,14 +80,17 @@ def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
         assert temporaries(out) == []
 
 
+PREVIOUS = b"<!-- the previous report -->\n"
+
+
 def mark_previous(out):
     """Mark the report in out so that no re-render can match it: a line
-    appended to report.md, report.html and each figure.  Returns
-    {path: bytes} of every file in out."""
+    (PREVIOUS) appended to report.md, report.html and each figure.
+    Returns {path: bytes} of every file in out."""
     for path in [out / "report.md", out / "report.html"] + \
             sorted((out / "figures").glob("*.svg")):
         with open(path, "ab") as f:
-            f.write(b"<!-- the previous report -->\n")
+            f.write(PREVIOUS)
     return files_of(out)
 
 
@@ -223,7 +226,7 @@ def test_ctrl_c_during_fleet_report_leaves_the_previous_fleet_report(
 def test_file_size_limit_leaves_the_previous_fleet_report(tmp_path):
     root, out, before = previous_fleet_report(tmp_path)
     # The figure's PNG is written, its (larger) SVG is not.
-    svg = len(before[out / "figures" / "fleet_deviation.svg"])
+    svg = len(before[out / "figures" / "fleet_deviation.svg"]) - len(PREVIOUS)
     done = under_file_size_limit(svg - 1, "fleet-report", root, "-o",
                                  str(out))
     assert done.returncode == EXIT_ERROR, done.stderr
@@ -545,3 +548,49 @@ def test_huge_name_in_a_csv_is_bad_data(run_copy, name, column):
     with pytest.raises(DataError, match="%s:2: column %s: expected a "
                        "string of at most 1024 bytes" % (name, column)):
         load.load_run(str(run_copy))
+
+
+# Issue 42, item 12: values no run writes are refused, naming the file and
+# the field: tolerances past what `run` takes (data-limits.h), a check
+# failure without its fields.
+def _with_reference(doc, ulps, rel):
+    doc["user_kernels"] = [{
+        "variant": "user:mine", "file": "mine.cu", "function": "mine",
+        "op": "custom", "dtype": "f32",
+        "reference": {"file": "ref.cu", "function": "ref", "ulps": ulps,
+                      "rel": rel}}]
+
+
+@pytest.mark.parametrize("edit, field, expected", [
+    (lambda d: _with_reference(d, 0, -1), r"user_kernels\[0\].reference.rel",
+     "a number from 0 to 0.25"),
+    (lambda d: _with_reference(d, 100000, 0), r"user_kernels\[0\].reference.ulps",
+     "a whole number from 0 to 1024"),
+    (lambda d: _with_reference(d, 4, 0.5), r"user_kernels\[0\].reference.rel",
+     "a number from 0 to 0.25"),
+    (lambda d: d["checks"].update(failed=1, failures=[{}]),
+     r"checks.failures\[0\]", "variant"),
+    (lambda d: d["checks"].update(failed=1, failures=[{
+        "variant": "add_f32", "n": 0, "index": 0, "got": 1.0,
+        "expected": 2.0, "bad_count": 1}]), r"checks.failures\[0\].n",
+     "a positive integer"),
+    (lambda d: d["checks"].update(failed=1, failures=[{
+        "variant": "add_f32", "n": 10, "index": 0, "got": 1.0,
+        "expected": 2.0, "bad_count": 0}]),
+     r"checks.failures\[0\].bad_count", "a positive integer"),
+])
+def test_impossible_run_json_values_are_bad_data(run_copy, capsys, edit,
+                                                 field, expected):
+    path = _edit_run_json(run_copy, edit)
+    with pytest.raises(DataError, match=r"run.json:\d+: .*%s.*%s" % (
+            field, expected)):
+        load.load_run(str(run_copy))
+    assert main(["report", str(run_copy), "-o",
+                 str(run_copy / "r")]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert "%s:" % path in err and err.count("\n") == 1, err
+
+
+def test_tolerances_within_what_run_takes_are_read(run_copy):
+    _edit_run_json(run_copy, lambda d: _with_reference(d, 1024, 0.25))
+    assert load.load_run(str(run_copy)).manifest["user_kernels"]

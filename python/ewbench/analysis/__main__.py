@@ -11,7 +11,7 @@ Exit codes:
      `ewbench torch`)
   3  bad input data: the message says file:line and what was expected
   5  compare --fail-on-slower: some point got slower beyond the noise
-  130  interrupted (Ctrl-C; under ewbench also SIGTERM, SIGHUP and a
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP; under ewbench also a
      closed stdout): outputs already written are whole, the one being
      written is left as it was
 """
@@ -121,7 +121,9 @@ def make_parser():
         description="Write OUTDIR/report.md, OUTDIR/report.html (self-"
         "contained) and OUTDIR/figures/*.svg for a study directory (ceilings/"
         ", article/, sweep/, blocks/ run directories, as `make report` "
-        "writes it) or for one run directory.",
+        "writes it) or for one run directory.  OUTDIR must be new, empty "
+        "or hold a previous report: a file this command did not write "
+        "there is refused, never replaced.",
         epilog=epilog("report"), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",

@@ -326,11 +326,14 @@ def _html_block(block, base):
 
 
 def render_html(blocks, title, base):
-    """One self-contained HTML page; image paths are relative to base."""
+    """One self-contained HTML page; image paths are relative to base.
+    title is inline text, as a heading's (its markup read, then dropped:
+    a <title> holds text only)."""
     body = "\n".join(_html_block(b, base) for b in blocks)
+    title = re.sub(r"<[^>]*>", "", inline_html(title))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
             "\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n</head>\n"
-            "<body>\n%s\n</body>\n</html>\n" % (html.escape(title), CSS, body))
+            "<body>\n%s\n</body>\n</html>\n" % (title, CSS, body))
 
 
 def write_report(directory, blocks, title, pngs=()):

@@ -30,8 +30,8 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff"
 # run of '_' unless it is inside a word (add_f32, dram__bytes: no
 # emphasis can start there); where the text starts, what starts a list
 # item ('-', '+', a number's '.' or ')').
-_MARKDOWN = re.compile(r"[\\`*\[\]<>&#~]|_+|^[-+]|(?<=^\d)[.)]"
-                       r"|(?<=^\d\d)[.)]|(?<=^\d\d\d)[.)]")
+_MARKDOWN = re.compile(r"[\\`*\[\]<>&#~]|_+|^[-+](?=\s|$)"
+                       r"|^\d{1,9}[.)](?=\s|$)")
 _WORD = re.compile(r"[A-Za-z0-9]")
 
 
@@ -77,6 +77,8 @@ def markdown(text):
     text = visible(text)
 
     def escaped(m):
+        if m.group()[0].isdigit():
+            return m.group()[:-1] + "\\" + m.group()[-1]
         if m.group()[0] == "_" and 0 < m.start() and m.end() < len(text) \
                 and _WORD.match(text[m.start() - 1]) and \
                 _WORD.match(text[m.end()]):

@@ -10,6 +10,7 @@ from ...core import document as doc
 from .. import findings as fnd
 from .. import published as pub
 from ...core import select as sel
+from ...core import sinks
 from ...core import study as stu
 from .. import unmeasured as um
 from .. import user_kernels as uk
@@ -37,7 +38,8 @@ SECTIONS = (("findings", "Findings"),
 
 
 def build_document(study, sctx, judged, figures):
-    title = "ewbench study: %s" % study.device.get("name", "unknown GPU")
+    title = "ewbench study: %s" % sinks.markdown(
+        study.device.get("name", "unknown GPU"))
     blocks = [doc.Heading(1, title)]
     if study.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
