@@ -23,6 +23,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/placement.py \
 	%reldir%/ewbench/analysis/core/sass.py \
 	%reldir%/ewbench/analysis/core/select.py \
+	%reldir%/ewbench/analysis/core/sinks.py \
 	%reldir%/ewbench/analysis/core/study.py \
 	%reldir%/ewbench/analysis/core/timing.py \
 	%reldir%/ewbench/analysis/core/units.py \
