@@ -256,7 +256,8 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 			continue;
 		}
 		/* One word, one number: the list parser checks its range. */
-		if (uint_list_parse(word, "--block", 1, 1024, &block, &count,
+		if (uint_list_parse(word, "--block", 1, EWB_MAX_BLOCK, &block,
+		    &count,
 		    cause) != 0) {
 			free(copy);
 			return -1;
@@ -286,7 +287,7 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 		return cli_parse_uint(arg, "--elems-per-thread", 1, 1024,
 		    &k->per_thread, cause);
 	case OPT_KERNEL_BLOCK:
-		return cli_parse_uint(arg, "--kernel-block", 1, 1024,
+		return cli_parse_uint(arg, "--kernel-block", 1, EWB_MAX_BLOCK,
 		    &k->block, cause);
 	case OPT_KERNEL_FLAGS:
 		user_spec_flags(k, arg);

@@ -194,6 +194,9 @@ unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
 	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
 	unsigned	b = block != 0 ? block : v->default_block;
 	uint64_t	grid = cover / (b * per);
+	uint64_t	threads = n / per + (n % per != 0);
+	/* The smallest block whose grid fits. */
+	uint64_t	fits = (threads + EWB_MAX_GRID - 1) / EWB_MAX_GRID;
 
 	/* The count itself (n) and every index the launch forms (up to
 	 * cover - 1) must fit. */
@@ -211,17 +214,17 @@ unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
 		return true;
 	}
 	/* A library's peer chooses its own grid; a grid-stride kernel's
-	 * is one wave. */
+	 * is one wave.  A size no block covers (past 2^41 elements) is
+	 * past any GPU's memory too: the plan's memory check says so. */
 	if (!v->grid_stride && strcmp(v->origin, "peer") != 0 &&
-	    grid > EWB_MAX_GRID) {
+	    grid > EWB_MAX_GRID && fits <= EWB_MAX_BLOCK) {
 		if (reason != NULL)
 			snprintf(reason, size, "n=%llu, block %u: a grid of "
 			    "%llu blocks, past the %llu a launch may have: left "
 			    "out at this size; a block of %llu threads or more "
 			    "covers it", (unsigned long long)n, b,
 			    (unsigned long long)grid, EWB_MAX_GRID,
-			    (unsigned long long)((n / per + (n % per != 0) +
-			    EWB_MAX_GRID - 1) / EWB_MAX_GRID));
+			    (unsigned long long)fits);
 		return true;
 	}
 	return false;
