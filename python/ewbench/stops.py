@@ -55,10 +55,6 @@ def _on_stop(signum, frame):
     global _noted, _pending
     if _noted is None:
         _noted = signum
-        # For the analysis to tell an import that failed because it was
-        # stopped (numpy's C extension says ImportError) from a missing
-        # package.
-        os.environ["EWBENCH_STOPPED"] = str(signum)
     if _deferring:
         _pending = True
     elif not _raised:

@@ -70,7 +70,8 @@ def stopped(error):
     """Re-raise an import that failed because ewbench was stopped while
     it ran (a C extension stopped half-way says ImportError, not
     KeyboardInterrupt) as the interruption it is."""
-    if os.environ.get("EWBENCH_STOPPED"):
+    from .. import stops
+    if stops.stopped() is not None:
         raise KeyboardInterrupt from error
 
 
@@ -354,11 +355,6 @@ COMMANDS["fleet"] = COMMANDS["fleet-report"] = cmd_fleet
 
 def main(argv=None):
     from .. import stops
-    with stops.handling():
-        return _main(argv)
-
-
-def _main(argv):
     from .core.validate import DataError
     from .core.workers import WorkerDied
     parser = make_parser()
@@ -369,7 +365,8 @@ def _main(argv):
     except SystemExit as e:
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
     try:
-        return COMMANDS[args.command](args)
+        with stops.handling():      # SIGTERM, SIGHUP as Ctrl-C: 130
+            return COMMANDS[args.command](args)
     except DataError as e:
         say(args.command, e)
         return EXIT_DATA
