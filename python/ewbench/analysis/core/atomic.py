@@ -5,6 +5,12 @@ failure or an interrupt (Ctrl-C) part way removes the temporary file and
 leaves the previous file as it was.  Errors are OSErrors that name the
 file they were writing, whatever call raised them (a full disk raises
 from write() with no file name attached).
+
+A whole report is rendered into a staging directory and swapped in
+(rendering, swap_in): all of it or none, a swap no stop cuts short
+(ewbench.stops) and one that puts back what it swapped when a rename
+fails.  The one rule of an output directory (unclaimed): a command never
+deletes or overwrites a file it did not write.
 """
 
 import contextlib
