@@ -23,8 +23,7 @@
 #include "ops.cuh"
 #include "registry.h"
 
-/* Largest gridDim.x (compute capability 3.0 and later). */
-#define EWB_MAX_GRID		2147483647ULL
+/* EWB_MAX_GRID, the largest gridDim.x: registry.h. */
 
 
 /* Thread indexing, in 64 bits so that n > 2^31 works. */

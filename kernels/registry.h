@@ -51,6 +51,13 @@ struct ewb_launch_args {
 	cudaStream_t	 stream;
 };
 
+/* Largest gridDim.x (compute capability 3.0 and later): a kernel without a
+ * loop covers at most this many blocks, and the plan leaves out a size and
+ * block that would need more (plan.c). */
+#define EWB_MAX_GRID		2147483647ULL
+/* The most threads a block has (--block, --kernel-block). */
+#define EWB_MAX_BLOCK		1024u
+
 /* The launch shape a launcher would use, so rows can record it. */
 struct ewb_shape {
 	unsigned	 block;

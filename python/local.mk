@@ -24,6 +24,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/placement.py \
 	%reldir%/ewbench/analysis/core/sass.py \
 	%reldir%/ewbench/analysis/core/select.py \
+	%reldir%/ewbench/analysis/core/sinks.py \
 	%reldir%/ewbench/analysis/core/study.py \
 	%reldir%/ewbench/analysis/core/timing.py \
 	%reldir%/ewbench/analysis/core/units.py \
@@ -84,11 +85,12 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
-	%reldir%/ewbench/peers/torch_ops.py
+	%reldir%/ewbench/peers/torch_ops.py \
+	%reldir%/ewbench/stops.py
 
 # The definitions the analysis reads: links to the C side's files in the
 # source tree (python/ewbench/defs), copies once installed.
 ewbenchdefsdir = $(pkgdatadir)/python/ewbench/defs
-ewbenchdefs_DATA = src/columns.def metrics/derived.def kernels/study.def \
-	kernels/inflight.def kernels/probe.def
+ewbenchdefs_DATA = src/columns.def src/data-limits.h metrics/derived.def \
+	kernels/study.def kernels/inflight.def kernels/probe.def
 EXTRA_DIST += %reldir%/ewbench/defs

@@ -176,7 +176,7 @@ chips_facts(const char *name, struct device_facts *f,
 	if (c == NULL) {
 		known = chips_names();
 		*cause = xasprintf("--chip %s: no facts for it (known: %s)",
-		    name, known);
+		    shown(name, SHOWN_MOST), known);
 		free(known);
 		return -1;
 	}
@@ -232,6 +232,7 @@ chips_plan_facts(const char *chip, const char *no_gpu,
 		    f->name);
 	else
 		printf("no GPU used: the plan for the facts of --chip %s (%s; "
-		    "%s)\n", name, f->name, source_of(f->name));
+		    "%s)\n", shown(name, SHOWN_MOST), f->name,
+		    source_of(f->name));
 	return 0;
 }

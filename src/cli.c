@@ -118,7 +118,7 @@ cli_parse_number(const char *text, const char *what, double min, double max,
 	if (end == text || *end != '\0' || errno != 0 || !(v >= min) ||
 	    !(v <= max) || strchr(text, ',') != NULL) {
 		*cause = xasprintf("%s: '%s' is not a number from %g to %g",
-		    what, text, min, max);
+		    what, shown(text, SHOWN_MOST), min, max);
 		return -1;
 	}
 	*out = v;
@@ -142,7 +142,7 @@ cli_parse_uint(const char *text, const char *what, unsigned min, unsigned max,
 	return 0;
 bad:
 	*cause = xasprintf("%s: '%s' is not a whole number from %u to %u",
-	    what, text, min, max);
+	    what, shown(text, SHOWN_MOST), min, max);
 	return -1;
 }
 
@@ -171,7 +171,8 @@ cli_given_once(const struct option *longopts, const char **given, int ch,
 		return 0;
 	if (given[ch] != NULL) {
 		*cause = xasprintf("--%s given twice ('%s', then '%s'): %s",
-		    lo->name, given[ch], value, why != NULL ? why :
+		    lo->name, shown(given[ch], SHOWN_MOST),
+		    shown(value, SHOWN_MOST), why != NULL ? why :
 		    "give it once");
 		return -1;
 	}
@@ -185,13 +186,16 @@ cli_option_error(char **argv, int before, int ch, const char *after)
 	const char	*arg = argv[optind == before ? optind : optind - 1];
 
 	if (ch == ':')
-		return xasprintf("option '%s' needs a value%s", arg, after);
+		return xasprintf("option '%s' needs a value%s",
+		    shown(arg, SHOWN_MOST), after);
 	/* A character of a bundle: "-q=1" holds the unknown '-='. */
 	if (arg[0] == '-' && arg[1] != '-' && strlen(arg) > 2 &&
 	    optopt > 0 && optopt < 128)
-		return xasprintf("unknown option '-%c' in '%s'%s", optopt, arg,
-		    after);
-	return xasprintf("unknown option '%s'%s", arg, after);
+		return xasprintf("unknown option '%s' in '%s'%s",
+		    shown((char[]){ '-', (char)optopt, '\0' }, 2),
+		    shown(arg, SHOWN_MOST), after);
+	return xasprintf("unknown option '%s'%s", shown(arg, SHOWN_MOST),
+	    after);
 }
 
 void
@@ -267,7 +271,8 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 		if ((next = strchr(word, ',')) != NULL)
 			*next++ = '\0';
 		if (*word == '\0') {
-			*cause = xasprintf("--block: empty item in '%s'", text);
+			*cause = xasprintf("--block: empty item in '%s'",
+			    shown(text, SHOWN_MOST));
 			free(copy);
 			return -1;
 		}
@@ -286,7 +291,8 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 			continue;
 		}
 		/* One word, one number: the list parser checks its range. */
-		if (uint_list_parse(word, "--block", 1, 1024, &block, &count,
+		if (uint_list_parse(word, "--block", 1, EWB_MAX_BLOCK, &block,
+		    &count,
 		    cause) != 0) {
 			free(copy);
 			return -1;
@@ -316,7 +322,7 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 		return cli_parse_uint(arg, "--elems-per-thread", 1, 1024,
 		    &k->per_thread, cause);
 	case OPT_KERNEL_BLOCK:
-		return cli_parse_uint(arg, "--kernel-block", 1, 1024,
+		return cli_parse_uint(arg, "--kernel-block", 1, EWB_MAX_BLOCK,
 		    &k->block, cause);
 	case OPT_KERNEL_FLAGS:
 		user_spec_flags(k, arg);
@@ -488,7 +494,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				o->preset = "tiers";	/* sized from the L2 */
 			else {
 				*cause = xasprintf("--preset: unknown preset "
-				    "'%s' (known: article, tiers)", optarg);
+				    "'%s' (known: article, tiers)",
+				    shown(optarg, SHOWN_MOST));
 				return -1;
 			}
 			break;
@@ -531,7 +538,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				o->cache = CACHE_BOTH;
 			else {
 				*cause = xasprintf("--cache: '%s' is not warm, "
-				    "cold or both", optarg);
+				    "cold or both", shown(optarg, SHOWN_MOST));
 				return -1;
 			}
 			break;
@@ -544,7 +551,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				o->launch = LAUNCH_BOTH;
 			else {
 				*cause = xasprintf("--launch: '%s' is not "
-				    "stream, graph or both", optarg);
+				    "stream, graph or both",
+				    shown(optarg, SHOWN_MOST));
 				return -1;
 			}
 			break;
@@ -593,7 +601,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			if (errno != 0 || *end != '\0' ||
 			    !isdigit((unsigned char)*optarg)) {
 				*cause = xasprintf("--seed: '%s' is not an "
-				    "unsigned 64-bit number", optarg);
+				    "unsigned 64-bit number",
+				    shown(optarg, SHOWN_MOST));
 				return -1;
 			}
 			break;
@@ -632,7 +641,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		}
 	}
 	if (optind < argc) {
-		*cause = xasprintf("unexpected argument '%s'", argv[optind]);
+		*cause = xasprintf("unexpected argument '%s'",
+		    shown(argv[optind], SHOWN_MOST));
 		return -1;
 	}
 	if (user_spec_finish(&o->kernel, cause) != 0)

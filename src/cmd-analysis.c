@@ -16,12 +16,13 @@
  * not; so that /bin/true or an old Python never passes for an analysis
  * that ran.
  *
- * Signals: SIGINT, SIGTERM and SIGHUP stay blocked from here to the
- * bootstrap's try, so that one that comes while the interpreter starts
- * waits for it (pending, not lost) and ends as every other one does: exit
- * 130, one line, no traceback, no temporary file, the plot workers
- * stopped and waited for (plots.py).  A closed stdout ends it quietly
- * (130); a stdout that cannot be written (a full disk) is exit 1.
+ * Signals: SIGINT, SIGTERM and SIGHUP stay blocked from here until the
+ * bootstrap has taken them (ewbench.stops), so that one that comes while
+ * the interpreter starts waits for it (pending, not lost) and ends as
+ * every other one does: exit 130, one line, no traceback, no temporary
+ * file, the plot workers stopped and waited for (core/workers.py).  A
+ * closed stdout ends it quietly (130); a stdout that cannot be written (a
+ * full disk) is exit 1.
  */
 #define _GNU_SOURCE
 #include <sys/wait.h>
@@ -57,83 +58,19 @@ static const struct {
 
 /* python -c BOOTSTRAP MODULE ARGS...: MODULE run as -m runs it, with
  * neither '' (the working directory) on sys.path nor any module imported
- * from there first; SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt,
- * noted, and the three are unblocked inside the try that turns it into
- * exit 130, and blocked again once the module has exited (a late signal
- * cannot break the interpreter's shutdown).  Whatever a stop turned into
- * on its way up is an interruption too: numpy's C extension, stopped
- * while it imports, raises ImportError, not KeyboardInterrupt; and a stop
- * that lands in a callback Python cannot raise from (importlib's module
- * locks) is raised again 2 ms later, from a SIGALRM, outside the hook (a
- * signal sent to itself from the hook came back inside it, and was
- * printed and lost: 1 in 400 tries), as often as it lands there.  A stop is also put in the
- * environment (EWBENCH_STOPPED), for the analysis to tell an import that
- * failed because it was stopped from a missing package; and an
- * interrupted Python ends at once, without the shutdown that a C
- * extension stopped half-way through its initialisation can abort.  stdout is flushed there: a
- * closed pipe is a quiet 130, another failure exit 1 with its reason. */
+ * from there first, by ewbench.stops.run_command: SIGINT, SIGTERM and
+ * SIGHUP (blocked until it has taken them) are exit 130 and one line, in
+ * whichever thread they land; a block that must not be cut short (an
+ * output swapped in) defers them; once the module has exited they are
+ * ignored, so that a finished command is not killed on its way out; a
+ * closed stdout is a quiet 130, another failure to write it exit 1
+ * (python/ewbench/stops.py says how and why). */
 static const char bootstrap[] =
 "import sys\n"
 "if sys.path and sys.path[0] == '':\n"
 "    del sys.path[0]\n"
-"import os, signal\n"
-"module = sys.argv.pop(1)\n"
-"stops = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]\n"
-"stopped = []\n"
-"def stop(signum, frame):\n"
-"    stopped.append(signum)\n"
-"    os.environ['EWBENCH_STOPPED'] = str(signum)\n"
-"    raise KeyboardInterrupt\n"
-"for s in stops:\n"
-"    signal.signal(s, stop)\n"
-"def again(signum, frame):\n"
-"    stop(stopped[-1], frame)\n"
-"signal.signal(signal.SIGALRM, again)\n"
-"held = stops + [signal.SIGALRM]\n"
-"def unraisable(u):\n"
-"    try:\n"
-"        if stopped and isinstance(u.exc_value, KeyboardInterrupt):\n"
-"            signal.setitimer(signal.ITIMER_REAL, 0.002)\n"
-"        else:\n"
-"            sys.__unraisablehook__(u)\n"
-"    except KeyboardInterrupt:\n"
-"        signal.setitimer(signal.ITIMER_REAL, 0.002)\n"
-"sys.unraisablehook = unraisable\n"
-"def quiet():\n"
-"    signal.pthread_sigmask(signal.SIG_BLOCK, held)\n"
-"    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
-"    sys.exit(130)\n"
-"code = 0\n"
-"try:\n"
-"    signal.pthread_sigmask(signal.SIG_UNBLOCK, held)\n"
-"    import runpy\n"
-"    runpy.run_module(module, run_name='__main__', alter_sys=True)\n"
-"except KeyboardInterrupt:\n"
-"    signal.pthread_sigmask(signal.SIG_BLOCK, held)\n"
-"    sys.stderr.write('ewbench: interrupted\\n')\n"
-"    code = 130\n"
-"except BrokenPipeError:\n"
-"    quiet()\n"
-"except SystemExit as e:\n"
-"    code = e.code\n"
-"except BaseException:\n"
-"    if not stopped:\n"
-"        raise\n"
-"    signal.pthread_sigmask(signal.SIG_BLOCK, held)\n"
-"    sys.stderr.write('ewbench: interrupted\\n')\n"
-"    code = 130\n"
-"signal.pthread_sigmask(signal.SIG_BLOCK, held)\n"
-"try:\n"
-"    sys.stdout.flush()\n"
-"except BrokenPipeError:\n"
-"    quiet()\n"
-"except OSError as e:\n"
-"    sys.stderr.write('ewbench: standard output: %s\\n' % e.strerror)\n"
-"    code = code or 1\n"
-"if stopped and code == 130:\n"
-"    sys.stderr.flush()\n"
-"    os._exit(130)\n"
-"sys.exit(code)\n";
+"from ewbench import stops\n"
+"stops.run_command(sys.argv.pop(1))\n";
 
 /* What the interpreter says of itself before anything is handed over
  * (check_python): its version, then the file it would import the package

@@ -365,7 +365,7 @@ check_left_out(const struct metric_set *set, const struct metric_set *resolved,
 {
 	const struct metric_gap	*gap;
 	char			*text;
-	size_t			 i;
+	size_t			 i, bad = 0;
 	int			 e;
 
 	for (i = 0; i < resolved->nleft_out; i++) {
@@ -373,14 +373,19 @@ check_left_out(const struct metric_set *set, const struct metric_set *resolved,
 		if ((e = metric_set_index(set, gap->metric)) >= 0 &&
 		    set->optional[e])
 			continue;
+		*any_bad = true;
+		if (bad++ >= METRICS_SHOWN)
+			continue;
 		text = unknown_with_suggestion(chip, gap->metric);
 		fprintf(stderr, "ewbench metrics: %s: %s: %s; add %s's name "
 		    "after a '|' in the entry, or end the entry with '| -' "
 		    "if %s has no such counter\n", set->name, text,
 		    gap->reason, chip, chip);
 		free(text);
-		*any_bad = true;
 	}
+	if (bad > METRICS_SHOWN)
+		fprintf(stderr, "ewbench metrics: %s: and %zu more entries %s "
+		    "has no name for\n", set->name, bad - METRICS_SHOWN, chip);
 }
 
 /* One set of --check; returns -1 when CUPTI failed (cause set). */
@@ -419,9 +424,11 @@ check_set(const struct metric_set *set, const char *chip, bool *any_bad,
 	if (renamed > 0)
 		printf(" (%zu under %s's names)", renamed, chip);
 	printf(", %d pass%s", passes, passes == 1 ? "" : "es");
-	for (i = 0; i < resolved.nleft_out; i++)
+	for (i = 0; i < resolved.nleft_out && i < METRICS_SHOWN; i++)
 		printf("%s%s", i == 0 ? "; left out: " : ", ",
 		    resolved.left_out[i].metric);
+	if (resolved.nleft_out > METRICS_SHOWN)
+		printf(" and %zu more", resolved.nleft_out - METRICS_SHOWN);
 	printf("\n");
 	check_left_out(set, &resolved, chip, any_bad);
 
@@ -441,15 +448,24 @@ load_sets(const struct metrics_options *o, struct metric_set **sets,
 {
 	char	**groups, *cause, *where;
 	size_t	  ngroups, i;
+	int	  rc;
 
 	*sets = NULL;
 	*count = 0;
 	if (o->spec != NULL) {
 		*sets = xcalloc(1, sizeof **sets);
-		if (metric_set_load(o->spec, &(*sets)[0], &cause) != 0) {
+		if ((rc = metric_set_load(o->spec, &(*sets)[0], &cause)) != 0) {
 			free(*sets);
 			*sets = NULL;
-			*code = usage_error(cause);
+			if (rc != METRIC_SET_BROKEN) {
+				*code = usage_error(cause);
+				return -1;
+			}
+			/* As --help says: a file that cannot be read or
+			 * parsed is exit 1. */
+			fprintf(stderr, "ewbench metrics: %s\n", cause);
+			free(cause);
+			*code = EWB_EXIT_ERROR;
 			return -1;
 		}
 		*count = 1;
@@ -538,7 +554,6 @@ metrics_command(int argc, char **argv)
 	}
 	if (load_sets(&o, &sets, &count, &broken, &code) != 0)
 		goto out;
-	any_bad = broken > 0;
 
 	for (c = 0; c < (nchips > 0 ? nchips : 1); c++) {
 		if (nchips > 0 && chip_skipped(&o, chips[c], &cause)) {
@@ -579,9 +594,12 @@ metrics_command(int argc, char **argv)
 	if (nchips == 0)
 		printf("(units, descriptions and pass counts: add --chip "
 		    "%s, or run on a GPU)\n", DEFAULT_CHIP);
-	/* --check fails on any invalid set; --list only on a broken file. */
-	if (o.check ? any_bad : broken > 0)
-		code = o.check ? EWB_EXIT_USAGE : EWB_EXIT_ERROR;
+	/* A file that cannot be read or parsed is exit 1 (--list and
+	 * --check alike); --check fails with 2 on a set a chip refuses. */
+	if (broken)
+		code = EWB_EXIT_ERROR;
+	else if (o.check && any_bad)
+		code = EWB_EXIT_USAGE;
 
 out:
 	for (i = 0; i < count; i++)

@@ -519,7 +519,7 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 	const char	*cupti;
 	char		*cause = NULL, **bad = NULL;
 	size_t		 nbad = 0, i;
-	int		 passes = 0, code;
+	int		 passes = 0, code, rc;
 
 	if (chips_plan_facts(r->opts.chip, no_gpu, &r->dev, &cupti,
 	    &cause) != 0) {
@@ -543,21 +543,24 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 			printf("counters not planned: %s\n", cause);
 			passes = 0;
 		}
-		for (i = 0; i < r->mset.nleft_out; i++)
+		for (i = 0; i < r->mset.nleft_out && i < METRICS_SHOWN; i++)
 			printf("counters: %s left out: %s\n",
 			    r->mset.left_out[i].metric,
 			    r->mset.left_out[i].reason);
+		if (r->mset.nleft_out > METRICS_SHOWN)
+			printf("counters: %zu more left out\n",
+			    r->mset.nleft_out - METRICS_SHOWN);
 		while (nbad > 0)
 			free(bad[--nbad]);
 		free(bad);
 	}
 	free(cause);
 	cause = NULL;
-	if (plan_build(&r->opts, &r->dev, r->dev.memory_bytes, passes > 0,
-	    &r->plan, &cause) != 0) {
+	if ((rc = plan_build(&r->opts, &r->dev, r->dev.memory_bytes,
+	    passes > 0, &r->plan, &cause)) != 0) {
 		fprintf(stderr, "ewbench %s: %s\n", command, cause);
 		free(cause);
-		return EWB_EXIT_ERROR;
+		return rc == PLAN_NOTHING_LEFT ? EWB_EXIT_USAGE : EWB_EXIT_ERROR;
 	}
 	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
 	plan_print_sass(&r->opts);
@@ -931,7 +934,7 @@ run_command(int argc, char **argv)
 	struct runner	 r;
 	char		*cause = NULL;
 	size_t		 free_bytes = 0, total = 0;
-	int		 code;
+	int		 code, rc;
 	bool		 writes;
 
 	memset(&r, 0, sizeof r);
@@ -1027,8 +1030,10 @@ run_command(int argc, char **argv)
 	start_counters(&r);
 	if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
 		free_bytes = r.dev.memory_bytes;
-	if (plan_build(&r.opts, &r.dev, free_bytes, r.counters != NULL,
-	    &r.plan, &cause) != 0) {
+	if ((rc = plan_build(&r.opts, &r.dev, free_bytes, r.counters != NULL,
+	    &r.plan, &cause)) != 0) {
+		if (rc == PLAN_NOTHING_LEFT)
+			code = EWB_EXIT_USAGE;
 		nvtx_pop();
 		goto refuse;
 	}

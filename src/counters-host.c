@@ -179,7 +179,8 @@ counters_chip_check(const char *chip, char **cause)
 			return 0;
 	}
 	chips = supported_chips();
-	*cause = xasprintf("unknown chip '%s' (CUPTI knows: %s)", chip, chips);
+	*cause = xasprintf("unknown chip '%s' (CUPTI knows: %s)",
+	    shown(chip, SHOWN_MOST), chips);
 	free(chips);
 	return -1;
 }
@@ -434,7 +435,7 @@ counters_inspect(const char *chip, const struct metric_set *set,
 {
 	CUpti_Profiler_Host_Object	 *host;
 	const char			**names;
-	size_t				  i;
+	size_t				  i, unknown = 0;
 	bool				  all_valid = true;
 	int				  rc = -1;
 
@@ -447,8 +448,9 @@ counters_inspect(const char *chip, const struct metric_set *set,
 		    &info[i], cause) != 0)
 			goto out;
 		if (!info[i].valid) {
-			info[i].suggestion = suggest_metric(host,
-			    metric_set_cupti_name(set, i));
+			if (unknown++ < METRICS_SHOWN)
+				info[i].suggestion = suggest_metric(host,
+				    metric_set_cupti_name(set, i));
 			all_valid = false;
 		}
 	}
@@ -530,8 +532,9 @@ check_names(const struct metric_set *set, char **cause)
 	PARAMS(p, CUpti_Profiler_Host_GetSupportedChips_Params);
 	struct metric_info	*info;
 	bool			*known;
-	char			*suggestion = NULL, *list = NULL, *error = NULL;
-	size_t			 chip, i, left = set->count;
+	char			*suggestion = NULL, *list = NULL, *error = NULL,
+				*more;
+	size_t			 chip, i, left = set->count, shown_count;
 	int			 passes, rc = 0;
 
 	if (cuptiProfilerHostGetSupportedChips(&p) != CUPTI_SUCCESS)
@@ -557,9 +560,15 @@ check_names(const struct metric_set *set, char **cause)
 		}
 		metric_info_free(info, set->count);
 	}
-	for (i = 0; i < set->count && left > 0; i++) {
-		if (!known[i])
-			list_append(&list, ", ", set->metrics[i]);
+	for (i = 0, shown_count = 0; i < set->count && left > 0; i++) {
+		if (!known[i] && shown_count++ < METRICS_SHOWN)
+			list_append(&list, ", ", shown(set->metrics[i],
+			    SHOWN_MOST));
+	}
+	if (left > METRICS_SHOWN) {
+		more = xasprintf("%s and %zu more", list, left - METRICS_SHOWN);
+		free(list);
+		list = more;
 	}
 	if (list != NULL) {
 		*cause = xasprintf("--metrics: %s unknown on every chip CUPTI "
@@ -581,27 +590,35 @@ static char *
 unknown_text(const char *metric, const struct metric_info *info)
 {
 	if (info->suggestion == NULL)
-		return xstrdup(metric);
-	return xasprintf("%s (did you mean %s?)", metric, info->suggestion);
+		return xstrdup(shown(metric, SHOWN_MOST));
+	return xasprintf("%s (did you mean %s?)", shown(metric, SHOWN_MOST),
+	    info->suggestion);
 }
 
-/* One line naming every unknown metric of info[]. */
+/* One line naming the unknown metrics of info[]: the first METRICS_SHOWN,
+ * then how many more. */
 char *
 unknown_summary(const char *chip, const struct metric_set *set,
     const struct metric_info *info, size_t nbad)
 {
 	char	*list = NULL, *item, *text;
-	size_t	 i;
+	size_t	 i, named = 0;
 
-	for (i = 0; i < set->count; i++) {
+	for (i = 0; i < set->count && named < METRICS_SHOWN; i++) {
 		if (info[i].valid)
 			continue;
 		item = unknown_text(metric_set_cupti_name(set, i), &info[i]);
 		list_append(&list, ", ", item);
 		free(item);
+		named++;
 	}
-	text = xasprintf("unknown metric%s for chip %s: %s",
-	    nbad == 1 ? "" : "s", chip, list == NULL ? "" : list);
+	text = xasprintf("unknown metric%s for chip %s: %s", nbad == 1 ? "" :
+	    "s", chip, list == NULL ? "" : list);
+	if (nbad > named) {
+		item = xasprintf("%s and %zu more", text, nbad - named);
+		free(text);
+		text = item;
+	}
 	free(list);
 	return text;
 }

@@ -74,7 +74,9 @@ struct metric_set {
 int		 metric_set_parse(const char *text, const char *name,
 		    struct metric_set *, char **cause);
 /*
- * spec is one of:
+ * Returns 0; -1 when spec names no set (no such group, a bad name or
+ * list); METRIC_SET_BROKEN when it names a file that cannot be read or
+ * parsed (cause says which line).  spec is one of:
  *  - a group name: metrics/<spec>.txt, searched in $EWBENCH_METRICS_DIR,
  *    then EWB_PKGDATADIR "/metrics", then EWB_SRCDIR "/metrics" (both
  *    compile-time -D macros; either may be absent);
@@ -83,6 +85,7 @@ int		 metric_set_parse(const char *text, const char *name,
  * Names are checked for syntax and duplicates here, not against a chip
  * (counters_validate does that).
  */
+#define METRIC_SET_BROKEN	(-2)
 int		 metric_set_load(const char *spec, struct metric_set *,
 		    char **cause);
 void		 metric_set_free(struct metric_set *);
@@ -148,6 +151,12 @@ int		 counters_derive(const struct metric_set *, const double *values,
 
 /* counters.c *****************************************************************/
 
+/* The unknown metric names a message lists, and suggests a close name for
+ * (each suggestion searches every metric of the chip): the rest are
+ * counted ("and 5995 more"), so that 6000 wrong names are one line and a
+ * fraction of a second, not 700 KB and minutes. */
+#define METRICS_SHOWN	5
+
 /* What CUPTI's host API says about one metric for a chip. */
 struct metric_info {
 	bool	 valid;
@@ -155,7 +164,9 @@ struct metric_info {
 	char	*dim_unit;	/* CUPTI's dimension: "byte", "percent", ... */
 	char	*hw_unit;	/* "dram", "lts", "sm", ... */
 	const char *type;	/* "counter", "ratio" or "throughput" */
-	char	*suggestion;	/* for !valid: a close valid name, or NULL */
+	char	*suggestion;	/* for !valid: a close valid name, or NULL
+				   (looked for for the first METRICS_SHOWN
+				   unknown names only) */
 };
 
 /*

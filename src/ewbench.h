@@ -42,6 +42,13 @@ char		*xstrdup(const char *);
 char		*dup_or_null(const char *);
 char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
+/* A value from the command line or a file, for a message on a terminal:
+ * printable ASCII as it is, every other byte as \xNN (no escape sequence,
+ * no newline), at most `most` bytes of it, then how long it was.  The
+ * result lives until SHOWN_SLOTS more calls (no free). */
+#define SHOWN_MOST	80
+#define SHOWN_SLOTS	4
+const char	*shown(const char *text, size_t most);
 void		 fatalx(const char *, ...)
 		    __attribute__((format(printf, 1, 2), noreturn));
 /* The first SIGINT/SIGTERM sets a flag instead of ending the process, so a

@@ -83,8 +83,9 @@ no_match_cause(const char *pattern, const char *const *ids, size_t n)
 	    "no variant matches" : "unknown variant";
 	if (list == NULL)
 		return xasprintf("%s '%s'; run 'ewbench list' to see the "
-		    "variants", what, pattern);
-	next = xasprintf("%s '%s'; did you mean %s?", what, pattern, list);
+		    "variants", what, shown(pattern, SHOWN_MOST));
+	next = xasprintf("%s '%s'; did you mean %s?", what,
+	    shown(pattern, SHOWN_MOST), list);
 	free(list);
 	return next;
 }
@@ -137,7 +138,7 @@ ids_select(const char *patterns, const char *const *ids,
 
 		if (*token == '\0') {
 			*cause = xasprintf("empty variant name in '%s'",
-			    patterns);
+			    shown(patterns, SHOWN_MOST));
 			rc = -1;
 			break;
 		}

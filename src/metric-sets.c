@@ -63,6 +63,19 @@ names_free(char **names)
 	free(names);
 }
 
+/* Is name one of names (NULL-terminated; NULL: none)? */
+static bool
+names_have(char **names, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; names != NULL && names[i] != NULL; i++) {
+		if (strcmp(names[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Is name any name of an entry of the set? */
 static bool
 set_has_name(const struct metric_set *set, const char *name)
@@ -91,13 +104,14 @@ metric_name_check(const char *name, char **cause)
 	for (p = name; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.') {
 			*cause = xasprintf("'%s' is not a metric name (bad "
-			    "character '%c')", name, *p);
+			    "character '%s')", shown(name, SHOWN_MOST),
+			    shown((char[]){ *p, '\0' }, 1));
 			return -1;
 		}
 	}
 	if (strstr(name, "__") == NULL || *name == '.' || p[-1] == '.') {
 		*cause = xasprintf("'%s' is not a metric name (metric names "
-		    "look like dram__bytes_read.sum)", name);
+		    "look like dram__bytes_read.sum)", shown(name, SHOWN_MOST));
 		return -1;
 	}
 	return 0;
@@ -120,13 +134,15 @@ set_add_checked(struct metric_set *set, const char *entry, char **cause)
 		item = trim(item);
 		if (optional) {
 			*cause = xasprintf("'-' (none on some chips) is the "
-			    "last alternative of an entry, in '%s'", entry);
+			    "last alternative of an entry, in '%s'",
+			    shown(entry, SHOWN_MOST));
 			goto fail;
 		}
 		if (strcmp(item, "-") == 0) {
 			if (n == 0) {
 				*cause = xasprintf("an entry starts with a "
-				    "metric name, not '-', in '%s'", entry);
+				    "metric name, not '-', in '%s'",
+				    shown(entry, SHOWN_MOST));
 				goto fail;
 			}
 			optional = true;
@@ -134,22 +150,19 @@ set_add_checked(struct metric_set *set, const char *entry, char **cause)
 		}
 		if (strpbrk(item, " \t") != NULL) {
 			*cause = xasprintf("one entry a line, its names "
-			    "separated by '|', not '%s'", entry);
+			    "separated by '|', not '%s'",
+			    shown(entry, SHOWN_MOST));
 			goto fail;
 		}
 		if (metric_name_check(item, cause) != 0)
 			goto fail;
-		if (set_has_name(set, item)) {
+		if (set_has_name(set, item) || names_have(names, item)) {
 			*cause = xasprintf("metric '%s' listed twice", item);
 			goto fail;
 		}
 		names = xrealloc(names, (n + 2) * sizeof *names);
 		names[n++] = xstrdup(item);
 		names[n] = NULL;
-		if (n > 1 && strcmp(names[n - 1], names[0]) == 0) {
-			*cause = xasprintf("metric '%s' listed twice", item);
-			goto fail;
-		}
 	}
 	free(copy);
 	set_add(set, names, optional);
@@ -245,7 +258,7 @@ parse_line(struct metric_set *set, enum section *section, bool *seen_metrics,
 	}
 	if (*section != SECTION_METRICS) {
 		*cause = xasprintf("expected SHORT, METRICS or LONG, not '%s'",
-		    line);
+		    shown(line, SHOWN_MOST));
 		return -1;
 	}
 	if (set_add_checked(set, line, &error) != 0) {
@@ -267,6 +280,9 @@ metric_set_parse(const char *text, const char *name, struct metric_set *set,
 
 	memset(set, 0, sizeof *set);
 	set->name = xstrdup(name);
+	/* A UTF-8 byte order mark (some editors write one) is no text. */
+	if (strncmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
 	while (*p != '\0') {
 		nl = strchr(p, '\n');
 		len = nl == NULL ? strlen(p) : (size_t)(nl - p);
@@ -544,12 +560,12 @@ load_file(const char *path, const char *name, struct metric_set *set,
 	char	*text, *error;
 
 	if (read_text(path, &text, cause) != 0)
-		return -1;
+		return METRIC_SET_BROKEN;
 	if (metric_set_parse(text, name, set, &error) != 0) {
 		*cause = xasprintf("%s: %s", path, error);
 		free(error);
 		free(text);
-		return -1;
+		return METRIC_SET_BROKEN;
 	}
 	free(text);
 	set->path = xstrdup(path);
@@ -634,7 +650,7 @@ metric_set_load(const char *spec, struct metric_set *set, char **cause)
 
 	if (!group_name_ok(spec)) {
 		*cause = xasprintf("'%s' is neither a metric group nor a "
-		    "metric name", spec);
+		    "metric name", shown(spec, SHOWN_MOST));
 		return -1;
 	}
 	n = metric_dirs(dirs);

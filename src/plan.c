@@ -195,38 +195,74 @@ launch_cover(const struct ewb_variant *v, uint64_t n, unsigned block)
 	return (threads / b + (threads % b != 0)) * b * per;
 }
 
+/*
+ * Why a launch of v at n elements and block (0: its own) cannot be made,
+ * into reason (size bytes; NULL: not wanted): its launch covers indices
+ * past what the kernel's count holds (a user kernel's int N), or it needs
+ * a grid past EWB_MAX_GRID blocks (a kernel without a loop, one thread
+ * per element or group, at billions of elements and a small block: the
+ * launcher refuses that shape).  false when it can be made.
+ */
 static bool
-covers_past_count(const struct ewb_variant *v, uint64_t n, unsigned block)
+unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
+    char *reason, size_t size)
 {
+	uint64_t	cover = launch_cover(v, n, block);
+	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
+	unsigned	b = block != 0 ? block : v->default_block;
+	uint64_t	grid = cover / (b * per);
+	uint64_t	threads = n / per + (n % per != 0);
+	/* The smallest block whose grid fits. */
+	uint64_t	fits = (threads + EWB_MAX_GRID - 1) / EWB_MAX_GRID;
+
 	/* The count itself (n) and every index the launch forms (up to
 	 * cover - 1) must fit. */
-	return v->max_cover != 0 && (n >= v->max_cover ||
-	    launch_cover(v, n, block) > v->max_cover);
+	if (v->max_cover != 0 && (n >= v->max_cover || cover > v->max_cover)) {
+		if (reason != NULL)
+			snprintf(reason, size, "n=%llu, block %u: its launch "
+			    "covers elements 0 to %llu, past what its %s "
+			    "element count holds (at most %llu): left out at "
+			    "this size; declare the count size_t and index in "
+			    "64 bits to measure it", (unsigned long long)n, b,
+			    (unsigned long long)(cover - 1),
+			    v->max_cover == (uint64_t)1 << 31 ?
+			    "int (32-bit signed)" : "32-bit unsigned",
+			    (unsigned long long)(v->max_cover - 1));
+		return true;
+	}
+	/* A library's peer chooses its own grid; a grid-stride kernel's
+	 * is one wave.  A size no block covers (past 2^41 elements) is
+	 * past any GPU's memory too: the plan's memory check says so. */
+	if (!v->grid_stride && strcmp(v->origin, "peer") != 0 &&
+	    grid > EWB_MAX_GRID && fits <= EWB_MAX_BLOCK) {
+		if (reason != NULL)
+			snprintf(reason, size, "n=%llu, block %u: a grid of "
+			    "%llu blocks, past the %llu a launch may have: left "
+			    "out at this size; a block of %llu threads or more "
+			    "covers it", (unsigned long long)n, b,
+			    (unsigned long long)grid, EWB_MAX_GRID,
+			    (unsigned long long)fits);
+		return true;
+	}
+	return false;
 }
 
-/* A size past what v's count can say (a user kernel's int N): left out
- * for that kernel, saying why, never launched. */
+/* A size no launch of v can measure at block (unlaunchable): left out for
+ * that kernel, saying why, never launched. */
 static bool
-past_count(struct plan *p, const struct ewb_variant *v, uint64_t n,
+left_out(struct plan *p, const struct ewb_variant *v, uint64_t n,
     unsigned block)
 {
 	struct skipped_variant	*s;
-	uint64_t		 cover = launch_cover(v, n, block);
+	char			 reason[sizeof s->reason];
 
-	if (!covers_past_count(v, n, block))
+	if (!unlaunchable(v, n, block, reason, sizeof reason))
 		return false;
 	p->skipped = xrealloc(p->skipped, (p->nskipped + 1) *
 	    sizeof *p->skipped);
 	s = &p->skipped[p->nskipped++];
 	s->variant = v->id;
-	snprintf(s->reason, sizeof s->reason, "n=%llu, block %u: its launch "
-	    "covers elements 0 to %llu, past what its %s element count "
-	    "holds (at most %llu): left out at this size; declare the count "
-	    "size_t and index in 64 bits to measure it", (unsigned long long)n,
-	    block != 0 ? block : v->default_block,
-	    (unsigned long long)(cover - 1),
-	    v->max_cover == (uint64_t)1 << 31 ? "int (32-bit signed)" :
-	    "32-bit unsigned", (unsigned long long)(v->max_cover - 1));
+	memcpy(s->reason, reason, sizeof reason);
 	return true;
 }
 
@@ -366,7 +402,7 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		nb = variant_blocks(o, v, blocks);
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
-				if (!past_count(p, v, sizes[k], blocks[b]))
+				if (!left_out(p, v, sizes[k], blocks[b]))
 					add_case(p, v, sizes[k], blocks[b]);
 			}
 		}
@@ -382,14 +418,21 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			;
 		nb = variant_blocks(o, p->cases[start].v, blocks);
 		for (k = start, b = 0; k < i && b < nb; b++) {
-			/* blocks left out at this size (past_count) */
-			if (!covers_past_count(p->cases[start].v,
-			    p->cases[start].n, blocks[b]))
+			/* blocks left out at this size (left_out) */
+			if (!unlaunchable(p->cases[start].v,
+			    p->cases[start].n, blocks[b], NULL, 0))
 				p->cases[k++].block = blocks[b];
 		}
 	}
 	free(blocks);
 	plan_totals(p);
+	if (p->ncases == 0 && p->nskipped > 0) {
+		*cause = xasprintf("nothing left to run: %s: %s%s",
+		    p->skipped[0].variant, p->skipped[0].reason,
+		    p->nskipped > 1 ? " (and every other case likewise)" : "");
+		plan_free(p);
+		return PLAN_NOTHING_LEFT;
+	}
 	return 0;
 }
 

@@ -56,8 +56,11 @@ struct plan {
  * Sweep and tier sizes are chosen here from the L2; variants whose
  * technique the device lacks are skipped with the reason (unless
  * --allow-fallback).  counters says whether a counter pass will run.
- * Returns -1 with a cause when no size fits.
+ * Returns -1 with a cause when no size fits; PLAN_NOTHING_LEFT when every
+ * case asked for was left out (a size no launch of it can measure at its
+ * block: plan.c's unlaunchable), a refusal of what was asked.
  */
+#define PLAN_NOTHING_LEFT	(-2)
 int		 plan_build(const struct run_options *,
 		    const struct device_facts *, size_t free_bytes,
 		    bool counters, struct plan *, char **cause);

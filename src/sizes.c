@@ -268,9 +268,10 @@ uint_list_parse(const char *text, const char *what, unsigned min,
 		if (*word == '\0' || !(*word >= '0' && *word <= '9') ||
 		    errno != 0 || *end != '\0' || v < min || v > max) {
 			*cause = *word == '\0' ?
-			    xasprintf("%s: empty item in '%s'", what, text) :
+			    xasprintf("%s: empty item in '%s'", what,
+			    shown(text, SHOWN_MOST)) :
 			    xasprintf("%s: '%s' is not a whole number from %u "
-			    "to %u", what, word, min, max);
+			    "to %u", what, shown(word, SHOWN_MOST), min, max);
 			free(list);
 			free(copy);
 			return -1;

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "kernels/registry.h"
+#include "data-limits.h"
 
 #ifdef __CUDACC__
 #define EWB_TOL_FN	static inline __host__ __device__
@@ -42,9 +43,8 @@
 #define EWB_TOL_FN	static inline
 #endif
 
-#define TOLERANCE_MAX_ULPS	1024u
-#define TOLERANCE_MAX_REL	0.25	/* --rel and --rtol */
-#define TOLERANCE_MAX_ATOL	1.0
+/* TOLERANCE_MAX_ULPS, TOLERANCE_MAX_REL (--rel and --rtol) and
+ * TOLERANCE_MAX_ATOL: data-limits.h. */
 
 struct ewb_tolerance {
 	unsigned	 ulps;		/* 0: none */

@@ -605,10 +605,17 @@ user_spec_finish(struct user_spec *s, char **cause)
 	own_example(&s->path, &s->path_owned);
 	if (read_user_file(s->path, SOURCE_MAX, &source, &len, cause) != 0)
 		return -1;
-	if ((!s->op_given || !s->dtype_given || s->ref_path != NULL) &&
-	    s->function == NULL && user_find_function(source, s->path,
+	if (s->function == NULL && user_find_function(source, s->path,
 	    &s->function, cause) != 0)
 		goto out;
+	if (strlen(USER_ID_PREFIX) + strlen(s->function) > EWB_NAME_MAX) {
+		*cause = xasprintf("--kernel %s: function %s: a name too "
+		    "long; a run records a kernel as " USER_ID_PREFIX "NAME in "
+		    "at most %d bytes, what the analysis reads: call it from "
+		    "a kernel of a shorter name", s->path,
+		    shown(s->function, 24), EWB_NAME_MAX);
+		goto out;
+	}
 	if (s->ref_path != NULL) {
 		if (finish_reference(s, source, cause) != 0)
 			goto out;

@@ -146,7 +146,7 @@ user_kernel_init(struct user_kernel *u, const struct user_spec *s,
 		u->ref = *ref;
 		memset(ref, 0, sizeof *ref);
 	}
-	u->id = xasprintf("user:%s", u->build.function);
+	u->id = xasprintf(USER_ID_PREFIX "%s", u->build.function);
 	u->technique = xasprintf("%s from %s (sha256 %.12s), %u element%s "
 	    "per thread", u->build.function, s->path, u->build.source_sha256,
 	    s->per_thread, s->per_thread == 1 ? "" : "s");

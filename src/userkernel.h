@@ -45,6 +45,9 @@
 /* Seconds a user kernel's launches may take before the watchdog stops
  * the run, by default (--kernel-timeout). */
 #define USER_TIMEOUT_S		30u
+/* A user's kernel's variant id: this, then its function's name; the whole
+ * at most EWB_NAME_MAX bytes (data-limits.h), what the analysis reads. */
+#define USER_ID_PREFIX		"user:"
 
 /* What the command line says (cli.c). */
 struct user_spec {

@@ -88,6 +88,31 @@ xasprintf(const char *fmt, ...)
 	return s;
 }
 
+const char *
+shown(const char *text, size_t most)
+{
+	static char	 slots[SHOWN_SLOTS][4 * SHOWN_MOST + 64];
+	static unsigned	 next;
+	char		*out = slots[next++ % SHOWN_SLOTS], *p = out;
+	size_t		 len = strlen(text), i;
+
+	if (most > SHOWN_MOST)
+		most = SHOWN_MOST;
+	for (i = 0; i < len && i < most; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			*p++ = (char)c;
+		else
+			p += sprintf(p, "\\x%02x", c);
+	}
+	if (len > most)
+		sprintf(p, "... (%zu bytes)", len);
+	else
+		*p = '\0';
+	return out;
+}
+
 void
 fatalx(const char *fmt, ...)
 {

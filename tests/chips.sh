@@ -91,4 +91,62 @@ set -e
     fail "a misspelt alternative: exit $rc: $(cat "$tmpdir/out")"
 grep -q '^checked 1 set on [0-9]* chips.*: [0-9]* valid, [0-9]* invalid; 1 set names a metric no chip knows (said above)$' \
     "$tmpdir/out" || fail "the misspelt alternative not summed up: $(tail -n 2 "$tmpdir/out")"
+
+# Issue 42, item 11: a group file that cannot be parsed is exit 1 with
+# --check as with --list (metrics --help); an alternative listed twice is
+# refused; a UTF-8 byte order mark is read past.
+printf 'SHORT t\nMETRICS\ngpu__time_duration.sum | dram__bytes_read.sum | dram__bytes_read.sum\n' >"$tmpdir/m/dup.txt"
+printf '\357\273\277SHORT t\nMETRICS\ngpu__time_duration.sum\n' >"$tmpdir/m/bom.txt"
+for listing in --list --check; do
+	set +e
+	"$EWBENCH" metrics $listing --chip GH100 --metrics "$tmpdir/m/dup.txt" >"$tmpdir/out" 2>&1
+	rc=$?
+	"$EWBENCH" metrics $listing --chip GH100 --metrics "$tmpdir/m/bom.txt" >"$tmpdir/out-bom" 2>&1
+	rc_bom=$?
+	set -e
+	[ "$rc" = 1 ] && grep -q "line 3: metric 'dram__bytes_read.sum' listed twice" "$tmpdir/out" ||
+	    fail "metrics $listing of a b | b: exit $rc: $(cat "$tmpdir/out")"
+	[ "$rc_bom" = 0 ] || fail "metrics $listing of a file with a BOM: exit $rc_bom: $(cat -v "$tmpdir/out-bom")"
+done
+set +e
+EWBENCH_METRICS_DIR=$tmpdir/m "$EWBENCH" metrics --check --chip GH100 >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] || fail "metrics --check of every group, one broken: exit $rc"
+
+# Issue 42, item 13: metrics --chip is echoed escaped and bounded.
+set +e
+"$EWBENCH" metrics --check --chip "$(printf 'a\033[31mred\nline')" >"$tmpdir/out" 2>&1
+rc=$?
+"$EWBENCH" metrics --check --chip "$(head -c 100000 /dev/zero | tr '\0' x)" >"$tmpdir/out-long" 2>&1
+rc_long=$?
+set -e
+[ "$rc" = 2 ] && [ "$rc_long" = 2 ] || fail "metrics --chip unknown: exit $rc, $rc_long"
+! grep -q "$(printf '\033')" "$tmpdir/out" && grep -qiF 'a\x1b[31mred\x0aline' "$tmpdir/out" ||
+    fail "metrics --chip with an escape and a newline: $(cat -v "$tmpdir/out")"
+[ "$(wc -c <"$tmpdir/out-long")" -lt 3000 ] ||
+    fail "metrics --chip of 100000 bytes: $(wc -c <"$tmpdir/out-long") bytes said"
+
+# Issue 42, item 14: 6,000 unknown metric names are a few lines, named up
+# to five, in seconds (they were 707 KB of stderr, one line each, 14 s;
+# `run --metrics` with them took minutes).
+{ printf 'SHORT many\nMETRICS\ngpu__time_duration.sum\n'
+  i=0; while [ $i -lt 6000 ]; do echo "no__such_$i.sum"; i=$((i + 1)); done
+} >"$tmpdir/many.txt"
+names=$(awk 'NR > 3 { printf "%s%s", sep, $1; sep = "," }' "$tmpdir/many.txt")
+started=$(date +%s)
+set +e
+"$EWBENCH" metrics --check --chip GH100 --metrics "$tmpdir/many.txt" >"$tmpdir/out" 2>"$tmpdir/err"
+rc=$?
+"$EWBENCH" run --dry-run --chip H100 -v add_f32 -s 1Ki --metrics "$names" >"$tmpdir/out-run" 2>&1
+rc_run=$?
+set -e
+took=$(($(date +%s) - started))
+[ "$rc" = 2 ] && [ "$rc_run" = 2 ] || fail "6000 unknown names: exit $rc, $rc_run"
+[ "$(wc -c <"$tmpdir/err")" -lt 2000 ] && grep -q 'and 5995 more entries GH100 has no name for' "$tmpdir/err" ||
+    fail "6000 unknown names, metrics --check: $(wc -c <"$tmpdir/err") bytes: $(head -c 300 "$tmpdir/err")"
+[ "$(wc -c <"$tmpdir/out")" -lt 1000 ] || fail "6000 unknown names, metrics --check: $(wc -c <"$tmpdir/out") bytes on stdout"
+[ "$(wc -l <"$tmpdir/out-run")" = 1 ] && grep -q 'no__such_4.sum and 5995 more unknown on every chip' "$tmpdir/out-run" ||
+    fail "6000 unknown names, run --metrics: $(head -c 300 "$tmpdir/out-run")"
+[ "$took" -le 60 ] || fail "6000 unknown names took $took s"
 echo "chips: ok"

@@ -441,4 +441,60 @@ if [ "$rc" = 5 ]; then
 	expect 0 "^ewbench metrics: no CUDA GPU is usable here${why:+: $why}; checking against chip GH100 (choose with --chip)" \
 	    metrics --check --metrics dram
 fi
+
+# Issue 42: what run plans and writes, the analysis reads; every value
+# echoed back is shown escaped and bounded; metric-group files fail as
+# `metrics --help` says.
+# (6) A kernel whose name (as user:NAME) is past the 1024 bytes the
+# analysis reads is refused by run itself; one of 1024 is planned.
+kernel42() {	# kernel42 FILE NAME: an add kernel called NAME
+	printf 'extern "C" __global__ void %s(const float *a, const float *b, float *c, size_t n)\n{ size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]; }\n' \
+	    "$2" >"$1"
+}
+kernel42 "$tmpdir/long.cu" "$(printf 'k%.0s' $(seq 1020))"
+expect 2 'long.cu: function kkkk*\.\.\. (1020 bytes): a name too long; a run records a kernel as user:NAME in at most 1024 bytes' \
+    run --dry-run --chip H100 --kernel "$tmpdir/long.cu" -s 1Ki
+kernel42 "$tmpdir/fits.cu" "$(printf 'k%.0s' $(seq 1019))"
+expect 0 "^user:kkkk"	run --dry-run --chip H100 --kernel "$tmpdir/fits.cu" -s 1Ki
+# (10) A grid past 2^31 - 1 blocks (one thread per element, block 1, 3Gi
+# elements) is left out at plan time, saying why; with nothing left, the
+# plan is refused (it was planned, and the launcher refused it at run
+# time).
+expect 0 'skipped: add_f32: n=3221225472, block 1: a grid of 3221225472 blocks, past the 2147483647' \
+    run --dry-run --chip B200 -v add_f32 -s 3Gi --block 1,256
+set +e
+"$EWBENCH" run --dry-run --chip B200 -v add_f32 -s 3Gi --block 1 \
+    >"$tmpdir/out" 2>"$tmpdir/err"
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q '^ewbench run: nothing left to run: add_f32: n=3221225472, block 1: a grid of 3221225472 blocks' "$tmpdir/err" ||
+    fail "a grid past 2^31 - 1 blocks alone: exit $rc: $(cat "$tmpdir/err")"
+# (13) --chip is echoed escaped and bounded: no terminal escape, no
+# newline, not 100 KB (metrics --chip: tests/chips.sh).
+for cmd in "run --dry-run -v add_f32 -s 1Ki" "ceilings --dry-run"; do
+	set +e
+	"$EWBENCH" $cmd --chip "$(printf 'a\033[31mred\nline')" >"$tmpdir/out" 2>&1
+	rc=$?
+	"$EWBENCH" $cmd --chip "$(head -c 100000 /dev/zero | tr '\0' x)" \
+	    >"$tmpdir/out-long" 2>&1
+	rc_long=$?
+	set -e
+	[ $rc = 2 ] && [ $rc_long = 2 ] || fail "$cmd --chip unknown: exit $rc, $rc_long"
+	[ "$(wc -l <"$tmpdir/out")" = 1 ] && ! grep -q "$(printf '\033')" "$tmpdir/out" &&
+	    grep -qiF 'a\x1b[31mred\x0aline' "$tmpdir/out" ||
+	    fail "$cmd --chip with an escape and a newline: $(cat -v "$tmpdir/out")"
+	[ "$(wc -c <"$tmpdir/out-long")" -lt 2000 ] ||
+	    fail "$cmd --chip of 100000 bytes: $(wc -c <"$tmpdir/out-long") bytes said"
+done
+# (11) A group file that cannot be parsed is exit 1, as metrics --help
+# says; an alternative listed twice in an entry is refused; a UTF-8 byte
+# order mark is no part of the text.
+printf 'SHORT dup\nMETRICS\ndram__bytes_read.sum | dram__bytes_write.sum | dram__bytes_write.sum\n' >"$tmpdir/dup.txt"
+expect 1 "dup.txt: line 3: metric 'dram__bytes_write.sum' listed twice" \
+    metrics --list --metrics "$tmpdir/dup.txt"
+printf '\357\273\277SHORT with a byte order mark\nMETRICS\ndram__bytes_read.sum\n' >"$tmpdir/bom.txt"
+expect 0 '^bom: with a byte order mark' metrics --list --metrics "$tmpdir/bom.txt"
+printf 'SHORT\001 x\nMETRICS\n' >"$tmpdir/ctl.txt"
+expect 1 "ctl.txt: line 1: expected SHORT, METRICS or LONG, not 'SHORT\\\\x01 x'" \
+    metrics --list --metrics "$tmpdir/ctl.txt"
 echo "cli: $count rows passed"

@@ -6,6 +6,8 @@
   ewbench.peers     tools that time peer libraries beside a run
                     (`ewbench torch RUN_DIR`, or
                     `python3 -m ewbench.analysis torch RUN_DIR`)
+  ewbench.stops     how every command above takes SIGINT, SIGTERM and
+                    SIGHUP (and how `ewbench COMMAND` starts Python)
 
 defs/ holds the definitions ewbench's C side compiles in and the analysis
 reads (src/columns.def, metrics/derived.def, kernels/study.def): links in

@@ -20,7 +20,8 @@ import pytest
 
 from ewbench.analysis.fleet import members as fleet
 from ewbench.analysis.core import load
-from ewbench.analysis.__main__ import EXIT_DATA, EXIT_ERROR, EXIT_OK, main
+from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
+                                      EXIT_USAGE, main)
 from ewbench.analysis.core.validate import DataError
 from conftest import FIXTURE, ROOT
 from fleet_fixtures import make_fleet_dir
@@ -79,16 +80,25 @@ def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
         assert temporaries(out) == []
 
 
-def previous_report(run_copy, out):
-    """A report in out, marked so that no re-render can match it: a line
-    appended to report.md and report.html, a file of its own in figures/.
+PREVIOUS = b"<!-- the previous report -->\n"
+
+
+def mark_previous(out):
+    """Mark the report in out so that no re-render can match it: a line
+    (PREVIOUS) appended to report.md, report.html and each figure.
     Returns {path: bytes} of every file in out."""
+    for path in [out / "report.md", out / "report.html"] + \
+            sorted((out / "figures").glob("*.svg")):
+        with open(path, "ab") as f:
+            f.write(PREVIOUS)
+    return files_of(out)
+
+
+def previous_report(run_copy, out):
+    """A report in out, marked (mark_previous): {path: bytes} of every
+    file in it."""
     assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
-    for name in ("report.md", "report.html"):
-        with open(out / name, "ab") as f:
-            f.write(b"<!-- the previous report -->\n")
-    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
-    return {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    return mark_previous(out)
 
 
 def files_of(out):
@@ -180,11 +190,7 @@ def previous_fleet_report(tmp_path):
     out = tmp_path / "fleet-report"
     assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
     assert (out / "figures" / "fleet_deviation.svg").is_file()
-    for name in ("report.md", "report.html"):
-        with open(out / name, "ab") as f:
-            f.write(b"<!-- the previous fleet report -->\n")
-    (out / "figures" / "previous.png").write_bytes(b"the previous figure")
-    return root, out, files_of(out)
+    return root, out, mark_previous(out)
 
 
 def test_fleet_figure_that_fails_leaves_the_previous_fleet_report(
@@ -220,7 +226,7 @@ def test_ctrl_c_during_fleet_report_leaves_the_previous_fleet_report(
 def test_file_size_limit_leaves_the_previous_fleet_report(tmp_path):
     root, out, before = previous_fleet_report(tmp_path)
     # The figure's PNG is written, its (larger) SVG is not.
-    svg = len(before[out / "figures" / "fleet_deviation.svg"])
+    svg = len(before[out / "figures" / "fleet_deviation.svg"]) - len(PREVIOUS)
     done = under_file_size_limit(svg - 1, "fleet-report", root, "-o",
                                  str(out))
     assert done.returncode == EXIT_ERROR, done.stderr
@@ -248,7 +254,8 @@ def test_fleet_report_is_not_refused_for_a_killed_renders_leftovers(
     (out / ".render-killed.tmp").mkdir()
     assert main(["fleet-report", root, "-o", str(out)]) == EXIT_OK
     assert b"the previous" not in (out / "report.md").read_bytes()
-    assert not (out / "figures" / "previous.png").exists()
+    assert b"the previous" not in \
+        (out / "figures" / "fleet_deviation.svg").read_bytes()
 
 
 # compare -o and contest -o write one file each, atomically.
@@ -408,10 +415,11 @@ def test_wrong_n_in_timing_csv_names_its_row(run_copy, capsys, n, why):
 def test_output_that_is_a_file_is_named(run_copy, tmp_path, capsys):
     taken = tmp_path / "report"
     taken.write_text("a file")
-    assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_ERROR
+    assert main(["report", str(run_copy), "-o", str(taken)]) == EXIT_USAGE
     err = capsys.readouterr().err
-    assert err == ("python3 -m ewbench.analysis report: %s: exists and is "
-                   "not a directory\n" % taken)
+    assert err == ("python3 -m ewbench.analysis report: will not write into "
+                   "%s: it exists and is not a directory\n" % taken)
+    assert taken.read_text() == "a file"
 
 
 def test_enospc_names_the_path(tmp_path):
@@ -540,3 +548,49 @@ def test_huge_name_in_a_csv_is_bad_data(run_copy, name, column):
     with pytest.raises(DataError, match="%s:2: column %s: expected a "
                        "string of at most 1024 bytes" % (name, column)):
         load.load_run(str(run_copy))
+
+
+# Issue 42, item 12: values no run writes are refused, naming the file and
+# the field: tolerances past what `run` takes (data-limits.h), a check
+# failure without its fields.
+def _with_reference(doc, ulps, rel):
+    doc["user_kernels"] = [{
+        "variant": "user:mine", "file": "mine.cu", "function": "mine",
+        "op": "custom", "dtype": "f32",
+        "reference": {"file": "ref.cu", "function": "ref", "ulps": ulps,
+                      "rel": rel}}]
+
+
+@pytest.mark.parametrize("edit, field, expected", [
+    (lambda d: _with_reference(d, 0, -1), r"user_kernels\[0\].reference.rel",
+     "a number from 0 to 0.25"),
+    (lambda d: _with_reference(d, 100000, 0), r"user_kernels\[0\].reference.ulps",
+     "a whole number from 0 to 1024"),
+    (lambda d: _with_reference(d, 4, 0.5), r"user_kernels\[0\].reference.rel",
+     "a number from 0 to 0.25"),
+    (lambda d: d["checks"].update(failed=1, failures=[{}]),
+     r"checks.failures\[0\]", "variant"),
+    (lambda d: d["checks"].update(failed=1, failures=[{
+        "variant": "add_f32", "n": 0, "index": 0, "got": 1.0,
+        "expected": 2.0, "bad_count": 1}]), r"checks.failures\[0\].n",
+     "a positive integer"),
+    (lambda d: d["checks"].update(failed=1, failures=[{
+        "variant": "add_f32", "n": 10, "index": 0, "got": 1.0,
+        "expected": 2.0, "bad_count": 0}]),
+     r"checks.failures\[0\].bad_count", "a positive integer"),
+])
+def test_impossible_run_json_values_are_bad_data(run_copy, capsys, edit,
+                                                 field, expected):
+    path = _edit_run_json(run_copy, edit)
+    with pytest.raises(DataError, match=r"run.json:\d+: .*%s.*%s" % (
+            field, expected)):
+        load.load_run(str(run_copy))
+    assert main(["report", str(run_copy), "-o",
+                 str(run_copy / "r")]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert "%s:" % path in err and err.count("\n") == 1, err
+
+
+def test_tolerances_within_what_run_takes_are_read(run_copy):
+    _edit_run_json(run_copy, lambda d: _with_reference(d, 1024, 0.25))
+    assert load.load_run(str(run_copy)).manifest["user_kernels"]

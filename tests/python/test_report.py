@@ -218,7 +218,7 @@ def test_report_of_run_without_counters(run_copy, tmp_path):
     os.remove(run_copy / "metrics.csv")
     run = load_run(str(run_copy))
     md_path, _, judged = report.write_report(
-        run, str(tmp_path), lambda *args: {})     # figures tested elsewhere
+        run, str(tmp_path / "out"), lambda *args: {})   # figures: elsewhere
     by_number = {f.number: f for f in judged}
     assert by_number[4].verdict == "not testable with this data"
     assert "has no counters" in open(md_path, encoding="utf-8").read()

@@ -135,11 +135,13 @@ test_load_spec(void)
 	CHECK(contains(cause, "no metric group 'no_such_group'"));
 	CHECK(contains(cause, "default"));	/* lists the groups */
 	free(cause);
-	CHECK(metric_set_load("../etc", &set, &cause) == -1);
+	/* A path names a file: one that cannot be read is a broken set. */
+	CHECK(metric_set_load("../etc", &set, &cause) == METRIC_SET_BROKEN);
 	free(cause);
 	CHECK(metric_set_load("", &set, &cause) == -1);
 	free(cause);
-	CHECK(metric_set_load("/nonexistent/x.txt", &set, &cause) == -1);
+	CHECK(metric_set_load("/nonexistent/x.txt", &set, &cause) ==
+	    METRIC_SET_BROKEN);
 	CHECK(contains(cause, "/nonexistent/x.txt"));
 	free(cause);
 }

@@ -280,6 +280,49 @@ test_user_int_count(void)
 	free(path);
 }
 
+/* Issue 42: a grid past EWB_MAX_GRID blocks (a kernel without a loop, a
+ * small block, billions of elements) is left out at plan time, saying
+ * why (it was planned, and the launcher refused it at run time); a plan
+ * left with nothing is refused. */
+static void
+test_grid_past_the_limit(void)
+{
+	static const char *const args[] = { "run", "-v", "add_f32,add_f32x4",
+	    "-s", "1Mi,3Gi", "--block", "1,256", "--no-cupti" };
+	static const char *const alone[] = { "run", "-v", "add_f32", "-s",
+	    "3Gi", "--block", "1", "--no-cupti" };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+	size_t			 i;
+
+	fake_device(&d, 9);
+	d.memory_bytes = 200ULL << 30;
+	CHECK(parse(&o, args, 8) == 0);
+	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
+	/* add_f32 at 3Gi and block 1: 3221225472 blocks; add_f32x4 (4 a
+	 * thread) needs 805306368 there: planned. */
+	CHECK(p.ncases == 7);
+	for (i = 0; i < p.ncases; i++)
+		CHECK(!(p.cases[i].n == 3ULL << 30 && p.cases[i].block == 1 &&
+		    strcmp(p.cases[i].v->id, "add_f32") == 0));
+	CHECK(p.nskipped == 1);
+	if (p.nskipped == 1) {
+		CHECK_STR(p.skipped[0].variant, "add_f32");
+		CHECK(strstr(p.skipped[0].reason, "n=3221225472, block 1: a "
+		    "grid of 3221225472 blocks, past the 2147483647") != NULL);
+	}
+	plan_free(&p);
+	cli_free_run(&o);
+	CHECK(parse(&o, alone, 8) == 0);
+	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) ==
+	    PLAN_NOTHING_LEFT);
+	CHECK(cause != NULL && strstr(cause, "nothing left to run") != NULL);
+	free(cause);
+	cli_free_run(&o);
+}
+
 /* The code a build gives a GPU: its SASS of the same major, else PTX. */
 static void
 test_code_arch(void)
@@ -361,6 +404,7 @@ main(void)
 	test_user_kernel();
 	test_user_op();
 	test_user_int_count();
+	test_grid_past_the_limit();
 	test_code_arch();
 	return check_exit();
 }

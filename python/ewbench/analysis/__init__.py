@@ -28,7 +28,10 @@ core/       reading and the rules every report shares
   compare   two runs side by side, changes beyond the noise
   units     number formatting for humans
   document  a tiny document model rendered to Markdown and HTML
-  atomic    every output written whole or not at all (temp file + rename)
+  atomic    every output written whole or not at all (temp file + rename),
+            into an output directory that holds nothing else
+  sinks     every string from the data made safe for the place it goes:
+            matplotlib text, XML, Markdown, the terminal
   workers   the figures drawn in forked processes the report owns, and
             stopped without a hang
 

@@ -13,7 +13,7 @@ Exit statuses (cli.py: one meaning each, across ewbench):
   3  bad input data: the message says file:line and what was expected
   5  torch: no usable GPU (no PyTorch with CUDA, or not the run's GPU)
   6  compare --fail-on-slower: some point got slower beyond the noise
-  130  interrupted (Ctrl-C; under ewbench also SIGTERM, SIGHUP and a
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP; under ewbench also a
      closed stdout): outputs already written are whole, the one being
      written is left as it was
 """
@@ -68,10 +68,12 @@ def make_parser():
         **cli.page("report", "Write OUTDIR/report.md, OUTDIR/report.html "
                    "(self-contained) and OUTDIR/figures/*.svg for a study "
                    "directory (as `make report` writes it; %s) or for one "
-                   "run directory (with run.json).  Without -o, a directory "
-                   "inside a shipped reference (under %s/) is refused: "
-                   "ewbench keeps those as measured and rendered." % (
-                       study.LAYOUT, study.REFERENCES)))
+                   "run directory (with run.json).  OUTDIR must be new, "
+                   "empty or hold a previous report: a file this command "
+                   "did not write there is refused, never replaced.  "
+                   "Without -o, a directory inside a shipped reference "
+                   "(under %s/) is refused: ewbench keeps those as measured "
+                   "and rendered." % (study.LAYOUT, study.REFERENCES)))
     p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: STUDY_DIR/report or "
@@ -185,6 +187,10 @@ def cmd_report(args):
     outdir = output_dir(args, args.run_dir, study.REPORT_DIR)
     if outdir is None:
         return EXIT_USAGE
+    why = report.unclaimed(outdir)
+    if why:
+        say(args.command, "will not write into %s: %s" % (outdir, why))
+        return EXIT_USAGE
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
@@ -217,14 +223,15 @@ def cmd_fleet(args):
                                          fleet_plots.plot_fleet)
     print("wrote %s" % md)
     print("wrote %s" % html)
+    from .core.sinks import terminal
     for m in judged.outlier_members:
-        print("outlier: %s" % m.name)
+        print("outlier: %s" % terminal(m.name))
     for f in judged.fleet.failed:
-        print("%s: %s: %s" % (f.status, f.name, f.reason))
+        print("%s: %s: %s" % (f.status, terminal(f.name), terminal(f.reason)))
     for m in judged.fleet.members:
         if m.status == fleet.INTERRUPTED:
             print("interrupted: %s: its %d complete rows are used" %
-                  (m.name, len(m.run.points)))
+                  (terminal(m.name), len(m.run.points)))
     return EXIT_OK
 
 
@@ -324,12 +331,14 @@ def named_paths(args):
 
 
 def main(argv=None):
+    from .. import stops
     from .core.validate import DataError
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["torch"]:
         # PyTorch's peer: its own command line, whatever follows.
         from ..peers import torch_ops
         return torch_ops.main(argv[1:], cli.command_name("torch"))
+    from .core.workers import WorkerDied
     parser = make_parser()
     try:
         args = parser.parse_args(argv)
@@ -340,10 +349,14 @@ def main(argv=None):
         say(args.command, missing)
         return EXIT_USAGE
     try:
-        return COMMANDS[args.command](args)
+        with stops.handling():      # SIGTERM, SIGHUP as Ctrl-C: 130
+            return COMMANDS[args.command](args)
     except DataError as e:
         say(args.command, e)
         return EXIT_DATA
+    except WorkerDied as e:
+        say(args.command, e)
+        return EXIT_ERROR
     except ModuleNotFoundError as e:
         if e.name not in ("numpy", "matplotlib"):
             raise

@@ -88,8 +88,11 @@ def command_name(command):
 
 
 def say(command, text):
-    """One line on stderr, prefixed with the command as it was typed."""
-    print("%s: %s" % (command_name(command), text), file=sys.stderr)
+    """One line on stderr, prefixed with the command as it was typed
+    (sinks.terminal: whatever the data put in it, escaped and bounded)."""
+    from .core.sinks import terminal
+    print("%s: %s" % (command_name(command), terminal(text, 2000)),
+          file=sys.stderr)
 
 
 def epilog(commands):
@@ -124,7 +127,8 @@ def stopped(error):
     """Re-raise an import that failed because ewbench was stopped while
     it ran (a C extension stopped half-way says ImportError, not
     KeyboardInterrupt) as the interruption it is."""
-    if os.environ.get("EWBENCH_STOPPED"):
+    from .. import stops
+    if stops.stopped() is not None:
         raise KeyboardInterrupt from error
 
 

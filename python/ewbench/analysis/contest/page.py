@@ -9,6 +9,7 @@ judged on the JSON by its own scripts (scripts/contest-goals.py)."""
 from . import rank as ct
 from ..core import document as doc
 from ..core import noise
+from ..core import sinks
 from ..core.units import gbps_number, pct, size_label
 
 TOP = 3                     # ewbench entries shown per contest
@@ -27,11 +28,12 @@ def spread_text(e):
 def verdict_text(c):
     m = c.margin
     text = VERDICT[m.standing]
-    return text % c.peer.variant if m.standing == ct.BEHIND else text
+    return text % sinks.markdown(c.peer.variant) \
+        if m.standing == ct.BEHIND else text
 
 
 def _row(rank, e, peer, spec):
-    return (str(rank), e.variant,
+    return (str(rank), sinks.markdown(e.variant),
             "" if e.origin != ct.EWBENCH or e.block is None else str(e.block),
             gbps_number(e.bandwidth),
             pct(100 * e.bandwidth / spec) if spec else "n/a",
@@ -56,14 +58,15 @@ def summary_line(c):
     best, peer, m = c.best, c.peer, c.margin
     if peer is None:
         return "best %s: no cub or torch entry here; nothing to compare." % (
-            best.label)
+            sinks.markdown(best.label))
     text = "best %s, of %d configurations, is %+.1f %% vs the faster peer " \
         "(%s); noise limit ±%.2f %%: %s." % (
-            best.label, c.searched, m.margin_pct, peer.variant, m.limit_pct,
-            verdict_text(c))
+            sinks.markdown(best.label), c.searched, m.margin_pct,
+            sinks.markdown(peer.variant), m.limit_pct, verdict_text(c))
     if c.held_out is not None:
         text += " Scored on the rounds it was not chosen on: %s: %s." % (
-            held_out_text(c), VERDICT[c.held_out.standing] % peer.variant
+            held_out_text(c), VERDICT[c.held_out.standing] %
+            sinks.markdown(peer.variant)
             if c.held_out.standing == ct.BEHIND else
             VERDICT[c.held_out.standing])
     return text
@@ -82,10 +85,11 @@ def build_document(runs, notes, found):
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for "
                                  "tests, not a measurement."))
     items = ["device: %s; spec DRAM bandwidth %s" % (
-        runs[0].device.get("name") or "unknown",
+        sinks.markdown(runs[0].device.get("name") or "unknown"),
         "%s GB/s (run.json)" % gbps_number(spec) if spec else "unknown"),
         "repeats: R = %d (interleaved runs of one plan)" % len(runs)]
-    items += ["round %d: `%s` (%s)" % (i, run.run_id, run.path)
+    items += ["round %d: %s (%s)" % (i, sinks.code(run.run_id),
+                                     sinks.markdown(run.path))
               for i, run in enumerate(runs, 1)]
     items += ["per point: median over runs of bytes moved / median time; "
               "spread = standard deviation of the per-run bandwidths, in % "
@@ -134,8 +138,9 @@ def build_document(runs, notes, found):
 def _summary_row(c):
     m, peer = c.margin, c.peer
     return (c.dtype, size_label(c.n), c.tier or "-", c.cache, c.launch,
-            c.winner.label, c.best.label, str(c.searched),
-            peer.variant if peer else "-",
+            sinks.markdown(c.winner.label), sinks.markdown(c.best.label),
+            str(c.searched),
+            sinks.markdown(peer.variant) if peer else "-",
             "%+.1f %%" % m.margin_pct if peer else "-",
             "±%.2f %%" % m.limit_pct if peer else "-",
             verdict_text(c), held_out_text(c) if peer else "-")

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..core import noise
+from ..core import sinks
 from ..core import variants as var
 from ..core.validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
 from ..core.units import bytes_label, size_label
@@ -250,15 +251,16 @@ def gather(runs):
                      "for it (the noise rule)" % noise.UNKNOWN_PCT)
     ids = [run.run_id for run in runs]
     for run_id in sorted(set(i for i in ids if ids.count(i) > 1)):
-        notes.append("run `%s` is given %d times: copies of one run have "
-                     "no spread between them" % (run_id, ids.count(run_id)))
+        notes.append("run %s is given %d times: copies of one run have "
+                     "no spread between them" % (sinks.code(run_id),
+                                                 ids.count(run_id)))
     for run in {run.run_id: run for run in runs}.values():
         if run.is_fixture:
-            notes.append("`%s` is a fixture (synthetic numbers)" %
-                         run.run_id)
+            notes.append("%s is a fixture (synthetic numbers)" %
+                         sinks.code(run.run_id))
         if run.manifest.get("status") not in (None, "complete"):
-            notes.append("`%s` is %s" % (run.run_id,
-                                          run.manifest["status"]))
+            notes.append("%s is %s" % (sinks.code(run.run_id),
+                                        run.manifest["status"]))
     if missing:
         notes.append("%d add point%s not in every run (or without a "
                      "time), left out: %s" % (len(missing), _s(missing),

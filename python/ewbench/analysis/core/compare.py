@@ -11,6 +11,8 @@ not overlap.  The limit shown is the change that takes, in % of median_a.
 from dataclasses import dataclass
 from typing import Optional
 
+from . import document as doc
+from . import sinks
 from . import timing
 from .noise import point_floor, run_floor, separated, separation_pct, wider
 from .units import size_label, us
@@ -78,40 +80,42 @@ def compare_runs(run_a, run_b):
 
 
 def render_markdown(result, run_a, run_b):
-    """The comparison as GitHub Markdown text."""
-    lines = ["# ewbench compare", "",
-             "- A: `%s` (%s)" % (run_a.run_id, run_a.path),
-             "- B: `%s` (%s)" % (run_b.run_id, run_b.path),
-             "- rule: flag when the 95 %% confidence intervals of the two "
+    """The comparison as GitHub Markdown text (document.py: nothing from
+    the runs is read as markup)."""
+    items = ["A: %s (%s)" % (sinks.code(run_a.run_id), sinks.markdown(
+        run_a.path)),
+             "B: %s (%s)" % (sinks.code(run_b.run_id), sinks.markdown(
+                 run_b.path)),
+             "rule: flag when the 95 %% confidence intervals of the two "
              "medians, each widened by the run-to-run floor, %s, do not "
              "overlap; the CI is the row's own (schema 2) "
              "or, for schema-1 rows (old protocol), median ± 1.96 x "
              "sqrt(pi/2) x sd / sqrt(samples)" % result.floor.describe()]
-    lines += ["- note: %s" % n for n in result.notes]
+    items += ["note: %s" % sinks.markdown(n) for n in result.notes]
     flagged = [c for c in result.changes if c.flag]
-    lines += ["", "%d matching points; %d slower, %d faster beyond the noise."
-              % (len(result.changes),
-                 sum(c.flag == SLOWER for c in flagged),
-                 sum(c.flag == FASTER for c in flagged)), "",
-              "| variant | n | block | cache | A median (µs) | B median (µs) "
-              "| Δ time | Δ GB/s | noise limit | flag |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    blocks = [doc.Heading(1, "ewbench compare"), doc.Bullets(tuple(items)),
+              doc.Paragraph("%d matching points; %d slower, %d faster "
+                            "beyond the noise." % (
+                                len(result.changes),
+                                sum(c.flag == SLOWER for c in flagged),
+                                sum(c.flag == FASTER for c in flagged)))]
     ordered = sorted(result.changes, key=lambda c: (
         c.flag == SAME, -abs(c.time_pct)))
-    for c in ordered:
-        lines.append("| %s | %s | %s | %s | %s | %s | %+.1f %% | %s | "
-                     "±%.1f %% | %s |" % (
-                         c.a.variant, size_label(c.a.n),
-                         "" if c.a.block is None else c.a.block, c.a.cache,
-                         us(c.a.time_median_ns), us(c.b.time_median_ns),
-                         c.time_pct,
-                         "n/a" if c.bandwidth_pct is None else
-                         "%+.1f %%" % c.bandwidth_pct,
-                         c.threshold_pct, c.flag.upper() or "same"))
+    blocks.append(doc.Table(
+        ("variant", "n", "block", "cache", "A median (µs)", "B median (µs)",
+         "Δ time", "Δ GB/s", "noise limit", "flag"),
+        tuple((sinks.markdown(c.a.variant), size_label(c.a.n),
+               "" if c.a.block is None else str(c.a.block), c.a.cache,
+               us(c.a.time_median_ns), us(c.b.time_median_ns),
+               "%+.1f %%" % c.time_pct,
+               "n/a" if c.bandwidth_pct is None else
+               "%+.1f %%" % c.bandwidth_pct,
+               "±%.1f %%" % c.threshold_pct, c.flag.upper() or "same")
+              for c in ordered)))
     for label, points in (("only in A", result.only_a),
                           ("only in B", result.only_b)):
         if points:
-            lines += ["", "%s: %s" % (label, ", ".join(
-                "%s@%s/%s" % (p.variant, size_label(p.n), p.cache)
-                for p in points))]
-    return "\n".join(lines) + "\n"
+            blocks.append(doc.Paragraph("%s: %s" % (label, ", ".join(
+                "%s@%s/%s" % (sinks.markdown(p.variant), size_label(p.n),
+                              p.cache) for p in points))))
+    return doc.render_markdown(blocks)

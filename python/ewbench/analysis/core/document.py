@@ -23,12 +23,23 @@ import unicodedata
 from dataclasses import dataclass
 
 from . import atomic
+from . import sinks
 
 # A report directory (ewbench report and fleet-report): the figures (SVGs)
 # and the two renderings, in the order a render swaps them in
 # (atomic.rendering), the figures before the pages that link them.
 FIGURES_DIR = "figures"
 REPORT_OUTPUTS = (FIGURES_DIR, "report.md", "report.html")
+
+
+def report_files(figures):
+    """Every file a report directory of these figures (their names) may
+    hold, relative to it: the two pages and each figure's SVG, and its
+    PNG (drawn beside it, embedded in the HTML, then removed).  The
+    command writes these and no other (atomic.unclaimed)."""
+    return frozenset(("report.md", "report.html") + tuple(
+        "%s/%s.%s" % (FIGURES_DIR, figure, extension)
+        for figure in figures for extension in ("svg", "png")))
 
 
 @dataclass(frozen=True)
@@ -91,9 +102,54 @@ class Banner:
 
 WRAP = 78       # columns of the Markdown's prose
 
+# A block's text as Markdown reads it: the inline markup this model writes
+# (a backslash escape, a code span, **, a [text](#anchor) link) is kept as
+# written, and every other character Markdown would read as markup is
+# escaped, whatever put it there: raw HTML and entities, other emphasis,
+# links and images, strikethrough, and what starts a block at the start
+# of a line.  sinks.markdown escapes what the data holds of the kept
+# markup too; this is the guarantee for the rest.
+_MD_KEPT = re.compile(r"\\[!-/:-@\[-`{-~]|(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)"
+                      r"|\*\*|\[(?=[^\[\]]*\]\(#[\w-]+\))|\]\(#[\w-]+\)",
+                      re.S)
+_MD_SPECIAL = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)|[*\[\]`]|_+"
+                         r"|(?<=\S)~")
+_MD_LINE_START = re.compile(r"^[ \t]*(?:[#>]|[-+](?=\s)|\d+(?=[.)]\s))",
+                            re.M)
+_MD_WORD = re.compile(r"[A-Za-z0-9]")
+
+
+def _md_escaped(text, special=_MD_SPECIAL):
+    def escape(m):
+        found = m.group()
+        if found[0] == "_" and m.start() > 0 and m.end() < len(text) and \
+                _MD_WORD.match(text[m.start() - 1]) and \
+                _MD_WORD.match(text[m.end()]):
+            return found                # inside a word: no emphasis
+        if found[-1].isdigit():
+            return found + "\\"         # "1. " -> "1\. ": no list item
+        mark = found.lstrip(" \t")       # after a line's indent
+        return found[:len(found) - len(mark)] + "".join("\\" + ch
+                                                        for ch in mark)
+    return special.sub(escape, text)
+
+
+def _md_inline(text, block=True):
+    """text (a heading, paragraph, cell, item or caption) for Markdown;
+    block: where a line may start a block (not in a table's cell)."""
+    text, out, at = str(text), [], 0
+    for m in _MD_KEPT.finditer(text):
+        out.append(_md_escaped(text[at:m.start()]))
+        out.append(m.group())
+        at = m.end()
+    out.append(_md_escaped(text[at:]))
+    text = "".join(out)
+    return _md_escaped(text, _MD_LINE_START) if block else text
+
 
 def _md_cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return _md_inline(str(text).replace("\n", " "), block=False).replace(
+        "|", "\\|")
 
 
 def _plain(text):
@@ -182,22 +238,26 @@ def _md_links(text, targets):
 
 
 def _md_block(block, targets):
-    def inline(text):
+    def inline(text):       # a table's cell: _md_cell escapes it
         return _md_links(text, targets)
+
+    def prose(text):        # escaped (_md_inline), its links to headings
+        return _md_links(_md_inline(text), targets)
     if isinstance(block, Heading):
-        return "%s %s" % ("#" * block.level, inline(block.text))
+        return "%s %s" % ("#" * block.level, prose(block.text))
     if isinstance(block, Toc):
-        return "\n".join("- [%s](#%s)" % (text, targets.get(anchor, anchor))
+        return "\n".join("- [%s](#%s)" % (_md_inline(text, block=False),
+                                          targets.get(anchor, anchor))
                          for anchor, text in block.entries)
     if isinstance(block, Details):
-        return "\n\n".join([_wrap("**%s**" % inline(block.summary))] + [
+        return "\n\n".join([_wrap("**%s**" % prose(block.summary))] + [
             _md_block(b, targets) for b in block.blocks])
     if isinstance(block, Paragraph):
-        return _wrap(inline(block.text))
+        return _wrap(prose(block.text))
     if isinstance(block, Banner):
-        return _wrap("**%s**" % inline(block.text), "> ", "> ")
+        return _wrap("**%s**" % prose(block.text), "> ", "> ")
     if isinstance(block, Bullets):
-        return "\n".join(_wrap(inline(item), "- ", "  ")
+        return "\n".join(_wrap(prose(item), "- ", "  ")
                          for item in block.items)
     if isinstance(block, Table):
         lines = ["| %s |" % " | ".join(_md_cell(inline(h))
@@ -209,10 +269,14 @@ def _md_block(block, targets):
     if isinstance(block, Image):
         # The Markdown shows the SVG: the PNG lives only inside the HTML.
         target = block.link or block.path
-        return "![%s](%s)\n\n%s" % (block.alt, target,
-                                     _wrap("*%s*" % inline(block.caption)))
+        return "![%s](%s)\n\n%s" % (_md_inline(block.alt, block=False),
+                                     target,
+                                     _wrap("*%s*" % prose(block.caption)))
     if isinstance(block, Code):
-        return "```\n%s\n```" % block.text
+        # A fence longer than any run of backticks in the text.
+        runs = [len(r) for r in re.findall("`+", block.text)]
+        fence = "`" * max([3] + [r + 1 for r in runs])
+        return "%s\n%s\n%s" % (fence, sinks.markup(block.text), fence)
     raise TypeError("unknown block %r" % (block,))
 
 
@@ -268,13 +332,41 @@ def _strong(match):
         "<strong>%s</strong>" % text
 
 
+# What inline_html reads before anything else, left to right: a
+# backslash escape (sinks.markdown writes them) and a code span (as many
+# backticks closing it as opened it; sinks.code), whose text is taken as
+# it is.
+_LITERAL = re.compile(r"\\([!-/:-@\[-`{-~])|(?<!`)(`+)(?!`)(.+?)(?<!`)\2(?!`)",
+                      re.S)
+_HOLE = "\x00%d\x00"
+
+
+def _code_text(text):
+    """A code span's text as CommonMark takes it: one space stripped from
+    each end when both have one (sinks.code pads so)."""
+    if len(text) > 2 and text[0] == text[-1] == " " and text.strip():
+        return text[1:-1]
+    return text
+
+
 def inline_html(text):
     """Escape text, then turn `code`, **bold** and [text](#anchor) into
-    tags."""
-    out = html.escape(str(text), quote=False)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    tags; a backslash escape is the character it escapes (sinks.markdown)
+    and a code span's text is never read as markup."""
+    held = []
+
+    def hold(m):
+        if m.group(1) is not None:
+            held.append(html.escape(m.group(1), quote=False))
+        else:
+            held.append("<code>%s</code>" % html.escape(
+                _code_text(m.group(3)), quote=False))
+        return _HOLE % (len(held) - 1)
+    out = _LITERAL.sub(hold, sinks.markup(text))
+    out = html.escape(out, quote=False)
     out = re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r'<a href="\2">\1</a>', out)
-    return re.sub(r"\*\*([^*]+)\*\*", _strong, out)
+    out = re.sub(r"\*\*([^*]+)\*\*", _strong, out)
+    return re.sub("\x00(\\d+)\x00", lambda m: held[int(m.group(1))], out)
 
 
 def _id(anchor):
@@ -330,11 +422,14 @@ def _html_block(block, base):
 
 
 def render_html(blocks, title, base):
-    """One self-contained HTML page; image paths are relative to base."""
+    """One self-contained HTML page; image paths are relative to base.
+    title is inline text, as a heading's (its markup read, then dropped:
+    a <title> holds text only)."""
     body = "\n".join(_html_block(b, base) for b in blocks)
+    title = re.sub(r"<[^>]*>", "", inline_html(title))
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
             "\"utf-8\">\n<title>%s</title>\n<style>%s</style>\n</head>\n"
-            "<body>\n%s\n</body>\n</html>\n" % (html.escape(title), CSS, body))
+            "<body>\n%s\n</body>\n</html>\n" % (title, CSS, body))
 
 
 def write_report(directory, blocks, title, pngs=()):

@@ -50,6 +50,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from . import sinks
+
 # F of the noise model per GPU (run.json device.name), measured
 # (docs/analysis.md, "The noise model"; tests/gpu/repeat.py): the 99th
 # percentile, rounded up to a tenth, of the floor rows of 20 µs and more
@@ -87,12 +89,15 @@ class Floor:
             self.pct
 
     def describe(self):
+        """The floor in words, for a report's Markdown."""
         text = "max(%g %% of the median, %g ns timer step)" % (
             self.pct, self.step_ns) if self.step_ns else \
             "%g %% of the median" % self.pct
         if not self.measured:
             text += (" (%s: no repeated studies; the largest floor "
-                     "measured stands in)" % (self.gpu or "this GPU"))
+                     "measured stands in)" % (
+                         sinks.markdown(self.gpu) if self.gpu else
+                         "this GPU"))
         return text
 
 

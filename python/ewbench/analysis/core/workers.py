@@ -10,14 +10,18 @@ everything it waits on:
 - the jobs are indices written to one pipe that every worker reads
   (4-byte reads of 4-byte writes: atomic); a worker writes each result
   back on a pipe of its own, length-prefixed and pickled;
-- workers are forked with SIGINT, SIGTERM and SIGHUP blocked, then ignore
-  SIGINT and SIGHUP (Ctrl-C and a hangup are the parent's to handle) and
-  end at once on SIGTERM, removing the temporary file of a figure being
-  written (atomic.remove_temporaries);
+- workers are forked with SIGINT, SIGTERM and SIGHUP blocked (the
+  parent defers a stop meanwhile: stops.deferred), then ignore SIGINT
+  and SIGHUP (Ctrl-C and a hangup are the parent's to handle) and end at
+  once on SIGTERM, removing the temporary file of a figure being written
+  (atomic.remove_temporaries);
 - when the parent is stopped (or anything fails) it sends SIGTERM to every
   worker, waits for them at most STOP_WAIT_S, SIGKILLs any left and reaps
   them all before the exception goes on up: none is left behind, and
-  nothing can wait for good.
+  nothing can wait for good;
+- a worker that dies without giving its jobs' results (the kernel's
+  out-of-memory killer, a kill -9) is one line naming how it ended
+  (WorkerDied), never a traceback.
 """
 
 import os
@@ -28,6 +32,7 @@ import struct
 import time
 import traceback
 
+from ... import stops
 from . import atomic
 
 STOP_WAIT_S = 2.0
@@ -43,34 +48,38 @@ def run_all(call, jobs, processes):
     processes = min(processes, len(jobs))
     if processes < 2:
         return [call(job) for job in jobs]
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, atomic.STOPS)
     children = {}       # pid -> the read end of its result pipe (None
     #                     once closed)
     try:
-        job_r, job_w = os.pipe()
-        try:
-            for _ in range(processes):
-                result_r, result_w = os.pipe()
-                pid = os.fork()
-                if pid == 0:
-                    os.close(job_w)
-                    os.close(result_r)
-                    for fd in children.values():
-                        os.close(fd)
-                    _work(call, jobs, job_r, result_w)
-                os.close(result_w)
-                children[pid] = result_r
-            # Every index before anyone waits on a result: the workers
-            # read as the pipe fills, so no count of jobs can block here.
-            _write_all(job_w, b"".join(_INDEX.pack(i)
-                                       for i in range(len(jobs))))
-        finally:
-            os.close(job_r)
-            os.close(job_w)
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        with stops.deferred():
+            # Blocked in this thread, the one a fork copies: each worker
+            # starts with them blocked, until it has taken them.
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops.STOPS)
+            job_r, job_w = os.pipe()
+            try:
+                for _ in range(processes):
+                    result_r, result_w = os.pipe()
+                    pid = os.fork()
+                    if pid == 0:
+                        os.close(job_w)
+                        os.close(result_r)
+                        for fd in children.values():
+                            os.close(fd)
+                        _work(call, jobs, job_r, result_w)
+                    os.close(result_w)
+                    children[pid] = result_r
+                # Every index before anyone waits on a result: the
+                # workers read as the pipe fills, so no count of jobs can
+                # block here.
+                _write_all(job_w, b"".join(_INDEX.pack(i)
+                                           for i in range(len(jobs))))
+            finally:
+                os.close(job_r)
+                os.close(job_w)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         results = _collect(children, len(jobs))
     except BaseException:
-        _stop(children, mask)
+        _stop(children)
         raise
     failed = [i for i, (ok, _) in sorted(results.items()) if not ok]
     if failed:
@@ -83,10 +92,8 @@ def _work(call, jobs, job_r, result_w):
     result_w; never returns."""
     code = 0
     try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGHUP, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, _terminated)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, atomic.STOPS)
+        stops.in_worker(_terminated)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops.STOPS)
         while True:
             raw = os.read(job_r, _INDEX.size)
             if len(raw) < _INDEX.size:
@@ -108,7 +115,7 @@ def _work(call, jobs, job_r, result_w):
         os._exit(code)
 
 
-def _terminated(signum, frame):
+def _terminated(signum):
     atomic.remove_temporaries()
     os._exit(128 + signum)
 
@@ -124,6 +131,7 @@ def _collect(children, count):
     then the workers reaped.  A worker that ended without giving its jobs'
     results leaves them missing: an error."""
     owner = {fd: pid for pid, fd in children.items()}
+    ended = {}          # pid -> its wait status
     buffers = {fd: b"" for fd in owner}
     results = {}
     while buffers:
@@ -146,19 +154,42 @@ def _collect(children, count):
                 data = data[_LENGTH.size + size:]
             buffers[fd] = data
     for pid in list(children):
-        os.waitpid(pid, 0)
+        ended[pid] = os.waitpid(pid, 0)[1]
         del children[pid]
     if len(results) < count:
-        raise RuntimeError("%d of %d figures were not drawn: a worker "
-                           "ended early" % (count - len(results), count))
+        raise WorkerDied(count - len(results), count, ended)
     return results
 
 
-def _stop(children, mask):
+class WorkerDied(Exception):
+    """Jobs whose worker ended without giving their results: the message
+    is one line, saying how it ended."""
+
+    def __init__(self, missing, count, ended):
+        how = [_how_it_ended(status) for status in ended.values()
+               if status != 0]
+        super().__init__("%d of %d figures were not drawn: their worker "
+                         "process %s" % (missing, count, "; ".join(how) or
+                                         "ended without a word"))
+
+
+def _how_it_ended(status):
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = "signal %d" % sig
+        why = " (the kernel's out-of-memory killer, or a kill -9)" \
+            if sig == signal.SIGKILL else ""
+        return "was killed by %s%s" % (name, why)
+    return "exited with status %d" % os.WEXITSTATUS(status)
+
+
+def _stop(children):
     """SIGTERM every worker, SIGKILL those alive after STOP_WAIT_S, reap
-    them all; stops blocked meanwhile."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, atomic.STOPS)
-    try:
+    them all; stops deferred meanwhile."""
+    with stops.deferred():
         for fd in children.values():
             if fd is not None:
                 os.close(fd)
@@ -180,8 +211,6 @@ def _stop(children, mask):
                 break
             time.sleep(0.01)
         children.clear()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _signal(pid, sig):

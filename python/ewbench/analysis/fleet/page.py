@@ -15,6 +15,7 @@ import shlex
 
 from ..core import atomic
 from ..core import document as doc
+from ..core import sinks
 from . import members as flt
 from . import answers as fa
 from ..core import placement as plc
@@ -36,9 +37,10 @@ SECTIONS = (("figure", "Deviation from the fleet median"),
 # formatting
 
 def _text(value):
+    """A value from the data for a cell or a sentence ("—" when absent)."""
     if value is None or value == "":
         return DASH
-    return str(value)
+    return sinks.markdown(value)
 
 
 def number_text(key, value):
@@ -108,7 +110,8 @@ def headline(judged):
     fleet = judged.fleet
     members = fleet.members
     count = len(members)
-    names = ", ".join(fleet.device_names) or "no GPU loaded"
+    names = ", ".join(_text(n) for n in fleet.device_names) or \
+        "no GPU loaded"
     text = "%d GPU%s (%s) on %d host%s" % (
         count, "" if count == 1 else "s", names, len(fleet.hosts),
         "" if len(fleet.hosts) == 1 else "s")
@@ -121,7 +124,7 @@ def headline(judged):
     elif outliers:
         text += " **%d outlier%s**: %s." % (
             len(outliers), "" if len(outliers) == 1 else "s", "; ".join(
-                "%s (%s)" % (m.name, ", ".join(
+                "%s (%s)" % (_text(m.name), ", ".join(
                     "%s %s" % (k.short, deviation_text(
                         judged.cells[m.name][k.name].deviation_pct))
                     for k in judged.outliers(m))) for m in outliers))
@@ -161,7 +164,8 @@ def answers_table(judged):
     rows = []
     for m in judged.fleet.members:
         p = m.place
-        rows.append((m.name, _text(m.run.device.get("name")), m.host,
+        rows.append((_text(m.name), _text(m.run.device.get("name")),
+                     _text(m.host),
                      _text(p.pci_bus_id), _text(p.numa_node)) +
                     tuple(_cell(judged, m, k) for k in fa.KEYS) +
                     (verdict(judged, m),))
@@ -201,8 +205,8 @@ def outlier_sentence(judged, member, clocks):
     """One paragraph: what is off, and the counter and NVML evidence."""
     p = member.place
     where = ", ".join(t for t in (
-        "host %s" % member.host,
-        "PCI %s" % p.pci_bus_id if p.pci_bus_id else "",
+        "host %s" % _text(member.host),
+        "PCI %s" % _text(p.pci_bus_id) if p.pci_bus_id else "",
         "NUMA node %s" % p.numa_node if p.numa_node is not None else "",
         "rank %s" % p.rank if p.rank is not None else "") if t)
     offs = []
@@ -212,7 +216,7 @@ def outlier_sentence(judged, member, clocks):
             k.label, number_text(k, c.value.value), unit_text(k),
             deviation_text(c.deviation_pct),
             number_text(k, judged.medians[k.name]), c.threshold_pct))
-    text = "**%s** (%s): %s." % (member.name, where, "; ".join(offs))
+    text = "**%s** (%s): %s." % (_text(member.name), where, "; ".join(offs))
     mine = clocks[member.name]
     others = [c for name, c in clocks.items() if name != member.name]
     med_sm = _median_of(c.sm_hz for c in others)
@@ -235,8 +239,8 @@ def outlier_sentence(judged, member, clocks):
             _per_cycle(med_bpc)))
     if parts and mine.point is not None:
         q = mine.point
-        text += " Counters at `%s`@%s, %s, %s: %s." % (
-            q.variant, _text(q.block), size_label(q.n), q.cache,
+        text += " Counters at %s@%s, %s, %s: %s." % (
+            sinks.code(q.variant), _text(q.block), size_label(q.n), q.cache,
             "; ".join(parts))
     elif mine.point is not None:
         text += " No clock counters in its metrics.csv."
@@ -325,9 +329,9 @@ def failed_section(fleet):
     if not fleet.failed:
         return []
     items = tuple("**%s**%s: %s%s — %s" % (
-        f.name, " (`%s/`)" % f.phase if f.phase else "", f.status,
+        _text(f.name), " (`%s/`)" % f.phase if f.phase else "", f.status,
         " (exit %d)" % f.exit_code if f.exit_code is not None else "",
-        f.reason) for f in fleet.failed)
+        _text(f.reason)) for f in fleet.failed)
     return [doc.Heading(3, "Failed members", "failed"), doc.Bullets(items)]
 
 
@@ -360,7 +364,7 @@ def clocks_section(judged, clocks):
         p = m.place
         s, e = c.start, c.end
         rows.append((
-            m.name, _text(p.launcher),
+            _text(m.name), _text(p.launcher),
             "/".join(_text(v) for v in (p.rank, p.local_rank, p.node)),
             _hz(c.sm_hz), _hz(c.dram_hz),
             DASH if c.dram_bytes_per_cycle is None else "%s%s" % (
@@ -392,7 +396,7 @@ def points_section(judged):
     rows = []
     for m in judged.fleet.members:
         cells = judged.cells[m.name]
-        rows.append((m.name,) + tuple(
+        rows.append((_text(m.name),) + tuple(
             DASH if cells[k.name].value is None else "%s%s" % (
                 cells[k.name].value.source,
                 " ±%.1f %%" % cells[k.name].value.spread_pct
@@ -415,9 +419,9 @@ def members_section(fleet):
     rows = []
     for m in fleet.members:
         man = m.run.manifest
-        rows.append((m.name, "`%s`" % m.run.run_id,
+        rows.append((_text(m.name), sinks.code(m.run.run_id),
                      ", ".join("`%s/`" % p for p in m.phases if p) or
-                     "`%s/`" % m.name, _text(man.get("status")),
+                     sinks.code(m.name + "/"), _text(man.get("status")),
                      _text(man.get("started_utc")),
                      _text((man.get("tool") or {}).get("git_revision")),
                      _text(m.run.device.get("uuid"))))
@@ -459,16 +463,16 @@ def threats_section(fleet):
     if len(fleet.device_names) > 1:
         items.append("**Different GPU models** (%s): deviations mix board "
                      "differences with model differences." %
-                     ", ".join(fleet.device_names))
+                     ", ".join(_text(n) for n in fleet.device_names))
     revisions = {(m.run.manifest.get("tool") or {}).get("git_revision")
                  for m in fleet.members}
     if len(revisions) > 1:
         items.append("The members ran different ewbench builds (%s)." %
-                     ", ".join(sorted(str(r) for r in revisions)))
+                     ", ".join(sorted(_text(r) for r in revisions)))
     for m in fleet.members:
         if m.status not in (None, "complete"):
-            items.append("`%s` is `%s`: some points may be missing." % (
-                m.name, m.status))
+            items.append("%s is `%s`: some points may be missing." % (
+                sinks.code(m.name), m.status))
     items += [
         "Clocks were not locked: boost and temperature move bandwidth by a "
         "few percent between runs of one GPU, so a GPU near the band may "
@@ -538,23 +542,17 @@ def build_document(judged, figure):
     return title, blocks
 
 
+FILES = doc.report_files((FIGURE,))
+
+
 def unclaimed(outdir, fleet_path):
-    """Why outdir may not be written (None when it may): it must be new,
-    empty, or hold only a previous report's files (and what a render
-    killed outright left of its staging directory), and be no fleet
-    directory, member or run directory."""
+    """Why outdir may not be written (None when it may): never the fleet
+    directory itself, and otherwise atomic.unclaimed's rule, the one
+    every analysis command keeps: new, empty, or holding only what a
+    fleet report writes (a member or a run directory holds run.json)."""
     if os.path.abspath(outdir) == os.path.abspath(fleet_path):
         return "it is the fleet directory itself"
-    if not os.path.exists(outdir):
-        return None
-    if not os.path.isdir(outdir):
-        return "it exists and is not a directory"
-    foreign = sorted(n for n in os.listdir(outdir)
-                     if n not in doc.REPORT_OUTPUTS and not atomic.is_stage(n))
-    if foreign:
-        return "it holds files this command did not write (%s)" % \
-            ", ".join(foreign[:5])
-    return None
+    return atomic.unclaimed(outdir, FILES)
 
 
 def write_report(judged, outdir, plot_fleet):
@@ -564,7 +562,7 @@ def write_report(judged, outdir, plot_fleet):
     in (atomic.rendering), as `ewbench report` is: a render that fails or
     is interrupted part way leaves the previous report exactly as it
     was."""
-    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS, FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         figure = plot_fleet(judged, figures_dir)

@@ -16,6 +16,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from . import answers as fa
+from . import page
+from ..core.sinks import plot_text
 from ..report import plots
 
 OK_COLOUR = "#1f77b4"
@@ -32,9 +34,9 @@ def _footer(fig, body_height, judged):
     # fleet is rendered.
     hosts = len(fleet.hosts)
     text = "%s | %d GPUs on %d host%s | %s" % (
-        ", ".join(fleet.device_names), len(fleet.members), hosts,
-        "" if hosts == 1 else "s",
-        os.path.basename(os.path.normpath(fleet.path)))
+        ", ".join(plot_text(d) for d in fleet.device_names),
+        len(fleet.members), hosts, "" if hosts == 1 else "s",
+        plot_text(os.path.basename(os.path.normpath(fleet.path))))
     fixture = fleet.is_fixture
     if fixture:
         text = "FIXTURE DATA (synthetic, not a measurement) | " + text
@@ -67,7 +69,8 @@ def plot_fleet(judged, outdir):
     for ax, key in zip(axes, keys):
         _panel(ax, judged, key, members, rows, host_edges)
     axes[0].set_yticks(range(len(members)))
-    axes[0].set_yticklabels([m.name for m in members], fontsize=8)
+    axes[0].set_yticklabels([plot_text(m.name) for m in members],
+                            fontsize=8)
     axes[0].set_ylim(len(members) - 0.5, -0.5)
     handles = [
         Line2D([], [], color=OK_COLOUR, marker="o", ls="", label="GPU"),
@@ -80,7 +83,7 @@ def plot_fleet(judged, outdir):
     ]
     plots.legend_outside(body, "upper center", handles=handles, ncol=4,
                 fontsize=8, frameon=False)
-    return plots.save(fig, outdir, "fleet_deviation")
+    return plots.save(fig, outdir, page.FIGURE)
 
 
 def _panel(ax, judged, key, members, rows, host_edges):

@@ -25,6 +25,7 @@ threats; numbers come from placement.py.
 from dataclasses import dataclass
 
 from ..core import placement as plc
+from ..core import sinks
 from ..core.units import size_label
 
 # The margin below the part's median clock.  A kernel whose time the SM
@@ -66,7 +67,7 @@ def row_outside(point, sampled):
                                label, value,
                                100 * (1 - value / rng.median), rng.median))
     if point.throttle:
-        reasons.append("throttled (%s)" % point.throttle)
+        reasons.append("throttled (%s)" % sinks.markdown(point.throttle))
     return tuple(reasons)
 
 
@@ -112,13 +113,14 @@ def driver_text(place):
         return "its release not recorded"
     if s.driver is None:
         return "its release not given by NVML%s" % _why(place)
-    return "release " + s.driver
+    return "release " + sinks.markdown(s.driver)
 
 
 def _why(place):
     if place.nvml_status == "unavailable":
-        return " (NVML unavailable: %s)" % (place.nvml_reason or
-                                             "no reason given")
+        return " (NVML unavailable: %s)" % (
+            sinks.markdown(place.nvml_reason) if place.nvml_reason else
+            "no reason given")
     return ""
 
 
@@ -176,7 +178,8 @@ def sampled_text(place, run):
 
 
 def _row_label(p):
-    return "%s %s %s %s%s" % (p.variant, size_label(p.n), p.cache, p.launch,
+    return "%s %s %s %s%s" % (sinks.markdown(p.variant), size_label(p.n),
+                              p.cache, p.launch,
                               "" if p.block is None else " block %d" %
                               p.block)
 

@@ -33,6 +33,7 @@ from ..core import derived
 from ..core import document as doc
 from . import model
 from ..core import select as sel
+from ..core import sinks
 from ..core import study as stu
 
 FINDING = "finding"
@@ -278,7 +279,7 @@ def _parts(parts):
 
 
 def _what(gap):
-    return "`%s`" % gap.metric if gap.metric else "every counter"
+    return sinks.code(gap.metric) if gap.metric else "every counter"
 
 
 def _list(effects):
@@ -361,5 +362,6 @@ def section(gaps, runs=()):
         blocks.append(doc.Paragraph(
             "Collected under this chip's own names (metrics.csv keeps the "
             "first name of each entry): %s." % ", ".join(
-                "`%s` as `%s`" % kv for kv in sorted(aliases.items()))))
+                "%s as %s" % (sinks.code(k), sinks.code(v))
+                for k, v in sorted(aliases.items()))))
     return blocks

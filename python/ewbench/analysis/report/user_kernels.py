@@ -22,6 +22,8 @@ from ..core import compare
 from ..core import document as doc
 from . import model
 from ..core import variants as var
+from ..core import sinks
+from ..core.sinks import plot_text
 from ..core.units import gbps, size_label
 
 FIGURE = "user_kernels"
@@ -138,18 +140,21 @@ def section(study, figures):
     items = []
     for v in sorted({b.user.variant for b in rows}):
         e = known.get(v, {})
-        item = "`%s`: `%s` in `%s` (SHA-256 `%s`), %s %s, compiled " \
+        item = "%s: %s in %s (SHA-256 %s), %s %s, compiled " \
             "for %s by NVRTC %s" % (
-                v, e.get("function", "?"), e.get("file", "?"),
-                (e.get("source_sha256") or "?")[:16],
+                sinks.code(v), sinks.code(e.get("function", "?")),
+                sinks.code(e.get("file", "?")),
+                sinks.code((e.get("source_sha256") or "?")[:16]),
                 e.get("op", "?"), e.get("dtype", "?"),
-                e.get("arch", "?"), e.get("nvrtc", "?"))
+                sinks.markdown(e.get("arch", "?")),
+                sinks.markdown(e.get("nvrtc", "?")))
         ref = e.get("reference")
         if isinstance(ref, dict):
-            item += "; checked against `%s` in `%s` (SHA-256 `%s`) %s; " \
+            item += "; checked against %s in %s (SHA-256 %s) %s; " \
                 "%s inputs, %s bytes per element" % (
-                    ref.get("function", "?"), ref.get("file", "?"),
-                    (ref.get("source_sha256") or "?")[:16],
+                    sinks.code(ref.get("function", "?")),
+                    sinks.code(ref.get("file", "?")),
+                    sinks.code((ref.get("source_sha256") or "?")[:16]),
                     _tolerance(ref), e.get("inputs", "?"),
                     e.get("bytes_per_element", "?"))
         items.append(item)
@@ -158,13 +163,14 @@ def section(study, figures):
     for b in rows:
         u = b.user
         table.append((
-            "`%s`" % u.variant,
+            sinks.code(u.variant),
             "%s, %s, %s" % (size_label(u.n), u.cache, u.launch),
             gbps(u.bandwidth) + (" (check: %s)" % u.check
                                  if u.check and u.check != "pass" else ""),
             of_ceiling(study.runs[b.part], u),
         ) + tuple(
-            "`%s` %s: %s" % (p.variant, gbps(p.bandwidth), _margin(u, p))
+            "%s %s: %s" % (sinks.code(p.variant), gbps(p.bandwidth),
+                           _margin(u, p))
             if p is not None else "not run"
             for p in (b.study, b.own, b.cub, b.torch)))
     blocks.append(doc.Table(("kernel", "size", "GB/s", "DRAM ceiling",
@@ -209,7 +215,8 @@ def draw(study, outdir):
     for b in rows:
         bars = (("yours", b.user),) + b.others()
         ticks.append(y + (len(bars) - 1) / 2.0)
-        labels.append("%s\n%s %s %s" % (b.user.variant, size_label(b.user.n),
+        labels.append("%s\n%s %s %s" % (plot_text(b.user.variant),
+                                        size_label(b.user.n),
                                         b.user.cache, b.user.launch))
         for label, p in bars:
             ax.barh(y, p.bandwidth / 1e9, color=colours[label], height=0.8,

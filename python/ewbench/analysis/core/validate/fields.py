@@ -5,6 +5,8 @@ Object."""
 
 import json
 import math
+import os
+import re
 
 from .contract import DataError
 
@@ -208,11 +210,27 @@ def _bytes_within(value, most):
     return len(value) <= most // 4 or len(value.encode("utf-8", "replace")) <= most
 
 
+LIMITS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           os.pardir, os.pardir, os.pardir, "defs",
+                           "data-limits.h")
+
+
+def _read_limits(path=LIMITS_PATH):
+    """{NAME: number} of the `#define NAME VALUE` lines of data-limits.h,
+    the limits ewbench's C side keeps in what it writes."""
+    with open(path, encoding="utf-8") as f:
+        found = re.findall(r"^#define\s+(\w+)\s+([0-9.]+)u?\s*$", f.read(),
+                           re.M)
+    return {name: float(value) if "." in value else int(value)
+            for name, value in found}
+
+
+LIMITS = _read_limits()
 # The longest names the report lays out: a device's (CUDA's
-# cudaDeviceProp::name is 256 bytes), a variant id and a metric name (a
-# 10 MB one took the report minutes); longer is bad data.
-DEVICE_NAME_MAX = 256
-NAME_MAX = 1024
+# cudaDeviceProp::name), a variant id and a metric name (a 10 MB one took
+# the report minutes); longer is bad data.
+DEVICE_NAME_MAX = LIMITS["EWB_DEVICE_NAME_MAX"]
+NAME_MAX = LIMITS["EWB_NAME_MAX"]
 
 
 def text(choices=None, nonempty=False, most=None):

@@ -6,11 +6,16 @@ from .contract import (CACHES, CEILING_UNIT, CEILING_UNITS,
                        COUNTER_STATUSES, DTYPES, LAUNCHERS, LAUNCHES,
                        NVML_STATUSES, OPS, SCHEMA_VERSIONS, STATUSES, TIERS,
                        DataError)
-from .fields import (BOOLEAN, DEVICE_NAME_MAX, NAME_MAX, ListOf, MapOf,
-                     Mismatch, Nullable, Object, Scalar, _is_int, _is_number,
+from .fields import (BOOLEAN, DEVICE_NAME_MAX, LIMITS, NAME_MAX, ListOf,
+                     MapOf, Mismatch, Nullable, Object, Scalar, _is_int,
+                     _is_number,
                      _path_text, _shown, check_json, integer, json_line,
                      number, parse_json, text)
 
+
+MAX_ULPS = LIMITS["TOLERANCE_MAX_ULPS"]
+MAX_REL = LIMITS["TOLERANCE_MAX_REL"]
+MAX_ATOL = LIMITS["TOLERANCE_MAX_ATOL"]
 
 # run.json: the keys the documentation lists, with the types ewbench
 # writes.  Quantities the analysis divides by are positive or null
@@ -212,13 +217,18 @@ RUN_JSON = Object({
     "checks": Object({
         "passed": integer(),
         "failed": integer(),
+        # One per variant and size whose check failed: which element,
+        # what it held and what was expected (null: NaN), how many were
+        # wrong (one at least).
         "failures": ListOf(Object({
-            "variant": _STRING, "n": integer(), "index": integer(),
+            "variant": text(most=NAME_MAX), "n": integer(1),
+            "index": integer(),
             "got": Nullable(Scalar("a finite number", _is_number)),
             "expected": Nullable(Scalar("a finite number", _is_number)),
-            "bad_count": integer(),
+            "bad_count": integer(1),
             "outside": text(("after", "before")),
-        })),
+        }, required=("variant", "n", "index", "got", "expected",
+                     "bad_count"))),
     }),
     "user_kernels": ListOf(Object({
         "variant": text(nonempty=True), "file": _STRING,
@@ -241,9 +251,16 @@ RUN_JSON = Object({
             "source_sha256": _STRING, "cache_key": _STRING,
             "cached": BOOLEAN,
             "count": text(("uint64", "int64", "uint32", "int32")),
-            "ulps": integer(), "rel": Scalar("a finite number", _is_number),
+            # Within what `run` takes (data-limits.h).
+            "ulps": Scalar("a whole number from 0 to %d" % MAX_ULPS,
+                           lambda v: _is_int(v) and 0 <= v <= MAX_ULPS),
+            "rel": Scalar("a number from 0 to %g" % MAX_REL,
+                          lambda v: _is_number(v) and 0 <= v <= MAX_REL),
             # torch.testing.assert_close's rule (absent before issue 41).
-            "atol": number(), "rtol": number(),
+            "atol": Scalar("a number from 0 to %g" % MAX_ATOL,
+                           lambda v: _is_number(v) and 0 <= v <= MAX_ATOL),
+            "rtol": Scalar("a number from 0 to %g" % MAX_REL,
+                           lambda v: _is_number(v) and 0 <= v <= MAX_REL),
         })),
     }, required=("variant",))),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),

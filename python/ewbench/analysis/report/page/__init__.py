@@ -14,7 +14,8 @@ folded.
 """
 
 # The names __main__ and the tests use as page.NAME.
-from .build import SECTIONS, build_document, sections, write_report
+from .build import (SECTIONS, build_document, sections, unclaimed,
+                    write_report)
 from .findings import FINDINGS_TABLE
 from .first import versus_section
 from .method import environment_section, method_section, reproduce_section
@@ -24,5 +25,5 @@ from .threats import threats_section
 __all__ = ["FINDINGS_TABLE", "SECTIONS", "build_document",
            "environment_section", "method_section", "reproduce_section",
            "sections",
-           "threats_section", "verdicts_section", "versus_section",
-           "write_report"]
+           "threats_section", "unclaimed", "verdicts_section",
+           "versus_section", "write_report"]

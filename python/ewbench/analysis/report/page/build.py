@@ -12,6 +12,7 @@ from .. import findings as fnd
 from .. import l2_counts as l2c
 from .. import published as pub
 from ...core import select as sel
+from ...core import sinks
 from ...core import study as stu
 from .. import unmeasured as um
 from .. import user_kernels as uk
@@ -23,6 +24,11 @@ from .results import (figures_section, fits_section, results_section,
 from .method import environment_section, method_section, reproduce_section
 from .threats import threats_section
 
+
+# Every figure a report may draw (report/plots, user_kernels.py): with the
+# two pages, the only files `ewbench report` writes into OUTDIR.
+FIGURES = ("cache_tier", "blocks", "dram_share", "instructions", uk.FIGURE)
+FILES = doc.report_files(FIGURES)
 
 SECTIONS = (("findings", "Findings"),
             ("published", "Published beside measured"),
@@ -42,7 +48,8 @@ def sections(study):
 
 
 def build_document(study, sctx, judged, figures):
-    title = "ewbench study: %s" % study.device.get("name", "unknown GPU")
+    title = "ewbench study: %s" % sinks.markdown(
+        study.device.get("name", "unknown GPU"))
     blocks = [doc.Heading(1, title)]
     if study.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
@@ -105,6 +112,12 @@ def _l2_count_note(study, sctx):
                     main.l2_bytes, eff.bytes if eff else None)
 
 
+def unclaimed(outdir):
+    """Why `ewbench report` may not write into outdir (None when it may):
+    atomic.unclaimed's rule, the one every analysis command keeps."""
+    return atomic.unclaimed(outdir, FILES)
+
+
 def write_report(study, outdir, plot_study):
     """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
     judge the findings, write report.md and report.html into outdir.  The
@@ -113,12 +126,13 @@ def write_report(study, outdir, plot_study):
     The whole report is rendered into a fresh directory inside outdir and
     swapped in only once complete (atomic.rendering): a render that fails or
     is interrupted part way (a full disk, a file-size limit, a signal)
-    leaves the previous report exactly as it was."""
+    leaves the previous report exactly as it was.  outdir must hold no
+    file but a report's (unclaimed), else atomic.Unclaimed."""
     if not isinstance(study, stu.Study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    with atomic.rendering(outdir, doc.REPORT_OUTPUTS) as staged:
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS, FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         eff = _effective_l2(sctx)

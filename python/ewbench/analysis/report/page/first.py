@@ -9,6 +9,7 @@ from .. import findings as fnd
 from ...core import document as doc
 from .. import model
 from ...core import noise
+from ...core import sinks
 from ...core import study as stu
 from ...core import variants as var
 from ...core.units import bytes_label, clock_label, gbps, size_label
@@ -20,7 +21,8 @@ def headline(study):
     dev = study.device
     spec = dev.get("dram_bandwidth_bytes_per_s")
     text = "%s: %s SMs at %s, %s L2, %s DRAM (%s-bit bus at %s): %s spec." % (
-        dev.get("name", "unknown GPU"), _text(dev.get("sm_count")),
+        sinks.markdown(dev.get("name", "unknown GPU")),
+        _text(dev.get("sm_count")),
         clock_label(dev.get("sm_clock_khz")), bytes_label(dev.get("l2_bytes")),
         bytes_label(dev.get("memory_bytes")), _text(dev.get("bus_width_bits")),
         clock_label(dev.get("memory_clock_khz")), gbps(spec))
@@ -40,7 +42,7 @@ def headline(study):
         parts.append("launch %s" % " / ".join("%s %s" % l for l in launch))
     revision = _get(study.main.manifest, "tool", "git_revision")
     if revision:
-        text += " Measured by ewbench at commit `%s`." % revision
+        text += " Measured by ewbench at commit %s." % sinks.code(revision)
     if parts:
         text += " **Measured**: %s." % ", ".join(parts)
     else:
@@ -80,10 +82,10 @@ def versus_section(versus, ranges=(), sctx=None):
             "%s, %s, %s%s" % (size_label(v.n), v.cache, v.launch,
                               ", median of %d rounds" % v.rounds
                               if v in repeated else ""),
-            "`%s`@%s (%s%s)" % (v.best.variant, _block(v.best),
-                                var.role(v.best.variant),
-                                "; best of %d configurations" % v.searched
-                                if v in repeated else ""),
+            "%s@%s (%s%s)" % (sinks.code(v.best.variant), _block(v.best),
+                               var.role(v.best.variant),
+                               "; best of %d configurations" % v.searched
+                               if v in repeated else ""),
             "%s, %s of spec" % (rate(v.best, v),
                                 _pct_spec(v.best.bandwidth, v.spec)),
             rate(v.cub, v), rate(v.torch, v), margin, beyond))
@@ -114,9 +116,9 @@ def versus_section(versus, ranges=(), sctx=None):
 
         def cell(m):
             v = m.versus
-            return "%+.1f %% at %s (%s; `%s`%s, %s%s)" % (
+            return "%+.1f %% at %s (%s; %s%s, %s%s)" % (
                 m.margin_pct, bytes_label(v.best.footprint_bytes),
-                v.beyond_noise, v.best.variant,
+                v.beyond_noise, sinks.code(v.best.variant),
                 "" if v.best.block is None else "@%d" % v.best.block,
                 gbps(v.best.bandwidth), " = %.0f %% of the measured L2 "
                 "ceiling" % (100 * v.best.bandwidth / l2c.value)
@@ -175,15 +177,16 @@ def _evidence(s):
     if s.kib_in_flight is not None:
         text = "%.0f KiB of loads in flight per SM" % s.kib_in_flight
         if s.contrast is not None and s.contrast_kib_in_flight is not None:
-            text += " (%s: %.0f)" % (s.contrast.variant,
+            text += " (%s: %.0f)" % (sinks.markdown(s.contrast.variant),
                                      s.contrast_kib_in_flight)
         parts.append(text)
     if s.top_stall is not None:
-        parts.append("%s %.0f %% of warp stalls" % s.top_stall)
+        parts.append("%s %.0f %% of warp stalls" % (
+            sinks.markdown(s.top_stall[0]), s.top_stall[1]))
     if s.bytes_per_inst is not None:
         parts.append("%.1f B per instruction" % s.bytes_per_inst)
     if s.loads:
-        parts.append(s.loads)
+        parts.append(sinks.markdown(s.loads))
     return "; ".join(parts) or "no counters"
 
 
@@ -223,9 +226,10 @@ def shortfalls_section(shorts, n):
             if s.published_block is not None:
                 fix += " (%s at %s)" % (gbps(s.published_block.bandwidth),
                                         _block(s.point))
-        rows.append(("`%s`" % s.point.variant, _block(s.point),
+        rows.append((sinks.code(s.point.variant), _block(s.point),
                      gbps(s.point.bandwidth),
-                     "%.0f %% of %s" % (100 * s.share, s.sibling.variant),
+                     "%.0f %% of %s" % (100 * s.share,
+                                        sinks.markdown(s.sibling.variant)),
                      s.verdict.name, _experiment(s), _evidence(s), fix))
     blocks.append(doc.Table(("variant", "block", "GB/s",
                              "share of the fastest sibling", "verdict",
@@ -253,7 +257,7 @@ def shortfalls_section(shorts, n):
             "Bytes per load are the bytes each kernel reads over its global "
             "load instructions, against the L1 sector bytes those touch "
             "(docs/analysis.md, finding 4). The kernels' load instructions "
-            "(SASS): %s." % "; ".join(missing)))
+            "(SASS): %s." % "; ".join(sinks.markdown(m) for m in missing)))
     if any(s.top_stall for s in shorts):
         blocks.append(doc.Paragraph(
             "Warp stall reasons: the `stalls/` part, the same kernels at "

@@ -12,6 +12,7 @@ from .. import environment as env
 from ...core import load
 from ...core import placement
 from ...core import select as sel
+from ...core import sinks
 from ...core import study as stu
 from ...core.units import (bytes_label, clock_label, cuda_version, gbps, pct,
                            size_label)
@@ -41,10 +42,10 @@ def method_section(study):
             continue
         settings = run.manifest.get("settings") or {}
         counters = run.manifest.get("counters") or {}
-        items.append("`%s/` (run `%s`): %s. %d points, %d sizes (%s to %s), "
+        items.append("`%s/` (run %s): %s. %d points, %d sizes (%s to %s), "
                      "cache %s, %s launches; per point %s warm-up "
                      "launches, then %s; counters: %s." % (
-                         part, run.run_id, stu.PURPOSE[part],
+                         part, sinks.code(run.run_id), stu.PURPOSE[part],
                          len(run.points), len(sel.sizes(run)),
                          size_label(min(sel.sizes(run))) if run.points
                          else "-", size_label(max(sel.sizes(run)))
@@ -54,7 +55,7 @@ def method_section(study):
                          _text(settings.get("warmup")),
                          _timed_launches(settings),
                          "%s set, %s pass(es)" % (
-                             counters.get("metric_set"),
+                             _data(counters.get("metric_set")),
                              counters.get("passes"))
                          if counters.get("enabled") else "off"))
     if study.repeats:
@@ -63,9 +64,9 @@ def method_section(study):
                      "its own torch rows: with the article as round 1, the "
                      "DRAM-tier comparison's round-to-round spread." % (
                          stu.REPEATS, ", ".join(
-                             "`%s`" % os.path.basename(r.path)
+                             sinks.code(os.path.basename(r.path))
                              for r in study.repeats), ", ".join(
-                             "`%s`" % r.run_id for r in study.repeats)))
+                             sinks.code(r.run_id) for r in study.repeats)))
     if study.ceilings_path:
         items.append("`ceilings/`: `ewbench ceilings` (DRAM read, write, "
                      "copy, add; L2 read; launch cost; FMA peaks); every "
@@ -107,8 +108,9 @@ def method_section(study):
                 "`peer-torch.csv`)"
         blocks.append(doc.Paragraph(
             "PyTorch rows (`torch_*`) %s: PyTorch %s, CUDA %s, on %s; %s." % (
-                how, _text(side.get("torch")), _text(side.get("cuda")),
-                _text(side.get("device")), side.get("method") or
+                how, _data(side.get("torch")), _data(side.get("cuda")),
+                _data(side.get("device")),
+                sinks.markdown(side["method"]) if side.get("method") else
                 "CUDA events around each launch, the host's launch path "
                 "included (the method of rows measured before 2026-11-24)")))
     rows = ans.ceilings(study.ceilings)
@@ -116,7 +118,8 @@ def method_section(study):
         blocks.append(doc.Table(
             ("ceiling", "measured", "% of spec", "method"), tuple(
                 (r.name, _ceiling_value(r), pct(r.spec_pct),
-                 (study.ceilings[r.name].method or "")) for r in rows)))
+                 sinks.markdown(study.ceilings[r.name].method or ""))
+                for r in rows)))
     return blocks
 
 
@@ -148,8 +151,8 @@ def environment_section(study):
     dev = run.device
     versions = m.get("versions") or {}
     rows = [
-        ("GPU", dev.get("name")),
-        ("compute capability", dev.get("compute_capability")),
+        ("GPU", _data(dev.get("name"))),
+        ("compute capability", _data(dev.get("compute_capability"))),
         ("SMs, clock (max)", "%s at %s" % (_text(dev.get("sm_count")),
                                            clock_label(dev.get(
                                                "sm_clock_khz")))),
@@ -167,22 +170,22 @@ def environment_section(study):
             env.driver_text(placement.read(m)),
             cuda_version(versions.get("runtime")))),
         ("CUPTI API version", _text(versions.get("cupti_api"))),
-        ("ewbench", "%s (git %s)" % (_text(_get(m, "tool", "version")),
-                                     _text(_get(m, "tool", "git_revision")))),
+        ("ewbench", "%s (git %s)" % (_data(_get(m, "tool", "version")),
+                                     _data(_get(m, "tool", "git_revision")))),
         ("built with", "%s; GPU targets sm_%s; nvcc %s" % (
             cuda_version(_get(m, "tool", "cuda_build_version")),
-            _text(_get(m, "tool", "cuda_arch")),
-            _text(_get(m, "tool", "nvcc_flags")))),
-        ("host", "%s; %s; %s" % (_text(_get(m, "host", "hostname")),
-                                 _text(_get(m, "host", "os")),
-                                 _text(_get(m, "host", "cpu")))),
+            _data(_get(m, "tool", "cuda_arch")),
+            _data(_get(m, "tool", "nvcc_flags")))),
+        ("host", "%s; %s; %s" % (_data(_get(m, "host", "hostname")),
+                                 _data(_get(m, "host", "os")),
+                                 _data(_get(m, "host", "cpu")))),
     ]
     for part, r in study.runs.items():
         rows.append(("`%s/`" % part, "%s to %s (UTC), %s; git %s" % (
-            _text(r.manifest.get("started_utc")),
-            _text(r.manifest.get("finished_utc")),
+            _data(r.manifest.get("started_utc")),
+            _data(r.manifest.get("finished_utc")),
             _text(r.manifest.get("status")),
-            _text(_get(r.manifest, "tool", "git_revision")))))
+            _data(_get(r.manifest, "tool", "git_revision")))))
         rows.append(("`%s/` NVML start → end" % part,
                      _nvml_text(placement.read(r.manifest))))
         rows.append(("`%s/` NVML through the run" % part,
@@ -199,6 +202,11 @@ def environment_section(study):
                       tuple((k, _text(v)) for k, v in rows))]
 
 
+def _data(value):
+    """A value from the data as a cell's or a sentence's text."""
+    return sinks.markdown(_text(value))
+
+
 def _nvml_text(place):
     """SM / memory clock, power, temperature and throttle reasons at a
     run's start and end (placement.py), '-' for what was not read."""
@@ -208,7 +216,8 @@ def _nvml_text(place):
         return "SM %s / memory %s MHz, %s W, %s °C, %s" % (
             num(r.sm_clock_mhz, "%.0f"), num(r.mem_clock_mhz, "%.0f"),
             num(r.power_w, "%.0f"), num(r.temperature_c, "%.0f"),
-            ", ".join(r.throttle_reasons) if r.throttle_reasons
+            ", ".join(sinks.markdown(t) for t in r.throttle_reasons)
+            if r.throttle_reasons
             else "no clock-event reason")
     maxima = place.start
     return "%s → %s (max SM %s / memory %s MHz)" % (

@@ -9,6 +9,7 @@ from .. import findings as fnd
 from .. import model
 from ...core import noise
 from ...core import select as sel
+from ...core import sinks
 from ...core import study as stu
 from ...core import variants as var
 from ...core.units import gbps, gbps_number, pct, size_label, us
@@ -115,7 +116,7 @@ def pivot(run, points, columns, cell, row_label=None):
     rows = []
     for v in variants:
         first = next(p for p in points if p.variant == v)
-        rows.append(((row_label or (lambda p: "`%s`" % p.variant))(first),
+        rows.append(((row_label or (lambda p: sinks.code(p.variant)))(first),
                      var.role(v), _block(first)) +
                     tuple(cell(by[(v, n)]) if (v, n) in by else ""
                           for n in columns))
@@ -130,7 +131,8 @@ POINT_HEADER = ("variant", "op", "block", "cache", "launch", "median (µs)",
 def _point_row(run, p):
     ceiling = model.run_dram_ceiling(run, p.op)
     spread = noise.spread_pct(p)
-    return (p.variant, "%s %s" % (p.op, p.dtype), _block(p), p.cache,
+    return (sinks.markdown(p.variant), "%s %s" % (p.op, p.dtype), _block(p),
+            p.cache,
             p.launch, us(p.time_median_ns),
             "%s-%s" % (us(p.time_min_ns), us(p.time_max_ns))
             if p.time_min_ns is not None and p.time_max_ns is not None
@@ -196,7 +198,7 @@ def blocks_table(ctx):
                                             kv[0][1])):
         by = {p.block: p for p in pts}
         best = max(pts, key=lambda p: p.bandwidth)
-        rows.append(("`%s`" % variant, "%s %s" % (size_label(n), cache)) +
+        rows.append((sinks.code(variant), "%s %s" % (size_label(n), cache)) +
                     tuple(("**%s**" if by[b] is best else "%s") %
                           gbps_number(by[b].bandwidth) if b in by else ""
                           for b in blocks))
@@ -287,7 +289,8 @@ def verdicts_section(sctx):
                               len(rows), (doc.Table(
                                   ("variant", "n", "cache", "launch",
                                    "verdict", "rule"), tuple(
-                                      (p.variant, size_label(p.n), p.cache,
+                                      (sinks.markdown(p.variant),
+                                       size_label(p.n), p.cache,
                                        p.launch, ctx.verdicts[p.key].name,
                                        ctx.verdicts[p.key].rule)
                                       for p in rows)),)))
@@ -308,7 +311,8 @@ def fits_section(sctx):
                 ctx.fits.items(), key=lambda kv: (var.sort_key(kv[0][0]),
                                                   kv[0][2], kv[0][3],
                                                   kv[0][1] or 0)):
-            rows.append((variant, _text(block), cache, launch, us(f.t0_ns),
+            rows.append((sinks.markdown(variant), _text(block), cache,
+                         launch, us(f.t0_ns),
                          gbps(f.bandwidth), gbps(f.l2_bandwidth),
                          "%d / %d" % (f.points, f.parameters),
                          "%.1f %%" % (100 * f.max_rel_residual)

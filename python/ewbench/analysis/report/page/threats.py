@@ -8,6 +8,7 @@ from .. import model
 from ...core import noise
 from ...core import placement
 from ...core import select as sel
+from ...core import sinks
 from ...core import study as stu
 from ...core.units import bytes_label, size_label
 
@@ -47,7 +48,8 @@ def _above_ceiling_text(part, above):
                 part, _points(len(above)), ". ".join(
                     x[0].upper() + x[1:] for x in parts), "; ".join(
                     "%s@%s %s: %.1f%% of the ceiling, %s" % (
-                        a.point.variant, size_label(a.point.n),
+                        sinks.markdown(a.point.variant),
+                        size_label(a.point.n),
                         a.point.cache, 100 * a.share, a.reason)
                     for a in shown)))
 
@@ -136,7 +138,8 @@ def threats_section(study, sctx):
                      "the same model (%s): board-to-board differences of a "
                      "few percent go into comparisons between parts." % (
                          len(set(uuids.values())), "; ".join(
-                             "`%s/` %s" % (p, u[:12]) for p, u in
+                             "`%s/` %s" % (p, sinks.markdown(u[:12]))
+                             for p, u in
                              sorted(uuids.items()))))
     for part, ctx in sctx.parts.items():
         run = ctx.run
@@ -160,7 +163,8 @@ def threats_section(study, sctx):
             items.append("`%s/`: **warm slower than cold** at %s: the timer "
                          "saw the GPU wait for the host, so these points are "
                          "called launch-bound (a host-timing artefact)." % (
-                             part, ", ".join("%s@%s" % (p.variant,
+                             part, ", ".join("%s@%s" % (sinks.markdown(
+                                 p.variant),
                                                         size_label(p.n))
                                              for p in inverted[:8])))
         slower = model.warm_slower_kernels(run)
@@ -173,7 +177,8 @@ def threats_section(study, sctx):
         if run.metrics is None and part == stu.ARTICLE:
             items.append("`%s/` has no counters (%s): occupancy and "
                          "instruction evidence is missing." % (
-                             part, counters.get("reason") or
+                             part, sinks.markdown(counters["reason"])
+                             if counters.get("reason") else
                              "metrics.csv absent"))
         elif run.metrics is not None and (counters.get("passes") or 1) > 1:
             items.append("`%s/`: counters come from a replayed pass (%s "

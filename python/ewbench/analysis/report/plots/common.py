@@ -17,6 +17,7 @@ from PIL import Image
 from .. import model
 from ...core import atomic
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import bytes_label
 
 # SVG element ids from a fixed salt, so a report rendered twice from the
@@ -102,8 +103,8 @@ def _legend_handles(styles, with_cold=False):
         if not st.highlighted:
             greys += 1
             continue
-        label = v if var.role(v) != var.ADDITION else \
-            "%s (fastest addition)" % v
+        label = plot_text(v) if var.role(v) != var.ADDITION else \
+            "%s (fastest addition)" % plot_text(v)
         handles.append(Line2D([], [], color=st.colour, marker=st.marker,
                               lw=st.lw, ms=6, label=label))
     if greys:
@@ -127,8 +128,8 @@ def _figure(runs, height, extra=""):
     strip = FOOTER_INCHES / height
     body, foot = fig.subfigures(2, 1, height_ratios=(1 - strip, strip))
     device = runs[0].device.get("name", "unknown GPU")
-    text = "%s | run %s%s" % (device, ", ".join(r.run_id for r in runs),
-                              extra)
+    text = "%s | run %s%s" % (plot_text(device), ", ".join(
+        plot_text(r.run_id) for r in runs), extra)
     fixture = any(r.is_fixture for r in runs)
     if fixture:
         text = "FIXTURE DATA (synthetic, not a measurement) | " + text

@@ -16,6 +16,7 @@ from .. import model
 from ...core import timing
 from ...core import select as sel
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
                      _families, _figure, _gbps_short,
@@ -224,7 +225,7 @@ def plot_dram_share(run, outdir, repeats=()):
     share.grid(True, axis="x", alpha=0.3)
     share.tick_params(labelsize=8)
     share.set_yticks(range(len(pts)))
-    share.set_yticklabels(["%s (%s)" % (p.variant, var.family_label(
+    share.set_yticklabels(["%s (%s)" % (plot_text(p.variant), var.family_label(
         var.family(p))) for p in pts], fontsize=8)
     for tick, p in zip(share.get_yticklabels(), pts):
         tick.set_color(ROLE_COLOURS[var.role(p.variant)])

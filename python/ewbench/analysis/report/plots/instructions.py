@@ -7,6 +7,7 @@ from matplotlib.lines import Line2D
 from .. import model
 from ...core import select as sel
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (ADDITION_GREY, CEILING_GREY, STUDY_COLOURS, USER_STYLE,
                      _families, _figure, dram_bound_threshold_label,
@@ -89,7 +90,7 @@ def plot_instructions(run, outdir):
             for ax in axes:
                 ax.axhline(yi - 0.5, color="#888888", lw=0.8)
     axes[0].set_yticks(range(len(pts)))
-    axes[0].set_yticklabels(["%s (%s)" % (p.variant, var.family_label(
+    axes[0].set_yticklabels(["%s (%s)" % (plot_text(p.variant), var.family_label(
         var.family(p))) for p in pts], fontsize=8)
     for tick, p in zip(axes[0].get_yticklabels(), pts):
         tick.set_color(role_colour[var.role(p.variant)]

@@ -13,9 +13,6 @@ from .dram_share import plot_dram_share
 from .instructions import plot_instructions
 
 
-FIGURES = ("cache_tier", "blocks", "dram_share", "instructions")
-
-
 def plot_study(study, outdir, marks=None):
     """{name: [png, svg]} of every figure the study's parts allow: the
     cache-tier plot from the sweep (else the article run), the block plot

@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from ...core import atomic
+from ...core.sinks import plot_text
 from .common import DPI, variant_styles
 
 
@@ -55,7 +56,8 @@ def plot_timeline(events, window, out_png, title):
         lefts, widths = bars.setdefault((y, "#5b6f8b"), ([], []))
         lefts.append(e.start_us - t0)
         widths.append(e.dur_us)
-        ax.text(max(e.start_us - t0, 0) + 0.5, y, e.name, va="center",
+        ax.text(max(e.start_us - t0, 0) + 0.5, y, plot_text(e.name),
+                va="center",
                 fontsize=7, clip_on=True)
     for e in gpu:
         helper = "flush" in e.name or not e.variant
@@ -76,9 +78,9 @@ def plot_timeline(events, window, out_png, title):
                                           for d in depths], fontsize=8)
     ax.set_xlim(0, window[1] - window[0])
     ax.set_xlabel("time since the window's start (µs)")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(plot_text(title), fontsize=10)
     ax.grid(axis="x", alpha=0.3)
-    handles = [Line2D([], [], color=styles[v][0], lw=6, label=v)
+    handles = [Line2D([], [], color=styles[v][0], lw=6, label=plot_text(v))
                for v in variants]
     handles.append(Line2D([], [], color="#aaaaaa", lw=6,
                           label="helper (L2 flush) or unlabelled"))

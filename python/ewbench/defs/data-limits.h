@@ -1,0 +1,1 @@
+../../../src/data-limits.h
