@@ -16,5 +16,5 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
-	%reldir%/study.def %reldir%/fast.def \
+	%reldir%/study.def %reldir%/fast.def %reldir%/peer_cub.cuh \
 	%reldir%/ceilings.h

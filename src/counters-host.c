@@ -216,8 +216,9 @@ host_open(const char *chip, const uint8_t *avail,
 	p.pChipName = chip;
 	p.pCounterAvailabilityImage = avail;
 	rc = cuptiProfilerHostInitialize(&p);
-	if (rc == CUPTI_ERROR_INVALID_CHIP_NAME &&
-	    counters_chip_check(chip, cause) != 0)
+	/* An unknown chip, said as such (13.0's CUPTI has its own error for
+	 * it, 12.x's a generic one). */
+	if (rc != CUPTI_SUCCESS && counters_chip_check(chip, cause) != 0)
 		return -1;
 	if (cupti_check(rc, "cuptiProfilerHostInitialize", cause) != 0)
 		return -1;
