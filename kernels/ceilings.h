@@ -100,6 +100,32 @@ cudaError_t	 ewb_ceil_chase_wave(int sm_count, unsigned *blocks);
  * the time is what the GPU takes to launch and retire the blocks. */
 cudaError_t	 ewb_ceil_blocks(unsigned blocks, unsigned threads,
 		    unsigned *sink, cudaStream_t);
+/*
+ * The memory-concurrency curve (inflight.def): `blocks_per_sm` x SMs
+ * blocks of EWB_CEIL_INFLIGHT_BLOCK threads, all resident at once, each
+ * thread taking `loads` words of `word_bytes` (2, 4 or 16) a tile from
+ * each of `inputs` arrays (1: dst = a, a copy; 2: dst = a + b, as
+ * integers), every load of a tile issued before its first store; a
+ * block's tiles (loads x block words each) are blockIdx.x, blockIdx.x +
+ * gridDim.x, ..., thread t taking words t, t + block, ... of a tile, so
+ * that a warp's load instruction asks for 32 x word_bytes contiguous
+ * bytes.  So
+ * each SM keeps blocks_per_sm x EWB_CEIL_INFLIGHT_BLOCK x inputs x loads x
+ * word_bytes bytes of loads in flight at most.  Covers `bytes` of each
+ * array once.  per_sm (device memory, EWB_CEIL_SMIDS words, zeroed; or
+ * NULL) gets one count per block on the SM (%smid mod EWB_CEIL_SMIDS) it
+ * ran on.  ewb_ceil_inflight_fit gives how many of its blocks one SM
+ * holds at once (0 when that word size and load count are not built).
+ */
+#define EWB_CEIL_INFLIGHT_BLOCK	64u
+#define EWB_CEIL_SMIDS		1024u
+cudaError_t	 ewb_ceil_inflight(const void *a, const void *b, void *dst,
+		    size_t bytes, unsigned inputs, unsigned word_bytes,
+		    unsigned loads, unsigned blocks_per_sm, int sm_count,
+		    unsigned *per_sm, cudaStream_t);
+cudaError_t	 ewb_ceil_inflight_fit(unsigned inputs, unsigned word_bytes,
+		    unsigned loads, unsigned *blocks_per_sm);
+
 /* One block of one thread that does nothing: launch cost alone. */
 cudaError_t	 ewb_ceil_empty(cudaStream_t);
 /* Independent chains of dependent fmaf (f32) or __hfma2 (f16x2) in

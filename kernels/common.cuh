@@ -51,7 +51,7 @@ static __device__ __forceinline__ void
 ewb_partial_group(size_t i, size_t n, F element)
 {
 #pragma unroll
-	for (unsigned k = 0; k < Width - 1; k++)
+	for (unsigned k = 0; k + 1 < Width; k++)
 		if (i + k < n)
 			element(i + k);
 }
@@ -221,13 +221,21 @@ ewb_blocks_per_sm(const struct ewb_launch_args *args, unsigned block)
 #define STRIDE				TILE
 #define BULK				TILE
 #define BULK_STORE			TILE
+#define PROBE				TILE
 #include "study.def"
 #include "fast.def"
+#include "probe.def"
 #undef STUDY
 #undef TILE
 #undef STRIDE
 #undef BULK
 #undef BULK_STORE
+#undef PROBE
+
+/* The probes' load words (probe.def): one 32-bit word (a float or a
+ * half2), one half. */
+typedef unsigned bits32;
+typedef unsigned short bits16;
 
 /*
  * Operand conventions: which pointers of the launch arguments a kernel of

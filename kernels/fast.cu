@@ -9,7 +9,9 @@
  * their addresses, which CUDA 13 does not give for template kernels).
  *
  *  - ilp_tile: a block's tile of K packets per thread per operand; each
- *    thread issues all its loads before it uses any.
+ *    thread issues all its loads before it uses any.  The experiments'
+ *    probes (probe.def) use it with smaller packets, one 32-bit or 16-bit
+ *    word: a study variant's own loads, K times as many per thread.
  *  - ilp_stride: the same tiles in a grid-stride loop over a fixed grid.
  *  - bulk_tile: the same tile (K = Rows), brought into shared memory by
  *    sm_90's 1-D bulk copies (TMA) in two stages, each on its own mbarrier.
@@ -63,6 +65,20 @@ apply_packet(packet x, packet y)
 	    apply_word<Op>(x.z, y.z), apply_word<Op>(x.w, y.w));
 }
 
+/* The operation on a packet of any of the three sizes. */
+template <typename Op, typename P>
+static __device__ __forceinline__ P
+apply_any(P x, P y)
+{
+	if constexpr (sizeof(P) == sizeof(packet))
+		return apply_packet<Op>(x, y);
+	else if constexpr (sizeof(P) == sizeof(bits32))
+		return apply_word<Op>(x, y);
+	else
+		return bits_as<bits16>(Op::one(bits_as<__half>(x),
+		    bits_as<__half>(y)));
+}
+
 /* Element i, for the part of the array no whole packet covers. */
 template <typename Op>
 static __device__ __forceinline__ void
@@ -77,13 +93,15 @@ apply_element(const typename Op::elem *a, const typename Op::elem *b,
 
 /* Plain 16-byte loads and stores (LDG.E.128, STG.E.128). */
 struct plain_access {
-	static __device__ __forceinline__ packet
-	load(const packet *p)
+	template <typename P>
+	static __device__ __forceinline__ P
+	load(const P *p)
 	{
 		return *p;
 	}
+	template <typename P>
 	static __device__ __forceinline__ void
-	store(packet *p, packet v)
+	store(P *p, P v)
 	{
 		*p = v;
 	}
@@ -99,13 +117,15 @@ struct plain_access {
  * lines L2 gives up first.
  */
 struct stream_access {
-	static __device__ __forceinline__ packet
-	load(const packet *p)
+	template <typename P>
+	static __device__ __forceinline__ P
+	load(const P *p)
 	{
 		return __ldcs(p);
 	}
+	template <typename P>
 	static __device__ __forceinline__ void
-	store(packet *p, packet v)
+	store(P *p, P v)
 	{
 		__stcs(p, v);
 	}
@@ -115,19 +135,19 @@ struct stream_access {
  * Packet p by itself, for the last tile: whole packets through Access,
  * the one that straddles n an element at a time, those past n not at all.
  */
-template <typename Op, typename Access>
+template <typename Op, typename Access, typename P = packet>
 static __device__ __forceinline__ void
 packet_or_tail(const typename Op::elem *a, const typename Op::elem *b,
     typename Op::elem *c, size_t n, size_t p)
 {
-	constexpr unsigned lanes = sizeof(packet) / sizeof(typename Op::elem);
+	constexpr unsigned lanes = sizeof(P) / sizeof(typename Op::elem);
 
 	if (p < n / lanes) {
-		packet x = Access::load((const packet *)a + p), y = x;
+		P x = Access::load((const P *)a + p), y = x;
 
 		if constexpr (Op::inputs == 2)
-			y = Access::load((const packet *)b + p);
-		Access::store((packet *)c + p, apply_packet<Op>(x, y));
+			y = Access::load((const P *)b + p);
+		Access::store((P *)c + p, apply_any<Op>(x, y));
 	} else
 		ewb_partial_group<lanes>(p * lanes, n,
 		    [=](size_t i) { apply_element<Op>(a, b, c, i); });
@@ -140,18 +160,18 @@ packet_or_tail(const typename Op::elem *a, const typename Op::elem *b,
  * loads before the first add.  Only in the last tile can a thread's
  * packets run past n; such a thread goes packet by packet.
  */
-template <typename Op, unsigned K, typename Access>
+template <typename Op, unsigned K, typename Access, typename P = packet>
 static __device__ __forceinline__ void
 ilp_tile(const typename Op::elem *a, const typename Op::elem *b,
     typename Op::elem *c, size_t n, size_t tile)
 {
-	constexpr unsigned	lanes = sizeof(packet) / sizeof(typename Op::elem);
-	const packet		*pa = (const packet *)a;
-	const packet		*pb = (const packet *)b;
-	packet			*pc = (packet *)c;
+	constexpr unsigned	lanes = sizeof(P) / sizeof(typename Op::elem);
+	const P			*pa = (const P *)a;
+	const P			*pb = (const P *)b;
+	P			*pc = (P *)c;
 	size_t			 step = blockDim.x;
 	size_t			 first = tile * K * step + threadIdx.x;
-	packet			 x[K], y[K];
+	P			 x[K], y[K];
 
 	if (first + (K - 1) * step < n / lanes) {
 #pragma unroll
@@ -167,12 +187,12 @@ ilp_tile(const typename Op::elem *a, const typename Op::elem *b,
 #pragma unroll
 		for (unsigned k = 0; k < K; k++)
 			Access::store(pc + first + k * step,
-			    apply_packet<Op>(x[k], y[k]));
+			    apply_any<Op>(x[k], y[k]));
 		return;
 	}
 #pragma unroll
 	for (unsigned k = 0; k < K; k++)
-		packet_or_tail<Op, Access>(a, b, c, n, first + k * step);
+		packet_or_tail<Op, Access, P>(a, b, c, n, first + k * step);
 }
 
 /*
@@ -395,3 +415,13 @@ bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
 		bulk_tile<op##_op, K, true>(EWB_OPERANDS_##op); \
 	}
 #include "fast.def"
+
+/* The experiments' probes, one per row of probe.def. */
+#define PROBE(id, op, word, K, block, of, technique) \
+	__global__ void ILP_REGS \
+	ewb_##id(EWB_PARAMS_##op) \
+	{ \
+		ilp_tile<op##_op, K, plain_access, word>(EWB_OPERANDS_##op, \
+		    blockIdx.x); \
+	}
+#include "probe.def"

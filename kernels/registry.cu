@@ -69,6 +69,15 @@ flops(enum ewb_op op)
 	    ewb_##fallback, ewb_##op, block, PACKETS(op, K)>),
 #define BULK_STORE	BULK
 
+/* probe.def: K words per thread per operand, each `word` wide. */
+#define WORD_LANES(op, word)	(unsigned)(sizeof(word) / \
+	sizeof(op##_op::elem))
+#define PROBE(id, op, word, K, block, of, technique) \
+	ROW("probe", #id, op##_op, technique, (K) * WORD_LANES(op, word), \
+	    WORD_LANES(op, word), block, false, ewb_##id, \
+	    ewb_study_launch<ewb_##id, ewb_##op, block, \
+	    (K) * WORD_LANES(op, word), WORD_LANES(op, word), false>),
+
 /* A library's own launch: elements per thread and vector width 0, as the
  * library decides them; default_block is nominal and overrides are ignored. */
 #define PEER(id, op, dtype, technique, launcher, shaper, unavailable) \
@@ -88,6 +97,7 @@ const struct ewb_variant ewb_variants[] = {
 	    ewb_cub_add_f16, ewb_cub_shape, EWB_CUB_UNAVAILABLE)
 
 #include "fast.def"
+#include "probe.def"
 };
 
 const size_t ewb_variant_count = sizeof ewb_variants / sizeof ewb_variants[0];

@@ -64,7 +64,8 @@ struct ewb_variant {
 	const char	*id;		/* e.g. "add_f32x4" */
 	enum ewb_op	 op;
 	enum ewb_dtype	 dtype;
-	const char	*origin;	/* "study" or "peer" (or "ewbench" for new ones) */
+	const char	*origin;	/* "study", "peer", "ewbench" for its own,
+				   "probe" for the experiments' */
 	const char	*technique;	/* one sentence, for humans */
 	unsigned	 elems_per_thread;	/* per thread per iteration */
 	unsigned	 vector_width;	/* elements per memory instruction */

@@ -14,6 +14,11 @@
 #     stalls/    the study's variants at the article's largest size, warm
 #                and cold, with their warp stall reasons (what decides a
 #                shortfall)
+#     experiments/ the study's variants at that size, warm, at their
+#                published block and 2x and 4x it (more work per block),
+#                beside the probes (a study variant's loads 2x and 4x per
+#                thread: more bytes in flight): what each verdict predicts
+#                would change, measured in one run
 #     repeats/   round-1/..round-3/: the add kernels that can be the
 #                fastest, at their published block and 128-1024, and cub,
 #                at that size, warm, timing only; torch.add rows timed
@@ -40,6 +45,8 @@ block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
 # The adds that can be ewbench's fastest at the DRAM tier (the vector and
 # TMA ones), and cub.
 repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
+# The experiments' probes (kernels/probe.def), run only by name.
+probe_variants=$("$EWBENCH" list | awk '$4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
 # The article preset's largest size (src/cli.c): the DRAM tier.
 dram_size=2^28
 # Every block the DRAM-tier comparison lets compete: each kernel's own
@@ -80,9 +87,14 @@ if [ "$rc" = 0 ]; then
 	    --warmup 3 -o "$study/blocks"
 	step stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
 	    --cache both --metrics stalls -o "$study/stalls"
+	# Timing only: each intervention is judged against its base point
+	# of the same run, its prediction from the article's counters.
+	step experiments "$EWBENCH" run -q -v "$study_variants,$probe_variants" \
+	    -s "$dram_size" --cache warm --block own,x2,x4 --no-counters \
+	    -o "$study/experiments"
 	# Each round's torch rows right after it, so that a drift of the
 	# machine hits cub, torch and ewbench's kernels alike; the article's
-	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 4):
+	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 5):
 	# no rows, no error, and it is not asked again.
 	torch=yes
 	for round in 1 2 3; do

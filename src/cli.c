@@ -229,8 +229,24 @@ add_block(struct run_options *o, unsigned block)
 	o->blocks[o->nblocks++] = block;
 }
 
+/* One multiple of each variant's own block into the --block list, once. */
+static void
+add_block_times(struct run_options *o, unsigned times)
+{
+	size_t	k;
+
+	for (k = 0; k < o->nblock_times && o->block_times[k] != times; k++)
+		;
+	if (k < o->nblock_times)
+		return;
+	o->block_times = xrealloc(o->block_times, (o->nblock_times + 1) *
+	    sizeof *o->block_times);
+	o->block_times[o->nblock_times++] = times;
+}
+
 /* --block 256 or --block 32,64,128: each from 1 to 1024, or "own" (kept
- * as 0), each variant's published shape; given twice, the lists add up. */
+ * as 0), each variant's published shape, or "xK" (K from 2 to 32), K
+ * times it; given twice, the lists add up. */
 static int
 parse_blocks(struct run_options *o, const char *text, char **cause)
 {
@@ -248,6 +264,16 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 		}
 		if (strcmp(word, "own") == 0) {
 			add_block(o, 0);
+			continue;
+		}
+		if (word[0] == 'x') {
+			if (uint_list_parse(word + 1, "--block's xK", 2, 32,
+			    &block, &count, cause) != 0) {
+				free(copy);
+				return -1;
+			}
+			add_block_times(o, block[0]);
+			free(block);
 			continue;
 		}
 		/* One word, one number: the list parser checks its range. */
@@ -310,8 +336,16 @@ select_variants(struct run_options *o, char **cause)
 	bool	*one;
 	size_t	 i, k;
 
-	if (o->nvariant_lists == 0)
-		return variants_select("*", o->selected, cause);
+	if (o->nvariant_lists == 0) {
+		if (variants_select("*", o->selected, cause) != 0)
+			return -1;
+		/* check, by default, checks every variant: the experiments'
+		 * probes too, which the other commands run only by name. */
+		for (i = 0; o->command == CMD_CHECK &&
+		    i < ewb_variant_count; i++)
+			o->selected[i] = true;
+		return 0;
+	}
 	one = xcalloc(ewb_variant_count, sizeof *one);
 	for (k = 0; k < o->nvariant_lists; k++) {
 		if (variants_select(o->variant_lists[k], one, cause) != 0) {
@@ -586,7 +620,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			32, 64, 96, 128, 192, 256, 384, 512, 768, 1024
 		};
 
-		if (o->nblocks == 0) {
+		if (o->nblocks == 0 && o->nblock_times == 0) {
 			o->nblocks = sizeof tune_blocks / sizeof tune_blocks[0];
 			o->blocks = xmalloc(sizeof tune_blocks);
 			memcpy(o->blocks, tune_blocks, sizeof tune_blocks);
@@ -637,6 +671,7 @@ cli_free_run(struct run_options *o)
 	free(o->variant_lists);
 	free(o->sizes);
 	free(o->blocks);
+	free(o->block_times);
 	free(o->devices);
 	free(o->replaced);
 	user_spec_free(&o->kernel);

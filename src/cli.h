@@ -29,6 +29,9 @@ struct run_options {
 	unsigned	*blocks;	/* threads per block to run; none:
 					   each variant's default */
 	size_t		 nblocks;
+	unsigned	*block_times;	/* --block x2,x4: multiples of each
+					   variant's own block */
+	size_t		 nblock_times;
 	unsigned	 iters;		/* samples: at least */
 	unsigned	 max_iters;	/* at most */
 	double		 max_time_ms;	/* of sampling, once iters are in */

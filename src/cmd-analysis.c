@@ -50,7 +50,9 @@ static const struct {
 	{ "contest",		"ewbench.analysis",		true },
 	{ "fleet-report",	"ewbench.analysis",		true },
 	{ "timeline",		"ewbench.analysis",		true },
-	{ "torch",		"ewbench.peers.torch_ops",	false },
+	/* The analysis hands it to ewbench.peers.torch_ops: one entry point,
+	 * one message prefix, python3 -m ewbench.analysis torch alike. */
+	{ "torch",		"ewbench.analysis",		true },
 };
 
 /* python -c BOOTSTRAP MODULE ARGS...: MODULE run as -m runs it, with

@@ -10,11 +10,15 @@
  * memory), so L2 holds at most a sixteenth of them; the L2 working set is
  * a quarter of L2, read many times in one launch so that the launch costs
  * nothing next to the reads.  A loaded latency also writes the bandwidth
- * of the stream beside its chase, a row of its own.  The method column of
+ * of the stream beside its chase, a row of its own.  The concurrency
+ * curve (kernels/inflight.def) follows the ceilings above: one row per
+ * series and level, each a copy or an add with a set number of bytes of
+ * loads in flight per SM, CURVE_ITERS samples each.  The method column of
  * ceilings.csv says what ran, with its sizes.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +53,10 @@
  * us) is under 1 %, and hundreds of waves of resident blocks, so that the
  * first wave's ramp and the last one's tail are a fraction of 1 %. */
 #define RATE_BLOCKS		(1u << 20)
+/* Samples of a concurrency-curve row: its 50 rows would take seconds at
+ * the other ceilings' 50 each, and ten already put the median within a
+ * fraction of a percent of a kernel that streams for a millisecond. */
+#define CURVE_ITERS		10u
 
 enum ceiling_id {
 	CEIL_DRAM_READ,
@@ -76,7 +84,32 @@ enum ceiling_id {
 	CEIL_COUNT
 };
 #define LOAD_LEVELS	6	/* CEIL_LOADED_*: a second row each */
-#define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS)
+
+/* The concurrency curve: its series and levels (kernels/inflight.def). */
+static const struct {
+	const char	*shape;		/* "copy" or "add" */
+	unsigned	 request;	/* bytes per warp load instruction */
+} curve_series[] = {
+#define INFLIGHT_SERIES(shape, request)	{ #shape, request },
+#define INFLIGHT_LEVEL(kib)
+#include "kernels/inflight.def"
+#undef INFLIGHT_SERIES
+#undef INFLIGHT_LEVEL
+};
+static const unsigned curve_kib[] = {
+#define INFLIGHT_SERIES(shape, request)
+#define INFLIGHT_LEVEL(kib)	kib,
+#include "kernels/inflight.def"
+#undef INFLIGHT_SERIES
+#undef INFLIGHT_LEVEL
+};
+#define CURVE_SERIES	(sizeof curve_series / sizeof curve_series[0])
+#define CURVE_LEVELS	(sizeof curve_kib / sizeof curve_kib[0])
+#define CURVE_ROWS	(CURVE_SERIES * CURVE_LEVELS)
+/* Loads per thread per input the curve's kernel is built for, fewest
+ * first (kernels/ceilings.cu's INFLIGHT_LOADS). */
+static const unsigned curve_loads[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
+#define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS + CURVE_ROWS)
 
 /*
  * param: for a block rate, threads per block; for a loaded latency, the
@@ -181,9 +214,22 @@ struct bench {
 	size_t			 l2_set_bytes;	/* L2 kernel's working set */
 	unsigned		 l2_passes;
 	cudaGraphExec_t		 graph;		/* LAUNCH_BATCH empty kernels */
+	unsigned		*per_sm;	/* the curve's blocks by SM */
+	size_t			 curve_bytes;	/* of each array, per sample */
+	char			 curve_names[CURVE_ROWS][48];
 	struct ceiling		 rows[CEIL_ROWS];	/* measured so far */
 	size_t			 nrows;
 	const struct ceiling	*row_of[CEIL_COUNT];
+};
+
+/* One point of the concurrency curve as it will run. */
+struct curve_point {
+	const char	*shape;
+	unsigned	 inputs;	/* arrays read: 1 (copy) or 2 (add) */
+	unsigned	 request;	/* bytes per warp load instruction */
+	unsigned	 kib;		/* loads in flight per SM */
+	unsigned	 loads;		/* per thread per input */
+	unsigned	 blocks_per_sm;
 };
 
 static int
@@ -401,34 +447,51 @@ size_load(struct bench *b, enum ceiling_id id, char **cause)
 	return 0;
 }
 
-/* Warm-up, then `iters` timed samples; *work is one sample's work. */
+/* One sample of a concurrency-curve point: blocks_per_sm blocks on every
+ * SM, counted by SM into b->per_sm when count is set. */
 static int
-measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
+enqueue_curve(struct bench *b, const struct curve_point *c, bool count,
+    double *work, char **cause)
+{
+	CUDA_TRY(ewb_ceil_inflight(b->a, b->b, b->c, b->curve_bytes, c->inputs,
+	    c->request / 32, c->loads, c->blocks_per_sm, b->dev.sm_count,
+	    count ? b->per_sm : NULL, b->stream), cause);
+	*work = (c->inputs + 1.0) * b->curve_bytes;
+	return 0;
+}
+
+/* What a sample is: a ceiling of ceiling_kinds, or a curve point. */
+struct sample {
+	enum ceiling_id			 id;
+	const struct curve_point	*point;		/* NULL: id */
+};
+
+static int
+enqueue_sample(struct bench *b, const struct sample *s, double *work,
     char **cause)
 {
-	unsigned	i, iters = b->opts.iters;
+	return s->point != NULL ? enqueue_curve(b, s->point, false, work,
+	    cause) : enqueue(b, s->id, work, cause);
+}
+
+/* `warmup` untimed samples, then `iters` timed ones, each between its own
+ * pair of events, into st; *work is one sample's work. */
+static int
+sample_times(struct bench *b, const struct sample *s, unsigned warmup,
+    unsigned iters, struct stats *st, double *work, char **cause)
+{
+	unsigned	i;
 	float		ms;
 
-	/* The chain lives in array b (dram_add, measured before, is done
-	 * with it); the loaded chases walk on where the last one stopped. */
-	if (id == CEIL_DRAM_LATENCY)
-		CUDA_TRY(ewb_ceil_chase_init(b->b, b->array_bytes / 16,
-		    b->chase, b->stream), cause);
-	if (is_loaded(id)) {
-		if (size_load(b, id, cause) != 0)
-			return -1;
-		CUDA_TRY(cudaMemsetAsync(b->counts, 0, (iters + 1) *
-		    sizeof *b->counts, b->stream), cause);
-	}
 	b->slot = 0;
-	for (i = 0; i < CEIL_WARMUP; i++) {
-		if (enqueue(b, id, work, cause) != 0)
+	for (i = 0; i < warmup; i++) {
+		if (enqueue_sample(b, s, work, cause) != 0)
 			return -1;
 	}
 	for (i = 0; i < iters; i++) {
 		b->slot = 1 + i;
 		CUDA_TRY(cudaEventRecord(b->events[2 * i], b->stream), cause);
-		if (enqueue(b, id, work, cause) != 0)
+		if (enqueue_sample(b, s, work, cause) != 0)
 			return -1;
 		CUDA_TRY(cudaEventRecord(b->events[2 * i + 1], b->stream),
 		    cause);
@@ -445,13 +508,36 @@ measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
 	return 0;
 }
 
+/* Warm-up, then `iters` timed samples of ceiling id; *work is one
+ * sample's work. */
+static int
+measure(struct bench *b, enum ceiling_id id, struct stats *st, double *work,
+    char **cause)
+{
+	struct sample	s = { id, NULL };
+
+	/* The chain lives in array b (dram_add, measured before, is done
+	 * with it); the loaded chases walk on where the last one stopped. */
+	if (id == CEIL_DRAM_LATENCY)
+		CUDA_TRY(ewb_ceil_chase_init(b->b, b->array_bytes / 16,
+		    b->chase, b->stream), cause);
+	if (is_loaded(id)) {
+		if (size_load(b, id, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaMemsetAsync(b->counts, 0, (b->opts.iters + 1) *
+		    sizeof *b->counts, b->stream), cause);
+	}
+	return sample_times(b, &s, CEIL_WARMUP, b->opts.iters, st, work,
+	    cause);
+}
+
 /* "; median of N after M warm-up" after the `used` bytes of buf. */
 static void
-describe_samples(const struct bench *b, int used, char *buf, size_t len)
+describe_samples(unsigned iters, int used, char *buf, size_t len)
 {
 	if (used >= 0 && (size_t)used < len)
 		snprintf(buf + used, len - used, "; median of %u after %u "
-		    "warm-up", b->opts.iters, CEIL_WARMUP);
+		    "warm-up", iters, CEIL_WARMUP);
 }
 
 static void
@@ -532,7 +618,7 @@ describe(const struct bench *b, enum ceiling_id id, char *buf, size_t len)
 	default:
 		break;
 	}
-	describe_samples(b, used, buf, len);
+	describe_samples(b->opts.iters, used, buf, len);
 }
 
 /* The method of a loaded latency's bandwidth row. */
@@ -540,7 +626,7 @@ static void
 describe_bandwidth(const struct bench *b, enum ceiling_id id, char *buf,
     size_t len)
 {
-	describe_samples(b, snprintf(buf, len, "bytes read + written by the "
+	describe_samples(b->opts.iters, snprintf(buf, len, "bytes read + written by the "
 	    "streaming blocks of %s's launches / each one's time",
 	    ceiling_kinds[id].name), buf, len);
 }
@@ -685,6 +771,158 @@ measure_ceiling(struct bench *b, enum ceiling_id id, char **cause)
 	return is_loaded(id) ? write_row(b, &bandwidth, cause) : 0;
 }
 
+/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
+static unsigned
+curve_iters(const struct bench *b)
+{
+	return b->opts.iters < CURVE_ITERS ? b->opts.iters : CURVE_ITERS;
+}
+
+/*
+ * Curve point (series, level) as it will run: the fewest loads per thread
+ * per input (curve_loads) that make requests in flight per SM = warps x
+ * loads with a whole number of EWB_CEIL_INFLIGHT_BLOCK-thread blocks per
+ * SM, all of which one SM holds at once (fit: ewb_ceil_inflight_fit, or
+ * the device's block and thread limits without a GPU).  0 when no such
+ * shape exists on this GPU: the row is left out.
+ */
+static int
+curve_point(const struct bench *b, size_t series, size_t level, bool ask_gpu,
+    struct curve_point *c)
+{
+	unsigned	warp_threads = 32, per_block = EWB_CEIL_INFLIGHT_BLOCK / 32;
+	unsigned	most, fit, requests, warps;
+	size_t		k;
+
+	c->shape = curve_series[series].shape;
+	c->inputs = strcmp(c->shape, "add") == 0 ? 2 : 1;
+	c->request = curve_series[series].request;
+	c->kib = curve_kib[level];
+	requests = c->kib * 1024 / (c->inputs * c->request);
+	most = b->dev.max_threads_per_sm > 0 ?
+	    (unsigned)b->dev.max_threads_per_sm / EWB_CEIL_INFLIGHT_BLOCK : 0;
+	if (b->dev.max_blocks_per_sm > 0 &&
+	    (unsigned)b->dev.max_blocks_per_sm < most)
+		most = (unsigned)b->dev.max_blocks_per_sm;
+	for (k = 0; k < sizeof curve_loads / sizeof curve_loads[0]; k++) {
+		c->loads = curve_loads[k];
+		if (requests % c->loads != 0)
+			continue;
+		warps = requests / c->loads;
+		if (warps % per_block != 0 || warps < per_block)
+			continue;
+		c->blocks_per_sm = warps / per_block;
+		fit = most;
+		if (ask_gpu && ewb_ceil_inflight_fit(c->inputs,
+		    c->request / warp_threads, c->loads, &fit) != cudaSuccess)
+			fit = 0;
+		if (c->blocks_per_sm <= fit && c->blocks_per_sm <= most)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+curve_name(const struct curve_point *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "dram_%s_inflight%uk_r%u", c->shape, c->kib,
+	    c->request);
+}
+
+static void
+describe_curve(const struct bench *b, const struct curve_point *c,
+    char *buf, size_t len)
+{
+	char	region[32];
+
+	bytes_format((double)b->curve_bytes, region, sizeof region);
+	describe_samples(curve_iters(b), snprintf(buf, len, "%s over %s "
+	    "(%s), %u blocks of %u threads on each SM, %u load(s) of %u B "
+	    "per thread per input, all issued before the first store: %u "
+	    "KiB of loads in flight per SM, %u B per warp load instruction; "
+	    "bytes read + written", c->inputs == 2 ? "c = a + b" : "a copy",
+	    region, c->inputs == 2 ? "3 arrays" : "2 arrays",
+	    c->blocks_per_sm, EWB_CEIL_INFLIGHT_BLOCK, c->loads,
+	    c->request / 32, c->kib, c->request), buf, len);
+}
+
+/*
+ * One curve point: a counted launch first (is every SM holding
+ * blocks_per_sm blocks?), then the samples.  A point whose blocks did not
+ * spread evenly is left out, with a warning: its bytes in flight per SM
+ * are not what its name says.
+ */
+static int
+measure_curve_point(struct bench *b, const struct curve_point *c,
+    char *name, size_t len, char **cause)
+{
+	struct sample	 s = { CEIL_COUNT, c };
+	struct ceiling	 row;
+	struct stats	 st;
+	unsigned	*counts, lo = UINT_MAX, hi = 0, sms = 0, i;
+	double		 work = 0;
+	cudaError_t	 e;
+
+	CUDA_TRY(cudaMemsetAsync(b->per_sm, 0, EWB_CEIL_SMIDS *
+	    sizeof *b->per_sm, b->stream), cause);
+	if (enqueue_curve(b, c, true, &work, cause) != 0)
+		return -1;
+	if (sample_times(b, &s, CEIL_WARMUP - 1, curve_iters(b), &st, &work,
+	    cause) != 0)
+		return -1;
+	counts = xcalloc(EWB_CEIL_SMIDS, sizeof *counts);
+	e = cudaMemcpy(counts, b->per_sm, EWB_CEIL_SMIDS * sizeof *counts,
+	    cudaMemcpyDeviceToHost);
+	for (i = 0; e == cudaSuccess && i < EWB_CEIL_SMIDS; i++) {
+		if (counts[i] == 0)
+			continue;
+		sms++;
+		lo = counts[i] < lo ? counts[i] : lo;
+		hi = counts[i] > hi ? counts[i] : hi;
+	}
+	free(counts);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaMemcpy (the curve's blocks per SM)",
+		    cause);
+	curve_name(c, name, len);
+	if (sms != (unsigned)b->dev.sm_count || lo != c->blocks_per_sm ||
+	    hi != c->blocks_per_sm) {
+		fprintf(stderr, "ewbench ceilings: %s left out: its blocks "
+		    "ran %u-%u to an SM on %u SMs, not %u on each of %d\n",
+		    name, lo == UINT_MAX ? 0 : lo, hi, sms, c->blocks_per_sm,
+		    b->dev.sm_count);
+		return 0;
+	}
+	memset(&row, 0, sizeof row);
+	row.name = name;
+	row.unit = "byte/s";
+	row.value = work / (st.median * 1e-9);
+	row.spec = dram_spec(&b->dev);
+	row.spread_pct = spread_of(&st);
+	describe_curve(b, c, row.method, sizeof row.method);
+	return write_row(b, &row, cause);
+}
+
+/* Every point of the curve that this GPU can run. */
+static int
+measure_curve(struct bench *b, char **cause)
+{
+	struct curve_point	c;
+	size_t			series, level, k = 0;
+
+	for (series = 0; series < CURVE_SERIES; series++) {
+		for (level = 0; level < CURVE_LEVELS &&
+		    !interrupt_pending(); level++, k++) {
+			if (!curve_point(b, series, level, true, &c))
+				continue;
+			if (measure_curve_point(b, &c, b->curve_names[k],
+			    sizeof b->curve_names[k], cause) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* The graph of LAUNCH_BATCH empty kernels, captured from the stream. */
 static int
 build_graph(struct bench *b, char **cause)
@@ -745,6 +983,13 @@ size_arrays(struct bench *b, size_t free_bytes, int *code, char **cause)
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}
+	/* Half of each array, but at least 4 x L2 where the arrays allow
+	 * it: the curve's rows stream through DRAM, and are many. */
+	b->curve_bytes = b->array_bytes / 2;
+	if (b->curve_bytes < 4 * b->dev.l2_bytes)
+		b->curve_bytes = b->array_bytes < 4 * b->dev.l2_bytes ?
+		    b->array_bytes : 4 * b->dev.l2_bytes;
+	b->curve_bytes -= b->curve_bytes % (1 << 20);
 	b->l2_set_bytes = b->dev.l2_bytes / 4;
 	b->l2_set_bytes -= b->l2_set_bytes % 4096;
 	if (b->l2_set_bytes == 0)
@@ -764,8 +1009,10 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 	const char	*cupti;
 	char		*cause = NULL, what[256], mem[32];
 	size_t		 free_bytes = 0, total = 0;
-	double		 bw, secs;
-	int		 code, id;
+	double		 bw, secs, curve = 0;
+	int		 code, id, rows = CEIL_COUNT + LOAD_LEVELS;
+	size_t		 series, level;
+	struct curve_point c;
 
 	if (no_gpu != NULL || b->opts.chip != NULL) {
 		if (chips_plan_facts(b->opts.chip, no_gpu, &b->dev, &cupti,
@@ -794,6 +1041,20 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 		printf("%-31s %-7s %s\n", ceiling_kinds[id].bandwidth,
 		    "byte/s", what);
 	}
+	/* The curve's rows that fit this GPU (without one, by its block and
+	 * thread limits; the occupancy calculator may leave out more). */
+	for (series = 0; series < CURVE_SERIES; series++) {
+		for (level = 0; level < CURVE_LEVELS; level++) {
+			if (!curve_point(b, series, level, no_gpu == NULL &&
+			    b->opts.chip == NULL, &c))
+				continue;
+			curve_name(&c, mem, sizeof mem);
+			describe_curve(b, &c, what, sizeof what);
+			printf("%-31s %-7s %s\n", mem, "byte/s", what);
+			curve += (c.inputs + 1.0) * b->curve_bytes;
+			rows++;
+		}
+	}
 	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
 	 * 3) at 90 % of the spec, L2 reads go about 2.5x faster, a launch
 	 * costs about 3 us, an FMA sample a few ms, a DRAM load about 0.5 us
@@ -803,10 +1064,13 @@ plan_ceilings(struct bench *b, const char *no_gpu)
 	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3 +
 	    CHASE_HOPS * (0.5e-6 + LOAD_LEVELS * 1e-6) +
 	    (CEIL_BLOCK_RATE_1024 - CEIL_BLOCK_RATE_32 + 1) * RATE_BLOCKS / 1.5e9);
+	/* The curve's points average about half the ceiling. */
+	secs += (curve_iters(b) + CEIL_WARMUP) * curve / (0.45 * bw);
 	bytes_format(3.0 * b->array_bytes, mem, sizeof mem);
-	printf("%d ceilings, %u samples each after %u warm-up; GPU memory "
-	    "%s; about %.0f s\n", CEIL_ROWS, b->opts.iters, CEIL_WARMUP,
-	    mem, secs < 1 ? 1 : ceil(secs));
+	printf("%d ceilings, %u samples each after %u warm-up (the "
+	    "concurrency curve's %u); GPU memory %s; about %.0f s\n", rows,
+	    b->opts.iters, CEIL_WARMUP, curve_iters(b), mem,
+	    secs < 1 ? 1 : ceil(secs));
 	return EWB_EXIT_OK;
 }
 
@@ -829,6 +1093,8 @@ allocate(struct bench *b, int *code, char **cause)
 	CUDA_TRY(cudaMalloc(&b->c, b->array_bytes), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->sink, sink_bytes), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->chase, sizeof *b->chase), cause);
+	CUDA_TRY(cudaMalloc((void **)&b->per_sm, EWB_CEIL_SMIDS *
+	    sizeof *b->per_sm), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->counts, (b->opts.iters + 1) *
 	    sizeof *b->counts), cause);
 	CUDA_TRY(ewb_ceil_chase_wave(b->dev.sm_count, &b->chase_wave), cause);
@@ -855,6 +1121,7 @@ release(struct bench *b)
 	cudaFree(b->c);
 	cudaFree(b->sink);
 	cudaFree(b->chase);
+	cudaFree(b->per_sm);
 	cudaFree(b->counts);
 	if (b->stream != NULL)
 		cudaStreamDestroy(b->stream);
@@ -996,6 +1263,8 @@ ceilings_command(int argc, char **argv)
 		if (measure_ceiling(&b, (enum ceiling_id)id, &cause) != 0)
 			goto fail;
 	}
+	if (!interrupt_pending() && measure_curve(&b, &cause) != 0)
+		goto fail;
 	if (interrupt_pending()) {
 		status = "interrupted";
 		code = EWB_EXIT_INTERRUPTED;

@@ -27,6 +27,7 @@ enum ewb_exit {
 	EWB_EXIT_CHECK = 3,	/* a variant produced a wrong result */
 	EWB_EXIT_NOMEM = 4,	/* a size does not fit in free GPU memory */
 	EWB_EXIT_NODEV = 5,	/* no usable CUDA device or driver */
+	/* 6: compare --fail-on-slower (python/ewbench/analysis/cli.py) */
 	EWB_EXIT_INTERRUPTED = 130	/* SIGINT/SIGTERM: output kept, complete rows */
 };
 
@@ -95,14 +96,18 @@ void		 bytes_format(double bytes, char *buf, size_t len);
 
 /* match.c: variant selection by comma-separated ids or globs. */
 /* The registry-free core of variants_select: selected[] (n entries) is
- * cleared, then set where ids[i] matches a pattern ("all" matches all). */
+ * cleared, then set where ids[i] matches a pattern ("all" matches all);
+ * an id whose named_only[i] is true (named_only may be NULL: none) only
+ * where a pattern is that id itself. */
 int		 ids_select(const char *patterns, const char *const *ids,
-		    size_t n, bool *selected, char **cause);
+		    const bool *named_only, size_t n, bool *selected,
+		    char **cause);
 /* Edit distance, for suggestions. */
 size_t		 edit_distance(const char *, const char *);
 
 /* select.c (links the registry, so not in libewb.a): ids_select over
- * ewb_variants[].  Sets selected[i] for each matching registry row; returns
+ * ewb_variants[], the experiments' probes by name only (probe.def).  Sets
+ * selected[i] for each matching registry row; returns
  * -1 with a cause naming the first pattern that matched nothing and its
  * closest ids. */
 int		 variants_select(const char *patterns, bool *selected,

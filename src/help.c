@@ -39,8 +39,9 @@ static const struct option_help {
 "                       adds sizes to the tiers\n" },
 { MEASURE,
 "      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
-"                       each variant's published shape, e.g. own,512\n"
-"                       (default: own; cub picks its own; tune: 32 to\n"
+"                       each variant's published shape, e.g. own,512, and\n"
+"                       'xK' K times it, e.g. own,x2,x4 (past 1024 left\n"
+"                       out; default: own; cub picks its own; tune: 32 to\n"
 "                       1024)\n" },
 { TIMED,
 "      --iters N        timed launches per point, at least (default 20); each\n"
@@ -162,8 +163,9 @@ static const struct command_help {
 "  ewbench info --device 1\n" },
 { "list", 0, "ewbench list",
 "The kernel variants and their facts: op, dtype, origin (study, ewbench's\n"
-"own additions, peer), published block, elements per thread, vector\n"
-"width, bytes per element. No GPU needed.\n",
+"own additions, peer, or probe: a study variant's loads 2x or 4x per\n"
+"thread, for the experiments, run only by name), published block,\n"
+"elements per thread, vector width, bytes per element. No GPU needed.\n",
 "  -h, --help           this page\n",
 "  0    success\n"
 "  1    the listing could not be written\n"
@@ -186,10 +188,11 @@ static const struct command_help {
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n" },
 { "check", CHECK, "ewbench check [OPTIONS]",
-"Only the correctness check: every element of each variant against a CPU\n"
-"reference, at sizes that exercise every tail (default 1, 3, 7, 8, 33,\n"
-"1000003, 2^20, 2^24+5), fresh random inputs, a poisoned output; a user's\n"
-"kernel twice, over two guard poisons around its output.\n", NULL, NULL,
+"Only the correctness check: every element of each variant (without -v,\n"
+"the experiments' probes too, which other commands run only by name)\n"
+"against a CPU reference, at sizes that exercise every tail (default 1, 3,\n"
+"7, 8, 33, 1000003, 2^20, 2^24+5), fresh random inputs, a poisoned output;\n"
+"a user's kernel twice, over two guard poisons around its output.\n", NULL, NULL,
 "  ewbench check\n"
 "  ewbench check -v add_f32x4 -s 1,3,5,1000003 --misalign\n"
 "  ewbench check --kernel examples/add_tail_bug.cu --elems-per-thread 4\n" },
@@ -286,8 +289,10 @@ static const char overview[] =
 "                       cub and torch, beyond the round-to-round spread\n"
 "  fleet-report PARENT  one run per GPU: outliers against the fleet median\n"
 "  timeline TRACE       a picture of a window of a --trace file\n"
-"  torch RUN_DIR...     time torch.add and torch.relu beside runs (needs\n"
-"                       PyTorch): RUN_DIR/peer-torch.csv\n"
+"\n"
+"PyTorch beside a run (the same package; needs PyTorch and the run's GPU):\n"
+"  torch RUN_DIR...     time torch.add and torch.relu beside runs:\n"
+"                       RUN_DIR/peer-torch.csv (--dry-run: no GPU needed)\n"
 "\n"
 "Options of run, check, sweep and tune: -v, -s, --block and --kernel-flags\n"
 "add up when repeated; any other option that takes a value is refused the\n"
@@ -298,13 +303,16 @@ static const char overview[] =
 "docs/data-format.md describes them; `ewbench report DIR` analyses them\n"
 "(the same as python3 -m ewbench.analysis report DIR).\n"
 "\n"
-"Exit status (each command's page says which it uses):\n"
+"Exit status, one meaning each for every command (each command's page says\n"
+"which it uses):\n"
 "  0    success\n"
 "  1    CUDA, I/O or internal error\n"
-"  2    bad command line\n"
-"  3    a wrong result\n"
+"  2    bad command line, or a path it names that does not exist\n"
+"  3    a wrong result, or bad input data (the analysis: file:line)\n"
 "  4    too large for GPU memory\n"
-"  5    no usable CUDA GPU or driver\n"
+"  5    no usable CUDA GPU or driver (torch: no PyTorch with CUDA, or not\n"
+"       the run's GPU)\n"
+"  6    compare --fail-on-slower: a point got slower beyond the noise\n"
 "  130  interrupted (SIGINT, SIGTERM, SIGHUP, stdout closed)\n"
 "\n"
 "Files (installed by make install; a moved installation is found from\n"

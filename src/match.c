@@ -90,8 +90,8 @@ no_match_cause(const char *pattern, const char *const *ids, size_t n)
 }
 
 int
-ids_select(const char *patterns, const char *const *ids, size_t n,
-    bool *selected, char **cause)
+ids_select(const char *patterns, const char *const *ids,
+    const bool *named_only, size_t n, bool *selected, char **cause)
 {
 	char	*copy, *token, *next, *end;
 	size_t	 i;
@@ -118,7 +118,9 @@ ids_select(const char *patterns, const char *const *ids, size_t n,
 		}
 		matched = false;
 		for (i = 0; i < n; i++) {
-			if (strcmp(token, "all") == 0 ||
+			if (named_only != NULL && named_only[i] ?
+			    strcmp(token, ids[i]) == 0 :
+			    strcmp(token, "all") == 0 ||
 			    fnmatch(token, ids[i], 0) == 0) {
 				selected[i] = true;
 				matched = true;

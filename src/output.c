@@ -438,6 +438,12 @@ settings_json(const struct manifest *m, struct json *j)
 	for (i = 0; i < o->nblocks; i++)
 		json_u64(j, NULL, o->blocks[i]);
 	json_end_array(j);
+	if (o->nblock_times > 0) {
+		json_begin_array(j, "block_times");
+		for (i = 0; i < o->nblock_times; i++)
+			json_u64(j, NULL, o->block_times[i]);
+		json_end_array(j);
+	}
 	json_u64(j, "iters", o->iters);
 	json_u64(j, "warmup", o->warmup);
 	json_begin_array(j, "cache");

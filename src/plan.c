@@ -30,27 +30,43 @@ variant_index(const struct ewb_variant *v)
 	return (size_t)(v - ewb_variants);
 }
 
+/* b into blocks[] (n so far) unless it is there already. */
+static size_t
+add_variant_block(unsigned *blocks, size_t n, unsigned b)
+{
+	size_t	k;
+
+	for (k = 0; k < n && blocks[k] != b; k++)
+		;
+	if (k == n)
+		blocks[n++] = b;
+	return n;
+}
+
 /* The block sizes variant v runs with, into blocks (room for
- * max(1, nblocks)): its own (0) without --block; a peer library always
- * picks its own; else the --block list, "own" (0) as the variant's
- * published block, each block once. */
+ * max(1, nblocks + nblock_times)): its own (0) without --block; a peer
+ * library always picks its own; else the --block list, "own" (0) as the
+ * variant's published block, then its multiples "xK" (those past 1024
+ * threads left out), each block once. */
 static size_t
 variant_blocks(const struct run_options *o, const struct ewb_variant *v,
     unsigned *blocks)
 {
-	size_t		i, k, n = 0;
-	unsigned	b;
+	size_t		i, n = 0;
+	unsigned long	b;
 
-	if (o->nblocks == 0 || strcmp(v->origin, "peer") == 0) {
+	if ((o->nblocks == 0 && o->nblock_times == 0) ||
+	    strcmp(v->origin, "peer") == 0) {
 		blocks[0] = 0;
 		return 1;
 	}
-	for (i = 0; i < o->nblocks; i++) {
-		b = o->blocks[i] != 0 ? o->blocks[i] : v->default_block;
-		for (k = 0; k < n && blocks[k] != b; k++)
-			;
-		if (k == n)
-			blocks[n++] = b;
+	for (i = 0; i < o->nblocks; i++)
+		n = add_variant_block(blocks, n, o->blocks[i] != 0 ?
+		    o->blocks[i] : v->default_block);
+	for (i = 0; i < o->nblock_times; i++) {
+		b = (unsigned long)o->block_times[i] * v->default_block;
+		if (b <= 1024)
+			n = add_variant_block(blocks, n, (unsigned)b);
 	}
 	return n;
 }
@@ -329,7 +345,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	size_t			 i, k, b, nb, count, start;
 
 	memset(p, 0, sizeof *p);
-	blocks = xmalloc((o->nblocks > 0 ? o->nblocks : 1) * sizeof *blocks);
+	blocks = xmalloc((o->nblocks + o->nblock_times > 0 ?
+	    o->nblocks + o->nblock_times : 1) * sizeof *blocks);
 	p->command = o->command;
 	p->counters = counters && o->command != CMD_CHECK;
 	if (o->command != CMD_CHECK) {

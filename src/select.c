@@ -5,6 +5,7 @@
  * without the CUDA kernel library.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ewbench.h"
 
@@ -12,13 +13,19 @@ int
 variants_select(const char *patterns, bool *selected, char **cause)
 {
 	const char	**ids;
+	bool		 *probe;
 	size_t		  i;
 	int		  rc;
 
 	ids = xcalloc(ewb_variant_count, sizeof *ids);
-	for (i = 0; i < ewb_variant_count; i++)
+	probe = xcalloc(ewb_variant_count, sizeof *probe);
+	for (i = 0; i < ewb_variant_count; i++) {
 		ids[i] = ewb_variants[i].id;
-	rc = ids_select(patterns, ids, ewb_variant_count, selected, cause);
+		probe[i] = strcmp(ewb_variants[i].origin, "probe") == 0;
+	}
+	rc = ids_select(patterns, ids, probe, ewb_variant_count, selected,
+	    cause);
 	free(ids);
+	free(probe);
 	return rc;
 }

@@ -92,3 +92,46 @@ done
     "$top_srcdir/tests/fixtures/h100-fixture" -o "$tmpdir/cwd/r" \
     >"$tmpdir/report.log" 2>&1) || fail "ewbench report: $(cat "$tmpdir/report.log")"
 [ -s "$tmpdir/cwd/r/report.html" ] || fail "ewbench report wrote no report.html"
+
+# Issue 41: the analysis commands and torch speak as ewbench does.  A
+# missing path is a usage error (exit 2, "no such directory"), every
+# message starts "ewbench COMMAND:" (torch said "torch:", exit 3).
+missing=$tmpdir/no-such-run
+fixture=$top_srcdir/tests/fixtures/h100-fixture
+for args in "report $missing" "compare $fixture $missing" \
+    "contest $missing" "fleet-report $missing" "torch $missing" \
+    "torch --dry-run $fixture $missing"; do
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" $args >"$tmpdir/out" 2>&1
+	rc=$?
+	set -e
+	command=${args%% *}
+	[ "$rc" = 2 ] && [ "$(cat "$tmpdir/out")" = "ewbench $command: $missing: no such directory" ] ||
+	    fail "ewbench $args: exit $rc, expected 2 and 'no such directory': $(cat "$tmpdir/out")"
+done
+# torch --dry-run says what it would do, and that there is nothing to do
+# (it printed nothing); its --help has the others' layout.
+EWBENCH_PYTHON=$py "$EWBENCH" torch --dry-run "$fixture" >"$tmpdir/out" 2>&1 ||
+    fail "torch --dry-run: $(cat "$tmpdir/out")"
+grep -q "^$fixture: every PyTorch point is already in timing.csv or peer-torch.csv; nothing to do$" \
+    "$tmpdir/out" || fail "torch --dry-run said: '$(cat "$tmpdir/out")'"
+page=$(EWBENCH_PYTHON=$py "$EWBENCH" torch --help)
+for part in '^usage: ewbench torch ' '^options:' '^exit status:' \
+    '^  5    no usable GPU' '^examples:' '^  ewbench torch '; do
+	echo "$page" | grep -q "$part" || fail "torch --help lacks '$part': $page"
+done
+# A closed stdout is a quiet 130 for torch too (it was "torch: [Errno
+# 32] Broken pipe", exit 1): more than a buffer of plan lines, from ten
+# copies of a run without its torch rows.
+mkdir -p "$tmpdir/notorch"
+cp -r "$fixture" "$tmpdir/notorch/run"
+grep -v ',torch_' "$fixture/timing.csv" >"$tmpdir/notorch/run/timing.csv"
+{
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" torch --dry-run $(for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo "$tmpdir/notorch/run"; done) 2>"$tmpdir/out"
+	echo $? >"$tmpdir/rc"
+} | true
+rc=$(cat "$tmpdir/rc")
+[ "$rc" = 130 ] && [ ! -s "$tmpdir/out" ] ||
+    fail "torch --dry-run | true: exit $rc, expected a quiet 130: $(cat "$tmpdir/out")"

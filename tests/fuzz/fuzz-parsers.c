@@ -90,7 +90,7 @@ fuzz_globs(const char *text)
 	char	*cause = NULL;
 	size_t	i, any = 0;
 
-	if (ids_select(text, ids, NIDS, selected, &cause) == 0) {
+	if (ids_select(text, ids, NULL, NIDS, selected, &cause) == 0) {
 		for (i = 0; i < NIDS; i++)
 			any += selected[i];
 		if (any == 0)

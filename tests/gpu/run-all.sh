@@ -28,6 +28,8 @@
 #             ewbench built from .old/ (an earlier tree) beside this one
 #   writeback where DRAM writes land: read and write bytes per launch at
 #             sizes around the L2, warm and cold (why cold can beat warm)
+#   probes    the experiments' probes checked at every tail, misaligned,
+#             at odd blocks
 #   mainjob   `make report` as a user runs it, timed; the study directory
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
@@ -50,11 +52,12 @@
 #             machine's CUDA 13 compiler; a copy of the tree configured
 #             --with-cuda-arch=ARCH against it, built, its `make report`;
 #             then, beside the newest study of this tree's own build
-#             (mainjob's) if there is one, scripts/compare-studies.py.
+#             (mainjob's) if there is one, tests/gpu/verdicts.py and
+#             tests/gpu/repeat.py.
 #             OUT gets cuda12.txt (the build's facts, its plan for an RTX
 #             5090), cuda12-*.log, cuda12-study.tar.gz (packed every 20 s
 #             while make report runs, so a cut-off call returns what was
-#             measured) and cuda12-compare.md
+#             measured), cuda12-verdicts.txt and cuda12-repeat.txt
 #   torchtime the torch step before and after: `ewbench torch` of the
 #             python/ tree in BEFORE_PY and of this one, on copies of the
 #             last study's article run without its torch rows; both timed,
@@ -365,6 +368,16 @@ environment)
 	timed environment sh tests/gpu/environment.sh "$work/environment"
 	cat "$work/environment.log"
 	;;
+probes)
+	# The experiments' probes (run only by name) checked like every
+	# variant: tails, misaligned operands, odd blocks; then the curve.
+	log probes
+	ids=$(./ewbench list | awk '$4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
+	timed probes-check ./ewbench check -q -v "$ids" -s 1,3,7,8,33,1000003,16777221 &&
+	timed probes-misalign ./ewbench check -q --misalign -v "$ids" -s 1,3,33,1000003 &&
+	timed probes-blocks ./ewbench check -q --block 32,96,1024 -v "$ids" -s 3,1000003
+	tail -2 "$work"/probes-*.log
+	;;
 mainjob)
 	log make report
 	rm -rf reports/nvidia-*
@@ -409,6 +422,8 @@ mainjob2)
 	set -- reports/nvidia-*/
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
+	# The conclusions: findings, point verdicts, experiments' outcomes.
+	python3 tests/gpu/verdicts.py "$1" "$2" | tee "$out/verdicts.txt"
 	# Both studies: the noise model is fitted from the pair's rows
 	# (tests/gpu/repeat.py --by-duration).
 	pair=${TMPDIR:-/tmp}/ewbench-pair; rm -rf "$pair"; mkdir -p "$pair"
@@ -516,13 +531,15 @@ cuda12)
 		s12=${d%/}
 		tar czf "$out/cuda12-study.tar.gz" -C "$c12/src/reports" "$(basename "$d")"
 	done
-	# Beside this tree's own study (mainjob's), when there is one.
+	# Beside this tree's own study (mainjob's), when there is one: what
+	# built each, the findings, point verdicts and experiments
+	# (verdicts.py), how the same points' times agree (repeat.py).
 	s13=$(ls -d reports/nvidia-*/ 2>/dev/null | tail -1)
 	if [ -n "$s12" ] && [ -n "$s13" ]; then
-		PYTHONPATH=$PWD/python python3 scripts/compare-studies.py \
-		    "${s13%/}" "$s12" >"$out/cuda12-compare.md" 2>&1
-		echo "compare-studies: exit $?"
-		sed -n '/## The six findings/,/^$/p;/verdicts differ/p' "$out/cuda12-compare.md"
+		python3 tests/gpu/verdicts.py "${s13%/}" "$s12" >"$out/cuda12-verdicts.txt" 2>&1
+		echo "verdicts.py: exit $?"
+		python3 tests/gpu/repeat.py "${s13%/}" "$s12" >"$out/cuda12-repeat.txt" 2>&1
+		cat "$out/cuda12-verdicts.txt" "$out/cuda12-repeat.txt" | cut -c1-200
 	fi
 	;;
 *)	echo "unknown step $step"; exit 2 ;;

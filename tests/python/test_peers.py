@@ -10,7 +10,7 @@ import pytest
 
 from ewbench.analysis.core import load
 from ewbench.analysis.core import validate
-from ewbench.analysis.__main__ import EXIT_USAGE
+from ewbench.analysis import cli
 from ewbench.analysis.__main__ import main as analysis_main
 from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, PACKAGE, ROOT, rewrite
@@ -199,20 +199,30 @@ def test_cli_reports_cannot_run(run_copy, monkeypatch, capsys):
         raise tj.CannotRun("PyTorch is not installed (test)")
     monkeypatch.setattr(tj, "import_torch", no_torch)
     before = (run_copy / "timing.csv").read_bytes()
-    assert tj.main([str(run_copy)]) == tj.EXIT_CANNOT_RUN
-    assert "cannot run here: PyTorch is not installed" in \
-        capsys.readouterr().err
+    # ewbench's "no usable GPU" (5), not 4 ("too large for GPU memory").
+    assert tj.main([str(run_copy)], "ewbench torch") == cli.EXIT_NO_GPU == 5
+    assert capsys.readouterr().err == "ewbench torch: cannot run here: " \
+        "PyTorch is not installed (test)\n"
     assert (run_copy / "timing.csv").read_bytes() == before
     assert not peer_csv(run_copy).exists()
 
 
 def test_dry_run_needs_no_torch(run_copy, capsys):
     drop_torch_rows(run_copy)
-    assert tj.main(["--dry-run", str(run_copy)]) == tj.EXIT_OK
+    assert tj.main(["--dry-run", str(run_copy)]) == cli.EXIT_OK
     out = capsys.readouterr().out
-    assert "torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
-        "max_time=10ms warmup=10" in out
-    assert tj.main([]) == tj.EXIT_USAGE
+    assert out.startswith("%s: would time 30 PyTorch points into %s:\n" % (
+        run_copy, run_copy / "peer-torch.csv"))
+    assert "  torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
+        "max_time=10ms warmup=10\n" in out
+    assert tj.main([]) == cli.EXIT_USAGE
+
+
+def test_dry_run_says_when_there_is_nothing_to_do(capsys):
+    """It printed nothing at all (the fixture's torch rows are there)."""
+    assert tj.main(["--dry-run", FIXTURE]) == cli.EXIT_OK
+    assert capsys.readouterr().out == "%s: every PyTorch point is already " \
+        "in timing.csv or peer-torch.csv; nothing to do\n" % FIXTURE
 
 
 def test_module_bad_data_exits_three_without_traceback(run_copy):
@@ -221,7 +231,7 @@ def test_module_bad_data_exits_three_without_traceback(run_copy):
     proc = subprocess.run([sys.executable, "-m", "ewbench.peers.torch_ops",
                            "--dry-run", str(run_copy)], cwd=ROOT,
                           capture_output=True, text=True, check=False)
-    assert proc.returncode == tj.EXIT_DATA
+    assert proc.returncode == cli.EXIT_DATA
     assert "timing.csv:2: column check: expected one of pass, fail" in \
         proc.stderr
     assert "Traceback" not in proc.stderr
@@ -232,17 +242,25 @@ def test_run_as_a_file_says_how_to_run_it(run_copy):
                                                         "torch_ops.py"),
                            str(run_copy)], cwd=ROOT, capture_output=True,
                           text=True, check=False)
-    assert proc.returncode == tj.EXIT_USAGE
+    assert proc.returncode == cli.EXIT_USAGE
     assert "usage: ewbench torch RUN_DIR" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_analysis_torch_points_to_the_new_command(run_copy, capsys):
-    assert analysis_main(["torch", str(run_copy)]) == EXIT_USAGE
-    assert analysis_main(["torch", "--dry-run", str(run_copy)]) == EXIT_USAGE
-    assert analysis_main(["torch", "--help"]) == EXIT_USAGE
-    err = capsys.readouterr().err
-    assert err.count("moved to `ewbench torch RUN_DIR`") == 3
+def test_analysis_takes_torch_as_ewbench_does(run_copy, capsys):
+    """README: python3 -m ewbench.analysis takes the same commands (it
+    answered 'moved', exit 2)."""
+    drop_torch_rows(run_copy)
+    assert analysis_main(["torch", "--dry-run", str(run_copy)]) == \
+        cli.EXIT_OK
+    assert "would time 30 PyTorch points" in capsys.readouterr().out
+    assert analysis_main(["torch", "--help"]) == cli.EXIT_OK
+    assert capsys.readouterr().out.startswith(
+        "usage: python3 -m ewbench.analysis torch ")
+    assert analysis_main(["torch", "--bogus", str(run_copy)]) == \
+        cli.EXIT_USAGE
+    assert "python3 -m ewbench.analysis torch: error:" in \
+        capsys.readouterr().err
 
 
 # loading peer-*.csv

@@ -11,7 +11,7 @@ from ewbench.analysis.core import study
 from ewbench.analysis.report import user_kernels as uk
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.core.load import load_run
-from conftest import rewrite
+from conftest import rewrite, unwrapped
 
 USER = "user:add_f32x4_user"
 
@@ -175,7 +175,7 @@ def test_report_renders_a_custom_op(run_copy, tmp_path):
     add_custom_op(run_copy)
     md, _, _ = report.write_report(load_run(str(run_copy)),
                                    str(tmp_path / "report"), plots.plot_study)
-    text = open(md, encoding="utf-8").read()
+    text = unwrapped(open(md, encoding="utf-8").read())
     section = text[text.index("Your kernels beside the study"):]
     assert "`user:fma_bf16`" in section
     assert "custom bf16" in section

@@ -24,7 +24,7 @@ selection(const char *patterns, int *rc, char **cause)
 
 	memset(selected, 1, sizeof selected);
 	*cause = NULL;
-	*rc = ids_select(patterns, ids, NIDS, selected, cause);
+	*rc = ids_select(patterns, ids, NULL, NIDS, selected, cause);
 	out = xstrdup("");
 	for (i = 0; i < NIDS; i++) {
 		if (!selected[i])
@@ -114,10 +114,27 @@ main(void)
 		bool	 sel[5];
 		char	*cause = NULL;
 
-		CHECK(ids_select("a", near, 5, sel, &cause) == -1);
+		CHECK(ids_select("a", near, NULL, 5, sel, &cause) == -1);
 		CHECK_STR(cause,
 		    "unknown variant 'a'; did you mean ba, aa, ab?");
 		free(cause);
+	}
+
+	/* A named-only id (an experiment's probe) is chosen by its own
+	 * name, never by a glob or "all". */
+	{
+		static const char *const some[] = { "add_f32", "add_f32_ilp2" };
+		static const bool named[] = { false, true };
+		bool	 sel[2];
+		char	*cause = NULL;
+
+		CHECK(ids_select("add_*", some, named, 2, sel, &cause) == 0);
+		CHECK(sel[0] && !sel[1]);
+		CHECK(ids_select("all", some, named, 2, sel, &cause) == 0);
+		CHECK(sel[0] && !sel[1]);
+		CHECK(ids_select("add_f32_ilp2", some, named, 2, sel,
+		    &cause) == 0);
+		CHECK(!sel[0] && sel[1]);
 	}
 
 	/* Nothing to choose from: even "all" matches nothing. */
@@ -125,7 +142,7 @@ main(void)
 		bool	 sel[1];
 		char	*cause = NULL;
 
-		CHECK(ids_select("all", ids, 0, sel, &cause) == -1);
+		CHECK(ids_select("all", ids, NULL, 0, sel, &cause) == -1);
 		CHECK(cause != NULL);
 		free(cause);
 	}

@@ -4,6 +4,7 @@
  * variants and the cub peers are all there, and launch shapes cover n.
  * Needs no GPU: it reads the table and calls shapers, never launchers.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ewbench.h"
@@ -80,6 +81,31 @@ check_shape(const struct ewb_variant *v, unsigned block, uint64_t n)
 	CHECK((s.grid - 1) * per_block < n);
 }
 
+/* A probe (probe.def) <of>_ilp<K> is its study variant's loads, K
+ * times as many per thread, at that variant's published block. */
+static void
+check_probe(const struct ewb_variant *v)
+{
+	const struct ewb_variant	*of;
+	const char			*ilp = strstr(v->id, "_ilp");
+	char				 base[64];
+	unsigned			 k;
+
+	CHECK(ilp != NULL && (size_t)(ilp - v->id) < sizeof base);
+	if (ilp == NULL)
+		return;
+	snprintf(base, sizeof base, "%.*s", (int)(ilp - v->id), v->id);
+	CHECK((of = find(base)) != NULL && strcmp(of->origin, "study") == 0);
+	if (of == NULL)
+		return;
+	k = (unsigned)strtoul(ilp + 4, NULL, 10);
+	CHECK(k >= 2 && v->elems_per_thread == k * of->elems_per_thread);
+	CHECK(v->op == of->op && v->dtype == of->dtype);
+	CHECK(v->vector_width == of->vector_width);
+	CHECK(v->default_block == of->default_block);
+	CHECK(!v->grid_stride && !of->grid_stride);
+}
+
 int
 main(void)
 {
@@ -99,7 +125,10 @@ main(void)
 		CHECK(v->id != NULL && v->technique != NULL &&
 		    strlen(v->technique) > 10);
 		CHECK(peer || strcmp(v->origin, "study") == 0 ||
-		    strcmp(v->origin, "ewbench") == 0);
+		    strcmp(v->origin, "ewbench") == 0 ||
+		    strcmp(v->origin, "probe") == 0);
+		if (strcmp(v->origin, "probe") == 0)
+			check_probe(v);
 		CHECK(v->launch != NULL && v->shape != NULL);
 		CHECK(peer == (v->kernel == NULL));
 		CHECK(v->default_block >= 32 && v->default_block <= 1024 &&

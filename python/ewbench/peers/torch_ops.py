@@ -1,6 +1,7 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
 (fp32), timed as ewbench times its own rows, written to the run's
-peer-torch.csv.  Run as `ewbench torch RUN_DIR... [--dry-run]`.
+peer-torch.csv.  Run as `ewbench torch RUN_DIR... [--dry-run]` (or
+python3 -m ewbench.analysis torch ...).
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
@@ -41,8 +42,10 @@ process and one profiler session, each run's rows in its own
 peer-torch.csv: `make report` times torch.add again beside its repeat
 rounds this way.
 
-Exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
-4 cannot run here (no PyTorch, no CUDA GPU, or a GPU other than the run's).
+Exit statuses are ewbench's (analysis/cli.py): 0 ok, 1 I/O error, 2
+usage (a run directory that does not exist included), 3 bad input data
+(file:line), 5 no usable GPU (no PyTorch with CUDA, or a GPU other than
+the run's), 130 interrupted.
 """
 
 
@@ -56,11 +59,12 @@ from dataclasses import dataclass, replace
 if __name__ == "__main__" and not __package__:
     # Run as a file, the package imports below cannot resolve.
     print("usage: ewbench torch RUN_DIR [--dry-run], or python3 -m "
-          "ewbench.peers.torch_ops RUN_DIR (not as a file)", file=sys.stderr)
+          "ewbench.analysis torch RUN_DIR (not as a file)", file=sys.stderr)
     sys.exit(2)
 
 import numpy as np
 
+from ..analysis import cli
 from ..analysis.core import load
 from ..analysis.core.validate import DTYPE_BYTES, DataError
 
@@ -248,6 +252,7 @@ def import_torch():
     try:
         import torch
     except ImportError as e:
+        cli.stopped(e)          # a stop while torch imported: 130, not 5
         raise CannotRun("PyTorch is not installed (%s); install torch with "
                         "CUDA support to add the reference rows" % e) from None
     if not torch.cuda.is_available():
@@ -436,9 +441,7 @@ def measure_runs(run_dirs, say=print):
     written = {d: 0 for d in run_dirs}
     for d in run_dirs:
         if not any(job.run_dir == d for job in jobs):
-            say("every PyTorch point of %s is already in timing.csv or %s; "
-                "nothing to do" % (d, os.path.basename(
-                    load.peer_paths(d, NAME)[0])))
+            say(nothing_to_do(d))
     if not jobs:
         return written
     torch = import_torch()
@@ -490,64 +493,87 @@ def measure_runs(run_dirs, say=print):
 
 # the command
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_DATA = 3
-EXIT_CANNOT_RUN = 4
-
-EPILOG = """\
-exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
-4 cannot run here (no PyTorch, no CUDA GPU, or not the run's GPU)
-"""
+DESCRIPTION = (
+    "Time the kernels of torch.add (fp32, fp16) and torch.relu (fp32) at "
+    "the run's sizes and cache states, with torch.profiler, as ewbench "
+    "times its own, into RUN_DIR/peer-torch.csv (timing.csv is not "
+    "touched).  Needs PyTorch with CUDA and the GPU the run was measured "
+    "on.  Several run directories are measured in one process, in the "
+    "order given.")
 
 
-def make_parser():
-    parser = argparse.ArgumentParser(
-        prog=("ewbench torch" if os.environ.get("EWBENCH_PROG")
-              else "python3 -m ewbench.peers.torch_ops"),
-        description="Time the kernels of torch.add (fp32, fp16) and "
-        "torch.relu (fp32) at the run's sizes and cache states, with "
-        "torch.profiler, as ewbench times its own, into "
-        "RUN_DIR/peer-torch.csv (timing.csv is not touched).  Several run "
-        "directories are measured in one process, in the order given.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+def make_parser(prog):
+    parser = argparse.ArgumentParser(prog=prog, **cli.page("torch",
+                                                           DESCRIPTION))
     parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="+")
     parser.add_argument("--dry-run", action="store_true",
-                        help="print what would be measured, measure nothing")
+                        help="print what would be measured and where it "
+                        "would be written; measure nothing (needs neither "
+                        "PyTorch nor a GPU)")
     return parser
 
 
-def main(argv=None):
+def nothing_to_do(run_dir):
+    return "%s: every PyTorch point is already in timing.csv or %s; " \
+        "nothing to do" % (run_dir, os.path.basename(
+            load.peer_paths(run_dir, NAME)[0]))
+
+
+def dry_run(run_dirs, say=print):
+    """Say, per run directory, the points a run would time and the file
+    it would write, or that there is nothing to do."""
+    for d in run_dirs:
+        jobs = plan(load.load_run(d))
+        csv = load.peer_paths(d, NAME)[0]
+        if not jobs:
+            say(nothing_to_do(d))
+            continue
+        say("%s: would time %d PyTorch point%s into %s:" % (
+            d, len(jobs), "" if len(jobs) == 1 else "s", csv))
+        for job in jobs:
+            say("  %s n=%d %s samples=%d-%d target=%g%% max_time=%gms "
+                "warmup=%d" % (job.variant, job.n, job.cache,
+                               job.min_samples, job.max_samples,
+                               job.target_pct, job.max_time_ms, job.warmup))
+
+
+def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
+    """The command line; prog is the command as it was typed (`ewbench
+    torch` when ewbench.analysis hands it over)."""
+    def say(text):
+        print("%s: %s" % (prog, text), file=sys.stderr)
     try:
-        args = make_parser().parse_args(argv)
+        args = make_parser(prog).parse_args(argv)
     except SystemExit as e:
-        return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+        return cli.EXIT_OK if e.code in (0, None) else cli.EXIT_USAGE
+    missing = cli.absent(args.run_dirs)
+    if missing:
+        say(missing)
+        return cli.EXIT_USAGE
     try:
         if args.dry_run:
-            for d in args.run_dirs:
-                for job in plan(load.load_run(d)):
-                    print("%s%s n=%d %s samples=%d-%d target=%g%% "
-                          "max_time=%gms warmup=%d" % (
-                              "%s: " % d if len(args.run_dirs) > 1 else "",
-                              job.variant, job.n, job.cache,
-                              job.min_samples, job.max_samples,
-                              job.target_pct, job.max_time_ms, job.warmup))
-            return EXIT_OK
+            dry_run(args.run_dirs)
+            return cli.EXIT_OK
         written = measure_runs(args.run_dirs)
+        for d, rows in written.items():
+            if rows:
+                print("wrote %d rows to %s" % (rows,
+                                               load.peer_paths(d, NAME)[0]))
     except CannotRun as e:
-        print("torch: cannot run here: %s" % e, file=sys.stderr)
-        return EXIT_CANNOT_RUN
+        say("cannot run here: %s" % e)
+        return cli.EXIT_NO_GPU
     except DataError as e:
-        print("torch: %s" % e, file=sys.stderr)
-        return EXIT_DATA
+        say(e)
+        return cli.EXIT_DATA
+    except BrokenPipeError:
+        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
     except OSError as e:
-        print("torch: %s" % e, file=sys.stderr)
-        return EXIT_ERROR
-    for d, rows in written.items():
-        if rows:
-            print("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
-    return EXIT_OK
+        say(cli.os_error_text(e))
+        return cli.EXIT_ERROR
+    except KeyboardInterrupt:
+        say("interrupted; peer-torch.csv keeps its complete rows")
+        return cli.EXIT_INTERRUPTED
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":

@@ -10,12 +10,16 @@
                   --block own,128,...,1024 (the add kernels and cub; + torch
                   rows, timed right after each round); before 2026-11-26
                   round-2/, round-3/ at the published blocks
+      experiments/ ewbench run -v <study variants, probes> -s 2^28 --cache
+                  warm --block own,x2,x4 --no-counters: the interventions
+                  the verdicts predict (report/experiments.py)
       report/     what `ewbench report STUDY_DIR` writes
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
 article's points of the same key (with_metrics_of); the repeat rounds
-(Study.rounds) make the DRAM-tier comparison's repeats.
+(Study.rounds) make the DRAM-tier comparison's repeats; experiments/,
+like them a run that is not a part, the verdicts' experiments.
 A single run directory is a study of one part (`article`), so the report
 code has one shape to handle.
 """
@@ -34,7 +38,15 @@ BLOCKS = "blocks"
 STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
+EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 REPORT_DIR = "report"
+# The layout, as `report --help` and the refusal of a directory that is
+# not one name it.
+LAYOUT = "run directories: at least one of %s/, with %s/ and " \
+    "%s/round-N/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS)
+# Where ewbench's source tree keeps the reference studies it ships, one
+# folder each (reports/reference/<name>/: a study, or a fleet).
+REFERENCES = "reports/reference"
 
 # What each part is for, as the report's Method section says it.
 PURPOSE = {
@@ -59,6 +71,7 @@ class Study:
     ceilings_path: Optional[str] = None         # the run directory whose
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
+    experiments: Optional[object] = None        # load.Run of experiments/
 
     def run(self, part):
         return self.runs.get(part)
@@ -135,13 +148,49 @@ def is_study_dir(path):
         is_run_dir(os.path.join(path, part)) for part in PARTS)
 
 
+def shipped_reference(path):
+    """'reports/reference/<name>[/...]' when path lies in one of the
+    reference folders of ewbench's source tree (known by that place: a
+    copy elsewhere is the user's), else None."""
+    parts = os.path.realpath(path).split(os.sep)
+    top = REFERENCES.split("/")
+    # The last such place: a clone may lie under another reports/reference.
+    for i in reversed(range(len(parts) - len(top))):
+        if parts[i:i + len(top)] == top:
+            return "/".join(parts[i:])
+    return None
+
+
+def reference_text(path, runs, what):
+    """The first words of a report rendered from a shipped reference (None
+    for any other directory): that it is one, of what (what: "a study of
+    one NVIDIA H100 80GB HBM3"), measured when and at which commit (the
+    runs' run.json), and the folder it was rendered from, so that no
+    reader takes it for a measurement of the machine that rendered it."""
+    folder = shipped_reference(path)
+    if folder is None:
+        return None
+    days = sorted({str(r.manifest.get("started_utc") or "")[:10]
+                   for r in runs} - {""})
+    commits = sorted({str((r.manifest.get("tool") or {}).get(
+        "git_revision") or "") for r in runs} - {""})
+    when = ("on %s" % days[0] if len(days) == 1 else
+            "from %s to %s" % (days[0], days[-1]) if days else
+            "on a date its run.json files do not give")
+    at = ("at commit%s %s" % ("" if len(commits) == 1 else "s",
+                              ", ".join("`%s`" % c for c in commits))
+          if commits else "at a commit its run.json files do not give")
+    return ("Shipped reference: %s, measured %s %s, rendered from `%s/`. "
+            "A reading of the data ewbench ships, not a measurement of the "
+            "machine that rendered it." % (what, when, at, folder))
+
+
 def load_study(path):
     """Load every part present.  DataError when path is neither a study
     nor a run directory, or when the parts name different GPUs."""
     if not is_study_dir(path):
-        raise load.DataError(path, None, "expected a study directory (with "
-                             "%s/ run directories) or a run directory" %
-                             "/, ".join(PARTS))
+        raise load.DataError(path, None, "expected a study directory (%s) "
+                             "or a run directory (with run.json)" % LAYOUT)
     ceilings_dir = os.path.join(path, CEILINGS)
     ceilings_from = ceilings_dir if validate.present(
         os.path.join(ceilings_dir, "ceilings.csv")) else None
@@ -160,13 +209,16 @@ def load_study(path):
                      if os.path.isdir(rounds) else ())
         if name.startswith("round-") and
         is_run_dir(os.path.join(rounds, name)))
+    sub = os.path.join(path, EXPERIMENTS)
+    experiments = load.load_run(sub, ceilings_from=ceilings_from) \
+        if is_run_dir(sub) else None
     names = {r.device.get("name") for r in list(runs.values()) + list(
-        repeats)}
+        repeats) + ([experiments] if experiments else [])}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats)
+    return Study(path, runs, ceilings_from, repeats, experiments)
 
 
 def _round_number(name):

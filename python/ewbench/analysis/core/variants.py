@@ -5,40 +5,87 @@ The study's variants are the kernels of the published write-ups
 are libraries timed beside them: cub (`cub_*`, measured by ewbench) and
 PyTorch (`torch_*`, measured by `ewbench torch` into
 peer-torch.csv).  A user's own kernel (`ewbench run --kernel FILE.cu`) is
-`user:<function>`.  Every other variant is one of ewbench's additions.
+`user:<function>`.  The experiments' probes (kernels/probe.def: a study
+variant's own loads, K times as many per thread) are probes.  Every other
+variant is one of ewbench's additions.
 Figures draw the three roles differently and the report never names a
 peer as ewbench's own.
 """
 
 import os
 import re
+from dataclasses import dataclass
 
 STUDY = "study"
 ADDITION = "ewbench addition"
 PEER = "peer"
 USER = "user"
-ROLES = (STUDY, ADDITION, PEER, USER)
+PROBE = "probe"
+ROLES = (STUDY, ADDITION, PEER, USER, PROBE)
 USER_PREFIX = "user:"
 
-STUDY_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                         os.pardir, os.pardir, "defs", "study.def")
+DEFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                    os.pardir, "defs")
+STUDY_DEF = os.path.join(DEFS, "study.def")
+PROBE_DEF = os.path.join(DEFS, "probe.def")
+
+
+def _rows(path, macro):
+    """The argument lists of a .def file's MACRO(...) lines, each as a
+    tuple of its leading comma-separated words (strings left out)."""
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    return [tuple(w.strip() for w in args.split(","))
+            for args in re.findall(r"^%s\(([^\"]*?),\s*\"" % macro, text,
+                                   re.M)]
 
 
 def _study_variants(path=STUDY_DEF):
     """The ids of study.def's STUDY(id, ...) lines, in its order."""
-    with open(path, encoding="utf-8") as f:
-        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
-    return tuple(re.findall(r"^STUDY\((\w+),", text, re.M))
+    return tuple(row[0] for row in _rows(path, "STUDY"))
 
 
 STUDY_VARIANTS = _study_variants()
+# id -> (operation, elements per thread, vector width, grid-stride): the
+# load shape of each study variant, as study.def writes it.
+STUDY_SHAPES = {row[0]: (row[1], row[2], row[3], row[5] == "true")
+                for row in _rows(STUDY_DEF, "STUDY")}
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A row of probe.def: `of`'s loads, `loads` times as many per thread,
+    at `of`'s published block."""
+    id: str
+    operation: str
+    loads: int
+    block: int
+    of: str
+
+
+PROBES = {row[0]: Probe(row[0], row[1], int(row[3]), int(row[4]), row[5])
+          for row in _rows(PROBE_DEF, "PROBE")}
+
+
+def probes_of(variant):
+    """The probes that multiply `variant`'s loads: those of a study
+    variant with the same operation and load shape (elements per thread,
+    vector width), fewest loads first; () for any other variant."""
+    shape = STUDY_SHAPES.get(variant)
+    if shape is None:
+        return ()
+    return tuple(sorted((p for p in PROBES.values()
+                         if STUDY_SHAPES.get(p.of, (None,))[:3] ==
+                         shape[:3]), key=lambda p: p.loads))
 PEER_PREFIXES = ("cub_", "torch_")
 
 
 def role(variant):
-    """STUDY, ADDITION, PEER or USER."""
+    """STUDY, ADDITION, PEER, USER or PROBE."""
     if variant in STUDY_VARIANTS:
         return STUDY
+    if variant in PROBES:
+        return PROBE
     if variant.startswith(USER_PREFIX):
         return USER
     if variant.startswith(PEER_PREFIXES):

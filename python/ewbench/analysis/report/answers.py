@@ -325,6 +325,7 @@ class Shortfall:
     loads: str = ""             # its loads: requested and sector bytes per
     #                             instruction, SASS (findings.load_story)
     sass_missing: str = ""      # why its SASS is not there, '' if it is
+    experiment: Optional[object] = None  # experiments.Experiment, if run
 
     @property
     def share(self):
@@ -365,6 +366,14 @@ def _top_stall(run, p):
     return stalls[0][0], 100.0 * stalls[0][1] / total
 
 
+def _tested(experiment, point):
+    """The experiment was of this point (its size, cache, launch, block)."""
+    return experiment is not None and (
+        experiment.base.n, experiment.base.cache, experiment.base.launch,
+        experiment.base.block) == (point.n, point.cache, point.launch,
+                                   point.block)
+
+
 def shortfalls(sctx):
     """[Shortfall] of the study variants below SHORT_FRACTION x their best
     sibling at the article's largest size, slowest share first."""
@@ -396,5 +405,7 @@ def shortfalls(sctx):
             sel.metric(run, p, sel.M_BYTES_PER_INST), contrast,
             _kib(run, contrast) if contrast else None, fast_block,
             at_block, _top_stall(run, p), fnd.load_story(run, p),
-            "" if sass.rows(run, p.variant) else sass.why_not(run)))
+            "" if sass.rows(run, p.variant) else sass.why_not(run),
+            sctx.experiments.get(p.variant) if part == stu.ARTICLE and
+            _tested(sctx.experiments.get(p.variant), p) else None))
     return sorted(out, key=lambda s: s.share)

@@ -28,7 +28,8 @@ use as validate.NAME.
 
 from .contract import (BLOCK_RATE_BLOCKS, CACHES, CEILING_NAMES,
                        CEILING_UNIT, CEILING_UNITS, DTYPE_BYTES, DTYPES,
-                       LAUNCHES, LOAD_LEVELS, DataError, block_rate_name,
+                       INFLIGHT_KIB, INFLIGHT_SERIES, LAUNCHES, LOAD_LEVELS,
+                       DataError, block_rate_name, inflight_name,
                        loaded_bandwidth_name, loaded_latency_name)
 from .files import present, read_text, read_text_maybe_gzip
 from .json_files import (check_fleet_json, check_manifest, check_sidecar,

@@ -2,6 +2,9 @@
 (ops, dtypes, caches, launches, ...), the ceilings with their units, and
 DataError, the one refusal every check raises."""
 
+import os
+import re
+
 SCHEMA_VERSION = 2
 # Schema 1 (before 2026-11-24) timed each launch with its own pair of CUDA
 # events; schema 2 adds the kernels' own times and the launch intervals
@@ -42,6 +45,31 @@ def loaded_bandwidth_name(level):
     return loaded_latency_name(level) + "_bandwidth"
 
 
+# The concurrency curve (kernels/inflight.def): its series (shape, bytes
+# per warp load instruction) and levels (KiB of loads in flight per SM).
+INFLIGHT_DEF = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            os.pardir, os.pardir, os.pardir, "defs",
+                            "inflight.def")
+
+
+def _read_inflight(path=INFLIGHT_DEF):
+    with open(path, encoding="utf-8") as f:
+        text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
+    series = tuple((shape, int(request)) for shape, request in re.findall(
+        r"^INFLIGHT_SERIES\((\w+), *(\d+)\)", text, re.M))
+    levels = tuple(int(k) for k in re.findall(
+        r"^INFLIGHT_LEVEL\((\d+)\)", text, re.M))
+    return series, levels
+
+
+INFLIGHT_SERIES, INFLIGHT_KIB = _read_inflight()
+
+
+def inflight_name(shape, kib, request):
+    """A concurrency-curve row: dram_<shape>_inflight<KiB>k_r<request>."""
+    return "dram_%s_inflight%dk_r%d" % (shape, kib, request)
+
+
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
     "dram_add": "byte/s", "l2_read": "byte/s", "dram_latency": "ns",
@@ -53,6 +81,9 @@ for _level in LOAD_LEVELS:
     CEILING_UNIT[loaded_bandwidth_name(_level)] = "byte/s"
 for _block in BLOCK_RATE_BLOCKS:
     CEILING_UNIT[block_rate_name(_block)] = "block/s"
+for _shape, _request in INFLIGHT_SERIES:
+    for _kib in INFLIGHT_KIB:
+        CEILING_UNIT[inflight_name(_shape, _kib, _request)] = "byte/s"
 CEILING_NAMES = tuple(CEILING_UNIT)
 CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")

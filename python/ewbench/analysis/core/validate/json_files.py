@@ -157,6 +157,7 @@ RUN_JSON = Object({
         "variants": ListOf(text(most=NAME_MAX)),
         "sizes": ListOf(integer(1)),
         "blocks": ListOf(integer(0)),     # 0: "own", the published shape
+        "block_times": ListOf(integer(1)),  # --block xK: K x its own
         "iters": integer(1),
         "warmup": integer(),
         "cache": ListOf(text(CACHES)),

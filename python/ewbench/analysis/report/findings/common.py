@@ -3,9 +3,9 @@ the context of a study it judges (one Context per part, computed once) and
 the helpers several findings use.  Each finding is a module beside this one
 (registry.FINDINGS lists them in order)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from .. import model
+from .. import experiments, model
 from ...core import select as sel
 from ...core import study as stu
 
@@ -47,6 +47,8 @@ class Context:
 class StudyContext:
     study: object
     parts: dict             # part name -> Context
+    experiments: dict = field(default_factory=dict)  # variant ->
+    #   experiments.Experiment, whose outcome the article's verdicts carry
 
     def part(self, *names):
         """(name, Context) of the first of names present, or (None, None)."""
@@ -60,20 +62,43 @@ class StudyContext:
         return self.part(*stu.PARTS)[1]
 
 
-def run_context(run):
+def run_context(run, fixed_fits=None):
+    """The Context of one run; fixed_fits: the fits of the study's sweep,
+    for the fixed cost of a series this run has too few sizes to fit."""
     fits = model.fit_series(run.points, run.l2_bytes,
                             run.spec_dram_bandwidth)
-    verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
+    verdicts = {p.key: v for p, v in model.classify_run(run, fits,
+                                                        fixed_fits)}
     points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
     return Context(run, points, fits, verdicts)
 
 
 def make_context(study):
-    """A StudyContext of a Study, or of one loaded run."""
+    """A StudyContext of a Study, or of one loaded run; the article's
+    verdicts at the largest size as its experiments left them
+    (report/experiments.py)."""
     if not isinstance(study, stu.Study):
         study = stu.single_run_study(study)
-    return StudyContext(study, {name: run_context(run)
-                                for name, run in study.runs.items()})
+    parts = {}
+    if stu.SWEEP in study.runs:
+        parts[stu.SWEEP] = run_context(study.runs[stu.SWEEP])
+    sweep_fits = parts[stu.SWEEP].fits if parts else None
+    for name, run in study.runs.items():
+        if name not in parts:
+            parts[name] = run_context(run, sweep_fits)
+    tested = experiments.study_experiments(StudyContext(study, parts))
+    if tested:
+        article = parts[stu.ARTICLE]
+        verdicts = dict(article.verdicts)
+        for e in tested.values():
+            key = next(p.key for p in article.points
+                       if p.variant == e.variant and p.n == e.base.n and
+                       p.cache == e.base.cache and
+                       p.launch == e.base.launch and
+                       p.block == e.base.block)
+            verdicts[key] = experiments.tested_verdict(e)
+        parts[stu.ARTICLE] = replace(article, verdicts=verdicts)
+    return StudyContext(study, parts, tested)
 
 
 def _unit(number):

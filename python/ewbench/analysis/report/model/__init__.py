@@ -3,8 +3,8 @@
 Everything here is a pure function of its arguments.  Modules:
 
   fit       the launch-floor fit t = t0 + V / B per series (LaunchFit)
-  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency under
-            load and the loads in flight Little's law needs (Bound)
+  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency (Bound)
+  curve     the measured concurrency curve, and a point's place on it
   rules     the verdict rules in order (the rule table), classify
   facts     the PointFacts of a point from a run, classify_run
   above     rows above a measured DRAM ceiling, with their explanation
@@ -16,20 +16,23 @@ imported here.
 from .above import (BEATS_CEILING, CEILING_BEATEN_PCT, UNEXPLAINED,
                     WRITES_IN_L2, above_dram_ceiling)
 from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
-                       fitted_launch_floor, l2_ceiling, latency_at,
-                       launch_floor, loaded_latencies, measured_block_rate,
-                       measured_launch_floor, needed_in_flight, pct_of,
+                       fitted_launch_floor, l2_ceiling, launch_floor,
+                       measured_block_rate, measured_launch_floor, pct_of,
                        run_dram_ceiling, spec_dram)
-from .facts import (PointFacts, _siblings, classify_run,
-                    kib_in_flight_per_sm, occupancy, point_facts,
+from .curve import OnCurve, Series, curves, place
+from .facts import (PointFacts, _siblings, block_slots, classify_run,
+                    fixed_cost, kib_in_flight_per_sm, occupancy, point_facts,
                     sibling_key, warm_slower_kernels, warm_slower_than_cold)
 from .fit import fit_launch_model, fit_series, served_by_l2
-from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE, DRAM_BOUND,
-                    DRAM_FRACTION, ISSUE_BAND, ISSUE_BOUND,
-                    ISSUE_BYTES_PER_INST, ISSUE_MARGIN, L2_BOUND,
-                    L2_DRAM_FRACTION, LATENCY_BOUND, LATENCY_MARGIN,
+from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE, CURVE_ENOUGH,
+                    CURVE_TOLERANCE, DRAM_BOUND, DRAM_FRACTION,
+                    FIXED_COST_BOUND, FIXED_COST_SHARE, FIXED_SHARE,
+                    ISSUE_BAND, ISSUE_BOUND, ISSUE_BYTES_PER_INST,
+                    ISSUE_MARGIN, L2_BOUND, L2_DRAM_FRACTION, L2_SHARE,
+                    LATENCY_BOUND,
                     LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
                     OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
                     SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
-                    Verdict, classify, rule_dram, rule_issue, rule_l2,
-                    rule_latency, rule_launch)
+                    Verdict, classify, rule_dram, rule_fixed_cost,
+                    rule_issue, rule_l2, rule_latency, rule_launch,
+                    rule_occupancy)

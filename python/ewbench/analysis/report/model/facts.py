@@ -6,10 +6,11 @@ from typing import Optional
 
 from ...core import compare
 from ...core import select as sel
+from . import curve
 from .ceilings import (Bound, _idle_latency, _run_block_rate, block_rate,
-                       launch_floor, measured_block_rate, needed_in_flight,
-                       run_dram_ceiling)
-from .fit import fit_series
+                       fitted_launch_floor, l2_ceiling, launch_floor,
+                       measured_block_rate, run_dram_ceiling)
+from .fit import fit_series, series_key
 from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
                     MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
                     SIBLING_FRACTION, classify)
@@ -40,9 +41,8 @@ class PointFacts:
     full_speed_kib_in_flight: Optional[float] = None   # the fewest of
     #   the DRAM-bound siblings whose loads in flight are known
     full_speed_sibling: Optional[str] = None
-    needed_kib_in_flight: Optional[float] = None  # Little's law, per SM
-    needed_kib_range: Optional[tuple] = None      # (low, high) of it
-    needed_source: str = ""
+    on_curve: Optional[curve.OnCurve] = None  # its loads in flight on the
+    #   measured concurrency curve: what they allow
     stalls: tuple = ()      # ((reason, % of active warps), ...), largest
     #                         first (metrics/stalls.txt)
     grid: Optional[int] = None
@@ -51,6 +51,11 @@ class PointFacts:
     theoretical_occupancy_pct: Optional[float] = None
     cache: Optional[str] = None             # warm | cold; None: not known
     load_latency_ns: Optional[float] = None  # measured dram_latency
+    l2_ceiling: Optional[Bound] = None      # measured l2_read
+    fixed_ns: Optional[float] = None        # fitted intercept t0 of its
+    fixed_source: Optional[str] = None      #   series (else the median)
+    block_slots: Optional[int] = None       # blocks of its size the GPU
+    #   holds at once (one wave)
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -124,10 +129,11 @@ def _siblings(run):
 
 
 def point_facts(run, point, fits, siblings=None, cold=None,
-                block_ceiling=None):
+                block_ceiling=None, fixed_fits=None):
     """The facts of one point; siblings (from _siblings), cold (warm
     point key -> cold twin) and block_ceiling (block_rate_ceiling) are
-    computed once per run by classify_run."""
+    computed once per run by classify_run; fixed_fits, the fits of
+    another run of the study with more sizes (fixed_cost)."""
     floor_ns, floor_source = launch_floor(run, point, fits)
     occ, occ_kind = occupancy(run, point)
     dram = run_dram_ceiling(run, point.op)
@@ -153,8 +159,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
                                            max_threads)
                 if kib is not None and (full_kib is None or kib < full_kib):
                     full_kib, full_name = kib, p.variant
-    need, need_range, need_source = needed_in_flight(
-        run, dram, point.op, full_kib, full_name)
+    kib = kib_in_flight_per_sm(point, occ, max_threads)
+    fixed, fixed_source = fixed_cost(point, fits, fixed_fits)
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -171,16 +177,15 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         occupancy_pct=occ,
         occupancy_kind=occ_kind,
         bytes_per_inst=sel.metric(run, point, sel.M_BYTES_PER_INST),
-        kib_in_flight_per_sm=kib_in_flight_per_sm(point, occ, max_threads),
+        kib_in_flight_per_sm=kib,
         cold_time_ns=twin.time_median_ns if twin else None,
         best_sibling=best.variant if best else None,
         best_sibling_bandwidth=best.bandwidth if best else None,
         full_speed_bytes_per_inst=full_bpi,
         full_speed_kib_in_flight=full_kib,
         full_speed_sibling=full_name,
-        needed_kib_in_flight=need,
-        needed_kib_range=need_range,
-        needed_source=need_source,
+        on_curve=curve.place(run.ceilings, point.op, sel.metric(
+            run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram),
         stalls=tuple(sel.stall_shares(run, point)),
         grid=point.grid,
         block_rate=block_rate(point),
@@ -188,7 +193,54 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         theoretical_occupancy_pct=sel.metric(
             run, point, sel.M_THEORETICAL_OCCUPANCY),
         cache=point.cache,
-        load_latency_ns=_idle_latency(run))
+        load_latency_ns=_idle_latency(run),
+        l2_ceiling=l2_ceiling(run.ceilings),
+        fixed_ns=fixed,
+        fixed_source=fixed_source,
+        block_slots=block_slots(run, point))
+
+
+def fixed_cost(point, fits, other=None):
+    """(ns, source): the fixed cost of a launch of this point's series,
+    its fitted intercept t0 where that fit is usable; else, for a kernel's
+    own duration (which no launch mode changes), the usable fit of the same
+    variant, block and cache state in `other` (the fits of a run with more
+    sizes: the study's sweep, whose launches are graphed); else the median
+    t0 of the usable fits of its cache state and launch mode, in its run
+    or (a kernel's own duration) in `other`; (None, None)."""
+    fit = (fits or {}).get(series_key(point))
+    if fit is not None and fit.usable:
+        return fit.t0_ns, "its series' fitted intercept"
+    kernel = point.time_source == "kernel"
+    if kernel:
+        for (variant, block, cache, _), fit in (other or {}).items():
+            if (variant, block, cache) == (point.variant, point.block,
+                                           point.cache) and fit.usable:
+                return fit.t0_ns, "the fitted intercept of its sweep"
+    ns, source = fitted_launch_floor(fits or {}, point.cache, point.launch)
+    if ns is None and kernel and other:
+        ns, source = fitted_launch_floor(other, point.cache)
+        source = source and source + " of the sweep"
+    return ns, source
+
+
+def block_slots(run, point):
+    """How many blocks of the point's block size the GPU holds at once:
+    the theoretical occupancy's blocks per SM (its counter, else the
+    device's thread and block limits) x SMs; None when not known."""
+    sms = run.device.get("sm_count")
+    threads = run.device.get("max_threads_per_sm")
+    if not point.block or not sms or not threads:
+        return None
+    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
+    if theoretical is not None:
+        per_sm = int(theoretical / 100.0 * threads / point.block + 1e-6)
+    else:
+        per_sm = threads // point.block
+        most = run.device.get("max_blocks_per_sm")
+        if most:
+            per_sm = min(per_sm, most)
+    return per_sm * sms if per_sm > 0 else None
 
 
 def cold_twins(points):
@@ -235,8 +287,9 @@ def warm_slower_than_cold(run, fits=None):
         p, twins[p.key], launch_floor(run, p, fits)[0])]
 
 
-def classify_run(run, fits=None):
-    """[(point, Verdict)] for every point of the run, in file order."""
+def classify_run(run, fits=None, fixed_fits=None):
+    """[(point, Verdict)] for every point of the run, in file order;
+    fixed_fits: fixed_cost's fits of a run with more sizes."""
     if fits is None:
         fits = fit_series(run.points, run.l2_bytes,
                           run.spec_dram_bandwidth)
@@ -245,5 +298,5 @@ def classify_run(run, fits=None):
     run_rate = _run_block_rate(run)
     return [(p, classify(point_facts(
         run, p, fits, siblings, cold,
-        measured_block_rate(run.ceilings, p.block) or run_rate)))
-        for p in run.points]
+        measured_block_rate(run.ceilings, p.block) or run_rate,
+        fixed_fits))) for p in run.points]

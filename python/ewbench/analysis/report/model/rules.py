@@ -22,24 +22,38 @@ state and launch mode (every variant, peers included).
                    theoretical where both are measured: launching the
                    kernel and its blocks sets the time, whatever memory
                    serves the data.
+  fixed-cost-bound the series' fitted fixed cost t0 is at least
+                   FIXED_SHARE of the time, and t0 + the bytes at the
+                   ceiling of the level that serves them (L2 when the data
+                   came from L2, else DRAM) >= FIXED_COST_SHARE x time: a
+                   fixed start-up and tail cost sets it, not the memory
+                   level's bandwidth; more bytes per launch lift it.
   L2-bound         footprint < L2 capacity, and either bandwidth > DRAM
                    ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
-                   bytes moved: the data came from L2, not DRAM.
+                   bytes moved: the data came from L2, not DRAM; and
+                   bandwidth >= L2_SHARE x the measured L2 ceiling (far
+                   below it, L2 bandwidth is not what sets the time).
   DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling and >=
                    SIBLING_FRACTION x the best sibling's: a variant far
                    below a sibling that moves the same bytes is not held
                    back by DRAM.  Never for a warm point whose footprint
                    is below L2_DRAM_FRACTION of the L2 unless counters
-                   show DRAM moving half its bytes: L2 serves it.
+                   show DRAM moving half its bytes, nor one whose data
+                   came from L2 (the L2 rule's test): L2 serves it.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
-                   measured) < OCCUPANCY_PCT, and not DRAM-bound.
-  latency-bound    loads in flight per SM < (1 - LATENCY_MARGIN) x the low
-                   end of what Little's law needs (needed_in_flight: the
-                   op's reads at DRAM_FRACTION of the ceiling x the latency
-                   measured at that load, latency_at / SMs; without a
-                   latency, the fewest a DRAM-bound sibling keeps in
-                   flight); or, where that estimate is
-                   missing or inside the margin, long-scoreboard stalls
+                   measured) < OCCUPANCY_PCT, and not DRAM-bound; never
+                   when the grid is smaller than the GPU's block slots for
+                   its block size (low occupancy is then the grid's), nor
+                   when the concurrency curve says its loads in flight
+                   already suffice (>= CURVE_ENOUGH of the curve's top).
+  latency-bound    too few bytes in flight: placed on the measured
+                   concurrency curve (curve.py) by its loads in flight per
+                   SM and its request size, the curve gives less than
+                   CURVE_ENOUGH of its top there, and the point is not
+                   above that prediction by more than CURVE_TOLERANCE
+                   (then its estimate of loads in flight is too low to
+                   trust); or, without a curve or an estimate, or when the
+                   point outruns the prediction, long-scoreboard stalls
                    >= STALL_DOMINANT of all (metrics/stalls.txt) and above
                    the issue stalls, while the memory system has room:
                    below DRAM_FRACTION of the ceiling, or below
@@ -84,9 +98,20 @@ SIBLING_FRACTION = 0.90
 # (and >= DRAM_FRACTION of the ceiling) is DRAM-bound only when no other
 # rule explains it, so 89.97 % and 90.4 % no longer get opposite verdicts.
 SIBLING_BAND = 0.05
-# Latency-bound: bytes in flight per SM short of what Little's law needs
-# (bandwidth x latency / SMs) by more than this fraction.
-LATENCY_MARGIN = 0.25
+# Latency-bound on the concurrency curve: its loads in flight reach less
+# than CURVE_ENOUGH of the curve's top, and the point is at most
+# CURVE_TOLERANCE above what the curve predicts for them.  (On the H100
+# the scalar study kernels sit within 3 % of it: add_f32 2720 GB/s
+# against 2784, relu_f32 2256 against 2324.)
+CURVE_ENOUGH = 0.95
+CURVE_TOLERANCE = 0.10
+# Fixed-cost-bound: the fitted fixed cost is at least FIXED_SHARE of the
+# time and, with the bytes at the serving level's ceiling, explains at
+# least FIXED_COST_SHARE of it.
+FIXED_SHARE = 0.25
+FIXED_COST_SHARE = 0.90
+# L2-bound only at L2_SHARE of the measured L2 ceiling or more.
+L2_SHARE = 0.5
 # Stall reasons (metrics/stalls.txt) that mean warps wait on memory
 # latency, and the share of all stalls they must reach to decide it.
 LATENCY_STALLS = ("long_scoreboard",)
@@ -121,6 +146,7 @@ BLOCK_RATE_AGREE = 2
 
 LAUNCH_BOUND = "launch-bound"
 BLOCK_LAUNCH_BOUND = "block-launch-bound"
+FIXED_COST_BOUND = "fixed-cost-bound"
 L2_BOUND = "L2-bound"
 DRAM_BOUND = "DRAM-bound"
 LATENCY_BOUND = "latency-bound"
@@ -128,7 +154,8 @@ OCCUPANCY_BOUND = "occupancy-bound"
 ISSUE_BOUND = "issue-bound"
 UNKNOWN = "undetermined"
 VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, BLOCK_LAUNCH_BOUND,
-            LATENCY_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND, UNKNOWN)
+            FIXED_COST_BOUND, LATENCY_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
+            UNKNOWN)
 
 # Fraction of bytes_moved that is read, per op (add: 2 reads + 1 write;
 # relu out of place and abs in place: 1 read + 1 write).
@@ -165,16 +192,6 @@ def _occupancy_text(f):
     return "%s occupancy %.0f%%" % (f.occupancy_kind, f.occupancy_pct)
 
 
-def _need_text(f):
-    """The loads in flight Little's law needs, with its range."""
-    text = "%.0f KiB" % f.needed_kib_in_flight
-    if f.needed_kib_range:
-        low, high = f.needed_kib_range
-        text += " (%.0f-%s KiB)" % (low, "%.0f" % high if high < float(
-            "inf") else "more")
-    return text + " needed to cover DRAM latency: " + f.needed_source
-
-
 def _in_flight_text(f):
     """Loads in flight per SM, with a sibling's at the ceiling when known;
     None without an estimate."""
@@ -207,24 +224,63 @@ def rule_launch(f):
     return None
 
 
-def rule_l2(f):
+def _from_l2(f):
+    """Why the point's data came from L2 (footprint inside it, and its
+    bandwidth above DRAM's or its counters' DRAM bytes under half of what
+    it moved), or None."""
     if f.l2_bytes is None or f.footprint_bytes >= f.l2_bytes:
         return None
     fits = "footprint %s < L2 %s" % (bytes_label(f.footprint_bytes),
                                      bytes_label(f.l2_bytes))
     if f.dram_ceiling is not None and f.bandwidth > f.dram_ceiling.value:
-        return Verdict(L2_BOUND, "%s and bandwidth %s > DRAM ceiling %s "
-                       "(%s)" % (fits, gbps(f.bandwidth),
-                                 gbps(f.dram_ceiling.value),
-                                 f.dram_ceiling.source))
+        return "%s and bandwidth %s > DRAM ceiling %s (%s)" % (
+            fits, gbps(f.bandwidth), gbps(f.dram_ceiling.value),
+            f.dram_ceiling.source)
     if f.dram_bytes is not None and \
             f.dram_bytes < L2_DRAM_FRACTION * f.bytes_moved:
-        return Verdict(L2_BOUND, "%s and DRAM bytes %s = %.0f%% of bytes "
-                       "moved (< %.0f%%)" % (
-                           fits, bytes_label(f.dram_bytes),
-                           100.0 * f.dram_bytes / f.bytes_moved,
-                           100.0 * L2_DRAM_FRACTION))
+        return "%s and DRAM bytes %s = %.0f%% of bytes moved (< %.0f%%)" % (
+            fits, bytes_label(f.dram_bytes),
+            100.0 * f.dram_bytes / f.bytes_moved, 100.0 * L2_DRAM_FRACTION)
     return None
+
+
+def rule_l2(f):
+    """Served by L2, and at half the measured L2 ceiling or more: far
+    below it, something else sets the time (a fixed cost, the launch)."""
+    why = _from_l2(f)
+    if why is None:
+        return None
+    if f.l2_ceiling is not None:
+        share = f.bandwidth / f.l2_ceiling.value
+        if share < L2_SHARE:
+            return None
+        why += "; %.0f%% of the L2 ceiling %s (%s)" % (
+            100 * share, gbps(f.l2_ceiling.value), f.l2_ceiling.source)
+    return Verdict(L2_BOUND, why)
+
+
+def rule_fixed_cost(f):
+    """A fixed cost per launch (the series' fitted intercept t0) is a
+    quarter of the time or more, and with the bytes streamed at the ceiling
+    of the level that serves them explains FIXED_COST_SHARE of it: the
+    launch's start-up and tail, not the memory level, set the time."""
+    if not f.fixed_ns or f.fixed_ns < FIXED_SHARE * f.time_ns:
+        return None
+    level = f.l2_ceiling if _from_l2(f) is not None else f.dram_ceiling
+    if level is None:
+        return None
+    stream = f.bytes_moved / level.value * 1e9
+    if f.fixed_ns + stream < FIXED_COST_SHARE * f.time_ns:
+        return None
+    return Verdict(FIXED_COST_BOUND, "fixed cost %s µs (%s) + %s at %s "
+                   "(%s) in %s µs = %.0f%% of its %s µs: a fixed cost per "
+                   "launch, not the memory level's bandwidth, sets it; "
+                   "more bytes per launch lift it" % (
+                       us(f.fixed_ns), f.fixed_source,
+                       bytes_label(f.bytes_moved), gbps(level.value),
+                       level.source, us(stream),
+                       100 * (f.fixed_ns + stream) / f.time_ns,
+                       us(f.time_ns)))
 
 
 def _served_by_l2(f):
@@ -239,7 +295,8 @@ def _served_by_l2(f):
 
 
 def rule_dram(f):
-    if f.dram_ceiling is None or _served_by_l2(f):
+    if f.dram_ceiling is None or _served_by_l2(f) or \
+            _from_l2(f) is not None:
         return None
     if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
         return None
@@ -252,31 +309,52 @@ def rule_dram(f):
         "; " + sibling if sibling and share < 1 else ""))
 
 
+def _curve_short(f):
+    """The point's place on the concurrency curve when the curve says its
+    loads in flight fall short (< CURVE_ENOUGH of the curve's top), else
+    None."""
+    oc = f.on_curve
+    return oc if oc is not None and oc.share < CURVE_ENOUGH else None
+
+
+def _curve_enough(f):
+    """The curve says its loads in flight suffice."""
+    return f.on_curve is not None and f.on_curve.share >= CURVE_ENOUGH
+
+
 def rule_latency(f):
-    """Little's law: to sustain bandwidth B against a latency L a GPU needs
-    B x L bytes in flight, B x L / SMs per SM.  Fires when the point keeps
-    less than (1 - LATENCY_MARGIN) of that in flight.  Where that estimate
-    is missing or inside the margin, the stall counters decide: warps
+    """Too few bytes in flight to cover DRAM latency, measured: on the
+    concurrency curve its loads in flight allow less than CURVE_ENOUGH of
+    the curve's top, and the point is not faster than that allows (by more
+    than CURVE_TOLERANCE: then the estimate of its loads in flight is too
+    low to trust).  Where the curve or the estimate is missing, or the
+    point outruns the prediction, the stall counters decide: warps
     waiting mostly on global loads' results (long scoreboard, not issue
     limits) while the memory system has room for more (below
     DRAM_FRACTION of the ceiling, or clearly below a sibling that moves
-    the same bytes) keep too few loads in flight to cover its latency.
-    Waiting on loads alone decides nothing: a DRAM-bound kernel waits on
-    them too."""
-    need, have = f.needed_kib_in_flight, f.kib_in_flight_per_sm
-    # Short of even the low end of the need's range: the latency
-    # measurements around the load cannot explain the shortfall away.
-    low = f.needed_kib_range[0] if f.needed_kib_range else need
-    if need is not None and have is not None and \
-            have < (1 - LATENCY_MARGIN) * low:
-        parts = ["about %.0f KiB of loads in flight per SM < %.0f%% of the "
-                 "%s" % (have, 100 * (1 - LATENCY_MARGIN), _need_text(f)),
-                 _dram_text(f)]
+    the same bytes).  Waiting on loads alone decides nothing: a DRAM-bound
+    kernel waits on them too."""
+    oc = _curve_short(f)
+    if oc is not None and f.bandwidth <= (1 + CURVE_TOLERANCE) * \
+            oc.bandwidth:
+        parts = ["about %.0f KiB of loads in flight per SM: %s" % (
+            oc.kib, oc.text), "it moves %s, %.0f%% of that" % (
+                gbps(f.bandwidth), 100 * f.bandwidth / oc.bandwidth)]
+        if f.bandwidth < (1 - CURVE_TOLERANCE) * oc.bandwidth:
+            parts.append("short of even that: something more holds it "
+                         "back")
+        enough = oc.series.kib_for(CURVE_ENOUGH)
+        if enough is not None:
+            parts.append("the curve reaches %.0f%% of its top at %.0f KiB "
+                         "in flight per SM" % (100 * CURVE_ENOUGH, enough))
         if _occupancy_text(f):
             parts.append(_occupancy_text(f))
         if f.stall_text:
             parts.append(f.stall_text)
+        parts.append("more bytes in flight per thread lift it")
         return Verdict(LATENCY_BOUND, "; ".join(parts))
+    if _curve_enough(f):
+        return None
     waits = f.stall_share(LATENCY_STALLS)
     if waits is None or waits < STALL_DOMINANT or \
             f.stall_share(ISSUE_STALLS) >= waits:
@@ -295,11 +373,10 @@ def rule_latency(f):
              "too few loads in flight to cover its latency" % (
                  100 * waits, "; ".join(room))]
     parts += [x for x in (_in_flight_text(f), _occupancy_text(f)) if x]
-    if f.needed_kib_in_flight is not None and \
-            f.kib_in_flight_per_sm is not None:
-        # Little's law did not decide it: say how close it came.
-        parts.append("Little's law alone does not decide it: %s" %
-                     _need_text(f))
+    if oc is not None:
+        parts.append("it outruns the concurrency curve's %s for its "
+                     "estimated %.0f KiB in flight, so the curve does not "
+                     "decide it" % (gbps(oc.bandwidth), oc.kib))
     parts.append(f.stall_text)
     return Verdict(LATENCY_BOUND, "; ".join(parts))
 
@@ -309,6 +386,7 @@ def rule_dram_band(f):
     rule explained the point."""
     share = f.sibling_share
     if f.dram_ceiling is None or share is None or _served_by_l2(f) or \
+            _from_l2(f) is not None or \
             f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
             share < SIBLING_FRACTION - SIBLING_BAND:
         return None
@@ -362,16 +440,25 @@ def rule_block_launch(f):
 
 
 def rule_occupancy(f):
+    """Too few resident warps, where the grid could fill the GPU and the
+    concurrency curve says its loads in flight fall short."""
     if f.occupancy_pct is None or f.occupancy_pct >= OCCUPANCY_PCT:
+        return None
+    if f.grid and f.block_slots and f.grid < f.block_slots:
+        return None     # fewer blocks than slots: the grid leaves them empty
+    if _curve_enough(f):
         return None
     parts = ["%s occupancy %.0f%% < %.0f%%" % (
         f.occupancy_kind, f.occupancy_pct, OCCUPANCY_PCT), _dram_text(f)]
     if _sibling_text(f):
         parts.append(_sibling_text(f))
-    if f.kib_in_flight_per_sm is not None:
-        parts.append("about %.0f KiB of loads in flight per SM%s" % (
-            f.kib_in_flight_per_sm, " (%s)" % _need_text(f)
-            if f.needed_kib_in_flight is not None else ""))
+    if f.on_curve is not None:
+        parts.append("about %.0f KiB of loads in flight per SM: %s" % (
+            f.on_curve.kib, f.on_curve.text))
+    elif f.kib_in_flight_per_sm is not None:
+        parts.append("about %.0f KiB of loads in flight per SM" %
+                     f.kib_in_flight_per_sm)
+    parts.append("more resident warps lift it")
     return Verdict(OCCUPANCY_BOUND, "; ".join(parts))
 
 
@@ -417,6 +504,13 @@ def _near_launch_limit(f):
 def rule_fallback(f):
     near = _near_launch_limit(f)
     parts = ([near] if near else []) + [_dram_text(f)]
+    from_l2 = _from_l2(f)
+    if from_l2 is not None and f.l2_ceiling is not None:
+        parts.append("served by L2 (%s) at %.0f%% of the L2 ceiling %s "
+                     "(%s): below %.0f%%, L2 bandwidth does not set its "
+                     "time" % (from_l2, 100 * f.bandwidth /
+                               f.l2_ceiling.value, gbps(f.l2_ceiling.value),
+                               f.l2_ceiling.source, 100 * L2_SHARE))
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):
@@ -434,7 +528,10 @@ def rule_fallback(f):
                 "moves it from run to run)" % (
                     100 * ISSUE_BAND, 100 * ISSUE_MARGIN, full)
         parts.append(text)
-    if _in_flight_text(f):
+    if f.on_curve is not None:
+        parts.append("about %.0f KiB of loads in flight per SM: %s" % (
+            f.on_curve.kib, f.on_curve.text))
+    elif _in_flight_text(f):
         parts.append(_in_flight_text(f))
     if f.stall_text:
         parts.append(f.stall_text)
@@ -447,14 +544,15 @@ def rule_fallback(f):
 TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
              "long-scoreboard stalls dominating mean memory latency not "
              "covered, math-pipe or not-selected stalls mean issue limits, "
-             "and `ewbench ceilings` (the DRAM latency under load) for "
-             "Little's law")
+             "and `ewbench ceilings` (the concurrency curve) for what its "
+             "loads in flight allow")
 
 
 # Occupancy before latency: too few resident warps is the cause of too few
 # bytes in flight, and the one to fix; its text gives Little's law too.
-RULES = (rule_launch, rule_block_launch, rule_l2, rule_dram,
-         rule_occupancy, rule_latency, rule_issue, rule_dram_band)
+RULES = (rule_launch, rule_block_launch, rule_fixed_cost, rule_l2,
+         rule_dram, rule_occupancy, rule_latency, rule_issue,
+         rule_dram_band)
 
 
 def classify(facts):

@@ -4,6 +4,7 @@ L2 tiers, and the study's variants that fall short, with the counter
 evidence.  (The findings table: findings.py.)"""
 
 from .. import answers as ans
+from .. import experiments as exp
 from ...core import document as doc
 from .. import model
 from ...core import noise
@@ -172,6 +173,20 @@ def _evidence(s):
     return "; ".join(parts) or "no counters"
 
 
+def _experiment(s):
+    """The shortfall's experiment in one cell."""
+    e = s.experiment
+    if e is None:
+        return "not run"
+    if e.outcome is None:
+        return "none: a %s verdict predicts nothing these changes test" % (
+            e.verdict.name)
+    head = "**%s**" % e.outcome
+    if e.final != e.verdict.name:
+        head += " (the rules said %s)" % e.verdict.name
+    return "%s: %s" % (head, e.text)
+
+
 def shortfalls_section(shorts, n):
     modes = sorted({"%s, %s launches" % (s.point.cache, s.point.launch)
                     for s in shorts})
@@ -197,12 +212,27 @@ def shortfalls_section(shorts, n):
         rows.append(("`%s`" % s.point.variant, _block(s.point),
                      gbps(s.point.bandwidth),
                      "%.0f %% of %s" % (100 * s.share, s.sibling.variant),
-                     s.verdict.name, _evidence(s), fix))
+                     s.verdict.name, _experiment(s), _evidence(s), fix))
     blocks.append(doc.Table(("variant", "block", "GB/s",
                              "share of the fastest sibling", "verdict",
-                             "evidence", "best block of the block sweep "
-                             "(GB/s; its own size and launch)"),
-                            tuple(rows)))
+                             "experiment: the change the verdict predicts, "
+                             "predicted and measured", "evidence",
+                             "best block of the block sweep (GB/s; its "
+                             "own size and launch)"), tuple(rows)))
+    if any(s.experiment for s in shorts):
+        blocks.append(doc.Paragraph(
+            "Experiments: the `experiments/` part, in one run at this "
+            "size, each study variant at its published block, at 2x and "
+            "4x it, and its probes (its own loads 2x and 4x per thread). "
+            "Each verdict predicts which change helps and by how much "
+            "(latency-bound: more bytes in flight, up to the concurrency "
+            "curve; block-launch-bound: more work per block; DRAM-bound: "
+            "nothing), and is confirmed when that change rises beyond the "
+            "noise, by more than %.0f %% and by at least half the "
+            "predicted rise, refuted when it does not (DRAM-bound: when "
+            "anything does), and then replaced by what the experiment "
+            "showed (docs/analysis.md, \"Experiments\")." %
+            exp.MATERIAL_PCT))
     missing = sorted({s.sass_missing for s in shorts if s.sass_missing})
     if missing:
         blocks.append(doc.Paragraph(

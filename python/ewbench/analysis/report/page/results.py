@@ -202,24 +202,32 @@ def verdicts_section(sctx):
         "`launch_graph`, which no host moves), block-launch-bound (the "
         "grid at the measured block-launch rate of its block size, plus "
         "one launch, >= %.0f %% of the time, block slots empty), "
-        "L2-bound "
-        "(footprint < L2 and above the DRAM ceiling, or DRAM bytes < %.0f "
-        "%% of bytes moved), DRAM-bound (>= %.0f %% of the DRAM ceiling and "
-        ">= %.0f %% of the best sibling: same op, dtype, size, cache, "
-        "launch), occupancy-bound (occupancy < %.0f %%), latency-bound "
-        "(loads in flight per SM < %.0f %% of what Little's law needs; "
-        "where that is silent, long-scoreboard stalls >= %.0f %% of all "
-        "while the ceiling or a sibling shows room), issue-bound (issue "
-        "stalls >= %.0f %% of all, or < %.0f B per issued instruction and "
-        "< %.0f %% of the leanest sibling at the ceiling, beyond a %.0f %% "
-        "band), DRAM-bound in "
-        "the band (>= %.0f %% of the best sibling), else undetermined, "
-        "with what was measured. docs/analysis.md explains each." % (
+        "fixed-cost-bound (its series' fitted fixed cost >= %.0f %% of the "
+        "time and, with the bytes at the serving level's ceiling, >= %.0f "
+        "%% of it), L2-bound (footprint < L2 and above the DRAM ceiling, "
+        "or DRAM bytes < %.0f %% of bytes moved, at >= %.0f %% of the L2 "
+        "ceiling), DRAM-bound (>= %.0f %% of the DRAM ceiling and >= %.0f "
+        "%% of the best sibling: same op, dtype, size, cache, launch), "
+        "occupancy-bound (occupancy < %.0f %%, a grid that fills the "
+        "GPU's block slots, loads in flight short on the concurrency "
+        "curve), latency-bound (on the measured concurrency curve its "
+        "loads in flight allow < %.0f %% of the curve's top and it is not "
+        "more than %.0f %% faster than that; where the curve is silent, "
+        "long-scoreboard stalls >= %.0f %% of all while the ceiling or a "
+        "sibling shows room), issue-bound (issue stalls >= %.0f %% of "
+        "all, or < %.0f B per issued instruction and < %.0f %% of the "
+        "leanest sibling at the ceiling, beyond a %.0f %% band), "
+        "DRAM-bound in the band (>= %.0f %% of the best sibling), else "
+        "undetermined, with what was measured. docs/analysis.md explains "
+        "each." % (
             100 * (1 - model.LAUNCH_BAND), model.LAUNCH_FACTOR,
-            100 * model.BLOCK_LAUNCH_SHARE,
-            100 * model.L2_DRAM_FRACTION, 100 * model.DRAM_FRACTION,
+            100 * model.BLOCK_LAUNCH_SHARE, 100 * model.FIXED_SHARE,
+            100 * model.FIXED_COST_SHARE,
+            100 * model.L2_DRAM_FRACTION, 100 * model.L2_SHARE,
+            100 * model.DRAM_FRACTION,
             100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
-            100 * (1 - model.LATENCY_MARGIN), 100 * model.STALL_DOMINANT,
+            100 * model.CURVE_ENOUGH, 100 * model.CURVE_TOLERANCE,
+            100 * model.STALL_DOMINANT,
             100 * model.STALL_DOMINANT, model.ISSUE_BYTES_PER_INST,
             100 * model.ISSUE_MARGIN, 100 * model.ISSUE_BAND,
             100 * (model.SIBLING_FRACTION - model.SIBLING_BAND))))
