@@ -91,8 +91,14 @@ done
 major=$("$cuda13/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
 [ "${major:-0}" -ge 13 ] || fail "$cuda13/bin/nvcc is CUDA ${major:-?}, not 13 or newer"
 
+# PREFIX is this script's: new, empty, or made by it before (its mark),
+# never a folder of something else (a toolkit of NVIDIA's).
+if [ -d "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/.cuda12-toolkit" ]; then
+	fail "$prefix holds files this script did not make: give a new or empty folder"
+fi
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
+: >"$prefix/.cuda12-toolkit"
 rm -rf "$prefix/include" "$prefix/lib64" "$prefix/bin" "$prefix/nvvm" "$prefix/TOOLKIT.txt"
 mkdir -p "$prefix/include" "$prefix/lib64"
 
@@ -177,6 +183,9 @@ LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/lib64"
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
 EOF
+# The version the headers say (a bundle's may not be VERSION's).
+cudart=$(sed -n 's/^#define CUDART_VERSION  *\([0-9]*\).*/\1/p' "$prefix/include/cuda_runtime_api.h")
+version=$((cudart / 1000)).$((cudart % 1000 / 10))
 {
 	echo "CUDA $version headers and libraries from these wheels (TOOLKIT-12.txt):"
 	sed 's/^/  /' "$prefix/TOOLKIT-12.txt"

@@ -485,7 +485,8 @@ site80)
 cuda12)
 	log "cuda12: a CUDA 12.8 build"
 	bundle=${CUDA12_BUNDLE:-$PWD/.cuda12/cuda12.8.tar.xz}
-	c12=$work/cuda12
+	# Outside $work: save() packs $work, and the toolkit is 350 MB.
+	c12=${TMPDIR:-/tmp}/ewbench-cuda12
 	rm -rf "$c12"
 	mkdir -p "$c12/src"
 	tar cf - --exclude=./.git --exclude=./.cuda12 . | tar xf - -C "$c12/src"
