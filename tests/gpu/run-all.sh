@@ -497,7 +497,7 @@ cuda12)
 	{ sh scripts/cuda12-toolkit.sh --bundle "$bundle" "$c12/toolkit" 12.8 &&
 	  cd "$c12/src" && ./bootstrap &&
 	  ./configure --with-cuda="$c12/toolkit" --with-cuda-arch="$arch" \
-	      --enable-werror EWB_GIT_REVISION="${rev:-unknown}-cuda12.8" &&
+	      --enable-werror EWB_GIT_REVISION="${rev:-unknown}-cuda12" &&
 	  make -j"$jobs"; } >"$out/cuda12-build.log" 2>&1 ||
 	    { tail -30 "$out/cuda12-build.log"; save; cd "$top"; continue; }
 	cd "$top"
