@@ -368,10 +368,14 @@ analysis_command(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &stops, &old_mask);
 	n = paths_data_dirs("python", dirs);
 	if ((package_dir = put_package_on_path(dirs, n)) == NULL) {
+		char	*moved = paths_moved_build_note();
+
 		fprintf(stderr, "ewbench %s: no analysis package in ", argv[0]);
 		for (k = 0; k < n; k++)
 			fprintf(stderr, "%s%s", k > 0 ? " or " : "", dirs[k]);
-		fprintf(stderr, "; trying %s's own (pip install)\n", py);
+		fprintf(stderr, "; trying %s's own (pip install)%s%s\n", py,
+		    moved != NULL ? "; " : "", moved != NULL ? moved : "");
+		free(moved);
 	}
 	rc = check_python(py, package_dir, &stops, &real, &cause);
 	paths_free(dirs, n);

@@ -13,10 +13,24 @@ for f in "$top_srcdir"/metrics/*.txt; do
 	echo "$run_help" | grep -q "[( ]$g[,)]" ||
 	    fail "run --help does not list the metric group $g (metrics/$g.txt)"
 done
-# Every page: the overview and each command's.
+# Every page: the overview and each command's, the analysis commands'
+# (the Python package's) too: the commands ewbench dispatches (its word on
+# an unknown one lists them), each listed by the overview, in its order.
+commands=$("$EWBENCH" --help | awk '/^Commands/ { on = 1; next }
+    /^Options of/ { on = 0 }
+    on && /^  [a-z]/ { print $1 }')
+dispatched=$("$EWBENCH" no-such-command 2>&1 |
+    sed -n 's/.*(commands: \([^;]*\);.*/\1/p' | tr -d ',' | tr ' ' '\n')
+[ -n "$dispatched" ] && [ "$commands" = "$dispatched" ] ||
+    fail "ewbench --help lists $(echo $commands), ewbench runs $(echo $dispatched)"
+# (An analysis command's page needs the analysis's Python: without numpy
+# the manual says it could not run it, and the check below skips it.)
+py=${PYTHON:-python3}
+analysis=yes
+[ "$py" != ":" ] && "$py" -c 'import numpy, matplotlib' 2>/dev/null || analysis=
 help=$("$EWBENCH" --help
-	for command in info list run check sweep tune ceilings metrics; do
-		"$EWBENCH" "$command" --help
+	for command in $commands; do
+		"$EWBENCH" "$command" --help 2>/dev/null || [ -z "$analysis" ]
 	done)
 
 # One version: configure.ac's, as pyproject.toml gives it to pip.
@@ -24,16 +38,32 @@ version=$("$EWBENCH" --version | sed -n '1s/^ewbench \([^ ]*\).*/\1/p')
 grep -q "^version = \"$version\"" "$top_srcdir/pyproject.toml" ||
     fail "pyproject.toml's version is not ewbench's ($version)"
 
-# The manual is --help: every line of one is in the other.
-"$SHELL" "$top_srcdir/scripts/manpage.sh" "$EWBENCH" test >"$tmpdir/ewbench.1"
-sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//' \
+# The manual is --help: a section for every command the overview lists,
+# in its order, and no other (issue 41: the six analysis commands were
+# missing); every line of every page is in it (leading blanks aside: a
+# synopsis' second line is not indented there).
+"$SHELL" "$top_srcdir/scripts/manpage.sh" page "$EWBENCH" test \
+    "$top_srcdir" >"$tmpdir/ewbench.1"
+sections=$(sed -n 's/^\.SH "ewbench \(.*\)"$/\1/p' "$tmpdir/ewbench.1" | sed 's/\\-/-/g')
+[ "$sections" = "$commands" ] ||
+    fail "ewbench(1)'s command sections ($(echo $sections)) are not the commands of --help ($(echo $commands))"
+[ -z "$analysis" ] || ! grep -q 'its own --help.*could not run it' "$tmpdir/ewbench.1" ||
+    fail "ewbench(1) lacks a page: $(grep 'could not run it' "$tmpdir/ewbench.1")"
+sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//; s/^ *//' \
     "$tmpdir/ewbench.1" >"$tmpdir/man.txt"
-echo "$help" | sed 's/:$//' | while IFS= read -r line; do
+echo "$help" | sed "s|^  $top_srcdir/|  @pkgdatadir@/|; s/:\$//; s/^ *//" |
+    while IFS= read -r line; do
 	[ -z "$line" ] && continue
 	grep -qxF -e "$line" "$tmpdir/man.txt" ||
 	    grep -qF -e "$(echo "$line" | sed 's/^usage: //')" "$tmpdir/man.txt" ||
 	    fail "ewbench(1) lacks the help line: $line"
 done
+# A synopsis' second line starts at the margin, as its first does.
+grep -A3 '^\.SH "ewbench metrics"' "$tmpdir/ewbench.1" | grep -q '^\.B ewbench metrics \\-\\-check' ||
+    fail "ewbench(1): metrics' second synopsis: $(grep -A3 '^\.SH "ewbench metrics"' "$tmpdir/ewbench.1")"
+# The Files of the manual: the folders as installed.
+sed -n '/^\.SH "Files/,/^\.SH/p' "$tmpdir/ewbench.1" | grep -q '^  @pkgdatadir@/examples$' ||
+    fail "ewbench(1)'s Files: $(sed -n '/^\.SH "Files/,/^\.SH/p' "$tmpdir/ewbench.1")"
 if command -v man >/dev/null 2>&1; then
 	man -l "$tmpdir/ewbench.1" 2>&1 >/dev/null | grep . &&
 	    fail "man warns about ewbench(1)"
@@ -78,8 +108,7 @@ else
 	echo "entry: no Python 3.8-3.10 (EWB_OLD_PYTHON) to try a shadowing ewbench/ folder with"
 fi
 
-py=${PYTHON:-python3}
-if [ "$py" = ":" ] || ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then
+if [ -z "$analysis" ]; then
 	echo "SKIP: $py has no numpy and matplotlib (the rest needs the analysis)"
 	exit 77
 fi

@@ -152,17 +152,26 @@ _OPENS_BLOCK = re.compile(r"([-+*]|#+|>|\d+[.)]|[-=*_]+)$|[|<>#]|```|~~~")
 
 def _wrap(text, first="", rest=""):
     """text wrapped at WRAP columns after the prefixes (first line, the
-    others); a word that would open a block stays on the line before."""
+    others); a word that would open a block never starts a line: the word
+    before it goes down with it (or, where that cannot be, it stays on the
+    line before)."""
     lines, line = [], first
     for i, word in enumerate(text.split(" ")):
         if i == 0:
             line += word
-        elif len(line) + 1 + len(word) <= WRAP or \
-                _OPENS_BLOCK.match(word):
+        elif len(line) + 1 + len(word) <= WRAP:
             line += " " + word
-        else:
+        elif not _OPENS_BLOCK.match(word):
             lines.append(line)
             line = rest + word
+        else:
+            head, _, last = line.rpartition(" ")
+            if head.strip() and not _OPENS_BLOCK.match(last) and \
+                    len(rest) + len(last) + 1 + len(word) <= WRAP:
+                lines.append(head)
+                line = rest + last + " " + word
+            else:
+                line += " " + word
     return "\n".join(lines + [line])
 
 

@@ -14,6 +14,8 @@
                   warm --block own,x2,x4 --no-counters: the interventions
                   the verdicts predict (report/experiments.py)
       report/     what `ewbench report STUDY_DIR` writes
+      steps.json  how long each step of `make report` took (Study.steps);
+                  studies measured before 2026-12 have none
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
@@ -42,11 +44,13 @@ EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 REPORT_DIR = "report"
 # The layout, as `report --help` and the refusal of a directory that is
 # not one name it.
-LAYOUT = "run directories: at least one of %s/, with %s/ and " \
-    "%s/round-N/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS)
+LAYOUT = "run directories: at least one of %s/, with %s/, %s/round-N/ " \
+    "and %s/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS,
+                                EXPERIMENTS)
 # Where ewbench's source tree keeps the reference studies it ships, one
 # folder each (reports/reference/<name>/: a study, or a fleet).
 REFERENCES = "reports/reference"
+STEPS = "steps.json"
 
 # What each part is for, as the report's Method section says it.
 PURPOSE = {
@@ -65,6 +69,22 @@ PURPOSE = {
 
 
 @dataclass(frozen=True)
+class Step:
+    """One step of `make report` (steps.json): a part measured, a peer's
+    rows, or the rendering."""
+    name: str
+    kind: str                   # validate.STEP_KINDS
+    dirs: tuple                 # the study's folders it wrote into
+    start_s: float              # from the study's start
+    seconds: float
+    exit_code: int = 0
+
+    @property
+    def measures(self):
+        return self.kind != "render"
+
+
+@dataclass(frozen=True)
 class Study:
     path: str
     runs: dict = field(default_factory=dict)    # part -> load.Run
@@ -72,6 +92,7 @@ class Study:
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
     experiments: Optional[object] = None        # load.Run of experiments/
+    steps: tuple = ()                           # Step of steps.json, in order
 
     def run(self, part):
         return self.runs.get(part)
@@ -131,6 +152,17 @@ class Study:
             if uuid:
                 out[CEILINGS] = uuid
         return out
+
+    @property
+    def measuring_s(self):
+        """Seconds from the first measuring step's start to the last
+        one's end (steps.json), or None without steps."""
+        spans = [(s.start_s, s.start_s + s.seconds) for s in self.steps
+                 if s.measures]
+        if not spans:
+            return None
+        return max(end for _, end in spans) - min(start for start, _ in
+                                                  spans)
 
     @property
     def is_single_run(self):
@@ -218,7 +250,19 @@ def load_study(path):
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats, experiments)
+    return Study(path, runs, ceilings_from, repeats, experiments,
+                 load_steps(path))
+
+
+def load_steps(path):
+    """The steps of STUDY/steps.json, () when it is not there."""
+    steps_path = os.path.join(path, STEPS)
+    if not validate.present(steps_path):
+        return ()
+    doc = validate.check_steps(steps_path, validate.read_text(steps_path))
+    return tuple(Step(s["name"], s["kind"], tuple(s.get("dirs") or ()),
+                      float(s["start_s"]), float(s["seconds"]),
+                      int(s.get("exit_code") or 0)) for s in doc["steps"])
 
 
 def _round_number(name):
