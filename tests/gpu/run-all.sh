@@ -53,7 +53,8 @@
 #   cuda12    a CUDA 12.8 build of this tree on this GPU (issue 44): the
 #             12.8 headers and libraries from the bundle CUDA12_BUNDLE
 #             (default .cuda12/cuda12.8.tar.xz, written by
-#             scripts/cuda12-toolkit.sh --pack where PyPI is), this
+#             scripts/cuda12-toolkit.sh --pack where PyPI is; a 12.9
+#             bundle gives a 12.9 build, with the cub peer), this
 #             machine's CUDA 13 compiler; a copy of the tree configured
 #             --with-cuda-arch=ARCH against it, built, its `make report`;
 #             then, beside the newest study of this tree's own build
