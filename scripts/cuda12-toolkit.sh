@@ -160,8 +160,10 @@ mkdir -p "$prefix/bin/crt" "$prefix/nvvm/bin"
 rm -rf "$prefix/include/crt"
 cp -R "$cuda13/include/crt" "$prefix/include/crt"
 cp "$cuda13/include/fatbinary_section.h" "$prefix/include/"
-for f in nvcc cudafe++ fatbinary nvlink ptxas bin2c; do
-	[ -x "$cuda13/bin/$f" ] && cp "$cuda13/bin/$f" "$prefix/bin/"
+# cuobjdump and nvdisasm too, where that toolkit has them: the SASS of
+# the kernels (sass.csv) is read with the compiler's own.
+for f in nvcc cudafe++ fatbinary nvlink ptxas bin2c cuobjdump nvdisasm; do
+	if [ -x "$cuda13/bin/$f" ]; then cp "$cuda13/bin/$f" "$prefix/bin/"; fi
 done
 cp "$cuda13"/bin/crt/*.stub "$prefix/bin/crt/" 2>/dev/null || true
 cp "$cuda13/nvvm/bin/cicc" "$prefix/nvvm/bin/"
