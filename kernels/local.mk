@@ -17,4 +17,5 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
 	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
+	%reldir%/peer_cub.cuh \
 	%reldir%/ceilings.h

@@ -1,12 +1,16 @@
 /*
  * peer_cub.cu - the toolkit's own elementwise transform as a peer: CUB's
  * DeviceTransform chooses its algorithm, block and grid per architecture,
- * so these rows have no shape of their own (block 0, grid 0).
+ * so these rows have no shape of their own (block 0, grid 0).  A build
+ * whose CCCL has no DeviceTransform (peer_cub.cuh) holds launchers that
+ * refuse: its rows are skipped before any launch, saying why.
  */
+#include "common.cuh"
+#include "peer_cub.cuh"
+
+#if EWB_HAVE_CUB_TRANSFORM
 #include <cub/device/device_transform.cuh>
 #include <cuda/std/tuple>
-
-#include "common.cuh"
 
 /* An operation of ops.cuh as the functor CUB calls. */
 template <typename Op>
@@ -44,6 +48,16 @@ cub_binary(const struct ewb_launch_args *args)
 		return error;
 	return cudaGetLastError();
 }
+
+#else
+template <typename T, typename Op>
+static cudaError_t
+cub_binary(const struct ewb_launch_args *args)
+{
+	(void)args;
+	return cudaErrorNotSupported;
+}
+#endif
 
 extern "C" cudaError_t
 ewb_cub_add_f32(const struct ewb_launch_args *args)

@@ -8,6 +8,7 @@
  * flops and in-place follow from the operation (ops.cuh).
  */
 #include "common.cuh"
+#include "peer_cub.cuh"
 
 /* peer_cub.cu */
 extern "C" cudaError_t		ewb_cub_add_f32(const struct ewb_launch_args *);
@@ -43,7 +44,7 @@ flops(enum ewb_op op)
 	{ id, Op::op, ewb_dtype_of<Op>(), origin, technique, per_thread, \
 	  width, block, COST(Op::op, ewb_dtype_of<Op>()), stride, \
 	  __VA_ARGS__::launch, __VA_ARGS__::shape, (const void *)kernel, \
-	  __VA_ARGS__::min_cc, 0 }
+	  __VA_ARGS__::min_cc, 0, NULL }
 
 /* study.def: the scalar kernel for misaligned operands is the op's own. */
 #define STUDY(id, op, per_thread, width, block, stride, technique) \
@@ -79,9 +80,9 @@ flops(enum ewb_op op)
 
 /* A library's own launch: elements per thread and vector width 0, as the
  * library decides them; default_block is nominal and overrides are ignored. */
-#define PEER(id, op, dtype, technique, launcher, shaper) \
+#define PEER(id, op, dtype, technique, launcher, shaper, unavailable) \
 	{ id, op, dtype, "peer", technique, 0, 0, 256, COST(op, dtype), \
-	  false, launcher, shaper, NULL, 0, 0 },
+	  false, launcher, shaper, NULL, 0, 0, unavailable },
 
 const struct ewb_variant ewb_variants[] = {
 #include "study.def"
@@ -89,11 +90,11 @@ const struct ewb_variant ewb_variants[] = {
 	PEER("cub_add_f32", EWB_OP_ADD, EWB_F32,
 	    "cub::DeviceTransform::Transform with an fp32 add functor; CUB "
 	    "picks algorithm, block and grid itself",
-	    ewb_cub_add_f32, ewb_cub_shape)
+	    ewb_cub_add_f32, ewb_cub_shape, EWB_CUB_UNAVAILABLE)
 	PEER("cub_add_f16", EWB_OP_ADD, EWB_F16,
 	    "cub::DeviceTransform::Transform with an __hadd functor; CUB "
 	    "picks algorithm, block and grid itself",
-	    ewb_cub_add_f16, ewb_cub_shape)
+	    ewb_cub_add_f16, ewb_cub_shape, EWB_CUB_UNAVAILABLE)
 
 #include "fast.def"
 #include "probe.def"

@@ -96,6 +96,9 @@ struct ewb_variant {
 					   count and index type: 2^31 for a
 					   user kernel's int count; 0: no
 					   limit */
+	const char	*unavailable;	/* why this build cannot run it
+					   (what its toolkit lacks), or
+					   NULL: it can */
 };
 
 extern const struct ewb_variant ewb_variants[];

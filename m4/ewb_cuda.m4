@@ -7,7 +7,12 @@ dnl   so anything missing is an error that says what and where we looked.
 dnl   Sets and substitutes: CUDA_HOME, NVCC, NVCCFLAGS (user variable),
 dnl   CUDA_CPPFLAGS, CUDA_LDFLAGS (with an rpath: libcupti is found at run
 dnl   time without LD_LIBRARY_PATH), CUDART_LIBS, CUPTI_LIBS, CUPTI_LIBDIR,
-dnl   NVRTC_LIBS, CUDA_VERSION_STRING; defines EWB_CUDA_INCLUDE.
+dnl   NVRTC_LIBS, CUDA_VERSION_STRING, EWB_NVCC_RELEASE, EWB_DRIVER_MIN_TEXT,
+dnl   EWB_CCCL_TEXT, EWB_CUB_PEER; defines EWB_CUDA_INCLUDE,
+dnl   EWB_CUDA_BUILD_VERSION, EWB_CUPTI_BUILD_API, EWB_CUPTI_KERNEL_RECORD
+dnl   (and _NAME), EWB_DRIVER_MIN and EWB_NVCC_RELEASE.
+dnl   CUDA 12.8 or newer; 12.x lacks what the build then says it lacks
+dnl   (the cub peer needs CCCL 2.8: CUDA 12.9).
 dnl
 dnl EWB_CUDA_GENCODE(LIST)
 dnl   Turns "75 80 90" into nvcc -gencode options (SASS for each, PTX for the
@@ -84,13 +89,41 @@ AC_COMPUTE_INT([ewb_cuda_version], [CUDART_VERSION], [#include <cuda_runtime_api
   [AC_MSG_ERROR([cannot read CUDART_VERSION])])
 CUDA_VERSION_STRING="$(( ewb_cuda_version / 1000 )).$(( ewb_cuda_version % 1000 / 10 ))"
 AC_MSG_RESULT([$CUDA_VERSION_STRING])
-dnl 13.0, not older: the CUPTI Range Profiler and Profiler Host APIs the
-dnl counters use first came with 12.6 (a 12.4 toolkit would need a second
-dnl counter back end on the older Profiler API); the kernel records are
-dnl CUpti_ActivityKernel10 (13.0); cub::DeviceTransform, the cub peer,
-dnl came with CCCL 2.8 (12.9).  CUDA 13 needs an r580 driver or newer.
-AS_IF([test "$ewb_cuda_version" -lt 13000],
-  [AC_MSG_ERROR([CUDA >= 13.0 is needed, found $CUDA_VERSION_STRING: ewbench uses CUPTI's Range Profiler and Profiler Host APIs (CUDA 12.6 and newer), CUpti_ActivityKernel10 (13.0) and cub::DeviceTransform (12.9); a CUDA 13 build runs on NVIDIA drivers 580 and newer (docs/gpus.md)])])
+dnl 12.8 or newer: the counters use CUPTI's Profiler Host API (12.6) and
+dnl Range Profiler API (12.6 Update 2), and 12.8 is the first toolkit that
+dnl builds for the RTX 50 series (sm_120) and the oldest built and tested
+dnl (CI).  Each toolkit needs its driver (EWB_DRIVER_MIN, below).
+AS_IF([test "$ewb_cuda_version" -lt 12080],
+  [AC_MSG_ERROR([CUDA >= 12.8 is needed, found $CUDA_VERSION_STRING: ewbench's counters use CUPTI's Profiler Host and Range Profiler APIs (CUDA 12.6 Update 2 and newer), and 12.8 is the oldest toolkit it is built and tested with, the first for the RTX 50 series (sm_120); CUDA 12.8 runs on NVIDIA drivers 570 and newer, 12.9 on 575, 13.0 on 580 (docs/gpus.md)])])
+dnl (C++ headers: looked for, not compiled.)
+for ewb_h in cupti_profiler_host.h cupti_range_profiler.h; do
+  AC_MSG_CHECKING([for $ewb_h])
+  AS_IF([test -f "$ewb_cupti_incdir/$ewb_h"], [AC_MSG_RESULT([yes])],
+    [AC_MSG_RESULT([no])
+     AC_MSG_ERROR([$ewb_h not found under $ewb_cupti_incdir: ewbench's counters need CUPTI's Profiler Host and Range Profiler APIs (CUDA 12.6 Update 2 and newer)])])
+done
+
+dnl CUPTI's API version, as its headers say (12.8: 26, 12.9: 28, 13.0:
+dnl 130001; from 13.0 on major*10000 + minor*100 + patch).
+AC_MSG_CHECKING([CUPTI API version])
+AC_COMPUTE_INT([ewb_cupti_api], [CUPTI_API_VERSION], [#include <cupti_version.h>],
+  [AC_MSG_ERROR([cannot read CUPTI_API_VERSION from cupti_version.h])])
+AC_MSG_RESULT([$ewb_cupti_api])
+
+dnl CUPTI fills only the newest kernel record of its version (12.x
+dnl CUpti_ActivityKernel9, 13.0 Kernel10, 13.1 Kernel11, ...): the
+dnl highest-numbered one the headers declare.  Every field ewbench reads
+dnl (start, end, ids, grid, block, registers) is in each since Kernel9.
+AC_MSG_CHECKING([CUPTI's kernel activity record])
+EWB_CUPTI_KERNEL_RECORD=
+for ewb_n in 20 19 18 17 16 15 14 13 12 11 10 9; do
+  AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <cupti.h>]],
+      [[CUpti_ActivityKernel$ewb_n r; r.start = r.end = 0; (void)r.gridX; (void)r.correlationId; return (int)r.start;]])],
+    [EWB_CUPTI_KERNEL_RECORD=CUpti_ActivityKernel$ewb_n; break])
+done
+AS_IF([test -z "$EWB_CUPTI_KERNEL_RECORD"],
+  [AC_MSG_ERROR([no CUpti_ActivityKernel9 or newer in cupti_activity.h (CUDA 12.0 and newer have it)])])
+AC_MSG_RESULT([$EWB_CUPTI_KERNEL_RECORD])
 
 CPPFLAGS=$ewb_save_CPPFLAGS
 LDFLAGS=$ewb_save_LDFLAGS
@@ -107,6 +140,41 @@ AS_IF([$NVCC -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
   [AC_MSG_RESULT([no]); AC_MSG_ERROR([$NVCC cannot compile a kernel; see config.log])])
 rm -f conftest.cu conftest.$OBJEXT
 
+dnl The compiler's own release: a toolkit assembled from PyPI wheels
+dnl (scripts/cuda12-toolkit.sh) borrows CUDA 13's nvcc for 12.x headers.
+AC_MSG_CHECKING([nvcc release])
+EWB_NVCC_RELEASE=`$NVCC --version | sed -n 's/.*release \(@<:@0-9.@:>@*\),.*/\1/p'`
+AS_IF([test -z "$EWB_NVCC_RELEASE"], [EWB_NVCC_RELEASE=unknown])
+AC_MSG_RESULT([$EWB_NVCC_RELEASE])
+AS_IF([test "$EWB_NVCC_RELEASE" != "$CUDA_VERSION_STRING"],
+  [AC_MSG_WARN([nvcc $EWB_NVCC_RELEASE compiles the kernels against CUDA $CUDA_VERSION_STRING's headers and libraries: the kernels' machine code needs the driver nvcc $EWB_NVCC_RELEASE needs (a toolkit of scripts/cuda12-toolkit.sh; a 570 or 575 driver needs NVIDIA's own 12.8 or 12.9 toolkit)])])
+
+dnl The oldest NVIDIA Linux driver (the toolkits' release notes) for the
+dnl newer of the runtime and the compiler: what the built ewbench needs,
+dnl said by configure, --help and the docs.
+ewb_nvcc_version=`echo "$EWB_NVCC_RELEASE" | awk -F. '{ print $[1] * 1000 + $[2] * 10 }'`
+ewb_driver_for=$ewb_cuda_version
+AS_IF([test "${ewb_nvcc_version:-0}" -gt "$ewb_driver_for"], [ewb_driver_for=$ewb_nvcc_version])
+AS_CASE([$ewb_driver_for],
+  [1208?], [EWB_DRIVER_MIN_TEXT=570.26],
+  [1209?], [EWB_DRIVER_MIN_TEXT=575.51],
+  [1300?], [EWB_DRIVER_MIN_TEXT=580.65],
+  [EWB_DRIVER_MIN_TEXT="the one CUDA $(( ewb_driver_for / 1000 )).$(( ewb_driver_for % 1000 / 10 ))'s release notes name"])
+
+dnl CCCL, as the kernels see it (NVCCFLAGS=-I... puts newer CCCL headers
+dnl first): cub::DeviceTransform, the cub peer, came with CCCL 2.8 (CUDA
+dnl 12.9); without it the cub rows are skipped, saying why.
+AC_MSG_CHECKING([CCCL version])
+echo '#include <cuda/std/version>' >conftest.cu
+EWB_CCCL_VERSION=`$NVCC $NVCCFLAGS -E -Xcompiler -dM -x cu conftest.cu 2>&AS_MESSAGE_LOG_FD | sed -n 's/^#define CCCL_VERSION  *\(@<:@0-9@:>@*\).*/\1/p' | head -n 1`
+rm -f conftest.cu
+AS_IF([test -z "$EWB_CCCL_VERSION"], [AC_MSG_ERROR([cannot read CCCL_VERSION through $NVCC (<cuda/std/version>)])])
+EWB_CCCL_TEXT="$(( EWB_CCCL_VERSION / 1000000 )).$(( EWB_CCCL_VERSION / 1000 % 1000 )).$(( EWB_CCCL_VERSION % 1000 ))"
+AS_IF([test "$EWB_CCCL_VERSION" -ge 2008000],
+  [EWB_CUB_PEER="yes (cub::DeviceTransform)"],
+  [EWB_CUB_PEER="no: cub::DeviceTransform needs CCCL 2.8 (CUDA 12.9, or the CCCL headers); the cub rows are skipped"])
+AC_MSG_RESULT([$EWB_CCCL_TEXT])
+
 AC_SUBST([CUDA_HOME])
 AC_SUBST([CUDA_CPPFLAGS])
 AC_SUBST([CUDA_LDFLAGS])
@@ -117,6 +185,15 @@ AC_SUBST([CUPTI_LIBDIR])
 AC_SUBST([CUDA_VERSION_STRING])
 AC_DEFINE_UNQUOTED([EWB_CUDA_INCLUDE], ["$CUDA_HOME/include"], [the toolkit's headers, for NVRTC])
 AC_DEFINE_UNQUOTED([EWB_CUDA_BUILD_VERSION], [$ewb_cuda_version], [CUDA toolkit version built against])
+AC_DEFINE_UNQUOTED([EWB_CUPTI_BUILD_API], [$ewb_cupti_api], [CUPTI_API_VERSION of the headers built against])
+AC_DEFINE_UNQUOTED([EWB_CUPTI_KERNEL_RECORD], [$EWB_CUPTI_KERNEL_RECORD], [the newest CUPTI kernel activity record of these headers])
+AC_DEFINE_UNQUOTED([EWB_CUPTI_KERNEL_RECORD_NAME], ["$EWB_CUPTI_KERNEL_RECORD"], [its name])
+AC_DEFINE_UNQUOTED([EWB_DRIVER_MIN], ["$EWB_DRIVER_MIN_TEXT"], [the oldest NVIDIA driver of this toolkit])
+AC_DEFINE_UNQUOTED([EWB_NVCC_RELEASE], ["$EWB_NVCC_RELEASE"], [the release of the nvcc that compiled the kernels])
+AC_SUBST([EWB_DRIVER_MIN_TEXT])
+AC_SUBST([EWB_CCCL_TEXT])
+AC_SUBST([EWB_CUB_PEER])
+AC_SUBST([EWB_NVCC_RELEASE])
 ])
 
 AC_DEFUN([EWB_CUDA_GENCODE], [

@@ -571,18 +571,29 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
  * added to the plan's, its entry in run.json; unless --dry-run (which
  * launches nothing), loaded and the watchdog started.  Returns 0 or an
  * exit code. */
-/* How a build came: "<file> for sm_XX from the cache (<entry>)" or
- * "<file> compiled for sm_XX in 0.31 s (NVRTC 13.0)". */
+/* How a build came, and which toolkit and driver compiled and run it:
+ * "<file> for sm_XX from the cache (<entry>)" or "<file> compiled for
+ * sm_XX in 0.31 s (NVRTC 12.8; driver CUDA 13.0)". */
 static void
-say_build(const char *id, const char *path, const struct user_build *b)
+say_build(const char *id, const char *path, const struct user_build *b,
+    int driver)
 {
+	char	runs[48] = "no driver here";
+
+	if (driver > 0)
+		snprintf(runs, sizeof runs, "driver CUDA %d.%d", driver / 1000,
+		    driver % 1000 / 10);
 	if (b->cached)
-		printf("ewbench: %s: %s for sm_%u from the cache (%s)\n", id,
-		    path, b->arch, b->cache_path);
+		printf("ewbench: %s: %s for sm_%u from the cache (%s; %s)\n",
+		    id, path, b->arch, b->cache_path, runs);
 	else
 		printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
-		    "(NVRTC %d.%d)\n", id, path, b->arch, b->compile_s,
-		    b->nvrtc_major, b->nvrtc_minor);
+		    "(NVRTC %d.%d; %s)\n", id, path, b->arch, b->compile_s,
+		    b->nvrtc_major, b->nvrtc_minor, runs);
+	if (b->arch != b->device_arch)
+		printf("ewbench: %s: this GPU is sm_%u, which NVRTC %d.%d does "
+		    "not know: its sm_%u code runs on it\n", id,
+		    b->device_arch, b->nvrtc_major, b->nvrtc_minor, b->arch);
 }
 
 static int
@@ -612,9 +623,11 @@ start_user_kernel(struct runner *r, char **cause)
 	}
 	user_kernel_init(&r->user, s, &b, s->ref_path != NULL ? &ref : NULL);
 	if (!r->opts.quiet) {
-		say_build(r->user.id, s->path, &r->user.build);
+		say_build(r->user.id, s->path, &r->user.build,
+		    r->dev.driver_version);
 		if (s->ref_path != NULL)
-			say_build("its reference", s->ref_path, &r->user.ref);
+			say_build("its reference", s->ref_path, &r->user.ref,
+			    r->dev.driver_version);
 	}
 	/* What it is checked as (a --dry-run's plan says it). */
 	if (!r->opts.quiet && !r->opts.dry_run) {

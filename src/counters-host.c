@@ -217,8 +217,9 @@ host_open(const char *chip, const uint8_t *avail,
 	p.pChipName = chip;
 	p.pCounterAvailabilityImage = avail;
 	rc = cuptiProfilerHostInitialize(&p);
-	if (rc == CUPTI_ERROR_INVALID_CHIP_NAME &&
-	    counters_chip_check(chip, cause) != 0)
+	/* An unknown chip, said as such (13.0's CUPTI has its own error for
+	 * it, 12.x's a generic one). */
+	if (rc != CUPTI_SUCCESS && counters_chip_check(chip, cause) != 0)
 		return -1;
 	if (cupti_check(rc, "cuptiProfilerHostInitialize", cause) != 0)
 		return -1;
@@ -276,6 +277,30 @@ host_describe(CUpti_Profiler_Host_Object *host, const char *metric,
 	return 0;
 }
 
+/* A whole metric of base with a submetric every metric of its type has,
+ * when base is of that type: what CUPTI 12.x's cuptiProfilerHostGet-
+ * SubMetrics needs (13.x takes the base alone); NULL otherwise. */
+static char *
+whole_metric(CUpti_Profiler_Host_Object *host, const char *base, int type)
+{
+	static const char *const any[CUPTI_METRIC_TYPE__COUNT] = {
+		[CUPTI_METRIC_TYPE_COUNTER] = ".sum",
+		[CUPTI_METRIC_TYPE_RATIO] = ".ratio",
+		[CUPTI_METRIC_TYPE_THROUGHPUT] =
+		    ".avg.pct_of_peak_sustained_elapsed",
+	};
+	PARAMS(p, CUpti_Profiler_Host_GetMetricProperties_Params);
+	char	*name = xasprintf("%s%s", base, any[type]);
+
+	p.pHostObject = host;
+	p.pMetricName = name;
+	if (cuptiProfilerHostGetMetricProperties(&p) == CUPTI_SUCCESS &&
+	    (int)p.metricType == type)
+		return name;
+	free(name);
+	return NULL;
+}
+
 /* base + the submetric (".sum", ".avg.per_second", ...) closest to suffix;
  * NULL when base is not a base metric of the chip. */
 static char *
@@ -283,15 +308,25 @@ closest_submetric(CUpti_Profiler_Host_Object *host, const char *base,
     const char *suffix)
 {
 	const char	*best = NULL;
+	char		*whole = NULL;
 	size_t		 i, d, best_d = SIZE_MAX;
 	int		 type;
+	CUptiResult	 rc;
 
 	for (type = 0; type < CUPTI_METRIC_TYPE__COUNT; type++) {
 		PARAMS(p, CUpti_Profiler_Host_GetSubMetrics_Params);
 		p.pHostObject = host;
 		p.metricType = (CUpti_MetricType)type;
 		p.pMetricName = base;
-		if (cuptiProfilerHostGetSubMetrics(&p) != CUPTI_SUCCESS)
+		rc = cuptiProfilerHostGetSubMetrics(&p);
+		if (rc == CUPTI_ERROR_INVALID_METRIC_NAME &&
+		    (whole = whole_metric(host, base, type)) != NULL) {
+			p.pMetricName = whole;
+			rc = cuptiProfilerHostGetSubMetrics(&p);
+		}
+		free(whole);
+		whole = NULL;
+		if (rc != CUPTI_SUCCESS)
 			continue;
 		for (i = 0; i < p.numOfSubmetrics; i++) {
 			d = edit_distance(suffix, p.ppSubMetrics[i]);

@@ -1,6 +1,6 @@
 /*
  * counters.c - hardware counters on a GPU through the CUPTI Range Profiler
- * (CUDA 13.0); the host half (metric names, passes, config images, error
+ * (CUDA 12.6 Update 2 and newer); the host half (metric names, passes, config images, error
  * messages) is counters-host.c.  See counters.h for the contract and
  * docs/metrics.md for the metric sets.
  *

@@ -1,6 +1,6 @@
 /*
  * counters.h - hardware counters through the CUPTI Range Profiler
- * (CUDA 13.0), metric sets as data, and `ewbench metrics`.
+ * (CUDA 12.6 Update 2 and newer), metric sets as data, and `ewbench metrics`.
  *
  * Two halves:
  *  - metric-sets.c and counters-derive.c (in libewb.a, no CUDA, no

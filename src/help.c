@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "ewbench.h"
 #include "help.h"
 #include "paths.h"
 
@@ -399,6 +400,42 @@ help_overview(FILE *f)
 	}
 	fputs(overview_tail, f);
 	free(rule);
+	fputs("\nThis build (docs/gpus.md: the toolkit and driver each feature "
+	    "needs):\n", f);
+	help_build(f);
+}
+
+void
+help_build(FILE *f)
+{
+	size_t	i, k;
+
+	fprintf(f, "  CUDA %d.%d (kernels by nvcc %s), CUPTI API %d (%s)\n"
+	    "  runs on NVIDIA drivers %s and newer\n",
+	    EWB_CUDA_BUILD_VERSION / 1000, EWB_CUDA_BUILD_VERSION % 1000 / 10,
+	    EWB_NVCC_RELEASE, EWB_CUPTI_BUILD_API,
+	    EWB_CUPTI_KERNEL_RECORD_NAME, EWB_DRIVER_MIN);
+	/* What the toolkit lacks: one line per reason, its variants named. */
+	for (i = 0; i < ewb_variant_count; i++) {
+		const char	*why = ewb_variants[i].unavailable;
+		const char	*sep = "  not in this build: ";
+
+		for (k = 0; why != NULL && k < i; k++) {
+			if (ewb_variants[k].unavailable != NULL &&
+			    strcmp(ewb_variants[k].unavailable, why) == 0)
+				why = NULL;	/* said with k's line */
+		}
+		if (why == NULL)
+			continue;
+		for (k = i; k < ewb_variant_count; k++) {
+			if (ewb_variants[k].unavailable != NULL &&
+			    strcmp(ewb_variants[k].unavailable, why) == 0) {
+				fprintf(f, "%s%s", sep, ewb_variants[k].id);
+				sep = ", ";
+			}
+		}
+		fprintf(f, ":\n    %s\n", why);
+	}
 }
 
 int

@@ -26,6 +26,7 @@ version(void)
 	printf("nvcc flags: -O3 -std=c++17 -lineinfo; CUPTI API %u\n",
 	    counters_cupti_version());
 	printf("kernels' SASS (sass.csv): %s\n", ewb_sass_status);
+	help_build(stdout);
 }
 
 static int
@@ -100,6 +101,11 @@ list_command(int argc, char **argv)
 	printf("\nblock: published threads per block; e/t: elements per "
 	    "thread; vec: elements per memory instruction;\nB/el: bytes read "
 	    "+ written per element; flop: per element; inp: in place\n");
+	for (i = 0; i < ewb_variant_count; i++) {
+		if (ewb_variants[i].unavailable != NULL)
+			printf("not in this build: %s: %s\n", ewb_variants[i].id,
+			    ewb_variants[i].unavailable);
+	}
 	return EWB_EXIT_OK;
 }
 

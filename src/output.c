@@ -659,7 +659,11 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 	json_str(j, "git_revision", EWB_GIT_REVISION);
 	json_str(j, "cuda_arch", EWB_CUDA_ARCH);
 	json_i64(j, "cuda_build_version", EWB_CUDA_BUILD_VERSION);
+	json_str(j, "nvcc_release", EWB_NVCC_RELEASE);
 	json_str(j, "nvcc_flags", "-O3 -std=c++17 -lineinfo");
+	json_i64(j, "cupti_build_api", EWB_CUPTI_BUILD_API);
+	json_str(j, "cupti_kernel_record", EWB_CUPTI_KERNEL_RECORD_NAME);
+	json_str(j, "driver_min", EWB_DRIVER_MIN);
 	json_end_object(j);
 
 	host_json(j);

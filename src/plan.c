@@ -144,28 +144,47 @@ variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
 	return plan_code_arch(EWB_CUDA_ARCH, cc);
 }
 
-/* A variant whose technique needs a newer GPU, or code this build does
- * not hold for this one, runs its fallback kernel under its own id;
- * unless asked for, it is left out, saying why. */
+/* A new entry of a list of variants left out (or run as their
+ * fallback), for v; its reason is the caller's to write. */
+static struct skipped_variant *
+skipped_entry(struct skipped_variant **list, size_t *count,
+    const struct ewb_variant *v)
+{
+	struct skipped_variant	*s;
+
+	*list = xrealloc(*list, (*count + 1) * sizeof **list);
+	s = &(*list)[(*count)++];
+	s->variant = v->id;
+	return s;
+}
+
+/* A variant this build does not hold (its toolkit lacks what it needs) is
+ * left out, saying why.  A variant whose technique needs a newer GPU, or
+ * code this build does not hold for this one, runs its fallback kernel
+ * under its own id; unless asked for, it is left out, saying why. */
 static bool
 skip_variant(struct plan *p, const struct run_options *o,
     const struct device_facts *d, const struct ewb_variant *v)
 {
-	struct skipped_variant	**list, *s;
-	size_t			 *count;
+	struct skipped_variant	*s;
 	unsigned		 cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
 	unsigned		 code = 0;
 	const char		*then;
 
+	if (v->unavailable != NULL) {
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		snprintf(s->reason, sizeof s->reason, "not in this build: "
+		    "%s; this ewbench was built with CUDA %d.%d",
+		    v->unavailable, EWB_CUDA_BUILD_VERSION / 1000,
+		    EWB_CUDA_BUILD_VERSION % 1000 / 10);
+		return true;
+	}
 	if (v->min_cc == 0 || (cc >= v->min_cc &&
 	    (code = variant_code_arch(d, v)) >= v->min_cc))
 		return false;
 	/* Left out, or run as its fallback: either way run.json says so. */
-	list = o->allow_fallback ? &p->fallbacks : &p->skipped;
-	count = o->allow_fallback ? &p->nfallbacks : &p->nskipped;
-	*list = xrealloc(*list, (*count + 1) * sizeof **list);
-	s = &(*list)[(*count)++];
-	s->variant = v->id;
+	s = o->allow_fallback ? skipped_entry(&p->fallbacks, &p->nfallbacks, v) :
+	    skipped_entry(&p->skipped, &p->nskipped, v);
 	then = o->allow_fallback ? "its fallback kernel ran under its name "
 	    "(--allow-fallback)" : "its fallback kernel would run under its "
 	    "name (--allow-fallback runs it)";
@@ -258,10 +277,7 @@ left_out(struct plan *p, const struct ewb_variant *v, uint64_t n,
 
 	if (!unlaunchable(v, n, block, reason, sizeof reason))
 		return false;
-	p->skipped = xrealloc(p->skipped, (p->nskipped + 1) *
-	    sizeof *p->skipped);
-	s = &p->skipped[p->nskipped++];
-	s->variant = v->id;
+	s = skipped_entry(&p->skipped, &p->nskipped, v);
 	memcpy(s->reason, reason, sizeof reason);
 	return true;
 }

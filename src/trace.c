@@ -15,6 +15,8 @@
  * trace is locked while a buffer is read and while the caller touches it.
  */
 #define _GNU_SOURCE
+#include "config.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -137,8 +139,12 @@ memory_kind(uint16_t kind)
 	}
 }
 
+/* The kernel record CUPTI fills is the newest its headers declare
+ * (configure: CUpti_ActivityKernel9 in 12.x, Kernel10 in 13.0, ...). */
+typedef EWB_CUPTI_KERNEL_RECORD kernel_record;
+
 static void
-add_kernel(struct trace *t, const CUpti_ActivityKernel10 *a)
+add_kernel(struct trace *t, const kernel_record *a)
 {
 	struct trace_kernel	 k;
 	char			*demangled = NULL;
@@ -227,7 +233,7 @@ add_record(struct trace *t, const CUpti_Activity *r)
 	switch (r->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		add_kernel(t, (const CUpti_ActivityKernel10 *)r);
+		add_kernel(t, (const kernel_record *)r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 		add_memcpy(t, (const CUpti_ActivityMemcpy6 *)r);

@@ -1437,6 +1437,30 @@ user_includes(const struct user_spec *spec, const char *source, char **cause)
 	return rc;
 }
 
+unsigned
+user_nvrtc_arch(unsigned cc)
+{
+	int		 n = 0, i;
+	int		*archs;
+	unsigned	 best = 0;
+
+	if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0)
+		return 0;
+	archs = xmalloc((size_t)n * sizeof *archs);
+	if (nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+		n = 0;
+	/* cc itself, else the newest of its major below it: machine code
+	 * runs on the later minors of its major. */
+	for (i = 0; i < n; i++) {
+		unsigned	a = (unsigned)archs[i];
+
+		if (a / 10 == cc / 10 && a <= cc && a > best)
+			best = a;
+	}
+	free(archs);
+	return best;
+}
+
 int
 user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
     int *code, char **cause)
@@ -1447,7 +1471,7 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 	int		 rc = -1;
 
 	memset(b, 0, sizeof *b);
-	b->arch = arch;
+	b->device_arch = arch;
 	*code = EWB_EXIT_USAGE;
 	if (read_user_file(spec->path, SOURCE_MAX, &source, &len, cause) != 0)
 		goto out;
@@ -1471,7 +1495,17 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 		*cause = xstrdup("nvrtcVersion failed: NVRTC unusable");
 		goto out;
 	}
-	add_option(b, xasprintf("--gpu-architecture=sm_%u", arch));
+	/* Machine code (a cubin) for the GPU itself, never PTX: an older
+	 * driver's JIT refuses PTX newer than itself. */
+	if ((b->arch = user_nvrtc_arch(arch)) == 0) {
+		*cause = xasprintf("%s: NVRTC %d.%d (this ewbench's CUDA %d.%d) "
+		    "cannot compile for this GPU's sm_%u: ewbench built with a "
+		    "toolkit that knows it can", spec->path, b->nvrtc_major,
+		    b->nvrtc_minor, EWB_CUDA_BUILD_VERSION / 1000,
+		    EWB_CUDA_BUILD_VERSION % 1000 / 10, arch);
+		goto out;
+	}
+	add_option(b, xasprintf("--gpu-architecture=sm_%u", b->arch));
 	add_option(b, xstrdup("-std=c++17"));
 	add_option(b, xstrdup("-I" EWB_CUDA_INCLUDE));
 	add_option(b, xstrdup("--generate-line-info"));

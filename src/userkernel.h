@@ -138,7 +138,9 @@ struct user_build {
 	char		 key[SHA256_HEX];	/* the cache key */
 	char		*cache_path;	/* NULL: no cache directory */
 	bool		 cached;	/* loaded from the cache */
-	unsigned	 arch;		/* sm_XX: major * 10 + minor */
+	unsigned	 arch;		/* sm_XX compiled for: major * 10 +
+					   minor (user_nvrtc_arch) */
+	unsigned	 device_arch;	/* the GPU's, as asked for */
 	char		**options;	/* NVRTC's, all of them */
 	size_t		 noptions;
 	int		 nvrtc_major, nvrtc_minor;
@@ -149,7 +151,8 @@ struct user_build {
 };
 
 /*
- * Reads, checks and compiles spec's kernel for sm_<arch> (no GPU needed),
+ * Reads, checks and compiles spec's kernel to a cubin for a GPU of
+ * compute capability arch (for the sm_ of user_nvrtc_arch; no GPU needed),
  * or takes it from the cache: $XDG_CACHE_HOME/ewbench, else
  * ~/.cache/ewbench, keyed by a SHA-256 of the program, the options
  * (architecture included) and NVRTC's version.  On failure returns -1
@@ -159,6 +162,10 @@ struct user_build {
  */
 int		 user_build(const struct user_spec *, unsigned arch,
 		    struct user_build *, int *code, char **cause);
+/* The sm_XX this NVRTC compiles machine code for on a GPU of compute
+ * capability cc (major * 10 + minor): cc when NVRTC knows it, else the
+ * newest it knows of cc's major below cc; 0 when none. */
+unsigned	 user_nvrtc_arch(unsigned cc);
 /* The same for spec's reference kernel (--reference): its file, its
  * function, the signature of the kernel's, no --kernel-flags. */
 int		 user_build_reference(const struct user_spec *, unsigned arch,

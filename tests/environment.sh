@@ -103,7 +103,9 @@ has() {	# has RUN TEXT: RUN's report.md holds TEXT
 	grep -qF -e "$2" "$d/$1-report/report.md" ||
 	    fail "$1's report lacks '$2': $(grep -A14 '^## Environment' "$d/$1-report/report.md")"
 }
-has slowed 'CUDA 13.0 (driver; release 999.1.2)'
+# The stand-in driver speaks the CUDA version ewbench was built with.
+built=$("$EWBENCH" --version | sed -n 's/^built with CUDA \([0-9.]*\),.*/\1/p')
+has slowed "CUDA $built (driver; release 999.1.2)"
 has slowed '| GPU settings, `article/` | ECC on (off after the next reboot); persistence mode on; power limit 650 W in force (default 700 W, max 700 W); application clocks SM 1755 / memory 2619 MHz (default 1980 / 2619) |'
 has slowed '| `article/` NVML through the run | SM 1500–1980 MHz (median 1980); memory 2619 MHz; power 400 W; temperature 50 °C; 4 readings; throttling reasons sw_power_cap in 1 of 4 readings; 1 of 4 rows outside the clock range |'
 has slowed '`article/`: **1 of 4 rows were measured outside the part'"'"'s clock range**'

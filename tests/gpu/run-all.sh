@@ -55,6 +55,20 @@
 #             timed), its plan, and the bulk-copy variants run as their
 #             fallback (--allow-fallback) with every element checked; run
 #             first, on the clean tree
+#   cuda12    a CUDA 12.8 build of this tree on this GPU (issue 44): the
+#             12.8 headers and libraries from the bundle CUDA12_BUNDLE
+#             (default .cuda12/cuda12.8.tar.xz, written by
+#             scripts/cuda12-toolkit.sh --pack where PyPI is; a 12.9
+#             bundle gives a 12.9 build, with the cub peer), this
+#             machine's CUDA 13 compiler; a copy of the tree configured
+#             --with-cuda-arch=ARCH against it, built, its `make report`;
+#             then, beside the newest study of this tree's own build
+#             (mainjob's) if there is one, tests/gpu/verdicts.py and
+#             tests/gpu/repeat.py.
+#             OUT gets cuda12.txt (the build's facts, its plan for an RTX
+#             5090), cuda12-*.log, cuda12-study.tar.gz (packed every 20 s
+#             while make report runs, so a cut-off call returns what was
+#             measured), cuda12-verdicts.txt and cuda12-repeat.txt
 #   torchtime the torch step before and after: `ewbench torch` of the
 #             python/ tree in BEFORE_PY and of this one, on copies of the
 #             last study's article run without its torch rows; both timed,
@@ -81,6 +95,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 export PYTHONPYCACHEPREFIX=${PYTHONPYCACHEPREFIX:-${TMPDIR:-/tmp}/ewbench-pycache}
 unset PYTHONDONTWRITEBYTECODE
 export EWBENCH=$PWD/ewbench top_srcdir=$PWD
+top=$PWD
 jobs=$(nproc)
 study=$work/study
 timed() {	# timed NAME COMMAND...: run, log, record wall time
@@ -565,6 +580,67 @@ site80)
 	tail -3 "$work/site80-fallback.log"
 	grep -o '"checks": {[^]]*' "$work/site80-fallback/run.json" | head -c 300; echo
 	save
+	;;
+cuda12)
+	log "cuda12: a CUDA 12.8 build"
+	bundle=${CUDA12_BUNDLE:-$PWD/.cuda12/cuda12.8.tar.xz}
+	# Outside $work: save() packs $work, and the toolkit is 350 MB.
+	c12=${TMPDIR:-/tmp}/ewbench-cuda12
+	rm -rf "$c12"
+	mkdir -p "$c12/src"
+	tar cf - --exclude=./.git --exclude=./.cuda12 . | tar xf - -C "$c12/src"
+	# Only the sources: a build of this tree (the build step's) must not
+	# stand in for the 12.8 one.
+	[ -f "$c12/src/Makefile" ] && make -C "$c12/src" distclean >/dev/null 2>&1
+	rev=$(./ewbench --version 2>/dev/null | sed -n 's/.*(git \(.*\))$/\1/p')
+	{ sh scripts/cuda12-toolkit.sh --bundle "$bundle" "$c12/toolkit" 12.8 &&
+	  cd "$c12/src" && ./bootstrap &&
+	  ./configure --with-cuda="$c12/toolkit" --with-cuda-arch="$arch" \
+	      --enable-werror EWB_GIT_REVISION="${rev:-unknown}-cuda12" &&
+	  make -j"$jobs"; } >"$out/cuda12-build.log" 2>&1 ||
+	    { tail -30 "$out/cuda12-build.log"; save; cd "$top"; continue; }
+	cd "$top"
+	e12=$c12/src/ewbench
+	{
+		"$e12" --version
+		ldd "$e12" | grep -E 'cudart|cupti|nvrtc'
+		echo "headers of the machine's CUDA 13 read by the build (none expected):"
+		grep -l -e /usr/local/cuda -e /usr/local/include \
+		    "$c12"/src/kernels/*.d "$c12"/src/src/.deps/*.Po 2>/dev/null || echo none
+		"$e12" info
+		"$e12" run --dry-run --chip "RTX 5090" --preset article --cache both
+	} >"$out/cuda12.txt" 2>&1
+	head -12 "$out/cuda12.txt"
+	save
+	log "cuda12: make report"
+	rm -rf "$c12"/src/reports/nvidia-*
+	( while sleep 20; do
+		for d in "$c12"/src/reports/nvidia-*/; do
+			[ -d "$d" ] && tar czf "$out/cuda12-study.tar.gz.tmp" -C "$c12/src/reports" "$(basename "$d")" &&
+			    mv "$out/cuda12-study.tar.gz.tmp" "$out/cuda12-study.tar.gz"
+		done
+	  done ) &
+	packer=$!
+	( cd "$c12/src" && timed cuda12-report make report )
+	kill "$packer" 2>/dev/null
+	wait "$packer" 2>/dev/null
+	tail -12 "$work/cuda12-report.log"
+	s12=
+	for d in "$c12"/src/reports/nvidia-*/; do
+		[ -d "$d" ] || continue
+		s12=${d%/}
+		tar czf "$out/cuda12-study.tar.gz" -C "$c12/src/reports" "$(basename "$d")"
+	done
+	# Beside this tree's own study (mainjob's), when there is one: what
+	# built each, the findings, point verdicts and experiments
+	# (verdicts.py), how the same points' times agree (repeat.py).
+	s13=$(ls -d reports/nvidia-*/ 2>/dev/null | tail -1)
+	if [ -n "$s12" ] && [ -n "$s13" ]; then
+		python3 tests/gpu/verdicts.py "${s13%/}" "$s12" >"$out/cuda12-verdicts.txt" 2>&1
+		echo "verdicts.py: exit $?"
+		python3 tests/gpu/repeat.py "${s13%/}" "$s12" >"$out/cuda12-repeat.txt" 2>&1
+		cat "$out/cuda12-verdicts.txt" "$out/cuda12-repeat.txt" | cut -c1-200
+	fi
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
 esac

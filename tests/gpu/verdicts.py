@@ -1,10 +1,12 @@
 """tests/gpu/verdicts.py STUDY_A STUDY_B [...] - do studies measured the
 same way (back to back on one GPU, or on two machines of one model) reach
 the same conclusions?  Each study is judged by this tree's analysis; the
-script prints, against the first: the six findings' verdicts and deciding
-numbers, every point verdict of the article run (variant, size, cache,
-launch), and each experiment's outcome with its change's measured and
-predicted bandwidth.  Exit 0 when every finding, point verdict and
+script prints what built and ran each (toolkit, nvcc, CUPTI, driver, the
+variants left out and why: a CUDA 12.8 build's against a 13.0 build's,
+run-all.sh cuda12), then, against the first: the six findings' verdicts
+and deciding numbers, every point verdict of the article run (variant,
+size, cache, launch), and each experiment's outcome with its change's
+measured and predicted bandwidth.  Exit 0 when every finding, point verdict and
 experiment outcome agrees, 1 otherwise (the differences listed).
 
 A benchmark script of the lead's GPU calls, not a test of `make check`.
@@ -21,8 +23,26 @@ from ewbench.analysis.core.units import gbps, size_label  # noqa: E402
 from ewbench.analysis.report.findings import common, registry  # noqa: E402
 
 
+def built(study):
+    """What built and ran a study, from its runs' run.json: one line."""
+    m = study.main.manifest
+    tool, versions = m.get("tool", {}), m.get("versions", {})
+    skipped = sorted({"%s (%s)" % (k["variant"], k["reason"])
+                      for r in list(study.runs.values()) + list(study.repeats)
+                      for k in r.manifest.get("settings", {})
+                      .get("skipped", [])})
+    return ("CUDA %s (nvcc %s), CUPTI API %s (%s), runs on drivers %s; "
+            "driver CUDA %s (%s), runtime %s, CUPTI %s; skipped: %s" % (
+                tool.get("cuda_build_version"), tool.get("nvcc_release"),
+                tool.get("cupti_build_api"), tool.get("cupti_kernel_record"),
+                tool.get("driver_min"), versions.get("driver"),
+                versions.get("nvidia_driver"), versions.get("runtime"),
+                versions.get("cupti_api"), "; ".join(skipped) or "none"))
+
+
 def judge(path):
     study = stu.load_study(path)
+    print("%s: %s" % (path, built(study)))
     sctx = common.make_context(study)
     findings = {f.number: (f.verdict, f.deciding)
                 for f in registry.evaluate(study, sctx)}
@@ -42,9 +62,10 @@ def main(paths):
     judged = [judge(p) for p in paths]
     base_f, base_p, base_e = judged[0]
     differ = 0
-    print("findings of %s:" % paths[0])
-    for n, (verdict, deciding) in sorted(base_f.items()):
-        print("  %d %-16s %s" % (n, verdict, deciding[:110]))
+    for path, (f, _, _) in zip(paths, judged):
+        print("findings of %s:" % path)
+        for n, (verdict, deciding) in sorted(f.items()):
+            print("  %d %-16s %s" % (n, verdict, deciding[:110]))
     print("experiments of %s:" % paths[0])
     for v, e in sorted(base_e.items()):
         own = ", ".join("%s %s%s" % (

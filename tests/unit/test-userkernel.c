@@ -6,7 +6,9 @@
  * with NVRTC's file:line, a signature that is not the op's; the article's
  * listings as pasted (examples/article_add.cu: int N, non-const inputs,
  * its reinterpret_cast macros) and every count type, judged by the
- * compiler; and the watchdog, which ends a process stuck past its limit.
+ * compiler; the architecture NVRTC compiles for (the GPU's own, else the
+ * newest of its major NVRTC knows, never PTX); and the watchdog, which
+ * ends a process stuck past its limit.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -139,6 +141,31 @@ build(const char *path, enum ewb_op op, enum ewb_dtype dtype,
 		code = 0;
 	spec_clear(&s);
 	return code;
+}
+
+/* Machine code for the GPU's own architecture where this NVRTC (12.8 or
+ * newer) knows it; a minor it does not know gets its major's newest; a
+ * major it does not know is refused, saying so. */
+static void
+test_nvrtc_arch(void)
+{
+	struct user_build	 b;
+	char			*path = example("add_f32x4.cu"), *cause = NULL;
+
+	CHECK(user_nvrtc_arch(75) == 75);
+	CHECK(user_nvrtc_arch(90) == 90);
+	CHECK(user_nvrtc_arch(120) == 120);
+	CHECK(user_nvrtc_arch(99) == 90);
+	CHECK(user_nvrtc_arch(990) == 0);
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 99, &b, &cause) == 0);
+	CHECK(b.arch == 90 && b.device_arch == 99 && b.cubin_bytes > 0);
+	user_build_free(&b);
+	CHECK(build(path, EWB_OP_ADD, EWB_F32, NULL, 990, &b, &cause) ==
+	    EWB_EXIT_ERROR);
+	CHECK(cause != NULL && strstr(cause, "cannot compile for this GPU's "
+	    "sm_990") != NULL);
+	free(cause);
+	free(path);
 }
 
 static size_t
@@ -978,6 +1005,7 @@ main(void)
 	test_spec();
 	test_watchdog();
 	test_compile_and_cache();
+	test_nvrtc_arch();
 	test_refusals();
 	test_article();
 	test_reference();

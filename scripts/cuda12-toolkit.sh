@@ -1,0 +1,203 @@
+#!/bin/sh
+# scripts/cuda12-toolkit.sh [--bundle FILE | --wheels DIR] [--pack FILE] PREFIX [VERSION]
+#   A CUDA 12.x toolkit that ./configure --with-cuda=PREFIX builds against,
+#   assembled from NVIDIA's PyPI wheels (VERSION 12.8, the default, or 12.9;
+#   each pins one release of every wheel, below):
+#     PREFIX/include  the 12.x headers: runtime, CUPTI (with the Profiler
+#                     Host and Range Profiler APIs), NVRTC, NVTX3, CCCL,
+#                     the profiler API (cuda_profiler_api.h);
+#                     and the compiler's own (crt/, fatbinary_section.h)
+#     PREFIX/lib64    libcudart.so.12, libcupti.so.12, libnvperf_host.so,
+#                     libnvperf_target.so, libnvrtc.so.12 with its builtins
+#     PREFIX/bin, PREFIX/nvvm
+#                     the compiler: nvcc, cudafe++, cicc, fatbinary, nvlink,
+#                     ptxas, libdevice and headers of a CUDA 13 toolkit on this
+#                     machine ($CUDA13, else the one of nvcc on PATH, else
+#                     /usr/local/cuda), with an nvcc.profile of PREFIX's own
+#                     so that nvcc sees only PREFIX's headers
+#     PREFIX/TOOLKIT.txt  which wheel gave what, and where the compiler is from
+#   What the wheels lack, and why the compiler is borrowed: the 12.x
+#   nvcc wheel (nvidia-cuda-nvcc-cu12) holds ptxas, libnvvm, libdevice and
+#   the crt/ headers, but no nvcc driver, cudafe++, cicc, fatbinary, nvlink
+#   or bin2c, and PyPI has no 12.x wheel that does (nvidia-cuda-nvcc, with
+#   the driver, and nvidia-nvvm, with cicc, start at 13.0).  Its parts do
+#   not mix with 13's: ptxas 12.x cannot assemble what cicc 13 writes (PTX
+#   ISA 9.0), and cudafe++ 13's launch stubs need 13's crt/host_runtime.h.
+#   So the whole compiler is 13.0's and that wheel is not used: the
+#   kernels' machine code is 13.0's, compiled against the 12.x headers
+#   (the stubs call only what libcudart.so.12 exports), and a driver that
+#   predates CUDA 13 (570, 575) needs a build with NVIDIA's own 12.8 or
+#   12.9 toolkit, whose nvcc is whole.  What this toolkit proves: ewbench
+#   builds, links and runs against CUDA 12.x's runtime, CUPTI, NVPerf,
+#   NVRTC and CCCL.
+#   Nothing links libcuda (the driver's entry points are looked up at run
+#   time), so no stub library is needed; nvJitLink is not used.
+#   The wheels' licence (the CUDA Toolkit EULA, in each wheel's
+#   dist-info/licenses) grants installing and using them; nothing here
+#   redistributes them.
+#
+#   --wheels DIR  take the wheels from DIR (pip download's output) instead
+#                 of downloading them with pip into PREFIX/wheels
+#   --bundle FILE take PREFIX's 12.x part (include/, lib64/) from FILE, as
+#                 --pack wrote it: for a machine without PyPI
+#   --pack FILE   then write PREFIX's 12.x part to FILE (tar, xz): what a
+#                 machine without PyPI needs beside its own CUDA 13
+# Exit status: 0 done, 1 a step failed (it says which), 2 bad arguments.
+set -eu
+
+usage() {
+	echo "usage: scripts/cuda12-toolkit.sh [--bundle FILE | --wheels DIR] [--pack FILE] PREFIX [12.8|12.9]" >&2
+	exit 2
+}
+fail() { echo "cuda12-toolkit: $*" >&2; exit 1; }
+
+bundle= wheels= pack=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--bundle) [ $# -ge 2 ] || usage; bundle=$2; shift 2 ;;
+	--wheels) [ $# -ge 2 ] || usage; wheels=$2; shift 2 ;;
+	--pack) [ $# -ge 2 ] || usage; pack=$2; shift 2 ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] && [ $# -le 2 ] || usage
+[ -z "$bundle" ] || [ -z "$wheels" ] || usage
+prefix=$1
+version=${2:-12.8}
+
+# One release of each wheel per toolkit version: the newest of each line.
+case $version in
+12.8) pins="nvidia-cuda-runtime-cu12==12.8.90 nvidia-cuda-cupti-cu12==12.8.90
+	nvidia-cuda-nvrtc-cu12==12.8.93 nvidia-cuda-cccl-cu12==12.8.90
+	nvidia-nvtx-cu12==12.8.90 nvidia-cuda-profiler-api-cu12==12.8.90" ;;
+12.9) pins="nvidia-cuda-runtime-cu12==12.9.79 nvidia-cuda-cupti-cu12==12.9.79
+	nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-cccl-cu12==12.9.27
+	nvidia-nvtx-cu12==12.9.79 nvidia-cuda-profiler-api-cu12==12.9.79" ;;
+*) echo "cuda12-toolkit: VERSION is 12.8 or 12.9, not '$version'" >&2; usage ;;
+esac
+
+# The CUDA 13 toolkit whose compiler PREFIX borrows.
+if [ -n "${CUDA13:-}" ]; then
+	cuda13=$CUDA13
+elif command -v nvcc >/dev/null 2>&1; then
+	cuda13=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+else
+	cuda13=/usr/local/cuda
+fi
+for f in bin/nvcc bin/cudafe++ bin/fatbinary bin/nvlink bin/ptxas nvvm/bin/cicc; do
+	[ -x "$cuda13/$f" ] || fail "no $cuda13/$f: set CUDA13 to a CUDA 13 toolkit (its compiler builds the kernels)"
+done
+major=$("$cuda13/bin/nvcc" --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+[ "${major:-0}" -ge 13 ] || fail "$cuda13/bin/nvcc is CUDA ${major:-?}, not 13 or newer"
+
+# PREFIX is this script's: new, empty, or made by it before (its mark),
+# never a folder of something else (a toolkit of NVIDIA's).
+if [ -d "$prefix" ] && [ -n "$(ls -A "$prefix")" ] && [ ! -f "$prefix/.cuda12-toolkit" ]; then
+	fail "$prefix holds files this script did not make: give a new or empty folder"
+fi
+mkdir -p "$prefix"
+prefix=$(cd "$prefix" && pwd)
+: >"$prefix/.cuda12-toolkit"
+rm -rf "$prefix/include" "$prefix/lib64" "$prefix/bin" "$prefix/nvvm" "$prefix/TOOLKIT.txt"
+mkdir -p "$prefix/include" "$prefix/lib64"
+
+# unpack_wheel WHEEL: its nvidia/<part>/{include,lib,bin...} into a
+# scratch folder; copy_part moves what ewbench uses into PREFIX.
+scratch=$prefix/.unpack
+rm -rf "$scratch"
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch"
+
+if [ -n "$bundle" ]; then
+	[ -f "$bundle" ] || fail "no bundle $bundle"
+	tar -xJf "$bundle" -C "$prefix" || fail "could not unpack $bundle"
+	[ -f "$prefix/include/cuda_runtime_api.h" ] && [ -f "$prefix/TOOLKIT-12.txt" ] ||
+	    fail "$bundle holds no 12.x toolkit part (made by --pack?)"
+else
+	if [ -z "$wheels" ]; then
+		wheels=$prefix/wheels
+		mkdir -p "$wheels"
+		# shellcheck disable=SC2086
+		python3 -m pip download -q --no-deps --only-binary=:all: \
+		    -d "$wheels" $pins ||
+		    fail "pip download of the $version wheels failed (PyPI reachable?)"
+	fi
+	: >"$prefix/TOOLKIT-12.txt"
+	for pin in $pins; do
+		name=${pin%%==*}
+		release=${pin#*==}
+		file=$(ls "$wheels"/"$(echo "$name" | tr - _)"-"$release"-*.whl 2>/dev/null | head -1)
+		[ -n "$file" ] || fail "no $name $release wheel in $wheels"
+		python3 -m zipfile -e "$file" "$scratch" || fail "could not unpack $file"
+		echo "$name $release $(basename "$file")" >>"$prefix/TOOLKIT-12.txt"
+	done
+	n=$scratch/nvidia
+	# Headers: every wheel's include/ into one (as a toolkit's include/).
+	for inc in "$n"/*/include; do
+		cp -R "$inc/." "$prefix/include/"
+	done
+	find "$prefix/include" -name __init__.py -delete
+	# Libraries, with the development names the linker looks for.
+	lib() {	# lib PART FILE [LINK]
+		[ -f "$n/$1/lib/$2" ] || fail "the $1 wheel lacks lib/$2"
+		cp "$n/$1/lib/$2" "$prefix/lib64/"
+		[ $# -lt 3 ] || ln -sf "$2" "$prefix/lib64/$3"
+	}
+	lib cuda_runtime libcudart.so.12 libcudart.so
+	lib cuda_cupti libcupti.so.12 libcupti.so
+	lib cuda_cupti libnvperf_host.so
+	lib cuda_cupti libnvperf_target.so
+	lib cuda_nvrtc libnvrtc.so.12 libnvrtc.so
+	lib cuda_nvrtc "libnvrtc-builtins.so.$version"
+fi
+
+# The compiler, CUDA 13's (see above), with PREFIX's own nvcc.profile:
+# nvcc reads the profile beside its binary, so the binary is copied.  Its
+# headers come with it: crt/ (the launch stubs cudafe++ writes expand its
+# macros) and fatbinary_section.h.
+mkdir -p "$prefix/bin/crt" "$prefix/nvvm/bin"
+rm -rf "$prefix/include/crt"
+cp -R "$cuda13/include/crt" "$prefix/include/crt"
+cp "$cuda13/include/fatbinary_section.h" "$prefix/include/"
+# cuobjdump and nvdisasm too, where that toolkit has them: the SASS of
+# the kernels (sass.csv) is read with the compiler's own.
+for f in nvcc cudafe++ fatbinary nvlink ptxas bin2c cuobjdump nvdisasm; do
+	if [ -x "$cuda13/bin/$f" ]; then cp "$cuda13/bin/$f" "$prefix/bin/"; fi
+done
+cp "$cuda13"/bin/crt/*.stub "$prefix/bin/crt/" 2>/dev/null || true
+cp "$cuda13/nvvm/bin/cicc" "$prefix/nvvm/bin/"
+cp -R "$cuda13/nvvm/libdevice" "$prefix/nvvm/"
+cat >"$prefix/bin/nvcc.profile" <<'EOF'
+
+TOP              = $(_HERE_)/..
+
+CICC_PATH        = $(TOP)/nvvm/bin
+NVVMIR_LIBRARY_DIR = $(TOP)/nvvm/libdevice
+
+LD_LIBRARY_PATH += $(TOP)/lib64:
+PATH            += $(CICC_PATH):$(_HERE_):
+
+INCLUDES        +=  "-I$(TOP)/include" $(_SPACE_)
+
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/lib64"
+
+CUDAFE_FLAGS    +=
+PTXAS_FLAGS     +=
+EOF
+# The version the headers say (a bundle's may not be VERSION's).
+cudart=$(sed -n 's/^#define CUDART_VERSION  *\([0-9]*\).*/\1/p' "$prefix/include/cuda_runtime_api.h")
+version=$((cudart / 1000)).$((cudart % 1000 / 10))
+{
+	echo "CUDA $version headers and libraries from these wheels (TOOLKIT-12.txt):"
+	sed 's/^/  /' "$prefix/TOOLKIT-12.txt"
+	echo "compiler (bin/, nvvm/) from $cuda13: $("$cuda13/bin/nvcc" --version | tail -1)"
+} >"$prefix/TOOLKIT.txt"
+
+if [ -n "$pack" ]; then
+	tar -cJf "$pack.tmp" -C "$prefix" include lib64 TOOLKIT-12.txt ||
+	    fail "could not write $pack"
+	mv "$pack.tmp" "$pack"
+	echo "cuda12-toolkit: $pack ($(du -h "$pack" | cut -f1))"
+fi
+echo "cuda12-toolkit: CUDA $version in $prefix (./configure --with-cuda=$prefix)"
