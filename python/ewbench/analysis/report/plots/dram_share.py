@@ -17,44 +17,18 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short, save)
-
-
-def _l1_bytes(run, p):
-    """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
-    through the LSU pipe (the default set counts those)."""
-    total = sel.metric(run, p, sel.M_L1_BYTES)
-    if total:
-        return total
-    parts = [sel.metric(run, p, m) for m in sel.M_L1_GLOBAL_BYTES]
-    return sum(parts) if all(v is not None for v in parts) else None
+                     _families, _figure, _gbps_short, compute_roof, save)
 
 
 def _level_bytes(run, p):
     """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
     out = []
     for level, value in (("DRAM", sel.dram_bytes(run, p)),
-                         ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
-                         ("L1", _l1_bytes(run, p))):
+                         ("L2", sel.l2_bytes(run, p)),
+                         ("L1", sel.l1_bytes(run, p))):
         if value:
             out.append((level, value))
     return out
-
-
-def _compute_roof(run, dtype):
-    """(flop/s, label) of the dtype's FMA roof: ceilings.csv's fp32_fma or
-    fp16_fma, else for fp32 a spec estimate from run.json; None."""
-    name = {"f32": "fp32_fma", "f16": "fp16_fma"}.get(dtype)
-    c = (run.ceilings or {}).get(name) if name else None
-    if c is not None and c.value > 0:
-        return c.value, "%s %.1f TFLOP/s (measured)" % (name, c.value / 1e12)
-    dev = run.device
-    lanes = dev.get("fp32_lanes_per_sm")      # run.json, from ewbench
-    if dtype == "f32" and lanes and dev.get("sm_count") and \
-            dev.get("sm_clock_khz"):
-        peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
-        return peak, "fp32 %.1f TFLOP/s (spec estimate)" % (peak / 1e12)
-    return None
 
 
 def _intensity_note(run, pts, fams):
@@ -71,7 +45,7 @@ def _intensity_note(run, pts, fams):
             continue
         intensity = float(np.median(flops))
         text = "%s %.3g FLOP/B" % (var.family_label(fam), intensity)
-        roof = _compute_roof(run, fam[1])
+        roof = compute_roof(run, fam[1])
         dram = model.run_dram_ceiling(run, fam[0])
         if roof is not None and dram is not None:
             ridge = roof[0] / dram.value
