@@ -18,6 +18,7 @@ from PIL import Image
 
 from .. import model
 from ...core import atomic
+from ...core import select as sel
 from ...core import validate
 from ...core import variants as var
 from ...core.units import bytes_label
@@ -197,6 +198,17 @@ def save(fig, outdir, stem):
     return [png, svg]
 
 
+def level_bytes(run, p):
+    """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
+    out = []
+    for level, value in (("DRAM", sel.dram_bytes(run, p)),
+                         ("L2", sel.l2_bytes(run, p)),
+                         ("L1", sel.l1_bytes(run, p))):
+        if value:
+            out.append((level, value))
+    return out
+
+
 # ceilings drawn as roofs
 
 
@@ -264,8 +276,8 @@ def per_block(points):
     values = [p.bytes_moved / p.grid for p in rows]
     if max(values) > 1.05 * min(values):
         return None
-    return max(rows, key=lambda p: p.n).bytes_moved / max(
-        rows, key=lambda p: p.n).grid
+    largest = max(rows, key=lambda p: p.n)
+    return largest.bytes_moved / largest.grid
 
 
 def _binary_bytes(value, _pos=None):
@@ -326,7 +338,7 @@ def _label_alignment(dx, dy):
 
 def settle(figure):
     """Draw the figure once, so that its layout is settled and the labels
-    placed after it (placed_labels, label_on_line: outside the layout) can
+    placed after it (place_labels, label_on_line: outside the layout) can
     measure where everything is; the renderer they measure with."""
     figure.canvas.draw()
     return figure.canvas.get_renderer()

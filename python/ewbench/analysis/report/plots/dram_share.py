@@ -17,18 +17,8 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short, compute_roof, save)
-
-
-def _level_bytes(run, p):
-    """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
-    out = []
-    for level, value in (("DRAM", sel.dram_bytes(run, p)),
-                         ("L2", sel.l2_bytes(run, p)),
-                         ("L1", sel.l1_bytes(run, p))):
-        if value:
-            out.append((level, value))
-    return out
+                     _families, _figure, _gbps_short, compute_roof,
+                     level_bytes, save)
 
 
 def _intensity_note(run, pts, fams):
@@ -134,7 +124,7 @@ def plot_dram_share(run, outdir, repeats=()):
     pts = [r.point for r in rows]
     n, cache = pts[0].n, pts[0].cache
     fams = _families(pts)
-    levels = {p.key: _level_bytes(run, p) for p in pts}
+    levels = {p.key: level_bytes(run, p) for p in pts}
     counted = any(levels.values())
     fig, body = _figure([run], 0.26 * len(pts) + 2.6)
     if counted:

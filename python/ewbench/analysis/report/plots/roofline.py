@@ -25,7 +25,8 @@ from ...core.units import size_label
 from .cache_tier import _marked
 from .common import (BLOCK_ROOF, CEILING_GREY, LEVEL_COLOURS, _families,
                      _figure, _gbps_short, block_roof, compute_roof,
-                     label_on_line, legend_outside, per_block, save, settle)
+                     label_on_line, legend_outside, level_bytes, per_block,
+                     save, settle)
 
 # Level -> marker: the same as the DRAM-share figure's byte ratios.
 LEVEL_MARKERS = {"DRAM": "s", "L2": "o", "L1": "^"}
@@ -33,30 +34,27 @@ LEVELS = ("DRAM", "L2", "L1")
 CONNECTOR = "#b0b0b0"
 
 
-def _level_bytes(run, p):
-    """{level: bytes counted there}, where measured and above zero."""
-    found = {"DRAM": sel.dram_bytes(run, p), "L2": sel.l2_bytes(run, p),
-             "L1": sel.l1_bytes(run, p)}
-    return {k: v for k, v in found.items() if v}
-
-
 def roofline_points(run):
     """{variant: [(point, FLOP/s, {level: FLOP per counted byte})]} of the
-    study's variants that do FLOPs, at their primary block, passing, in
-    the run's preferred cache state (warm when measured) and launch mode
-    (the one with most points, stream on a tie), by size; variants
+    study's variants that do FLOPs, at their primary block, passing, by
+    size, in one cache state: warm where measured and its counters
+    describe a warm L2 (sel.warm_counters_are_warm), else cold; and one
+    launch mode (the one with most points, stream on a tie).  Variants
     without any counted level are left out."""
     points = [p for p in sel.primary_points(run)
               if p.check != "fail" and p.flops and p.bytes_moved and
               p.bandwidth and var.role(p.variant) == var.STUDY]
     cache = sel.preferred_cache(points)
+    if cache == "warm" and not sel.warm_counters_are_warm(run) and \
+            any(p.cache == "cold" for p in points):
+        cache = "cold"
     points = [p for p in points if p.cache == cache]
     launches = sorted({p.launch for p in points}, key=lambda m: (
         -sum(p.launch == m for p in points), m != "stream"))
     points = [p for p in points if launches and p.launch == launches[0]]
     out = {}
     for p in sorted(points, key=lambda p: p.n):
-        levels = _level_bytes(run, p)
+        levels = dict(level_bytes(run, p))
         if not levels:
             continue
         flops_per_s = p.flops * p.bandwidth / p.bytes_moved
