@@ -49,7 +49,7 @@ ewb_compare(const void *got, const void *expected, size_t n,
     enum ewb_dtype dtype, const struct ewb_tolerance *tol,
     struct ewb_compare_result *result, cudaStream_t stream)
 {
-	struct ewb_tolerance	none = { 0, 0, false };
+	struct ewb_tolerance	none = { 0, 0, false, 0, 0 };
 	struct ewb_shape	s;
 	cudaError_t		e;
 

@@ -10,6 +10,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/__init__.py \
 	%reldir%/ewbench/analysis/__init__.py \
 	%reldir%/ewbench/analysis/__main__.py \
+	%reldir%/ewbench/analysis/cli.py \
 	%reldir%/ewbench/analysis/contest/__init__.py \
 	%reldir%/ewbench/analysis/contest/page.py \
 	%reldir%/ewbench/analysis/contest/rank.py \
@@ -41,6 +42,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/fleet/plots.py \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
+	%reldir%/ewbench/analysis/report/experiments.py \
 	%reldir%/ewbench/analysis/report/environment.py \
 	%reldir%/ewbench/analysis/report/findings/__init__.py \
 	%reldir%/ewbench/analysis/report/findings/blocks.py \
@@ -54,6 +56,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
+	%reldir%/ewbench/analysis/report/model/curve.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \

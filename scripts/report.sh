@@ -56,7 +56,7 @@ repeat_blocks=own,128,256,512,768,1024
 
 # render_study DIR [OUT]: the study's report, in OUT (default DIR/report).
 render_study() {
-	analysis report "$1" -o "${2:-$1/report}" >/dev/null
+	analysis report "$1" -o "${2:-$1/report}" >/dev/null || return
 	echo "report: ${2:-$1/report}/report.html"
 }
 
@@ -67,47 +67,120 @@ set -e
 if [ "$rc" = 0 ]; then
 	study="$outdir/$(echo "$info" | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')-$(date -u +%Y%m%d-%H%M%S)"
 	mkdir -p "$outdir"
-	step() {	# step NAME COMMAND...: run it, say how long it took
-		name=$1
-		shift
-		start=$(date +%s.%N)
-		"$@"
-		echo "report: $name in $(echo "$start $(date +%s.%N)" |
-		    awk '{ printf "%.1f", $2 - $1 }') s"
+	# Every step's time, in STUDY/steps.json (docs/data-format.md,
+	# "steps.json"), rewritten whole after each step through a temporary
+	# file renamed over it: a reader never sees half of it, and an
+	# interrupted study keeps the steps it finished.  Seconds from the
+	# study's start, on this shell's clock.
+	study_start=$(date +%s.%N)
+	study_start_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	steps_done=
+	steps_json() {
+		tmp=$study/.steps.json.$$
+		{
+			printf '{\n  "schema": "ewbench-steps/1",\n'
+			printf '  "started_utc": "%s",\n  "steps": [' "$study_start_utc"
+			printf '%s' "$steps_done"
+			printf '\n  ]\n}\n'
+		} >"$tmp"
+		mv -f "$tmp" "$study/steps.json"
 	}
-	step ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
-	step article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
+	# step NAME KIND DIRS COMMAND...: run it, say how long it took and
+	# record it (KIND: part, peer or render; DIRS: the study's folders it
+	# wrote into, relative, space-separated); its exit status.
+	step() {
+		name=$1 kind=$2 dirs=$3
+		shift 3
+		start=$(date +%s.%N)
+		status=0
+		"$@" || status=$?
+		end=$(date +%s.%N)
+		echo "report: $name in $(echo "$start $end" |
+		    awk '{ printf "%.1f", $2 - $1 }') s"
+		[ -d "$study" ] || return $status
+		steps_done=$steps_done${steps_done:+,}$(echo "$study_start $start $end" |
+		    awk -v name="$name" -v kind="$kind" -v dirs="$dirs" -v status=$status '{
+			n = split(dirs, d, " "); list = ""
+			for (i = 1; i <= n; i++)
+				list = list (i > 1 ? ", " : "") "\"" d[i] "\""
+			printf "\n    {\"name\": \"%s\", \"kind\": \"%s\", \"dirs\": [%s], " \
+			    "\"start_s\": %.3f, \"seconds\": %.3f, \"exit_code\": %d}",
+			    name, kind, list, $2 - $1, $3 - $2, status }')
+		steps_json
+		return $status
+	}
+	step ceilings part ceilings "$EWBENCH" ceilings -q -o "$study/ceilings"
+	step article part article "$EWBENCH" run -q --preset article --cache both -o "$study/article"
+	# PyTorch, for every round's torch rows: one process (`ewbench torch
+	# --serve`, docs/peers.md) fed the rounds as they finish, so that the
+	# import (seconds of one core's work) and the CUDA context (seconds
+	# more) are paid once, not once a round.  Its requests go in on fd 3
+	# and its answers come back on fd 4, through two FIFOs (removed once
+	# both ends are open).  It starts now: its import overlaps the sweep
+	# and the parts after it, whose times are the GPU's own clock on
+	# graph launches or counters, which a busy host core cannot move; the
+	# ceilings and the article time the host's own launch path (stream
+	# launch intervals, the launch ceilings), which a core busy importing
+	# beside them can (shared caches, memory bandwidth, clock boost), so
+	# they run before it.  It touches the GPU only when the first round
+	# is asked for, between two ewbench processes, and answers once its
+	# kernels are done: no PyTorch kernel runs while ewbench times.
+	fifos=$(mktemp -d "${TMPDIR:-/tmp}/ewbench-torch.XXXXXX")
+	mkfifo "$fifos/requests" "$fifos/answers"
+	analysis torch --serve <"$fifos/requests" >"$fifos/answers" &
+	torch_pid=$!
+	exec 3>"$fifos/requests" 4<"$fifos/answers"
+	rm -rf "$fifos"
+	# torch_rows RUN_DIR...: the torch rows of these runs, measured now,
+	# the server's lines shown as it prints them.  Fails once the server
+	# has ended: without PyTorch it says so and exits 5 (no rows, no
+	# error, and it is not asked again).
+	torch_rows() {
+		( trap '' PIPE; printf '%s\n' "$@" "" >&3 ) 2>/dev/null || return 1
+		while IFS= read -r line <&4; do
+			[ -n "$line" ] || return 0
+			printf '%s\n' "$line"
+		done
+		return 1
+	}
 	# The sweep's cold rows draw the cold line of the cache-tier figure:
 	# 2 ms of samples each (an L2 flush before every one) is enough there.
-	step sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
+	# --density 2: 8 working sets a doubling where a warm one leaves L2,
+	# 1 to 4 elsewhere (docs/ceilings.md, "Sweep grid").
+	step sweep part sweep "$EWBENCH" sweep -q -v "$sweep_variants" --metrics residency \
 	    --density 2 --warmup 3 --max-time 2 -o "$study/sweep"
 	# Graph launches: kernels back to back, as the study's loops ran them
 	# (kernel times leave the host's launch path out either way).
-	step blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
+	step blocks part blocks "$EWBENCH" tune -q -v "$block_variants" --launch graph \
 	    --warmup 3 -o "$study/blocks"
-	step stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
+	step stalls part stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
 	    --cache both --metrics stalls -o "$study/stalls"
 	# Timing only: each intervention is judged against its base point
 	# of the same run, its prediction from the article's counters.
-	step experiments "$EWBENCH" run -q -v "$study_variants,$probe_variants" \
+	step experiments part experiments "$EWBENCH" run -q \
+	    -v "$study_variants,$probe_variants" \
 	    -s "$dram_size" --cache warm --block own,x2,x4 --no-counters \
 	    -o "$study/experiments"
 	# Each round's torch rows right after it, so that a drift of the
 	# machine hits cub, torch and ewbench's kernels alike; the article's
-	# with round 1's.  Without PyTorch `ewbench torch` says so (exit 4):
-	# no rows, no error, and it is not asked again.
+	# with round 1's.
 	torch=yes
 	for round in 1 2 3; do
-		step "repeat $round" "$EWBENCH" run -q -v "$repeat_variants" \
+		step "repeat $round" part "repeats/round-$round" \
+		    "$EWBENCH" run -q -v "$repeat_variants" \
 		    -s "$dram_size" --block "$repeat_blocks" --no-counters \
 		    -o "$study/repeats/round-$round"
 		[ "$torch" = yes ] || continue
-		set -- "$study/repeats/round-$round"
-		[ "$round" = 1 ] && set -- "$study/article" "$@"
-		step "torch $round" analysis torch "$@" ||
+		dirs=repeats/round-$round
+		[ "$round" = 1 ] && dirs="article $dirs"
+		set --
+		for dir in $dirs; do set -- "$@" "$study/$dir"; done
+		step "torch $round" peer "$dirs" torch_rows "$@" ||
 		    { torch=no; echo "report: torch peer rows skipped"; }
 	done
-	step render render_study "$study"
+	exec 3>&- 4<&-		# the end of its input: the server exits
+	wait "$torch_pid" || :
+	step render render report render_study "$study"
 	exit 0
 fi
 echo "report: no usable GPU here; rendering the shipped reference results"

@@ -53,7 +53,9 @@ enum {
 	OPT_NO_GUARD,
 	OPT_REFERENCE,
 	OPT_ULPS,
-	OPT_REL
+	OPT_REL,
+	OPT_ATOL,
+	OPT_RTOL
 };
 
 static const struct option run_longopts[] = {
@@ -93,6 +95,8 @@ static const struct option run_longopts[] = {
 	{ "reference",	required_argument, NULL, OPT_REFERENCE },
 	{ "ulps",	required_argument, NULL, OPT_ULPS },
 	{ "rel",	required_argument, NULL, OPT_REL },
+	{ "atol",	required_argument, NULL, OPT_ATOL },
+	{ "rtol",	required_argument, NULL, OPT_RTOL },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -266,7 +270,7 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 			add_block(o, 0);
 			continue;
 		}
-		if (word[0] == 'x') {
+		if (word[0] == 'x' && word[1] != '\0') {
 			if (uint_list_parse(word + 1, "--block's xK", 2, 32,
 			    &block, &count, cause) != 0) {
 				free(copy);
@@ -324,6 +328,10 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 		return user_spec_ulps(k, arg, cause);
 	case OPT_REL:
 		return user_spec_rel(k, arg, cause);
+	case OPT_ATOL:
+		return user_spec_atol(k, arg, cause);
+	case OPT_RTOL:
+		return user_spec_rtol(k, arg, cause);
 	}
 	return 1;
 }

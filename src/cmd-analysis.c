@@ -50,7 +50,9 @@ static const struct {
 	{ "contest",		"ewbench.analysis",		true },
 	{ "fleet-report",	"ewbench.analysis",		true },
 	{ "timeline",		"ewbench.analysis",		true },
-	{ "torch",		"ewbench.peers.torch_ops",	false },
+	/* The analysis hands it to ewbench.peers.torch_ops: one entry point,
+	 * one message prefix, python3 -m ewbench.analysis torch alike. */
+	{ "torch",		"ewbench.analysis",		true },
 };
 
 /* python -c BOOTSTRAP MODULE ARGS...: MODULE run as -m runs it, with
@@ -366,10 +368,14 @@ analysis_command(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &stops, &old_mask);
 	n = paths_data_dirs("python", dirs);
 	if ((package_dir = put_package_on_path(dirs, n)) == NULL) {
+		char	*moved = paths_moved_build_note();
+
 		fprintf(stderr, "ewbench %s: no analysis package in ", argv[0]);
 		for (k = 0; k < n; k++)
 			fprintf(stderr, "%s%s", k > 0 ? " or " : "", dirs[k]);
-		fprintf(stderr, "; trying %s's own (pip install)\n", py);
+		fprintf(stderr, "; trying %s's own (pip install)%s%s\n", py,
+		    moved != NULL ? "; " : "", moved != NULL ? moved : "");
+		free(moved);
 	}
 	rc = check_python(py, package_dir, &stops, &real, &cause);
 	paths_free(dirs, n);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "chips.h"
 #include "counters.h"
+#include "device.h"
 
 /* Chip used by --check when there is neither --chip nor a GPU: the one a
  * plan without a GPU uses. */
@@ -31,10 +32,11 @@ static const char usage_text[] =
 "                  description and the set's pass count (the default)\n"
 "  --check         resolve the sets for the chip with the CUPTI host API\n"
 "                  (each entry collected under the first of its names the\n"
-"                  chip knows) and print pass counts; exit 2 naming an\n"
-"                  entry the chip has no name for, unless the entry ends\n"
-"                  with '| -' (then it is left out, and said).  Without\n"
-"                  --chip and without a GPU the chip is " DEFAULT_CHIP ".\n"
+"                  chip knows) and print pass counts, then a line that\n"
+"                  sums them up; exit 2 naming an entry the chip has no\n"
+"                  name for, unless the entry ends with '| -' (then it is\n"
+"                  left out, and said).  Without --chip and without a GPU\n"
+"                  the chip is " DEFAULT_CHIP ".\n"
 "  --chip NAME     a GPU by board or chip name, as `run --dry-run --chip`\n"
 "                  takes it (RTX 5090, T4, A100, H200, ...), or any chip\n"
 "                  CUPTI knows (GB202, GA107, ...); case, blanks and '-'\n"
@@ -178,6 +180,7 @@ resolve_chips(const struct metrics_options *o, char ***chips, size_t *count,
     char **cause)
 {
 	char	*chip = NULL, *error = NULL;
+	int	 devices = 0;
 
 	*chips = NULL;
 	*count = 0;
@@ -196,6 +199,14 @@ resolve_chips(const struct metrics_options *o, char ***chips, size_t *count,
 	if (o->chip != NULL) {
 		if (chip_of_option(o->chip, &chip, cause) != 0)
 			return -1;
+	} else if (device_count(&devices, &error) != EWB_EXIT_OK) {
+		/* No GPU, said as every command says it (device.c). */
+		if (o->check) {
+			fprintf(stderr, "ewbench metrics: %s; checking against "
+			    "chip %s (choose with --chip)\n", error,
+			    DEFAULT_CHIP);
+			chip = xstrdup(DEFAULT_CHIP);
+		}
 	} else if (counters_device_chip(0, &chip, &error) == 0)
 		fprintf(stderr, "ewbench metrics: chip %s (CUDA device 0)\n",
 		    chip);
@@ -426,7 +437,7 @@ out:
 /* The sets to work on: --metrics, or every group. */
 static int
 load_sets(const struct metrics_options *o, struct metric_set **sets,
-    size_t *count, bool *broken, int *code)
+    size_t *count, size_t *broken, int *code)
 {
 	char	**groups, *cause, *where;
 	size_t	  ngroups, i;
@@ -463,7 +474,7 @@ load_sets(const struct metrics_options *o, struct metric_set **sets,
 		else {
 			fprintf(stderr, "ewbench metrics: %s\n", cause);
 			free(cause);
-			*broken = true;
+			(*broken)++;
 		}
 		free(groups[i]);
 	}
@@ -486,14 +497,37 @@ chip_skipped(const struct metrics_options *o, const char *chip, char **cause)
 	return true;
 }
 
+/* --check's last line: what was checked and how it went, so that a long
+ * --chip all ends in its verdict. */
+static void
+check_summary(size_t sets, size_t chips, size_t skipped, size_t valid,
+    size_t invalid, size_t unnamed, size_t broken)
+{
+	printf("checked %zu set%s on %zu chip%s", sets, sets == 1 ? "" : "s",
+	    chips - skipped, chips - skipped == 1 ? "" : "s");
+	if (skipped > 0)
+		printf(" (%zu skipped: CUPTI's host API cannot profile it)",
+		    skipped);
+	printf(": %zu valid, %zu invalid", valid, invalid);
+	if (unnamed > 0)
+		printf("; %zu set%s name%s a metric no chip knows", unnamed,
+		    unnamed == 1 ? "" : "s", unnamed == 1 ? "s" : "");
+	if (broken > 0)
+		printf("; %zu group file%s could not be read", broken,
+		    broken == 1 ? "" : "s");
+	printf("%s\n", invalid + unnamed + broken > 0 ? " (said above)" : "");
+}
+
 int
 metrics_command(int argc, char **argv)
 {
 	struct metrics_options	 o;
 	struct metric_set	*sets = NULL;
 	size_t			 count = 0, nchips = 0, i, c;
+	size_t			 broken = 0, skipped = 0, valid = 0;
+	size_t			 invalid = 0, unnamed = 0;
 	char			**chips = NULL, *cause = NULL;
-	bool			 any_bad = false, broken = false;
+	bool			 any_bad = false, bad;
 	int			 code = EWB_EXIT_OK;
 
 	if (parse_options(argc, argv, &o, &code) != 0)
@@ -504,14 +538,17 @@ metrics_command(int argc, char **argv)
 	}
 	if (load_sets(&o, &sets, &count, &broken, &code) != 0)
 		goto out;
-	any_bad = broken;
+	any_bad = broken > 0;
 
 	for (c = 0; c < (nchips > 0 ? nchips : 1); c++) {
-		if (nchips > 0 && chip_skipped(&o, chips[c], &cause))
+		if (nchips > 0 && chip_skipped(&o, chips[c], &cause)) {
+			skipped++;
 			continue;
+		}
 		for (i = 0; i < count; i++) {
-			if ((o.check ? check_set(&sets[i], chips[c],
-			    &any_bad, &cause) : list_set(&sets[i],
+			bad = false;
+			if ((o.check ? check_set(&sets[i], chips[c], &bad,
+			    &cause) : list_set(&sets[i],
 			    nchips > 0 ? chips[c] : NULL, o.spec != NULL,
 			    &cause)) != 0) {
 				fprintf(stderr, "ewbench metrics: %s\n", cause);
@@ -519,6 +556,11 @@ metrics_command(int argc, char **argv)
 				code = EWB_EXIT_ERROR;
 				goto out;
 			}
+			any_bad |= bad;
+			if (bad)
+				invalid++;
+			else
+				valid++;
 		}
 	}
 	/* Every chip: each name of each entry must be some chip's. */
@@ -528,13 +570,17 @@ metrics_command(int argc, char **argv)
 			    sets[i].name, cause);
 			free(cause);
 			any_bad = true;
+			unnamed++;
 		}
 	}
+	if (o.check)
+		check_summary(count, nchips, skipped, valid, invalid, unnamed,
+		    broken);
 	if (nchips == 0)
 		printf("(units, descriptions and pass counts: add --chip "
 		    "%s, or run on a GPU)\n", DEFAULT_CHIP);
 	/* --check fails on any invalid set; --list only on a broken file. */
-	if (o.check ? any_bad : broken)
+	if (o.check ? any_bad : broken > 0)
 		code = o.check ? EWB_EXIT_USAGE : EWB_EXIT_ERROR;
 
 out:

@@ -45,6 +45,8 @@ struct runner {
 	struct user_kernel	 user;		/* --kernel (id NULL: none) */
 	bool			 user_failed;	/* its check failed: no more
 						   timing or counters */
+	struct point		 at;		/* the point at work, and */
+	const char		*at_phase;	/* what of it: "check", ... */
 	const char		*dir;		/* claimed; NULL: none */
 	char			*created;	/* what the claim made */
 	double			 started;
@@ -86,6 +88,7 @@ start_counters(struct runner *r)
 	r->man.passes = counters_passes(r->counters);
 	r->man.chip = counters_chip(r->counters);
 	r->man.replay = counters_replay(r->counters);
+	r->man.range = counters_range(r->counters);
 	r->man.cupti_version = counters_cupti_version();
 }
 
@@ -168,6 +171,8 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	double			 t0 = monotonic_seconds(), t1;
 
 	bench_case(&r->bench, c, &l, &p);
+	r->at = p;
+	r->at_phase = "check";
 	/* A user's op's reference kernel runs in checker_prepare: under the
 	 * watchdog too (the CPU's reference of a built-in op is not). */
 	if (user && c->v->op == EWB_OP_CUSTOM)
@@ -197,6 +202,15 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	else
 		record_failure(r, &p, &bad);
 	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
+	/* Wrong values from a kernel whose op was a guess: perhaps not the
+	 * op's kernel at all. */
+	if (user && !passed && bad.outside == 0 && !r->user_failed) {
+		char	*hint = user_spec_guess_hint(&r->opts.kernel);
+
+		if (hint != NULL)
+			fprintf(stderr, "ewbench: %s: %s\n", c->v->id, hint);
+		free(hint);
+	}
 	/* A user kernel that computes wrong, or writes outside its output,
 	 * is not measured: its numbers would describe a wrong kernel, and
 	 * its writes could land in ewbench's own buffers. */
@@ -210,6 +224,8 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			p.cache = pl->caches[i];
 			p.launch = pl->launches[k] == LAUNCH_GRAPH ? "graph" :
 			    "stream";
+			r->at = p;
+			r->at_phase = "timing";
 			nvtx_push_point(&p);
 			t0 = monotonic_seconds();
 			if (user)
@@ -268,6 +284,10 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 	/* One profiler session may hold every point of the group. */
 	if (user != NULL)
 		watch(r, user, "counters", n);
+	if (n > 0) {
+		r->at = user != NULL ? *user : pts[0].p;
+		r->at_phase = "counters";
+	}
 	values = xcalloc(n * m + 1, sizeof *values);
 	nvtx_push_phase("counters");
 	/* The counters' replays are no point's time: CUPTI need not record
@@ -448,6 +468,16 @@ open_device(struct runner *r, char **cause)
 
 static int	 start_user_kernel(struct runner *, char **);
 
+/* The plan says when the run directory will have no sass.csv (a build
+ * without cuobjdump): it is nowhere else to be seen before the run. */
+static void
+plan_print_sass(const struct run_options *o)
+{
+	if (o->command != CMD_CHECK && strcmp(ewb_sass_status,
+	    "recorded") != 0)
+		printf("sass.csv: %s\n", ewb_sass_status);
+}
+
 /* --dry-run without the GPU: the plan for a GPU's facts by name (--chip),
  * or, where there is no usable GPU, a generic estimate for CHIPS_DEFAULT's,
  * said as such.  Counter passes come from CUPTI's host API (no GPU). */
@@ -498,6 +528,7 @@ plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
 		return EWB_EXIT_ERROR;
 	}
 	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
+	plan_print_sass(&r->opts);
 	return EWB_EXIT_OK;
 }
 
@@ -549,6 +580,13 @@ start_user_kernel(struct runner *r, char **cause)
 		say_build(r->user.id, s->path, &r->user.build);
 		if (s->ref_path != NULL)
 			say_build("its reference", s->ref_path, &r->user.ref);
+	}
+	/* What it is checked as (a --dry-run's plan says it). */
+	if (!r->opts.quiet && !r->opts.dry_run) {
+		char	*what = user_spec_describe(s, r->user.id);
+
+		printf("ewbench: %s\n", what);
+		free(what);
 	}
 	r->opts.user_variant = &r->user.variant;
 	r->man.extra_json = user_kernel_json;
@@ -646,6 +684,9 @@ record_sass(struct runner *r, char **cause)
 
 	if (strcmp(ewb_sass_status, "recorded") != 0) {
 		r->man.sass = ewb_sass_status;
+		if (!r->opts.quiet)
+			fprintf(stderr, "ewbench: sass.csv not written: %s\n",
+			    ewb_sass_status + strlen("not recorded: "));
 		return 0;
 	}
 	for (i = 0; i < r->plan.ncases; i++) {
@@ -712,6 +753,137 @@ begin_output(struct runner *r, int *code, char **cause)
 	}
 	printers_header(&r->pr);
 	return 0;
+}
+
+/* word as the shell reads it back: as it is where that is safe, else in
+ * single quotes.  Appended to *line after a space. */
+static void
+add_word(char **line, const char *word)
+{
+	const char	*p;
+	char		*quoted = xstrdup("'"), *more;
+	bool		 plain = *word != '\0';
+
+	for (p = word; *p != '\0' && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_./:@%+=,-", *p) != NULL;
+	for (p = word; !plain && *p != '\0'; p++) {
+		more = xasprintf("%s%s", quoted, *p == '\'' ? "'\\''" :
+		    (char[]){ *p, '\0' });
+		free(quoted);
+		quoted = more;
+	}
+	more = xasprintf("%s %s%s", *line, plain ? word : quoted,
+	    plain ? "" : "'");
+	free(quoted);
+	free(*line);
+	*line = more;
+}
+
+/* The command that runs point p's check alone under compute-sanitizer's
+ * memcheck, which names the faulting access (docs/user-kernels.md): a
+ * user's kernel with its options and --no-guard, a built-in variant by
+ * its id. */
+static char *
+sanitizer_command(const struct runner *r, const struct point *p)
+{
+	const struct user_spec	*s = &r->opts.kernel;
+	char			*line = xstrdup("compute-sanitizer --tool "
+				    "memcheck ewbench check"), *word;
+	size_t			 i;
+
+	if (variant_is_user(p->v)) {
+		word = xasprintf("%s:%s", s->path, r->user.build.function);
+		add_word(&line, "--kernel");
+		add_word(&line, word);
+		free(word);
+		if (s->ref_path != NULL) {
+			word = xasprintf("%s:%s", s->ref_path,
+			    r->user.ref.function);
+			add_word(&line, "--reference");
+			add_word(&line, word);
+			free(word);
+		}
+		if (s->op_given) {
+			add_word(&line, "--op");
+			add_word(&line, ewb_op_name(s->op));
+		}
+		if (s->dtype_given) {
+			add_word(&line, "--dtype");
+			add_word(&line, ewb_dtype_name(s->dtype));
+		}
+		if (s->per_thread != 1) {
+			word = xasprintf("%u", s->per_thread);
+			add_word(&line, "--elems-per-thread");
+			add_word(&line, word);
+			free(word);
+		}
+		for (i = 0; i < s->nflags; i++) {
+			word = xasprintf("--kernel-flags=%s", s->flags[i]);
+			add_word(&line, word);
+			free(word);
+		}
+		word = xasprintf("%u", p->block);
+		add_word(&line, "--kernel-block");
+		add_word(&line, word);
+		free(word);
+	} else {
+		add_word(&line, "-v");
+		add_word(&line, p->v->id);
+		if (p->block != 0) {
+			word = xasprintf("%u", p->block);
+			add_word(&line, "--block");
+			add_word(&line, word);
+			free(word);
+		}
+	}
+	if (r->opts.misalign)
+		add_word(&line, "--misalign");
+	word = xasprintf("%llu", (unsigned long long)p->n);
+	add_word(&line, "-s");
+	add_word(&line, word);
+	free(word);
+	if (variant_is_user(p->v))
+		add_word(&line, "--no-guard");
+	return line;
+}
+
+/*
+ * After a failure: when the GPU holds a kernel's fault (an illegal
+ * address, ...; sticky: a synchronisation returns it again), the cause
+ * (which named only the call that met it) becomes one that names the
+ * point that was at work, its size and block, and the command that finds
+ * the access under compute-sanitizer; a user's kernel's entry in
+ * run.json says so too ("stopped").  Any other failure is left as it is.
+ */
+static void
+name_fault(struct runner *r, char **cause)
+{
+	const struct point	*p = &r->at;
+	cudaError_t		 e;
+	char			*was = *cause, *how, block[32], *what;
+
+	if (p->v == NULL || !cuda_is_fault(e = cudaDeviceSynchronize()))
+		return;
+	if (p->block != 0)
+		snprintf(block, sizeof block, "block %u", p->block);
+	else
+		snprintf(block, sizeof block, "block chosen by the library");
+	what = xasprintf("%s n=%llu %s (%s) faulted on the GPU: %s (%s)",
+	    p->v->id, (unsigned long long)p->n, block, r->at_phase,
+	    cudaGetErrorString(e), cudaGetErrorName(e));
+	how = sanitizer_command(r, p);
+	*cause = xasprintf("%s. The GPU context is lost: the run stops "
+	    "here%s%s. To find the access, run it under compute-sanitizer "
+	    "(docs/user-kernels.md): %s", what, r->dir != NULL ?
+	    ", its complete rows kept in " : "", r->dir != NULL ? r->dir : "",
+	    how);
+	if (variant_is_user(p->v) && r->user.stopped == NULL)
+		r->user.stopped = xasprintf("%s; find the access with: %s",
+		    what, how);
+	free(what);
+	free(how);
+	free(was);
 }
 
 int
@@ -821,6 +993,7 @@ run_command(int argc, char **argv)
 	if (r.opts.dry_run) {
 		nvtx_pop();
 		plan_print(&r.plan, &r.opts, &r.dev, r.man.passes, stdout);
+		plan_print_sass(&r.opts);
 		runner_free(&r);
 		return EWB_EXIT_OK;
 	}
@@ -904,6 +1077,7 @@ refuse:
 	release_claim(&r);
 	goto out;
 fail:
+	name_fault(&r, &cause);
 	fprintf(stderr, "ewbench: %s\n", cause);
 	free(cause);
 	cause = NULL;

@@ -61,6 +61,7 @@ struct counters {
 	size_t				 data_size;
 	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
 	CUpti_ProfilerReplayMode	 replay;
+	CUpti_ProfilerRange		 range;		/* EWBENCH_CUPTI_RANGE */
 	struct counters_wall		 wall;		/* where the time went */
 	bool				 fell_back;
 };
@@ -408,6 +409,24 @@ replay_mode(void)
 	return CUPTI_UserReplay;
 }
 
+/* Which kernels are ranges: every one (AutoRange, the default), or with
+ * EWBENCH_CUPTI_RANGE=user only the measured launch of each point, pushed
+ * and popped around it (counters_range_begin/end), the flush and warm-up
+ * before it left unprofiled.  Each profiled kernel costs CUPTI about 2 ms
+ * a pass (plan.c, PROFILED_KERNEL_S), and a point has two where it needs
+ * one; but a user range's counters run from its push to its pop on the
+ * GPU, a little more than the kernel (gpu__time_duration.sum, the cycle
+ * counts): for comparison (tests/gpu/harness.sh) until measured. */
+static CUpti_ProfilerRange
+range_mode(void)
+{
+	const char	*mode = getenv("EWBENCH_CUPTI_RANGE");
+
+	if (mode != NULL && strcmp(mode, "user") == 0)
+		return CUPTI_UserRange;
+	return CUPTI_AutoRange;
+}
+
 int
 counters_open(struct counters **cp, int cuda_device,
     struct metric_set *set, char **cause)
@@ -432,6 +451,7 @@ counters_open(struct counters **cp, int cuda_device,
 	reuse = getenv("EWBENCH_CUPTI_REUSE");
 	c->reuse = reuse == NULL || strcmp(reuse, "0") != 0;
 	c->replay = replay_mode();
+	c->range = range_mode();
 
 	if (primary_context(cuda_device, &c->ctx, &dev, cause) != 0)
 		goto fail;
@@ -567,7 +587,7 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	config.pConfig = c->config;
 	config.counterDataImageSize = c->data_size;
 	config.pCounterDataImage = c->data;
-	config.range = CUPTI_AutoRange;
+	config.range = c->range;
 	config.replayMode = c->replay;
 	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
 	config.numNestingLevels = 1;
@@ -744,6 +764,43 @@ const char *
 counters_replay(const struct counters *c)
 {
 	return c->replay == CUPTI_KernelReplay ? "kernel" : "user";
+}
+
+const char *
+counters_range(const struct counters *c)
+{
+	return c->range == CUPTI_UserRange ? "user" : "auto";
+}
+
+bool
+counters_user_ranges(const struct counters *c)
+{
+	return c->range == CUPTI_UserRange;
+}
+
+int
+counters_range_begin(struct counters *c, const char *name, char **cause)
+{
+	PARAMS(p, CUpti_RangeProfiler_PushRange_Params);
+
+	if (c->range != CUPTI_UserRange)
+		return 0;
+	p.pRangeProfilerObject = c->profiler;
+	p.pRangeName = name;
+	return cupti_check(cuptiRangeProfilerPushRange(&p),
+	    "cuptiRangeProfilerPushRange", cause);
+}
+
+int
+counters_range_end(struct counters *c, char **cause)
+{
+	PARAMS(p, CUpti_RangeProfiler_PopRange_Params);
+
+	if (c->range != CUPTI_UserRange)
+		return 0;
+	p.pRangeProfilerObject = c->profiler;
+	return cupti_check(cuptiRangeProfilerPopRange(&p),
+	    "cuptiRangeProfilerPopRange", cause);
 }
 
 size_t

@@ -210,10 +210,11 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * and a fix where one is known (permissions, MIG, vGPU, ...).
  *
  * counters_measure profiles npoints points in one session (AutoRange:
- * every kernel is a range).  issue(ctx, i) launches point i's kernels —
- * ranges[i] of them, for example an L2 flush or a warm-up launch and then
- * the measured one, which is the last — and returns 0, or -1 to abandon
- * the collection.  With user replay (the default) ewbench issues the whole
+ * every kernel is a range; with EWBENCH_CUPTI_RANGE=user, what
+ * counters_range_begin and _end enclose).  issue(ctx, i) launches point
+ * i's kernels — ranges[i] of them, for example an L2 flush or a warm-up
+ * launch and then the measured one, which is the last — and returns 0, or
+ * -1 to abandon the collection.  With user replay (the default) ewbench issues the whole
  * sequence once per pass itself: no device memory is saved or restored,
  * so a warm point stays warm in every pass and each kernel must be safe
  * to run again as it is (ewbench's are: add and relu write a separate
@@ -252,6 +253,15 @@ struct counters_wall {
 const struct counters_wall *counters_wall(const struct counters *);
 /* "user" or "kernel": how passes are replayed. */
 const char	*counters_replay(const struct counters *);
+/* "auto" (every kernel a range) or "user" (EWBENCH_CUPTI_RANGE=user: only
+ * what counters_range_begin and _end enclose, one range a point). */
+const char	*counters_range(const struct counters *);
+bool		 counters_user_ranges(const struct counters *);
+/* Around a point's measured launch, inside issue(): push and pop its
+ * range in user-range mode; nothing otherwise. */
+int		 counters_range_begin(struct counters *, const char *name,
+		    char **cause);
+int		 counters_range_end(struct counters *, char **cause);
 void		 counters_close(struct counters *);
 /* Gives the range profiler object back until the next measurement: while
  * one is enabled, CUPTI's activity records carry no timestamps, and the

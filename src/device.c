@@ -19,6 +19,25 @@ cuda_fail(int error, const char *call, char **cause)
 	return -1;
 }
 
+bool
+cuda_is_fault(int error)
+{
+	switch ((cudaError_t)error) {
+	case cudaErrorIllegalAddress:
+	case cudaErrorLaunchTimeout:
+	case cudaErrorAssert:
+	case cudaErrorHardwareStackError:
+	case cudaErrorIllegalInstruction:
+	case cudaErrorMisalignedAddress:
+	case cudaErrorInvalidAddressSpace:
+	case cudaErrorInvalidPc:
+	case cudaErrorLaunchFailure:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int
 events_create(cudaEvent_t **events, unsigned pairs, char **cause)
 {

@@ -54,6 +54,10 @@ void	 events_destroy(cudaEvent_t *events, unsigned pairs);
 
 /* Turns a CUDA error into a cause naming the call.  Returns -1. */
 int	 cuda_fail(int error, const char *call, char **cause);
+/* Whether error is a kernel's fault on the GPU (an illegal address, an
+ * illegal instruction, a device-side assert, ...): sticky, the context
+ * lost, every later call fails with it. */
+bool	 cuda_is_fault(int error);
 
 #define CUDA_TRY(call, cause) do {					\
 	cudaError_t ewb_e_ = (call);					\

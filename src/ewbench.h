@@ -27,6 +27,7 @@ enum ewb_exit {
 	EWB_EXIT_CHECK = 3,	/* a variant produced a wrong result */
 	EWB_EXIT_NOMEM = 4,	/* a size does not fit in free GPU memory */
 	EWB_EXIT_NODEV = 5,	/* no usable CUDA device or driver */
+	/* 6: compare --fail-on-slower (python/ewbench/analysis/cli.py) */
 	EWB_EXIT_INTERRUPTED = 130	/* SIGINT/SIGTERM: output kept, complete rows */
 };
 

@@ -8,10 +8,12 @@
  * (cmd-metrics.c, the Python package).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "help.h"
+#include "paths.h"
 
 enum {
 	RUN = 1 << 0, CHECK = 1 << 1, SWEEP = 1 << 2, TUNE = 1 << 3,
@@ -93,8 +95,10 @@ static const struct option_help {
 "                       as its fallback kernel; without it such variants are\n"
 "                       skipped, the reason in run.json\n" },
 { SWEEP,
-"      --density N      working sets per doubling (default 3; four times as\n"
-"                       many between L2/4 and 4x the L2)\n" },
+"      --density N      working sets per doubling from L2/16 to L2/4 and\n"
+"                       from 1.5x to 4x the L2 (default 3); 2N from L2/4,\n"
+"                       4N from L2/2 to 1.5x the L2 (where a warm working\n"
+"                       set leaves L2), N/2 below L2/16 and beyond 4x\n" },
 { MEASURE,
 "      --dry-run        print the plan (cases, points, sizes, counter passes),\n"
 "                       its GPU memory and an estimate of its time, then\n"
@@ -126,7 +130,15 @@ static const struct option_help {
 "      --ulps N         with --reference: pass elements within N units in\n"
 "                       the last place of T (0 to 1024; default: equal)\n"
 "      --rel R          with --reference: pass |got - expected| <= R |expected|\n"
-"                       (0 to 0.25); NaN passes against NaN\n"
+"                       (0 to 0.25)\n"
+"      --atol A, --rtol R  with --reference: pass |got - expected| <=\n"
+"                       A + R |expected|, torch.testing.assert_close's rule\n"
+"                       (A 0 to 1, R 0 to 0.25); one given alone, the other\n"
+"                       is assert_close's for T: f32 rtol 1.3e-6, f16 1e-3,\n"
+"                       bf16 1.6e-2, atol 1e-5 for all three.  An element\n"
+"                       passes when equal or within any tolerance given\n"
+"                       (--ulps, --rel, --atol/--rtol); NaN passes against\n"
+"                       NaN\n"
 "      --elems-per-thread N  elements a thread owns: the grid is\n"
 "                       ceil(ceil(n / N) / block) (default 1)\n"
 "      --kernel-block N its threads per block (default 256)\n"
@@ -207,7 +219,7 @@ NULL, NULL,
 "--metrics is given.\n", NULL, NULL,
 "  ewbench tune -v 'add_f16*' --launch graph\n" },
 { "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
-    "[--iters N] [--dry-run]",
+    "[--iters N] [--dry-run [--chip NAME]] [-q]",
 "Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
 "read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
 "the stream's bandwidth), the launch floor (stream, graph), the block\n"
@@ -288,8 +300,10 @@ static const char overview[] =
 "                       cub and torch, beyond the round-to-round spread\n"
 "  fleet-report PARENT  one run per GPU: outliers against the fleet median\n"
 "  timeline TRACE       a picture of a window of a --trace file\n"
-"  torch RUN_DIR...     time torch.add and torch.relu beside runs (needs\n"
-"                       PyTorch): RUN_DIR/peer-torch.csv\n"
+"\n"
+"PyTorch beside a run (the same package; needs PyTorch and the run's GPU):\n"
+"  torch RUN_DIR...     time torch.add and torch.relu beside runs:\n"
+"                       RUN_DIR/peer-torch.csv (--dry-run: no GPU needed)\n"
 "\n"
 "Options of run, check, sweep and tune: -v, -s, --block and --kernel-flags\n"
 "add up when repeated; any other option that takes a value is refused the\n"
@@ -300,27 +314,39 @@ static const char overview[] =
 "docs/data-format.md describes them; `ewbench report DIR` analyses them\n"
 "(the same as python3 -m ewbench.analysis report DIR).\n"
 "\n"
-"Exit status (each command's page says which it uses):\n"
+"Exit status, one meaning each for every command (each command's page says\n"
+"which it uses):\n"
 "  0    success\n"
 "  1    CUDA, I/O or internal error\n"
-"  2    bad command line\n"
-"  3    a wrong result\n"
+"  2    bad command line, or a path it names that does not exist\n"
+"  3    a wrong result, or bad input data (the analysis: file:line)\n"
 "  4    too large for GPU memory\n"
-"  5    no usable CUDA GPU or driver\n"
+"  5    no usable CUDA GPU or driver (torch: no PyTorch with CUDA, or not\n"
+"       the run's GPU)\n"
+"  6    compare --fail-on-slower: a point got slower beyond the noise\n"
 "  130  interrupted (SIGINT, SIGTERM, SIGHUP, stdout closed)\n"
-"\n"
-"Files (installed by make install; a moved installation is found from\n"
-"where the ewbench binary lies, a build tree's ewbench uses the source tree's\n"
-"examples/, docs/ and metrics/):\n"
-"  " EWB_PKGDATADIR "/examples\n"
+"\n";
+
+/* The Files part of the overview: each folder as this binary resolves it
+ * (paths.h), so that --help names folders that exist. */
+static const struct {
+	const char	*what;		/* a folder of pkgdatadir */
+	const char	*about;
+} files[] = {
+{ "examples",
 "                       the kernels of docs/user-kernels.md: --kernel\n"
 "                       examples/FILE.cu, when the current directory has no\n"
-"                       such file, is taken from here\n"
-"  " EWB_PKGDATADIR "/docs\n"
+"                       such file, is taken from here\n" },
+{ "docs",
 "                       README.md and docs/*.md (user-kernels.md: your own\n"
-"                       kernel, from the article's listing to a measured row)\n"
-"  " EWB_PKGDATADIR "/metrics\n"
-"                       the metric groups (EWBENCH_METRICS_DIR searched first)\n"
+"                       kernel, from the article's listing to a measured row)\n" },
+{ "metrics",
+"                       the metric groups (EWBENCH_METRICS_DIR searched first)\n" },
+{ "python",
+"                       the analysis commands' Python package (ewbench)\n" },
+};
+
+static const char overview_tail[] =
 "\n"
 "Environment:\n"
 "  EWBENCH_METRICS_DIR  a folder of metric groups, searched first\n"
@@ -337,7 +363,29 @@ static const char overview[] =
 void
 help_overview(FILE *f)
 {
+	char	*rule = paths_installed_rule(), *dir, *dirs[PATHS_MAX];
+	size_t	 i, k, n;
+
 	fputs(overview, f);
+	fprintf(f, "Files (this ewbench's, found from where it lies: a build "
+	    "tree's uses its\nsource tree; an installed one, %s from the "
+	    "bin/\nholding it, moved or not):\n", rule);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if ((dir = paths_data_dir(files[i].what)) != NULL)
+			fprintf(f, "  %s\n%s", dir, files[i].about);
+		else {
+			n = paths_data_dirs(files[i].what, dirs);
+			fprintf(f, "  %s: not found (looked in", files[i].what);
+			for (k = 0; k < n; k++)
+				fprintf(f, "%s %s", k > 0 ? " and" : "",
+				    dirs[k]);
+			fprintf(f, ")\n%s", files[i].about);
+			paths_free(dirs, n);
+		}
+		free(dir);
+	}
+	fputs(overview_tail, f);
+	free(rule);
 }
 
 int

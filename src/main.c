@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "ceilings.h"
@@ -13,6 +14,7 @@
 #include "device.h"
 #include "help.h"
 #include "run.h"
+#include "sass.h"
 
 static void
 version(void)
@@ -23,6 +25,7 @@ version(void)
 	    EWB_CUDA_ARCH);
 	printf("nvcc flags: -O3 -std=c++17 -lineinfo; CUPTI API %u\n",
 	    counters_cupti_version());
+	printf("kernels' SASS (sass.csv): %s\n", ewb_sass_status);
 }
 
 static int
@@ -197,8 +200,17 @@ command(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	/* Into a file or a pipe, a listing (`list`, a plan, a help page) is
+	 * held whole and written at exit, where stdout_flushed sees why a
+	 * write fails: once stdio's own 4-8 KiB buffer has overflowed, the
+	 * cause of the failure is lost (EIO is all ferror says).  glibc
+	 * takes a size only with a buffer of the caller's. */
+	static char	held[1 << 16];
+
 	/* A file-size limit (ulimit -f) makes a write fail with EFBIG, handled
 	 * as a full disk is (complete rows kept), instead of killing. */
 	signal(SIGXFSZ, SIG_IGN);
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, held, _IOFBF, sizeof held);
 	return stdout_flushed(command(argc, argv));
 }

@@ -89,6 +89,31 @@ no_match_cause(const char *pattern, const char *const *ids, size_t n)
 	return next;
 }
 
+/* The cause for a pattern that matches only ids run by name alone: it
+ * lists them; NULL when it matches none of them either. */
+static char *
+named_only_cause(const char *pattern, const char *const *ids,
+    const bool *named_only, size_t n)
+{
+	char	*list = NULL, *next;
+	size_t	 i;
+
+	for (i = 0; named_only != NULL && i < n; i++) {
+		if (!named_only[i] || fnmatch(pattern, ids[i], 0) != 0)
+			continue;
+		next = xasprintf("%s%s%s", list ? list : "", list ? ", " : "",
+		    ids[i]);
+		free(list);
+		list = next;
+	}
+	if (list == NULL)
+		return NULL;
+	next = xasprintf("'%s' matches only the experiments' probes, which run "
+	    "only when named: %s", pattern, list);
+	free(list);
+	return next;
+}
+
 int
 ids_select(const char *patterns, const char *const *ids,
     const bool *named_only, size_t n, bool *selected, char **cause)
@@ -127,7 +152,9 @@ ids_select(const char *patterns, const char *const *ids,
 			}
 		}
 		if (!matched) {
-			*cause = no_match_cause(token, ids, n);
+			*cause = named_only_cause(token, ids, named_only, n);
+			if (*cause == NULL)
+				*cause = no_match_cause(token, ids, n);
 			rc = -1;
 			break;
 		}

@@ -613,7 +613,7 @@ groups_text(void)
 int
 metric_set_load(const char *spec, struct metric_set *set, char **cause)
 {
-	char	*dirs[METRIC_DIRS_MAX], *path, *name, *where, *groups;
+	char	*dirs[METRIC_DIRS_MAX], *path, *name, *where, *groups, *moved;
 	size_t	 n, i;
 	int	 rc;
 
@@ -652,10 +652,13 @@ metric_set_load(const char *spec, struct metric_set *set, char **cause)
 
 	where = metric_set_search_path();
 	groups = groups_text();
-	*cause = xasprintf("no metric group '%s' (searched %s; groups: %s)",
-	    spec, where, groups);
+	moved = paths_moved_build_note();
+	*cause = xasprintf("no metric group '%s' (searched %s; groups: %s)%s%s",
+	    spec, where, groups, moved != NULL ? "; " : "",
+	    moved != NULL ? moved : "");
 	free(where);
 	free(groups);
+	free(moved);
 	return -1;
 }
 

@@ -542,7 +542,7 @@ counters_json(const struct manifest *m, struct json *j)
 	if (m->chip != NULL)
 		json_str(j, "chip", m->chip);
 	json_str(j, "replay", m->replay != NULL ? m->replay : "user");
-	json_str(j, "range", "auto");
+	json_str(j, "range", m->range != NULL ? m->range : "auto");
 	if (m->counters_wall != NULL) {
 		const struct counters_wall *w = m->counters_wall;
 

@@ -88,6 +88,7 @@ struct manifest {
 	const struct metric_set	*metrics;
 	int			 passes;
 	const char		*replay;	/* "user" or "kernel" */
+	const char		*range;		/* "auto" or "user" */
 	const struct counters_wall *counters_wall;
 	struct run_wall		 wall;
 	const char		*chip;

@@ -548,6 +548,14 @@ plan_print(const struct plan *p, const struct run_options *o,
 		size_format(hi, to, sizeof to);
 		fprintf(f, "%-18s %-10s %-10s %6zu\n", v->id, from, to, cases);
 	}
+	/* A user's kernel: what it is checked as, and why. */
+	if (o->user_variant != NULL) {
+		char	*what = user_spec_describe(&o->kernel,
+			    o->user_variant->id);
+
+		fprintf(f, "%s\n", what);
+		free(what);
+	}
 	for (i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,
 		    p->skipped[i].reason);

@@ -29,6 +29,7 @@ struct issued {
 };
 
 struct session {
+	struct counters		*c;
 	const struct issued	*points;
 	char			**cause;
 };
@@ -40,12 +41,27 @@ same_case(const struct profiled *a, const struct profiled *b)
 	    a->l.args.block == b->l.args.block;
 }
 
+/* The ranges a point makes, its measured launch issuing `kernels`: every
+ * kernel it issues (AutoRange) or its measured launch only (user ranges,
+ * counters_range_begin). */
+static unsigned
+point_ranges(const struct counters *c, const struct issued *is,
+    unsigned kernels)
+{
+	if (counters_user_ranges(c))
+		return 1;
+	if (is->pp->p.cache == CACHE_COLD)
+		return FLUSH_KERNELS + kernels;
+	return is->warmed ? kernels : 2 * kernels;
+}
+
 static int
 issue_point(void *ctx, size_t i)
 {
 	struct session		*s = ctx;
 	const struct issued	*is = &s->points[i];
 	const struct profiled	*pp = is->pp;
+	char			*ignored = NULL;	/* after a failure */
 	int			 rc = 0;
 
 	nvtx_push_point(&pp->p);
@@ -54,8 +70,14 @@ issue_point(void *ctx, size_t i)
 	else if (!is->warmed)
 		rc = bench_launch(&pp->l, s->cause);
 	if (rc == 0)
+		rc = counters_range_begin(s->c, pp->l.v->id, s->cause);
+	if (rc == 0) {
 		rc = bench_launch(&pp->l, s->cause);
+		if (counters_range_end(s->c, rc == 0 ? s->cause : &ignored) != 0)
+			rc = -1;
+	}
 	nvtx_pop();
+	free(ignored);
 	return rc;
 }
 
@@ -63,7 +85,7 @@ static int
 profile_session(struct counters *c, size_t nmetrics,
     const struct issued *points, size_t count, double *values, char **cause)
 {
-	struct session	 s = { points, cause };
+	struct session	 s = { c, points, cause };
 	unsigned	*ranges = xcalloc(count + 1, sizeof *ranges);
 	char		*why = NULL;
 	size_t		 i;
@@ -90,7 +112,7 @@ profile_session(struct counters *c, size_t nmetrics,
 
 		if (alone.warmed) {
 			alone.warmed = false;
-			alone.ranges *= 2;
+			alone.ranges = point_ranges(c, &alone, alone.ranges);
 		}
 		rc = profile_session(c, nmetrics, &alone, 1,
 		    values + i * nmetrics, cause);
@@ -130,14 +152,13 @@ profile_points(struct counters *c, size_t nmetrics,
 			goto out;
 		order[i].warmed = order[i].pp->p.cache == CACHE_WARM &&
 		    i > 0 && same_case(order[i - 1].pp, order[i].pp);
-		order[i].ranges = order[i].pp->p.cache == CACHE_COLD ?
-		    FLUSH_KERNELS + kernels :
-		    (order[i].warmed ? kernels : 2 * kernels);
+		order[i].ranges = point_ranges(c, &order[i], kernels);
 	}
 	for (start = 0; start < count; start = i) {
 		if (order[start].warmed) {	/* its twin is in the last */
 			order[start].warmed = false;
-			order[start].ranges *= 2;
+			order[start].ranges = point_ranges(c, &order[start],
+			    order[start].ranges);
 		}
 		for (i = start, total = 0; i < count &&
 		    (i == start || total + order[i].ranges <= max); i++)

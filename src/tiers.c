@@ -1,11 +1,11 @@
 /*
  * tiers.c - working-set sizes for sweeps and for `--preset tiers`.
  *
- * The grid is built in log2(bytes): three segments (below the L2 band, the
- * band from L2 / 4 to 4 x L2, above it), each cut into equal steps, so the
- * band edges are always points and no step is longer than the segment's
- * density allows.  Rounding to whole quanta of elements can merge
- * neighbouring points at the small end; repeats are dropped.
+ * The grid is built in log2(bytes): segments bounded by multiples of the
+ * L2 (sweep_segments), each cut into equal steps, so the segments' edges
+ * are always points and no step is longer than the segment's density
+ * allows.  Rounding to whole quanta of elements can merge neighbouring
+ * points at the small end; repeats are dropped.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +16,30 @@
 #include "tiers.h"
 
 #define GIB		(1ULL << 30)
+
+/*
+ * Where a sweep spends its points: segment by segment up to `upper` x L2
+ * (the last one to the sweep's top), `factor` x the caller's points per
+ * octave.  A warm working set leaves L2 between about L2 / 2 and the
+ * nominal L2 (finding 2's effective L2: 0.68 x on the H100 and the H200),
+ * which gets the most; the launch knee (a kernel's time starts to grow
+ * with its bytes) lies between L2 / 16 and L2 / 4 on the GPUs measured;
+ * below and far above, bandwidth is a straight line in log-log (launch
+ * cost, DRAM speed).  scripts/sweep-schedule.py checks that the study's
+ * numbers come out the same as on a grid 4 x as dense from L2 / 4 to
+ * 4 x L2.
+ */
+static const struct {
+	double	upper;		/* x L2; 0: the sweep's top */
+	double	factor;
+} sweep_segments[] = {
+	{ 1.0 / 16,	0.5 },
+	{ 1.0 / 4,	1 },
+	{ 1.0 / 2,	2 },
+	{ 1.5,		4 },
+	{ 4,		1 },
+	{ 0,		0.5 },
+};
 
 enum rounding { ROUND_NEAREST, ROUND_UP };
 
@@ -147,9 +171,10 @@ sweep_sizes(const struct tier_device *d, unsigned footprint,
 {
 	struct grid	g;
 	uint64_t	cap = tier_usable_bytes(d, budget_bytes);
-	uint64_t	lo = SWEEP_MIN_BYTES, hi, band_lo, band_hi;
+	uint64_t	lo = SWEEP_MIN_BYTES, hi, from, to;
 	double		density = points_per_octave;
 	char		have[32];
+	size_t		i;
 
 	if (points_per_octave == 0) {
 		*cause = xasprintf("a sweep needs at least one point per "
@@ -167,16 +192,21 @@ sweep_sizes(const struct tier_device *d, unsigned footprint,
 	hi = at_least_gib(8 * d->l2_bytes);
 	if (hi > cap)
 		hi = cap;
-	band_lo = clamp_u64(d->l2_bytes / 4, lo, hi);
-	band_hi = clamp_u64(4 * d->l2_bytes, lo, hi);
 
 	memset(&g, 0, sizeof g);
-	grid_segment(&g, log2((double)lo), log2((double)band_lo), density,
-	    footprint, cap);
-	grid_segment(&g, log2((double)band_lo), log2((double)band_hi),
-	    density * SWEEP_DENSE_FACTOR, footprint, cap);
-	grid_segment(&g, log2((double)band_hi), log2((double)hi), density,
-	    footprint, cap);
+	if (d->l2_bytes == 0)
+		grid_segment(&g, log2((double)lo), log2((double)hi), density,
+		    footprint, cap);
+	for (i = 0, from = lo; d->l2_bytes != 0 &&
+	    i < sizeof sweep_segments / sizeof sweep_segments[0]; i++) {
+		to = sweep_segments[i].upper == 0 ? hi : clamp_u64((uint64_t)
+		    llround(sweep_segments[i].upper * (double)d->l2_bytes),
+		    lo, hi);
+		grid_segment(&g, log2((double)from), log2((double)to),
+		    density * sweep_segments[i].factor, footprint, cap);
+		if (to > from)
+			from = to;
+	}
 	grid_add(&g, elements_for(hi, footprint, cap, ROUND_UP));
 	*sizes = g.n;
 	*count = g.count;

@@ -22,8 +22,6 @@ struct tier_device {
 #define TIER_ELEMENT_QUANTUM	1024u
 /* The sweep starts here (launch cost dominates well before). */
 #define SWEEP_MIN_BYTES		(64ULL << 10)
-/* Point density between L2 / 4 and 4 x L2, relative to the rest. */
-#define SWEEP_DENSE_FACTOR	4u
 
 /* The buffer read before a cold launch to empty L2: 4 x L2, at least
  * 32 MiB. */
@@ -41,11 +39,15 @@ uint64_t	 tier_dram_bytes(const struct tier_device *);
 
 /*
  * Element counts for a sweep: working sets log-spaced from SWEEP_MIN_BYTES
- * to max(8 x L2, 1 GiB) (or tier_usable_bytes, if smaller), about
- * points_per_octave points per doubling and SWEEP_DENSE_FACTOR times as
- * many between L2 / 4 and 4 x L2, band edges included.  Counts are
- * multiples of TIER_ELEMENT_QUANTUM, strictly increasing; the last one
- * reaches the top of the range unless memory caps it.  *sizes is malloc'd.
+ * to max(8 x L2, 1 GiB) (or tier_usable_bytes, if smaller), denser where
+ * the bandwidth changes: N = points_per_octave points per doubling from
+ * L2 / 16 (the launch knee) and from 1.5 x L2, 2N from L2 / 4, 4N from
+ * L2 / 2 to 1.5 x L2 (where a warm working set leaves L2), N / 2 below
+ * L2 / 16 and beyond 4 x L2 (launch cost, DRAM speed: straight lines);
+ * each segment's lower edge is a point.  N throughout when the L2 size is
+ * unknown (0).  Counts are multiples of TIER_ELEMENT_QUANTUM, strictly
+ * increasing; the last one reaches the top of the range unless memory
+ * caps it.  *sizes is malloc'd.
  */
 int		 sweep_sizes(const struct tier_device *,
 		    unsigned footprint_bytes_per_element,

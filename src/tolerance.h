@@ -12,13 +12,20 @@
  *    a negative input); the check's output is then poisoned with finite
  *    values, never NaN (checker.c), so an element left unwritten does not
  *    pass as a NaN;
- *  - within --ulps N units in the last place of the dtype (the distance
- *    between the two bit patterns read as sign-magnitude integers, so
- *    across zero too), or within --rel R of the expected value
- *    (|got - expected| <= R |expected|, in double), both finite.
+ *  - within any tolerance given, both values finite:
+ *    --ulps N units in the last place of the dtype (the distance between
+ *    the two bit patterns read as sign-magnitude integers, so across zero
+ *    too);
+ *    --rel R of the expected value (|got - expected| <= R |expected|);
+ *    --atol A and --rtol R, torch.testing.assert_close's rule
+ *    (|got - expected| <= A + R |expected|), the one not given taking
+ *    assert_close's default for the dtype (tolerance_close_defaults): near
+ *    zero, where any relative rule fails a legitimate approximation (a
+ *    tanh GELU against an erf one), the absolute term passes it;
+ *    the differences in double.
  * Infinities pass only when equal.  The caps keep the two guard poisons
- * (guard.h) apart: no expected value lies within the tolerance of both
- * (guard.c says why that matters; test-guard checks it).
+ * (guard.h) apart: no expected value lies within the widest tolerance of
+ * both (guard.c says why that matters; test-guard checks it).
  */
 #ifndef EWB_TOLERANCE_H
 #define EWB_TOLERANCE_H
@@ -36,13 +43,35 @@
 #endif
 
 #define TOLERANCE_MAX_ULPS	1024u
-#define TOLERANCE_MAX_REL	0.25
+#define TOLERANCE_MAX_REL	0.25	/* --rel and --rtol */
+#define TOLERANCE_MAX_ATOL	1.0
 
 struct ewb_tolerance {
 	unsigned	 ulps;		/* 0: none */
 	double		 rel;		/* 0: none */
 	bool		 nan_equal;	/* NaN passes against NaN */
+	double		 atol;		/* atol + rtol |expected|; */
+	double		 rtol;		/* both 0: none */
 };
+
+/* torch.testing.assert_close's atol and rtol for dtype: what --atol or
+ * --rtol alone leaves the other at. */
+EWB_TOL_FN void
+tolerance_close_defaults(enum ewb_dtype dtype, double *atol, double *rtol)
+{
+	*atol = 1e-5;
+	switch (dtype) {
+	case EWB_F16:
+		*rtol = 1e-3;
+		return;
+	case EWB_BF16:
+		*rtol = 1.6e-2;
+		return;
+	case EWB_F32:
+		break;
+	}
+	*rtol = 1.3e-6;
+}
 
 /* The bits of an element of dtype, exactly as a float. */
 EWB_TOL_FN float
@@ -100,7 +129,7 @@ tolerance_passes(uint32_t got, uint32_t expected, enum ewb_dtype dtype,
 {
 	float	g = tolerance_widen(got, dtype);
 	float	e = tolerance_widen(expected, dtype);
-	double	diff;
+	double	diff, size;
 	int64_t	ulps;
 
 	if (g == e)
@@ -120,8 +149,11 @@ tolerance_passes(uint32_t got, uint32_t expected, enum ewb_dtype dtype,
 	diff = (double)g - (double)e;
 	if (diff < 0)
 		diff = -diff;
-	return tol->rel > 0 && diff <= tol->rel * (e < 0 ? -(double)e :
-	    (double)e);
+	size = e < 0 ? -(double)e : (double)e;
+	if (tol->rel > 0 && diff <= tol->rel * size)
+		return true;
+	return (tol->atol > 0 || tol->rtol > 0) &&
+	    diff <= tol->atol + tol->rtol * size;
 }
 
 #endif

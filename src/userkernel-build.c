@@ -179,22 +179,51 @@ user_spec_ulps(struct user_spec *s, const char *text, char **cause)
 	return 0;
 }
 
+/* A tolerance's number, from 0 to max. */
+static int
+parse_tolerance(const char *option, const char *text, double max, double *v,
+    char **cause)
+{
+	char	*end;
+
+	errno = 0;
+	*v = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !(*v >= 0) ||
+	    !(*v <= max) || strchr(text, ',') != NULL) {
+		*cause = xasprintf("%s: '%s' is not a number from 0 to %g",
+		    option, text, max);
+		return -1;
+	}
+	return 0;
+}
+
 int
 user_spec_rel(struct user_spec *s, const char *text, char **cause)
 {
-	char	*end;
-	double	 v;
-
-	errno = 0;
-	v = strtod(text, &end);
-	if (end == text || *end != '\0' || errno != 0 || !(v >= 0) ||
-	    !(v <= TOLERANCE_MAX_REL) || strchr(text, ',') != NULL) {
-		*cause = xasprintf("--rel: '%s' is not a number from 0 to %g",
-		    text, TOLERANCE_MAX_REL);
+	if (parse_tolerance("--rel", text, TOLERANCE_MAX_REL, &s->tol.rel,
+	    cause) != 0)
 		return -1;
-	}
-	s->tol.rel = v;
 	s->tol_given = true;
+	return 0;
+}
+
+int
+user_spec_atol(struct user_spec *s, const char *text, char **cause)
+{
+	if (parse_tolerance("--atol", text, TOLERANCE_MAX_ATOL, &s->tol.atol,
+	    cause) != 0)
+		return -1;
+	s->tol_given = s->atol_given = true;
+	return 0;
+}
+
+int
+user_spec_rtol(struct user_spec *s, const char *text, char **cause)
+{
+	if (parse_tolerance("--rtol", text, TOLERANCE_MAX_REL, &s->tol.rtol,
+	    cause) != 0)
+		return -1;
+	s->tol_given = s->rtol_given = true;
 	return 0;
 }
 
@@ -340,40 +369,64 @@ declared_name(const char *s, const char **params)
 	return NULL;
 }
 
+/* Whether name is one of names[0..count). */
+static bool
+listed(char *const *names, size_t count, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++) {
+		if (strcmp(names[i], name) == 0)
+			return true;
+	}
+	return false;
+}
+
 int
 user_find_function(const char *source, const char *path, char **function,
     char **cause)
 {
 	const char	*p = source, *params;
-	char		*name, *found = NULL;
-	size_t		 count = 0;
+	char		*name, **names = NULL, *list, *next;
+	size_t		 count = 0, i;
 
 	*function = NULL;
 	while ((p = next_global(source, p)) != NULL) {
 		p += 10;
 		if ((name = declared_name(p, &params)) == NULL)
 			continue;
-		if (found != NULL && strcmp(found, name) == 0) {
+		if (listed(names, count, name)) {
 			free(name);	/* declared, then defined */
 			continue;
 		}
-		count++;
-		if (found == NULL)
-			found = name;
-		else
-			free(name);
+		names = xrealloc(names, (count + 1) * sizeof *names);
+		names[count++] = name;
 	}
-	if (count != 1) {
-		*cause = count == 0 ?
-		    xasprintf("%s: no __global__ function found; name it: "
-		    "--kernel %s:FUNCTION", path, path) :
-		    xasprintf("%s: %zu __global__ functions; say which: "
-		    "--kernel %s:FUNCTION", path, count, path);
-		free(found);
+	if (count == 1) {
+		*function = names[0];
+		free(names);
+		return 0;
+	}
+	if (count == 0) {
+		*cause = xasprintf("%s: no __global__ function found; name it: "
+		    "--kernel %s:FUNCTION", path, path);
+		free(names);
 		return -1;
 	}
-	*function = found;
-	return 0;
+	/* Several: each named, so that the choice can be copied. */
+	list = xstrdup(names[0]);
+	for (i = 1; i < count; i++) {
+		next = xasprintf("%s, %s", list, names[i]);
+		free(list);
+		list = next;
+	}
+	*cause = xasprintf("%s: %zu __global__ functions (%s); say which: "
+	    "--kernel %s:FUNCTION", path, count, list, path);
+	free(list);
+	while (count > 0)
+		free(names[--count]);
+	free(names);
+	return -1;
 }
 
 /* Whether the word at q (within params) is `word`, standing alone or
@@ -491,8 +544,20 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 	s->op = EWB_OP_CUSTOM;
 	s->inputs = count - 2;
 	s->tol.nan_equal = true;	/* tolerance.h */
-	if (!s->dtype_given)
+	if (!s->dtype_given) {
 		s->dtype = dtype;
+		s->params = count;
+	}
+	/* --atol or --rtol alone: the other as assert_close has it. */
+	if (s->atol_given != s->rtol_given) {
+		double	atol, rtol;
+
+		tolerance_close_defaults(s->dtype, &atol, &rtol);
+		if (!s->atol_given)
+			s->tol.atol = atol;
+		if (!s->rtol_given)
+			s->tol.rtol = rtol;
+	}
 	own_example(&s->ref_path, &s->ref_path_owned);
 	if (read_user_file(s->ref_path, SOURCE_MAX, &ref, &len, cause) != 0)
 		return -1;
@@ -521,7 +586,8 @@ user_spec_finish(struct user_spec *s, char **cause)
 		    s->timeout_s != 0 || s->no_guard || s->ref_path != NULL ||
 		    s->tol_given) {
 			*cause = xstrdup("--op, --dtype, --reference, --ulps, "
-			    "--rel, --elems-per-thread, --kernel-block, "
+			    "--rel, --atol, --rtol, --elems-per-thread, "
+			    "--kernel-block, "
 			    "--kernel-flags, --kernel-timeout and --no-guard "
 			    "describe a --kernel FILE.cu");
 			return -1;
@@ -529,9 +595,9 @@ user_spec_finish(struct user_spec *s, char **cause)
 		return 0;
 	}
 	if (s->tol_given && s->ref_path == NULL) {
-		*cause = xstrdup("--ulps and --rel are the tolerance of a check "
-		    "against --reference (add, relu and abs are checked "
-		    "exactly)");
+		*cause = xstrdup("--ulps, --rel, --atol and --rtol are the "
+		    "tolerance of a check against --reference (add, relu and "
+		    "abs are checked exactly)");
 		return -1;
 	}
 	/* The file read now, before any GPU work: unreadable, or which op
@@ -562,6 +628,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 			    EWB_OP_RELU : EWB_OP_ABS;
 		if (!s->dtype_given)
 			s->dtype = dtype;
+		s->params = count;
 	}
 	/* ewbench's CPU reference has add, relu and abs in f32 and f16. */
 	if (s->op != EWB_OP_CUSTOM && s->dtype == EWB_BF16) {
@@ -632,6 +699,103 @@ params(const struct user_spec *s)
 	    s->op == EWB_OP_CUSTOM ? "out" : "c");
 	free(text);
 	return more;
+}
+
+const char *
+user_spec_op_from(const struct user_spec *s)
+{
+	return s->op == EWB_OP_CUSTOM ? "--reference" : s->op_given ? "--op" :
+	    "parameters";
+}
+
+const char *
+user_spec_dtype_from(const struct user_spec *s)
+{
+	return s->dtype_given ? "--dtype" : "parameters";
+}
+
+/* "a relu", "an add", "an abs": the op as a noun, for sentences. */
+static const char *
+op_noun(enum ewb_op op)
+{
+	switch (op) {
+	case EWB_OP_ADD:
+		return "an add";
+	case EWB_OP_RELU:
+		return "a relu";
+	case EWB_OP_ABS:
+		return "an abs";
+	case EWB_OP_CUSTOM:
+		break;
+	}
+	return "your op";
+}
+
+/* "equal", or "equal, or within 1 ulp, or |got - expected| <= 1e-05 +
+ * 0.001 |expected|": the rule of tolerance.h as given. */
+static char *
+tolerance_text(const struct ewb_tolerance *t)
+{
+	char	*text = xstrdup("equal"), *more;
+
+	if (t->ulps > 0) {
+		more = xasprintf("%s, or within %u ulp%s", text, t->ulps,
+		    t->ulps == 1 ? "" : "s");
+		free(text);
+		text = more;
+	}
+	if (t->rel > 0) {
+		more = xasprintf("%s, or |got - expected| <= %g |expected|",
+		    text, t->rel);
+		free(text);
+		text = more;
+	}
+	if (t->atol > 0 || t->rtol > 0) {
+		more = xasprintf("%s, or |got - expected| <= %g + %g "
+		    "|expected|", text, t->atol, t->rtol);
+		free(text);
+		text = more;
+	}
+	return text;
+}
+
+char *
+user_spec_describe(const struct user_spec *s, const char *id)
+{
+	char	*p = params(s), *text, *tol;
+
+	if (s->op == EWB_OP_CUSTOM) {
+		tol = tolerance_text(&s->tol);
+		text = xasprintf("%s: your own op, checked against --reference "
+		    "%s (%s), in %s (%s)", id, s->ref_path, tol,
+		    ewb_dtype_name(s->dtype), s->dtype_given ? "--dtype" :
+		    "from its parameters");
+		free(tol);
+	}
+	else if (s->op_given)
+		text = xasprintf("%s: op %s (--op), dtype %s (%s)", id,
+		    ewb_op_name(s->op), ewb_dtype_name(s->dtype),
+		    s->dtype_given ? "--dtype" : "from its parameters");
+	else
+		text = xasprintf("%s: op %s, dtype %s%s, taken from its %u "
+		    "parameters (%s): if it is not %s, give --reference REF.cu, "
+		    "a kernel that computes it (docs/user-kernels.md)", id,
+		    ewb_op_name(s->op), ewb_dtype_name(s->dtype),
+		    s->dtype_given ? " (--dtype)" : "", s->params, p,
+		    op_noun(s->op));
+	free(p);
+	return text;
+}
+
+char *
+user_spec_guess_hint(const struct user_spec *s)
+{
+	if (s->op == EWB_OP_CUSTOM || s->op_given)
+		return NULL;
+	return xasprintf("its op, %s, was taken from its %u parameters: if "
+	    "it is not %s, give --reference REF.cu, a kernel that computes "
+	    "it (docs/user-kernels.md)", ewb_op_name(s->op), s->params,
+	    op_noun(s->op));
 }
 
 /* The expected declaration, for messages and the docs. */

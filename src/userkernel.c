@@ -245,7 +245,9 @@ user_kernel_json(struct json *j, const void *ctx)
 	json_str(j, "function", b->function);
 	json_str(j, "symbol", b->lowered);
 	json_str(j, "op", ewb_op_name(u->spec->op));
+	json_str(j, "op_from", user_spec_op_from(u->spec));
 	json_str(j, "dtype", ewb_dtype_name(u->spec->dtype));
+	json_str(j, "dtype_from", user_spec_dtype_from(u->spec));
 	json_str(j, "source_sha256", b->source_sha256);
 	json_str(j, "cache_key", b->key);
 	json_bool(j, "cached", b->cached);
@@ -277,6 +279,8 @@ user_kernel_json(struct json *j, const void *ctx)
 		json_str(j, "count", user_count_name(u->ref.count));
 		json_u64(j, "ulps", u->spec->tol.ulps);
 		json_f64(j, "rel", u->spec->tol.rel);
+		json_f64(j, "atol", u->spec->tol.atol);
+		json_f64(j, "rtol", u->spec->tol.rtol);
 		json_end_object(j);
 	} else
 		json_null(j, "reference");

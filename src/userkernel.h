@@ -54,6 +54,8 @@ struct user_spec {
 	enum ewb_op	 op;
 	enum ewb_dtype	 dtype;
 	bool		 op_given, dtype_given;
+	unsigned	 params;	/* the parameters op or dtype were
+					   taken from; 0: both given */
 	unsigned	 per_thread;	/* elements per thread (grid) */
 	unsigned	 block;		/* default threads per block */
 	char		**flags;	/* extra NVRTC options */
@@ -68,8 +70,11 @@ struct user_spec {
 	char		*ref_function;
 	unsigned	 inputs;	/* EWB_OP_CUSTOM: input arrays
 					   besides the output; 0: in place */
-	struct ewb_tolerance tol;	/* --ulps, --rel */
+	struct ewb_tolerance tol;	/* --ulps, --rel, --atol, --rtol */
 	bool		 tol_given;
+	bool		 atol_given, rtol_given;	/* else the dtype's
+							   default, if the
+							   other is given */
 };
 
 /* --kernel FILE[:FUNCTION] (a FUNCTION is a C identifier; a path holding
@@ -81,18 +86,34 @@ int		 user_spec_op(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_dtype(struct user_spec *, const char *text,
 		    char **cause);
-/* --reference FILE[:FUNCTION]; --ulps N; --rel R. */
+/* --reference FILE[:FUNCTION]; --ulps N; --rel R; --atol A; --rtol R. */
 int		 user_spec_reference(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_ulps(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_rel(struct user_spec *, const char *text,
 		    char **cause);
+int		 user_spec_atol(struct user_spec *, const char *text,
+		    char **cause);
+int		 user_spec_rtol(struct user_spec *, const char *text,
+		    char **cause);
 /* The input arrays of spec's op (add 2, relu 1, abs 0, custom its own). */
 unsigned	 user_spec_inputs(const struct user_spec *);
 void		 user_spec_flags(struct user_spec *, const char *text);
 /* After parsing: defaults, and what goes together (--op with --kernel). */
 int		 user_spec_finish(struct user_spec *, char **cause);
+/* Where the op and the dtype came from, for run.json: "--op" or
+ * "--dtype", "--reference" (the op), or "parameters" (the signature's). */
+const char	*user_spec_op_from(const struct user_spec *);
+const char	*user_spec_dtype_from(const struct user_spec *);
+/* What the plan says of the kernel's op and dtype, one line (no newline):
+ * where each came from, and, for an op taken from the parameters, that a
+ * kernel of another op needs --reference.  Malloc'd. */
+char		*user_spec_describe(const struct user_spec *, const char *id);
+/* For a check that failed by value: when the op was taken from the
+ * parameters, "its op ... if it is not a relu, give --reference ...";
+ * else NULL.  Malloc'd. */
+char		*user_spec_guess_hint(const struct user_spec *);
 void		 user_spec_free(struct user_spec *);
 
 /* The type of a kernel's element count, as the compiler judged it. */
@@ -177,8 +198,8 @@ size_t		 user_guard_bytes(void);
  * a->c, one thread per element, USER_REFERENCE_BLOCK threads a block;
  * asynchronous on a->stream. */
 cudaError_t	 user_reference_launch(const struct ewb_launch_args *a);
-/* The tolerance of v's check: the --ulps/--rel of a user's op, NULL for
- * every other variant (equal by value, NaN never). */
+/* The tolerance of v's check: the --ulps/--rel/--atol/--rtol of a user's
+ * op, NULL for every other variant (equal by value, NaN never). */
 const struct ewb_tolerance *variant_tolerance(const struct ewb_variant *v);
 /* The input arrays the check fills for v: a user's op's own (in place:
  * 1, the array it rewrites); 2 for every other variant (a and b). */

@@ -36,6 +36,15 @@ for chip in $chips; do
 done
 echo "chips: $checked chip x set pairs resolved"
 [ "$checked" -ge 100 ] || fail "only $checked chip x set pairs"
+# ... and its last line sums it up: every pair counted above, valid.
+nskipped=$(grep -c '^[^ ]*: skipped: ' "$tmpdir/all" || true)
+nchecked=$(( $(echo $chips | wc -w) - nskipped ))
+ngroups=$(echo $groups | wc -w)
+want="checked $ngroups sets on $nchecked chips"
+[ "$nskipped" = 0 ] || want="$want ($nskipped skipped: CUPTI's host API cannot profile it)"
+want="$want: $checked valid, 0 invalid"
+[ "$(tail -n 1 "$tmpdir/all")" = "$want" ] ||
+    fail "--chip all's last line: '$(tail -n 1 "$tmpdir/all")', expected '$want'"
 
 # Consumer Blackwell calls DRAM bytes by other names: collected under them.
 grep -q '^default: 28 metrics valid for GB202 (2 under GB202.s names)' \
@@ -80,4 +89,6 @@ rc=$?
 set -e
 [ "$rc" = 2 ] && grep -q 'dram__bytes_op_raed.sum unknown on every chip' "$tmpdir/out" ||
     fail "a misspelt alternative: exit $rc: $(cat "$tmpdir/out")"
+grep -q '^checked 1 set on [0-9]* chips.*: [0-9]* valid, [0-9]* invalid; 1 set names a metric no chip knows (said above)$' \
+    "$tmpdir/out" || fail "the misspelt alternative not summed up: $(tail -n 2 "$tmpdir/out")"
 echo "chips: ok"

@@ -32,7 +32,7 @@ expect 0 '^usage: ewbench check'	check -h
 expect 0 '^      --density N'	sweep --help
 expect 0 '^usage: ewbench info'	info --help
 expect 0 '^usage: ewbench list'	list --help
-expect 0 '^usage: ewbench ceilings'	ceilings --help
+expect 0 '^usage: ewbench ceilings .*\[--dry-run \[--chip NAME\]\] \[-q\]$'	ceilings --help
 expect 0 '^usage: ewbench tune'	help tune
 expect 0 '^usage: ewbench run'	run -v add_f32 --help
 expect 2 "no command 'frob'"	help frob
@@ -74,7 +74,10 @@ expect 2 'describe a --kernel FILE.cu'	check --no-guard
 printf '__global__ void f5(float *a, float *b, float *c, float *d, size_t n) {}\n' >"$tmpdir/f5.cu"
 expect 2 'cannot tell what f5 computes'	run --kernel "$tmpdir/f5.cu"
 printf '__global__ void f(float *c, size_t n) {}\n__global__ void g(float *c, size_t n) {}\n' >"$tmpdir/fg.cu"
-expect 2 '2 __global__ functions; say which'	check --kernel "$tmpdir/fg.cu"
+expect 2 '2 __global__ functions (f, g); say which: --kernel .*fg.cu:FUNCTION'	check --kernel "$tmpdir/fg.cu"
+# The article's file holds its six kernels: each named, to copy one.
+expect 2 'article_add.cu: 6 __global__ functions (elementwise_add_f32_kernel, elementwise_add_f32x4_kernel, elementwise_add_f16_kernel, elementwise_add_f16x2_kernel, elementwise_add_f16x8_kernel, elementwise_add_f16x8_pack_kernel); say which' \
+    run --dry-run --chip h100 --kernel "$top_srcdir/examples/article_add.cu"
 expect 2 "--op: 'mul' is not add"	run --kernel "$ex" --op mul
 expect 2 "--dtype: 'f64' is not f32"	run --kernel "$ex" --op add --dtype f64
 expect 2 "--elems-per-thread: '0'"	run --kernel "$ex" --op add --elems-per-thread 0
@@ -103,6 +106,15 @@ expect 0 '^add_f32x4 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2
 expect 0 '^add_f32x4_ilp2 .* 3$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
 expect 0 '^cub_add_f32 .* 1$'	run --dry-run --no-cupti -v add_f32x4,add_f32x4_ilp2,cub_add_f32 -s 1Mi --block own,64,256,512
 expect 2 "--block: 'owner' is not a whole number"	run --block own,owner
+# --block xK: K times each variant's own (add_f16x8 32 -> 64, 128, 256;
+# add_f32 256 -> 512, 1024, and x8 past 1024 left out); cub its own
+expect 0 '^add_f16x8 .* 4$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 0 '^add_f32 .* 3$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 0 '^cub_add_f16 .* 1$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
+expect 2 "--block's xK: '64' is not a whole number from 2 to 32"	run --block x64
+# The experiments' probes: only by name, never by a pattern or default
+expect 0 '^add_f32_ilp2 '	run --dry-run --no-cupti -v add_f32_ilp2 -s 1Mi
+expect 2 "'add_f32_ilp\*' matches only the experiments' probes, which run only when named: add_f32_ilp2, add_f32_ilp4"	run --dry-run --no-cupti -v 'add_f32_ilp*' -s 1Mi
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
 expect 2 "--device given twice ('0', then '1')"	run --device 0 --device 1
@@ -219,6 +231,14 @@ expect 0 'skipped: user:elementwise_add_f32x4_kernel: n=2147483651, block 64: it
 grep -q '^user:elementwise_add_f32x4_kernel 16Mi *16Mi *1$' "$tmpdir/out" ||
     fail "the int-count kernel's 16Mi case: $(cat "$tmpdir/out")"
 
+# An op taken from the signature is said in the plan (issue 41: a SiLU of
+# three parameters was planned as a relu, silently), with the way out.
+printf '__global__ void silu_f32(const float *x, float *y, size_t n) {\n  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n  if (i < n) y[i] = x[i] / (1.0f + __expf(-x[i]));\n}\n' >"$tmpdir/silu_f32.cu"
+expect 0 '^user:silu_f32: op relu, dtype f32, taken from its 3 parameters (const float \*a, float \*c, size_t n): if it is not a relu, give --reference REF.cu' \
+    run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" -s 1Mi
+expect 0 '^user:silu_f32: op relu (--op), dtype f32 (from its parameters)$' \
+    run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" --op relu -s 1Mi
+
 # Your own op (issue 31): a 3-input bf16 kernel with its reference kernel
 # compiles and plans without a GPU, beside the built-in variants that move
 # as many bytes per element (8: relu and abs in f32), on four input-sized
@@ -248,9 +268,29 @@ got=$?
 set -e
 [ "$got" = 2 ] && head -n 1 "$tmpdir/out" | grep -q 'silu_mul_f32_ref does not have the signature of the kernel and its reference (3 inputs, --dtype bf16)' ||
     fail "a reference of another signature: exit $got: $(cat "$tmpdir/out")"
-expect 2 '^ewbench run: --ulps and --rel are the tolerance of a check against --reference' \
+expect 2 '^ewbench run: --ulps, --rel, --atol and --rtol are the tolerance of a check against --reference' \
     run --dry-run --chip h100 --kernel "$top_srcdir/examples/add_f32x4.cu" \
     --ulps 1
+# torch.testing.assert_close's rule (issue 41): --atol and --rtol, their
+# ranges, once each, with --reference only; planned beside --ulps.
+expect 2 '^ewbench check: --ulps, --rel, --atol and --rtol are the tolerance' \
+    check --dry-run --chip h100 --kernel "$top_srcdir/examples/add_f32x4.cu" \
+    --atol 1e-3
+expect 2 "^ewbench check: --atol: '2' is not a number from 0 to 1\$" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --atol 2
+expect 2 "^ewbench check: --rtol: 'x' is not a number from 0 to 0.25\$" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --rtol x
+expect 2 "--atol given twice ('1e-3', then '1e-2')" \
+    check --dry-run --kernel "$fma" --reference "$fma_ref" --atol 1e-3 --atol 1e-2
+expect 0 '^user:fma_bf16 *7 *7 *1$' check --dry-run --chip h100 \
+    --kernel "$fma" --reference "$fma_ref" --ulps 1 --atol 1e-3 --rtol 1e-2 \
+    --elems-per-thread 2 -s 7
+grep -q '^user:fma_bf16: your own op, checked against --reference .*fma_bf16_ref.cu (equal, or within 1 ulp, or |got - expected| <= 0.001 + 0.01 |expected|), in bf16 (from its parameters)$' \
+    "$tmpdir/out" || fail "the plan does not say the tolerance: $(cat "$tmpdir/out")"
+# --atol alone: --rtol is assert_close's for bf16.
+expect 0 '(equal, or |got - expected| <= 0.001 + 0.016 |expected|), in bf16' \
+    check --dry-run --chip h100 --kernel "$fma" --reference "$fma_ref" \
+    --atol 1e-3 -s 7
 expect 2 'leave out --op' run --dry-run --chip h100 --kernel "$fma" \
     --reference "$fma_ref" --op add
 expect 2 'in bf16 needs a reference kernel' run --dry-run --chip h100 \
@@ -266,6 +306,75 @@ expect 2 'one reference kernel per run' run --dry-run --chip h100 \
     fail "examples/ from elsewhere: $(cat "$tmpdir/out")"
 grep -q "$top_srcdir/examples/add_f32x4.cu compiled for sm_90\|$top_srcdir/examples/add_f32x4.cu for sm_90 from the cache" \
     "$tmpdir/out" || fail "examples/ not taken from the source tree: $(cat "$tmpdir/out")"
+
+# The kernels' SASS (issue 41: a build without cuobjdump recorded none,
+# silently): --version says whether this build holds it, and where it
+# does not, the plan of a command that writes a run directory says so.
+sass=$("$EWBENCH" --version | sed -n "s/^kernels' SASS (sass.csv): //p")
+[ -n "$sass" ] || fail "--version does not say whether the SASS is recorded"
+for cmd in run check; do
+	"$EWBENCH" $cmd --dry-run --chip h100 -v add_f32 -s 1Ki >"$tmpdir/out" 2>&1 ||
+	    fail "$cmd --dry-run: $(cat "$tmpdir/out")"
+	said=$(sed -n 's/^sass.csv: //p' "$tmpdir/out")
+	if [ "$sass" = recorded ] || [ $cmd = check ]; then
+		[ -z "$said" ] || fail "$cmd --dry-run says sass.csv: $said"
+	else
+		[ "$said" = "$sass" ] ||
+		    fail "$cmd --dry-run: sass.csv '$said', --version '$sass'"
+	fi
+done
+
+# --help's Files: the folders this ewbench resolves, each there (issue
+# 41: the build tree's named /usr/local/share/ewbench, which the build
+# tree never uses); here the source tree's.
+help_files() {	# the folders of `$1 --help`'s Files, one a line
+	"$1" --help | sed -n '/^Files/,/^$/s/^  \(\/[^ ]*\)$/\1/p'
+}
+src=$(cd "$top_srcdir" && pwd -P)
+[ "$(help_files "$EWBENCH" | wc -l)" = 4 ] ||
+    fail "--help's Files: $("$EWBENCH" --help | sed -n '/^Files/,/^$/p')"
+for d in $(help_files "$EWBENCH"); do
+	[ -d "$d" ] || fail "--help names $d, which does not exist"
+done
+help_files "$EWBENCH" | grep -qx "$src/examples" ||
+    fail "the build tree's --help does not name $src/examples: $(help_files "$EWBENCH")"
+
+# A build tree moved (issue 41: "no metric group 'default'", naming
+# neither where it was built nor the fix): built in its source tree (a
+# clone, moved), it uses the source beside it; a separate build directory
+# moved uses the source tree it was configured from.  A metric group only
+# the moved copy has tells where it looked.
+clone=$tmpdir/clone
+mkdir "$clone" "$tmpdir/build"
+cp "$EWBENCH" "$top_srcdir/configure.ac" "$clone/"
+cp -R "$top_srcdir/metrics" "$top_srcdir/examples" "$top_srcdir/docs" \
+    "$top_srcdir/python" "$clone/"
+cp "$clone/metrics/dram.txt" "$clone/metrics/moved.txt"
+: >"$clone/config.status"
+cp "$EWBENCH" "$tmpdir/build/"
+: >"$tmpdir/build/config.status"
+clone=$(cd "$clone" && pwd -P)
+[ "$(help_files "$clone/ewbench" | grep -c "^$clone/")" = 4 ] ||
+    fail "the moved clone's --help: $(help_files "$clone/ewbench")"
+(unset EWBENCH_METRICS_DIR; cd / &&
+    "$clone/ewbench" metrics --list --metrics moved >/dev/null 2>&1 &&
+    "$clone/ewbench" run --dry-run --chip h100 -v add_f32 -s 1Ki >/dev/null 2>&1 &&
+    "$clone/ewbench" run --dry-run --chip h100 --kernel examples/add_f32x4.cu \
+    -v add_f32x4 -s 1Ki 2>&1 | grep -q "$clone/examples/add_f32x4.cu") ||
+    fail "the moved clone does not use the source beside it"
+[ "$(help_files "$tmpdir/build/ewbench" | grep -c "^$src/")" = 4 ] ||
+    fail "a moved build directory's --help: $(help_files "$tmpdir/build/ewbench")"
+(unset EWBENCH_METRICS_DIR; cd / &&
+    "$tmpdir/build/ewbench" run --dry-run --chip h100 -v add_f32 -s 1Ki >/dev/null 2>&1) ||
+    fail "a moved build directory does not use its source tree"
+# ... and where the source is not there either, it says how it came to be
+# and what to do.
+set +e
+(unset EWBENCH_METRICS_DIR; "$tmpdir/build/ewbench" run --dry-run --chip h100 \
+    --metrics moved -v add_f32 -s 1Ki) >"$tmpdir/out" 2>&1
+set -e
+grep -q "no metric group 'moved' (searched .*); this ewbench is a build tree's, moved from .* (its source tree: .*): run ./configure and make in $tmpdir/build, or make install" \
+    "$tmpdir/out" || fail "a moved build tree's missing group: $(cat "$tmpdir/out")"
 
 # Plans for a GPU by name need no GPU; --chip needs --dry-run.
 expect 0 'plan for the facts of --chip h200 (NVIDIA H200; '	run --dry-run --chip h200
@@ -313,5 +422,12 @@ if [ "$rc" = 5 ]; then
 	done
 	# --trace without a GPU is no GPU, not a CUPTI error.
 	expect 5 'no CUDA GPU is usable here'	run --trace "$tmpdir/t.json" -v add_f32 -s 1Ki
+	# metrics --check goes on for GH100, saying why as every command
+	# says it (issue 41: "CUDA driver version is insufficient" when no
+	# driver was installed at all).
+	"$EWBENCH" info >"$tmpdir/info" 2>&1 || true
+	why=$(sed -n 's/^ewbench: no CUDA GPU is usable here: //p' "$tmpdir/info")
+	expect 0 "^ewbench metrics: no CUDA GPU is usable here${why:+: $why}; checking against chip GH100 (choose with --chip)" \
+	    metrics --check --metrics dram
 fi
 echo "cli: $count rows passed"

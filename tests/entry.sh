@@ -13,10 +13,24 @@ for f in "$top_srcdir"/metrics/*.txt; do
 	echo "$run_help" | grep -q "[( ]$g[,)]" ||
 	    fail "run --help does not list the metric group $g (metrics/$g.txt)"
 done
-# Every page: the overview and each command's.
+# Every page: the overview and each command's, the analysis commands'
+# (the Python package's) too: the commands ewbench dispatches (its word on
+# an unknown one lists them), each listed by the overview, in its order.
+commands=$("$EWBENCH" --help | awk '/^Commands/ { on = 1; next }
+    /^Options of/ { on = 0 }
+    on && /^  [a-z]/ { print $1 }')
+dispatched=$("$EWBENCH" no-such-command 2>&1 |
+    sed -n 's/.*(commands: \([^;]*\);.*/\1/p' | tr -d ',' | tr ' ' '\n')
+[ -n "$dispatched" ] && [ "$commands" = "$dispatched" ] ||
+    fail "ewbench --help lists $(echo $commands), ewbench runs $(echo $dispatched)"
+# (An analysis command's page needs the analysis's Python: without numpy
+# the manual says it could not run it, and the check below skips it.)
+py=${PYTHON:-python3}
+analysis=yes
+[ "$py" != ":" ] && "$py" -c 'import numpy, matplotlib' 2>/dev/null || analysis=
 help=$("$EWBENCH" --help
-	for command in info list run check sweep tune ceilings metrics; do
-		"$EWBENCH" "$command" --help
+	for command in $commands; do
+		"$EWBENCH" "$command" --help 2>/dev/null || [ -z "$analysis" ]
 	done)
 
 # One version: configure.ac's, as pyproject.toml gives it to pip.
@@ -24,16 +38,32 @@ version=$("$EWBENCH" --version | sed -n '1s/^ewbench \([^ ]*\).*/\1/p')
 grep -q "^version = \"$version\"" "$top_srcdir/pyproject.toml" ||
     fail "pyproject.toml's version is not ewbench's ($version)"
 
-# The manual is --help: every line of one is in the other.
-"$SHELL" "$top_srcdir/scripts/manpage.sh" "$EWBENCH" test >"$tmpdir/ewbench.1"
-sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//' \
+# The manual is --help: a section for every command the overview lists,
+# in its order, and no other (issue 41: the six analysis commands were
+# missing); every line of every page is in it (leading blanks aside: a
+# synopsis' second line is not indented there).
+"$SHELL" "$top_srcdir/scripts/manpage.sh" page "$EWBENCH" test \
+    "$top_srcdir" >"$tmpdir/ewbench.1"
+sections=$(sed -n 's/^\.SH "ewbench \(.*\)"$/\1/p' "$tmpdir/ewbench.1" | sed 's/\\-/-/g')
+[ "$sections" = "$commands" ] ||
+    fail "ewbench(1)'s command sections ($(echo $sections)) are not the commands of --help ($(echo $commands))"
+[ -z "$analysis" ] || ! grep -q 'its own --help.*could not run it' "$tmpdir/ewbench.1" ||
+    fail "ewbench(1) lacks a page: $(grep 'could not run it' "$tmpdir/ewbench.1")"
+sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//; s/^ *//' \
     "$tmpdir/ewbench.1" >"$tmpdir/man.txt"
-echo "$help" | sed 's/:$//' | while IFS= read -r line; do
+echo "$help" | sed "s|^  $top_srcdir/|  @pkgdatadir@/|; s/:\$//; s/^ *//" |
+    while IFS= read -r line; do
 	[ -z "$line" ] && continue
 	grep -qxF -e "$line" "$tmpdir/man.txt" ||
 	    grep -qF -e "$(echo "$line" | sed 's/^usage: //')" "$tmpdir/man.txt" ||
 	    fail "ewbench(1) lacks the help line: $line"
 done
+# A synopsis' second line starts at the margin, as its first does.
+grep -A3 '^\.SH "ewbench metrics"' "$tmpdir/ewbench.1" | grep -q '^\.B ewbench metrics \\-\\-check' ||
+    fail "ewbench(1): metrics' second synopsis: $(grep -A3 '^\.SH "ewbench metrics"' "$tmpdir/ewbench.1")"
+# The Files of the manual: the folders as installed.
+sed -n '/^\.SH "Files/,/^\.SH/p' "$tmpdir/ewbench.1" | grep -q '^  @pkgdatadir@/examples$' ||
+    fail "ewbench(1)'s Files: $(sed -n '/^\.SH "Files/,/^\.SH/p' "$tmpdir/ewbench.1")"
 if command -v man >/dev/null 2>&1; then
 	man -l "$tmpdir/ewbench.1" 2>&1 >/dev/null | grep . &&
 	    fail "man warns about ewbench(1)"
@@ -78,8 +108,7 @@ else
 	echo "entry: no Python 3.8-3.10 (EWB_OLD_PYTHON) to try a shadowing ewbench/ folder with"
 fi
 
-py=${PYTHON:-python3}
-if [ "$py" = ":" ] || ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then
+if [ -z "$analysis" ]; then
 	echo "SKIP: $py has no numpy and matplotlib (the rest needs the analysis)"
 	exit 77
 fi
@@ -92,3 +121,46 @@ done
     "$top_srcdir/tests/fixtures/h100-fixture" -o "$tmpdir/cwd/r" \
     >"$tmpdir/report.log" 2>&1) || fail "ewbench report: $(cat "$tmpdir/report.log")"
 [ -s "$tmpdir/cwd/r/report.html" ] || fail "ewbench report wrote no report.html"
+
+# Issue 41: the analysis commands and torch speak as ewbench does.  A
+# missing path is a usage error (exit 2, "no such directory"), every
+# message starts "ewbench COMMAND:" (torch said "torch:", exit 3).
+missing=$tmpdir/no-such-run
+fixture=$top_srcdir/tests/fixtures/h100-fixture
+for args in "report $missing" "compare $fixture $missing" \
+    "contest $missing" "fleet-report $missing" "torch $missing" \
+    "torch --dry-run $fixture $missing"; do
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" $args >"$tmpdir/out" 2>&1
+	rc=$?
+	set -e
+	command=${args%% *}
+	[ "$rc" = 2 ] && [ "$(cat "$tmpdir/out")" = "ewbench $command: $missing: no such directory" ] ||
+	    fail "ewbench $args: exit $rc, expected 2 and 'no such directory': $(cat "$tmpdir/out")"
+done
+# torch --dry-run says what it would do, and that there is nothing to do
+# (it printed nothing); its --help has the others' layout.
+EWBENCH_PYTHON=$py "$EWBENCH" torch --dry-run "$fixture" >"$tmpdir/out" 2>&1 ||
+    fail "torch --dry-run: $(cat "$tmpdir/out")"
+grep -q "^$fixture: every PyTorch point is already in timing.csv or peer-torch.csv; nothing to do$" \
+    "$tmpdir/out" || fail "torch --dry-run said: '$(cat "$tmpdir/out")'"
+page=$(EWBENCH_PYTHON=$py "$EWBENCH" torch --help)
+for part in '^usage: ewbench torch ' '^options:' '^exit status:' \
+    '^  5    no usable GPU' '^examples:' '^  ewbench torch '; do
+	echo "$page" | grep -q "$part" || fail "torch --help lacks '$part': $page"
+done
+# A closed stdout is a quiet 130 for torch too (it was "torch: [Errno
+# 32] Broken pipe", exit 1): more than a buffer of plan lines, from ten
+# copies of a run without its torch rows.
+mkdir -p "$tmpdir/notorch"
+cp -r "$fixture" "$tmpdir/notorch/run"
+grep -v ',torch_' "$fixture/timing.csv" >"$tmpdir/notorch/run/timing.csv"
+{
+	set +e
+	EWBENCH_PYTHON=$py "$EWBENCH" torch --dry-run $(for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo "$tmpdir/notorch/run"; done) 2>"$tmpdir/out"
+	echo $? >"$tmpdir/rc"
+} | true
+rc=$(cat "$tmpdir/rc")
+[ "$rc" = 130 ] && [ ! -s "$tmpdir/out" ] ||
+    fail "torch --dry-run | true: exit $rc, expected a quiet 130: $(cat "$tmpdir/out")"

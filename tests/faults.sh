@@ -111,8 +111,12 @@ for budget in 700 900 1100; do
 	    fail "2: run.json says complete"
 done
 
-# 3. An unwritable --trace is refused before the run (exit 2).
-for trace in '' /nonexistent/t.json /tmp "$d/plain/run.json/t.json"; do
+# 3. An unwritable --trace is refused before the run (exit 2).  The
+# missing folder is made missing here: /nonexistent exists wherever a
+# program once ran with HOME=/nonexistent (Debian's home for nobody).
+missing=$d/no-such-folder
+[ ! -e "$missing" ] || fail "3: $missing exists before the test"
+for trace in '' "$missing/t.json" /tmp "$d/plain/run.json/t.json"; do
 	ewb -- run $small --trace "$trace" -o "$d/trace"
 	want 2 '--trace' "3: --trace '$trace'"
 	[ ! -e "$d/trace" ] || fail "3: --trace '$trace' left --out behind"

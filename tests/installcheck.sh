@@ -57,10 +57,43 @@ out=$(XDG_CACHE_HOME=$prefix/cache "$ewbench" check --kernel \
     examples/article_add.cu:elementwise_add_f16x8_pack_kernel \
     --elems-per-thread 8 --kernel-block 32 --dry-run 2>&1) ||
     fail "the installed article kernels: exit $?: $out"
-"$ewbench" --help | grep -q '/share/ewbench/examples$' ||
-    fail "--help does not say where the examples are"
 step "$prefix/share/man/man1/ewbench.1"
 [ -s "$prefix/share/man/man1/ewbench.1" ] || fail "no manual"
+
+# --help's Files and the manual's name this installation's folders, each
+# of which exists (issue 41: both named /usr/local/share/ewbench after
+# `make install prefix=DIR`, which is how this one was made); moved, the
+# installation's --help names the folders where it is now.
+help_files() {	# the folders of `$1 --help`'s Files, one a line
+	"$1" --help | sed -n '/^Files/,/^$/s/^  \(\/[^ ]*\)$/\1/p'
+}
+man_files() {	# the same of a manual
+	sed -n '/^\.SH "Files/,/^\.SH "Env/p' "$1" | sed 's/\\-/-/g' |
+	    sed -n 's/^  \(\/[^ ]*\)$/\1/p'
+}
+files_in() {	# files_in WHAT ROOT: every folder of stdin exists, under ROOT
+	n=0
+	root=$(cd "$2" && pwd -P)	# as resolved: TMPDIR may be a link
+	while read -r dir; do
+		case $dir in
+		"$2"/* | "$root"/*) ;;
+		*) fail "$1 names $dir, not a folder of $2" ;;
+		esac
+		[ -d "$dir" ] || fail "$1 names $dir, which does not exist"
+		n=$((n + 1))
+	done
+	[ "$n" = 4 ] || fail "$1 names $n folders, not 4 (examples, docs, metrics, python)"
+}
+step "$ewbench --help and ewbench(1): Files"
+help_files "$ewbench" | files_in "--help" "$prefix/share/ewbench"
+man_files "$prefix/share/man/man1/ewbench.1" | files_in "ewbench(1)" "$prefix/share/ewbench"
+mkdir "$prefix/moved"
+cp -R "$prefix/bin" "$prefix/share" "$prefix/moved/"
+help_files "$prefix/moved/bin/ewbench" |
+    files_in "the moved installation's --help" "$prefix/moved/share/ewbench"
+out=$("$prefix/moved/bin/ewbench" run --dry-run 2>&1) ||
+    fail "the moved installation's run --dry-run: exit $?: $out"
+rm -rf "$prefix/moved"
 
 # Every module of the source package is installed.
 (cd "$srcdir/python" && find ewbench -name '*.py' | sort) >"$prefix/want"

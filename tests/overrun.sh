@@ -92,4 +92,44 @@ rc=$?
 set -e
 [ "$rc" = 0 ] && grep -q '"count": "int32"' "$tmpdir/article/run.json" ||
     fail "the article's kernel on the stand-in: exit $rc: $(cat "$tmpdir/out")"
-echo "overrun: $checked checks on the stand-in, every overrun caught"
+# Its op and dtype were taken from its parameters: run.json says so.
+grep -q '^ *"op_from": "parameters",$' "$tmpdir/article/run.json" &&
+    grep -q '^ *"dtype_from": "parameters",$' "$tmpdir/article/run.json" ||
+    fail "run.json does not say where the op came from: $(grep -A4 '"op"' "$tmpdir/article/run.json")"
+# Without the build's SASS (no cuobjdump), a run says so on stderr, as
+# run.json does (issue 41: silent).
+sass=$("$EWBENCH" --version | sed -n "s/^kernels' SASS (sass.csv): //p")
+set +e
+env LD_PRELOAD="$STANDIN" "$EWBENCH" run -v add_f32 -s $n --no-cupti \
+    --iters 3 --warmup 1 -o "$tmpdir/sass" >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "a run on the stand-in: exit $rc: $(cat "$tmpdir/out")"
+if [ "$sass" != recorded ]; then
+	grep -q -F "\"sass\": \"$sass\"" "$tmpdir/sass/run.json" ||
+	    fail "run.json's sass is not --version's '$sass': $(grep '"sass"' "$tmpdir/sass/run.json")"
+	grep -q -F "ewbench: sass.csv not written: ${sass#not recorded: }" \
+	    "$tmpdir/out" || fail "the run did not say sass.csv is not written: $(cat "$tmpdir/out")"
+fi
+
+# A kernel that faults (an illegal address, as the stand-in's
+# EWB_STANDIN_FAULT makes its launch) ends the run with exit 1 naming the
+# point at work, its size and block, and the compute-sanitizer command
+# that finds the access (issue 41: it said only "cudaDeviceSynchronize:
+# an illegal memory access was encountered"); run.json says failed, and
+# why, in the kernel's "stopped".
+set +e
+env LD_PRELOAD="$STANDIN" EWB_STANDIN_FAULT=1 "$EWBENCH" run -q --kernel \
+    "$kern/add_f32_off_by_one.cu" --elems-per-thread 2 --kernel-block 128 \
+    --kernel-flags '-DUNUSED=1' -v add_f32 -s $n --no-cupti --iters 3 \
+    --warmup 1 -o "$tmpdir/fault" >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+sanitize="compute-sanitizer --tool memcheck ewbench check --kernel $kern/add_f32_off_by_one.cu:add_f32_off_by_one --elems-per-thread 2 --kernel-flags=-DUNUSED=1 --kernel-block 128 -s $n --no-guard"
+[ "$rc" = 1 ] && grep -q -F "ewbench: user:add_f32_off_by_one n=$n block 128 (check) faulted on the GPU: an illegal memory access was encountered (cudaErrorIllegalAddress). The GPU context is lost: the run stops here, its complete rows kept in $tmpdir/fault. To find the access, run it under compute-sanitizer (docs/user-kernels.md): $sanitize" \
+    "$tmpdir/out" || fail "a faulting kernel: exit $rc: $(cat "$tmpdir/out")"
+grep -q '^  "status": "failed",$' "$tmpdir/fault/run.json" &&
+    grep -q -F "\"stopped\": \"user:add_f32_off_by_one n=$n block 128 (check) faulted on the GPU: an illegal memory access was encountered (cudaErrorIllegalAddress); find the access with: $sanitize\"" \
+    "$tmpdir/fault/run.json" ||
+    fail "a faulting kernel's run.json: $(grep -e '"status"' -e stopped "$tmpdir/fault/run.json")"
+echo "overrun: $checked checks on the stand-in, every overrun caught; a fault named"

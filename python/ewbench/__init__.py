@@ -5,7 +5,7 @@
                     timeline`, or `python3 -m ewbench.analysis COMMAND`)
   ewbench.peers     tools that time peer libraries beside a run
                     (`ewbench torch RUN_DIR`, or
-                    `python3 -m ewbench.peers.torch_ops RUN_DIR`)
+                    `python3 -m ewbench.analysis torch RUN_DIR`)
 
 defs/ holds the definitions ewbench's C side compiles in and the analysis
 reads (src/columns.def, metrics/derived.def, kernels/study.def): links in

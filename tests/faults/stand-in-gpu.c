@@ -15,6 +15,10 @@
  *			long (default 0), so a test can signal a run mid-way
  * EWB_STANDIN_OPEN_MS	cudaGetDeviceProperties sleeps this long: a run
  *			that has claimed its directory and not yet begun
+ * EWB_STANDIN_FAULT	set: a user kernel's launch faults as an illegal
+ *			address does on a GPU: the launch itself returns
+ *			success, every synchronisation, copy, set and
+ *			launch after it cudaErrorIllegalAddress (sticky)
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -30,7 +34,8 @@
 
 #define STANDIN	__attribute__((visibility("default")))
 
-static int	current;
+static int		current;
+static cudaError_t	sticky;		/* EWB_STANDIN_FAULT's, once set */
 
 static int
 env_int(const char *name, int fallback)
@@ -126,6 +131,8 @@ cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k,
 {
 	(void)k;
 	(void)s;
+	if (sticky != cudaSuccess)
+		return sticky;
 	memmove(dst, src, n);
 	return cudaSuccess;
 }
@@ -134,6 +141,8 @@ STANDIN cudaError_t
 cudaMemsetAsync(void *dst, int value, size_t n, cudaStream_t s)
 {
 	(void)s;
+	if (sticky != cudaSuccess)
+		return sticky;
 	memset(dst, value, n);
 	return cudaSuccess;
 }
@@ -222,7 +231,7 @@ STANDIN cudaError_t
 cudaDeviceSynchronize(void)
 {
 	delay("EWB_STANDIN_SYNC_MS");
-	return cudaSuccess;
+	return sticky;
 }
 
 STANDIN cudaError_t
@@ -230,7 +239,7 @@ cudaStreamSynchronize(cudaStream_t s)
 {
 	(void)s;
 	delay("EWB_STANDIN_SYNC_MS");
-	return cudaSuccess;
+	return sticky;
 }
 
 STANDIN cudaError_t
@@ -290,13 +299,13 @@ cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
 STANDIN cudaError_t
 cudaGetLastError(void)
 {
-	return cudaSuccess;
+	return sticky;
 }
 
 STANDIN cudaError_t
 cudaPeekAtLastError(void)
 {
-	return cudaSuccess;
+	return sticky;
 }
 
 STANDIN cudaError_t
@@ -479,7 +488,7 @@ __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, void **args,
 	(void)args;
 	(void)shared;
 	(void)s;
-	return cudaSuccess;
+	return sticky;
 }
 
 /*
@@ -636,6 +645,12 @@ cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
 	(void)block;
 	(void)shared;
 	(void)s;
+	if (sticky != cudaSuccess)
+		return sticky;
+	if (getenv("EWB_STANDIN_FAULT") != NULL) {
+		sticky = cudaErrorIllegalAddress;
+		return cudaSuccess;
+	}
 	/* The count, as wide as the kernel takes it (ewbench passes an int
 	 * for an int count, a size_t else): its low 4 bytes on this
 	 * little-endian host, enough for the sizes tests run here. */

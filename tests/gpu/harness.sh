@@ -9,8 +9,14 @@
 #                   warm, default counters)
 #   run --no-cupti  the same without counters
 #   check -s 256Mi  every variant checked at 2^28
-#   counters/point  (run - run --no-cupti) / counter points
+#   counters/point  (run - run --no-cupti) / counter points (the timing
+#                   protocol's own difference with and without CUPTI in it)
+#   counter phase   run.json's wall_s.counters / counter points: the
+#                   counters alone; and its ranges (kernels profiled)
 #   kernel time     sum of median x iters over timing.csv: the floor
+# then the same run with user ranges (EWBENCH_CUPTI_RANGE=user: one range
+# a point, docs/metrics.md), its counter phase per point and how its counts
+# compare with the auto ranges' (user-ranges.txt),
 # and, from `run -s 1Mi --cache both` twice with each binary, how far its
 # numbers can be trusted (the timing protocol's benchmark):
 #   1Mi warm spread median of the rows' 100 x stddev / median
@@ -53,6 +59,16 @@ counter_points() {	# distinct (variant, n, block, cache) in metrics.csv
 	cut -d, -f2,5,6,7 "$1/metrics.csv" | sort -u | grep -vc '^variant'
 }
 
+counter_phase() {	# "MS RANGES": run.json's counter time per point, ranges
+	"${PYTHON:-python3}" - "$1" "$2" <<'PY' 2>/dev/null || echo "- -"
+import json, sys
+run = json.load(open(sys.argv[1] + "/run.json"))
+points = int(sys.argv[2])
+ranges = ((run.get("counters") or {}).get("wall_s") or {}).get("ranges")
+print("%.1f %s" % (1000 * run["wall_s"]["counters"] / points, ranges))
+PY
+}
+
 measure() {	# measure LABEL BINARY: one column of the table
 	local label=$1 bin=$2 run nocupti check points per
 	run=$(wall "$label-run" "$bin" run -o "$work/$label-run")
@@ -61,10 +77,46 @@ measure() {	# measure LABEL BINARY: one column of the table
 	points=$(counter_points "$work/$label-run" 2>/dev/null || echo 0)
 	per=$(awk "BEGIN { if ($points > 0 && \"$run\" + 0 > 0) printf \"%.1f\", \
 	    1000 * ($run - $nocupti) / $points; else print \"-\" }")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$run" "$nocupti" \
+	set -- $(counter_phase "$work/$label-run" "$points")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$run" "$nocupti" \
 	    "$check" "$per" "$points" "$(kernel_seconds "$work/$label-nocupti")" \
-	    >>"$work/columns"
-	echo "$label: run $run s, --no-cupti $nocupti s, check 256Mi $check s, $per ms per counter point ($points points)"
+	    "$1" "$2" >>"$work/columns"
+	echo "$label: run $run s, --no-cupti $nocupti s, check 256Mi $check s, $per ms per counter point ($points points); counter phase $1 ms a point, $2 ranges"
+}
+
+# user_ranges BINARY: the run with EWBENCH_CUPTI_RANGE=user, beside the
+# auto ranges' run of the same binary: its counter phase per point, its
+# ranges, and how its counts compare (the same kernels, counted from a
+# pushed range instead of each kernel's own).
+user_ranges() {
+	local bin=$1 run points
+	run=$(EWBENCH_CUPTI_RANGE=user wall after-user "$bin" run -o "$work/after-user")
+	points=$(counter_points "$work/after-user" 2>/dev/null || echo 0)
+	set -- $(counter_phase "$work/after-user" "$points")
+	echo "$run" >"$work/user.wall"
+	echo "$1" >"$work/user.phase"
+	echo "$2" >"$work/user.ranges"
+	"${PYTHON:-python3}" - "$work/after-run" "$work/after-user" <<'PY' |
+import csv, json, statistics, sys
+auto, user = sys.argv[1:3]
+print("range:", json.load(open(user + "/run.json"))["counters"].get("range"))
+def load(d):
+    return {(r["variant"], r["n"], r["cache"], r["metric"]): float(r["value"])
+            for r in csv.DictReader(open(d + "/metrics.csv"))
+            if r["source"] == "cupti" and r["value"] not in ("", "nan")}
+a, b = load(auto), load(user)
+for metric in sorted({k[3] for k in a}):
+    keys = [k for k in a if k[3] == metric and k in b]
+    if not keys:
+        continue
+    rel = [abs(b[k] - a[k]) / abs(a[k]) for k in keys if a[k]]
+    diff = [b[k] - a[k] for k in keys]
+    print("%-60s %4d points: median user - auto %+.4g, worst relative "
+          "%.4f" % (metric, len(keys), statistics.median(diff),
+                    max(rel) if rel else 0))
+PY
+	tee "$out/user-ranges.txt"
+	echo "after, user ranges: run $run s, counter phase $1 ms a point, $2 ranges (user-ranges.txt)"
 }
 
 quality() {	# quality LABEL BINARY: the timing rows of the table
@@ -111,6 +163,7 @@ PY
 "$new" info | head -1 | tee "$out/device.txt"
 [ -n "$before" ] && measure before "$before"
 measure after "$new"
+user_ranges "$new"
 [ -n "$before" ] && quality before "$before"
 quality after "$new"
 # Where the counter time goes: the same run with CUPTI's kernel replay
@@ -126,16 +179,19 @@ fi
 	echo "| | ${before:+before | }after |"
 	echo "| --- | ${before:+--- | }--- |"
 	awk -F'\t' -v before="$before" '
-	    { for (i = 2; i <= 7; i++) v[$1, i] = $i }
+	    { for (i = 2; i <= 9; i++) v[$1, i] = $i }
 	    END {
-		split("run (defaults, counters on) s|run --no-cupti s|check -s 256Mi s|counter cost per point ms|counter points|kernel time in run --no-cupti s", name, "|")
-		for (i = 2; i <= 7; i++) {
+		split("run (defaults, counters on) s|run --no-cupti s|check -s 256Mi s|counter cost per point ms|counter points|kernel time in run --no-cupti s|counter phase per point ms (run.json)|kernels profiled (ranges)", name, "|")
+		for (i = 2; i <= 9; i++) {
 			row = "| " name[i - 1] " |"
 			if (before != "") row = row " " v["before", i] " |"
 			print row " " v["after", i] " |"
 		}
 	    }' "$work/columns"
 	echo "| run with kernel replay (counters) s | ${before:+- | }$(cat "$work/kr.wall") |"
+	echo "| run with user ranges (counters) s | ${before:+- | }$(cat "$work/user.wall") |"
+	echo "| user ranges: counter phase per point ms | ${before:+- | }$(cat "$work/user.phase") |"
+	echo "| user ranges: kernels profiled | ${before:+- | }$(cat "$work/user.ranges") |"
 	names="1Mi warm: median spread of samples %|1Mi warm: median 95 % CI half-width %|1Mi: rows warm slower than cold|two runs: medians within 1 % (% of rows)|two runs: floor for 95 % to agree by the rule %"
 	for i in 1 2 3 4 5; do
 		name=$(echo "$names" | cut -d'|' -f$i)

@@ -33,6 +33,11 @@
 #   mainjob   `make report` as a user runs it, timed; the study directory
 #             it writes is packed into OUT
 #   mainjob2  `make report` twice: the studies' agreement (tests/gpu/repeat.py)
+#   mainjob-steps `make report` of the tree in .old/ (as harness) and of
+#             this one, ROUNDS times each (default 1), alternating, after
+#             one untimed `import torch` (the bytecode cache warm for
+#             both): the step table side by side (tests/gpu/steps.py),
+#             in steps.md, and both studies packed into OUT
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
 #   environment tests/gpu/environment.sh: the GPU's settings, the NVML
 #             readings sampled through a run and through ceilings, each
@@ -58,6 +63,7 @@ shift $(( $# >= 2 ? 2 : $# ))
 steps=${*:-build check study ceilings torch report}
 work=${TMPDIR:-/tmp}/ewbench-gpu
 mkdir -p "$out" "$work"
+out=$(cd "$out" && pwd)		# steps run from other folders too
 log() { echo "=== $* ($(date -u +%T))"; }
 # The study's variants, from kernels/study.def through `ewbench list`.
 study_ids() { ./ewbench list | awk '$4 == "study" { printf "%s%s", sep, $1; sep = "," }'; }
@@ -82,6 +88,24 @@ timed() {	# timed NAME COMMAND...: run, log, record wall time
 	awk "BEGIN { printf \"$name: exit $rc, %.1f s wall\\n\", $end - $start }" |
 	    tee -a "$out/times.txt"
 	return $rc
+}
+
+# old_tree: the tree to compare with, built once a call in $work/old
+# (BEFORE_TAR, a git archive of a commit, else .old/old.tar); sets
+# $before to its ewbench, empty without one.
+old_tree() {
+	local tree=${BEFORE_TAR:-.old/old.tar}
+	before=
+	[ -f "$tree" ] || { echo "no $tree: nothing to compare with"; return; }
+	if [ ! -x "$work/old/ewbench" ]; then
+		rm -rf "$work/old" && mkdir -p "$work/old" &&
+		    tar xf "$tree" -C "$work/old" &&
+		    (cd "$work/old" && ./bootstrap && ./configure \
+		    --with-cuda-arch="$arch" && make -j"$jobs") \
+		    >"$out/old-build.log" 2>&1 ||
+		    { echo "the old tree did not build: old-build.log"; return; }
+	fi
+	before=$work/old/ewbench
 }
 
 # What a call returns: the logs and results.tar.gz of everything so far.
@@ -302,17 +326,7 @@ report)
 	;;
 harness)
 	log harness
-	before=
-	# The tree to compare with: BEFORE_TAR (git archive of a commit),
-	# else .old/old.tar.
-	tree=${BEFORE_TAR:-.old/old.tar}
-	if [ -f "$tree" ]; then
-		rm -rf "$work/old" && mkdir -p "$work/old" &&
-		    tar xf "$tree" -C "$work/old" &&
-		    (cd "$work/old" && ./bootstrap && ./configure \
-		    --with-cuda-arch="$arch" && make -j"$jobs") \
-		    >"$out/old-build.log" 2>&1 && before=$work/old/ewbench
-	fi
+	old_tree
 	bash tests/gpu/harness.sh "$work/harness" $before
 	cp "$work/harness/harness.md" "$out/" 2>/dev/null
 	;;
@@ -397,6 +411,28 @@ torchtime)
 	          "%+.2f" % (100 * (ta / tb - 1)))
 	EOF
 	;;
+mainjob-steps)
+	log make report, before and after
+	old_tree
+	python3 -c 'import torch, torch.profiler' >/dev/null 2>&1
+	args=
+	for round in $(seq 1 "${ROUNDS:-1}"); do
+		for which in before after; do
+			[ "$which" = after ] && tree=$PWD || tree=$work/old
+			[ "$which" = before ] && [ -z "$before" ] && continue
+			rm -rf "$tree"/reports/nvidia-*
+			( cd "$tree" && timed "steps-$which-$round" make report )
+			tail -1 "$out/times.txt" >>"$work/steps-$which-$round.log"
+			study=$(ls -d "$tree"/reports/nvidia-*/ | head -1)
+			rm -rf "$work/study-$which-$round"
+			cp -r "$study" "$work/study-$which-$round"
+			args="$args $which-$round=$work/steps-$which-$round.log:$work/study-$which-$round"
+			save
+		done
+	done
+	"$EWBENCH" info | head -1
+	python3 tests/gpu/steps.py $args | tee "$out/steps.md"
+	;;
 mainjob2)
 	# `make report` twice, back to back: how the two studies agree
 	# (tests/gpu/repeat.py; FLOOR: the floor measured elsewhere).
@@ -408,6 +444,8 @@ mainjob2)
 	set -- reports/nvidia-*/
 	python3 tests/gpu/repeat.py "$1" "$2" ${FLOOR:+--floor "$FLOOR"} |
 	    tee "$out/repeat.txt"
+	# The conclusions: findings, point verdicts, experiments' outcomes.
+	python3 tests/gpu/verdicts.py "$1" "$2" | tee "$out/verdicts.txt"
 	# Both studies: the noise model is fitted from the pair's rows
 	# (tests/gpu/repeat.py --by-duration).
 	pair=${TMPDIR:-/tmp}/ewbench-pair; rm -rf "$pair"; mkdir -p "$pair"

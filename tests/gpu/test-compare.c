@@ -254,13 +254,21 @@ main(void)
 		    EWB_BF16 };
 
 		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0,
-		    true });
+		    true, 0, 0 });
 		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 2, 0,
-		    true });
+		    true, 0, 0 });
 		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0.01,
-		    true });
+		    true, 0, 0 });
 		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 3, 1e-3,
-		    true });
+		    true, 0, 0 });
+		/* --atol/--rtol (assert_close's rule), alone and beside the
+		 * others. */
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0,
+		    true, 1e-5, 1e-3 });
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 0, 0,
+		    true, 0.5, 0 });
+		test_tolerance_twin(dtypes[i], (struct ewb_tolerance){ 3, 1e-3,
+		    true, 1e-5, 1.6e-2 });
 	}
 	/* 1000 distinct positions (7919 is prime, N is no multiple of it). */
 	for (i = 0; i < 1000; i++)

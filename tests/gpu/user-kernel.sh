@@ -21,7 +21,11 @@
 #     the right ones measured beside the built-in variant of the same
 #     technique, the published bugs caught (the first element past the end
 #     and the guard, or the first wrong element), a size past int's range
-#     left out for the kernel, saying why.
+#     left out for the kernel, saying why;
+#  8. a SiLU of a relu's signature, without --op or --reference, fails its
+#     check as a relu, and says its op was a guess and to give --reference;
+#  9. a kernel that faults (an illegal address) ends the run naming the
+#     point, its size and block, and the compute-sanitizer command.
 # Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
 require_gpu
@@ -244,4 +248,37 @@ done
 grep -q 'skipped user:elementwise_add_f32_kernel: n=2147483651, block 256: its launch covers elements 0 to 2147483903, past what its int (32-bit signed) element count holds' \
     "$tmpdir/art-big.log" || fail "int N past its range not said: $(cat "$tmpdir/art-big.log")"
 
-echo "user-kernel: identical kernel within the noise, tail bug and overruns caught, compile error exit 2, watchdog, cache, the article's kernels"
+# 8. An op taken from the signature (issue 41): a SiLU of three
+# parameters is checked as a relu, fails by value, and says why and what
+# to do.
+set +e
+"$EWBENCH" check --kernel "$kern/silu_f32.cu" -v relu_f32 -s 1000003 \
+    >"$tmpdir/silu.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 3 ] && grep -q 'CHECK FAILED: user:silu_f32 n=1000003: element ' "$tmpdir/silu.log" &&
+    grep -q '^ewbench: user:silu_f32: its op, relu, was taken from its 3 parameters: if it is not a relu, give --reference REF.cu' \
+    "$tmpdir/silu.log" ||
+    fail "a SiLU taken for a relu: exit $rc: $(cat "$tmpdir/silu.log")"
+echo "silu as relu: $(grep 'its op' "$tmpdir/silu.log")"
+
+# 9. A kernel that faults (an illegal address in its last block, issue
+# 41): exit 1 naming the point, its size and block, and the
+# compute-sanitizer command; run.json failed, saying so; the next run on
+# the GPU works.
+set +e
+"$EWBENCH" run --kernel "$kern/add_fault.cu" --op add -v add_f32 \
+    -s 1000003 --no-cupti -o "$tmpdir/fault" >"$tmpdir/fault.log" 2>&1
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "user:add_fault n=1000003 block 256 (check) faulted on the GPU: an illegal memory access was encountered (cudaErrorIllegalAddress).*compute-sanitizer --tool memcheck ewbench check --kernel $kern/add_fault.cu:add_fault --op add --kernel-block 256 -s 1000003 --no-guard" \
+    "$tmpdir/fault.log" ||
+    fail "a faulting kernel: exit $rc: $(cat "$tmpdir/fault.log")"
+grep -q '"status": "failed"' "$tmpdir/fault/run.json" &&
+    grep -q '"stopped": "user:add_fault n=1000003 block 256 (check) faulted' \
+    "$tmpdir/fault/run.json" || fail "the fault's run.json"
+echo "fault: $(grep -o 'user:add_fault n=1000003 block 256 (check) faulted[^.]*' "$tmpdir/fault.log")"
+"$EWBENCH" check -v add_f32 -s 1000003 >"$tmpdir/after.log" 2>&1 ||
+    fail "the GPU after the fault: $(cat "$tmpdir/after.log")"
+
+echo "user-kernel: identical kernel within the noise, tail bug and overruns caught, compile error exit 2, watchdog, cache, the article's kernels, an op guessed, a fault named"

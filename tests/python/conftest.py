@@ -23,6 +23,25 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h100-fixture")
 
 
+def unwrapped(md):
+    """Markdown with each paragraph, list item and quote on one line again
+    (document.py wraps prose for a terminal), for tests that look for a
+    sentence or a line; tables and code are left as they are."""
+    out, fenced = [], False
+    for line in md.split("\n"):
+        prev = out[-1] if out else ""
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line and prev and \
+                not prev.startswith(("|", "```", "#")) and \
+                not line.startswith(("|", "- ", "#", "![")):
+            out[-1] = prev + " " + (line[2:] if line.startswith("> ")
+                                    else line.strip())
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 @pytest.fixture
 def fixture_dir():
     return FIXTURE

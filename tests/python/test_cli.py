@@ -2,27 +2,124 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
+import pytest
+
+from ewbench.analysis import cli
 from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
                                        EXIT_SLOWER, EXIT_USAGE, main)
+from ewbench.analysis.core import study
 from conftest import ROOT, rewrite, scale_times
+
+COMMANDS = ("report", "compare", "contest", "fleet-report", "timeline",
+            "torch")
 
 
 def test_help_exits_zero(capsys):
     assert main(["--help"]) == EXIT_OK
     assert "report" in capsys.readouterr().out
-    for command in ("report", "compare", "contest", "fleet-report",
-                    "timeline"):
+    for command in COMMANDS:
         assert main([command, "--help"]) == EXIT_OK
         page = capsys.readouterr().out
-        # Its own exit statuses and examples, not every command's.
-        assert "exit status:" in page
-        assert ("  5 " in page) == (command == "compare"), page
+        # One layout: usage, options, then its own exit statuses and
+        # examples, not every command's.
+        assert page.startswith("usage: python3 -m ewbench.analysis %s " %
+                               command), page
+        assert page.index("options:") < page.index("exit status:") < \
+            page.index("examples:"), page
+        assert ("  6 " in page) == (command == "compare"), page
+        assert ("  5 " in page) == (command == "torch"), page
         examples = page.split("examples:")[1]
         assert examples.count("ewbench.analysis %s " % command) == \
             examples.count("ewbench.analysis "), page
+
+
+def test_one_exit_status_table():
+    """ewbench's statuses (src/ewbench.h) mean the same here; the slower
+    compare has its own, not 5 (no usable GPU) that a script may read as
+    'skip'."""
+    with open(os.path.join(ROOT, "src", "ewbench.h")) as f:
+        header = f.read()
+    c_codes = dict(re.findall(r"EWB_EXIT_(\w+) = (\d+)", header))
+    assert int(c_codes["USAGE"]) == cli.EXIT_USAGE
+    assert int(c_codes["NODEV"]) == cli.EXIT_NO_GPU
+    assert EXIT_SLOWER == 6 and str(EXIT_SLOWER) not in c_codes.values()
+    for command, codes in cli.EXITS.items():
+        assert set(codes) <= set(cli.EXIT_TEXT), command
+
+
+def test_examples_name_runs_as_ewbench_names_them(capsys):
+    """ewbench-<gpu slug>-<UTC time> (src/output.c), a study
+    reports/<gpu slug>-<UTC time> (scripts/report.sh)."""
+    assert main(["report", "--help"]) == EXIT_OK
+    examples = capsys.readouterr().out.split("examples:")[1]
+    named = re.findall(r"(?:reports/|ewbench-(?:ceilings-)?)[\w-]+", examples)
+    assert len(named) == 3, examples
+    for name in named:
+        assert re.fullmatch(r"(reports/|ewbench-(ceilings-)?)[a-z0-9]+"
+                            r"(-[a-z0-9]+)*-\d{8}-\d{6}", name), name
+
+
+def test_report_help_and_refusal_name_the_same_parts(capsys, tmp_path):
+    assert main(["report", "--help"]) == EXIT_OK
+    page = " ".join(capsys.readouterr().out.split())
+    assert study.LAYOUT in page
+    for part in study.PARTS + (study.CEILINGS, study.REPEATS):
+        assert part + "/" in study.LAYOUT
+    assert main(["report", str(tmp_path)]) == EXIT_DATA
+    assert study.LAYOUT in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, path, what", [
+    (["report"], "nope", "directory"),
+    (["report", "FIXTURE", "--ceilings"], "nope", "directory"),
+    (["fleet-report"], "nope", "directory"),
+    (["compare", "FIXTURE"], "nope", "directory"),
+    (["contest", "FIXTURE"], "nope", "directory"),
+    (["timeline", "-o", "t.png"], "nope.json", "file"),
+    (["torch", "--dry-run"], "nope", "directory"),
+])
+def test_a_missing_path_is_a_usage_error(command, path, what, fixture_dir,
+                                         tmp_path, capsys):
+    missing = str(tmp_path / path)
+    argv = [fixture_dir if a == "FIXTURE" else a for a in command]
+    assert main(argv + [missing]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err == "python3 -m ewbench.analysis %s: %s: no such %s\n" % (
+        command[0], missing, what)
+    assert not os.path.exists(missing)
+
+
+def test_a_file_for_a_directory_is_a_usage_error(fixture_dir, capsys):
+    csv = os.path.join(fixture_dir, "timing.csv")
+    assert main(["compare", fixture_dir, csv]) == EXIT_USAGE
+    assert "%s: not a directory" % csv in capsys.readouterr().err
+
+
+def test_a_shipped_reference_is_not_written_into_by_default(capsys):
+    for command, name in (("report", "nvidia-h100"),
+                          ("report", "nvidia-h100/article"),
+                          ("fleet-report", "fleet-nvidia-h200x2")):
+        path = os.path.join(ROOT, "reports", "reference", name)
+        before = sorted(os.listdir(path))
+        assert main([command, path]) == EXIT_USAGE
+        err = capsys.readouterr().err
+        assert "reports/reference/%s/" % name in err and "-o OUTDIR" in err
+        assert sorted(os.listdir(path)) == before
+    assert study.shipped_reference(os.path.join(ROOT, "tests")) is None
+
+
+def test_shipped_reference_is_the_last_such_place(tmp_path):
+    """A clone under another reports/reference/ names its own."""
+    inner = tmp_path / "reports" / "reference" / "clone" / "reports" / \
+        "reference" / "gpu" / "article"
+    inner.mkdir(parents=True)
+    assert study.shipped_reference(str(inner)) == \
+        "reports/reference/gpu/article"
+    assert study.shipped_reference(str(tmp_path / "reports")) is None
 
 
 def test_usage_errors_exit_two(capsys):
@@ -71,6 +168,7 @@ def test_report_command_reads_a_study_directory(study_dir, capsys):
 
 
 def test_compare_fail_on_slower(fixture_dir, run_copy, tmp_path, capsys):
+    """Exit 6: not 5, which says 'no usable GPU'."""
     scale_times(run_copy, {("add_f32", 1 << 20, "warm"): 1.34})
     out = tmp_path / "cmp.md"
     assert main(["compare", fixture_dir, str(run_copy), "-o",

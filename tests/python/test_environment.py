@@ -16,6 +16,7 @@ from ewbench.analysis.report import page as report
 from ewbench.analysis.core import study
 from ewbench.analysis.core import validate
 from ewbench.analysis.core.load import load_run
+from conftest import unwrapped
 
 SAMPLED = {
     "samples": 40,
@@ -107,12 +108,12 @@ def _study_of(tmp_path, with_environment):
 
 
 def _environment_md(st):
-    return doc.render_markdown(report.environment_section(st))
+    return unwrapped(doc.render_markdown(report.environment_section(st)))
 
 
 def _threats_md(st):
-    return doc.render_markdown(report.threats_section(
-        st, fnd.make_context(st)))
+    return unwrapped(doc.render_markdown(report.threats_section(
+        st, fnd.make_context(st))))
 
 
 def test_report_shows_settings_ranges_and_flagged_rows(tmp_path):

@@ -201,6 +201,19 @@ def test_finding_2_effective_l2_from_the_residency_counters():
         f.explanation
 
 
+def test_finding_2_brackets_an_effective_l2_its_sizes_do_not_locate(
+        fixture_run):
+    """A run of the study's three sizes (16x apart) said '24 MiB', the
+    geometric middle of a 6-96 MiB bracket, as if it were measured."""
+    f = judge(fixture_run, 2)
+    assert f.deciding.startswith("effective L2 between 24 MiB and 96 MiB, "
+                                 "too few sizes to say closer (L2 50 MiB);")
+    assert "lies between 24 MiB and 96 MiB" in f.explanation
+    assert dict(f.numbers)["effective L2 for streaming"].startswith(
+        "between 24 MiB and 96 MiB (")
+    assert "48 MiB" not in f.deciding + f.explanation
+
+
 def test_best_of_any_origin_does_not_carry_finding_2():
     # cub and the fp32 kernels run above DRAM speed in L2; the study's fp16
     # kernels never do, with 95 % of their reads from L2.

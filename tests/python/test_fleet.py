@@ -18,7 +18,7 @@ from ewbench.analysis.core import placement
 from ewbench.analysis.core import validate
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, EXIT_USAGE, main
 from ewbench.analysis.core.load import load_run
-from conftest import rewrite
+from conftest import rewrite, unwrapped
 from fleet_fixtures import (CEILINGS_SOURCE, make_fleet_dir,
                             make_fleet_study, set_ceiling_spread)
 
@@ -66,7 +66,7 @@ def test_slowed_member_is_the_outlier_with_evidence(slow_study, capsys):
     printed, out = _report(slow_study, capsys)
     assert "outlier: nodeA-gpu1" in printed
     assert printed.count("outlier:") == 1
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     assert "FIXTURE DATA" in md
     # the table: the slow one flagged, an unperturbed one not
     assert "**outlier**" in _row(md, "nodeA-gpu1")
@@ -129,7 +129,7 @@ def test_failed_member_is_listed_with_its_reason(slow_study, capsys):
     printed, out = _report(slow_study, capsys)
     assert "failed: nodeB-gpu2: CUDA error: uncorrectable ECC error" in \
         printed
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     assert "### Failed members" in md
     assert "**nodeB-gpu2** (`run/`): failed (exit 1) — CUDA error: " \
         "uncorrectable ECC error" in md
@@ -161,7 +161,7 @@ def test_single_member_fleet(tmp_path, capsys):
     root = make_fleet_study(str(tmp_path / "one"), ["solo-gpu0"])
     printed, out = _report(root, capsys)
     assert "outlier" not in printed
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     assert "**The fleet has one GPU**" in md
     assert "one GPU: no comparison" in _row(md, "solo-gpu0")
     assert "%.0f" % reference_dram_add_gbps() in _row(md, "solo-gpu0")
@@ -183,7 +183,7 @@ def test_rank_members_and_a_plain_fleet_directory(tmp_path, capsys):
                           slow={"n2-rank2": 0.85})
     printed, out = _report(root, capsys)
     assert "outlier: n2-rank2" in printed
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     order = [md.index("| %s |" % n) for n in
              ("n1-rank0", "n1-rank1", "n2-rank2", "n2-rank3")]
     assert order == sorted(order)
@@ -201,7 +201,7 @@ def test_missing_placement_and_nvml_show_dashes(tmp_path, capsys):
         manifest["device"]["pci_bus_id"] = None
         json.dump(manifest, open(path, "w"))
     printed, out = _report(root, capsys)
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     assert _row(md, "nodeA-gpu0").split(" | ")[3:5] == ["—", "—"]
     assert "No NVML readings in its run.json." in md
 
@@ -286,6 +286,6 @@ def test_every_member_failed(tmp_path, capsys):
              "reason": None}]}))
     printed, out = _report(root, capsys)
     assert "failed: h-gpu0: no usable GPU" in printed
-    md = (out / "report.md").read_text(encoding="utf-8")
+    md = unwrapped((out / "report.md").read_text(encoding="utf-8"))
     assert "# ewbench fleet: 0 GPUs" in md
     assert "**h-gpu1**: interrupted (exit 130) — no reason recorded" in md

@@ -3,6 +3,7 @@ peer-torch.csv (never timing.csv), atomically; load.py merges peer-*.csv
 files into the run, checked like timing.csv."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -10,12 +11,13 @@ import pytest
 
 from ewbench.analysis.core import load
 from ewbench.analysis.core import validate
-from ewbench.analysis.__main__ import EXIT_USAGE
+from ewbench.analysis import cli
 from ewbench.analysis.__main__ import main as analysis_main
 from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, PACKAGE, ROOT, rewrite
 from ewbench.peers import output
 from ewbench.peers import torch_ops as tj
+import torch_standin
 
 
 def drop_torch_rows(run_copy):
@@ -118,39 +120,8 @@ def test_atomic_write_leaves_old_file_on_failure(run_copy, monkeypatch):
 
 # measuring a run, with the GPU parts faked
 
-class FakeCuda:
-    def set_device(self, index):
-        pass
-
-    def mem_get_info(self):
-        return 1 << 40, 1 << 40
-
-    def empty_cache(self):
-        pass
-
-    def get_device_name(self, index):
-        return "NVIDIA H100 80GB HBM3"
-
-
-class FakeTorch:
-    __version__ = "2.5.1"
-    uint8 = "uint8"
-
-    class version:
-        cuda = "12.4"
-
-    cuda = FakeCuda()
-
-    def empty(self, n, dtype, device):
-        return None
-
-
-def fake_gpu(monkeypatch, median=4000.0):
-    monkeypatch.setattr(tj, "import_torch", FakeTorch)
-    monkeypatch.setattr(tj, "check_device", lambda torch, run: 0)
-    monkeypatch.setattr(tj, "measure", lambda torch, jobs, flush, done:
-                        done([(job, [median * 0.99, median, median * 1.01],
-                               [20e3, 21e3], "ci", "pass") for job in jobs]))
+def fake_gpu(monkeypatch):
+    torch_standin.install(monkeypatch.setattr)
 
 
 def test_measure_run_writes_peer_files_only(run_copy, monkeypatch):
@@ -190,6 +161,214 @@ def test_measure_run_skips_points_in_timing_csv(run_copy, monkeypatch):
     assert variants == {"torch_add_f16", "torch_relu_f32"}
 
 
+# serving a study's rounds: ewbench torch --serve
+
+STANDIN = os.path.join(ROOT, "tests", "python", "torch_standin.py")
+
+
+def round_copies(tmp_path, count):
+    """count copies of the fixture run without its torch rows: the rounds
+    of a study, each with 30 PyTorch points to measure."""
+    dirs = []
+    for i in range(1, count + 1):
+        target = tmp_path / ("round-%d" % i)
+        shutil.copytree(FIXTURE, target)
+        drop_torch_rows(target)
+        dirs.append(str(target))
+    return dirs
+
+
+def test_requests_are_blocks_of_lines_ended_by_an_empty_one():
+    lines = ["a\n", "b c\n", "\n", "\n", "d\n"]
+    assert list(tj.requests(lines)) == [["a", "b c"], [], ["d"]]
+    assert list(tj.requests(["a\n", "\n"])) == [["a"]]
+    assert list(tj.requests([])) == []
+
+
+class Requests:
+    """A request stream that notes each line as the server reads it."""
+
+    def __init__(self, lines, events):
+        self.lines, self.events = list(lines), events
+
+    def readline(self):
+        if not self.lines:
+            self.events.append("end of input")
+            return ""
+        line = self.lines.pop(0)
+        self.events.append("read %s" % os.path.basename(line.strip()))
+        return line
+
+
+class Answers:
+    """An answer stream that notes each line written and, at each
+    answer's end, which rounds had their rows on disk."""
+
+    def __init__(self, events, dirs):
+        self.events, self.dirs, self.text = events, dirs, ""
+
+    def write(self, text):
+        self.text += text
+        if text == "\n":
+            self.events.append("answered; rows of %s" % ",".join(
+                os.path.basename(d) for d in self.dirs
+                if os.path.exists(os.path.join(d, "peer-torch.csv"))))
+
+    def flush(self):
+        self.events.append("flush")
+
+
+def test_serve_imports_once_touches_the_gpu_on_the_first_request(
+        tmp_path, monkeypatch):
+    dirs = round_copies(tmp_path, 3)
+    events = []
+    fake_gpu(monkeypatch)
+    monkeypatch.setattr(tj, "import_torch", lambda: events.append(
+        "import") or torch_standin.FakeTorch())
+    monkeypatch.setattr(tj, "check_cuda", lambda torch: events.append(
+        "gpu"))
+    monkeypatch.setattr(tj.Peer, "release", lambda self: events.append(
+        "release"))
+    monkeypatch.setattr(tj, "measure", lambda torch, jobs, flush, done: (
+        events.append("measure %s" % ",".join(sorted(
+            {os.path.basename(j.run_dir) for j in jobs}))),
+        torch_standin.fake_measure(torch, jobs, flush, done)))
+    answers = Answers(events, dirs)
+    tj.serve(tj.Peer(), Requests([dirs[0] + "\n", dirs[1] + "\n", "\n",
+                                  dirs[2] + "\n", "\n"], events), answers)
+    assert [e for e in events if e != "flush"] == [
+        "import",                    # before any request is read
+        "read round-1", "read round-2", "read ",
+        "gpu",                       # only once a request is whole
+        "measure round-1,round-2",   # both runs in one call
+        "release",                   # PyTorch's cache back, then ...
+        "answered; rows of round-1,round-2",
+        "read round-3", "read ",     # the next one only after the answer
+        "measure round-3", "release",
+        "answered; rows of round-1,round-2,round-3",
+        "end of input"]
+    # Each answer: the lines `ewbench torch RUN_DIR...` prints, then an
+    # empty line, every line flushed as it is written.
+    blocks = answers.text.split("\n\n")
+    assert blocks[0].endswith("wrote 30 rows to %s\nwrote 30 rows to %s" % (
+        os.path.join(dirs[0], "peer-torch.csv"),
+        os.path.join(dirs[1], "peer-torch.csv")))
+    assert blocks[1].endswith("wrote 30 rows to %s" % os.path.join(
+        dirs[2], "peer-torch.csv")) and blocks[2] == ""
+    assert events.count("flush") == answers.text.count("\n")
+    # The rows are those of `ewbench torch RUN_DIR` by hand.
+    by_hand = round_copies(tmp_path / "by-hand", 1)[0]
+    assert tj.main([by_hand]) == cli.EXIT_OK
+    for d in dirs:
+        assert sum(1 for _ in open(os.path.join(d, "peer-torch.csv"))) == \
+            sum(1 for _ in open(os.path.join(by_hand, "peer-torch.csv")))
+        side = load.peer_sidecar(d)
+        assert side["rows"] == 30 and side["method"] == tj.METHOD
+
+
+def test_serve_answers_an_empty_request_and_keeps_one_gpu(
+        tmp_path, monkeypatch):
+    dirs = round_copies(tmp_path, 2)
+    fake_gpu(monkeypatch)
+    answers = Answers([], dirs)
+    tj.serve(tj.Peer(), Requests(["\n"], []), answers)
+    assert answers.text == "\n"
+    indices = iter([0, 1])
+    monkeypatch.setattr(tj, "check_device", lambda torch, run: next(indices))
+    with pytest.raises(tj.CannotRun, match="this process measures on "
+                       "device 0"):
+        tj.serve(tj.Peer(), Requests([dirs[0] + "\n", "\n", dirs[1] + "\n",
+                                      "\n"], []), Answers([], dirs))
+
+
+def test_points_may_use_the_blocks_pytorch_holds():
+    class Cuda:
+        def mem_get_info(self):
+            return 10 << 30, 80 << 30
+
+        def memory_reserved(self):
+            return 50 << 30
+
+        def memory_allocated(self):
+            return 20 << 30
+    peer = tj.Peer()
+    peer.torch = type("Torch", (), {"cuda": Cuda()})
+    assert peer.available_bytes() == 40 << 30
+
+
+def standin(*args, **kw):
+    return subprocess.Popen([sys.executable, STANDIN] + list(args),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def answer(proc):
+    """The lines of one answer, read through the pipe as they come."""
+    lines = []
+    while True:
+        line = proc.stdout.readline()
+        assert line, "the server ended: %s" % proc.stderr.read()
+        if line == "\n":
+            return lines
+        lines.append(line.rstrip("\n"))
+
+
+def test_serve_through_pipes_answers_each_request_when_its_rows_are_written(
+        tmp_path):
+    dirs = round_copies(tmp_path, 2)
+    proc = standin("--serve")
+    try:
+        proc.stdin.write(dirs[0] + "\n\n")
+        proc.stdin.flush()
+        lines = answer(proc)
+        assert lines[-1] == "wrote 30 rows to %s" % os.path.join(
+            dirs[0], "peer-torch.csv")
+        assert not os.path.exists(os.path.join(dirs[1], "peer-torch.csv"))
+        load_run(dirs[0])           # whole: the rows load
+        proc.stdin.write(dirs[1] + "\n\n")
+        proc.stdin.flush()
+        assert answer(proc)[-1].startswith("wrote 30 rows to ")
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == cli.EXIT_OK
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_serve_without_torch_ends_before_any_request(tmp_path):
+    proc = standin("--no-torch", "--serve")
+    try:
+        # stdin stays open: it must end without waiting for a request
+        assert proc.wait(timeout=60) == cli.EXIT_NO_GPU
+        assert "cannot run here: PyTorch is not installed" in \
+            proc.stderr.read()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_serve_ends_on_bad_data_keeping_earlier_rows(tmp_path):
+    dirs = round_copies(tmp_path, 1)
+    proc = standin("--serve")
+    try:
+        out, err = proc.communicate(dirs[0] + "\n\n" + str(tmp_path) +
+                                    "/missing\n\n", timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.EXIT_DATA and "Traceback" not in err
+    assert out.endswith("wrote 30 rows to %s\n\n" % os.path.join(
+        dirs[0], "peer-torch.csv"))
+    assert len(load_run(dirs[0]).points) > 30
+
+
+def test_serve_takes_no_run_dir_nor_dry_run(run_copy, capsys):
+    assert tj.main(["--serve", str(run_copy)]) == cli.EXIT_USAGE
+    assert tj.main(["--serve", "--dry-run"]) == cli.EXIT_USAGE
+    assert capsys.readouterr().err.count("--serve reads its run "
+                                         "directories from standard "
+                                         "input") == 2
+
+
 # the command
 
 def test_cli_reports_cannot_run(run_copy, monkeypatch, capsys):
@@ -199,20 +378,30 @@ def test_cli_reports_cannot_run(run_copy, monkeypatch, capsys):
         raise tj.CannotRun("PyTorch is not installed (test)")
     monkeypatch.setattr(tj, "import_torch", no_torch)
     before = (run_copy / "timing.csv").read_bytes()
-    assert tj.main([str(run_copy)]) == tj.EXIT_CANNOT_RUN
-    assert "cannot run here: PyTorch is not installed" in \
-        capsys.readouterr().err
+    # ewbench's "no usable GPU" (5), not 4 ("too large for GPU memory").
+    assert tj.main([str(run_copy)], "ewbench torch") == cli.EXIT_NO_GPU == 5
+    assert capsys.readouterr().err == "ewbench torch: cannot run here: " \
+        "PyTorch is not installed (test)\n"
     assert (run_copy / "timing.csv").read_bytes() == before
     assert not peer_csv(run_copy).exists()
 
 
 def test_dry_run_needs_no_torch(run_copy, capsys):
     drop_torch_rows(run_copy)
-    assert tj.main(["--dry-run", str(run_copy)]) == tj.EXIT_OK
+    assert tj.main(["--dry-run", str(run_copy)]) == cli.EXIT_OK
     out = capsys.readouterr().out
-    assert "torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
-        "max_time=10ms warmup=10" in out
-    assert tj.main([]) == tj.EXIT_USAGE
+    assert out.startswith("%s: would time 30 PyTorch points into %s:\n" % (
+        run_copy, run_copy / "peer-torch.csv"))
+    assert "  torch_add_f16 n=268435456 cold samples=20-2000 target=0.5% " \
+        "max_time=10ms warmup=10\n" in out
+    assert tj.main([]) == cli.EXIT_USAGE
+
+
+def test_dry_run_says_when_there_is_nothing_to_do(capsys):
+    """It printed nothing at all (the fixture's torch rows are there)."""
+    assert tj.main(["--dry-run", FIXTURE]) == cli.EXIT_OK
+    assert capsys.readouterr().out == "%s: every PyTorch point is already " \
+        "in timing.csv or peer-torch.csv; nothing to do\n" % FIXTURE
 
 
 def test_module_bad_data_exits_three_without_traceback(run_copy):
@@ -221,7 +410,7 @@ def test_module_bad_data_exits_three_without_traceback(run_copy):
     proc = subprocess.run([sys.executable, "-m", "ewbench.peers.torch_ops",
                            "--dry-run", str(run_copy)], cwd=ROOT,
                           capture_output=True, text=True, check=False)
-    assert proc.returncode == tj.EXIT_DATA
+    assert proc.returncode == cli.EXIT_DATA
     assert "timing.csv:2: column check: expected one of pass, fail" in \
         proc.stderr
     assert "Traceback" not in proc.stderr
@@ -232,17 +421,25 @@ def test_run_as_a_file_says_how_to_run_it(run_copy):
                                                         "torch_ops.py"),
                            str(run_copy)], cwd=ROOT, capture_output=True,
                           text=True, check=False)
-    assert proc.returncode == tj.EXIT_USAGE
+    assert proc.returncode == cli.EXIT_USAGE
     assert "usage: ewbench torch RUN_DIR" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_analysis_torch_points_to_the_new_command(run_copy, capsys):
-    assert analysis_main(["torch", str(run_copy)]) == EXIT_USAGE
-    assert analysis_main(["torch", "--dry-run", str(run_copy)]) == EXIT_USAGE
-    assert analysis_main(["torch", "--help"]) == EXIT_USAGE
-    err = capsys.readouterr().err
-    assert err.count("moved to `ewbench torch RUN_DIR`") == 3
+def test_analysis_takes_torch_as_ewbench_does(run_copy, capsys):
+    """README: python3 -m ewbench.analysis takes the same commands (it
+    answered 'moved', exit 2)."""
+    drop_torch_rows(run_copy)
+    assert analysis_main(["torch", "--dry-run", str(run_copy)]) == \
+        cli.EXIT_OK
+    assert "would time 30 PyTorch points" in capsys.readouterr().out
+    assert analysis_main(["torch", "--help"]) == cli.EXIT_OK
+    assert capsys.readouterr().out.startswith(
+        "usage: python3 -m ewbench.analysis torch ")
+    assert analysis_main(["torch", "--bogus", str(run_copy)]) == \
+        cli.EXIT_USAGE
+    assert "python3 -m ewbench.analysis torch: error:" in \
+        capsys.readouterr().err
 
 
 # loading peer-*.csv

@@ -36,13 +36,103 @@ def test_markdown_has_every_section_and_six_verdicts(written):
     for number in range(1, 7):
         assert re.search(r"^### Finding %d: " % number, text, re.M)
     assert [f.verdict for f in judged] == re.findall(
-        r"^\| \[\d\]\(#finding-\d\) \| [^|]+ \| \*\*([^*]+)\*\* \|",
+        r"^\| \[\d\]\(#finding-\d-[\w-]+\) \| [^|]+ \| \*\*([^*]+)\*\* \|",
         text, re.M)
-    # each row links to its finding's section
+    # each row links to its finding's section, by the anchor GitHub gives
+    # its heading (report.md has no <a id> of its own)
+    slugs = {doc.github_slug(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
     for number in range(1, 7):
-        assert "[%d](#finding-%d)" % (number, number) in text
-        assert '<a id="finding-%d"></a>' % number in text
+        target = re.search(r"^\| \[%d\]\(#([\w-]+)\)" % number, text,
+                           re.M).group(1)
+        assert target.startswith("finding-%d-" % number) and target in slugs
     assert "FIXTURE DATA" in text
+
+
+def _prose(md):
+    """The lines of Markdown outside tables and code blocks."""
+    fenced = False
+    for line in md.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and not line.startswith("|"):
+            yield line
+
+
+def test_markdown_reads_in_a_terminal(written):
+    """Issue 41: report.md had 155 lines over 200 characters and raw
+    <a id>/<details> tags.  Now: prose wrapped, no HTML, and every
+    in-page link goes to a heading GitHub anchors."""
+    text = open(written[1], encoding="utf-8").read()
+    assert not re.search(r"</?(a|details|summary)\b", text)
+    long = [line for line in _prose(text) if len(line) > doc.WRAP]
+    assert not [line for line in long if len(line) > 120], long
+    assert len(long) <= 3, long
+    # The anchors GitHub gives the headings, repeats numbered.
+    slugs = set(doc.markdown_targets([
+        doc.Heading(1, h, str(i)) for i, h in
+        enumerate(re.findall(r"^#+ (.+)$", text, re.M))]).values())
+    links = re.findall(r"\]\(#([^)]+)\)", text)
+    assert len(links) >= 12 and set(links) <= slugs, set(links) - slugs
+
+
+def test_github_slug_is_githubs():
+    """github-slugger's rule: lower case, letters, numbers, '-' and '_'
+    kept, spaces to '-', the rest (an em dash, '~', ':') dropped."""
+    assert doc.github_slug("Finding 1: ~1M elements: the launch sets the "
+                           "time — **holds**") == \
+        "finding-1-1m-elements-the-launch-sets-the-time--holds"
+    assert doc.github_slug("### `article/`, cold".lstrip("# ")) == \
+        "article-cold"
+    assert doc.github_slug("ewbench's fastest add_f32 at 1.5 µs") == \
+        "ewbenchs-fastest-add_f32-at-15-µs"
+    blocks = [doc.Heading(2, "Results"), doc.Table(("a",), (), "t"),
+              doc.Heading(3, "Results", "again")]
+    assert doc.markdown_targets(blocks) == {"t": "results",
+                                            "again": "results-1"}
+
+
+def test_wrapped_prose_opens_no_block():
+    words = ["word"] * 30
+    for opener in ("-", "+", "*", "#", "1.", "2)", ">", "|", "<b>", "==",
+                   "---", "```"):
+        text = " ".join(words[:17] + [opener] + words)
+        md = doc.render_markdown([doc.Paragraph(text)])
+        for line in md.split("\n")[1:]:
+            assert not line.startswith(opener), (opener, md)
+        assert " ".join(md.split()) == text
+
+
+def test_a_shipped_reference_says_so_first(tmp_path):
+    """Issue 41: a rendered reference said nothing of being one; read
+    later, it passed for a measurement of the machine that rendered it."""
+    import shutil
+    from conftest import FIXTURE, unwrapped
+    root = tmp_path / "reports" / "reference" / "fixture-gpu"
+    for part in ("ceilings", "article"):
+        shutil.copytree(FIXTURE, root / part)
+    out = tmp_path / "rendered"
+    md_path, html_path, _ = report.write_report(
+        study.load_study(str(root)), str(out), lambda *args: {})
+    md = open(md_path, encoding="utf-8").read()
+    first = md.split("\n\n")[2]       # after the title and the fixture's
+    assert first.startswith("> **Shipped reference: a study of one NVIDIA "
+                            "H100 80GB HBM3")
+    assert unwrapped(first) == (
+        "> **Shipped reference: a study of one NVIDIA H100 80GB HBM3 "
+        "(fixture), measured on 2026-11-21 at commit `fixture`, rendered "
+        "from `reports/reference/fixture-gpu/`. A reading of the data "
+        "ewbench ships, not a measurement of the machine that rendered "
+        "it.**")
+    html = open(html_path, encoding="utf-8").read()
+    banner = html.index("Shipped reference: a study of one")
+    assert banner < html.index("<h2")
+    # Anywhere else, no such words.
+    other = tmp_path / "mine"
+    shutil.copytree(root, other)
+    md_path, _, _ = report.write_report(study.load_study(str(other)),
+                                        str(tmp_path / "r2"),
+                                        lambda *args: {})
+    assert "Shipped reference" not in open(md_path, encoding="utf-8").read()
 
 
 def test_answers_come_before_the_contents(written):
@@ -113,8 +203,8 @@ def test_document_renderers_escape_and_mark_up():
               doc.Toc((("a", "A"),))]
     md = doc.render_markdown(blocks)
     assert "| a\\|b | 1 |" in md
-    assert "<details><summary>more</summary>\n\ninside\n\n</details>" in md
-    assert "- [A](#a)" in md
+    assert "**more**\n\ninside\n\n" in md and "details" not in md
+    assert "- [A](#a-b--c)" in md
     html = doc.render_html(blocks, "t", ".")
     assert '<h2 id="a">A &lt;b&gt; &amp; c</h2>' in html
     assert "<code>x|y</code>" in html and "<strong>bold</strong>" in html

@@ -4,14 +4,16 @@ run.json entry, and its place in the report beside the others."""
 import json
 import os
 
+import pytest
+
 from ewbench.analysis.core import document as doc
 from ewbench.analysis.report import plots
 from ewbench.analysis.report import page as report
 from ewbench.analysis.core import study
 from ewbench.analysis.report import user_kernels as uk
 from ewbench.analysis.core import variants as var
-from ewbench.analysis.core.load import load_run
-from conftest import rewrite
+from ewbench.analysis.core.load import DataError, load_run
+from conftest import rewrite, unwrapped
 
 USER = "user:add_f32x4_user"
 
@@ -175,7 +177,7 @@ def test_report_renders_a_custom_op(run_copy, tmp_path):
     add_custom_op(run_copy)
     md, _, _ = report.write_report(load_run(str(run_copy)),
                                    str(tmp_path / "report"), plots.plot_study)
-    text = open(md, encoding="utf-8").read()
+    text = unwrapped(open(md, encoding="utf-8").read())
     section = text[text.index("Your kernels beside the study"):]
     assert "`user:fma_bf16`" in section
     assert "custom bf16" in section
@@ -183,3 +185,42 @@ def test_report_renders_a_custom_op(run_copy, tmp_path):
         in section and "within 1 ulp; 3 inputs, 8 bytes per element" \
         in section
     assert "| DRAM ceiling |" in section
+
+
+def _edit_user_entry(run_dir, change):
+    def manifest(text):
+        m = json.loads(text)
+        change(m["user_kernels"][0])
+        return json.dumps(m, indent=2)
+    rewrite(os.path.join(run_dir, "run.json"), manifest)
+
+
+def test_close_tolerance_and_op_source(run_copy, tmp_path):
+    """Issue 41: --atol/--rtol (assert_close's rule) and where the op and
+    dtype came from are run.json fields the loader accepts and the report
+    says."""
+    add_custom_op(run_copy)
+
+    def close(entry):
+        entry["op_from"] = "--reference"
+        entry["dtype_from"] = "parameters"
+        entry["reference"].update(atol=1e-3, rtol=1.6e-2)
+    _edit_user_entry(run_copy, close)
+    run = load_run(str(run_copy))
+    assert run.manifest["user_kernels"][0]["reference"]["rtol"] == 1.6e-2
+    md, _, _ = report.write_report(run, str(tmp_path / "report"),
+                                   plots.plot_study)
+    text = unwrapped(open(md, encoding="utf-8").read())
+    assert "within 1 ulp or 0.001 + 0.016 × |expected|" in text
+
+
+def test_bad_tolerance_or_op_source_refused(run_copy):
+    add_custom_op(run_copy)
+    _edit_user_entry(run_copy,
+                     lambda e: e["reference"].update(atol=-1e-3))
+    with pytest.raises(DataError, match=r"run\.json:\d+: .*atol"):
+        load_run(str(run_copy))
+    _edit_user_entry(run_copy, lambda e: (
+        e["reference"].update(atol=1e-3), e.update(op_from="guessed")))
+    with pytest.raises(DataError, match=r"run\.json:\d+: .*op_from"):
+        load_run(str(run_copy))

@@ -22,8 +22,8 @@
  *    (tolerance.h): an element it leaves unwritten passes in neither pass
  *    or one, never both, against any expected value (every bf16 and fp16
  *    pattern, fp32 ones near both poisons and at random), at the largest
- *    --ulps and --rel; with the built-in check's all-ones poison (NaN) it
- *    would pass against an expected NaN.
+ *    --ulps, --rel, --atol and --rtol; with the built-in check's all-ones
+ *    poison (NaN) it would pass against an expected NaN.
  */
 #include <math.h>
 #include <stdint.h>
@@ -286,8 +286,11 @@ test_unwritten_custom(void)
 {
 	static const enum ewb_dtype dtypes[] = { EWB_F16, EWB_BF16 };
 	struct ewb_tolerance	widest = { TOLERANCE_MAX_ULPS,
-				    TOLERANCE_MAX_REL, true };
-	struct ewb_tolerance	ulps = { TOLERANCE_MAX_ULPS, 0, true };
+				    TOLERANCE_MAX_REL, true, TOLERANCE_MAX_ATOL,
+				    TOLERANCE_MAX_REL };
+	struct ewb_tolerance	ulps = { TOLERANCE_MAX_ULPS, 0, true, 0, 0 };
+	struct ewb_tolerance	close = { 0, 0, true, TOLERANCE_MAX_ATOL,
+				    TOLERANCE_MAX_REL };
 	uint64_t		state = 1;
 	uint32_t		e, p, nan_bits = 0x7fc00000u;
 	unsigned		i, k, caught = 0;
@@ -297,6 +300,7 @@ test_unwritten_custom(void)
 		for (e = 0; e <= 0xffff; e++) {
 			CHECK(!unwritten_passes_both(dtypes[i], e, &widest));
 			CHECK(!unwritten_passes_both(dtypes[i], e, &ulps));
+			CHECK(!unwritten_passes_both(dtypes[i], e, &close));
 		}
 	}
 	/* fp32: around each poison, and at random. */
@@ -318,12 +322,87 @@ test_unwritten_custom(void)
 	CHECK(!tolerance_passes(0xffffffffu, nan_bits, EWB_F32, NULL));
 }
 
+/* f32 bits of x. */
+static uint32_t
+f32_bits(float x)
+{
+	uint32_t	u;
+
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+/* torch.testing.assert_close's rule, |got - expected| <= atol + rtol
+ * |expected| (--atol, --rtol), its per-dtype defaults, and how it goes
+ * with --ulps and --rel: any one of them passes an element. */
+static void
+test_close_rule(void)
+{
+	struct ewb_tolerance	t = { 0, 0, true, 0, 0 };
+	double			atol, rtol;
+
+	tolerance_close_defaults(EWB_F32, &atol, &rtol);
+	CHECK(atol == 1e-5 && rtol == 1.3e-6);
+	tolerance_close_defaults(EWB_F16, &atol, &rtol);
+	CHECK(atol == 1e-5 && rtol == 1e-3);
+	tolerance_close_defaults(EWB_BF16, &atol, &rtol);
+	CHECK(atol == 1e-5 && rtol == 1.6e-2);
+
+	/* Relative part: 1 against 1 + 1e-3 +- a little, atol 0. */
+	t.rtol = 1e-3;
+	CHECK(tolerance_passes(f32_bits(1.0009f), f32_bits(1.0f), EWB_F32, &t));
+	CHECK(!tolerance_passes(f32_bits(1.0011f), f32_bits(1.0f), EWB_F32,
+	    &t));
+	CHECK(tolerance_passes(f32_bits(-1.0009f), f32_bits(-1.0f), EWB_F32,
+	    &t));
+	/* ... nothing passes near zero on it alone ... */
+	CHECK(!tolerance_passes(f32_bits(1e-30f), f32_bits(0.0f), EWB_F32, &t));
+	/* ... the absolute part does: 0 against 9e-6 and 1.1e-5, atol 1e-5. */
+	t.rtol = 0;
+	t.atol = 1e-5;
+	CHECK(tolerance_passes(f32_bits(9e-6f), f32_bits(0.0f), EWB_F32, &t));
+	CHECK(!tolerance_passes(f32_bits(1.1e-5f), f32_bits(0.0f), EWB_F32,
+	    &t));
+	/* Both: 100 against 100.0019 passes 1e-5 + 2e-5 * 100 = 2.01e-3,
+	 * 100.0021 does not. */
+	t.rtol = 2e-5;
+	CHECK(tolerance_passes(f32_bits(100.0019f), f32_bits(100.0f), EWB_F32,
+	    &t));
+	CHECK(!tolerance_passes(f32_bits(100.0021f), f32_bits(100.0f),
+	    EWB_F32, &t));
+	/* The issue's tanh GELU in f16 against an exact one, element 0:
+	 * -0.000107 (0x8703) against -0.000180 (0x89e6), 7.3e-5 apart: not
+	 * within assert_close's f16 defaults (1e-5 + 1e-3 * 1.8e-4), nor
+	 * within --rel 0.25; within --atol 1e-4 (rtol at its default). */
+	tolerance_close_defaults(EWB_F16, &t.atol, &t.rtol);
+	CHECK(fabs(tolerance_widen(0x8703, EWB_F16) + 0.000107) < 1e-6);
+	CHECK(fabs(tolerance_widen(0x89e6, EWB_F16) + 0.000180) < 1e-6);
+	CHECK(!tolerance_passes(0x8703, 0x89e6, EWB_F16, &t));
+	t.rel = TOLERANCE_MAX_REL;
+	CHECK(!tolerance_passes(0x8703, 0x89e6, EWB_F16, &t));
+	t.atol = 1e-4;
+	CHECK(tolerance_passes(0x8703, 0x89e6, EWB_F16, &t));
+	/* Any tolerance passes: 1 ulp of bf16 1.0 with the close rule off,
+	 * and the close rule with --ulps 1 too small. */
+	t = (struct ewb_tolerance){ 1, 0, true, 0, 0 };
+	CHECK(tolerance_passes(0x3f81, 0x3f80, EWB_BF16, &t));
+	CHECK(!tolerance_passes(0x3f82, 0x3f80, EWB_BF16, &t));
+	t.atol = 1e-5;
+	t.rtol = 1.6e-2;	/* bf16 1.015625 is within 1.6 % of 1 */
+	CHECK(tolerance_passes(0x3f82, 0x3f80, EWB_BF16, &t));
+	/* Infinities and NaN as before: only equal, only with NaN. */
+	t.atol = TOLERANCE_MAX_ATOL;
+	CHECK(!tolerance_passes(0x7f800000u, 0x7f7fffffu, EWB_F32, &t));
+	CHECK(!tolerance_passes(0x7fc00000u, 0x3f800000u, EWB_F32, &t));
+}
+
 /* The tolerance's rule on a few hand-made pairs. */
 static void
 test_tolerance_rule(void)
 {
-	struct ewb_tolerance	two = { 2, 0, true }, rel = { 0, 0.01, true };
-	struct ewb_tolerance	exact = { 0, 0, true };
+	struct ewb_tolerance	two = { 2, 0, true, 0, 0 };
+	struct ewb_tolerance	rel = { 0, 0.01, true, 0, 0 };
+	struct ewb_tolerance	exact = { 0, 0, true, 0, 0 };
 
 	/* bf16 1.0 is 0x3f80; 0x3f82 two ulps above; -0 and +0 equal. */
 	CHECK(tolerance_widen(0x3f80, EWB_BF16) == 1.0f);
@@ -352,6 +431,7 @@ main(void)
 	test_poisons();
 	test_unwritten_custom();
 	test_tolerance_rule();
+	test_close_rule();
 	test_every_overrun();
 	test_old_check_blind();
 	printf("guard: %s\n", check_failures ? "FAILED" : "ok");

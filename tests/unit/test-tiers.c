@@ -51,6 +51,16 @@ density(const uint64_t *n, size_t count, unsigned footprint, double lo,
 	return inside / log2(hi / lo);
 }
 
+static int
+in_range(double x, double lo, double hi)
+{
+	if (x >= lo && x <= hi)
+		return 1;
+	fprintf(stderr, "%.2f points per octave, expected %.1f to %.1f\n", x,
+	    lo, hi);
+	return 0;
+}
+
 /* Distance in bytes from `bytes` to the grid's closest working set. */
 static double
 nearest_gap(const uint64_t *n, size_t count, unsigned footprint, double bytes)
@@ -70,7 +80,9 @@ test_grid(const struct machine *m, unsigned footprint)
 	uint64_t			*n = NULL, top, l2 = d->l2_bytes;
 	size_t				 count = 0, i;
 	char				*cause = NULL;
-	double				 first, dense, sparse_below, sparse_above;
+	double				 first;
+	static const double		 edges[] = { 1.0 / 16, 1.0 / 4,
+					     1.0 / 2, 1.5, 4 };
 
 	CHECK(sweep_sizes(d, footprint, 4, 0, &n, &count, &cause) == 0);
 	CHECK(cause == NULL);
@@ -92,18 +104,26 @@ test_grid(const struct machine *m, unsigned footprint)
 	top = max_u64(8 * l2, GIB);
 	CHECK(n[count - 1] * footprint >= top);
 	CHECK(n[count - 1] * footprint < top + footprint * TIER_ELEMENT_QUANTUM);
-	/* About 4 points per octave away from L2, 4x that near it. */
-	dense = density(n, count, footprint, l2 / 4.0, 4.0 * l2);
-	sparse_below = density(n, count, footprint, 65536.0, l2 / 4.0);
-	sparse_above = density(n, count, footprint, 4.0 * l2, (double)top);
-	CHECK(dense >= 14 && dense <= 18);
-	CHECK(sparse_below >= 3 && sparse_below <= 5);
-	if (top >= 16.0 * l2)	/* at least two octaves above the band */
-		CHECK(sparse_above >= 3 && sparse_above <= 5);
-	CHECK(dense >= 3 * sparse_below);
-	/* The band's lower edge is a point, up to rounding. */
-	CHECK(nearest_gap(n, count, footprint, l2 / 4.0) <=
-	    footprint * TIER_ELEMENT_QUANTUM / 2.0);
+	/* N = 4 points per octave on the shoulders, 4N where a warm working
+	 * set leaves L2, 2N just below it, N/2 on the straight stretches. */
+	CHECK(in_range(density(n, count, footprint, l2 / 2.0, 1.5 * l2),
+	    14, 18));
+	CHECK(in_range(density(n, count, footprint, l2 / 4.0, l2 / 2.0), 7, 9));
+	CHECK(in_range(density(n, count, footprint, l2 / 16.0, l2 / 4.0),
+	    3.5, 4.5));
+	CHECK(in_range(density(n, count, footprint, 1.5 * l2, 4.0 * l2),
+	    3.5, 5));
+	if (l2 / 16.0 >= 4 * 65536.0)	/* at least two octaves below */
+		CHECK(in_range(density(n, count, footprint, 65536.0,
+		    l2 / 16.0), 1.5, 2.5));
+	if (top >= 16.0 * l2)		/* at least two octaves above */
+		CHECK(in_range(density(n, count, footprint, 4.0 * l2,
+		    (double)top), 1.5, 2.5));
+	/* Each segment's lower edge is a point, up to rounding. */
+	for (i = 0; i < sizeof edges / sizeof edges[0]; i++)
+		if (edges[i] * l2 > 65536.0 && edges[i] * l2 < top)
+			CHECK(nearest_gap(n, count, footprint, edges[i] * l2) <=
+			    footprint * TIER_ELEMENT_QUANTUM / 2.0);
 	free(n);
 }
 
@@ -142,6 +162,21 @@ test_grid_capped(const struct machine *m)
 	CHECK(tier_usable_bytes(&small, 0) ==
 	    512 * MIB - 512 * MIB / 100 * 15 - 32 * MIB);
 	CHECK(tier_usable_bytes(&small, 100 * MIB) == 100 * MIB);
+}
+
+/* Without the L2's size: N points per octave throughout. */
+static void
+test_grid_without_l2(void)
+{
+	struct tier_device	 blind = { 0, 16 * GIB, 16 * GIB };
+	uint64_t		*n = NULL;
+	size_t			 count = 0;
+	char			*cause = NULL;
+
+	CHECK(sweep_sizes(&blind, 12, 4, 0, &n, &count, &cause) == 0);
+	CHECK(count > 2 && in_range(density(n, count, 12, 65536.0,
+	    (double)GIB), 3.5, 4.5));
+	free(n);
 }
 
 static void
@@ -260,6 +295,7 @@ main(void)
 		test_grid_capped(&machines[i]);
 	}
 	test_grid_refused();
+	test_grid_without_l2();
 	test_tiers_exact();
 	test_tiers_refused();
 	return check_exit();

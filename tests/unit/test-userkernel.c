@@ -552,7 +552,7 @@ expect_inferred(const char *path, const char *op, enum ewb_op want_op,
     enum ewb_dtype want_dtype)
 {
 	struct user_spec	 s;
-	char			*cause = NULL;
+	char			*cause = NULL, *hint, *what, *want;
 
 	memset(&s, 0, sizeof s);
 	s.path = path;
@@ -562,6 +562,27 @@ expect_inferred(const char *path, const char *op, enum ewb_op want_op,
 	if (cause != NULL)
 		fprintf(stderr, "%s: %s\n", path, cause);
 	CHECK(s.op == want_op && s.dtype == want_dtype);
+	/* Where the op came from, said in run.json, the plan, and after a
+	 * wrong element (issue 41: a silu taken for a relu, silently). */
+	CHECK_STR(user_spec_op_from(&s), op != NULL ? "--op" : "parameters");
+	CHECK_STR(user_spec_dtype_from(&s), "parameters");
+	hint = user_spec_guess_hint(&s);
+	what = user_spec_describe(&s, "user:k");
+	if (op != NULL) {
+		CHECK(hint == NULL);
+		CHECK(strstr(what, " (--op)") != NULL);
+	} else {
+		want = xasprintf("its op, %s, was taken from its %u parameters: "
+		    "if it is not %s %s, give --reference REF.cu",
+		    ewb_op_name(want_op), want_op == EWB_OP_ADD ? 4 :
+		    want_op == EWB_OP_RELU ? 3 : 2, want_op == EWB_OP_RELU ?
+		    "a" : "an", ewb_op_name(want_op));
+		CHECK(hint != NULL && strstr(hint, want) == hint);
+		CHECK(strstr(what, "if it is not") != NULL);
+		free(want);
+	}
+	free(hint);
+	free(what);
 	free(cause);
 	s.path = NULL;
 	user_spec_free(&s);
@@ -867,7 +888,69 @@ test_reference(void)
 	CHECK(user_spec_rel(&s, "0.3", &cause) == -1);
 	free(cause);
 	CHECK(user_spec_rel(&s, "-0", &cause) == 0);
+	CHECK(user_spec_atol(&s, "1.5", &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "--atol: '1.5' is not a number "
+	    "from 0 to 1"));
+	free(cause);
+	CHECK(user_spec_rtol(&s, "0.3", &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, "--rtol: '0.3' is not a number "
+	    "from 0 to 0.25"));
+	free(cause);
+	CHECK(user_spec_atol(&s, "1e-3,", &cause) == -1);
+	free(cause);
 	user_spec_free(&s);
+
+	/* --atol and --rtol (assert_close's rule): one alone takes the
+	 * other's default for the dtype the signature says; both as given;
+	 * neither: the rule is off.  Without --reference: refused. */
+	{
+		static const struct {
+			const char	*atol, *rtol;
+			double		 want_atol, want_rtol;
+		} cases[] = {
+			{ "1e-3", NULL, 1e-3, 1.6e-2 },	/* bf16's rtol */
+			{ NULL, "0.05", 1e-5, 0.05 },
+			{ "0", "0.001", 0, 1e-3 },
+			{ NULL, NULL, 0, 0 },
+		};
+		size_t	i;
+
+		for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+			memset(&s, 0, sizeof s);
+			CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
+			    user_spec_reference(&s, fma_ref, &cause) == 0);
+			if (cases[i].atol != NULL)
+				CHECK(user_spec_atol(&s, cases[i].atol,
+				    &cause) == 0);
+			if (cases[i].rtol != NULL)
+				CHECK(user_spec_rtol(&s, cases[i].rtol,
+				    &cause) == 0);
+			CHECK(user_spec_finish(&s, &cause) == 0);
+			CHECK(s.dtype == EWB_BF16);
+			CHECK(s.tol.atol == cases[i].want_atol &&
+			    s.tol.rtol == cases[i].want_rtol);
+			CHECK(s.tol.ulps == 0 && s.tol.rel == 0);
+			user_spec_free(&s);
+		}
+		/* f32's default rtol, beside --ulps. */
+		memset(&s, 0, sizeof s);
+		CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
+		    user_spec_reference(&s, silu_ref, &cause) == 0 &&
+		    user_spec_ulps(&s, "4", &cause) == 0 &&
+		    user_spec_atol(&s, "1e-4", &cause) == 0);
+		CHECK(user_spec_finish(&s, &cause) == 0);
+		CHECK(s.dtype == EWB_F32 && s.tol.ulps == 4 &&
+		    s.tol.atol == 1e-4 && s.tol.rtol == 1.3e-6);
+		user_spec_free(&s);
+		memset(&s, 0, sizeof s);
+		CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
+		    user_spec_rtol(&s, "1e-3", &cause) == 0);
+		CHECK(user_spec_finish(&s, &cause) == -1);
+		CHECK(cause != NULL && strstr(cause, "--ulps, --rel, --atol and "
+		    "--rtol are the tolerance of a check against --reference"));
+		free(cause);
+		user_spec_free(&s);
+	}
 	free(fma);
 	free(fma_ref);
 	free(silu);

@@ -2,12 +2,15 @@
 
 The package reads only what docs/data-format.md describes, and imports
 neither torch nor peers/ (the tools that measure peer libraries write
-peer-*.csv files that core/load.py reads).  Data flows one way: core/
+peer-*.csv files that core/load.py reads; only the command line hands
+`torch` to peers.torch_ops).  Data flows one way: core/
 reads and checks the files and holds the rules every report shares;
 report/, fleet/ and contest/ each judge what core/ loaded and write one
 kind of report through core/document.py and core/atomic.py.  Modules:
 
   __main__  the command line: `python3 -m ewbench.analysis COMMAND`
+  cli       what every command line shares: the exit statuses, --help's
+            epilog, the message prefix, the paths checked first
   timeline  a window of an `ewbench run --trace` file
 
 core/       reading and the rules every report shares
@@ -40,6 +43,8 @@ core/validate/  the data contract checked: every file read goes through it
 report/     the report of a study or one run (`ewbench report`)
   answers   the first screen: ceilings, fastest adds against the peers,
             variants that fall short
+  experiments  each verdict at the DRAM tier tested by the change it
+            predicts (probes, larger blocks, siblings), measured
   published the write-ups' published numbers beside this GPU's, each as
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)
@@ -73,8 +78,8 @@ report/page/   report.md and report.html, section by section
 
 report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
-  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency under
-            load, the loads in flight Little's law needs
+  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
+  curve     the measured concurrency curve, and a point's place on it
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
   above     rows above a measured DRAM ceiling, explained

@@ -1,16 +1,18 @@
-"""ewbench {report,fleet-report,compare,contest,timeline} ... (the same
-as python3 -m ewbench.analysis ...): the command line of the package, one
-function per command.
+"""ewbench {report,fleet-report,compare,contest,timeline,torch} ... (the
+same as python3 -m ewbench.analysis ...): the command line of the package,
+one function per command.  `torch` is handed to peers.torch_ops, whose
+command line it is; the analysis itself never imports peers/.
 
-Exit codes:
+Exit statuses (cli.py: one meaning each, across ewbench):
   0  ok
   1  unexpected failure (I/O error writing the output, ...: the message
      names the file); every output is written atomically, so a failure
      leaves the previous file whole
-  2  usage: bad command line (also `torch`, which moved to
-     `ewbench torch`)
+  2  usage: bad command line, or a path it names that does not exist
+     ("no such directory")
   3  bad input data: the message says file:line and what was expected
-  5  compare --fail-on-slower: some point got slower beyond the noise
+  5  torch: no usable GPU (no PyTorch with CUDA, or not the run's GPU)
+  6  compare --fail-on-slower: some point got slower beyond the noise
   130  interrupted (Ctrl-C; under ewbench also SIGTERM, SIGHUP and a
      closed stdout): outputs already written are whole, the one being
      written is left as it was
@@ -21,62 +23,9 @@ import math
 import os
 import sys
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_DATA = 3
-EXIT_SLOWER = 5
-EXIT_INTERRUPTED = 130
-
-PROG = os.environ.get("EWBENCH_PROG", "python3 -m ewbench.analysis")
-
-# Each command's exit statuses (beyond 0), for its --help.
-EXITS = {
-    "report": (1, 2, 3, 130), "fleet-report": (1, 2, 3, 130),
-    "compare": (1, 2, 3, 5, 130), "contest": (1, 2, 3, 130),
-    "timeline": (1, 2, 3, 130),
-}
-EXIT_TEXT = {
-    1: "failure (an output that cannot be written: the message names it)",
-    2: "usage: bad command line",
-    3: "bad input data (the message says file:line)",
-    5: "--fail-on-slower: some point got slower beyond the noise",
-    130: "interrupted: outputs already written are whole",
-}
-EXAMPLES = {
-    "report": ("report reports/nvidia-h100-80gb-hbm3-20261121-204512",
-               "report ewbench-20261121-204512 --ceilings c -o /tmp/r"),
-    "fleet-report": ("fleet-report runs/fleet-20261201 -o /tmp/fleet",),
-    "compare": ("compare runs/before runs/after",
-                "compare runs/before runs/after --fail-on-slower"),
-    "contest": ("contest runs/round-1 runs/round-2 runs/round-3 -o c.md",),
-    "timeline": ("timeline trace.json.gz --point 'add_f32 n=1Mi' -o t.png",),
-}
-
-
-def epilog(command=None):
-    """The end of a --help page: exit statuses and examples, of one
-    command, or (None) of all."""
-    names = [command] if command else list(EXITS)
-    codes = sorted({c for n in names for c in EXITS[n]})
-    lines = ["exit status:", "  0    ok"]
-    lines += ["  %-4d %s" % (c, EXIT_TEXT[c]) for c in codes]
-    lines += ["", "examples:"]
-    lines += ["  %s %s" % (PROG, e) for n in names for e in EXAMPLES[n]]
-    return "\n".join(lines) + "\n"
-
-
-def stopped(error):
-    """Re-raise an import that failed because ewbench was stopped while
-    it ran (a C extension stopped half-way says ImportError, not
-    KeyboardInterrupt) as the interruption it is."""
-    if os.environ.get("EWBENCH_STOPPED"):
-        raise KeyboardInterrupt from error
-
-
-def say(command, text):
-    """One line on stderr, prefixed with the command as it was typed."""
-    print("%s %s: %s" % (PROG, command, text), file=sys.stderr)
+from . import cli
+from .cli import (EXIT_DATA, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK,
+                  EXIT_SLOWER, EXIT_USAGE, PROG, os_error_text, say, stopped)
 
 
 def positive_int(text):
@@ -106,20 +55,23 @@ def positive_float(text):
 
 
 def make_parser():
+    from .core import study
     parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Analyse ewbench run directories (docs/analysis.md).",
-        epilog=epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
+        prog=PROG, description="Analyse ewbench run directories "
+        "(docs/analysis.md).", epilog=cli.epilog(list(cli.EXITS)),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     p = sub.add_parser(
         "report", help="plots, verdicts, findings: report.md + report.html",
-        description="Write OUTDIR/report.md, OUTDIR/report.html (self-"
-        "contained) and OUTDIR/figures/*.svg for a study directory (ceilings/"
-        ", article/, sweep/, blocks/ run directories, as `make report` "
-        "writes it) or for one run directory.",
-        epilog=epilog("report"), formatter_class=argparse.RawDescriptionHelpFormatter)
+        **cli.page("report", "Write OUTDIR/report.md, OUTDIR/report.html "
+                   "(self-contained) and OUTDIR/figures/*.svg for a study "
+                   "directory (as `make report` writes it; %s) or for one "
+                   "run directory (with run.json).  Without -o, a directory "
+                   "inside a shipped reference (under %s/) is refused: "
+                   "ewbench keeps those as measured and rendered." % (
+                       study.LAYOUT, study.REFERENCES)))
     p.add_argument("run_dir", metavar="STUDY_DIR|RUN_DIR")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: STUDY_DIR/report or "
@@ -133,38 +85,40 @@ def make_parser():
         "fleet-report", aliases=["fleet"],
         help="the GPUs of a fleet side by side, outliers with "
         "their clocks: report.md + report.html",
-        description="Write OUTDIR/report.md, OUTDIR/report.html and "
-        "OUTDIR/figures/fleet_deviation.svg for a fleet directory (one run "
-        "directory per GPU, <host>-gpu<N>/ or <host>-rank<R>/, and "
-        "optionally fleet.json) or a fleet study (ceilings/ and run/ of "
-        "such member directories).  OUTDIR must be new, empty or hold a "
-        "previous fleet report.",
-        epilog=epilog("fleet-report"), formatter_class=argparse.RawDescriptionHelpFormatter)
+        **cli.page("fleet-report", "Write OUTDIR/report.md, "
+                   "OUTDIR/report.html and OUTDIR/figures/fleet_deviation.svg "
+                   "for a fleet directory (one run directory per GPU, "
+                   "<host>-gpu<N>/ or <host>-rank<R>/, and optionally "
+                   "fleet.json) or a fleet study (ceilings/ and run/ of such "
+                   "member directories).  OUTDIR must be new, empty or hold a "
+                   "previous fleet report; without -o, a shipped reference "
+                   "(under %s/) is refused." % study.REFERENCES))
     p.add_argument("fleet_dir", metavar="PARENT")
     p.add_argument("-o", "--out", metavar="OUTDIR",
                    help="output directory (default: PARENT/report)")
 
     p = sub.add_parser(
         "compare", help="two runs side by side, changes beyond the noise",
-        description="Compare matching points of two runs; print Markdown.",
-        epilog=epilog("compare"), formatter_class=argparse.RawDescriptionHelpFormatter)
+        **cli.page("compare", "Compare matching points of two runs; print "
+                   "Markdown."))
     p.add_argument("run_a", metavar="RUN_A")
     p.add_argument("run_b", metavar="RUN_B")
     p.add_argument("-o", "--out", metavar="FILE",
                    help="also write the Markdown to FILE")
     p.add_argument("--fail-on-slower", action="store_true",
-                   help="exit 5 when any point got slower beyond the noise")
+                   help="exit %d when any point got slower beyond the "
+                   "noise" % EXIT_SLOWER)
 
     p = sub.add_parser(
         "contest", help="fastest add kernel per size tier over repeats, "
         "margins against cub and torch beyond the repeat-to-repeat spread",
-        description="Read R run directories that are interleaved repeats of "
-        "one plan (PyTorch rows from `ewbench torch`); print "
-        "Markdown: per (dtype, n, cache, launch) the add kernels ranked by "
-        "median bandwidth over the runs against cub and torch, the margin "
-        "of the best over the faster peer and whether it is beyond the "
-        "round-to-round spread (the noise rule, docs/analysis.md).",
-        epilog=epilog("contest"), formatter_class=argparse.RawDescriptionHelpFormatter)
+        **cli.page("contest", "Read R run directories that are interleaved "
+                   "repeats of one plan (PyTorch rows from `ewbench torch`); "
+                   "print Markdown: per (dtype, n, cache, launch) the add "
+                   "kernels ranked by median bandwidth over the runs against "
+                   "cub and torch, the margin of the best over the faster "
+                   "peer and whether it is beyond the round-to-round spread "
+                   "(the noise rule, docs/analysis.md)."))
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR")
     p.add_argument("-o", "--out", metavar="FILE",
                    help="also write the output to FILE")
@@ -173,17 +127,18 @@ def make_parser():
                    "included) instead of Markdown, e.g. for "
                    "scripts/contest-goals.py")
 
-    # The PyTorch rows are measured outside the analysis now; the old name
-    # says where.
-    p = sub.add_parser("torch", help="moved: ewbench torch "
-                       "RUN_DIR (writes peer-torch.csv)", add_help=False)
+    # Listed here; its command line is peers.torch_ops's (main() hands it
+    # over before this parser reads anything).
+    p = sub.add_parser("torch", help="time torch.add and torch.relu beside "
+                       "runs (needs PyTorch and the run's GPU): "
+                       "RUN_DIR/peer-torch.csv", add_help=False)
     p.add_argument("rest", nargs=argparse.REMAINDER)
 
     p = sub.add_parser(
         "timeline", help="picture of a window of an ewbench --trace file",
-        description="Draw host NVTX ranges and GPU kernels of one point's "
-        "range (first match) of a trace written by `ewbench run --trace`.",
-        epilog=epilog("timeline"), formatter_class=argparse.RawDescriptionHelpFormatter)
+        **cli.page("timeline", "Draw host NVTX ranges and GPU kernels of "
+                   "one point's range (first match) of a trace written by "
+                   "`ewbench run --trace`."))
     p.add_argument("trace", metavar="TRACE.json[.gz]")
     p.add_argument("--point", default="", metavar="PREFIX",
                    help="NVTX range name prefix of the point, e.g. "
@@ -195,6 +150,22 @@ def make_parser():
                    help="the picture: .png, .svg or .pdf; a name without "
                    "an extension gets .png")
     return parser
+
+
+def output_dir(args, source, name):
+    """-o, else source/name; None (said why) when that default lies in a
+    reference folder ewbench ships (study.shipped_reference), which no
+    command writes into unasked: rendering it again takes an -o."""
+    from .core import study
+    if args.out:
+        return args.out
+    reference = study.shipped_reference(source)
+    if reference:
+        say(args.command, "will not write %s/ into %s/ by default: it is "
+            "a reference ewbench ships, kept as measured and rendered; give "
+            "-o OUTDIR" % (name, reference))
+        return None
+    return os.path.join(source, name)
 
 
 def cmd_report(args):
@@ -211,8 +182,10 @@ def cmd_report(args):
         say(args.command, "--ceilings is for a run directory; a study "
             "directory uses its ceilings/")
         return EXIT_USAGE
+    outdir = output_dir(args, args.run_dir, study.REPORT_DIR)
+    if outdir is None:
+        return EXIT_USAGE
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
-    outdir = args.out or os.path.join(args.run_dir, "report")
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
     print("wrote %s" % html)
@@ -232,7 +205,9 @@ def cmd_fleet(args):
         say(args.command, "fleet needs matplotlib (%s); pip install -r "
             "requirements.txt" % e)
         return EXIT_ERROR
-    outdir = args.out or os.path.join(args.fleet_dir, fleet.REPORT_DIR)
+    outdir = output_dir(args, args.fleet_dir, fleet.REPORT_DIR)
+    if outdir is None:
+        return EXIT_USAGE
     why = fleet_report.unclaimed(outdir, args.fleet_dir)
     if why:
         say(args.command, "will not write into %s: %s" % (outdir, why))
@@ -288,12 +263,6 @@ def cmd_contest(args):
     return EXIT_OK
 
 
-def cmd_torch(args):
-    say("torch", "moved to `ewbench torch RUN_DIR`, which writes "
-        "RUN_DIR/peer-torch.csv")
-    return EXIT_USAGE
-
-
 # Picture formats `timeline -o` writes: matplotlib writes these with no
 # further program (pgf needs LaTeX, for one).
 PICTURE_FORMATS = ("png", "svg", "pdf")
@@ -337,20 +306,39 @@ def cmd_timeline(args):
 
 
 COMMANDS = {"report": cmd_report, "compare": cmd_compare,
-            "contest": cmd_contest, "torch": cmd_torch,
-            "timeline": cmd_timeline}
+            "contest": cmd_contest, "timeline": cmd_timeline}
 COMMANDS["fleet"] = COMMANDS["fleet-report"] = cmd_fleet
+
+
+def named_paths(args):
+    """(paths, "directory" or "file"): what the command line names to read."""
+    if args.command == "report":
+        return [args.run_dir, args.ceilings], "directory"
+    if args.command in ("fleet", "fleet-report"):
+        return [args.fleet_dir], "directory"
+    if args.command == "compare":
+        return [args.run_a, args.run_b], "directory"
+    if args.command == "contest":
+        return args.run_dirs, "directory"
+    return [args.trace], "file"
 
 
 def main(argv=None):
     from .core.validate import DataError
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["torch"]:
+        # PyTorch's peer: its own command line, whatever follows.
+        from ..peers import torch_ops
+        return torch_ops.main(argv[1:], cli.command_name("torch"))
     parser = make_parser()
-    if (sys.argv[1:] if argv is None else argv)[:1] == ["torch"]:
-        return cmd_torch(None)      # whatever follows, even --help
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+    missing = cli.absent(*named_paths(args))
+    if missing:
+        say(args.command, missing)
+        return EXIT_USAGE
     try:
         return COMMANDS[args.command](args)
     except DataError as e:
@@ -373,16 +361,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         say(args.command, "interrupted; outputs written so far are whole")
         return EXIT_INTERRUPTED
-
-
-def os_error_text(e):
-    """`path: what went wrong` for an OSError, without Python's [Errno N]."""
-    what = e.strerror or str(e)
-    if getattr(e, "filename2", None):
-        return "%s -> %s: %s" % (e.filename, e.filename2, what)
-    if getattr(e, "filename", None):
-        return "%s: %s" % (e.filename, what)
-    return what
 
 
 if __name__ == "__main__":

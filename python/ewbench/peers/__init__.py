@@ -10,8 +10,9 @@ measuring stays out of the package that judges.  Modules:
 
   output     peer-<name>.csv and its sidecar, written atomically
   torch_ops  torch.add and torch.relu timed like ewbench's stream rows
-             (`ewbench torch RUN_DIR`)
+             (`ewbench torch RUN_DIR`, python3 -m ewbench.analysis torch)
 
-analysis/ never imports this package; this package imports analysis for
-the contract (columns, loading, checks).
+analysis/ never imports this package (its command line only hands `torch`
+to torch_ops); this package imports analysis for the contract (columns,
+loading, checks) and the command line's exit statuses (analysis/cli.py).
 """

@@ -1,6 +1,7 @@
 """PyTorch peer rows for a run: torch.add (fp32, fp16) and torch.relu
 (fp32), timed as ewbench times its own rows, written to the run's
-peer-torch.csv.  Run as `ewbench torch RUN_DIR... [--dry-run]`.
+peer-torch.csv.  Run as `ewbench torch RUN_DIR... [--dry-run]` (or
+python3 -m ewbench.analysis torch ...).
 
 For every size and cache state of the run: allocate the operands once
 (random values in [-1, 1] from the run's seed), run the op `warmup` times
@@ -34,15 +35,20 @@ is rewritten atomically with its old rows and the session's finished
 points (peers/output.py), so an interrupted run keeps every complete row.
 A sidecar peer-torch.json records the PyTorch and CUDA versions.
 
-Only measure() and measure_runs() touch torch; everything else is pure.
+Only measure() and Peer touch torch; everything else is pure.
 
 Several run directories (`ewbench torch RUN_DIR...`) are measured in one
 process and one profiler session, each run's rows in its own
-peer-torch.csv: `make report` times torch.add again beside its repeat
-rounds this way.
+peer-torch.csv.  `ewbench torch --serve` keeps one process for many such
+calls (serve()): it imports PyTorch once, then measures each request of
+run directories read from standard input when it comes, and answers when
+its rows are written; `make report` times torch.add right after each
+repeat round this way, paying for the import and the CUDA context once.
 
-Exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
-4 cannot run here (no PyTorch, no CUDA GPU, or a GPU other than the run's).
+Exit statuses are ewbench's (analysis/cli.py): 0 ok, 1 I/O error, 2
+usage (a run directory that does not exist included), 3 bad input data
+(file:line), 5 no usable GPU (no PyTorch with CUDA, or a GPU other than
+the run's), 130 interrupted.
 """
 
 
@@ -56,11 +62,12 @@ from dataclasses import dataclass, replace
 if __name__ == "__main__" and not __package__:
     # Run as a file, the package imports below cannot resolve.
     print("usage: ewbench torch RUN_DIR [--dry-run], or python3 -m "
-          "ewbench.peers.torch_ops RUN_DIR (not as a file)", file=sys.stderr)
+          "ewbench.analysis torch RUN_DIR (not as a file)", file=sys.stderr)
     sys.exit(2)
 
 import numpy as np
 
+from ..analysis import cli
 from ..analysis.core import load
 from ..analysis.core.validate import DTYPE_BYTES, DataError
 
@@ -245,14 +252,21 @@ def row_values(run, job, durations_ns, intervals_ns, stop, check):
 # the parts that need torch and a GPU
 
 def import_torch():
+    """PyTorch, imported; no GPU is touched yet (CUDA starts on first
+    use: see Peer)."""
     try:
         import torch
     except ImportError as e:
+        cli.stopped(e)          # a stop while torch imported: 130, not 5
         raise CannotRun("PyTorch is not installed (%s); install torch with "
                         "CUDA support to add the reference rows" % e) from None
+    return torch
+
+
+def check_cuda(torch):
+    """The first call that touches the GPU: PyTorch must see one."""
     if not torch.cuda.is_available():
         raise CannotRun("PyTorch %s sees no CUDA GPU" % torch.__version__)
-    return torch
 
 
 def check_device(torch, run):
@@ -423,131 +437,283 @@ def measure(torch, jobs, flush, done):
             break
 
 
-def measure_runs(run_dirs, say=print):
-    """Measure the missing points of every run directory in one process,
-    all in each profiler session of measure() (the runs in the order
-    given, each run's points in plan order), and add them to each run's
-    peer-torch.csv.
-    Returns {run_dir: rows written}; raises CannotRun (nothing measured)
-    or DataError."""
-    runs = {d: load.load_run(d) for d in run_dirs}
-    jobs = [replace(job, run_dir=d) for d in run_dirs for job in
-            plan(runs[d])]
-    written = {d: 0 for d in run_dirs}
-    for d in run_dirs:
-        if not any(job.run_dir == d for job in jobs):
-            say("every PyTorch point of %s is already in timing.csv or %s; "
-                "nothing to do" % (d, os.path.basename(
-                    load.peer_paths(d, NAME)[0])))
-    if not jobs:
-        return written
-    torch = import_torch()
-    index = None
-    for run in runs.values():
-        index = check_device(torch, run)
-    torch.cuda.set_device(index)
-    flush_bytes = max(
-        int((r.manifest.get("settings") or {}).get("flush_bytes") or
-            max(2 * (r.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
-        for r in runs.values())
-    flush = torch.empty(flush_bytes, dtype=torch.uint8, device="cuda")
-    fitting = []
-    free, _ = torch.cuda.mem_get_info()     # before any point allocates
-    for job in jobs:
-        need = (3 if job.op == "add" else 2) * job.n * DTYPE_BYTES[job.dtype]
-        if need > 0.9 * free:
-            say("skip %s n=%d %s: needs %d bytes, %d free" % (
-                job.variant, job.n, job.cache, need, free))
-        else:
-            fitting.append(job)
+class Peer:
+    """PyTorch in this process, set up once for every measure_runs() call
+    that follows: `ewbench torch --serve` measures a study's rounds one by
+    one with it, paying for the import and the CUDA context once.
+    start() imports torch and touches no GPU; the first call with points
+    to measure creates the CUDA context on the runs' GPU and the L2 flush
+    buffer, which later calls reuse (a larger buffer replaces it when a
+    run asks for more).  A point's tensors go back to PyTorch's cache,
+    never to the driver (session()); release() gives the cache back
+    between calls."""
 
-    def done(finished):
+    def __init__(self):
+        self.torch = None
+        self.index = None           # the CUDA device, once chosen
+        self.flush = None           # the flush buffer, flush_bytes long
+        self.flush_bytes = 0
+
+    def start(self):
+        """Import PyTorch (CannotRun without it); no GPU work."""
+        if self.torch is None:
+            self.torch = import_torch()
+        return self.torch
+
+    def _gpu(self, runs):
+        """The GPU of the runs, made current, and a flush buffer large
+        enough for each of them."""
+        torch = self.start()
+        if self.index is None:
+            check_cuda(torch)
+        for run in runs:
+            index = check_device(torch, run)
+            if self.index is not None and index != self.index:
+                raise CannotRun("%s was measured on device %d, this "
+                                "process measures on device %d" % (
+                                    run.path, index, self.index))
+        if self.index is None:
+            torch.cuda.set_device(index)
+            self.index = index
+        want = max(
+            int((r.manifest.get("settings") or {}).get("flush_bytes") or
+                max(2 * (r.l2_bytes or 0), DEFAULT_FLUSH_BYTES))
+            for r in runs)
+        if want > self.flush_bytes:
+            self.flush = None       # back to the cache before the new one
+            self.flush = torch.empty(want, dtype=torch.uint8, device="cuda")
+            self.flush_bytes = want
+
+    def release(self):
+        """After a call, before ewbench measures again: PyTorch's cached
+        blocks back to the driver (the context and the flush buffer
+        stay), so that ewbench finds the memory it had when each round's
+        torch process exited.  The driver scrubs them in the background,
+        as it did then, while the next ewbench process starts up."""
+        if self.index is not None:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.empty_cache()
+
+    def available_bytes(self):
+        """What the next points may allocate: the driver's free memory
+        and the blocks PyTorch's cache holds unused (an earlier call's
+        points left them there)."""
+        cuda = self.torch.cuda
+        free, _ = cuda.mem_get_info()
+        return free + cuda.memory_reserved() - cuda.memory_allocated()
+
+    def measure_runs(self, run_dirs, say=print):
+        """Measure the missing points of every run directory, all in each
+        profiler session of measure() (the runs in the order given, each
+        run's points in plan order), and add them to each run's
+        peer-torch.csv.
+        Returns {run_dir: rows written}; raises CannotRun (nothing
+        measured) or DataError."""
+        runs = {d: load.load_run(d) for d in run_dirs}
+        jobs = [replace(job, run_dir=d) for d in run_dirs for job in
+                plan(runs[d])]
+        written = {d: 0 for d in run_dirs}
         for d in run_dirs:
-            rows = [row_values(runs[d], job, durations, intervals, stop,
-                               check)
-                    for job, durations, intervals, stop, check in finished
-                    if job.run_dir == d]
-            if rows:
-                output.add_rows(load.peer_paths(d, NAME)[0], rows)
-                written[d] += len(rows)
-        for job, durations, _, stop, check in finished:
-            say("%s n=%d %s: kernel median %.2f us (%d, %s), %s" % (
-                job.variant, job.n, job.cache, np.median(durations) / 1e3,
-                len(durations), stop, check))
-    measure(torch, fitting, flush, done)
-    for d in run_dirs:
-        if written[d]:
-            output.write_sidecar(load.peer_paths(d, NAME)[1], {
-                "torch": torch.__version__, "cuda": torch.version.cuda,
-                "device": torch.cuda.get_device_name(index),
-                "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                             time.gmtime()),
-                "rows": written[d], "flush_bytes": flush_bytes,
-                "method": METHOD})
-            load.load_run(d)    # what we wrote must load with the run
-    return written
+            if not any(job.run_dir == d for job in jobs):
+                say(nothing_to_do(d))
+        if not jobs:
+            return written
+        self._gpu(list(runs.values()))
+        torch = self.torch
+        fitting = []
+        free = self.available_bytes()   # before any point allocates
+        for job in jobs:
+            need = (3 if job.op == "add" else 2) * job.n * \
+                DTYPE_BYTES[job.dtype]
+            if need > 0.9 * free:
+                say("skip %s n=%d %s: needs %d bytes, %d free" % (
+                    job.variant, job.n, job.cache, need, free))
+            else:
+                fitting.append(job)
+
+        def done(finished):
+            for d in run_dirs:
+                rows = [row_values(runs[d], job, durations, intervals, stop,
+                                   check)
+                        for job, durations, intervals, stop, check in
+                        finished if job.run_dir == d]
+                if rows:
+                    output.add_rows(load.peer_paths(d, NAME)[0], rows)
+                    written[d] += len(rows)
+            for job, durations, _, stop, check in finished:
+                say("%s n=%d %s: kernel median %.2f us (%d, %s), %s" % (
+                    job.variant, job.n, job.cache,
+                    np.median(durations) / 1e3, len(durations), stop,
+                    check))
+        measure(torch, fitting, self.flush, done)
+        for d in run_dirs:
+            if written[d]:
+                output.write_sidecar(load.peer_paths(d, NAME)[1], {
+                    "torch": torch.__version__, "cuda": torch.version.cuda,
+                    "device": torch.cuda.get_device_name(self.index),
+                    "written_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                 time.gmtime()),
+                    "rows": written[d], "flush_bytes": self.flush_bytes,
+                    "method": METHOD})
+                load.load_run(d)    # what we wrote must load with the run
+        return written
+
+
+def measure_runs(run_dirs, say=print):
+    """Peer.measure_runs in a Peer of its own: `ewbench torch RUN_DIR...`.
+    PyTorch is imported only when there is something to measure."""
+    return Peer().measure_runs(run_dirs, say)
+
+
+# serving a study's rounds: `ewbench torch --serve`
+
+def requests(lines):
+    """The run directories of each request read from lines (an iterable
+    of text lines): one directory a line, a request ended by an empty
+    line or by the end of the input.  An empty request is one too (its
+    reply says only that it is done)."""
+    dirs = []
+    for line in lines:
+        line = line.rstrip("\n")
+        if line:
+            dirs.append(line)
+            continue
+        yield dirs
+        dirs = []
+    if dirs:
+        yield dirs
+
+
+def serve(peer, requests_in, replies):
+    """Answer each request of requests_in (a text stream, requests())
+    with the rows of its runs, measured by peer, as `ewbench torch
+    RUN_DIR...` measures them: the lines it prints, then an empty line,
+    written to replies and flushed, once every row is on disk, the GPU
+    idle and PyTorch's cache given back (Peer.release).  PyTorch is
+    imported before the first request is read and the GPU is first
+    touched when the first request with points to measure comes, so a
+    client can start the server while it times its own kernels.  Returns at the end of the input; a failure (CannotRun,
+    DataError, OSError) ends it with its exception, as it ends `ewbench
+    torch RUN_DIR...`."""
+    def say(text):
+        replies.write(text + "\n")
+        replies.flush()
+    peer.start()
+    for run_dirs in requests(iter(requests_in.readline, "")):
+        if run_dirs:
+            say_written(peer.measure_runs(run_dirs, say), say)
+            peer.release()
+        say("")
+
+
+def say_written(written, say):
+    for d, rows in written.items():
+        if rows:
+            say("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
 
 
 # the command
 
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_DATA = 3
-EXIT_CANNOT_RUN = 4
-
-EPILOG = """\
-exit codes: 0 ok, 1 I/O error, 2 usage, 3 bad input data (file:line),
-4 cannot run here (no PyTorch, no CUDA GPU, or not the run's GPU)
-"""
+DESCRIPTION = (
+    "Time the kernels of torch.add (fp32, fp16) and torch.relu (fp32) at "
+    "the run's sizes and cache states, with torch.profiler, as ewbench "
+    "times its own, into RUN_DIR/peer-torch.csv (timing.csv is not "
+    "touched).  Needs PyTorch with CUDA and the GPU the run was measured "
+    "on.  Several run directories are measured in one process, in the "
+    "order given.")
 
 
-def make_parser():
-    parser = argparse.ArgumentParser(
-        prog=("ewbench torch" if os.environ.get("EWBENCH_PROG")
-              else "python3 -m ewbench.peers.torch_ops"),
-        description="Time the kernels of torch.add (fp32, fp16) and "
-        "torch.relu (fp32) at the run's sizes and cache states, with "
-        "torch.profiler, as ewbench times its own, into "
-        "RUN_DIR/peer-torch.csv (timing.csv is not touched).  Several run "
-        "directories are measured in one process, in the order given.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="+")
+def make_parser(prog):
+    parser = argparse.ArgumentParser(prog=prog, **cli.page("torch",
+                                                           DESCRIPTION))
+    parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="*")
     parser.add_argument("--dry-run", action="store_true",
-                        help="print what would be measured, measure nothing")
+                        help="print what would be measured and where it "
+                        "would be written; measure nothing (needs neither "
+                        "PyTorch nor a GPU)")
+    parser.add_argument("--serve", action="store_true",
+                        help="no RUN_DIR: import PyTorch once, then read "
+                        "run directories from standard input, one a line, "
+                        "an empty line ending a request; measure each "
+                        "request's runs when it ends and answer with the "
+                        "lines RUN_DIR... would print and an empty line "
+                        "(docs/peers.md; `make report` serves its rounds "
+                        "so)")
     return parser
 
 
-def main(argv=None):
+def parse_args(prog, argv):
+    """The arguments, or SystemExit as argparse raises it."""
+    parser = make_parser(prog)
+    args = parser.parse_args(argv)
+    if args.serve and (args.run_dirs or args.dry_run):
+        parser.error("--serve reads its run directories from standard "
+                     "input: no RUN_DIR, no --dry-run")
+    if not args.serve and not args.run_dirs:
+        parser.error("the following arguments are required: RUN_DIR")
+    return args
+
+
+def nothing_to_do(run_dir):
+    return "%s: every PyTorch point is already in timing.csv or %s; " \
+        "nothing to do" % (run_dir, os.path.basename(
+            load.peer_paths(run_dir, NAME)[0]))
+
+
+def dry_run(run_dirs, say=print):
+    """Say, per run directory, the points a run would time and the file
+    it would write, or that there is nothing to do."""
+    for d in run_dirs:
+        jobs = plan(load.load_run(d))
+        csv = load.peer_paths(d, NAME)[0]
+        if not jobs:
+            say(nothing_to_do(d))
+            continue
+        say("%s: would time %d PyTorch point%s into %s:" % (
+            d, len(jobs), "" if len(jobs) == 1 else "s", csv))
+        for job in jobs:
+            say("  %s n=%d %s samples=%d-%d target=%g%% max_time=%gms "
+                "warmup=%d" % (job.variant, job.n, job.cache,
+                               job.min_samples, job.max_samples,
+                               job.target_pct, job.max_time_ms, job.warmup))
+
+
+def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
+    """The command line; prog is the command as it was typed (`ewbench
+    torch` when ewbench.analysis hands it over)."""
+    def say(text):
+        print("%s: %s" % (prog, text), file=sys.stderr)
     try:
-        args = make_parser().parse_args(argv)
+        args = parse_args(prog, argv)
     except SystemExit as e:
-        return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+        return cli.EXIT_OK if e.code in (0, None) else cli.EXIT_USAGE
+    missing = cli.absent(args.run_dirs)
+    if missing:
+        say(missing)
+        return cli.EXIT_USAGE
     try:
         if args.dry_run:
-            for d in args.run_dirs:
-                for job in plan(load.load_run(d)):
-                    print("%s%s n=%d %s samples=%d-%d target=%g%% "
-                          "max_time=%gms warmup=%d" % (
-                              "%s: " % d if len(args.run_dirs) > 1 else "",
-                              job.variant, job.n, job.cache,
-                              job.min_samples, job.max_samples,
-                              job.target_pct, job.max_time_ms, job.warmup))
-            return EXIT_OK
-        written = measure_runs(args.run_dirs)
+            dry_run(args.run_dirs)
+            return cli.EXIT_OK
+        if args.serve:
+            serve(Peer(), sys.stdin, sys.stdout)
+            return cli.EXIT_OK
+        say_written(measure_runs(args.run_dirs), print)
     except CannotRun as e:
-        print("torch: cannot run here: %s" % e, file=sys.stderr)
-        return EXIT_CANNOT_RUN
+        say("cannot run here: %s" % e)
+        return cli.EXIT_NO_GPU
     except DataError as e:
-        print("torch: %s" % e, file=sys.stderr)
-        return EXIT_DATA
+        say(e)
+        return cli.EXIT_DATA
+    except BrokenPipeError:
+        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
     except OSError as e:
-        print("torch: %s" % e, file=sys.stderr)
-        return EXIT_ERROR
-    for d, rows in written.items():
-        if rows:
-            print("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
-    return EXIT_OK
+        say(cli.os_error_text(e))
+        return cli.EXIT_ERROR
+    except KeyboardInterrupt:
+        say("interrupted; peer-torch.csv keeps its complete rows")
+        return cli.EXIT_INTERRUPTED
+    return cli.EXIT_OK
 
 
 if __name__ == "__main__":

@@ -7,13 +7,19 @@ in the HTML a bold verdict (VERDICT_CLASSES) is coloured.  The HTML is
 self-contained: images are embedded as data: URIs (each links to its SVG
 beside the report, full size), the CSS is inline, and nothing is fetched
 from anywhere.  Headings and tables may carry an anchor; Toc lists
-anchors; Details folds long blocks (<details> in both renderers).
+anchors; Details folds long blocks (<details> in the HTML).
+
+The Markdown is meant to be read in a terminal too: no HTML in it (a
+link to an anchor goes to the heading GitHub makes an anchor of, the one
+the anchor is on or the last before it), and prose wrapped at WRAP
+columns (tables and code as they are).
 """
 
 import base64
 import html
 import os
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from . import atomic
@@ -83,49 +89,136 @@ class Banner:
 
 # Markdown
 
+WRAP = 78       # columns of the Markdown's prose
+
+
 def _md_cell(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _md_anchor(anchor):
-    return '<a id="%s"></a>\n\n' % anchor if anchor else ""
+def _plain(text):
+    """What a reader sees of inline markup: no backticks, no bold marks,
+    a link's text."""
+    text = re.sub(r"\[([^\]]+)\]\(#[\w-]+\)", r"\1", str(text))
+    return text.replace("`", "").replace("**", "")
 
 
-def _md_block(block):
+# What GitHub keeps of a heading in its anchor (github-slugger): letters,
+# marks, decimal and letter numbers, connector punctuation, '-' and ' '
+# (which becomes '-'); the rest goes.
+_SLUG_KEEPS = ("Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl",
+               "Pc")
+
+
+def github_slug(text):
+    """The anchor GitHub gives a heading of this text, before the -1, -2
+    it adds to a repeated one."""
+    return "".join(c for c in _plain(text).lower()
+                   if c in " -" or c.isalpha() or
+                   unicodedata.category(c) in _SLUG_KEEPS).replace(" ", "-")
+
+
+def _flat(blocks):
+    """The blocks in the order the Markdown shows them, Details opened."""
+    for block in blocks:
+        if isinstance(block, Details):
+            yield from _flat(block.blocks)
+        else:
+            yield block
+
+
+def markdown_targets(blocks):
+    """{anchor: GitHub's anchor of the heading it is on, or of the last
+    heading before the table or figure it is on}."""
+    targets, seen, current = {}, {}, ""
+    for block in _flat(blocks):
+        if isinstance(block, Heading):
+            slug = base = github_slug(block.text)
+            while slug in seen:
+                seen[base] += 1
+                slug = "%s-%d" % (base, seen[base])
+            seen[slug] = 0
+            current = slug
+        anchor = getattr(block, "anchor", "")
+        if anchor:
+            targets[anchor] = current
+    return targets
+
+
+# A word that would open a block (a list item, a heading, a quote, a
+# table, HTML, a fence, a rule) if a wrapped line began with it.
+_OPENS_BLOCK = re.compile(r"([-+*]|#+|>|\d+[.)]|[-=*_]+)$|[|<>#]|```|~~~")
+
+
+def _wrap(text, first="", rest=""):
+    """text wrapped at WRAP columns after the prefixes (first line, the
+    others); a word that would open a block never starts a line: the word
+    before it goes down with it (or, where that cannot be, it stays on the
+    line before)."""
+    lines, line = [], first
+    for i, word in enumerate(text.split(" ")):
+        if i == 0:
+            line += word
+        elif len(line) + 1 + len(word) <= WRAP:
+            line += " " + word
+        elif not _OPENS_BLOCK.match(word):
+            lines.append(line)
+            line = rest + word
+        else:
+            head, _, last = line.rpartition(" ")
+            if head.strip() and not _OPENS_BLOCK.match(last) and \
+                    len(rest) + len(last) + 1 + len(word) <= WRAP:
+                lines.append(head)
+                line = rest + last + " " + word
+            else:
+                line += " " + word
+    return "\n".join(lines + [line])
+
+
+def _md_links(text, targets):
+    """[text](#anchor) pointed at the heading GitHub anchors."""
+    return re.sub(r"\]\(#([\w-]+)\)", lambda m: "](#%s)" % targets.get(
+        m.group(1), m.group(1)), str(text))
+
+
+def _md_block(block, targets):
+    def inline(text):
+        return _md_links(text, targets)
     if isinstance(block, Heading):
-        return "%s%s %s" % (_md_anchor(block.anchor), "#" * block.level,
-                            block.text)
+        return "%s %s" % ("#" * block.level, inline(block.text))
     if isinstance(block, Toc):
-        return "\n".join("- [%s](#%s)" % (text, anchor)
+        return "\n".join("- [%s](#%s)" % (text, targets.get(anchor, anchor))
                          for anchor, text in block.entries)
     if isinstance(block, Details):
-        return "<details><summary>%s</summary>\n\n%s\n\n</details>" % (
-            html.escape(block.summary, quote=False),
-            render_markdown(block.blocks).rstrip("\n"))
+        return "\n\n".join([_wrap("**%s**" % inline(block.summary))] + [
+            _md_block(b, targets) for b in block.blocks])
     if isinstance(block, Paragraph):
-        return block.text
+        return _wrap(inline(block.text))
     if isinstance(block, Banner):
-        return "> **%s**" % block.text
+        return _wrap("**%s**" % inline(block.text), "> ", "> ")
     if isinstance(block, Bullets):
-        return "\n".join("- %s" % item for item in block.items)
+        return "\n".join(_wrap(inline(item), "- ", "  ")
+                         for item in block.items)
     if isinstance(block, Table):
-        lines = [_md_anchor(block.anchor) + "| %s |" % " | ".join(_md_cell(h) for h in block.header),
+        lines = ["| %s |" % " | ".join(_md_cell(inline(h))
+                                       for h in block.header),
                  "|%s|" % "|".join("---" for _ in block.header)]
-        lines += ["| %s |" % " | ".join(_md_cell(c) for c in row)
+        lines += ["| %s |" % " | ".join(_md_cell(inline(c)) for c in row)
                   for row in block.rows]
         return "\n".join(lines)
     if isinstance(block, Image):
         # The Markdown shows the SVG: the PNG lives only inside the HTML.
         target = block.link or block.path
-        return "%s![%s](%s)\n\n*%s*" % (_md_anchor(block.anchor), block.alt,
-                                       target, block.caption)
+        return "![%s](%s)\n\n%s" % (block.alt, target,
+                                     _wrap("*%s*" % inline(block.caption)))
     if isinstance(block, Code):
         return "```\n%s\n```" % block.text
     raise TypeError("unknown block %r" % (block,))
 
 
 def render_markdown(blocks):
-    return "\n\n".join(_md_block(b) for b in blocks) + "\n"
+    targets = markdown_targets(blocks)
+    return "\n\n".join(_md_block(b, targets) for b in blocks) + "\n"
 
 
 # HTML

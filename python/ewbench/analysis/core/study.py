@@ -14,6 +14,8 @@
                   warm --block own,x2,x4 --no-counters: the interventions
                   the verdicts predict (report/experiments.py)
       report/     what `ewbench report STUDY_DIR` writes
+      steps.json  how long each step of `make report` took (Study.steps);
+                  studies measured before 2026-12 have none
 
 Every part but one measuring run is optional; each run is loaded with the
 ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
@@ -40,6 +42,15 @@ PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 REPORT_DIR = "report"
+# The layout, as `report --help` and the refusal of a directory that is
+# not one name it.
+LAYOUT = "run directories: at least one of %s/, with %s/, %s/round-N/ " \
+    "and %s/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS,
+                                EXPERIMENTS)
+# Where ewbench's source tree keeps the reference studies it ships, one
+# folder each (reports/reference/<name>/: a study, or a fleet).
+REFERENCES = "reports/reference"
+STEPS = "steps.json"
 
 # What each part is for, as the report's Method section says it.
 PURPOSE = {
@@ -58,6 +69,22 @@ PURPOSE = {
 
 
 @dataclass(frozen=True)
+class Step:
+    """One step of `make report` (steps.json): a part measured, a peer's
+    rows, or the rendering."""
+    name: str
+    kind: str                   # validate.STEP_KINDS
+    dirs: tuple                 # the study's folders it wrote into
+    start_s: float              # from the study's start
+    seconds: float
+    exit_code: int = 0
+
+    @property
+    def measures(self):
+        return self.kind != "render"
+
+
+@dataclass(frozen=True)
 class Study:
     path: str
     runs: dict = field(default_factory=dict)    # part -> load.Run
@@ -65,6 +92,7 @@ class Study:
     #                                             ceilings.csv every part uses
     repeats: tuple = ()                         # load.Run of repeats/round-*
     experiments: Optional[object] = None        # load.Run of experiments/
+    steps: tuple = ()                           # Step of steps.json, in order
 
     def run(self, part):
         return self.runs.get(part)
@@ -126,6 +154,17 @@ class Study:
         return out
 
     @property
+    def measuring_s(self):
+        """Seconds from the first measuring step's start to the last
+        one's end (steps.json), or None without steps."""
+        spans = [(s.start_s, s.start_s + s.seconds) for s in self.steps
+                 if s.measures]
+        if not spans:
+            return None
+        return max(end for _, end in spans) - min(start for start, _ in
+                                                  spans)
+
+    @property
     def is_single_run(self):
         return os.path.normpath(self.main.path) == \
             os.path.normpath(self.path)
@@ -141,13 +180,49 @@ def is_study_dir(path):
         is_run_dir(os.path.join(path, part)) for part in PARTS)
 
 
+def shipped_reference(path):
+    """'reports/reference/<name>[/...]' when path lies in one of the
+    reference folders of ewbench's source tree (known by that place: a
+    copy elsewhere is the user's), else None."""
+    parts = os.path.realpath(path).split(os.sep)
+    top = REFERENCES.split("/")
+    # The last such place: a clone may lie under another reports/reference.
+    for i in reversed(range(len(parts) - len(top))):
+        if parts[i:i + len(top)] == top:
+            return "/".join(parts[i:])
+    return None
+
+
+def reference_text(path, runs, what):
+    """The first words of a report rendered from a shipped reference (None
+    for any other directory): that it is one, of what (what: "a study of
+    one NVIDIA H100 80GB HBM3"), measured when and at which commit (the
+    runs' run.json), and the folder it was rendered from, so that no
+    reader takes it for a measurement of the machine that rendered it."""
+    folder = shipped_reference(path)
+    if folder is None:
+        return None
+    days = sorted({str(r.manifest.get("started_utc") or "")[:10]
+                   for r in runs} - {""})
+    commits = sorted({str((r.manifest.get("tool") or {}).get(
+        "git_revision") or "") for r in runs} - {""})
+    when = ("on %s" % days[0] if len(days) == 1 else
+            "from %s to %s" % (days[0], days[-1]) if days else
+            "on a date its run.json files do not give")
+    at = ("at commit%s %s" % ("" if len(commits) == 1 else "s",
+                              ", ".join("`%s`" % c for c in commits))
+          if commits else "at a commit its run.json files do not give")
+    return ("Shipped reference: %s, measured %s %s, rendered from `%s/`. "
+            "A reading of the data ewbench ships, not a measurement of the "
+            "machine that rendered it." % (what, when, at, folder))
+
+
 def load_study(path):
     """Load every part present.  DataError when path is neither a study
     nor a run directory, or when the parts name different GPUs."""
     if not is_study_dir(path):
-        raise load.DataError(path, None, "expected a study directory (with "
-                             "%s/ run directories) or a run directory" %
-                             "/, ".join(PARTS))
+        raise load.DataError(path, None, "expected a study directory (%s) "
+                             "or a run directory (with run.json)" % LAYOUT)
     ceilings_dir = os.path.join(path, CEILINGS)
     ceilings_from = ceilings_dir if validate.present(
         os.path.join(ceilings_dir, "ceilings.csv")) else None
@@ -175,7 +250,19 @@ def load_study(path):
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
-    return Study(path, runs, ceilings_from, repeats, experiments)
+    return Study(path, runs, ceilings_from, repeats, experiments,
+                 load_steps(path))
+
+
+def load_steps(path):
+    """The steps of STUDY/steps.json, () when it is not there."""
+    steps_path = os.path.join(path, STEPS)
+    if not validate.present(steps_path):
+        return ()
+    doc = validate.check_steps(steps_path, validate.read_text(steps_path))
+    return tuple(Step(s["name"], s["kind"], tuple(s.get("dirs") or ()),
+                      float(s["start_s"]), float(s["seconds"]),
+                      int(s.get("exit_code") or 0)) for s in doc["steps"])
 
 
 def _round_number(name):

@@ -18,6 +18,7 @@ from ..core import document as doc
 from . import members as flt
 from . import answers as fa
 from ..core import placement as plc
+from ..core import study as stu
 from ..core.units import gbps_number, size_label, us
 
 DASH = "—"
@@ -511,6 +512,12 @@ def build_document(judged, figure):
     if fleet.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
                                  "not a measurement."))
+    reference = stu.reference_text(
+        fleet.path, [m.run for m in fleet.members], "a fleet of %d %s "
+        "GPU%s" % (len(fleet.members), " and ".join(fleet.device_names),
+                   "" if len(fleet.members) == 1 else "s"))
+    if reference:
+        blocks.append(doc.Banner(reference))
     blocks.append(headline(judged))
     blocks.append(doc.Heading(2, "Answers", "answers"))
     if fleet.members:

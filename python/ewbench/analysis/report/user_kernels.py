@@ -97,6 +97,9 @@ def _tolerance(ref):
         parts.append("%s ulp" % ref["ulps"])
     if ref.get("rel"):
         parts.append("relative %g" % ref["rel"])
+    if ref.get("atol") or ref.get("rtol"):
+        parts.append("%g + %g × |expected|" % (ref.get("atol") or 0,
+                                               ref.get("rtol") or 0))
     return "within " + " or ".join(parts) if parts else "exactly"
 
 

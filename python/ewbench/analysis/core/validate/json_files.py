@@ -1,6 +1,6 @@
 """The JSON files checked: run.json (with its placement and NVML
-readings), the peer sidecar, fleet.json and the trace of `ewbench run
---trace`."""
+readings), the peer sidecar, fleet.json, a study's steps.json and the
+trace of `ewbench run --trace`."""
 
 from .contract import (CACHES, CEILING_UNIT, CEILING_UNITS,
                        COUNTER_STATUSES, DTYPES, LAUNCHERS, LAUNCHES,
@@ -213,7 +213,11 @@ RUN_JSON = Object({
     "user_kernels": ListOf(Object({
         "variant": text(nonempty=True), "file": _STRING,
         "function": _STRING, "symbol": _STRING, "op": text(OPS),
-        "dtype": text(DTYPES), "source_sha256": _STRING,
+        "dtype": text(DTYPES),
+        # How the op and dtype were chosen (absent before issue 41).
+        "op_from": text(("--op", "--reference", "parameters")),
+        "dtype_from": text(("--dtype", "parameters")),
+        "source_sha256": _STRING,
         "cache_key": _STRING, "cached": BOOLEAN, "arch": _STRING,
         "nvrtc": _STRING, "options": _STRINGS,
         "count": text(("uint64", "int64", "uint32", "int32")),
@@ -228,6 +232,8 @@ RUN_JSON = Object({
             "cached": BOOLEAN,
             "count": text(("uint64", "int64", "uint32", "int32")),
             "ulps": integer(), "rel": Scalar("a finite number", _is_number),
+            # torch.testing.assert_close's rule (absent before issue 41).
+            "atol": number(), "rtol": number(),
         })),
     }, required=("variant",))),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
@@ -318,6 +324,32 @@ def check_fleet_json(path, text_):
         raise DataError(path, json_line(text_, ("schema",)), "expected "
                         "schema %r, got %s (this analysis reads %s only)" %
                         (FLEET_SCHEMA, _shown(schema), FLEET_SCHEMA))
+    return doc
+
+
+# steps.json of a study directory (scripts/report.sh, `make report`): how
+# long each step took, in the order they ran; seconds from the study's
+# start.  Studies measured before 2026-12 have none.
+STEPS_SCHEMA = "ewbench-steps/1"
+STEP_KINDS = ("part", "peer", "render")
+STEPS_JSON = Object({
+    "schema": _STRING, "started_utc": Nullable(_STRING),
+    "steps": ListOf(Object({
+        "name": text(nonempty=True), "kind": text(choices=STEP_KINDS),
+        "dirs": _STRINGS, "start_s": number(), "seconds": number(),
+        "exit_code": integer(),
+    }, required=("name", "kind", "start_s", "seconds"))),
+}, required=("schema", "steps"))
+
+
+def check_steps(path, text_):
+    """Parse and check steps.json; return it as a dict."""
+    doc = parse_json(path, text_)
+    check_json(path, text_, doc, STEPS_JSON)
+    if doc["schema"] != STEPS_SCHEMA:
+        raise DataError(path, json_line(text_, ("schema",)), "expected "
+                        "schema %r, got %s (this analysis reads %s only)" %
+                        (STEPS_SCHEMA, _shown(doc["schema"]), STEPS_SCHEMA))
     return doc
 
 

@@ -62,10 +62,13 @@ class StudyContext:
         return self.part(*stu.PARTS)[1]
 
 
-def run_context(run):
+def run_context(run, fixed_fits=None):
+    """The Context of one run; fixed_fits: the fits of the study's sweep,
+    for the fixed cost of a series this run has too few sizes to fit."""
     fits = model.fit_series(run.points, run.l2_bytes,
                             run.spec_dram_bandwidth)
-    verdicts = {p.key: v for p, v in model.classify_run(run, fits)}
+    verdicts = {p.key: v for p, v in model.classify_run(run, fits,
+                                                        fixed_fits)}
     points = tuple(p for p in sel.primary_points(run) if p.check != "fail")
     return Context(run, points, fits, verdicts)
 
@@ -76,7 +79,13 @@ def make_context(study):
     (report/experiments.py)."""
     if not isinstance(study, stu.Study):
         study = stu.single_run_study(study)
-    parts = {name: run_context(run) for name, run in study.runs.items()}
+    parts = {}
+    if stu.SWEEP in study.runs:
+        parts[stu.SWEEP] = run_context(study.runs[stu.SWEEP])
+    sweep_fits = parts[stu.SWEEP].fits if parts else None
+    for name, run in study.runs.items():
+        if name not in parts:
+            parts[name] = run_context(run, sweep_fits)
     tested = experiments.study_experiments(StudyContext(study, parts))
     if tested:
         article = parts[stu.ARTICLE]

@@ -27,6 +27,11 @@ SHORT_CLAIM = "fits in L2: above DRAM speed; spills: DRAM speed"
 F2_FIT_FRACTION = 0.5       # "fits in L2": footprint <= half the L2
 F2_SPILL_FACTOR = 2.0       # "does not fit": footprint >= twice the L2
 F2_DRAM_CAP = 1.10          # not-in-L2 points stay below 1.1 x DRAM ceiling
+# The effective L2 is a number where the sizes around it are at most this
+# far apart (the sweep's: 1.09x on the H100 and H200), else only the
+# bracket they make: the study's three sizes are 16x apart, and the
+# geometric middle of such a bracket is no measurement.
+F2_LOCATED_RATIO = 1.5
 
 # The article's GPU, for finding 2's note: an RTX 5090 (GB202) has 96 MiB
 # of L2 and a 1792 GB/s DRAM peak (28 Gbit/s GDDR7 on a 512-bit bus).
@@ -132,6 +137,23 @@ def effective_l2(ctx, ceiling=None):
             median(t.high_bytes for t in found))
 
 
+def located(eff):
+    """Whether an effective_l2() is narrow enough to be said as one size."""
+    return eff[2] <= F2_LOCATED_RATIO * eff[1]
+
+
+def effective_l2_text(eff, l2):
+    """The effective L2 against the nominal one, for the deciding number:
+    'effective L2 33.9 MiB of 50 MiB', or the bracket where the sizes
+    measured are too far apart to locate it."""
+    if located(eff):
+        return "effective L2 %s of %s" % (bytes_label(eff[0]),
+                                           bytes_label(l2))
+    return "effective L2 between %s and %s, too few sizes to say closer " \
+        "(L2 %s)" % (bytes_label(eff[1]), bytes_label(eff[2]),
+                     bytes_label(l2))
+
+
 def _study_adds(ctx):
     return sorted({p.variant for p in ctx.points if p.op == "add" and
                    var.role(p.variant) == var.STUDY})
@@ -192,13 +214,15 @@ def finding_2(sctx):
     numbers = [("L2 (nominal)", bytes_label(l2)),
                ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
     if eff is not None:
+        how = "median over the study's add variants of where the share " \
+            "of reads served by L2 falls through %.0f%%" % F2_SHARE_PCT
         numbers.append(("effective L2 for streaming", "%s (between %s and "
-                        "%s: median over the study's add variants of where "
-                        "the share of reads served by L2 falls through "
-                        "%.0f%%) = %.2fx the nominal L2" % (
+                        "%s: %s) = %.2fx the nominal L2" % (
                             bytes_label(eff[0]), bytes_label(eff[1]),
-                            bytes_label(eff[2]), F2_SHARE_PCT,
-                            eff[0] / l2)))
+                            bytes_label(eff[2]), how, eff[0] / l2)
+                        if located(eff) else "between %s and %s (%s; the "
+                        "sizes measured locate it no closer)" % (
+                            bytes_label(eff[1]), bytes_label(eff[2]), how)))
     limit = eff[0] if eff else F2_FIT_FRACTION * l2
     exceed, never, spill_bad, untested = [], [], [], []
     # Never above DRAM speed, by why: capped, block-launch-bound there with
@@ -255,13 +279,21 @@ def finding_2(sctx):
                 " with %.0f%% of reads from L2" % share
                 if share is not None else "",
                 "; " + story if story else ""))
-    eff_text = ("The effective L2 for streaming is %s (%.2fx the nominal "
-                "%s): beyond it the reads come from DRAM. " % (
-                    bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
-                if eff else "")
-    deciding = "effective L2 %s of %s; %d of %d study adds exceed DRAM " \
-        "in L2" % (bytes_label(eff[0]) if eff else "n/a", bytes_label(l2),
-                   len(exceed), len(exceed) + len(never))
+    if eff and located(eff):
+        eff_text = "The effective L2 for streaming is %s (%.2fx the " \
+            "nominal %s): beyond it the reads come from DRAM. " % (
+                bytes_label(eff[0]), eff[0] / l2, bytes_label(l2))
+    elif eff:
+        eff_text = "The effective L2 for streaming lies between %s and %s " \
+            "(the nominal L2 is %s; the sizes measured locate it no " \
+            "closer): beyond it the reads come from DRAM. " % (
+                bytes_label(eff[1]), bytes_label(eff[2]), bytes_label(l2))
+    else:
+        eff_text = ""
+    deciding = "%s; %d of %d study adds exceed DRAM in L2" % (
+        effective_l2_text(eff, l2) if eff else
+        "effective L2 n/a of %s" % bytes_label(l2),
+        len(exceed), len(exceed) + len(never))
     note = " " + _article_note(l2)
     if untested:
         note = " Not judged (launch-bound wherever they fit): %s." % \

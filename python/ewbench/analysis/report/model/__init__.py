@@ -34,4 +34,5 @@ from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE, CURVE_ENOUGH,
                     OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
                     SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
                     Verdict, classify, rule_dram, rule_fixed_cost,
-                    rule_issue, rule_l2, rule_latency, rule_launch)
+                    rule_issue, rule_l2, rule_latency, rule_launch,
+                    rule_occupancy)

@@ -7,13 +7,17 @@ and one store) and request size (bytes per warp load instruction: 64,
 128, 512), a persistent grid whose every SM keeps exactly L KiB of loads
 in flight, L from 2 to 128 KiB.  A point of the study is placed on the
 series of its op's shape and its own request size (the nearest measured,
-said so when not equal) by its own estimated loads in flight per SM, and
-the curve there, as a share of the series' highest point, times the op's
-DRAM ceiling, is what those loads in flight allow: the prediction.  A
-share, not the curve's bandwidth itself: a persistent grid streams a few
-percent below the one-tile-per-block kernels that set the DRAM ceilings
-(on the H100, 2.80-2.90 TB/s against dram_add's 3.06), and the curve is
-read for the shape of its rise, not for its top.
+said so when not equal) by its own estimated loads in flight per SM.  How
+far up its own series it sits (the share of the series' top) says whether
+more bytes in flight would help; the curve there, scaled by the op's DRAM
+ceiling over the top of the shape's largest-request series, is what those
+loads in flight allow: the prediction.  Scaled, not the curve's bandwidth
+itself: a persistent grid streams a few percent below the
+one-tile-per-block kernels that set the DRAM ceilings (2026-11-27: the
+512-byte series top out at 92-95 % of dram_copy and dram_add on an H100
+and an H200), and that shortfall is the grid's, not the loads'.  A series
+of smaller requests may top out lower still: what its share of the
+reference top says (more, smaller requests for the same bytes).
 
 Between two measured levels the bandwidth is linear in the bytes in
 flight (Little's law: below the knee bandwidth is in-flight / latency);
@@ -117,15 +121,31 @@ def series_for(ceilings, op, request):
     return best, best.request == request
 
 
+def reference(ceilings, shape):
+    """The shape's series of the largest requests: its top is what the
+    curve's grid streams at best, the scale of every prediction."""
+    found = [s for (sh, _), s in curves(ceilings).items() if sh == shape]
+    return max(found, key=lambda s: s.request) if found else None
+
+
 @dataclass(frozen=True)
 class OnCurve:
     """A point's place on the curve: what its loads in flight allow."""
     series: Series
     exact: bool             # the series' request size is the point's own
     kib: float              # the point's loads in flight per SM
-    share: float            # of the series' highest point
-    bandwidth: float        # share x the op's DRAM ceiling: the prediction
-    ceiling: float          # the op's DRAM ceiling used
+    share: float            # of its series' top: how far up its curve
+    bandwidth: float        # the prediction, byte/s
+    ceiling: float          # the op's DRAM ceiling
+    reference: Series       # the shape's largest requests: the scale
+
+    @property
+    def requests_limit(self):
+        """Its series tops out below the reference's (by more than 5 %):
+        requests of its size cannot reach the ceiling at any bytes in
+        flight; None otherwise, else the share of the reference top."""
+        share = self.series.top.bandwidth / self.reference.top.bandwidth
+        return share if share < 0.95 else None
 
     @property
     def text(self):
@@ -133,10 +153,16 @@ class OnCurve:
         request = "%d-byte requests" % self.series.request
         if not self.exact:
             request += " (the nearest measured)"
-        return ("on the measured concurrency curve (%s, %s), %.1f KiB in "
-                "flight per SM reach %.0f%% of its highest point: %s of "
-                "this DRAM ceiling" % (self.series.label, request, self.kib,
-                                       100 * self.share, gbps(self.bandwidth)))
+        text = ("on the measured concurrency curve (%s, %s), %.1f KiB in "
+                "flight per SM reach %.0f%% of its top: %s, scaled to this "
+                "DRAM ceiling" % (self.series.label, request, self.kib,
+                                  100 * self.share, gbps(self.bandwidth)))
+        limit = self.requests_limit
+        if limit is not None:
+            text += "; requests of %d bytes top out at %.0f%% of the %d-byte " \
+                "ones'" % (self.series.request, 100 * limit,
+                           self.reference.request)
+        return text
 
 
 def place(ceilings, op, request, kib, dram_ceiling):
@@ -148,6 +174,9 @@ def place(ceilings, op, request, kib, dram_ceiling):
     series, exact = series_for(ceilings, op, request)
     if series is None:
         return None
+    top = reference(ceilings, series.shape)
     ceiling = getattr(dram_ceiling, "value", dram_ceiling)
-    share = series.share_at(kib)
-    return OnCurve(series, exact, kib, share, share * ceiling, ceiling)
+    predicted = min(ceiling, series.bandwidth_at(kib) * ceiling /
+                    top.top.bandwidth)
+    return OnCurve(series, exact, kib, series.share_at(kib), predicted,
+                   ceiling, top)

@@ -129,10 +129,11 @@ def _siblings(run):
 
 
 def point_facts(run, point, fits, siblings=None, cold=None,
-                block_ceiling=None):
+                block_ceiling=None, fixed_fits=None):
     """The facts of one point; siblings (from _siblings), cold (warm
     point key -> cold twin) and block_ceiling (block_rate_ceiling) are
-    computed once per run by classify_run."""
+    computed once per run by classify_run; fixed_fits, the fits of
+    another run of the study with more sizes (fixed_cost)."""
     floor_ns, floor_source = launch_floor(run, point, fits)
     occ, occ_kind = occupancy(run, point)
     dram = run_dram_ceiling(run, point.op)
@@ -159,7 +160,7 @@ def point_facts(run, point, fits, siblings=None, cold=None,
                 if kib is not None and (full_kib is None or kib < full_kib):
                     full_kib, full_name = kib, p.variant
     kib = kib_in_flight_per_sm(point, occ, max_threads)
-    fixed, fixed_source = fixed_cost(point, fits)
+    fixed, fixed_source = fixed_cost(point, fits, fixed_fits)
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -199,14 +200,28 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         block_slots=block_slots(run, point))
 
 
-def fixed_cost(point, fits):
+def fixed_cost(point, fits, other=None):
     """(ns, source): the fixed cost of a launch of this point's series,
-    its fitted intercept t0 where that fit is usable, else the median t0 of
-    the usable fits of its cache state and launch mode; (None, None)."""
+    its fitted intercept t0 where that fit is usable; else, for a kernel's
+    own duration (which no launch mode changes), the usable fit of the same
+    variant, block and cache state in `other` (the fits of a run with more
+    sizes: the study's sweep, whose launches are graphed); else the median
+    t0 of the usable fits of its cache state and launch mode, in its run
+    or (a kernel's own duration) in `other`; (None, None)."""
     fit = (fits or {}).get(series_key(point))
     if fit is not None and fit.usable:
         return fit.t0_ns, "its series' fitted intercept"
-    return fitted_launch_floor(fits or {}, point.cache, point.launch)
+    kernel = point.time_source == "kernel"
+    if kernel:
+        for (variant, block, cache, _), fit in (other or {}).items():
+            if (variant, block, cache) == (point.variant, point.block,
+                                           point.cache) and fit.usable:
+                return fit.t0_ns, "the fitted intercept of its sweep"
+    ns, source = fitted_launch_floor(fits or {}, point.cache, point.launch)
+    if ns is None and kernel and other:
+        ns, source = fitted_launch_floor(other, point.cache)
+        source = source and source + " of the sweep"
+    return ns, source
 
 
 def block_slots(run, point):
@@ -272,8 +287,9 @@ def warm_slower_than_cold(run, fits=None):
         p, twins[p.key], launch_floor(run, p, fits)[0])]
 
 
-def classify_run(run, fits=None):
-    """[(point, Verdict)] for every point of the run, in file order."""
+def classify_run(run, fits=None, fixed_fits=None):
+    """[(point, Verdict)] for every point of the run, in file order;
+    fixed_fits: fixed_cost's fits of a run with more sizes."""
     if fits is None:
         fits = fit_series(run.points, run.l2_bytes,
                           run.spec_dram_bandwidth)
@@ -282,5 +298,5 @@ def classify_run(run, fits=None):
     run_rate = _run_block_rate(run)
     return [(p, classify(point_facts(
         run, p, fits, siblings, cold,
-        measured_block_rate(run.ceilings, p.block) or run_rate)))
-        for p in run.points]
+        measured_block_rate(run.ceilings, p.block) or run_rate,
+        fixed_fits))) for p in run.points]

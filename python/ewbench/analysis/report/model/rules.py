@@ -38,7 +38,8 @@ state and launch mode (every variant, peers included).
                    below a sibling that moves the same bytes is not held
                    back by DRAM.  Never for a warm point whose footprint
                    is below L2_DRAM_FRACTION of the L2 unless counters
-                   show DRAM moving half its bytes: L2 serves it.
+                   show DRAM moving half its bytes, nor one whose data
+                   came from L2 (the L2 rule's test): L2 serves it.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound; never
                    when the grid is smaller than the GPU's block slots for
@@ -109,6 +110,10 @@ CURVE_TOLERANCE = 0.10
 # least FIXED_COST_SHARE of it.
 FIXED_SHARE = 0.25
 FIXED_COST_SHARE = 0.90
+# Within FIXED_BAND of either limit, either side, the point is not called
+# fixed-cost-bound (its text says borderline if nothing else names it):
+# the fitted intercept moves by 1-4 % with the sweep's sizes.
+FIXED_BAND = 0.05
 # L2-bound only at L2_SHARE of the measured L2 ceiling or more.
 L2_SHARE = 0.5
 # Stall reasons (metrics/stalls.txt) that mean warps wait on memory
@@ -243,6 +248,40 @@ def _from_l2(f):
     return None
 
 
+def _fixed_explains(f):
+    """(level, ns streaming its bytes at that level's ceiling, share of
+    the time the fixed cost and that stream explain), or None without a
+    fixed cost or a ceiling."""
+    if not f.fixed_ns:
+        return None
+    level = f.l2_ceiling if _from_l2(f) is not None else f.dram_ceiling
+    if level is None:
+        return None
+    stream = f.bytes_moved / level.value * 1e9
+    return level, stream, (f.fixed_ns + stream) / f.time_ns
+
+
+def _near_fixed_limit(f):
+    """Text for a point within FIXED_BAND of either fixed-cost limit
+    (and past the other), else None."""
+    explained = _fixed_explains(f)
+    if explained is None:
+        return None
+    share, fixed = explained[2], f.fixed_ns / f.time_ns
+    near_share = _near(share, FIXED_COST_SHARE, FIXED_BAND)
+    near_fixed = _near(fixed, FIXED_SHARE, FIXED_BAND)
+    if not (near_share and (fixed >= FIXED_SHARE or near_fixed) or
+            near_fixed and share >= FIXED_COST_SHARE):
+        return None
+    return ("borderline fixed-cost-bound: the fixed cost %s µs (%s) is "
+            "%.0f%% of its time and with the bytes at the serving level "
+            "explains %.0f%%, within %.0f%% of the rule's %.0f%% and %.0f%%: "
+            "the fitted intercept moves by a few percent with the sizes "
+            "fitted" % (us(f.fixed_ns), f.fixed_source, 100 * fixed,
+                        100 * share, 100 * FIXED_BAND, 100 * FIXED_SHARE,
+                        100 * FIXED_COST_SHARE))
+
+
 def rule_l2(f):
     """Served by L2, and at half the measured L2 ceiling or more: far
     below it, something else sets the time (a fixed cost, the launch)."""
@@ -263,13 +302,12 @@ def rule_fixed_cost(f):
     quarter of the time or more, and with the bytes streamed at the ceiling
     of the level that serves them explains FIXED_COST_SHARE of it: the
     launch's start-up and tail, not the memory level, set the time."""
-    if not f.fixed_ns or f.fixed_ns < FIXED_SHARE * f.time_ns:
+    explained = _fixed_explains(f)
+    if explained is None:
         return None
-    level = f.l2_ceiling if _from_l2(f) is not None else f.dram_ceiling
-    if level is None:
-        return None
-    stream = f.bytes_moved / level.value * 1e9
-    if f.fixed_ns + stream < FIXED_COST_SHARE * f.time_ns:
+    level, stream, share = explained
+    if f.fixed_ns < FIXED_SHARE * f.time_ns or share < FIXED_COST_SHARE or \
+            _near_fixed_limit(f):
         return None
     return Verdict(FIXED_COST_BOUND, "fixed cost %s µs (%s) + %s at %s "
                    "(%s) in %s µs = %.0f%% of its %s µs: a fixed cost per "
@@ -294,7 +332,8 @@ def _served_by_l2(f):
 
 
 def rule_dram(f):
-    if f.dram_ceiling is None or _served_by_l2(f):
+    if f.dram_ceiling is None or _served_by_l2(f) or \
+            _from_l2(f) is not None:
         return None
     if f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value:
         return None
@@ -384,6 +423,7 @@ def rule_dram_band(f):
     rule explained the point."""
     share = f.sibling_share
     if f.dram_ceiling is None or share is None or _served_by_l2(f) or \
+            _from_l2(f) is not None or \
             f.bandwidth < DRAM_FRACTION * f.dram_ceiling.value or \
             share < SIBLING_FRACTION - SIBLING_BAND:
         return None
@@ -499,8 +539,15 @@ def _near_launch_limit(f):
 
 
 def rule_fallback(f):
-    near = _near_launch_limit(f)
-    parts = ([near] if near else []) + [_dram_text(f)]
+    near = [x for x in (_near_launch_limit(f), _near_fixed_limit(f)) if x]
+    parts = near + [_dram_text(f)]
+    from_l2 = _from_l2(f)
+    if from_l2 is not None and f.l2_ceiling is not None:
+        parts.append("served by L2 (%s) at %.0f%% of the L2 ceiling %s "
+                     "(%s): below %.0f%%, L2 bandwidth does not set its "
+                     "time" % (from_l2, 100 * f.bandwidth /
+                               f.l2_ceiling.value, gbps(f.l2_ceiling.value),
+                               f.l2_ceiling.source, 100 * L2_SHARE))
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):

@@ -37,6 +37,12 @@ def build_document(study, sctx, judged, figures):
     if study.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
                                  "not a measurement."))
+    reference = stu.reference_text(
+        study.path, list(study.runs.values()) + list(study.repeats),
+        "a %s of one %s" % ("run" if study.is_single_run else "study",
+                            study.device.get("name", "unknown GPU")))
+    if reference:
+        blocks.append(doc.Banner(reference))
     for part, run in study.runs.items():
         if run.manifest.get("status") not in (None, "complete"):
             blocks.append(doc.Banner("`%s/` status: %s." % (

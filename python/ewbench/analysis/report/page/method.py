@@ -92,6 +92,7 @@ def method_section(study):
         "additions, and the peers cub and PyTorch.",
     ]
     blocks.append(doc.Bullets(tuple(items)))
+    blocks += _steps_blocks(study)
     article = study.run(stu.ARTICLE)
     if article is not None and any(p.variant.startswith("torch_")
                                    for p in article.points):
@@ -117,6 +118,28 @@ def method_section(study):
                 (r.name, _ceiling_value(r), pct(r.spec_pct),
                  (study.ceilings[r.name].method or "")) for r in rows)))
     return blocks
+
+
+def _steps_blocks(study):
+    """How long each step of `make report` took (steps.json), when the
+    study recorded it."""
+    if not study.steps:
+        return []
+    rendering = sum(s.seconds for s in study.steps if not s.measures)
+    text = ("**Steps** (`steps.json`, as `make report` timed them): "
+            "%.1f s of measuring, from the first part's start to the last "
+            "measuring step's end" % study.measuring_s
+            if study.measuring_s is not None else
+            "**Steps** (`steps.json`, as `make report` timed them)")
+    if rendering:
+        text += "; its first rendering took %.1f s" % rendering
+    return [doc.Paragraph(text + "."), doc.Table(
+        ("step", "wrote", "started at", "took"), tuple(
+            (s.name + ("" if s.exit_code == 0 else
+                       " (exit %d)" % s.exit_code),
+             ", ".join("`%s/`" % d for d in s.dirs) or "-",
+             "%.1f s" % s.start_s, "%.1f s" % s.seconds)
+            for s in study.steps))]
 
 
 def environment_section(study):

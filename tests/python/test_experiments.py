@@ -1,0 +1,143 @@
+"""Experiments (report/experiments.py): each verdict is judged by the change
+it predicts, measured beside its base in one run.  The numbers are the
+H100's of issue 39's first study (2^28, warm)."""
+
+import pytest
+
+from ewbench.analysis.core.load import Point
+from ewbench.analysis.core import compare
+from ewbench.analysis.core import variants as var
+from ewbench.analysis.report import experiments as ex
+from ewbench.analysis.report import model
+
+N = 1 << 28
+
+
+def point(variant, gbps, block=256, grid=None, op="add", dtype="f32"):
+    moved = 12 * N if op == "add" and dtype == "f32" else 6 * N \
+        if op == "add" else 8 * N
+    t = moved / (gbps * 1e9) * 1e9
+    return Point(run_id="r", variant=variant, op=op, dtype=dtype, n=N,
+                 block=block, cache="warm", launch="stream",
+                 grid=grid or N // block, footprint_bytes=moved,
+                 bytes_moved=moved, flops=N, iters=50, time_median_ns=t,
+                 time_min_ns=None, time_max_ns=None, time_mean_ns=None,
+                 time_stddev_ns=None, activity_median_ns=None,
+                 bandwidth_median_bytes_per_s=None,
+                 bandwidth_max_bytes_per_s=None, spec_dram_pct=None,
+                 check="pass", time_source="kernel",
+                 time_ci_low_ns=0.999 * t, time_ci_high_ns=1.001 * t)
+
+
+def trial(kind, base, p, factor=2, predicted=None):
+    return ex.Trial(kind, "%dx" % factor, p, factor, predicted,
+                    compare.compare_points(base, p))
+
+
+LATENCY = model.Verdict(model.LATENCY_BOUND, "rule")
+BLOCK = model.Verdict(model.BLOCK_LAUNCH_BOUND, "rule")
+DRAM = model.Verdict(model.DRAM_BOUND, "rule")
+
+
+def test_probes_multiply_a_study_variants_own_loads():
+    ids = [p.id for p in var.probes_of("add_f32")]
+    assert ids == ["add_f32_ilp2", "add_f32_ilp4"]
+    # the same load shape: abs_f32_grid and abs_f32_functor share abs_f32's
+    assert [p.id for p in var.probes_of("abs_f32_functor")] == \
+        [p.id for p in var.probes_of("abs_f32_grid")] == \
+        ["abs_f32_ilp2", "abs_f32_ilp4"]
+    assert var.probes_of("add_f16x8") == () and var.probes_of("cub") == ()
+    assert var.role("add_f16x2_ilp2") == var.PROBE
+    assert all(p.block == 128 for p in var.probes_of("add_f16x2"))
+
+
+def test_latency_bound_confirmed_when_more_bytes_in_flight_rise():
+    base = point("add_f32", 2720)
+    trials = (trial(ex.BYTES, base, point("add_f32_ilp2", 3098),
+                    predicted=3058e9),
+              trial(ex.BLOCKS, base, point("add_f32", 2631, block=512)))
+    outcome, final, text = ex.judge(LATENCY, base, trials)
+    assert (outcome, final) == (ex.CONFIRMED, model.LATENCY_BOUND)
+    assert "3098 GB/s (+13.9 %), predicted 3058 GB/s" in text
+    assert "512" not in text     # the other change did not rise
+
+
+def test_a_rise_short_of_half_the_prediction_is_confirmed_in_part():
+    # add_f16x2 at block 128 -> 256: +7.4 % where the model said +19.8 %
+    base = point("add_f16x2", 2532, block=128, dtype="f16")
+    trials = (trial(ex.BLOCKS, base, point("add_f16x2", 2719, block=256,
+                                           dtype="f16"), predicted=3034e9),
+              trial(ex.BYTES, base, point("add_f16x2_ilp2", 3080,
+                                          block=128, dtype="f16")))
+    outcome, final, text = ex.judge(BLOCK, base, trials)
+    assert (outcome, final) == (ex.IN_PART, model.BLOCK_LAUNCH_BOUND)
+    assert "less than half the predicted +19.8 %" in text
+    assert "also: 2x: 3080 GB/s" in text
+
+
+def test_a_verdict_whose_change_does_not_rise_is_refuted_and_replaced():
+    base = point("add_f32", 2720)
+    flat = (trial(ex.BLOCKS, base, point("add_f32", 2725, block=512)),
+            trial(ex.BYTES, base, point("add_f32_ilp2", 3098)))
+    outcome, final, text = ex.judge(BLOCK, base, flat)
+    assert (outcome, final) == (ex.REFUTED, model.LATENCY_BOUND)
+    assert "no rise" in text and "instead 2x: 3098" in text
+    # nothing rose: undetermined
+    outcome, final, _ = ex.judge(BLOCK, base, flat[:1])
+    assert (outcome, final) == (ex.REFUTED, model.UNKNOWN)
+
+
+def test_dram_bound_refuted_by_a_faster_change_or_sibling():
+    base = point("add_f32", 2720)
+    risen = (trial(ex.BYTES, base, point("add_f32_ilp2", 3098)),)
+    outcome, final, text = ex.judge(DRAM, base, risen)
+    assert (outcome, final) == (ex.REFUTED, model.LATENCY_BOUND)
+    assert text.startswith("not DRAM-bound: 2x: 3098 GB/s")
+    cub = point("cub_add_f32", 3077)
+    outcome, final, text = ex.judge(DRAM, base, (), cub,
+                                    compare.compare_points(base, cub))
+    assert (outcome, final) == (ex.REFUTED, model.UNKNOWN)
+    assert "cub_add_f32 is +13.1 % faster" in text
+
+
+def test_dram_bound_confirmed_when_nothing_beats_it_materially():
+    # relu_f32x4 at 4x its block: +0.5 %, not the 3 % that would matter
+    base = point("relu_f32x4", 3029, op="relu")
+    small = (trial(ex.BLOCKS, base, point("relu_f32x4", 3044, block=1024,
+                                          op="relu"), factor=4),)
+    assert not small[0].rose
+    outcome, final, _ = ex.judge(DRAM, base, small)
+    assert (outcome, final) == (ex.CONFIRMED, model.DRAM_BOUND)
+
+
+def test_other_verdicts_predict_nothing():
+    base = point("add_f32", 2720)
+    v = model.Verdict(model.ISSUE_BOUND, "rule")
+    assert ex.judge(v, base, ()) == (None, model.ISSUE_BOUND, "")
+
+
+def test_a_tested_verdict_carries_its_experiment():
+    base = point("add_f32", 2720)
+    e = ex.Experiment("add_f32", base, DRAM, (), ex.REFUTED,
+                      model.LATENCY_BOUND, "not DRAM-bound: 2x: 3098 GB/s")
+    v = ex.tested_verdict(e)
+    assert v.name == model.LATENCY_BOUND
+    assert v.rule.startswith("the rules said DRAM-bound (rule). The "
+                             "experiment refuted it")
+    kept = ex.tested_verdict(ex.Experiment(
+        "add_f32", base, LATENCY, (), ex.CONFIRMED, model.LATENCY_BOUND,
+        "2x: up"))
+    assert kept.name == model.LATENCY_BOUND and \
+        kept.rule == "rule. Experiment (confirmed): 2x: up"
+
+
+@pytest.mark.parametrize("factor", [2, 4])
+def test_block_prediction_scales_resident_threads_up_to_the_sm(factor):
+    class Run:
+        device = {"max_threads_per_sm": 2048, "max_blocks_per_sm": 32}
+    # 17 % of 2048 threads in 32-thread blocks (add_f16x8): at 64 or 128
+    # threads a block, factor times as many resident, under the cap
+    assert ex._resident_threads(Run, 32 * factor, 348.0, factor) == \
+        pytest.approx(348.0 * factor)
+    # 56 % at 128 threads (add_f16x2) doubled: capped at the SM's 2048
+    assert ex._resident_threads(Run, 256, 1147.0, 2) == 2048
