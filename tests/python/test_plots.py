@@ -313,6 +313,9 @@ def test_concurrency_figure_only_with_the_curve(fixture_run, tmp_path):
     paths = plots.plot_concurrency(run, str(tmp_path))
     check_outputs(paths)
     text = _svg_text(paths)
+    # Its labels placed the same way every time: the same file.
+    assert _svg_text(plots.plot_concurrency(run, str(tmp_path / "b"))) == \
+        text
     # Each shape's panel, a line per request size, the knee's KiB.
     assert "copy (dst = a): relu, abs" in text and "add (c = a + b)" in text
     for request in (64, 128, 512):
