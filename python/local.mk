@@ -75,8 +75,10 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/plots/blocks.py \
 	%reldir%/ewbench/analysis/report/plots/cache_tier.py \
 	%reldir%/ewbench/analysis/report/plots/common.py \
+	%reldir%/ewbench/analysis/report/plots/concurrency.py \
 	%reldir%/ewbench/analysis/report/plots/dram_share.py \
 	%reldir%/ewbench/analysis/report/plots/instructions.py \
+	%reldir%/ewbench/analysis/report/plots/roofline.py \
 	%reldir%/ewbench/analysis/report/plots/study.py \
 	%reldir%/ewbench/analysis/report/plots/timeline.py \
 	%reldir%/ewbench/analysis/report/published.py \

@@ -31,7 +31,8 @@ def check_outputs(paths):
 
 DRAWS = {"cache_tier": plots.plot_cache_tier,
          "dram_share": plots.plot_dram_share,
-         "instructions": plots.plot_instructions}
+         "instructions": plots.plot_instructions,
+         "roofline": plots.plot_roofline}
 
 
 @pytest.mark.parametrize("name", sorted(DRAWS))
@@ -255,3 +256,215 @@ def test_block_band_is_exactly_finding_5s_blocks(monkeypatch, tmp_path):
              for b in (64, 128, 256, 512)]
     assert plots.plot_blocks(make_run(sweep), str(tmp_path)) is not None
     assert spans == [(128, 256)] and F5_SAFE_BLOCKS == (128, 256)
+
+
+# issue 39: the block-launch roof, the concurrency curve and the
+# hierarchical roofline
+
+def _with_ceilings(run, extra):
+    """run with more ceilings.csv rows: {name: (value, unit)}."""
+    from ewbench.analysis.core.load import Ceiling
+    ceilings = dict(run.ceilings or {})
+    for name, (value, unit) in extra.items():
+        ceilings[name] = Ceiling(name, value, unit, None, None)
+    return dataclasses.replace(run, ceilings=ceilings)
+
+
+BLOCK_RATES = {"block_rate_b%d" % b: (1.65e9, "block/s")
+               for b in (32, 64, 128, 256, 512)}
+BLOCK_RATES["block_rate_b1024"] = (1.0e9, "block/s")
+
+
+def _curve_rows(top=2.8e12):
+    """A concurrency curve rising to `top` (a knee near 16 KiB) for every
+    series of inflight.def."""
+    from ewbench.analysis.core import validate
+    return {validate.inflight_name(shape, kib, request):
+            (top * kib / (kib + 2.0), "byte/s")
+            for shape, request in validate.INFLIGHT_SERIES
+            for kib in validate.INFLIGHT_KIB}
+
+
+def _svg_text(paths):
+    with open(paths[1], encoding="utf-8") as f:
+        return f.read()
+
+
+def test_block_rate_between_measured_sizes_only_where_they_agree(
+        fixture_run):
+    run = _with_ceilings(fixture_run, BLOCK_RATES)
+    assert plots.block_rate_at(run, 256) == pytest.approx(1.65e9)
+    # 96 lies between 64 and 128, whose rates agree: theirs.
+    assert plots.block_rate_at(run, 96) == pytest.approx(1.65e9)
+    # 768 lies between 512 (1.65) and 1024 (1.0): no rate, no roof.
+    assert plots.block_rate_at(run, 768) is None
+    assert plots.block_roof(run, 768, 9216) is None
+    assert plots.block_roof(run, 256, 3072) == pytest.approx(3072 * 1.65e9)
+    # Without the rates measured, no roof at all.
+    assert plots.block_rate_at(fixture_run, 256) is None
+
+
+def test_cache_tier_draws_the_block_launch_roof(fixture_run, tmp_path):
+    run = _with_ceilings(fixture_run, BLOCK_RATES)
+    pts = [p for p in run.points if var.family(p) == ("add", "f16")]
+    roofs = plots.block_roofs(run, pts, plots.family_styles(pts))
+    # The fixture's study fp16 adds launch 256 elements a block (add_f16:
+    # 256 threads x 1, add_f16x2: 128 x 2, add_f16x8: 32 x 8) of 6 bytes:
+    # one roof of 1.5 KiB x 1.65 G blocks/s for all of them.
+    assert len(roofs) == 1
+    value, size, rate, names = roofs[0]
+    assert size == 1536 and rate == pytest.approx(1.65e9)
+    assert value == pytest.approx(1536 * 1.65e9)
+    assert {"add_f16", "add_f16x2", "add_f16x8"} <= set(names)
+    fig, body = plots._figure([run], 5)
+    ax = body.subplots()
+    labels = plots._cache_tier_panel(ax, run, pts, ("add", "f16"))
+    assert [text for _, _, text in labels] == ["block-launch roof 2534 GB/s"]
+    assert any(line.get_ydata()[0] == pytest.approx(value / 1e9)
+               for line in ax.get_lines())
+    text = _svg_text(plots.plot_cache_tier(run, str(tmp_path)))
+    assert "block-launch roof 2534 GB/s" in text
+    assert "1.5 KiB a block x 1.65 G blocks/s" in text
+    # No measured rate: no roof, no label.
+    assert "block-launch roof" not in _svg_text(
+        plots.plot_cache_tier(fixture_run, str(tmp_path / "none")))
+
+
+def test_block_figure_roof_rises_with_the_block(fixture_run, tmp_path):
+    run = _with_ceilings(fixture_run, BLOCK_RATES)
+    pts = [p for p in run.points if p.variant == "add_f32"]
+    lines = plots.block_roof_lines(run, pts)
+    assert len(lines) == 1
+    blocks, roofs, names = lines[0]
+    assert names == ["add_f32"]
+    # The largest size swept over blocks (the fixture's 256Mi has one).
+    n = max(q.n for q in pts if len({r.block for r in pts
+                                     if r.n == q.n}) > 1)
+    for b, roof in zip(blocks, roofs):
+        p = next(q for q in pts if q.n == n and q.block == b)
+        rate = 1.0e9 if b == 1024 else 1.65e9
+        assert roof == pytest.approx(p.bytes_moved / p.grid * rate)
+    assert list(roofs) == sorted(roofs)
+    text = _svg_text(plots.plot_blocks(run, str(tmp_path)))
+    assert "block-launch roof of add_f32" in text
+    assert "block-launch roof" not in _svg_text(
+        plots.plot_blocks(fixture_run, str(tmp_path / "none")))
+
+
+def test_concurrency_figure_only_with_the_curve(fixture_run, tmp_path):
+    assert plots.plot_concurrency(fixture_run, str(tmp_path)) is None
+    run = _with_ceilings(fixture_run, _curve_rows())
+    paths = plots.plot_concurrency(run, str(tmp_path))
+    check_outputs(paths)
+    text = _svg_text(paths)
+    # Its labels placed the same way every time: the same file.
+    assert _svg_text(plots.plot_concurrency(run, str(tmp_path / "b"))) == \
+        text
+    # Each shape's panel, a line per request size, the knee's KiB.
+    assert "copy (dst = a): relu, abs" in text and "add (c = a + b)" in text
+    for request in (64, 128, 512):
+        assert "measured curve, %d B per warp load instruction" % request \
+            in text
+    assert "KiB" in text and "95 % of its top" in text
+    # Every study variant placed is named on the figure, once.
+    placed = plots.placed_points(run)
+    assert placed
+    n = max(p.n for p in run.points)
+    for p, oc in placed:
+        assert p.n == n and p.cache == "warm" and \
+            var.role(p.variant) == var.STUDY
+        if oc is not None:
+            assert p.variant in text
+            assert oc.kib == pytest.approx(model_kib(run, p))
+
+
+def model_kib(run, p):
+    from ewbench.analysis.report import model
+    occupancy, _ = model.occupancy(run, p)
+    return model.kib_in_flight_per_sm(p, occupancy,
+                                      run.device.get("max_threads_per_sm"))
+
+
+def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path):
+    plain = plots.plot_study(study.load_study(str(study_dir)),
+                             str(tmp_path / "a"))
+    assert "concurrency" not in plain and "roofline" in plain
+    with open(study_dir / "ceilings" / "ceilings.csv", "a",
+              encoding="utf-8") as f:
+        for name, (value, unit) in _curve_rows().items():
+            f.write("20261121T204512Z-fixture-h100,%s,%r,%s,,curve\n" % (
+                name, value, unit))
+    curved = plots.plot_study(study.load_study(str(study_dir)),
+                              str(tmp_path / "b"))
+    assert "concurrency" in curved
+    check_outputs(curved["concurrency"])
+
+
+def test_labels_beside_points_do_not_cover_one_another(fixture_run):
+    fig, body = plots._figure([fixture_run], 4)
+    ax = body.subplots()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    items = [(5 + 0.05 * k, 5 + 0.05 * k, "label %d" % k, "#000")
+             for k in range(5)]
+    for x, y, _, _ in items:
+        ax.plot(x, y, "o")
+    renderer = plots.settle(fig)
+    notes = plots.place_labels(ax, items, renderer)
+    boxes = [n.get_window_extent(renderer) for n in notes]
+    assert [n.get_text() for n in notes] == [t for _, _, t, _ in items]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b)
+
+
+def test_roofline_places_each_level_at_its_counted_bytes(fixture_run,
+                                                         tmp_path):
+    from ewbench.analysis.core import select as sel
+    series = plots.roofline_points(fixture_run)
+    # The study's adds only (relu and abs do no FLOPs), one point per
+    # size, in one cache state.
+    assert series and all(v.startswith("add_") and
+                          var.role(v) == var.STUDY for v in series)
+    # The fixture's counters are kernel replay over four passes: its warm
+    # rows' counters do not describe a warm L2, so the cold rows are drawn.
+    assert not sel.warm_counters_are_warm(fixture_run)
+    for v, rows in series.items():
+        assert len({p.n for p, _, _ in rows}) == len(rows)
+        assert {p.cache for p, _, _ in rows} == {"cold"}
+        for p, flops_per_s, levels in rows:
+            assert flops_per_s == pytest.approx(
+                p.flops / (p.bytes_moved / p.bandwidth))
+            assert levels["DRAM"] == pytest.approx(
+                p.flops / sel.dram_bytes(fixture_run, p))
+            assert levels["L2"] == pytest.approx(
+                p.flops / sel.metric(fixture_run, p, sel.M_L2_BYTES))
+            assert levels["L1"] == pytest.approx(
+                p.flops / sel.l1_bytes(fixture_run, p))
+    user = dataclasses.replace(fixture_run, manifest=dict(
+        fixture_run.manifest, counters=dict(
+            fixture_run.manifest["counters"], replay="user")))
+    assert {p.cache for rows in plots.roofline_points(user).values()
+            for p, _, _ in rows} == {"warm"}
+    run = _with_ceilings(fixture_run, BLOCK_RATES)
+    paths = plots.plot_roofline(run, str(tmp_path))
+    check_outputs(paths)
+    text = _svg_text(paths)
+    assert "counted at DRAM, L2, L1" in text and "(cold," in text
+    assert "fp32_fma" in text and "block-launch roof" in text
+    # A run without FLOPs or counters has no roofline.
+    bare = dataclasses.replace(fixture_run, metrics=None)
+    assert plots.plot_roofline(bare, str(tmp_path / "bare")) is None
+
+
+def test_l2_bytes_from_sectors_where_lts_bytes_are_not_counted(
+        fixture_run):
+    from ewbench.analysis.core import select as sel
+    from ewbench.analysis.core.load import MetricValue
+    p = next(q for q in fixture_run.points if q.variant == "add_f32")
+    values = {sel.M_L2_SECTORS[0]: 100.0, sel.M_L2_SECTORS[1]: 50.0}
+    run = dataclasses.replace(fixture_run, metrics={p.key: {
+        k: MetricValue(v, "sector", "cupti") for k, v in values.items()}})
+    assert sel.l2_bytes(run, p) == 150 * sel.L2_SECTOR_BYTES
+    assert sel.l2_bytes(fixture_run, p) == sel.metric(fixture_run, p,
+                                                      sel.M_L2_BYTES)

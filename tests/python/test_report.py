@@ -101,7 +101,8 @@ def test_wrapped_prose_opens_no_block():
         md = doc.render_markdown([doc.Paragraph(text)])
         for line in md.split("\n")[1:]:
             assert not line.startswith(opener), (opener, md)
-        assert " ".join(md.split()) == text
+        # the same words, once Markdown has read its escapes (sinks)
+        assert re.sub(r"\\(.)", r"\1", " ".join(md.split())) == text
 
 
 def test_a_shipped_reference_says_so_first(tmp_path):

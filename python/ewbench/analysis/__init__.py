@@ -94,10 +94,14 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
 
 report/plots/  every figure of a study (with fleet/plots, the only modules
             that import matplotlib)
-  common    the styles, the figure with its footer, save (PNG + SVG)
-  cache_tier  bandwidth against footprint, the L2 and DRAM marks
-  blocks    bandwidth against threads per block
+  common    the styles, the figure with its footer, save (PNG + SVG),
+            the roofs, labels placed beside points and on lines
+  cache_tier  bandwidth against footprint, the L2 and DRAM marks, the
+            block-launch roof
+  roofline  FLOP/s against FLOP per byte counted at each memory level
+  blocks    bandwidth against threads per block, the block-launch roof
   dram_share  % of the DRAM ceiling and bytes counted per level
+  concurrency  the measured concurrency curve, the study placed on it
   instructions  bytes per issued and per global-load instruction
   study     plot_study: every figure the study's parts allow, drawn in
             forked processes

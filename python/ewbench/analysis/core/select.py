@@ -25,6 +25,8 @@ M_L2_FABRIC_SECTORS = "lts__t_sectors_srcunit_ltcfabric.sum"
 M_L1_BYTES = "l1tex__t_bytes.sum"
 M_L1_GLOBAL_BYTES = ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",
                      "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum")
+M_L2_SECTORS = ("lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum")
+L2_SECTOR_BYTES = 32
 M_L2_HIT = "lts__t_sector_hit_rate.pct"
 M_L2_READ_HIT = "lts__t_sector_op_read_hit_rate.pct"
 M_OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
@@ -177,6 +179,29 @@ def dram_bytes(run, point):
     if read is not None and write is not None:
         return read + write
     return metric(run, point, M_DRAM_BYTES)
+
+
+def l2_bytes(run, point):
+    """Bytes through the L2 slices: lts__t_bytes.sum, else the read and
+    write sectors (the residency set counts only those) x 32 B; None
+    where neither was measured."""
+    total = metric(run, point, M_L2_BYTES)
+    if total is not None:
+        return total
+    sectors = [metric(run, point, m) for m in M_L2_SECTORS]
+    if all(v is not None for v in sectors):
+        return L2_SECTOR_BYTES * sum(sectors)
+    return None
+
+
+def l1_bytes(run, point):
+    """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
+    through the LSU pipe (the default set counts those); None."""
+    total = metric(run, point, M_L1_BYTES)
+    if total:
+        return total
+    parts = [metric(run, point, m) for m in M_L1_GLOBAL_BYTES]
+    return sum(parts) if all(v is not None for v in parts) else None
 
 
 def has_metric(run, name):

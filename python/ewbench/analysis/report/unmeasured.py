@@ -80,6 +80,10 @@ def _schema1_rows(run):
 
 
 _DRAM_BYTES = ((sel.M_DRAM_READ, sel.M_DRAM_WRITE), (sel.M_DRAM_BYTES,))
+_L2_BYTES = ((sel.M_L2_BYTES,), sel.M_L2_SECTORS)
+_L1_BYTES = ((sel.M_L1_BYTES,), sel.M_L1_GLOBAL_BYTES)
+_L2_SECTORS = "the L2 read and write sectors x 32 B stand in for `%s`" % \
+    sel.M_L2_BYTES
 
 USES = (
     Use("Finding 1", FINDING, _VERDICT_PARTS, ((sel.M_KERNEL_TIME,),),
@@ -122,8 +126,8 @@ USES = (
         "drawn without the share of reads served by L2", WEAKER),
     Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _DRAM_BYTES,
         "no DRAM bytes beside the share", WEAKER),
-    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, ((sel.M_L2_BYTES,),),
-        "no L2 bytes beside the share", WEAKER),
+    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _L2_BYTES,
+        "no L2 bytes beside the share", WEAKER, fallback=_L2_SECTORS),
     Use("DRAM-share figure's L2 count", EVIDENCE, _VERDICT_PARTS,
         ((sel.M_L2_READ_SECTORS, sel.M_L2_WRITE_SECTORS),),
         "the L2 bytes are not split into reads and writes", WEAKER),
@@ -132,9 +136,24 @@ USES = (
         "the L2 bytes' 1.5x is not tested against the sectors that crossed "
         "the fabric between the L2's partitions (the partition "
         "hypothesis stays untested)", WEAKER),
-    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS,
-        ((sel.M_L1_BYTES,), sel.M_L1_GLOBAL_BYTES),
+    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _L1_BYTES,
         "no L1 bytes beside the share", WEAKER),
+    Use("hierarchical roofline", FIGURE, _L2_PARTS, _DRAM_BYTES,
+        "drawn without its DRAM level", WEAKER),
+    Use("hierarchical roofline", FIGURE, _L2_PARTS, _L2_BYTES,
+        "drawn without its L2 level", WEAKER, fallback=_L2_SECTORS),
+    Use("hierarchical roofline", FIGURE, _L2_PARTS, _L1_BYTES,
+        "drawn without its L1 level", WEAKER),
+    Use("concurrency figure", FIGURE, _VERDICT_PARTS,
+        ((sel.M_OCCUPANCY,), (sel.M_THEORETICAL_OCCUPANCY,)),
+        "the study's variants are not placed on the curve (no loads in "
+        "flight per SM without an occupancy)", WEAKER,
+        fallback="the theoretical occupancy (occupancy API) stands in for "
+                 "the achieved"),
+    Use("concurrency figure", FIGURE, _VERDICT_PARTS,
+        ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
+        "the study's variants are placed on the curve of 128-byte requests "
+        "(their own request size unknown)", WEAKER),
     Use("instruction figure", FIGURE, _VERDICT_PARTS,
         ((sel.M_BYTES_PER_INST,),), "not drawn"),
     Use("instruction figure", FIGURE, _VERDICT_PARTS,

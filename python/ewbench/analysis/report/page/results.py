@@ -35,16 +35,44 @@ FIGURE_TEXT = {
         "translucent red line: the op's measured DRAM ceiling, dotted red: "
         "the spec peak, each named on its line; the L2 read ceiling (blue "
         "dash-dot) is drawn only where it lies near the data, else named "
-        "in the panel title. Where the run has one-pass residency "
+        "in the panel title. Thick translucent grey line, named on it: the "
+        "block-launch roof of the highlighted variants whose blocks move "
+        "the same bytes at every size, the bytes of one block times the "
+        "measured block-launch rate of its block size (the legend names "
+        "the variants, bytes a block and rate), drawn where it lies within "
+        "the axis. Where the run has one-pass residency "
         "counters, the grey dotted line (right axis) is the median share "
         "of reads served by L2 over the warm points of each footprint."),
+    "roofline": (
+        "Hierarchical roofline",
+        "One panel per study variant that does FLOPs (the adds; relu and "
+        "abs do none), fp32 and fp16 in columns, all on the same "
+        "logarithmic axes: FLOP/s achieved against FLOPs per byte counted "
+        "at each memory level, for one size per octave of the run "
+        "(sweep, else article), warm where its counters describe a warm "
+        "L2, else cold (the title says which). Red squares: DRAM bytes "
+        "(dram__bytes_read.sum + dram__bytes_write.sum); blue dots: L2 "
+        "bytes (lts__t_bytes.sum, else the read and write sectors x 32 B); "
+        "green triangles: L1 bytes, where the run counted them (the title "
+        "says which levels it has); a thin grey line joins one size's "
+        "levels. Red line: the op's DRAM ceiling times FLOP per byte; blue "
+        "dash-dot: the measured L2 read ceiling times FLOP per byte; both "
+        "stop at the FMA roof of the dtype (black, fp32_fma or fp16_fma), "
+        "drawn right of the first ridge; thick grey line: the variant's "
+        "block-launch roof, FLOPs of one block times the measured block "
+        "rate of its block size, where its blocks do the same work at "
+        "every size."),
     "blocks": (
         "Block sizes",
         "Bandwidth against threads per block, one panel per op family; "
         "each variant's largest size solid (smaller sizes dashed, dotted). "
         "A ring marks the block the study published; the green band is 128 "
         "to 256 threads (finding 5); the horizontal line is the op's DRAM "
-        "ceiling."),
+        "ceiling. Thick grey lines, named where they leave the panel: the "
+        "block-launch roof of each variant's largest size, its bytes of "
+        "one block times the measured block-launch rate of that block "
+        "size (between two measured sizes with the same rate, that rate; "
+        "no roof at a size without one)."),
     "dram_share": (
         "Share of the DRAM ceiling",
         "At the largest size (warm when measured), per variant grouped by "
@@ -65,6 +93,21 @@ FIGURE_TEXT = {
         "1x marked. The title gives each "
         "op family's intensity (FLOP per byte moved) and how far under "
         "the ridge of its FMA roof and DRAM ceiling it lies."),
+    "concurrency": (
+        "Concurrency curve",
+        "The memory-concurrency curve that `ewbench ceilings` measured: "
+        "DRAM bandwidth (bytes read and written over time) against the KiB "
+        "of loads in flight per SM that its kernel holds, on a logarithmic "
+        "axis, one panel per shape (copy, the shape of relu and abs; add), "
+        "one line per request size (bytes per warp load instruction). "
+        "Dotted verticals, with their KiB: where each line reaches 95 % of "
+        "its top, what the latency rule takes as enough. Thick red line: "
+        "the op's DRAM ceiling. Diamonds: the study's variants at the "
+        "largest size, at their own estimated loads in flight per SM "
+        "(bytes read per thread x resident threads) and measured "
+        "bandwidth, filled in the colour of the line they are placed on "
+        "(their own request size, else the nearest measured); variants "
+        "whose loads in flight are unknown are named in the title."),
     "instructions": (
         "Instruction efficiency",
         "At the largest size, per variant (grouped by op family, fastest "

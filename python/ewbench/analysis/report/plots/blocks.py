@@ -4,6 +4,7 @@ published block circled (blocks part)."""
 
 import math
 
+import numpy as np
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter
 
@@ -12,11 +13,63 @@ from ..findings.blocks import F5_SAFE_BLOCKS
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
-from .common import (CEILING_GREY, _families, _figure, _grid,
-                     _legend_handles, family_styles, legend_outside, save)
+from .common import (BLOCK_ROOF, CEILING_GREY, _families, _figure, _grid,
+                     _legend_handles, block_roof, family_styles,
+                     legend_outside, place_labels, save, settle)
 
 
 TIER_STYLES = ("-", "--", ":")      # largest size first
+
+
+def block_roof_lines(run, points):
+    """[(blocks, byte/s, variants)]: per variant's largest size swept
+    over blocks, what its blocks can move at the block rate of each block
+    size (bytes a block x block_rate_at; NaN where that rate is not known,
+    which breaks the line); variants whose lines agree within 1 % share
+    one."""
+    lines = []
+    for v in sorted({p.variant for p in points}, key=var.sort_key):
+        swept = [n for n in {p.n for p in points if p.variant == v}
+                 if len({p.block for p in points
+                         if p.variant == v and p.n == n}) > 1]
+        if not swept:
+            continue
+        rows = sorted((p for p in points if p.variant == v and
+                       p.n == max(swept) and p.grid), key=lambda p: p.block)
+        roofs = [block_roof(run, p.block, p.bytes_moved / p.grid)
+                 for p in rows]
+        if sum(r is not None for r in roofs) < 2:
+            continue
+        blocks = [p.block for p in rows]
+        roofs = np.array([math.nan if r is None else r for r in roofs])
+        for line in lines:
+            if line[0] == blocks and np.allclose(roofs, line[1], rtol=0.01,
+                                                 equal_nan=True):
+                line[2].append(v)
+                break
+        else:
+            lines.append((blocks, roofs, [v]))
+    return lines
+
+
+def _draw_block_roofs(ax, run, points, top):
+    """Each block-launch roof line (clipped at `top` GB/s); the anchors of
+    their labels [(block, GB/s, text, colour)]: where a line leaves the
+    top, else its last point."""
+    anchors = []
+    for blocks, roofs, names in block_roof_lines(run, points):
+        y = roofs / 1e9
+        ax.plot(blocks, y, zorder=1, **BLOCK_ROOF)
+        known = [(b, r) for b, r in zip(blocks, y) if not math.isnan(r)]
+        at = known[-1]
+        for (b0, y0), (b1, y1) in zip(zip(blocks, y), zip(blocks[1:], y[1:])):
+            if y0 <= top < y1:
+                # The segment is straight on the log2 block axis.
+                at = (b0 * (b1 / b0) ** ((top - y0) / (y1 - y0)), top)
+                break
+        anchors.append(tuple(at) + ("block-launch roof of %s" %
+                                    ", ".join(names), BLOCK_ROOF["color"]))
+    return anchors
 
 
 def plot_blocks(run, outdir, published=None):
@@ -37,7 +90,7 @@ def plot_blocks(run, outdir, published=None):
     dram = model.run_dram_ceiling(run, "add")
     rows = math.ceil(len(fams) / 2)
     fig, body = _figure([run], 4.4 * rows + 1.3)
-    tiers_used = 1
+    tiers_used, labels = 1, []
     for ax, fam in zip(_grid(body, len(fams)), fams):
         mine = [p for p in points if var.family(p) == fam]
         styles = family_styles(mine)
@@ -71,7 +124,10 @@ def plot_blocks(run, outdir, published=None):
         ax.set_xticklabels([str(b) for b in blocks], fontsize=8)
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda *_: ""))
         ax.tick_params(labelsize=8)
-        ax.set_ylim(bottom=0)
+        top = 1.08 * max([p.bandwidth / 1e9 for p in mine] + (
+            [ceiling.value / 1e9] if ceiling is not None else []))
+        ax.set_ylim(0, top)
+        anchors = _draw_block_roofs(ax, run, mine, top)
         ax.set_xlabel("threads per block", fontsize=9)
         ax.set_ylabel("GB/s", fontsize=9)
         ax.grid(True, alpha=0.3)
@@ -80,6 +136,7 @@ def plot_blocks(run, outdir, published=None):
                 p.n for p in mine if size_label(p.n) == t)))), fontsize=10)
         ax.legend(handles=_legend_handles(styles), loc="lower right",
                   fontsize=7.5, framealpha=0.85)
+        labels.append((ax, anchors))
     handles = [Line2D([], [], color="#333333", ls=TIER_STYLES[k],
                       label=("largest", "middle", "smallest")[k] +
                       " size of the variant")
@@ -89,6 +146,11 @@ def plot_blocks(run, outdir, published=None):
                 Line2D([], [], color="#e8f3e8", lw=8,
                        label="%d to %d threads (finding 5)" % (
                            min(F5_SAFE_BLOCKS), max(F5_SAFE_BLOCKS)))]
+    if any(anchors for _, anchors in labels):
+        handles.append(Line2D([], [], label="block-launch roof of the "
+                              "largest size swept: bytes a block x the "
+                              "measured block rate of its size",
+                              **BLOCK_ROOF))
     if dram is not None:
         handles.append(Line2D([], [], color=CEILING_GREY, label=(
             "measured DRAM ceiling of the op (dram_add; relu, abs: "
@@ -98,4 +160,8 @@ def plot_blocks(run, outdir, published=None):
     body.suptitle("Bandwidth against threads per block (%s, %s launches)"
                   % (cache, "/".join(sorted({p.launch for p in points}))),
                   fontsize=10)
+    if any(anchors for _, anchors in labels):
+        renderer = settle(fig)
+        for ax, anchors in labels:
+            place_labels(ax, anchors, renderer, fontsize=7)
     return save(fig, outdir, "blocks")

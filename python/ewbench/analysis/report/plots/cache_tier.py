@@ -4,6 +4,7 @@ and effective L2, the DRAM ceilings, the share of reads served by L2 on a
 second axis (sweep part)."""
 
 import math
+import textwrap
 
 import numpy as np
 from matplotlib import patheffects
@@ -15,9 +16,10 @@ from .. import model
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import bytes_label
-from .common import (HIT_GREY, LEVEL_COLOURS, _families, _figure,
-                     _gbps_short, _grid, _legend_handles, _log2_bytes_axis,
-                     family_styles, save)
+from .common import (BLOCK_ROOF, HIT_GREY, LEVEL_COLOURS, _families,
+                     _figure, _gbps_short, _grid, _legend_handles,
+                     _log2_bytes_axis, block_roof, family_styles,
+                     label_on_line, per_block, save, settle)
 
 
 def _series(points):
@@ -89,7 +91,50 @@ _EFFECTIVE_KEYS = {
     "bracket": "effective L2 (finding 2): between the sizes measured"}
 
 
+def block_roofs(run, points, styles):
+    """[(byte/s, bytes a block, block rate, variants)]: the block-launch
+    roof of each highlighted variant whose every block moves the same
+    bytes at every size, at the measured rate of its block size; variants
+    with the same roof (within 1 %) share one."""
+    roofs = []
+    for v in sorted({p.variant for p in points}, key=var.sort_key):
+        rows = [p for p in points if p.variant == v]
+        size = per_block(rows)
+        if not styles[v].highlighted or size is None:
+            continue
+        value = block_roof(run, rows[0].block, size)
+        if value is None:
+            continue
+        for roof in roofs:
+            if abs(roof[0] - value) <= 0.01 * roof[0]:
+                roof[3].append(v)
+                break
+        else:
+            roofs.append((value, size, value / size, [v]))
+    return roofs
+
+
+def _block_roofs(ax, run, points, styles, top):
+    """Draw the block-launch roofs that lie under `top` GB/s; their
+    labels ((value, text) for label_on_line, once all is drawn) and
+    legend handles."""
+    labels, handles = [], []
+    for value, size, rate, names in block_roofs(run, points, styles):
+        if value / 1e9 > top:
+            continue
+        ax.axhline(value / 1e9, zorder=1, **BLOCK_ROOF)
+        labels.append((value / 1e9, "block-launch roof %s" %
+                       _gbps_short(value)))
+        handles.append(Line2D([], [], label="\n".join(textwrap.wrap(
+            "block-launch roof of %s: %s a block x %.2f G blocks/s" % (
+                ", ".join(names), bytes_label(size), rate / 1e9), 60)),
+            **BLOCK_ROOF))
+    return labels, handles
+
+
 def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
+    """Draw one op family's panel; the labels of its block-launch roofs,
+    [(ax, GB/s, text)], to be written once the figure is drawn."""
     styles = family_styles(points)
     marks = _stagger(styles)
     first = min((p.footprint_bytes for p in points), default=1)
@@ -153,6 +198,9 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         else:
             note = "measured L2 read ceiling %s: above the plot" % \
                 _gbps_short(l2c.value)
+    roof_labels, roof_refs = _block_roofs(ax, run, points, styles,
+                                          ymax * 1.12)
+    refs += roof_refs
     box = dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85)
     # Both L2 sizes are named right of the nominal one, in the upper part:
     # every kernel there runs at DRAM speed or below and the share of
@@ -221,6 +269,7 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     ax.legend(handles=_legend_handles(styles, with_cold=True) + refs,
               loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
               fontsize=7.5, frameon=False)
+    return [(ax, y, text) for y, text in roof_labels]
 
 
 def plot_cache_tier(run, outdir, effective_l2=None):
@@ -238,10 +287,15 @@ def plot_cache_tier(run, outdir, effective_l2=None):
     rows = math.ceil(len(fams) / 2)
     launches = "/".join(sorted({p.launch for p in points}))
     fig, body = _figure([run], 5.9 * rows + 0.6)
+    labels = []
     for ax, fam in zip(_grid(body, len(fams)), fams):
-        _cache_tier_panel(ax, run, [p for p in points
-                                    if var.family(p) == fam], fam,
-                          effective_l2)
+        labels += _cache_tier_panel(ax, run, [p for p in points
+                                              if var.family(p) == fam], fam,
+                                    effective_l2)
     body.suptitle("Bandwidth against working set (%s launches)" % launches,
                   fontsize=10)
+    if labels:
+        renderer = settle(fig)
+        for ax, y, text in labels:
+            label_on_line(ax, y, text, BLOCK_ROOF["color"], renderer)
     return save(fig, outdir, "cache_tier")

@@ -8,14 +8,18 @@ import os
 from dataclasses import dataclass
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.transforms import Bbox
 from matplotlib.ticker import FuncFormatter, LogLocator
 from PIL import Image
 
 from .. import model
 from ...core import atomic
+from ...core import select as sel
+from ...core import validate
 from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import bytes_label
@@ -32,6 +36,9 @@ PNG_COLOURS = 256
 LEVEL_COLOURS = {"DRAM": "#d62728", "L2": "#1f77b4", "L1": "#2ca02c",
                  "algorithmic": "#7f7f7f"}
 CEILING_GREY = "#444444"
+# The block-launch roof (front end), in every figure that draws it: thick,
+# translucent and grey, as the DRAM ceiling is thick, translucent and red.
+BLOCK_ROOF = dict(color="#505050", lw=4.0, alpha=0.35, solid_capstyle="butt")
 HIT_GREY = "#7a7a7a"
 STUDY_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#17becf",
                  "#bcbd22", "#e377c2")
@@ -162,8 +169,28 @@ def legend_outside(figure, where, **kwargs):
         return figure.legend(loc=where, **kwargs)
 
 
+def _freeze_layout(fig):
+    """Settle the constrained layout once and fix every subfigure and
+    axes where it put them, rounded to 1e-6 of their parent: the layout's
+    solver lands a few 1e-13 apart from one drawing to the next (how
+    depends on what the process drew before), and the SVG names each
+    axes' clip path by a hash of its exact box, so the same figure drawn
+    twice would differ."""
+    fig.canvas.draw()
+    subfigures = list(fig.subfigs)
+    while subfigures:
+        sub = subfigures.pop()
+        sub.bbox_relative.set_points(
+            np.round(sub.bbox_relative.get_points(), 6))
+        subfigures += sub.subfigs
+    for ax in fig.get_axes():
+        ax.set_position(Bbox(np.round(ax.get_position().get_points(), 6)))
+    fig.set_layout_engine("none")
+
+
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
+    _freeze_layout(fig)
     atomic.make_dirs(outdir)
     png = os.path.join(outdir, stem + ".png")
     svg = os.path.join(outdir, stem + ".svg")
@@ -179,6 +206,88 @@ def dram_bound_threshold_label():
     return "%.0f %%: the DRAM-bound rule's floor (it also needs >= %.0f " \
         "%% of the best sibling)" % (100 * model.DRAM_FRACTION,
                                      100 * model.SIBLING_FRACTION)
+
+
+def level_bytes(run, p):
+    """[(level, bytes)] counted at DRAM, L2 and L1, where measured."""
+    out = []
+    for level, value in (("DRAM", sel.dram_bytes(run, p)),
+                         ("L2", sel.l2_bytes(run, p)),
+                         ("L1", sel.l1_bytes(run, p))):
+        if value:
+            out.append((level, value))
+    return out
+
+
+# ceilings drawn as roofs
+
+
+def compute_roof(run, dtype):
+    """(flop/s, label) of the dtype's FMA roof: ceilings.csv's fp32_fma or
+    fp16_fma, else for fp32 a spec estimate from run.json; None."""
+    name = {"f32": "fp32_fma", "f16": "fp16_fma"}.get(dtype)
+    c = (run.ceilings or {}).get(name) if name else None
+    if c is not None and c.value > 0:
+        return c.value, "%s %.1f TFLOP/s (measured)" % (name, c.value / 1e12)
+    dev = run.device
+    lanes = dev.get("fp32_lanes_per_sm")      # run.json, from ewbench
+    if dtype == "f32" and lanes and dev.get("sm_count") and \
+            dev.get("sm_clock_khz"):
+        peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
+        return peak, "fp32 %.1f TFLOP/s (spec estimate)" % (peak / 1e12)
+    return None
+
+
+# Two measured block rates this close (relative) stand for the sizes
+# between them; further apart, a size between them gets no rate.
+RATE_AGREE = 0.01
+
+
+def block_rate_at(run, block):
+    """Blocks/s at which the GPU launches blocks of `block` threads: the
+    measured block_rate_b<block>; for a size between two measured ones
+    (96 between 64 and 128) their mean where they agree within
+    RATE_AGREE, else None (768: 512's and 1024's rates differ, and no
+    model says how it falls between them); None where not measured."""
+    rate = model.measured_block_rate(run.ceilings, block)
+    if rate is not None:
+        return rate.value
+    if not block:
+        return None
+    below = [b for b in validate.BLOCK_RATE_BLOCKS if b < block]
+    above = [b for b in validate.BLOCK_RATE_BLOCKS if b > block]
+    if not below or not above:
+        return None
+    low = model.measured_block_rate(run.ceilings, below[-1])
+    high = model.measured_block_rate(run.ceilings, above[0])
+    if low is None or high is None or \
+            abs(low.value - high.value) > RATE_AGREE * low.value:
+        return None
+    return (low.value + high.value) / 2
+
+
+def block_roof(run, block, per_block):
+    """per_block (bytes or FLOPs of one block) x the block-launch rate of
+    blocks of `block` threads (block_rate_at): what the GPU's block
+    launches allow per second, whatever the memory level; None where that
+    rate is not known."""
+    rate = block_rate_at(run, block)
+    return None if rate is None else per_block * rate
+
+
+def per_block(points):
+    """The bytes one block moves, the same at every size of a variant's
+    points (bytes_moved / grid within 5 %, over grids of 16 blocks or
+    more), at the largest; None where the grid does not grow with the
+    size (a grid-stride loop) or is not known."""
+    rows = [p for p in points if p.grid and p.grid >= 16 and p.block]
+    if not rows:
+        return None
+    values = [p.bytes_moved / p.grid for p in rows]
+    if max(values) > 1.05 * min(values):
+        return None
+    largest = max(rows, key=lambda p: p.n)
+    return largest.bytes_moved / largest.grid
 
 
 def _binary_bytes(value, _pos=None):
@@ -209,3 +318,148 @@ def _grid(body, count, ncols=2):
     for ax in axes[count:]:
         ax.set_visible(False)
     return axes[:count]
+
+
+# labels beside points
+
+# Where a point's label may go, in points from the point: right, left,
+# above, below, then the diagonals, then further out.
+LABEL_OFFSETS = ((7, 0), (-7, 0), (0, 8), (0, -8), (7, 7), (7, -7),
+                 (-7, 7), (-7, -7), (14, 14), (14, -14), (-14, 14),
+                 (-14, -14), (0, 20), (0, -20), (22, 0), (-22, 0),
+                 (24, 24), (24, -24), (-24, 24), (-24, -24), (0, 32),
+                 (0, -32))
+
+
+# Behind a label, so lines under it do not cross its letters (a text
+# with a path effect would be written as paths, not text, in the SVG).
+LABEL_BOX = dict(boxstyle="square,pad=0.1", fc="white", ec="none",
+                 alpha=0.75)
+# A label's cost of covering a line: per sampled pixel (3 px apart) of a
+# line under it, against its overlap in square pixels with other labels.
+LINE_PIXEL_COST = 20
+
+
+def _label_alignment(dx, dy):
+    ha = "left" if dx > 0 else "right" if dx < 0 else "center"
+    va = "bottom" if dy > 0 else "top" if dy < 0 else "center"
+    return ha, va
+
+
+def settle(figure):
+    """Draw the figure once, so that its layout is settled and the labels
+    placed after it (place_labels, label_on_line: outside the layout) can
+    measure where everything is; the renderer they measure with."""
+    figure.canvas.draw()
+    return figure.canvas.get_renderer()
+
+
+def place_labels(ax, items, renderer, fontsize=7.5):
+    """Write each item's text beside its point without covering another
+    label, a point, a line or the axes' edge where any offset of
+    LABEL_OFFSETS allows (else the least cover); items [(x, y, text,
+    colour)] in data coordinates.  Labels leave the layout alone (call it
+    once the figure is drawn: settle), and a label away from its point
+    gets a thin leader."""
+    frame = ax.get_window_extent(renderer)
+    pixels = _drawn_pixels(ax)
+    pad = 2.0
+    taken = [t.get_window_extent(renderer) for t in ax.texts]
+    if ax.get_legend() is not None:
+        taken.append(ax.get_legend().get_window_extent(renderer))
+    for x, y, _, _ in items:
+        px, py = ax.transData.transform((x, y))
+        taken.append(Bbox.from_extents(px - 4, py - 4, px + 4, py + 4))
+    placed = []
+    for x, y, text, colour in items:
+        best = None
+        for dx, dy in LABEL_OFFSETS:
+            ha, va = _label_alignment(dx, dy)
+            note = ax.annotate(text, (x, y), xytext=(dx, dy),
+                               textcoords="offset points", ha=ha, va=va,
+                               fontsize=fontsize, color=colour, zorder=10)
+            note.set_in_layout(False)
+            box = note.get_window_extent(renderer)
+            box = Bbox.from_extents(box.x0 - pad, box.y0 - pad,
+                                    box.x1 + pad, box.y1 + pad)
+            cost = sum(_overlap(box, other) for other in taken) + \
+                LINE_PIXEL_COST * _pixels_inside(pixels, box)
+            inside = Bbox.intersection(box, frame)
+            cost += box.width * box.height - (
+                inside.width * inside.height if inside is not None else 0.0)
+            note.remove()
+            if best is None or cost < best[0]:
+                best = (cost, dx, dy, box)
+            if cost == 0:
+                break
+        _, dx, dy, box = best
+        ha, va = _label_alignment(dx, dy)
+        far = abs(dx) + abs(dy) > 16
+        note = ax.annotate(
+            text, (x, y), xytext=(dx, dy), textcoords="offset points",
+            ha=ha, va=va, fontsize=fontsize, color=colour, zorder=10,
+            arrowprops=dict(arrowstyle="-", color=colour, lw=0.6,
+                            shrinkA=0, shrinkB=3) if far else None,
+            bbox=LABEL_BOX)
+        note.set_in_layout(False)
+        taken.append(box)
+        placed.append(note)
+    return placed
+
+
+def _drawn_pixels(ax):
+    """Pixel positions along every line of ax, each segment sampled every
+    3 pixels or so: what a label should not cover."""
+    points = []
+    for line in ax.get_lines():
+        xy = line.get_transform().transform(np.asarray(line.get_xydata(),
+                                                       dtype=float))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        for a, b in zip(xy[:-1], xy[1:]):
+            steps = max(2, int(np.hypot(*(b - a)) / 3))
+            points.append(a + np.outer(np.linspace(0, 1, steps), b - a))
+        if len(xy) == 1:
+            points.append(xy)
+    return np.concatenate(points) if points else np.empty((0, 2))
+
+
+def label_on_line(ax, y, text, colour, renderer, fontsize=7):
+    """Write text on the horizontal line at data y, at the left or the
+    right edge, above or below it: wherever it covers the fewest drawn
+    points of the axes' lines and no other label.  Call it once the
+    figure is drawn (settle)."""
+    pixels = _drawn_pixels(ax)
+    others = [t.get_window_extent(renderer) for t in ax.texts]
+    best = None
+    for x, ha in ((0.01, "left"), (0.99, "right"), (0.3, "left")):
+        for dy, va in ((2, "bottom"), (-2, "top")):
+            note = ax.annotate(text, (x, y),
+                               xycoords=("axes fraction", "data"),
+                               xytext=(0, dy), textcoords="offset points",
+                               ha=ha, va=va, fontsize=fontsize,
+                               color=colour, zorder=9)
+            box = note.get_window_extent(renderer)
+            note.remove()
+            cost = LINE_PIXEL_COST * _pixels_inside(pixels, box) + sum(
+                _overlap(box, o) for o in others)
+            if best is None or cost < best[0]:
+                best = (cost, x, ha, dy, va)
+    _, x, ha, dy, va = best
+    note = ax.annotate(text, (x, y), xycoords=("axes fraction", "data"),
+                       xytext=(0, dy), textcoords="offset points", ha=ha,
+                       va=va, fontsize=fontsize, color=colour, zorder=9,
+                       bbox=LABEL_BOX)
+    note.set_in_layout(False)
+    return note
+
+
+def _pixels_inside(pixels, box):
+    if not len(pixels):
+        return 0
+    return int(np.sum((pixels[:, 0] >= box.x0) & (pixels[:, 0] <= box.x1) &
+                      (pixels[:, 1] >= box.y0) & (pixels[:, 1] <= box.y1)))
+
+
+def _overlap(a, b):
+    inter = Bbox.intersection(a, b)
+    return inter.width * inter.height if inter is not None else 0.0

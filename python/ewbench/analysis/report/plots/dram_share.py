@@ -19,33 +19,23 @@ from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short,
-                     dram_bound_threshold_label, save)
-
-
-def _l1_bytes(run, p):
-    """L1 bytes: l1tex__t_bytes.sum, else the global load and store bytes
-    through the LSU pipe (the default set counts those)."""
-    total = sel.metric(run, p, sel.M_L1_BYTES)
-    if total:
-        return total
-    parts = [sel.metric(run, p, m) for m in sel.M_L1_GLOBAL_BYTES]
-    return sum(parts) if all(v is not None for v in parts) else None
+                     _families, _figure, _gbps_short, compute_roof,
+                     dram_bound_threshold_label, level_bytes, save)
 
 
 L2_OWN = "L2 own"      # the L2 bytes less those that crossed the fabric
 
 
 def _level_bytes(run, p):
-    """[(level, bytes)] counted at DRAM, L2 and L1, and at L2 less the
-    sectors that crossed the partition fabric, where measured."""
-    out = []
-    for level, value in (("DRAM", sel.dram_bytes(run, p)),
-                         ("L2", sel.metric(run, p, sel.M_L2_BYTES)),
-                         (L2_OWN, l2c.own_bytes(run, p)),
-                         ("L1", _l1_bytes(run, p))):
-        if value:
-            out.append((level, value))
+    """[(level, bytes)] counted at DRAM, L2 and L1 (level_bytes), and at
+    L2 less the sectors that crossed the partition fabric, where
+    measured."""
+    out = level_bytes(run, p)
+    own = l2c.own_bytes(run, p)
+    if own:
+        at = next((i + 1 for i, (level, _) in enumerate(out)
+                   if level == "L2"), len(out))
+        out.insert(at, (L2_OWN, own))
     return out
 
 
@@ -54,22 +44,6 @@ def _level_style(level, colour):
     if level == L2_OWN:
         return dict(color=colour, mfc="none", mec=colour, mew=1.2, zorder=4)
     return dict(color=colour, mec="white", mew=0.5, zorder=3)
-
-
-def _compute_roof(run, dtype):
-    """(flop/s, label) of the dtype's FMA roof: ceilings.csv's fp32_fma or
-    fp16_fma, else for fp32 a spec estimate from run.json; None."""
-    name = {"f32": "fp32_fma", "f16": "fp16_fma"}.get(dtype)
-    c = (run.ceilings or {}).get(name) if name else None
-    if c is not None and c.value > 0:
-        return c.value, "%s %.1f TFLOP/s (measured)" % (name, c.value / 1e12)
-    dev = run.device
-    lanes = dev.get("fp32_lanes_per_sm")      # run.json, from ewbench
-    if dtype == "f32" and lanes and dev.get("sm_count") and \
-            dev.get("sm_clock_khz"):
-        peak = dev["sm_count"] * lanes * 2 * dev["sm_clock_khz"] * 1e3
-        return peak, "fp32 %.1f TFLOP/s (spec estimate)" % (peak / 1e12)
-    return None
 
 
 def _intensity_note(run, pts, fams):
@@ -86,7 +60,7 @@ def _intensity_note(run, pts, fams):
             continue
         intensity = float(np.median(flops))
         text = "%s %.3g FLOP/B" % (var.family_label(fam), intensity)
-        roof = _compute_roof(run, fam[1])
+        roof = compute_roof(run, fam[1])
         dram = model.run_dram_ceiling(run, fam[0])
         if roof is not None and dram is not None:
             ridge = roof[0] / dram.value
