@@ -266,6 +266,17 @@ unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
 	return false;
 }
 
+/* Its arrays alone (the operands and the output) would not fit the GPU's
+ * memory: the memory check refuses the run before the plan judges grids. */
+static bool
+beyond_memory(const struct tier_device *td, const struct ewb_variant *v,
+    uint64_t n)
+{
+	double	arrays = 3.0 * (double)n * ewb_dtype_size(v->dtype);
+
+	return td->memory_bytes > 0 && arrays > (double)td->memory_bytes;
+}
+
 /* A size no launch of v can measure at block (unlaunchable): left out for
  * that kernel, saying why, never launched. */
 static bool
@@ -418,7 +429,11 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		nb = variant_blocks(o, v, blocks);
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
-				if (!left_out(p, v, sizes[k], blocks[b]))
+				/* A size past the GPU's memory is the memory
+				 * check's to refuse (exit 4), the reason
+				 * before any grid's. */
+				if (beyond_memory(&td, v, sizes[k]) ||
+				    !left_out(p, v, sizes[k], blocks[b]))
 					add_case(p, v, sizes[k], blocks[b]);
 			}
 		}

@@ -468,3 +468,13 @@ def test_l2_bytes_from_sectors_where_lts_bytes_are_not_counted(
     assert sel.l2_bytes(run, p) == 150 * sel.L2_SECTOR_BYTES
     assert sel.l2_bytes(fixture_run, p) == sel.metric(fixture_run, p,
                                                       sel.M_L2_BYTES)
+
+
+def test_the_report_may_write_every_figure_plots_draws():
+    """The output rule (atomic.unclaimed) refuses a directory holding a
+    file the report does not write: every figure plots draws must be on
+    the page's list (a new figure's name once was not, and a second
+    render refused its own first)."""
+    from ewbench.analysis.report.page import build
+    from ewbench.analysis.report.plots import study
+    assert set(study.FIGURES) <= set(build.FIGURES)

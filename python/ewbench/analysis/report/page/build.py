@@ -25,9 +25,12 @@ from .method import environment_section, method_section, reproduce_section
 from .threats import threats_section
 
 
-# Every figure a report may draw (report/plots, user_kernels.py): with the
-# two pages, the only files `ewbench report` writes into OUTDIR.
-FIGURES = ("cache_tier", "blocks", "dram_share", "instructions", uk.FIGURE)
+# Every figure a report may draw (report/plots' FIGURES, which imports
+# matplotlib, the page does not; user_kernels.py, energy.py): with the two
+# pages, the only files `ewbench report` writes into OUTDIR.
+# tests/python/test_plots.py holds plots' list inside this one.
+FIGURES = ("cache_tier", "roofline", "blocks", "dram_share", "concurrency",
+           "instructions", uk.FIGURE, en.FIGURE)
 FILES = doc.report_files(FIGURES)
 
 SECTIONS = (("findings", "Findings"),
