@@ -98,7 +98,8 @@ PY
 "$EWBENCH" report "$tmpdir/fma" -o "$tmpdir/fma-report" >"$tmpdir/rep.log" 2>&1 ||
     fail "report: exit $?: $(tail -5 "$tmpdir/rep.log")"
 # report.md wraps its prose: the sentence read as one line
-tr '\n' ' ' <"$tmpdir/fma-report/report.md" | grep -q 'checked against `fma_bf16_ref`' &&
+tr '\n' ' ' <"$tmpdir/fma-report/report.md" | tr -s ' ' |
+    grep -q 'checked against `fma_bf16_ref`' &&
     grep -q '| DRAM ceiling |' "$tmpdir/fma-report/report.md" ||
     fail "the report lacks the fused op's section"
 
