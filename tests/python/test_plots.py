@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 from PIL import Image
+from matplotlib.text import Text
 
 from ewbench.analysis.report import plots
 from ewbench.analysis.core import study
@@ -411,7 +412,11 @@ def test_labels_beside_points_do_not_cover_one_another(fixture_run):
         ax.plot(x, y, "o")
     renderer = plots.settle(fig)
     notes = plots.place_labels(ax, items, renderer)
-    boxes = [n.get_window_extent(renderer) for n in notes]
+    # The texts themselves (Text's extent: an annotation's own adds its
+    # leader on some matplotlib versions, and a leader may pass a label).
+    for n in notes:
+        n.update_positions(renderer)
+    boxes = [Text.get_window_extent(n, renderer) for n in notes]
     assert [n.get_text() for n in notes] == [t for _, _, t, _ in items]
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
