@@ -17,5 +17,6 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
 	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
+	%reldir%/inflight.def \
 	%reldir%/peer_cub.cuh \
 	%reldir%/ceilings.h
