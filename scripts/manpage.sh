@@ -49,7 +49,9 @@ fill() {
 page() {
 	ewbench=$1
 	version=$2
-	dataroot=${3:-}
+	# As ewbench prints its folders: absolute, links resolved (a VPATH
+	# build, make distcheck's, names its source tree ../..).
+	dataroot=${3:+$(cd "$3" && pwd -P)}
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ewbench-manpage.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	# The analysis's Python writes no bytecode into the source tree.

@@ -4,7 +4,8 @@ set -eu
 LC_ALL=C
 export LC_ALL
 : "${EWBENCH:?EWBENCH must name the ewbench binary (make check sets it)}"
-: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+# Absolute: make distcheck's is ../.., and tests change directory.
+top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/..}" && pwd)
 # The Python package (ewbench.analysis) of this source tree.
 PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONPATH
