@@ -442,7 +442,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	/* Sort by everything but the block, then restore each run's block
 	 * order: cases of one variant and size were added contiguously in
 	 * --block order and qsort may have shuffled them. */
-	qsort(p->cases, p->ncases, sizeof *p->cases, case_order);
+	if (p->ncases > 1)	/* qsort may not be given NULL */
+		qsort(p->cases, p->ncases, sizeof *p->cases, case_order);
 	for (start = 0; start < p->ncases; start = i) {
 		for (i = start + 1; i < p->ncases &&
 		    case_order(&p->cases[start], &p->cases[i]) == 0; i++)

@@ -409,6 +409,7 @@ test_refusals(void)
 		int			code = 0;
 
 		spec_init(&s, good, EWB_OP_ADD, EWB_F32, NULL);
+		free(s.function);	/* the one the file has */
 		s.function = xstrdup("no_such_kernel");
 		CHECK(user_build(&s, 90, &b, &code, &cause) == -1);
 		CHECK(code == EWB_EXIT_USAGE);
