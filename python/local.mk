@@ -84,6 +84,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
+	%reldir%/ewbench/analysis/report/uses.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \

@@ -12,10 +12,9 @@ from ...core import noise
 from ...core import study as stu
 from ...core import timing
 from ...core.units import gbps, size_label, us
-from .common import FAILS, HOLDS, UNTESTABLE, _and, _finding
+from .common import FAILS, HOLDS, UNTESTABLE, Spec, and_list
 
 
-NUMBER = 5
 CLAIM = "128 or 256 threads per block is the safe choice."
 SHORT_CLAIM = "128 or 256 threads per block is safe"
 
@@ -132,7 +131,7 @@ def f5_regimes(judged, l2_bytes):
                for j in failed for k in [_per_thread(j[5])]]
         parts.append("not in the %s tier, %s launches, for %s: %d of %d "
                      "sweeps beyond the limit, worst %.3fx" % (
-                         tier, launch, _and(who), len(failed), len(g),
+                         tier, launch, and_list(who), len(failed), len(g),
                          worst))
     return "; ".join(parts)
 
@@ -144,9 +143,9 @@ def finding_5(sctx):
             part, ctx = name, sctx.parts[name]
             break
     if ctx is None:
-        return _finding(5, UNTESTABLE, [], "Every variant was timed at one "
-                        "block size; a block sweep (`ewbench tune`, the "
-                        "study's blocks/ part) is needed.")
+        return SPEC.finding(UNTESTABLE, [], "Every variant was timed at one "
+                            "block size; a block sweep (`ewbench tune`, the "
+                            "study's blocks/ part) is needed.")
     numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
     floor = noise.run_floor(ctx.run)
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
@@ -201,9 +200,9 @@ def finding_5(sctx):
                  "%s." % (
                      100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
     if not judged:
-        return _finding(5, UNTESTABLE, numbers, "No block sweep here "
-                        "includes 128 or 256 at a size that is not "
-                        "launch-bound." + note, part=part)
+        return SPEC.finding(UNTESTABLE, numbers, "No block sweep here "
+                            "includes 128 or 256 at a size that is not "
+                            "launch-bound." + note, part=part)
     # The deciding sweep: the worst beyond its limit, else the worst.
     _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
     tiers = f5_tiers(judged, ctx.run.l2_bytes)
@@ -217,16 +216,16 @@ def finding_5(sctx):
             limit, distance.text(), len(judged),
             "; " + tiers if tiers else "")
     if failures:
-        return _finding(5, FAILS, numbers, ("The answer differs by tier: "
-                                            "%s. " % tiers if tiers else "")
-                        + "; ".join(failures) + "." + note, deciding, part,
-                        f5_regimes(judged, ctx.run.l2_bytes))
-    return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
-                    "and 256 threads is within %.0f%% of the best block "
-                    "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
-                                 ", or within the noise" if noisy else "") +
-                    note,
-                    deciding, part)
+        return SPEC.finding(FAILS, numbers, ("The answer differs by tier: "
+                                                "%s. " % tiers if tiers else "")
+                            + "; ".join(failures) + "." + note, deciding, part,
+                            f5_regimes(judged, ctx.run.l2_bytes))
+    return SPEC.finding(HOLDS, numbers, "In all %d sweeps the better of 128 "
+                        "and 256 threads is within %.0f%% of the best block "
+                        "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
+                                     ", or within the noise" if noisy else "") +
+                        note,
+                        deciding, part)
 
 
-JUDGE = finding_5
+SPEC = Spec(5, CLAIM, SHORT_CLAIM, (), finding_5)
