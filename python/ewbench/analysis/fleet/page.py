@@ -198,7 +198,7 @@ def _pct_off(value, median):
 
 def _median_of(values):
     values = [v for v in values if v is not None]
-    return fa._median(values) if values else None
+    return fa.median_of(values) if values else None
 
 
 def outlier_sentence(judged, member, clocks):
