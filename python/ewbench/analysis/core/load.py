@@ -75,28 +75,11 @@ class Point:
     bandwidth_max_bytes_per_s: Optional[float]
     spec_dram_pct: Optional[float]
     check: Optional[str]
-    # Schema 2 (docs/data-format.md, "The timing protocol"); None in
-    # schema-1 rows, whose time_median_ns an event pair per launch gave.
-    time_source: Optional[str] = None
-    time_ci_low_ns: Optional[float] = None
-    time_ci_high_ns: Optional[float] = None
-    time_iqr_ns: Optional[float] = None
-    stop: Optional[str] = None
-    throttle: Optional[str] = None
-    interval_ns: Optional[float] = None
-    interval_ci_ns: Optional[float] = None
-    queued_interval_ns: Optional[float] = None
-    queued_interval_ci_ns: Optional[float] = None
-    graph_interval_ns: Optional[float] = None
-    graph_interval_ci_ns: Optional[float] = None
-    batch_ns: Optional[float] = None
-    line: int = 0
-    file: str = TIMING         # the CSV file of the run directory it is in
     # The timing protocol of schema 2 (issue 21; docs/data-format.md):
     # columns that schema-1 rows lack, so None there.  They fill in from
     # src/columns.def's TIMING(...) lines of the same names; analysis/
     # timing.py is the one reader that turns them into a kernel's time.
-    time_source: Optional[str] = None       # "kernel" or "batch"
+    time_source: Optional[str] = None  # "kernel", "events" or "batch"
     time_ci_low_ns: Optional[float] = None  # 95 % CI of the median
     time_ci_high_ns: Optional[float] = None
     time_iqr_ns: Optional[float] = None
@@ -109,6 +92,8 @@ class Point:
     graph_interval_ns: Optional[float] = None    # inside one graph
     graph_interval_ci_ns: Optional[float] = None
     batch_ns: Optional[float] = None        # events around the batch
+    line: int = 0
+    file: str = TIMING         # the CSV file of the run directory it is in
     # The run's noise.Floor (its GPU and timer step), set by load_run;
     # None for a point made elsewhere: noise.point_floor stands in.
     floor: Optional[object] = field(default=None, compare=False,
