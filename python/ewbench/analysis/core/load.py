@@ -7,7 +7,8 @@ breaks the contract is refused with a DataError (`path:line: expected
 What reaches the rest of the package therefore has n >= 1, times > 0 and
 finite, min <= median <= max, bandwidths equal to bytes / time, run_ids
 that match run.json, one row per point, and metrics rows that belong to
-timed points.  An empty field is "not measured" and becomes None, never 0.
+timed points, attached to the point in every launch mode it was timed in
+(attach_launch_modes).  An empty field is "not measured" and becomes None, never 0.
 
 metrics.csv, ceilings.csv and energy.csv are optional; their absence is
 None, which the rest of the package reads as "no counters", "no measured
@@ -348,7 +349,30 @@ def load_metrics(path, run_id, points):
         metrics.setdefault(key, {})[row["metric"]] = MetricValue(
             row["value"], row["unit"], row["source"])
     complete_derived(metrics, points)
+    attach_launch_modes(metrics, points)
     return metrics
+
+
+# The launch mode of every counter row (docs/data-format.md, `launch`).
+COUNTER_LAUNCH = "stream"
+
+
+def attach_launch_modes(metrics, points):
+    """Give each point the counter rows of its launch mode.  ewbench
+    writes a point's counters once, with launch COUNTER_LAUNCH (the
+    profiler replays a single launch), so a graph point's rows are those
+    of its stream key: here, the one place that says so, every point
+    whose key has none gets them (the same dict), and one with rows of
+    its own keeps them over those.  Every reader then looks a point's
+    counters up by its own key."""
+    for p in points:
+        if p.launch == COUNTER_LAUNCH:
+            continue
+        counted = metrics.get(p.key[:-1] + (COUNTER_LAUNCH,))
+        if counted is None:
+            continue
+        own = metrics.get(p.key)
+        metrics[p.key] = counted if own is None else {**counted, **own}
 
 
 # The source of a derived row that the analysis computed (see below).
