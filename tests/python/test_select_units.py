@@ -117,3 +117,18 @@ def test_study_variants_are_the_registry_study_rows():
     assert variants.role("torch_relu_f32") == variants.PEER
     assert variants.role("add_f32_tma") == variants.ADDITION
     assert variants.role("add_f16x8_pack") == variants.STUDY
+
+
+def test_published_blocks_are_study_def_default_blocks(fixture_run):
+    """variants.STUDY_BLOCKS: study.def's default block of each study
+    variant, the block the figure circles; the fixture's article-style
+    run times every study variant it has at that block."""
+    from ewbench.analysis.core import variants
+    assert set(variants.STUDY_BLOCKS) == set(variants.STUDY_VARIANTS)
+    assert variants.STUDY_BLOCKS["add_f32"] == 256
+    assert variants.STUDY_BLOCKS["add_f32x4"] == 64
+    assert variants.STUDY_BLOCKS["add_f16x8_pack"] == 32
+    primary = sel.primary_blocks(fixture_run.points)
+    timed = [v for v in primary if v in variants.STUDY_BLOCKS]
+    assert timed
+    assert all(primary[v] == variants.STUDY_BLOCKS[v] for v in timed)
