@@ -115,7 +115,16 @@ fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet
   answers   each GPU against the fleet median: outliers, clocks
   plots     the fleet's deviation figure (matplotlib)
-  page      report.md and report.html for a fleet
+  page      report.md and report.html for a fleet: the document put
+            together and written
+  cells     a value as the report writes it (units, deviations, clocks,
+            NVML readings; "—" when absent)
+  first     the first screen: headline, answers table, the outlier rule,
+            the members that failed
+  outliers  one paragraph per outlier: what is off, the counter and NVML
+            evidence, the likely causes
+  sections  the figure, clocks, points, members, method, threats,
+            reproduce
 
 contest/    repeats of one plan, interleaved (`ewbench contest`)
   rank      the add kernels ranked over the rounds, margins against cub
