@@ -8,10 +8,10 @@ the launch interval of each launch path exceed every kernel's duration?
 from dataclasses import dataclass
 
 from ...core import noise
+from ...core import select as sel
 from ...core import study as stu
 from ...core import timing
 from ...core.units import size_label, us
-from ...core import select as sel
 from ..uses import FINDING, VERDICT_PARTS, WEAKER, Use
 from .common import (BORDERLINE, FAILS, HOLDS, TORCH_PREFIX, UNTESTABLE,
                      Spec, and_list, at_size)
