@@ -38,9 +38,13 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/workers.py \
 	%reldir%/ewbench/analysis/fleet/__init__.py \
 	%reldir%/ewbench/analysis/fleet/answers.py \
+	%reldir%/ewbench/analysis/fleet/cells.py \
+	%reldir%/ewbench/analysis/fleet/first.py \
 	%reldir%/ewbench/analysis/fleet/members.py \
+	%reldir%/ewbench/analysis/fleet/outliers.py \
 	%reldir%/ewbench/analysis/fleet/page.py \
 	%reldir%/ewbench/analysis/fleet/plots.py \
+	%reldir%/ewbench/analysis/fleet/sections.py \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/energy.py \
@@ -84,6 +88,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/published.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
+	%reldir%/ewbench/analysis/report/uses.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \

@@ -1,5 +1,6 @@
 """The analysis package as a whole: it imports neither torch nor ewbench.peers
-(their absence breaks no module), and its docstring lists every module."""
+(their absence breaks no module), its docstring lists every module, and no
+module of ewbench imports itself back through others."""
 
 import os
 import re
@@ -68,3 +69,66 @@ def test_package_docstring_lists_every_module():
         if module:
             listed.add(sub + module.group(1))
     assert listed == set(analysis_modules()) - {"__init__"}
+
+
+def _imports(path, dotted, is_package, names):
+    """The package's modules one module imports, at any depth of its
+    code (a deferred import inside a function counts)."""
+    import ast
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    here = dotted.split(".") if is_package else dotted.split(".")[:-1]
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(here[:len(here) - node.level + 1] +
+                            ([node.module] if node.module else [])) \
+                if node.level else (node.module or "")
+            # a module of the package, else a name of the package itself
+            targets = [base + "." + a.name if base + "." + a.name in names
+                       else base for a in node.names]
+        else:
+            continue
+        for t in targets:
+            while t and t not in names:
+                t = t.rpartition(".")[0]
+            if t and t != dotted:
+                out.add(t)
+    return out
+
+
+def test_no_import_cycle():
+    """No module of ewbench imports, directly or through others, a module
+    that imports it back: the packages read as layers (issue 45)."""
+    root = os.path.dirname(PACKAGE)
+    modules = {}
+    for dirpath, _, files in os.walk(PACKAGE):
+        for f in files:
+            if f.endswith(".py"):
+                rel = os.path.relpath(os.path.join(dirpath, f), root)
+                dotted = rel[:-3].replace(os.sep, ".")
+                is_package = f == "__init__.py"
+                if is_package:
+                    dotted = dotted.rpartition(".")[0]
+                modules[dotted] = (os.path.join(dirpath, f), is_package)
+    graph = {m: _imports(path, m, is_package, modules)
+             for m, (path, is_package) in modules.items()}
+    state, stack = {}, []
+
+    def visit(m):
+        state[m] = "open"
+        stack.append(m)
+        for t in sorted(graph[m]):
+            if state.get(t) == "open":
+                raise AssertionError("import cycle: " + " -> ".join(
+                    stack[stack.index(t):] + [t]))
+            if t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = "done"
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)

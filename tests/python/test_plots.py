@@ -95,10 +95,10 @@ def test_roles_are_drawn_differently(fixture_run):
 def test_l2_ceiling_far_above_the_data_does_not_stretch_the_axis(
         fixture_run, tmp_path):
     from ewbench.analysis.report import model
-    fig, body = plots._figure([fixture_run], 5)
+    fig, body = plots.new_figure([fixture_run], 5)
     ax = body.subplots()
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
-    plots._cache_tier_panel(ax, fixture_run, pts, ("add", "f32"))
+    plots.cache_tier_panel(ax, fixture_run, pts, ("add", "f32"))
     top = ax.get_ylim()[1]
     data = max(p.bandwidth for p in pts) / 1e9
     l2 = model.l2_ceiling(fixture_run.ceilings)
@@ -118,12 +118,12 @@ def test_variant_styles_are_stable_and_distinct():
 
 def test_cache_tier_bandwidth_axis_is_linear_and_marks_the_effective_l2(
         fixture_run):
-    fig, body = plots._figure([fixture_run], 5)
+    fig, body = plots.new_figure([fixture_run], 5)
     ax = body.subplots()
     pts = [p for p in fixture_run.points if var.family(p) == ("add", "f32")]
     low, high = 24 * 2**20, 96 * 2**20
-    plots._cache_tier_panel(ax, fixture_run, pts, ("add", "f32"),
-                            (48 * 2**20, low, high, "variants"))
+    plots.cache_tier_panel(ax, fixture_run, pts, ("add", "f32"),
+                           (48 * 2**20, low, high, "variants"))
     # Linear from zero: the L2-to-DRAM ratio of finding 2 reads as drawn.
     assert ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0
     # The bracket is a shaded band over exactly the two sizes, with a
@@ -149,9 +149,9 @@ def test_staggered_markers_keep_lines_on_one_another_apart():
     styles = {v: plots.Style("#000", "o", 1, 1, 4, True)
               for v in ("a", "b", "c")}
     styles["grey"] = plots.Style(plots.ADDITION_GREY, "", 1, 1, 2, False)
-    marks = plots._stagger(styles)
+    marks = plots.marker_stagger(styles)
     assert set(marks) == {"a", "b", "c"}
-    at = {v: plots._marked(sizes, sizes[0], *marks[v]) for v in marks}
+    at = {v: plots.marked_indices(sizes, sizes[0], *marks[v]) for v in marks}
     assert not set(at["a"]) & set(at["b"]) and \
         not set(at["b"]) & set(at["c"]) and not set(at["a"]) & set(at["c"])
     for idx in at.values():
@@ -165,7 +165,7 @@ def test_bandwidth_interval_is_the_time_interval_inverted(fixture_run):
                             time_median_ns=100.0, time_ci_low_ns=80.0,
                             time_ci_high_ns=125.0,
                             bandwidth_median_bytes_per_s=None)
-    low, high = plots._bandwidth_interval(p)
+    low, high = plots.bandwidth_interval(p)
     bw = p.bytes_moved / 100e-9
     assert low == pytest.approx(p.bytes_moved / 125e-9) and low < bw
     assert high == pytest.approx(p.bytes_moved / 80e-9) and high > bw
@@ -187,7 +187,7 @@ def test_share_rows_are_percent_of_the_ops_ceiling_with_repeats(
         # The fixture as its own repeat round: one ring, on the median.
         assert r.rounds == pytest.approx((r.median,))
         order.append((var.family(p), -r.median))
-    fams = plots._families([r.point for r in rows])
+    fams = plots.families([r.point for r in rows])
     assert order == sorted(order, key=lambda o: (fams.index(o[0]), o[1]))
     assert all(r.rounds == () for r in plots.share_rows(fixture_run))
 
@@ -195,7 +195,7 @@ def test_share_rows_are_percent_of_the_ops_ceiling_with_repeats(
 def test_intensity_comes_from_the_rows(fixture_run):
     rows = plots.share_rows(fixture_run)
     pts = [r.point for r in rows]
-    note = plots._intensity_note(fixture_run, pts, plots._families(pts))
+    note = plots.intensity_note(fixture_run, pts, plots.families(pts))
     add32 = [p for p in pts if var.family(p) == ("add", "f32")]
     intensity = add32[0].flops / add32[0].bytes_moved
     assert "add fp32 %.3g FLOP/B" % intensity in note
@@ -317,9 +317,9 @@ def test_cache_tier_draws_the_block_launch_roof(fixture_run, tmp_path):
     assert size == 1536 and rate == pytest.approx(1.65e9)
     assert value == pytest.approx(1536 * 1.65e9)
     assert {"add_f16", "add_f16x2", "add_f16x8"} <= set(names)
-    fig, body = plots._figure([run], 5)
+    fig, body = plots.new_figure([run], 5)
     ax = body.subplots()
-    labels = plots._cache_tier_panel(ax, run, pts, ("add", "f16"))
+    labels = plots.cache_tier_panel(ax, run, pts, ("add", "f16"))
     assert [text for _, _, text in labels] == ["block-launch roof 2534 GB/s"]
     assert any(line.get_ydata()[0] == pytest.approx(value / 1e9)
                for line in ax.get_lines())
@@ -402,7 +402,7 @@ def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path):
 
 
 def test_labels_beside_points_do_not_cover_one_another(fixture_run):
-    fig, body = plots._figure([fixture_run], 4)
+    fig, body = plots.new_figure([fixture_run], 4)
     ax = body.subplots()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)

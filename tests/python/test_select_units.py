@@ -1,5 +1,7 @@
 """Small helpers: size labels, the middle size, primary blocks."""
 
+import os
+
 import pytest
 
 from ewbench.analysis.core import select as sel
@@ -82,13 +84,24 @@ def test_l2_read_served_only_from_one_pass_sets(fixture_run):
     assert sel.l2_read_served(run, p) == 0.0
 
 
-def test_graph_points_use_the_stream_counter_rows(fixture_run):
-    import dataclasses
-    p = next(q for q in fixture_run.points
-             if sel.metric(fixture_run, q, sel.M_DRAM_READ) is not None)
-    g = dataclasses.replace(p, launch="graph")
-    assert sel.metric(fixture_run, g, sel.M_DRAM_READ) == \
-        sel.metric(fixture_run, p, sel.M_DRAM_READ)
+def test_graph_points_use_the_stream_counter_rows(run_copy):
+    """Counter rows say launch=stream (the profiler replays one launch);
+    load attaches them to the point in every launch mode, so a graph
+    point's counters are found by its own key."""
+    from ewbench.analysis.core import load
+    from conftest import rewrite
+    first = "20261121T204512Z-fixture-h100,add_f32,add,f32,1048576,256,warm,"
+    rewrite(os.path.join(run_copy, load.TIMING),
+            lambda text: text.replace(first + "stream,", first + "graph,", 1))
+    run = load.load_run(str(run_copy))
+    g = next(q for q in run.points if q.launch == "graph")
+    assert g.key not in [q.key for q in run.points if q is not g]
+    assert run.metrics[g.key] is run.metrics[g.key[:-1] + ("stream",)]
+    assert sel.metric(run, g, sel.M_DRAM_READ) is not None
+    # a point with rows of its own keeps them over the stream key's
+    metrics = {g.key[:-1] + ("stream",): {"a": 1, "b": 2}, g.key: {"b": 3}}
+    load.attach_launch_modes(metrics, (g,))
+    assert metrics[g.key] == {"a": 1, "b": 3}
 
 
 def test_study_variants_are_the_registry_study_rows():
@@ -104,3 +117,18 @@ def test_study_variants_are_the_registry_study_rows():
     assert variants.role("torch_relu_f32") == variants.PEER
     assert variants.role("add_f32_tma") == variants.ADDITION
     assert variants.role("add_f16x8_pack") == variants.STUDY
+
+
+def test_published_blocks_are_study_def_default_blocks(fixture_run):
+    """variants.STUDY_BLOCKS: study.def's default block of each study
+    variant, the block the figure circles; the fixture's article-style
+    run times every study variant it has at that block."""
+    from ewbench.analysis.core import variants
+    assert set(variants.STUDY_BLOCKS) == set(variants.STUDY_VARIANTS)
+    assert variants.STUDY_BLOCKS["add_f32"] == 256
+    assert variants.STUDY_BLOCKS["add_f32x4"] == 64
+    assert variants.STUDY_BLOCKS["add_f16x8_pack"] == 32
+    primary = sel.primary_blocks(fixture_run.points)
+    timed = [v for v in primary if v in variants.STUDY_BLOCKS]
+    assert timed
+    assert all(primary[v] == variants.STUDY_BLOCKS[v] for v in timed)

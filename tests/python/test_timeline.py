@@ -61,9 +61,9 @@ def test_not_a_trace(tmp_path):
 
 
 def test_bars_draw_what_broken_barh_draws(tmp_path):
-    # plots._bars stands in for Axes.broken_barh (which converts each bar
-    # in Python): the same picture, pixel for pixel, overlapping bars, a
-    # bar left of the axes and one of zero width included.
+    # plots.timeline_bars stands in for Axes.broken_barh (which converts
+    # each bar in Python): the same picture, pixel for pixel, overlapping
+    # bars, a bar left of the axes and one of zero width included.
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -86,8 +86,8 @@ def test_bars_draw_what_broken_barh_draws(tmp_path):
         path = tmp_path / ("%d.png" % len(list(tmp_path.iterdir())))
         fig.savefig(path, format="png")
         return path.read_bytes()
-    drawn = png(lambda ax, y, style: plots._bars(ax, lefts, widths, y,
-                                                 **style))
+    drawn = png(lambda ax, y, style: plots.timeline_bars(ax, lefts, widths, y,
+                                                         **style))
     reference = png(lambda ax, y, style: ax.broken_barh(
         list(zip(lefts, widths)), (y - 0.4, 0.8), **style))
     assert drawn == reference

@@ -55,6 +55,8 @@ report/     the report of a study or one run (`ewbench report`)
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)
             and which finding, verdict or figure that leaves undecided
+  uses      what a conclusion reads from metrics.csv (Use), for the
+            findings' specs and unmeasured's table
   environment  the GPU's settings and clocks per part as evidence, and
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
@@ -63,8 +65,10 @@ report/     the report of a study or one run (`ewbench report`)
             against the sectors that crossed the L2's partition fabric
 
 report/findings/   the six findings of the study brief, one module each
-  registry  the findings in order, one line each; evaluate() judges them
-  common    what they share: verdicts, Finding, the study's context
+  registry  the findings' specs in order, one line each; evaluate()
+            judges them
+  common    what they share: verdicts, Spec (number, claim, the counters
+            it needs, judge), Finding, the study's context
   launch    1: at ~1M elements the launch sets the time
   l2        2: in L2 above DRAM speed, spilled at DRAM speed (the
             effective L2 for streaming)
@@ -111,7 +115,16 @@ fleet/      one run per GPU of a node or cluster (`ewbench fleet-report`)
   members   the member run directories of a fleet
   answers   each GPU against the fleet median: outliers, clocks
   plots     the fleet's deviation figure (matplotlib)
-  page      report.md and report.html for a fleet
+  page      report.md and report.html for a fleet: the document put
+            together and written
+  cells     a value as the report writes it (units, deviations, clocks,
+            NVML readings; "—" when absent)
+  first     the first screen: headline, answers table, the outlier rule,
+            the members that failed
+  outliers  one paragraph per outlier: what is off, the counter and NVML
+            evidence, the likely causes
+  sections  the figure, clocks, points, members, method, threats,
+            reproduce
 
 contest/    repeats of one plan, interleaved (`ewbench contest`)
   rank      the add kernels ranked over the rounds, margins against cub

@@ -7,7 +7,8 @@ breaks the contract is refused with a DataError (`path:line: expected
 What reaches the rest of the package therefore has n >= 1, times > 0 and
 finite, min <= median <= max, bandwidths equal to bytes / time, run_ids
 that match run.json, one row per point, and metrics rows that belong to
-timed points.  An empty field is "not measured" and becomes None, never 0.
+timed points, attached to the point in every launch mode it was timed in
+(attach_launch_modes).  An empty field is "not measured" and becomes None, never 0.
 
 metrics.csv, ceilings.csv and energy.csv are optional; their absence is
 None, which the rest of the package reads as "no counters", "no measured
@@ -75,28 +76,11 @@ class Point:
     bandwidth_max_bytes_per_s: Optional[float]
     spec_dram_pct: Optional[float]
     check: Optional[str]
-    # Schema 2 (docs/data-format.md, "The timing protocol"); None in
-    # schema-1 rows, whose time_median_ns an event pair per launch gave.
-    time_source: Optional[str] = None
-    time_ci_low_ns: Optional[float] = None
-    time_ci_high_ns: Optional[float] = None
-    time_iqr_ns: Optional[float] = None
-    stop: Optional[str] = None
-    throttle: Optional[str] = None
-    interval_ns: Optional[float] = None
-    interval_ci_ns: Optional[float] = None
-    queued_interval_ns: Optional[float] = None
-    queued_interval_ci_ns: Optional[float] = None
-    graph_interval_ns: Optional[float] = None
-    graph_interval_ci_ns: Optional[float] = None
-    batch_ns: Optional[float] = None
-    line: int = 0
-    file: str = TIMING         # the CSV file of the run directory it is in
     # The timing protocol of schema 2 (issue 21; docs/data-format.md):
     # columns that schema-1 rows lack, so None there.  They fill in from
     # src/columns.def's TIMING(...) lines of the same names; analysis/
     # timing.py is the one reader that turns them into a kernel's time.
-    time_source: Optional[str] = None       # "kernel" or "batch"
+    time_source: Optional[str] = None  # "kernel", "events" or "batch"
     time_ci_low_ns: Optional[float] = None  # 95 % CI of the median
     time_ci_high_ns: Optional[float] = None
     time_iqr_ns: Optional[float] = None
@@ -109,6 +93,8 @@ class Point:
     graph_interval_ns: Optional[float] = None    # inside one graph
     graph_interval_ci_ns: Optional[float] = None
     batch_ns: Optional[float] = None        # events around the batch
+    line: int = 0
+    file: str = TIMING         # the CSV file of the run directory it is in
     # The run's noise.Floor (its GPU and timer step), set by load_run;
     # None for a point made elsewhere: noise.point_floor stands in.
     floor: Optional[object] = field(default=None, compare=False,
@@ -363,7 +349,30 @@ def load_metrics(path, run_id, points):
         metrics.setdefault(key, {})[row["metric"]] = MetricValue(
             row["value"], row["unit"], row["source"])
     complete_derived(metrics, points)
+    attach_launch_modes(metrics, points)
     return metrics
+
+
+# The launch mode of every counter row (docs/data-format.md, `launch`).
+COUNTER_LAUNCH = "stream"
+
+
+def attach_launch_modes(metrics, points):
+    """Give each point the counter rows of its launch mode.  ewbench
+    writes a point's counters once, with launch COUNTER_LAUNCH (the
+    profiler replays a single launch), so a graph point's rows are those
+    of its stream key: here, the one place that says so, every point
+    whose key has none gets them (the same dict), and one with rows of
+    its own keeps them over those.  Every reader then looks a point's
+    counters up by its own key."""
+    for p in points:
+        if p.launch == COUNTER_LAUNCH:
+            continue
+        counted = metrics.get(p.key[:-1] + (COUNTER_LAUNCH,))
+        if counted is None:
+            continue
+        own = metrics.get(p.key)
+        metrics[p.key] = counted if own is None else {**counted, **own}
 
 
 # The source of a derived row that the analysis computed (see below).

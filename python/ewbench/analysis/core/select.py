@@ -133,15 +133,12 @@ def at_largest_size(run):
 
 
 def metric(run, point, name):
-    """Value of a metric for a point, or None when not measured.  Counter
-    rows are written once per point with launch "stream" (the profiler
-    replays single launches), so graph points use those."""
+    """Value of a metric for a point, or None when not measured.  A graph
+    point has the counter rows of its stream launches (load.py,
+    attach_launch_modes)."""
     if run.metrics is None:
         return None
     entry = run.metrics.get(point.key, {}).get(name)
-    if entry is None and point.launch != "stream":
-        key = point.key[:-1] + ("stream",)
-        entry = run.metrics.get(key, {}).get(name)
     return None if entry is None else entry.value
 
 
@@ -231,8 +228,6 @@ def stall_shares(run, point):
     if run.metrics is None:
         return []
     entry = run.metrics.get(point.key)
-    if entry is None and point.launch != "stream":
-        entry = run.metrics.get(point.key[:-1] + ("stream",))
     out = []
     for name, value in (entry or {}).items():
         if name.startswith(STALL_PREFIX) and name.endswith(STALL_SUFFIX) \

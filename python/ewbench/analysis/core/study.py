@@ -283,7 +283,10 @@ def with_metrics_of(run, other):
     """run with the metrics `other` measured for points run also has (same
     variant, size, block, cache and launch) and run did not measure: one
     process cannot afford every counter for every point, so a study takes
-    the costly ones (warp stall reasons) in a part of their own."""
+    the costly ones (warp stall reasons) in a part of their own.  The
+    merged rows are attached to run's points in every launch mode again
+    (load.attach_launch_modes): a graph point reads what its stream key
+    gained."""
     if not other.metrics:
         return run
     keys = {p.key for p in run.points}
@@ -293,6 +296,7 @@ def with_metrics_of(run, other):
             mine = merged.setdefault(key, {})
             for name, value in values.items():
                 mine.setdefault(name, value)
+    load.attach_launch_modes(merged, run.points)
     return replace(run, metrics=merged)
 
 

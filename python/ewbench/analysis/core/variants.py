@@ -50,6 +50,9 @@ STUDY_VARIANTS = _study_variants()
 # load shape of each study variant, as study.def writes it.
 STUDY_SHAPES = {row[0]: (row[1], row[2], row[3], row[5] == "true")
                 for row in _rows(STUDY_DEF, "STUDY")}
+# id -> the block the study published (study.def's default block): the
+# block `ewbench run` times a study variant at unless told otherwise.
+STUDY_BLOCKS = {row[0]: int(row[4]) for row in _rows(STUDY_DEF, "STUDY")}
 
 
 @dataclass(frozen=True)

@@ -180,7 +180,7 @@ def value_of(member, key, sizes):
         p.variant, p.block if p.block is not None else "-"))
 
 
-def _median(values):
+def median_of(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
@@ -210,7 +210,7 @@ def judge(fleet):
     medians, cells, source = {}, {m.name: {} for m in members}, {}
     for k in KEYS:
         here = {m.name: values[m.name][k.name] for m in members}
-        med = _median([v.value for v in here.values() if v is not None])
+        med = median_of([v.value for v in here.values() if v is not None])
         medians[k.name] = med
         source[k.name] = sorted({v.source for v in here.values()
                                  if v is not None and k.ceilings})
@@ -220,8 +220,8 @@ def judge(fleet):
                 cells[name][k.name] = Cell(v, None, None, False)
                 continue
             dev = 100.0 * (v.value / med - 1)
-            others = _median([o.spread_pct for other, o in here.items()
-                              if other != name and o is not None])
+            others = median_of([o.spread_pct for other, o in here.items()
+                                if other != name and o is not None])
             limit = noise.noise_limit_pct(v.spread_pct, others,
                                           floor_pct=OUTLIER_PCT,
                                           unknown_pct=None)

@@ -362,7 +362,7 @@ def draw(study, outdir):
     energies = points(run)
     tiers = [t for t in TIERS if any(e.tier == t for e in energies)]
     styles = plots.variant_styles({e.variant for e in energies})
-    fig, body = plots._figure([run], 4.2)
+    fig, body = plots.new_figure([run], 4.2)
     axes = body.subplots(1, len(tiers), squeeze=False)[0]
     for ax, tier in zip(axes, tiers):
         for e in (e for e in energies if e.tier == tier):

@@ -11,7 +11,9 @@ counters were `off` or `unavailable` measured none.
 
 USES is the one table of what the analysis reads from metrics.csv and
 which conclusion reads it: a finding, the bottleneck verdicts, a figure,
-a threat.  Each use names the parts whose counters it reads (the first
+a threat.  A finding's uses are its own (the `needs` of its spec in
+findings/, listed first, in the findings' order); the others are listed
+here.  Each use (uses.Use) names the parts whose counters it reads (the first
 present, as the judges pick their part) and what it needs, as
 alternatives best first; derived metrics are resolved to the measured
 metrics they cannot do without through metrics/derived.def
@@ -27,7 +29,7 @@ the report says over how many reasons they were taken.
 """
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 from ..core import derived
 from ..core import document as doc
@@ -35,48 +37,14 @@ from . import model
 from ..core import select as sel
 from ..core import sinks
 from ..core import study as stu
+from .findings import registry
+from .uses import (DECIDING, EVIDENCE, FIGURE, L2_PARTS, STALL_FAMILY,
+                   THREAT, UNDECIDED, VERDICT, VERDICT_PARTS, WEAKER, Use)
 
-FINDING = "finding"
-VERDICT = "verdict"
-FIGURE = "figure"
-THREAT = "threat"
-EVIDENCE = "evidence"       # explains a verdict or a finding, decides none
-# kinds the first screen's line is about
-DECIDING = (FINDING, VERDICT)
-
-UNDECIDED = "undecided"
-WEAKER = "weaker"
-
-# The warp stall reasons as one quantity (metrics/stalls.txt).
-STALL_FAMILY = sel.STALL_PREFIX + "<reason>" + sel.STALL_SUFFIX
 STALL_ISSUED = "selected"           # the warp that issued: not a stall
 
 ANCHOR = "not-measured"
 TITLE = "Not measured on this GPU"
-
-_VERDICT_PARTS = (stu.ARTICLE, stu.SWEEP, stu.BLOCKS)   # verdicts shown
-_L2_PARTS = (stu.SWEEP, stu.ARTICLE)                    # finding 2, plot
-
-
-@dataclass(frozen=True)
-class Use:
-    what: str               # the conclusion, as the report names it
-    kind: str               # FINDING, VERDICT, FIGURE, THREAT, EVIDENCE
-    parts: tuple            # parts whose counters it reads, first present
-    needs: tuple            # alternatives, best first: names all measured
-    without: str            # what becomes of it when none is measured
-    severity: str = UNDECIDED   # of `without`
-    fallback: str = ""      # when a later alternative stands in (WEAKER)
-    every: bool = False     # reads every part present, not the first
-    applies: Optional[Callable] = None  # run -> whether it reads counters
-
-    @property
-    def names(self):
-        return {n for alternative in self.needs for n in alternative}
-
-
-def _schema1_rows(run):
-    return any(p.time_source is None for p in run.points)
 
 
 _DRAM_BYTES = ((sel.M_DRAM_READ, sel.M_DRAM_WRITE), (sel.M_DRAM_BYTES,))
@@ -85,85 +53,68 @@ _L1_BYTES = ((sel.M_L1_BYTES,), sel.M_L1_GLOBAL_BYTES)
 _L2_SECTORS = "the L2 read and write sectors x 32 B stand in for `%s`" % \
     sel.M_L2_BYTES
 
-USES = (
-    Use("Finding 1", FINDING, _VERDICT_PARTS, ((sel.M_KERNEL_TIME,),),
-        "its rows timed by the old protocol (schema 1) are judged by their "
-        "event times, the host's launch path included, not the profiler's "
-        "kernel duration (`%s`), and PyTorch rows among them are left out"
-        % sel.M_KERNEL_TIME, WEAKER, applies=_schema1_rows),
-    Use("Finding 2", FINDING, _L2_PARTS, ((sel.M_DRAM_READ_FRACTION,),),
-        "where each study variant's working set leaves L2, and whether a "
-        "point is in L2, are judged from timing (bandwidth against the "
-        "DRAM ceiling, footprint against the effective L2) instead of the "
-        "share of reads served by L2 (`%s`)" % sel.M_DRAM_READ_FRACTION,
-        WEAKER),
-    Use("Finding 4", FINDING, _VERDICT_PARTS,
-        ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
-        "not testable: no requested bytes per global load instruction "
-        "(`%s`)" % sel.M_LD_REQUESTED_BYTES_PER_INST),
-    Use("Finding 4 and the shortfalls table", EVIDENCE, _VERDICT_PARTS,
-        ((sel.M_LD_SECTOR_EFFICIENCY,),),
-        "no L1 sector bytes beside the requested ones (sector efficiency)",
-        WEAKER),
-    Use("L2-bound verdicts", VERDICT, _VERDICT_PARTS, _DRAM_BYTES,
+# The findings' own uses (each finding's spec lists them), first, in the
+# findings' order; then the verdicts', the figures' and the threats'.
+USES = tuple(use for spec in registry.FINDINGS for use in spec.needs) + (
+    Use("L2-bound verdicts", VERDICT, VERDICT_PARTS, _DRAM_BYTES,
         "L2-bound only by a bandwidth above the DRAM ceiling: the DRAM "
         "bytes test (< %.0f %% of bytes moved) cannot fire" %
         (100 * model.L2_DRAM_FRACTION), WEAKER),
     Use("occupancy-bound verdicts", VERDICT,
-        _VERDICT_PARTS, ((sel.M_OCCUPANCY,), (sel.M_THEORETICAL_OCCUPANCY,)),
+        VERDICT_PARTS, ((sel.M_OCCUPANCY,), (sel.M_THEORETICAL_OCCUPANCY,)),
         "cannot fire, and loads in flight per SM (latency-bound by Little's "
         "law) are not estimated",
         fallback="the theoretical occupancy (occupancy API) stands in for "
                  "the achieved"),
     Use("issue-bound verdicts by bytes per instruction", VERDICT,
-        _VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
+        VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
         "the bytes-per-issued-instruction test cannot fire"),
     Use("stall rules of the latency-bound and issue-bound verdicts",
         VERDICT, (stu.STALLS, stu.ARTICLE), ((STALL_FAMILY,),),
         "cannot fire, and the shortfalls table has no top stall reason"),
-    Use("cache-tier figure", FIGURE, _L2_PARTS,
+    Use("cache-tier figure", FIGURE, L2_PARTS,
         ((sel.M_DRAM_READ_FRACTION,),),
         "drawn without the share of reads served by L2", WEAKER),
-    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _DRAM_BYTES,
+    Use("DRAM-share figure", FIGURE, VERDICT_PARTS, _DRAM_BYTES,
         "no DRAM bytes beside the share", WEAKER),
-    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _L2_BYTES,
+    Use("DRAM-share figure", FIGURE, VERDICT_PARTS, _L2_BYTES,
         "no L2 bytes beside the share", WEAKER, fallback=_L2_SECTORS),
-    Use("DRAM-share figure's L2 count", EVIDENCE, _VERDICT_PARTS,
+    Use("DRAM-share figure's L2 count", EVIDENCE, VERDICT_PARTS,
         ((sel.M_L2_READ_SECTORS, sel.M_L2_WRITE_SECTORS),),
         "the L2 bytes are not split into reads and writes", WEAKER),
-    Use("DRAM-share figure's L2 count", EVIDENCE, _VERDICT_PARTS,
+    Use("DRAM-share figure's L2 count", EVIDENCE, VERDICT_PARTS,
         ((sel.M_L2_FABRIC_SECTORS,),),
         "the L2 bytes' 1.5x is not tested against the sectors that crossed "
         "the fabric between the L2's partitions (the partition "
         "hypothesis stays untested)", WEAKER),
-    Use("DRAM-share figure", FIGURE, _VERDICT_PARTS, _L1_BYTES,
+    Use("DRAM-share figure", FIGURE, VERDICT_PARTS, _L1_BYTES,
         "no L1 bytes beside the share", WEAKER),
-    Use("hierarchical roofline", FIGURE, _L2_PARTS, _DRAM_BYTES,
+    Use("hierarchical roofline", FIGURE, L2_PARTS, _DRAM_BYTES,
         "drawn without its DRAM level", WEAKER),
-    Use("hierarchical roofline", FIGURE, _L2_PARTS, _L2_BYTES,
+    Use("hierarchical roofline", FIGURE, L2_PARTS, _L2_BYTES,
         "drawn without its L2 level", WEAKER, fallback=_L2_SECTORS),
-    Use("hierarchical roofline", FIGURE, _L2_PARTS, _L1_BYTES,
+    Use("hierarchical roofline", FIGURE, L2_PARTS, _L1_BYTES,
         "drawn without its L1 level", WEAKER),
-    Use("concurrency figure", FIGURE, _VERDICT_PARTS,
+    Use("concurrency figure", FIGURE, VERDICT_PARTS,
         ((sel.M_OCCUPANCY,), (sel.M_THEORETICAL_OCCUPANCY,)),
         "the study's variants are not placed on the curve (no loads in "
         "flight per SM without an occupancy)", WEAKER,
         fallback="the theoretical occupancy (occupancy API) stands in for "
                  "the achieved"),
-    Use("concurrency figure", FIGURE, _VERDICT_PARTS,
+    Use("concurrency figure", FIGURE, VERDICT_PARTS,
         ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
         "the study's variants are placed on the curve of 128-byte requests "
         "(their own request size unknown)", WEAKER),
-    Use("instruction figure", FIGURE, _VERDICT_PARTS,
+    Use("instruction figure", FIGURE, VERDICT_PARTS,
         ((sel.M_BYTES_PER_INST,),), "not drawn"),
-    Use("instruction figure", FIGURE, _VERDICT_PARTS,
+    Use("instruction figure", FIGURE, VERDICT_PARTS,
         ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
         "no requested bytes per load instruction", WEAKER),
     Use("evidence of findings 2 and 3 and the shortfalls table", EVIDENCE,
-        _VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
+        VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
         "no bytes per issued instruction", WEAKER),
     Use("evidence of findings 2 and 3", EVIDENCE,
-        _VERDICT_PARTS, ((sel.M_REGISTERS,),),
+        VERDICT_PARTS, ((sel.M_REGISTERS,),),
         "no registers per thread", WEAKER),
     Use("rows above the DRAM ceiling (threats)", THREAT, stu.PARTS,
         ((sel.M_DRAM_WRITE,),),

@@ -209,7 +209,7 @@ def draw(study, outdir):
                "cub": plots.PEER_STYLES["cub"][0],
                "PyTorch": plots.PEER_STYLES["torch"][0]}
     height = 1.2 + 0.16 * sum(1 + len(b.others()) for b in rows)
-    fig, body = plots._figure(list(study.runs.values()), height)
+    fig, body = plots.new_figure(list(study.runs.values()), height)
     ax = body.subplots()
     y, ticks, labels, seen = 0.0, [], [], set()
     for b in rows:

@@ -13,7 +13,7 @@ from .contract import (CACHES, CEILING_NAMES, CEILING_UNIT, CEILING_UNITS,
                        CHECKS, DTYPES, LAUNCHES, LOAD_LEVELS, OPS, REL_TOL,
                        SASS_KINDS, SOURCES, STOPS, TIME_SOURCES, DataError,
                        loaded_bandwidth_name, loaded_latency_name)
-from .fields import NAME_MAX, _bytes_within
+from .fields import NAME_MAX, bytes_within
 from .files import read_text
 
 
@@ -114,7 +114,7 @@ def parse_field(field, column):
                 (column.positive and value == 0):
             raise ValueError("expected %s, got %r" % (what, field))
         return value
-    if column.name in _BOUNDED_COLUMNS and not _bytes_within(field, NAME_MAX):
+    if column.name in _BOUNDED_COLUMNS and not bytes_within(field, NAME_MAX):
         raise ValueError("expected a string of at most %d bytes, got %r"
                          % (NAME_MAX, field[:40] + "..."))
     if column.choices is not None and field not in column.choices:

@@ -96,7 +96,7 @@ def parse_json(path, text):
         at, name = found
         raise DataError(path, json_line(text, at), "expected %s to be a "
                         "finite number or null, got %s (not a JSON number)"
-                        % (_path_text(at), name))
+                        % (path_text(at), name))
     return doc
 
 
@@ -141,7 +141,7 @@ def _json_line(text, at):
     return text.count("\n", 0, pos) + 1
 
 
-def _path_text(at):
+def path_text(at):
     text = ""
     for step in at:
         text += "[%d]" % step if isinstance(step, int) else (
@@ -149,7 +149,7 @@ def _path_text(at):
     return text or "the document"
 
 
-def _shown(value):
+def shown_value(value):
     """A JSON value as a message shows it: containers by kind only (they
     may be large or deep), scalars as written, shortened."""
     if isinstance(value, dict):
@@ -171,7 +171,7 @@ class Mismatch(Exception):
 
 def _mismatch(at, expected, value):
     return Mismatch(at, "expected %s to be %s, got %s" % (
-        _path_text(at), expected, _shown(value)))
+        path_text(at), expected, shown_value(value)))
 
 
 class Scalar:
@@ -184,29 +184,29 @@ class Scalar:
             raise _mismatch(at, self.expected, value)
 
 
-def _is_int(value):
+def is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value):
+def is_number(value):
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value))
 
 
 def integer(lowest=0):
     name = {0: "a non-negative integer", 1: "a positive integer"}[lowest]
-    return Scalar(name, lambda v: _is_int(v) and v >= lowest)
+    return Scalar(name, lambda v: is_int(v) and v >= lowest)
 
 
 def number(positive=False):
     if positive:
         return Scalar("a positive finite number",
-                      lambda v: _is_number(v) and v > 0)
+                      lambda v: is_number(v) and v > 0)
     return Scalar("a non-negative finite number",
-                  lambda v: _is_number(v) and v >= 0)
+                  lambda v: is_number(v) and v >= 0)
 
 
-def _bytes_within(value, most):
+def bytes_within(value, most):
     return len(value) <= most // 4 or len(value.encode("utf-8", "replace")) <= most
 
 
@@ -236,7 +236,7 @@ NAME_MAX = LIMITS["EWB_NAME_MAX"]
 def text(choices=None, nonempty=False, most=None):
     if most is not None:
         return Scalar("a string of at most %d bytes" % most,
-                      lambda v: isinstance(v, str) and _bytes_within(v, most))
+                      lambda v: isinstance(v, str) and bytes_within(v, most))
     if choices:
         return Scalar("one of %s" % ", ".join(choices),
                       lambda v: isinstance(v, str) and v in choices)
@@ -304,7 +304,7 @@ class Object:
         for name in self.required:
             if name not in value:
                 raise Mismatch(at, "expected %s to be present (%s)" % (
-                    _path_text(at + (name,)), self.fields[name].expected))
+                    path_text(at + (name,)), self.fields[name].expected))
         for name, spec in self.fields.items():
             if name in value:
                 spec.check(value[name], at + (name,))

@@ -6,11 +6,10 @@ from .contract import (CACHES, CEILING_UNIT, CEILING_UNITS,
                        COUNTER_STATUSES, DTYPES, LAUNCHERS, LAUNCHES,
                        NVML_STATUSES, OPS, SCHEMA_VERSIONS, STATUSES, TIERS,
                        DataError)
-from .fields import (BOOLEAN, DEVICE_NAME_MAX, LIMITS, NAME_MAX, ListOf,
-                     MapOf, Mismatch, Nullable, Object, Scalar, _is_int,
-                     _is_number,
-                     _path_text, _shown, check_json, integer, json_line,
-                     number, parse_json, text)
+from .fields import (BOOLEAN, DEVICE_NAME_MAX, LIMITS, ListOf, MapOf, Mismatch,
+                     NAME_MAX, Nullable, Object, Scalar, check_json, integer,
+                     is_int, is_number, json_line, number, parse_json,
+                     path_text, shown_value, text)
 
 
 MAX_ULPS = LIMITS["TOLERANCE_MAX_ULPS"]
@@ -31,7 +30,7 @@ NVML_READING = Object({
     "utc": _STRING,
     "sm_clock_mhz": _POSITIVE, "memory_clock_mhz": _POSITIVE,
     "power_w": _POSITIVE,
-    "temperature_c": Nullable(Scalar("a finite number", _is_number)),
+    "temperature_c": Nullable(Scalar("a finite number", is_number)),
     "clock_event_reasons": Nullable(integer()),
 })
 
@@ -52,9 +51,9 @@ class Summary:
         if not value["min"] <= value["median"] <= value["max"]:
             raise Mismatch(at + ("median",), "expected %s <= %s <= %s, got "
                            "%s, %s and %s" % tuple(
-                               [_path_text(at + (k,)) for k in
+                               [path_text(at + (k,)) for k in
                                 ("min", "median", "max")] +
-                               [_shown(value[k]) for k in
+                               [shown_value(value[k]) for k in
                                 ("min", "median", "max")]))
 
 
@@ -73,12 +72,12 @@ class Sampled(Object):
                             else (name,))
                 raise Mismatch(key, "expected %s to be at most the %d "
                                "readings taken (%s), got %s" % (
-                                   _path_text(key), taken,
-                                   _path_text(at + ("samples",)),
-                                   _shown(count)))
+                                   path_text(key), taken,
+                                   path_text(at + ("samples",)),
+                                   shown_value(count)))
 
 
-_FINITE = Scalar("a finite number", _is_number)
+_FINITE = Scalar("a finite number", is_number)
 _MHZ = Nullable(Summary(number(positive=True)))
 NVML_SAMPLED = Sampled({
     "samples": integer(1),
@@ -166,7 +165,7 @@ RUN_JSON = Object({
         "shared_memory_per_sm_bytes": Nullable(integer()),
         "registers_per_sm": Nullable(integer(1)),
         "fp32_lanes_per_sm": Nullable(integer(1)),
-        "numa_node": Nullable(Scalar("an integer", _is_int)),
+        "numa_node": Nullable(Scalar("an integer", is_int)),
     }),
     "settings": Object({
         "variants": ListOf(text(most=NAME_MAX)),
@@ -227,8 +226,8 @@ RUN_JSON = Object({
         "failures": ListOf(Object({
             "variant": text(most=NAME_MAX), "n": integer(1),
             "index": integer(),
-            "got": Nullable(Scalar("a finite number", _is_number)),
-            "expected": Nullable(Scalar("a finite number", _is_number)),
+            "got": Nullable(Scalar("a finite number", is_number)),
+            "expected": Nullable(Scalar("a finite number", is_number)),
             "bad_count": integer(1),
             "outside": text(("after", "before")),
         }, required=("variant", "n", "index", "got", "expected",
@@ -257,14 +256,14 @@ RUN_JSON = Object({
             "count": text(("uint64", "int64", "uint32", "int32")),
             # Within what `run` takes (data-limits.h).
             "ulps": Scalar("a whole number from 0 to %d" % MAX_ULPS,
-                           lambda v: _is_int(v) and 0 <= v <= MAX_ULPS),
+                           lambda v: is_int(v) and 0 <= v <= MAX_ULPS),
             "rel": Scalar("a number from 0 to %g" % MAX_REL,
-                          lambda v: _is_number(v) and 0 <= v <= MAX_REL),
+                          lambda v: is_number(v) and 0 <= v <= MAX_REL),
             # torch.testing.assert_close's rule (absent before issue 41).
             "atol": Scalar("a number from 0 to %g" % MAX_ATOL,
-                           lambda v: _is_number(v) and 0 <= v <= MAX_ATOL),
+                           lambda v: is_number(v) and 0 <= v <= MAX_ATOL),
             "rtol": Scalar("a number from 0 to %g" % MAX_REL,
-                           lambda v: _is_number(v) and 0 <= v <= MAX_REL),
+                           lambda v: is_number(v) and 0 <= v <= MAX_REL),
         })),
     }, required=("variant",))),
     "ceilings": Scalar("an object", lambda v: isinstance(v, dict)),
@@ -287,7 +286,7 @@ def check_manifest(path, text_):
     manifest = parse_json(path, text_)
     if not isinstance(manifest, dict):
         raise DataError(path, 1, "expected a JSON object, got %s" %
-                        _shown(manifest))
+                        shown_value(manifest))
     if manifest.get("status") == "claimed" and len(manifest) == 1:
         raise DataError(path, 1, "expected a run, got only the claim of "
                         "one: the ewbench that claimed this directory "
@@ -300,7 +299,7 @@ def check_manifest(path, text_):
                         "expected schema_version %s, got %s (this analysis "
                         "reads schema %s; use the analysis of the "
                         "ewbench that wrote the run)" % (
-                            known, _shown(version)
+                            known, shown_value(version)
                             if "schema_version" in manifest
                             else "no schema_version", known))
     check_json(path, text_, manifest, RUN_JSON)
@@ -341,7 +340,7 @@ FLEET_JSON = Object({
         "name": text(nonempty=True), "dir": Nullable(_STRING),
         "host": Nullable(_STRING), "device": Nullable(integer()),
         "status": Nullable(_STRING),
-        "exit_code": Nullable(Scalar("an integer", _is_int)),
+        "exit_code": Nullable(Scalar("an integer", is_int)),
         "reason": Nullable(_STRING),
     }, required=("name",))),
 }, required=("members",))
@@ -355,7 +354,7 @@ def check_fleet_json(path, text_):
     if schema is not None and schema != FLEET_SCHEMA:
         raise DataError(path, json_line(text_, ("schema",)), "expected "
                         "schema %r, got %s (this analysis reads %s only)" %
-                        (FLEET_SCHEMA, _shown(schema), FLEET_SCHEMA))
+                        (FLEET_SCHEMA, shown_value(schema), FLEET_SCHEMA))
     return doc
 
 
@@ -381,7 +380,8 @@ def check_steps(path, text_):
     if doc["schema"] != STEPS_SCHEMA:
         raise DataError(path, json_line(text_, ("schema",)), "expected "
                         "schema %r, got %s (this analysis reads %s only)" %
-                        (STEPS_SCHEMA, _shown(doc["schema"]), STEPS_SCHEMA))
+                        (STEPS_SCHEMA, shown_value(doc["schema"]),
+                         STEPS_SCHEMA))
     return doc
 
 

@@ -6,9 +6,10 @@ behind it, a short explanation and the part of the study it was judged
 on.  The thresholds are constants of each finding's module and
 docs/analysis.md repeats them.
 
-One module per finding, listed in order by registry.FINDINGS: launch (1),
-l2 (2), dram (3), loads (4), blocks (5), relu (6); common holds what they
-share (the verdicts, Finding, the study's context).
+One module per finding, each declaring its SPEC (number, claim, the
+counters it needs, judge), listed in order by registry.FINDINGS: launch
+(1), l2 (2), dram (3), loads (4), blocks (5), relu (6); common holds what
+they share (the verdicts, Spec, Finding, the study's context).
 
 Which part decides which finding: 1, 3, 4 and 6 the article run (the
 study's sizes, with counters and torch rows); 2 the sweep (dense sizes

@@ -12,15 +12,15 @@ from ...core import noise
 from ...core import study as stu
 from ...core import timing
 from ...core.units import gbps, size_label, us
-from .common import FAILS, HOLDS, UNTESTABLE, _and, _finding
+from .common import FAILS, HOLDS, UNTESTABLE, Spec, and_list
 
 
-NUMBER = 5
 CLAIM = "128 or 256 threads per block is the safe choice."
 SHORT_CLAIM = "128 or 256 threads per block is safe"
 
 F5_TOLERANCE = 1.05         # best of 128/256 within 5 % of the best block
-F5_SAFE_BLOCKS = (128, 256)
+F5_SAFE_BLOCKS = (128, 256)     # the one definition (plots/blocks.py too)
+F5_SAFE_TEXT = "%d/%d" % F5_SAFE_BLOCKS
 
 
 def block_sweeps(ctx):
@@ -59,7 +59,7 @@ def block_rate(rows, upto_block):
 
 def _rate_text(rows, best, good):
     """The block-launch-rate mechanism of a sweep where a block larger than
-    128/256 wins, or '' when the model does not explain it."""
+    the safe ones (F5_SAFE_BLOCKS) wins, or '' when the model does not explain it."""
     fit = block_rate(rows, good.block)
     if fit is None or fit[2] > F5_FIT_RESIDUAL:
         return ""
@@ -132,7 +132,7 @@ def f5_regimes(judged, l2_bytes):
                for j in failed for k in [_per_thread(j[5])]]
         parts.append("not in the %s tier, %s launches, for %s: %d of %d "
                      "sweeps beyond the limit, worst %.3fx" % (
-                         tier, launch, _and(who), len(failed), len(g),
+                         tier, launch, and_list(who), len(failed), len(g),
                          worst))
     return "; ".join(parts)
 
@@ -144,9 +144,9 @@ def finding_5(sctx):
             part, ctx = name, sctx.parts[name]
             break
     if ctx is None:
-        return _finding(5, UNTESTABLE, [], "Every variant was timed at one "
-                        "block size; a block sweep (`ewbench tune`, the "
-                        "study's blocks/ part) is needed.")
+        return SPEC.finding(UNTESTABLE, [], "Every variant was timed at one "
+                            "block size; a block sweep (`ewbench tune`, the "
+                            "study's blocks/ part) is needed.")
     numbers, failures, judged, launch_bound, noisy = [], [], [], [], []
     floor = noise.run_floor(ctx.run)
     for (variant, n, cache, launch), rows in sorted(block_sweeps(ctx).items()):
@@ -158,8 +158,8 @@ def finding_5(sctx):
             continue
         safe = [p for p in rows if p.block in F5_SAFE_BLOCKS]
         if not safe:
-            numbers.append((label, "blocks %s: none of 128/256 tested" %
-                            blocks))
+            numbers.append((label, "blocks %s: none of %s tested" % (
+                blocks, F5_SAFE_TEXT)))
             continue
         good = min(safe, key=lambda p: p.time_median_ns)
         slack = good.time_median_ns / best.time_median_ns
@@ -169,10 +169,10 @@ def finding_5(sctx):
             timing.row_time(best), timing.row_time(good), floor)) / 100
         judged.append((slack > limit, slack, limit, label, best, good))
         worst = max(rows, key=lambda p: p.time_median_ns)
-        numbers.append((label, "best %d (%s); best of 128/256: %d, %.3fx "
+        numbers.append((label, "best %d (%s); best of %s: %d, %.3fx "
                         "its time (limit %.3fx); worst %d, %.2fx" % (
-                            best.block, gbps(best.bandwidth), good.block,
-                            slack, limit, worst.block,
+                            best.block, gbps(best.bandwidth), F5_SAFE_TEXT,
+                            good.block, slack, limit, worst.block,
                             worst.time_median_ns / best.time_median_ns)))
         if slack > limit:
             mechanism = _rate_text(rows, best, good) \
@@ -181,9 +181,9 @@ def finding_5(sctx):
                 numbers.append(("%s mechanism" % label, mechanism))
             fit = block_rate(rows, good.block) if mechanism else None
             failures.append("%s: block %d is %.0f%% faster than the best "
-                            "of 128/256 (%d)%s" % (
+                            "of %s (%d)%s" % (
                                 label, best.block, 100 * (slack - 1),
-                                good.block, ": the GPU launches about %.0f "
+                                F5_SAFE_TEXT, good.block, ": the GPU launches about %.0f "
                                 "blocks per µs, and the %d blocks of %d "
                                 "threads take %s of its %s µs" % (
                                     fit[0] * 1e3, good.grid, good.block,
@@ -201,9 +201,10 @@ def finding_5(sctx):
                  "%s." % (
                      100 * (F5_TOLERANCE - 1), ", ".join(noisy)))
     if not judged:
-        return _finding(5, UNTESTABLE, numbers, "No block sweep here "
-                        "includes 128 or 256 at a size that is not "
-                        "launch-bound." + note, part=part)
+        return SPEC.finding(UNTESTABLE, numbers, "No block sweep here "
+                            "includes %d or %d at a size that is not "
+                            "launch-bound." % F5_SAFE_BLOCKS + note,
+                            part=part)
     # The deciding sweep: the worst beyond its limit, else the worst.
     _, slack, limit, label, best, good = max(judged, key=lambda j: j[:2])
     tiers = f5_tiers(judged, ctx.run.l2_bytes)
@@ -211,22 +212,23 @@ def finding_5(sctx):
     # already holds the noise), in units of the cross-host spread.
     distance = noise.distance(slack, limit, 0.0,
                               floor.pct_at(good.time_median_ns))
-    deciding = "worst: %s, %d/%d is %.3fx the best block (%d); limit " \
+    deciding = "worst: %s, %s is %.3fx the best block (%d); limit " \
         "%.3fx (%s); %d sweeps%s" % (
-            label, F5_SAFE_BLOCKS[0], F5_SAFE_BLOCKS[1], slack, best.block,
+            label, F5_SAFE_TEXT, slack, best.block,
             limit, distance.text(), len(judged),
             "; " + tiers if tiers else "")
     if failures:
-        return _finding(5, FAILS, numbers, ("The answer differs by tier: "
-                                            "%s. " % tiers if tiers else "")
-                        + "; ".join(failures) + "." + note, deciding, part,
-                        f5_regimes(judged, ctx.run.l2_bytes))
-    return _finding(5, HOLDS, numbers, "In all %d sweeps the better of 128 "
-                    "and 256 threads is within %.0f%% of the best block "
-                    "size%s." % (len(judged), 100 * (F5_TOLERANCE - 1),
-                                 ", or within the noise" if noisy else "") +
-                    note,
-                    deciding, part)
+        return SPEC.finding(FAILS, numbers, ("The answer differs by tier: "
+                                                "%s. " % tiers if tiers else "")
+                            + "; ".join(failures) + "." + note, deciding, part,
+                            f5_regimes(judged, ctx.run.l2_bytes))
+    return SPEC.finding(HOLDS, numbers, "In all %d sweeps the better of %d "
+                        "and %d threads is within %.0f%% of the best block "
+                        "size%s." % ((len(judged),) + F5_SAFE_BLOCKS + (
+                            100 * (F5_TOLERANCE - 1),
+                            ", or within the noise" if noisy else "")) +
+                        note,
+                        deciding, part)
 
 
-JUDGE = finding_5
+SPEC = Spec(5, CLAIM, SHORT_CLAIM, (), finding_5)

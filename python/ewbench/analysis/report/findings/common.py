@@ -1,9 +1,13 @@
-"""What every finding shares: the verdicts, the Finding a judge returns,
-the context of a study it judges (one Context per part, computed once) and
-the helpers several findings use.  Each finding is a module beside this one
-(registry.FINDINGS lists them in order)."""
+"""What every finding shares: the verdicts, the Spec each finding's
+module declares (its number, claims, counter needs and judge), the
+Finding a judge returns, the context of a study it judges (one Context
+per part, computed once) and the helpers several findings use.  Each
+finding is a module beside this one; registry.FINDINGS lists their specs
+in order.  Nothing here looks a finding up: a judge makes its Finding
+through its own spec."""
 
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from .. import experiments, model
 from ...core import select as sel
@@ -30,10 +34,25 @@ class Finding:
     part: str = ""          # the study part it was judged on
     regimes: str = ""       # where the answer differs by regime: which
     #                         holds and which does not, for the verdict cell
+    short_claim: str = ""   # the claim in a table cell
 
-    @property
-    def short_claim(self):
-        return _unit(self.number).SHORT_CLAIM
+
+@dataclass(frozen=True)
+class Spec:
+    """A finding as the registry lists it, declared once in its module."""
+    number: int
+    claim: str
+    short_claim: str        # the claim in a table cell
+    needs: tuple            # (uses.Use, ...): what it reads of metrics.csv,
+    #                         for unmeasured.USES
+    judge: Callable         # StudyContext -> Finding
+
+    def finding(self, verdict, numbers, explanation, deciding="", part="",
+                regimes=""):
+        """The Finding of this spec's judge."""
+        return Finding(self.number, self.claim, verdict, tuple(numbers),
+                       explanation, deciding, part, regimes,
+                       self.short_claim)
 
 
 @dataclass(frozen=True)
@@ -103,21 +122,7 @@ def make_context(study):
     return StudyContext(study, parts, tested)
 
 
-def _unit(number):
-    """The module of finding `number`.  The registry is imported here, when
-    a finding is made, not above: it imports every finding, and each
-    finding imports this module."""
-    from .registry import BY_NUMBER
-    return BY_NUMBER[number]
-
-
-def _finding(number, verdict, numbers, explanation, deciding="", part="",
-             regimes=""):
-    return Finding(number, _unit(number).CLAIM, verdict, tuple(numbers),
-                   explanation, deciding, part, regimes)
-
-
-def _and(items):
+def and_list(items):
     """'a', 'a and b', 'a, b and c'."""
     items = list(items)
     return items[0] if len(items) == 1 else \

@@ -13,10 +13,9 @@ from ...core import study as stu
 from ...core import timing
 from ...core import variants as var
 from ...core.units import bytes_label, gbps, ratio, size_label
-from .common import FAILS, HOLDS, UNTESTABLE, _finding, at_size, counter_story
+from .common import FAILS, HOLDS, UNTESTABLE, Spec, at_size, counter_story
 
 
-NUMBER = 3
 CLAIM = ("At the largest size every variant reaches the same DRAM ceiling, "
          "so fp16 halves the time.")
 SHORT_CLAIM = "largest size: one DRAM ceiling, fp16 halves the time"
@@ -29,11 +28,11 @@ F3_RATIO = (0.40, 0.60)     # fp16 / fp32 add time
 def finding_3(sctx):
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP)
     if ctx is None:
-        return _finding(3, UNTESTABLE, [], "No run.")
+        return SPEC.finding(UNTESTABLE, [], "No run.")
     run = ctx.run
     all_sizes = sorted({p.n for p in ctx.points})
     if not all_sizes:
-        return _finding(3, UNTESTABLE, [], "No points.", part=part)
+        return SPEC.finding(UNTESTABLE, [], "No points.", part=part)
     n = all_sizes[-1]
     pts, cache = at_size(ctx, n)
     # The claim is the study's: its variants alone decide it, and its
@@ -41,20 +40,20 @@ def finding_3(sctx):
     # would carry it otherwise).
     pts = [p for p in pts if var.role(p.variant) == var.STUDY]
     if not pts:
-        return _finding(3, UNTESTABLE, [], "No study variant at the "
-                        "largest size (%s)." % size_label(n), part=part)
+        return SPEC.finding(UNTESTABLE, [], "No study variant at the "
+                            "largest size (%s)." % size_label(n), part=part)
     if run.l2_bytes and min(p.footprint_bytes for p in pts) < run.l2_bytes:
-        return _finding(3, UNTESTABLE, [], "At the largest size (%s) some "
-                        "footprint still fits in L2 (%s); the claim needs "
-                        "DRAM-resident data." % (size_label(n),
-                                                 bytes_label(run.l2_bytes)),
-                        part=part)
+        return SPEC.finding(UNTESTABLE, [], "At the largest size (%s) some "
+                            "footprint still fits in L2 (%s); the claim needs "
+                            "DRAM-resident data." % (size_label(n),
+                                                     bytes_label(run.l2_bytes)),
+                            part=part)
     shares = []
     for p in pts:
         ceiling = model.run_dram_ceiling(run, p.op)
         if ceiling is None:
-            return _finding(3, UNTESTABLE, [], "No DRAM ceiling (neither "
-                            "measured nor in run.json).", part=part)
+            return SPEC.finding(UNTESTABLE, [], "No DRAM ceiling (neither "
+                                "measured nor in run.json).", part=part)
         shares.append((p, 100.0 * p.bandwidth / ceiling.value, ceiling))
     lowest = min(shares, key=lambda s: s[1])
     highest = max(shares, key=lambda s: s[1])
@@ -78,10 +77,10 @@ def finding_3(sctx):
     halves = time_ratio is not None and \
         F3_RATIO[0] <= time_ratio <= F3_RATIO[1]
     if same and high and halves:
-        return _finding(3, HOLDS, numbers, "Every variant reaches %.0f-%.0f%% "
-                        "of its DRAM ceiling and fp16 add takes %s the time "
-                        "of fp32." % (lowest[1], highest[1],
-                                      ratio(time_ratio)), deciding, part)
+        return SPEC.finding(HOLDS, numbers, "Every variant reaches %.0f-%.0f%% "
+                            "of its DRAM ceiling and fp16 add takes %s the time "
+                            "of fp32." % (lowest[1], highest[1],
+                                          ratio(time_ratio)), deciding, part)
     # Two disjoint groups: a variant short of either threshold falls
     # short; every other one is at the ceiling (add_f32 at 89 % of the
     # ceiling but under 90 % of the fastest was once counted in both).
@@ -101,7 +100,7 @@ def finding_3(sctx):
         text += " fp16 add takes %s the time of fp32, not about half." % \
             ratio(time_ratio)
     text += _in_flight_contrast(ctx, [p for p, _ in short], at_ceiling)
-    return _finding(3, FAILS, numbers, text, deciding, part)
+    return SPEC.finding(FAILS, numbers, text, deciding, part)
 
 
 def _falls_short(share, highest):
@@ -153,4 +152,4 @@ def _share_margin(point, ceiling, threshold_pct, floor):
                           floor.pct_at(kt.median_ns)).text()
 
 
-JUDGE = finding_3
+SPEC = Spec(3, CLAIM, SHORT_CLAIM, (), finding_3)

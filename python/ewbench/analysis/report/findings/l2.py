@@ -18,10 +18,10 @@ from ...core import select as sel
 from ...core import study as stu
 from ...core import variants as var
 from ...core.units import bytes_label, gbps, size_label
-from .common import FAILS, HOLDS, UNTESTABLE, _and, _finding, counter_story
+from ..uses import FINDING, L2_PARTS, WEAKER, Use
+from .common import FAILS, HOLDS, UNTESTABLE, Spec, and_list, counter_story
 
 
-NUMBER = 2
 CLAIM = ("Mid sizes: when A+B+C fits in L2 the achieved bandwidth exceeds "
          "DRAM bandwidth; when it does not, it falls to DRAM speed.")
 SHORT_CLAIM = "fits in L2: above DRAM speed; spills: DRAM speed"
@@ -254,22 +254,22 @@ def finding_2(sctx):
     origin does not carry the claim for the others."""
     part, ctx = sctx.part(stu.SWEEP, stu.ARTICLE)
     if ctx is None:
-        return _finding(2, UNTESTABLE, [], "No run.")
+        return SPEC.finding(UNTESTABLE, [], "No run.")
     run = ctx.run
     floor = noise.run_floor(run)
     l2 = run.l2_bytes
     if not l2:
-        return _finding(2, UNTESTABLE, [], "run.json gives no L2 size.",
-                        part=part)
+        return SPEC.finding(UNTESTABLE, [], "run.json gives no L2 size.",
+                            part=part)
     bound = model.run_dram_ceiling(run, "add")
     if bound is None:
-        return _finding(2, UNTESTABLE, [], "No DRAM ceiling (neither "
-                        "measured nor in run.json).", part=part)
+        return SPEC.finding(UNTESTABLE, [], "No DRAM ceiling (neither "
+                            "measured nor in run.json).", part=part)
     ceiling = bound.value
     variants = _study_adds(ctx)
     if not variants:
-        return _finding(2, UNTESTABLE, [], "No study add variant.",
-                        part=part)
+        return SPEC.finding(UNTESTABLE, [], "No study add variant.",
+                            part=part)
     eff = effective_l2(ctx, ceiling)
     numbers = [("L2 (nominal)", bytes_label(l2)),
                ("DRAM ceiling", "%s (%s)" % (gbps(ceiling), bound.source))]
@@ -366,11 +366,11 @@ def finding_2(sctx):
     note = " " + _article_note(l2)
     if untested:
         note = " Not judged (launch-bound wherever they fit): %s." % \
-            _and(untested) + note
+            and_list(untested) + note
     if not exceed and not never:
-        return _finding(2, UNTESTABLE, numbers, eff_text + "No study add "
-                        "variant has a size in L2 that is not "
-                        "launch-bound." + note, deciding, part)
+        return SPEC.finding(UNTESTABLE, numbers, eff_text + "No study add "
+                            "variant has a size in L2 that is not "
+                            "launch-bound." + note, deciding, part)
     fails = []
     if never:
         why = []
@@ -402,14 +402,14 @@ def finding_2(sctx):
     else:
         ok = ""
     if fails:
-        return _finding(2, FAILS, numbers, eff_text + ". ".join(fails) +
-                        ". " + ok + note, deciding, part,
-                        _regimes(exceed, capped, launched, others,
-                                 spill_bad))
-    return _finding(2, HOLDS, numbers, eff_text + "Every study add variant "
-                    "runs above DRAM speed while its working set is in L2 "
-                    "and falls to DRAM speed beyond it. " + ok + note,
-                    deciding, part)
+        return SPEC.finding(FAILS, numbers, eff_text + ". ".join(fails) +
+                            ". " + ok + note, deciding, part,
+                            _regimes(exceed, capped, launched, others,
+                                     spill_bad))
+    return SPEC.finding(HOLDS, numbers, eff_text + "Every study add variant "
+                        "runs above DRAM speed while its working set is in L2 "
+                        "and falls to DRAM speed beyond it. " + ok + note,
+                        deciding, part)
 
 
 def _effective_text(eff, l2):
@@ -448,7 +448,7 @@ def _where_text(t):
 
 
 def _names(group):
-    return _and([x[0] for x in group])
+    return and_list([x[0] for x in group])
 
 
 def _span(group):
@@ -495,4 +495,11 @@ def _article_bpi(sctx, variant):
         "%.1f B per issued instruction (article, %s)" % (bpi, size_label(n))
 
 
-JUDGE = finding_2
+SPEC = Spec(2, CLAIM, SHORT_CLAIM, (
+    Use("Finding 2", FINDING, L2_PARTS, ((sel.M_DRAM_READ_FRACTION,),),
+        "where each study variant's working set leaves L2, and whether a "
+        "point is in L2, are judged from timing (bandwidth against the "
+        "DRAM ceiling, footprint against the effective L2) instead of the "
+        "share of reads served by L2 (`%s`)" % sel.M_DRAM_READ_FRACTION,
+        WEAKER),
+), finding_2)

@@ -8,14 +8,15 @@ the launch interval of each launch path exceed every kernel's duration?
 from dataclasses import dataclass
 
 from ...core import noise
+from ...core import select as sel
 from ...core import study as stu
 from ...core import timing
 from ...core.units import size_label, us
-from .common import (BORDERLINE, FAILS, HOLDS, TORCH_PREFIX, UNTESTABLE, _and,
-                     _finding, at_size)
+from ..uses import FINDING, VERDICT_PARTS, WEAKER, Use
+from .common import (BORDERLINE, FAILS, HOLDS, TORCH_PREFIX, UNTESTABLE,
+                     Spec, and_list, at_size)
 
 
-NUMBER = 1
 CLAIM = ("At ~1M elements every variant takes the same time: the launch, not "
          "the data, sets it.")
 SHORT_CLAIM = "~1M elements: the launch sets the time"
@@ -243,7 +244,7 @@ def _row_path(mode, rows, floor):
     its own kernel."""
     status, closest, counts = f1_row_status(rows, floor)
     short, beyond = _overlaps(rows, floor)
-    tally = "the gap is %s of %d rows" % (_and([
+    tally = "the gap is %s of %d rows" % (and_list([
         "%s on %d" % (words, counts[key]) for key, words in (
             (F1_SETS, "at least half of the interval"),
             (F1_NOT_SET, "under half of the interval"),
@@ -287,19 +288,19 @@ def finding_1(sctx):
     shown."""
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
-        return _finding(1, UNTESTABLE, [], "No run.")
+        return SPEC.finding(UNTESTABLE, [], "No run.")
     all_sizes = sorted({p.n for p in ctx.points})
     if not all_sizes or all_sizes[0] > F1_MAX_N:
-        return _finding(1, UNTESTABLE, [], "The smallest size of the run is "
-                        "%s elements; the claim is about ~1M (needs a size "
-                        "<= %s)." % (size_label(all_sizes[0]) if all_sizes
-                                     else "none", size_label(F1_MAX_N)),
-                        part=part)
+        return SPEC.finding(UNTESTABLE, [], "The smallest size of the run is "
+                            "%s elements; the claim is about ~1M (needs a size "
+                            "<= %s)." % (size_label(all_sizes[0]) if all_sizes
+                                         else "none", size_label(F1_MAX_N)),
+                            part=part)
     n = all_sizes[0]
     kernels, left_out, cache = f1_kernels(ctx, n)
     if len(kernels) < 2:
-        return _finding(1, UNTESTABLE, [], "Fewer than two kernels with a "
-                        "kernel time at %s." % size_label(n), part=part)
+        return SPEC.finding(UNTESTABLE, [], "Fewer than two kernels with a "
+                            "kernel time at %s." % size_label(n), part=part)
     floor = noise.run_floor(ctx.run)
     times = sorted(kernels.items(), key=lambda kv: kv[1][1].median_ns)
     (fast_v, (_, fast)), (slow_v, (_, slow)) = times[0], times[-1]
@@ -333,17 +334,17 @@ def finding_1(sctx):
                                                 us(p.time_median_ns))
                                   for p in left_out)))
     note = (" Left out: %s: a peer's event time is its host launch path, "
-            "not its kernel, and never decides a claim about kernels." % _and(
-                [p.variant for p in left_out])) if left_out else ""
+            "not its kernel, and never decides a claim about kernels." %
+            and_list([p.variant for p in left_out])) if left_out else ""
     if timing.EVENTS in sources:
         note += (" Kernel times of the old protocol (schema 1: an event "
                  "pair around each launch) include the host launch path.")
     if not paths:
-        return _finding(1, UNTESTABLE, numbers, "No launch interval "
-                        "measured (neither the rows' intervals nor the "
-                        "launch_stream / launch_graph ceilings)." + note,
-                        "kernels %.2fx apart" % (slow.median_ns /
-                                                 fast.median_ns), part)
+        return SPEC.finding(UNTESTABLE, numbers, "No launch interval "
+                            "measured (neither the rows' intervals nor the "
+                            "launch_stream / launch_graph ceilings)." + note,
+                            "kernels %.2fx apart" % (slow.median_ns /
+                                                     fast.median_ns), part)
     judged = {path.mode: path for path in paths}
     decisive = next(m for m in F1_HOST_PACED + F1_MODES if m in judged)
     deciding = "%s; kernels %.2fx apart (%s)" % (
@@ -361,7 +362,7 @@ def finding_1(sctx):
     text += joined[:1].upper() + joined[1:] + "." + note
     verdict = {F1_SETS: HOLDS, F1_NOT_SET: FAILS,
                F1_BORDERLINE: BORDERLINE}[judged[decisive].status]
-    return _finding(1, verdict, numbers, text, deciding, part)
+    return SPEC.finding(verdict, numbers, text, deciding, part)
 
 
 def _ci_us(kt):
@@ -371,4 +372,14 @@ def _ci_us(kt):
     return "%s (%s-%s)" % (us(kt.median_ns), us(kt.low_ns), us(kt.high_ns))
 
 
-JUDGE = finding_1
+def _schema1_rows(run):
+    return any(p.time_source is None for p in run.points)
+
+
+SPEC = Spec(1, CLAIM, SHORT_CLAIM, (
+    Use("Finding 1", FINDING, VERDICT_PARTS, ((sel.M_KERNEL_TIME,),),
+        "its rows timed by the old protocol (schema 1) are judged by their "
+        "event times, the host's launch path included, not the profiler's "
+        "kernel duration (`%s`), and PyTorch rows among them are left out"
+        % sel.M_KERNEL_TIME, WEAKER, applies=_schema1_rows),
+), finding_1)

@@ -13,10 +13,10 @@ from ...core import select as sel
 from ...core import study as stu
 from ...core import variants as var
 from ...core.validate import DTYPE_BYTES
-from .common import FAILS, HOLDS, UNTESTABLE, _finding
+from ..uses import EVIDENCE, FINDING, VERDICT_PARTS, WEAKER, Use
+from .common import FAILS, HOLDS, UNTESTABLE, Spec
 
 
-NUMBER = 4
 CLAIM = ("float4 moves 4x the bytes per load instruction of scalar fp32 (512 "
          "vs 128 bytes per warp instruction); the 8-half pack moves 8x "
          "scalar fp16.")
@@ -133,8 +133,8 @@ def finding_4(sctx):
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     metric = sel.M_LD_REQUESTED_BYTES_PER_INST
     if ctx is None or not sel.has_metric(ctx.run, metric):
-        return _finding(4, UNTESTABLE, [], "Needs the counter row %s "
-                        "(run with counters on)." % metric, part=part or "")
+        return SPEC.finding(UNTESTABLE, [], "Needs the counter row %s "
+                            "(run with counters on)." % metric, part=part or "")
     numbers, failures, tested, missing, deciding = [], [], [], [], []
     for wide, narrow, target in F4_PAIRS:
         a, b = _ld_values(ctx, wide, metric), _ld_values(ctx, narrow, metric)
@@ -173,18 +173,27 @@ def finding_4(sctx):
         waste += " The kernels' load instructions (SASS): %s." % \
             sass.why_not(ctx.run)
     if not tested:
-        return _finding(4, UNTESTABLE, numbers, "None of the pairs %s has "
-                        "the counter on both sides." % ", ".join(missing) +
-                        waste, deciding, part)
+        return SPEC.finding(UNTESTABLE, numbers, "None of the pairs %s has "
+                            "the counter on both sides." % ", ".join(missing) +
+                            waste, deciding, part)
     note = (" Not tested (variant or counter missing): %s." %
             ", ".join(missing)) if missing else ""
     if failures:
-        return _finding(4, FAILS, numbers, "; ".join(failures) + "." + note +
-                        waste, deciding, part)
-    return _finding(4, HOLDS, numbers, "The wide loads ask for the expected "
-                    "multiple of bytes per warp load instruction (the bytes "
-                    "the kernel reads over its global load instructions)." +
-                    note + waste, deciding, part)
+        return SPEC.finding(FAILS, numbers, "; ".join(failures) + "." + note +
+                            waste, deciding, part)
+    return SPEC.finding(HOLDS, numbers, "The wide loads ask for the expected "
+                        "multiple of bytes per warp load instruction (the bytes "
+                        "the kernel reads over its global load instructions)." +
+                        note + waste, deciding, part)
 
 
-JUDGE = finding_4
+SPEC = Spec(4, CLAIM, SHORT_CLAIM, (
+    Use("Finding 4", FINDING, VERDICT_PARTS,
+        ((sel.M_LD_REQUESTED_BYTES_PER_INST,),),
+        "not testable: no requested bytes per global load instruction "
+        "(`%s`)" % sel.M_LD_REQUESTED_BYTES_PER_INST),
+    Use("Finding 4 and the shortfalls table", EVIDENCE, VERDICT_PARTS,
+        ((sel.M_LD_SECTOR_EFFICIENCY,),),
+        "no L1 sector bytes beside the requested ones (sector efficiency)",
+        WEAKER),
+), finding_4)

@@ -1,21 +1,21 @@
-"""The findings of the study brief, in the report's order: one module
-each (its NUMBER, CLAIM, SHORT_CLAIM, its rule JUDGE and the text of its
-deciding number), one line each below.  Adding a finding is adding its
-module and its line here."""
+"""The findings of the study brief, in the report's order: one spec each
+(common.Spec: its number, claim, short claim, the counters it needs and
+its judge), declared once in its module, one line each below.  Adding a
+finding is adding its module and its line here; unmeasured.USES reads
+each spec's needs."""
 
 from . import blocks, dram, l2, launch, loads, relu
 from .common import make_context
 
 FINDINGS = (
-    launch,     # 1: ~1M elements, the launch sets the time
-    l2,         # 2: in L2 above DRAM speed, spilled at DRAM speed
-    dram,       # 3: one DRAM ceiling at the largest size
-    loads,      # 4: bytes per load instruction of the wide loads
-    blocks,     # 5: 128 or 256 threads per block
-    relu,       # 6: vector ReLU against naive and PyTorch
+    launch.SPEC,    # 1: ~1M elements, the launch sets the time
+    l2.SPEC,        # 2: in L2 above DRAM speed, spilled at DRAM speed
+    dram.SPEC,      # 3: one DRAM ceiling at the largest size
+    loads.SPEC,     # 4: bytes per load instruction of the wide loads
+    blocks.SPEC,    # 5: 128 or 256 threads per block
+    relu.SPEC,      # 6: vector ReLU against naive and PyTorch
 )
-BY_NUMBER = {unit.NUMBER: unit for unit in FINDINGS}
-JUDGES = tuple(unit.JUDGE for unit in FINDINGS)
+JUDGES = tuple(spec.judge for spec in FINDINGS)
 
 
 def evaluate(study, sctx=None):

@@ -9,10 +9,9 @@ from ...core import study as stu
 from ...core import timing
 from ...core.units import gbps, ratio, size_label, us
 from .common import (BORDERLINE, FAILS, HOLDS, TORCH_PREFIX, UNTESTABLE,
-                     _finding, at_size, counter_story)
+                     Spec, at_size, counter_story)
 
 
-NUMBER = 6
 CLAIM = ("Vectorised ReLU is only ~2 % faster than naive; PyTorch is as fast "
          "as either.")
 SHORT_CLAIM = "vector ReLU ~2 % faster; PyTorch as fast"
@@ -46,18 +45,18 @@ def _gap_text(gap):
 def finding_6(sctx):
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     if ctx is None:
-        return _finding(6, UNTESTABLE, [], "No run.")
+        return SPEC.finding(UNTESTABLE, [], "No run.")
     all_sizes = sorted({p.n for p in ctx.points if p.op == "relu"})
     if not all_sizes:
-        return _finding(6, UNTESTABLE, [], "No ReLU points.", part=part)
+        return SPEC.finding(UNTESTABLE, [], "No ReLU points.", part=part)
     n = all_sizes[-1]
     pts, cache = at_size(ctx, n, op="relu")
     by_variant = {p.variant: p for p in pts}
     naive, vector = by_variant.get(F6_NAIVE), by_variant.get(F6_VECTOR)
     if naive is None or vector is None:
-        return _finding(6, UNTESTABLE, [], "Needs both %s and %s at the "
-                        "largest ReLU size." % (F6_NAIVE, F6_VECTOR),
-                        part=part)
+        return SPEC.finding(UNTESTABLE, [], "Needs both %s and %s at the "
+                            "largest ReLU size." % (F6_NAIVE, F6_VECTOR),
+                            part=part)
     speedup = naive.time_median_ns / vector.time_median_ns
     floor = noise.run_floor(ctx.run)
     gap = _beyond_tolerance(timing.row_time(vector), timing.row_time(naive),
@@ -89,12 +88,12 @@ def finding_6(sctx):
     note = "" if torch else " No PyTorch rows (ewbench torch " \
         "RUN_DIR adds them), so the PyTorch half is not tested."
     if not gap.beyond:
-        return _finding(6, BORDERLINE, numbers, "The two kernels are %s "
-                        "apart, within the noise of the %.0f%% limit: "
-                        "another run can tip it either way; repeated "
-                        "rounds (`ewbench contest`) would decide it." % (
-                            ratio(speedup), 100 * F6_TOLERANCE) + note,
-                        deciding, part)
+        return SPEC.finding(BORDERLINE, numbers, "The two kernels are %s "
+                            "apart, within the noise of the %.0f%% limit: "
+                            "another run can tip it either way; repeated "
+                            "rounds (`ewbench contest`) would decide it." % (
+                                ratio(speedup), 100 * F6_TOLERANCE) + note,
+                            deciding, part)
     if failures:
         explanation = "; ".join(failures) + "."
         if speedup > 1 + F6_TOLERANCE:
@@ -102,12 +101,12 @@ def finding_6(sctx):
             explanation += (" On this GPU the scalar kernel falls short of "
                             "the bandwidth the float4 one reaches%s." % (
                                 " (" + story + ")" if story else ""))
-        return _finding(6, FAILS, numbers, explanation + note, deciding, part)
-    return _finding(6, HOLDS, numbers, "Naive and vectorised ReLU are within "
-                    "%.0f%% of each other%s." % (
-                        100 * F6_TOLERANCE,
-                        " and PyTorch matches them" if torch else "") + note,
-                    deciding, part)
+        return SPEC.finding(FAILS, numbers, explanation + note, deciding, part)
+    return SPEC.finding(HOLDS, numbers, "Naive and vectorised ReLU are within "
+                        "%.0f%% of each other%s." % (
+                            100 * F6_TOLERANCE,
+                            " and PyTorch matches them" if torch else "") + note,
+                        deciding, part)
 
 
-JUDGE = finding_6
+SPEC = Spec(6, CLAIM, SHORT_CLAIM, (), finding_6)

@@ -21,9 +21,10 @@ from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        measured_block_rate, measured_launch_floor, pct_of,
                        run_dram_ceiling, spec_dram)
 from .curve import OnCurve, Series, curves, place
-from .facts import (PointFacts, _siblings, block_slots, classify_run,
-                    fixed_cost, kib_in_flight_per_sm, occupancy, point_facts,
-                    sibling_key, warm_slower_kernels, warm_slower_than_cold)
+from .facts import (PointFacts, block_slots, classify_run, fixed_cost,
+                    kib_in_flight_per_sm, occupancy, point_facts,
+                    sibling_groups, sibling_key, warm_slower_kernels,
+                    warm_slower_than_cold)
 from .fit import fit_launch_model, fit_series, served_by_l2
 from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
                     CEILING_BEATEN_PCT, CURVE_ENOUGH, CURVE_TOLERANCE,

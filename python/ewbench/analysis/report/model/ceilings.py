@@ -92,10 +92,10 @@ def block_rate_ceiling(run, block=None):
     of the run's points with a grid of BLOCK_RATE_MIN_GRID blocks or more
     when BLOCK_RATE_AGREE of them (different variants or blocks) reach it
     within BLOCK_RATE_BAND; else None."""
-    return measured_block_rate(run.ceilings, block) or _run_block_rate(run)
+    return measured_block_rate(run.ceilings, block) or run_block_rate(run)
 
 
-def _run_block_rate(run):
+def run_block_rate(run):
     rates = [(block_rate(p), p) for p in run.points
              if p.check != "fail" and (p.grid or 0) >= BLOCK_RATE_MIN_GRID]
     rates = [(r, p) for r, p in rates if r]
@@ -140,7 +140,7 @@ def launch_floor(run, point, fits):
     return fitted_launch_floor(fits, point.cache, point.launch)
 
 
-def _idle_latency(run):
+def idle_latency(run):
     latency = (run.ceilings or {}).get("dram_latency")
     return latency.value if latency is not None else None
 

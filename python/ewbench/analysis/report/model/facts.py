@@ -7,9 +7,9 @@ from typing import Optional
 from ...core import compare
 from ...core import select as sel
 from . import curve
-from .ceilings import (Bound, _idle_latency, _run_block_rate, block_rate,
-                       fitted_launch_floor, l2_ceiling, launch_floor,
-                       measured_block_rate, run_dram_ceiling)
+from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
+                       l2_ceiling, launch_floor, measured_block_rate,
+                       run_block_rate, run_dram_ceiling)
 from .above import late_writes
 from .fit import fit_series, series_key
 from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
@@ -130,7 +130,7 @@ def sibling_key(point):
     return (point.op, point.dtype, point.n, point.cache, point.launch)
 
 
-def _siblings(run):
+def sibling_groups(run):
     """sibling key -> points with a passing (or unknown) check."""
     out = {}
     for p in run.points:
@@ -141,7 +141,7 @@ def _siblings(run):
 
 def point_facts(run, point, fits, siblings=None, cold=None,
                 block_ceiling=None, fixed_fits=None):
-    """The facts of one point; siblings (from _siblings), cold (warm
+    """The facts of one point; siblings (from sibling_groups), cold (warm
     point key -> cold twin) and block_ceiling (block_rate_ceiling) are
     computed once per run by classify_run; fixed_fits, the fits of
     another run of the study with more sizes (fixed_cost)."""
@@ -204,7 +204,7 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         theoretical_occupancy_pct=sel.metric(
             run, point, sel.M_THEORETICAL_OCCUPANCY),
         cache=point.cache,
-        load_latency_ns=_idle_latency(run),
+        load_latency_ns=idle_latency(run),
         l2_ceiling=l2_ceiling(run.ceilings),
         fixed_ns=fixed,
         fixed_source=fixed_source,
@@ -305,9 +305,9 @@ def classify_run(run, fits=None, fixed_fits=None):
     if fits is None:
         fits = fit_series(run.points, run.l2_bytes,
                           run.spec_dram_bandwidth)
-    siblings = _siblings(run)
+    siblings = sibling_groups(run)
     cold = cold_twins(run.points)
-    run_rate = _run_block_rate(run)
+    run_rate = run_block_rate(run)
     return [(p, classify(point_facts(
         run, p, fits, siblings, cold,
         measured_block_rate(run.ceilings, p.block) or run_rate,

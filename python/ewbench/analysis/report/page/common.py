@@ -10,7 +10,7 @@ from ...core.units import gbps, us
 FIGURES_DIR = doc.FIGURES_DIR
 
 
-def _get(mapping, *keys):
+def lookup(mapping, *keys):
     """Nested lookup that tolerates missing levels; None when absent."""
     for key in keys:
         if not isinstance(mapping, dict):
@@ -19,7 +19,7 @@ def _get(mapping, *keys):
     return mapping
 
 
-def _text(value):
+def cell_text(value):
     if value is None:
         return "n/a"
     if isinstance(value, bool):
@@ -29,18 +29,18 @@ def _text(value):
     return str(value)
 
 
-def _block(p):
+def block_cell(p):
     if p.block is not None:
         return str(p.block)
     return var.peer_name(p.variant) or "n/a"
 
 
-def _pct_spec(bandwidth, spec):
+def pct_spec(bandwidth, spec):
     return "%.1f %%" % (100.0 * bandwidth / spec) if spec and bandwidth \
         else "n/a"
 
 
-def _ceiling_value(row):
+def ceiling_value(row):
     if row.unit == "byte/s":
         return gbps(row.value)
     if row.unit == "ns":
@@ -48,6 +48,6 @@ def _ceiling_value(row):
     return "%.1f TFLOP/s" % (row.value / 1e12)
 
 
-def _role_order(p):
+def role_order(p):
     fams = {"add": 0, "relu": 1, "abs": 2}
     return (fams.get(p.op, 9), p.dtype != "f32") + var.sort_key(p.variant)

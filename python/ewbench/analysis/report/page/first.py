@@ -13,7 +13,7 @@ from ...core import sinks
 from ...core import study as stu
 from ...core import variants as var
 from ...core.units import bytes_label, clock_label, gbps, size_label
-from .common import _block, _ceiling_value, _get, _pct_spec, _text
+from .common import block_cell, ceiling_value, cell_text, lookup, pct_spec
 
 
 def headline(study):
@@ -22,9 +22,10 @@ def headline(study):
     spec = dev.get("dram_bandwidth_bytes_per_s")
     text = "%s: %s SMs at %s, %s L2, %s DRAM (%s-bit bus at %s): %s spec." % (
         sinks.markdown(dev.get("name", "unknown GPU")),
-        _text(dev.get("sm_count")),
+        cell_text(dev.get("sm_count")),
         clock_label(dev.get("sm_clock_khz")), bytes_label(dev.get("l2_bytes")),
-        bytes_label(dev.get("memory_bytes")), _text(dev.get("bus_width_bits")),
+        bytes_label(dev.get("memory_bytes")),
+        cell_text(dev.get("bus_width_bits")),
         clock_label(dev.get("memory_clock_khz")), gbps(spec))
     rows = {r.name: r for r in ans.ceilings(study.ceilings)}
     parts = []
@@ -32,15 +33,15 @@ def headline(study):
                         ("l2_read", "L2 read")):
         r = rows.get(name)
         if r is not None:
-            parts.append("%s %s%s" % (label, _ceiling_value(r),
+            parts.append("%s %s%s" % (label, ceiling_value(r),
                                       " (%.1f %% of spec)" % r.spec_pct
                                       if r.spec_pct else ""))
-    launch = [(_ceiling_value(rows[n]), label) for n, label in
+    launch = [(ceiling_value(rows[n]), label) for n, label in
               (("launch_stream", "stream"), ("launch_graph", "graph"))
               if n in rows]
     if launch:
         parts.append("launch %s" % " / ".join("%s %s" % l for l in launch))
-    revision = _get(study.main.manifest, "tool", "git_revision")
+    revision = lookup(study.main.manifest, "tool", "git_revision")
     if revision:
         text += " Measured by ewbench at commit %s." % sinks.code(revision)
     if parts:
@@ -82,12 +83,12 @@ def versus_section(versus, ranges=(), sctx=None):
             "%s, %s, %s%s" % (size_label(v.n), v.cache, v.launch,
                               ", median of %d rounds" % v.rounds
                               if v in repeated else ""),
-            "%s@%s (%s%s)" % (sinks.code(v.best.variant), _block(v.best),
+            "%s@%s (%s%s)" % (sinks.code(v.best.variant), block_cell(v.best),
                                var.role(v.best.variant),
                                "; best of %d configurations" % v.searched
                                if v in repeated else ""),
             "%s, %s of spec" % (rate(v.best, v),
-                                _pct_spec(v.best.bandwidth, v.spec)),
+                                pct_spec(v.best.bandwidth, v.spec)),
             rate(v.cub, v), rate(v.torch, v), margin, beyond))
     if rows:
         blocks.append(doc.Table(("tier", "size", "ewbench's fastest",
@@ -225,8 +226,8 @@ def shortfalls_section(shorts, n):
                 b.launch)
             if s.published_block is not None:
                 fix += " (%s at %s)" % (gbps(s.published_block.bandwidth),
-                                        _block(s.point))
-        rows.append((sinks.code(s.point.variant), _block(s.point),
+                                        block_cell(s.point))
+        rows.append((sinks.code(s.point.variant), block_cell(s.point),
                      gbps(s.point.bandwidth),
                      "%.0f %% of %s" % (100 * s.share,
                                         sinks.markdown(s.sibling.variant)),

@@ -16,21 +16,21 @@ from ...core import sinks
 from ...core import study as stu
 from ...core.units import (bytes_label, clock_label, cuda_version, gbps, pct,
                            size_label)
-from .common import _ceiling_value, _get, _text
+from .common import ceiling_value, cell_text, lookup
 
 
 def _timed_launches(settings):
     """How many launches a point timed, as run.json settings say."""
     timing = settings.get("timing")
     if not timing:
-        return "%s timed launches" % _text(settings.get("iters"))
+        return "%s timed launches" % cell_text(settings.get("iters"))
     return ("%s to %s timed ones, until the median's %s %% interval is "
             "within %s %% of it or after %s ms of timing" % (
-                _text(timing.get("min_samples")),
-                _text(timing.get("max_samples")),
-                _text(timing.get("ci_confidence_pct")),
-                _text(timing.get("target_ci_pct")),
-                _text(timing.get("max_time_ms"))))
+                cell_text(timing.get("min_samples")),
+                cell_text(timing.get("max_samples")),
+                cell_text(timing.get("ci_confidence_pct")),
+                cell_text(timing.get("target_ci_pct")),
+                cell_text(timing.get("max_time_ms"))))
 
 
 def method_section(study):
@@ -52,7 +52,7 @@ def method_section(study):
                          if run.points else "-",
                          "/".join(settings.get("cache") or []) or "n/a",
                          "/".join(settings.get("launch") or []) or "n/a",
-                         _text(settings.get("warmup")),
+                         cell_text(settings.get("warmup")),
                          _timed_launches(settings),
                          "%s set, %s pass(es)" % (
                              _data(counters.get("metric_set")),
@@ -117,7 +117,7 @@ def method_section(study):
     if rows:
         blocks.append(doc.Table(
             ("ceiling", "measured", "% of spec", "method"), tuple(
-                (r.name, _ceiling_value(r), pct(r.spec_pct),
+                (r.name, ceiling_value(r), pct(r.spec_pct),
                  sinks.markdown(study.ceilings[r.name].method or ""))
                 for r in rows)))
     return blocks
@@ -153,39 +153,40 @@ def environment_section(study):
     rows = [
         ("GPU", _data(dev.get("name"))),
         ("compute capability", _data(dev.get("compute_capability"))),
-        ("SMs, clock (max)", "%s at %s" % (_text(dev.get("sm_count")),
+        ("SMs, clock (max)", "%s at %s" % (cell_text(dev.get("sm_count")),
                                            clock_label(dev.get(
                                                "sm_clock_khz")))),
         ("L2", bytes_label(dev.get("l2_bytes"))),
         ("memory", "%s, %s-bit bus at %s" % (
             bytes_label(dev.get("memory_bytes")),
-            _text(dev.get("bus_width_bits")),
+            cell_text(dev.get("bus_width_bits")),
             clock_label(dev.get("memory_clock_khz")))),
         ("DRAM spec bandwidth", gbps(dev.get("dram_bandwidth_bytes_per_s"))),
         ("threads / blocks per SM", "%s / %s" % (
-            _text(dev.get("max_threads_per_sm")),
-            _text(dev.get("max_blocks_per_sm")))),
+            cell_text(dev.get("max_threads_per_sm")),
+            cell_text(dev.get("max_blocks_per_sm")))),
         ("driver, runtime", "%s (driver; %s), %s (runtime)" % (
             cuda_version(versions.get("driver")),
             env.driver_text(placement.read(m)),
             cuda_version(versions.get("runtime")))),
-        ("CUPTI API version", _text(versions.get("cupti_api"))),
-        ("ewbench", "%s (git %s)" % (_data(_get(m, "tool", "version")),
-                                     _data(_get(m, "tool", "git_revision")))),
+        ("CUPTI API version", cell_text(versions.get("cupti_api"))),
+        ("ewbench", "%s (git %s)" % (
+            _data(lookup(m, "tool", "version")),
+            _data(lookup(m, "tool", "git_revision")))),
         ("built with", "%s; GPU targets sm_%s; nvcc %s" % (
-            cuda_version(_get(m, "tool", "cuda_build_version")),
-            _data(_get(m, "tool", "cuda_arch")),
-            _data(_get(m, "tool", "nvcc_flags")))),
-        ("host", "%s; %s; %s" % (_data(_get(m, "host", "hostname")),
-                                 _data(_get(m, "host", "os")),
-                                 _data(_get(m, "host", "cpu")))),
+            cuda_version(lookup(m, "tool", "cuda_build_version")),
+            _data(lookup(m, "tool", "cuda_arch")),
+            _data(lookup(m, "tool", "nvcc_flags")))),
+        ("host", "%s; %s; %s" % (_data(lookup(m, "host", "hostname")),
+                                 _data(lookup(m, "host", "os")),
+                                 _data(lookup(m, "host", "cpu")))),
     ]
     for part, r in study.runs.items():
         rows.append(("`%s/`" % part, "%s to %s (UTC), %s; git %s" % (
             _data(r.manifest.get("started_utc")),
             _data(r.manifest.get("finished_utc")),
-            _text(r.manifest.get("status")),
-            _data(_get(r.manifest, "tool", "git_revision")))))
+            cell_text(r.manifest.get("status")),
+            _data(lookup(r.manifest, "tool", "git_revision")))))
         rows.append(("`%s/` NVML start → end" % part,
                      _nvml_text(placement.read(r.manifest))))
         rows.append(("`%s/` NVML through the run" % part,
@@ -199,12 +200,12 @@ def environment_section(study):
         rows.append(("GPU settings, %s" % ", ".join(parts), text))
     return [doc.Heading(2, "Environment", "environment"),
             doc.Table(("item", "value"),
-                      tuple((k, _text(v)) for k, v in rows))]
+                      tuple((k, cell_text(v)) for k, v in rows))]
 
 
 def _data(value):
     """A value from the data as a cell's or a sentence's text."""
-    return sinks.markdown(_text(value))
+    return sinks.markdown(cell_text(value))
 
 
 def _nvml_text(place):

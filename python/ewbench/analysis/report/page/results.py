@@ -13,7 +13,7 @@ from ...core import sinks
 from ...core import study as stu
 from ...core import variants as var
 from ...core.units import gbps, gbps_number, pct, size_label, us
-from .common import FIGURES_DIR, _block, _pct_spec, _role_order, _text
+from .common import FIGURES_DIR, block_cell, cell_text, pct_spec, role_order
 
 
 FIGURE_TEXT = {
@@ -154,13 +154,13 @@ def pivot(run, points, columns, cell, row_label=None):
     points' n; cell(point) for each, '' where not measured."""
     by = {(p.variant, p.n): p for p in points}
     variants = sorted({p.variant for p in points},
-                      key=lambda v: _role_order(next(
+                      key=lambda v: role_order(next(
                           p for p in points if p.variant == v)))
     rows = []
     for v in variants:
         first = next(p for p in points if p.variant == v)
         rows.append(((row_label or (lambda p: sinks.code(p.variant)))(first),
-                     var.role(v), _block(first)) +
+                     var.role(v), block_cell(first)) +
                     tuple(cell(by[(v, n)]) if (v, n) in by else ""
                           for n in columns))
     return tuple(rows)
@@ -174,8 +174,8 @@ POINT_HEADER = ("variant", "op", "block", "cache", "launch", "median (µs)",
 def _point_row(run, p):
     ceiling = model.run_dram_ceiling(run, p.op)
     spread = noise.spread_pct(p)
-    return (sinks.markdown(p.variant), "%s %s" % (p.op, p.dtype), _block(p),
-            p.cache,
+    return (sinks.markdown(p.variant), "%s %s" % (p.op, p.dtype),
+            block_cell(p), p.cache,
             p.launch, us(p.time_median_ns),
             "%s-%s" % (us(p.time_min_ns), us(p.time_max_ns))
             if p.time_min_ns is not None and p.time_max_ns is not None
@@ -186,7 +186,7 @@ def _point_row(run, p):
             pct(model.pct_of(p.bandwidth, ceiling)) + (
                 " (window %.1f %%)" % _window_pct(run, p, ceiling, 1)
                 if _window_pct(run, p, ceiling, 1) is not None else ""),
-            _pct_spec(p.bandwidth, run.spec_dram_bandwidth), p.check or "n/a")
+            pct_spec(p.bandwidth, run.spec_dram_bandwidth), p.check or "n/a")
 
 
 def results_section(study, sctx):
@@ -219,7 +219,7 @@ def results_section(study, sctx):
                 ("variant", "role", "block") + tuple(
                     size_label(n) for n in shown),
                 pivot(run, pts, shown, lambda p: _cell(run, p))))
-    every = sorted(run.points, key=lambda p: (_role_order(p), p.n, p.cache,
+    every = sorted(run.points, key=lambda p: (role_order(p), p.n, p.cache,
                                               p.launch, p.block or 0))
     blocks.append(doc.Details("Every point of `%s/` (%d rows)" % (
         part, len(every)), (doc.Table(("n",) + POINT_HEADER, tuple(
@@ -327,7 +327,7 @@ def verdicts_section(sctx):
                 pivot(run, pts, shown,
                       lambda p: ctx.verdicts[p.key].name)))
     rows = sorted((p for p in ctx.points if p.n in shown),
-                  key=lambda p: (_role_order(p), p.n, p.cache, p.launch))
+                  key=lambda p: (role_order(p), p.n, p.cache, p.launch))
     blocks.append(doc.Details("The rule that fired, per point (%d rows)" %
                               len(rows), (doc.Table(
                                   ("variant", "n", "cache", "launch",
@@ -354,7 +354,7 @@ def fits_section(sctx):
                 ctx.fits.items(), key=lambda kv: (var.sort_key(kv[0][0]),
                                                   kv[0][2], kv[0][3],
                                                   kv[0][1] or 0)):
-            rows.append((sinks.markdown(variant), _text(block), cache,
+            rows.append((sinks.markdown(variant), cell_text(block), cache,
                          launch, us(f.t0_ns),
                          gbps(f.bandwidth), gbps(f.l2_bandwidth),
                          "%d / %d" % (f.points, f.parameters),

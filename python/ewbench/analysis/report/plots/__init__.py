@@ -47,30 +47,30 @@ tests use as plots.NAME.
 """
 
 from .common import (ADDITION_GREY, BEST_ADDITION, DPI, FIG_WIDTH,
-                     FOOTER_INCHES, PEER_STYLES, STUDY_COLOURS, USER_STYLE,
-                     Style, _families, _figure, block_rate_at, block_roof,
-                     family_styles, legend_outside, place_labels, save,
-                     settle, variant_styles)
-from .cache_tier import (MARKER_OCTAVES, _cache_tier_panel, _marked,
-                         _stagger, block_roofs, plot_cache_tier)
+                     FOOTER_INCHES, PEER_STYLES, STUDY_COLOURS, Style,
+                     USER_STYLE, block_rate_at, block_roof, families,
+                     family_styles, legend_outside, new_figure, place_labels,
+                     save, settle, variant_styles)
+from .cache_tier import (MARKER_OCTAVES, block_roofs, cache_tier_panel,
+                         marked_indices, marker_stagger, plot_cache_tier)
 from .blocks import block_roof_lines, plot_blocks
 from .concurrency import placed_points, plot_concurrency
-from .dram_share import (_bandwidth_interval, _intensity_note,
-                         plot_dram_share, share_rows)
+from .dram_share import (bandwidth_interval, intensity_note, plot_dram_share,
+                         share_rows)
 from .instructions import plot_instructions
 from .roofline import plot_roofline, roofline_points
 from .study import plot_study
-from .timeline import _bars, plot_timeline
+from .timeline import plot_timeline, timeline_bars
 
 __all__ = [
     "ADDITION_GREY", "BEST_ADDITION", "DPI", "FIG_WIDTH", "FOOTER_INCHES",
-    "PEER_STYLES", "STUDY_COLOURS", "USER_STYLE", "Style", "_families",
-    "_figure", "block_rate_at", "block_roof", "family_styles",
+    "PEER_STYLES", "STUDY_COLOURS", "USER_STYLE", "Style", "families",
+    "new_figure", "block_rate_at", "block_roof", "family_styles",
     "legend_outside", "place_labels", "save", "settle", "variant_styles",
-    "MARKER_OCTAVES", "_cache_tier_panel", "_marked", "_stagger",
+    "MARKER_OCTAVES", "cache_tier_panel", "marked_indices", "marker_stagger",
     "block_roofs", "plot_cache_tier", "block_roof_lines", "plot_blocks",
-    "placed_points", "plot_concurrency", "_bandwidth_interval",
-    "_intensity_note", "plot_dram_share", "share_rows", "plot_instructions",
-    "plot_roofline", "roofline_points", "plot_study", "_bars",
+    "placed_points", "plot_concurrency", "bandwidth_interval",
+    "intensity_note", "plot_dram_share", "share_rows", "plot_instructions",
+    "plot_roofline", "roofline_points", "plot_study", "timeline_bars",
     "plot_timeline",
 ]

@@ -13,9 +13,9 @@ from ..findings.blocks import F5_SAFE_BLOCKS
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
-from .common import (BLOCK_ROOF, CEILING_GREY, _families, _figure, _grid,
-                     _legend_handles, block_roof, family_styles,
-                     legend_outside, place_labels, save, settle)
+from .common import (BLOCK_ROOF, CEILING_GREY, axes_grid, block_roof, families,
+                     family_styles, legend_handles, legend_outside, new_figure,
+                     place_labels, save, settle)
 
 
 TIER_STYLES = ("-", "--", ":")      # largest size first
@@ -85,13 +85,13 @@ def plot_blocks(run, outdir, published=None):
         return None
     cache = sel.preferred_cache(points)
     points = [p for p in points if p.cache == cache]
-    fams = _families(points)
+    fams = families(points)
     blocks = sorted({p.block for p in points})
     dram = model.run_dram_ceiling(run, "add")
     rows = math.ceil(len(fams) / 2)
-    fig, body = _figure([run], 4.4 * rows + 1.3)
+    fig, body = new_figure([run], 4.4 * rows + 1.3)
     tiers_used, labels = 1, []
-    for ax, fam in zip(_grid(body, len(fams)), fams):
+    for ax, fam in zip(axes_grid(body, len(fams)), fams):
         mine = [p for p in points if var.family(p) == fam]
         styles = family_styles(mine)
         # Exactly finding 5's blocks (its one definition of them).
@@ -134,7 +134,7 @@ def plot_blocks(run, outdir, published=None):
         ax.set_title("%s: %s" % (var.family_label(fam), ", ".join(
             sorted({size_label(p.n) for p in mine}, key=lambda t: -max(
                 p.n for p in mine if size_label(p.n) == t)))), fontsize=10)
-        ax.legend(handles=_legend_handles(styles), loc="lower right",
+        ax.legend(handles=legend_handles(styles), loc="lower right",
                   fontsize=7.5, framealpha=0.85)
         labels.append((ax, anchors))
     handles = [Line2D([], [], color="#333333", ls=TIER_STYLES[k],

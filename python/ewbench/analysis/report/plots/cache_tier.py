@@ -16,10 +16,10 @@ from .. import model
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import bytes_label
-from .common import (BLOCK_ROOF, HIT_GREY, LEVEL_COLOURS, _families,
-                     _figure, _gbps_short, _grid, _legend_handles,
-                     _log2_bytes_axis, block_roof, family_styles,
-                     label_on_line, per_block, save, settle)
+from .common import (BLOCK_ROOF, HIT_GREY, LEVEL_COLOURS, axes_grid,
+                     block_roof, families, family_styles, gbps_short,
+                     label_on_line, legend_handles, log2_bytes_axis,
+                     new_figure, per_block, save, settle)
 
 
 def _series(points):
@@ -46,7 +46,7 @@ def _residency(run, points):
 MARKER_OCTAVES = 1.0     # spacing of one series' markers along the x axis
 
 
-def _stagger(styles):
+def marker_stagger(styles):
     """variant -> (offset, spacing) in octaves of footprint for the warm
     markers of the highlighted series: the k-th of m series marks one
     size per octave from k/m octave on, so lines that lie on one another
@@ -56,7 +56,7 @@ def _stagger(styles):
             for k, v in enumerate(shown)}
 
 
-def _marked(x, start, offset, spacing):
+def marked_indices(x, start, offset, spacing):
     """Indices of x (ascending, > 0) nearest to start x 2^(offset + j x
     spacing), j = 0, 1, ... up to x's largest: evenly spaced on a log2
     axis however dense the sizes are (where sizes are sparser than the
@@ -124,7 +124,7 @@ def _block_roofs(ax, run, points, styles, top):
             continue
         ax.axhline(value / 1e9, zorder=1, **BLOCK_ROOF)
         labels.append((value / 1e9, "block-launch roof %s" %
-                       _gbps_short(value)))
+                       gbps_short(value)))
         handles.append(Line2D([], [], label="\n".join(textwrap.wrap(
             "block-launch roof of %s: %s a block x %.2f G blocks/s" % (
                 ", ".join(names), bytes_label(size), rate / 1e9), 60)),
@@ -132,11 +132,11 @@ def _block_roofs(ax, run, points, styles, top):
     return labels, handles
 
 
-def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
+def cache_tier_panel(ax, run, points, fam, effective_l2=None):
     """Draw one op family's panel; the labels of its block-launch roofs,
     [(ax, GB/s, text)], to be written once the figure is drawn."""
     styles = family_styles(points)
-    marks = _stagger(styles)
+    marks = marker_stagger(styles)
     first = min((p.footprint_bytes for p in points), default=1)
     ymax = 0.0
     for (variant, cache), rows in sorted(_series(points).items(),
@@ -155,7 +155,7 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
                 zorder=st.zorder if warm else st.zorder - 1)
         if warm and variant in marks:
             # Markers above every line, so one line cannot hide another's.
-            at = _marked(x, first, *marks[variant])
+            at = marked_indices(x, first, *marks[variant])
             ax.plot([x[i] for i in at], [y[i] for i in at], ls="none",
                     marker=st.marker, ms=6, mec="white", mew=0.6,
                     color=st.colour, zorder=8)
@@ -171,11 +171,11 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         ls = "-" if bound.measured else (0, (1, 2))
         ax.axhline(bound.value / 1e9, color=LEVEL_COLOURS["DRAM"], ls=ls,
                    lw=2.4 if bound.measured else 1.4, alpha=0.45, zorder=1)
-        label = "DRAM %s (%s)" % (_gbps_short(bound.value), bound.source)
+        label = "DRAM %s (%s)" % (gbps_short(bound.value), bound.source)
         # The measured ceiling lies below the spec peak: its name goes
         # under its line, the peak's over its own, so the two never meet.
         _label_at_line(ax, bound.value / 1e9, "%s DRAM %s" % (
-            "measured" if bound.measured else "spec", _gbps_short(
+            "measured" if bound.measured else "spec", gbps_short(
                 bound.value)), LEVEL_COLOURS["DRAM"],
             above=not bound.measured)
         refs.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], ls=ls,
@@ -188,16 +188,16 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         if l2c.value / 1e9 <= 1.15 * ymax:
             ax.axhline(l2c.value / 1e9, color=LEVEL_COLOURS["L2"], ls="-.",
                        lw=1.0)
-            label = "L2 read %s (measured)" % _gbps_short(l2c.value)
+            label = "L2 read %s (measured)" % gbps_short(l2c.value)
             _label_at_line(ax, l2c.value / 1e9, "measured L2 read %s" %
-                           _gbps_short(l2c.value), LEVEL_COLOURS["L2"],
+                           gbps_short(l2c.value), LEVEL_COLOURS["L2"],
                            above=False)
             refs.append(Line2D([], [], color=LEVEL_COLOURS["L2"], ls="-.",
                                label=label))
             ymax = max(ymax, l2c.value / 1e9)
         else:
             note = "measured L2 read ceiling %s: above the plot" % \
-                _gbps_short(l2c.value)
+                gbps_short(l2c.value)
     roof_labels, roof_refs = _block_roofs(ax, run, points, styles,
                                           ymax * 1.12)
     refs += roof_refs
@@ -251,7 +251,7 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
         refs.append(Line2D([], [], color=HIT_GREY, ls=":", marker=".",
                            label="reads from L2, % (right axis)"))
     ax.set_xscale("log", base=2)
-    _log2_bytes_axis(ax.xaxis)
+    log2_bytes_axis(ax.xaxis)
     # Linear from zero: finding 2 compares L2-resident bandwidth with the
     # DRAM ceiling, a ratio a linear axis shows as it is (a log axis
     # squeezed 1.5 to 7 TB/s into its top fifth).  The launch-bound small
@@ -266,7 +266,7 @@ def _cache_tier_panel(ax, run, points, fam, effective_l2=None):
     ax.grid(True, alpha=0.3)
     ax.set_title(var.family_label(fam) + ("\n(%s)" % note if note else ""),
                  fontsize=10)
-    ax.legend(handles=_legend_handles(styles, with_cold=True) + refs,
+    ax.legend(handles=legend_handles(styles, with_cold=True) + refs,
               loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
               fontsize=7.5, frameon=False)
     return [(ax, y, text) for y, text in roof_labels]
@@ -280,18 +280,18 @@ def plot_cache_tier(run, outdir, effective_l2=None):
     study adds' own 50 % points ("variants"), or the sizes that bracket it
     where they do not locate it ("bracket"); None: not marked."""
     points = [p for p in sel.primary_points(run) if p.check != "fail"]
-    fams = [f for f in _families(points)
+    fams = [f for f in families(points)
             if len({p.n for p in points if var.family(p) == f}) > 1]
     if not fams:
         return None
     rows = math.ceil(len(fams) / 2)
     launches = "/".join(sorted({p.launch for p in points}))
-    fig, body = _figure([run], 5.9 * rows + 0.6)
+    fig, body = new_figure([run], 5.9 * rows + 0.6)
     labels = []
-    for ax, fam in zip(_grid(body, len(fams)), fams):
-        labels += _cache_tier_panel(ax, run, [p for p in points
-                                              if var.family(p) == fam], fam,
-                                    effective_l2)
+    for ax, fam in zip(axes_grid(body, len(fams)), fams):
+        labels += cache_tier_panel(ax, run, [p for p in points
+                                             if var.family(p) == fam], fam,
+                                   effective_l2)
     body.suptitle("Bandwidth against working set (%s launches)" % launches,
                   fontsize=10)
     if labels:

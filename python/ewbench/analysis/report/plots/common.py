@@ -104,7 +104,7 @@ def variant_styles(variants):
         TIMELINE_MARKERS)]) for i, v in enumerate(sorted(variants))}
 
 
-def _legend_handles(styles, with_cold=False):
+def legend_handles(styles, with_cold=False):
     handles, greys = [], 0
     for v, st in styles.items():
         if not st.highlighted:
@@ -127,7 +127,7 @@ def _legend_handles(styles, with_cold=False):
 
 # figure and file helpers
 
-def _figure(runs, height, extra=""):
+def new_figure(runs, height, extra=""):
     """(figure, body): body is a subfigure to draw in; a thin strip under
     it carries the footer (run ids, GPU, fixture warning)."""
     fig = Figure(figsize=(FIG_WIDTH, height), layout="constrained")
@@ -294,24 +294,24 @@ def _binary_bytes(value, _pos=None):
     return bytes_label(value) if value > 0 else ""
 
 
-def _gbps_short(value):
+def gbps_short(value):
     return "%.0f GB/s" % (value / 1e9)
 
 
-def _log2_bytes_axis(axis):
+def log2_bytes_axis(axis):
     axis.set_major_locator(LogLocator(base=4))
     axis.set_major_formatter(FuncFormatter(_binary_bytes))
     axis.set_minor_formatter(FuncFormatter(lambda *_: ""))
 
 
-def _families(points):
+def families(points):
     """(op, dtype) families present, add first, fp32 before fp16."""
     order = {"add": 0, "relu": 1, "abs": 2}
     return sorted({var.family(p) for p in points},
                   key=lambda f: (order.get(f[0], 9), f[1] != "f32"))
 
 
-def _grid(body, count, ncols=2):
+def axes_grid(body, count, ncols=2):
     ncols = min(ncols, count)
     rows = math.ceil(count / ncols)
     axes = body.subplots(rows, ncols, squeeze=False).ravel()

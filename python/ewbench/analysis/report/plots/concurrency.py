@@ -16,8 +16,8 @@ from ..model import curve
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
-from .common import (LABEL_BOX, LEVEL_COLOURS, _figure, _gbps_short,
-                     legend_outside, place_labels, save, settle)
+from .common import (LABEL_BOX, LEVEL_COLOURS, gbps_short, legend_outside,
+                     new_figure, place_labels, save, settle)
 
 # One colour and marker per request size (bytes per warp load
 # instruction), the same in both panels.
@@ -123,8 +123,8 @@ def _panel(ax, run, shape, series, placed):
                    ls="-" if dram.measured else (0, (1, 2)), lw=2.4,
                    alpha=0.45, zorder=1)
         ax.annotate("%s %s (measured)" % (
-            dram.source.replace("measured ", ""), _gbps_short(dram.value))
-            if dram.measured else "spec DRAM %s" % _gbps_short(dram.value),
+            dram.source.replace("measured ", ""), gbps_short(dram.value))
+            if dram.measured else "spec DRAM %s" % gbps_short(dram.value),
             (0.01, dram.value / 1e9), xycoords=("axes fraction", "data"),
             xytext=(0, 2), textcoords="offset points", fontsize=7.5,
             va="bottom", ha="left", color=LEVEL_COLOURS["DRAM"], zorder=9,
@@ -156,7 +156,7 @@ def plot_concurrency(run, outdir):
     if not shapes:
         return None
     placed = placed_points(run)
-    fig, body = _figure([run], 6.2)
+    fig, body = new_figure([run], 6.2)
     axes = body.subplots(1, len(shapes), squeeze=False)[0]
     missing, labels = [], []
     size = None

@@ -19,8 +19,8 @@ from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, _gbps_short, compute_roof,
-                     dram_bound_threshold_label, level_bytes, save)
+                     compute_roof, dram_bound_threshold_label, families,
+                     gbps_short, level_bytes, new_figure, save)
 
 
 L2_OWN = "L2 own"      # the L2 bytes less those that crossed the fabric
@@ -46,7 +46,7 @@ def _level_style(level, colour):
     return dict(color=colour, mec="white", mew=0.5, zorder=3)
 
 
-def _intensity_note(run, pts, fams):
+def intensity_note(run, pts, fams):
     """One clause per op family: its intensity (FLOP per byte moved, from
     the rows' flops and bytes_moved) and how far under the ridge of its
     FMA roof and DRAM ceiling that lies, the one answer a roofline gave
@@ -66,7 +66,7 @@ def _intensity_note(run, pts, fams):
             ridge = roof[0] / dram.value
             text += ", %.0fx under the ridge %.1f FLOP/B = %s / %s (%s)" \
                 % (ridge / intensity, ridge, roof[1],
-                   _gbps_short(dram.value), dram.source)
+                   gbps_short(dram.value), dram.source)
         clauses.append(text)
     return "Intensity (FLOP / bytes moved, from the rows): " + \
         "; ".join(clauses) + "."
@@ -83,7 +83,7 @@ def _repeat_points(repeats, pts):
     return out
 
 
-def _bandwidth_interval(p):
+def bandwidth_interval(p):
     """(low, high) byte/s of a row's bandwidth: its time's 95 % interval
     of the median (timing.row_time) turned into bandwidth."""
     t = timing.row_time(p)
@@ -115,18 +115,18 @@ class ShareRow:
 
 def share_rows(run, repeats=()):
     """[ShareRow] at the largest size (warm when measured), primary
-    blocks, passing rows, grouped by op family (_families' order), fastest
+    blocks, passing rows, grouped by op family (families' order), fastest
     first; [] without points or any DRAM ceiling."""
     pts = [p for p in sel.at_largest_size(run)
            if model.run_dram_ceiling(run, p.op) is not None]
-    fams = _families(pts)
+    fams = families(pts)
     pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
                                      -p.bandwidth))
     again = _repeat_points(repeats, pts)
     rows = []
     for p in pts:
         bound = model.run_dram_ceiling(run, p.op)
-        low, high = _bandwidth_interval(p)
+        low, high = bandwidth_interval(p)
         rows.append(ShareRow(p, model.pct_of(p.bandwidth, bound),
                              model.pct_of(low, bound),
                              model.pct_of(high, bound),
@@ -146,10 +146,10 @@ def plot_dram_share(run, outdir, repeats=()):
         return None
     pts = [r.point for r in rows]
     n, cache = pts[0].n, pts[0].cache
-    fams = _families(pts)
+    fams = families(pts)
     levels = {p.key: _level_bytes(run, p) for p in pts}
     counted = any(levels.values())
-    fig, body = _figure([run], 0.26 * len(pts) + 2.6)
+    fig, body = new_figure([run], 0.26 * len(pts) + 2.6)
     if counted:
         share, ratio = body.subplots(1, 2, sharey=True,
                                      gridspec_kw={"width_ratios": (3, 2)})
@@ -274,5 +274,5 @@ def plot_dram_share(run, outdir, repeats=()):
         ["Share of the DRAM ceiling at %s elements (%s), grouped by op "
          "family, fastest first; numbers: median (95 %% interval) in %%"
          % (size_label(n), cache)] +
-        textwrap.wrap(_intensity_note(run, pts, fams), 150)), fontsize=9)
+        textwrap.wrap(intensity_note(run, pts, fams), 150)), fontsize=9)
     return save(fig, outdir, "dram_share")

@@ -10,8 +10,8 @@ from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (ADDITION_GREY, CEILING_GREY, STUDY_COLOURS, USER_STYLE,
-                     _families, _figure, dram_bound_threshold_label,
-                     legend_outside, save)
+                     dram_bound_threshold_label, families, legend_outside,
+                     new_figure, save)
 
 
 def _issue_thresholds(run, pts):
@@ -20,7 +20,7 @@ def _issue_thresholds(run, pts):
     ISSUE_BYTES_PER_INST), None where the rule cannot fire."""
     fits = model.fit_series(run.points, run.l2_bytes,
                             run.spec_dram_bandwidth)
-    siblings = model._siblings(run)
+    siblings = model.sibling_groups(run)
     out = {}
     for p in pts:
         f = model.point_facts(run, p, fits, siblings)
@@ -38,11 +38,11 @@ def plot_instructions(run, outdir):
     if not pts or not sel.has_metric(run, sel.M_BYTES_PER_INST):
         return None
     n, cache = pts[0].n, pts[0].cache
-    fams = _families(pts)
+    fams = families(pts)
     pts = sorted(pts, key=lambda p: (fams.index(var.family(p)),
                                      -p.bandwidth))
     thresholds = _issue_thresholds(run, pts)
-    fig, body = _figure([run], 0.26 * len(pts) + 2.2)
+    fig, body = new_figure([run], 0.26 * len(pts) + 2.2)
     axes = body.subplots(1, 3, sharey=True)
     panels = (
         ("bytes moved per issued warp instruction (B)",

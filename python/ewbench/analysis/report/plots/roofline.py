@@ -22,11 +22,11 @@ from .. import model
 from ...core import select as sel
 from ...core import variants as var
 from ...core.units import size_label
-from .cache_tier import _marked
-from .common import (BLOCK_ROOF, CEILING_GREY, LEVEL_COLOURS, _families,
-                     _figure, _gbps_short, block_roof, compute_roof,
-                     label_on_line, legend_outside, level_bytes, per_block,
-                     save, settle)
+from .cache_tier import marked_indices
+from .common import (BLOCK_ROOF, CEILING_GREY, LEVEL_COLOURS, block_roof,
+                     compute_roof, families, gbps_short, label_on_line,
+                     legend_outside, level_bytes, new_figure, per_block, save,
+                     settle)
 
 # Level -> marker: the same as the DRAM-share figure's byte ratios.
 LEVEL_MARKERS = {"DRAM": "s", "L2": "o", "L1": "^"}
@@ -65,11 +65,11 @@ def roofline_points(run):
 
 def per_octave(rows):
     """rows (by size) thinned to one size per octave of elements, the size
-    nearest each power of two (cache_tier._marked), and the largest: a
+    nearest each power of two (cache_tier.marked_indices), and the largest: a
     sweep has about four sizes an octave, and their rungs would merge."""
     sizes = [p.n for p, _, _ in rows]
     start = 2 ** math.floor(math.log2(sizes[0]))
-    keep = set(_marked(sizes, start, 0.0, 1.0)) | {len(rows) - 1}
+    keep = set(marked_indices(sizes, start, 0.0, 1.0)) | {len(rows) - 1}
     return [row for i, row in enumerate(rows) if i in keep]
 
 
@@ -106,7 +106,7 @@ def _roofs(ax, run, fam, rows, xlim):
                 lw=2.4 if level == "DRAM" else 1.2,
                 alpha=0.45 if level == "DRAM" else 0.9, zorder=1)
         diagonals.append((bound.value, "%s %s%s" % (
-            level, _gbps_short(bound.value),
+            level, gbps_short(bound.value),
             "" if bound.measured else " (spec)"), LEVEL_COLOURS[level]))
     if peak is not None:
         start = min(ridges) if ridges else xlim[0]
@@ -175,14 +175,14 @@ def plot_roofline(run, outdir):
               roofline_points(run).items()}
     if not series:
         return None
-    fams = _families([rows[0][0] for rows in series.values()])
+    fams = families([rows[0][0] for rows in series.values()])
     columns = {f: sorted((v for v, rows in series.items()
                           if var.family(rows[0][0]) == f), key=var.sort_key)
                for f in fams}
     peaks = [(compute_roof(run, f[1]) or (None,))[0] for f in fams]
     xlim, ylim = _limits(series, peaks)
     nrows = max(len(v) for v in columns.values())
-    fig, body = _figure([run], 2.6 * nrows + 1.4)
+    fig, body = new_figure([run], 2.6 * nrows + 1.4)
     axes = body.subplots(nrows, len(fams), squeeze=False, sharex=True,
                          sharey=True)
     labels = []

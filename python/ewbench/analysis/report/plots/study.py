@@ -5,8 +5,8 @@ import multiprocessing
 import os
 
 from ...core import workers
-from ...core import select as sel
 from ...core import study as stu
+from ...core import variants as var
 from .blocks import plot_blocks
 from .cache_tier import plot_cache_tier
 from .concurrency import plot_concurrency
@@ -38,9 +38,7 @@ def plot_study(study, outdir, marks=None):
     if blocks is not None or any(
             len({p.block for p in main.points if p.variant == v}) > 1
             for v in {p.variant for p in main.points}):
-        published = sel.primary_blocks(main.points) \
-            if study.run(stu.ARTICLE) is not None and blocks is not None \
-            else None
+        published = var.STUDY_BLOCKS if blocks is not None else None
         jobs.append(("blocks", plot_blocks, (blocks or main, outdir,
                                              published)))
     jobs += [("dram_share", plot_dram_share, (main, outdir, study.repeats)),

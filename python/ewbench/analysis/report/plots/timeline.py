@@ -11,7 +11,7 @@ from ...core.sinks import plot_text
 from .common import DPI, variant_styles
 
 
-def _bars(ax, lefts, widths, y, **style):
+def timeline_bars(ax, lefts, widths, y, **style):
     """Rectangles from each left to left + width, between y - 0.4 and
     y + 0.4, as one collection: the polygons Axes.broken_barh makes
     (matplotlib >= 3.7), built from arrays, where broken_barh converts each
@@ -67,11 +67,11 @@ def plot_timeline(events, window, out_png, title):
         widths.append(e.dur_us)
     for (y, color), (lefts, widths) in bars.items():
         if y == gpu_lane:
-            _bars(ax, lefts, widths, y, facecolors=color,
-                  edgecolors="white", linewidths=0.3)
+            timeline_bars(ax, lefts, widths, y, facecolors=color,
+                          edgecolors="white", linewidths=0.3)
         else:
-            _bars(ax, lefts, widths, y, facecolors=color, alpha=0.35,
-                  edgecolors=color)
+            timeline_bars(ax, lefts, widths, y, facecolors=color, alpha=0.35,
+                          edgecolors=color)
     ax.autoscale_view()
     ax.set_yticks([gpu_lane] + [lanes[d] for d in depths])
     ax.set_yticklabels(["GPU kernels"] + ["NVTX depth %d" % d
