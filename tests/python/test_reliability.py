@@ -64,6 +64,16 @@ def test_time_zero_is_refused_with_file_and_line(run_copy, capsys):
                    "positive number, got '0'" % (run_copy / "timing.csv"))
 
 
+def test_subnormal_time_is_refused_with_file_and_line(run_copy, capsys):
+    # 1e-320 ns is positive, but 1e-320 x 1e-9 underflows to 0: the
+    # bandwidth check divided by zero (found by test_validate_fuzz).
+    set_cell(run_copy, 2, "time_min_ns", "1e-320")
+    err = data_error(capsys, ["report", str(run_copy), "-o",
+                              str(run_copy / "rep")])
+    assert err.endswith("timing.csv:2: expected time_min_ns a time in "
+                        "seconds above 0, got 9.9998886718268301e-321 ns"), err
+
+
 def test_n_zero_is_refused_with_file_and_line(run_copy, capsys):
     set_cell(run_copy, 3, "n", "0")
     err = data_error(capsys, ["report", str(run_copy), "-o",

@@ -206,6 +206,14 @@ def check_timing_row(path, line, row, spec_bandwidth):
     # n elements of so many bytes each (data-format.md): a row whose n
     # does not divide its bytes is wrong here, not in metrics.csv.
     n = row["n"]
+    # A positive time so small that it is 0 in seconds (x 1e-9) would
+    # divide by zero wherever a bandwidth is computed from it.
+    for column in ("time_median_ns", "time_min_ns", "time_max_ns",
+                   "time_mean_ns"):
+        if row[column] is not None and row[column] * 1e-9 == 0.0:
+            raise DataError(path, line, "expected %s a time in seconds "
+                            "above 0, got %s ns" % (
+                                column, _number_text(row[column])))
     for column in ("footprint_bytes", "bytes_moved"):
         if row[column] % n:
             raise DataError(path, line, "expected %s a whole multiple of "
