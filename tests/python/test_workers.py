@@ -44,11 +44,17 @@ def test_a_stop_ends_every_worker_at_once():
     second or two (a worker ignoring SIGTERM would be killed after
     STOP_WAIT_S), no worker left, no hang (a Pool's terminate() once
     hung here for good)."""
+    # Ctrl-C as a terminal delivers it, whatever this process inherited
+    # (a shell's background job starts with SIGINT ignored).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        workers.run_all(sleep_long, list(range(4)), 4)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            workers.run_all(sleep_long, list(range(4)), 4)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 0.5 + workers.STOP_WAIT_S + 1
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
