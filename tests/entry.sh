@@ -51,10 +51,7 @@ sections=$(sed -n 's/^\.SH "ewbench \(.*\)"$/\1/p' "$tmpdir/ewbench.1" | sed 's/
     fail "ewbench(1) lacks a page: $(grep 'could not run it' "$tmpdir/ewbench.1")"
 sed -e 's/\\-/-/g; s/\\e/\\/g; s/^\\&//; s/^\.[A-Z]\{1,2\} //; s/^"//; s/"$//; s/^ *//' \
     "$tmpdir/ewbench.1" >"$tmpdir/man.txt"
-# ewbench prints its folders absolute, links resolved (make distcheck's
-# top_srcdir is ../..).
-srcdir_abs=$(cd "$top_srcdir" && pwd -P)
-echo "$help" | sed "s|^  $srcdir_abs/|  @pkgdatadir@/|; s/:\$//; s/^ *//" |
+echo "$help" | sed "s|^  $top_srcdir/|  @pkgdatadir@/|; s/:\$//; s/^ *//" |
     while IFS= read -r line; do
 	[ -z "$line" ] && continue
 	grep -qxF -e "$line" "$tmpdir/man.txt" ||

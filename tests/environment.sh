@@ -9,17 +9,7 @@
 # clock range.  Without NVML every one of them is null (never 0).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
-# As faults.sh: the stand-in replaces the CUDA runtime, not CUPTI.
-gpu_lock
-py=${PYTHON:-python3}
-"$py" -c 'import numpy' 2>/dev/null ||
-    { echo "SKIP: python packages missing (pip install -r requirements.txt)"; exit 77; }
-
-shims=$(pwd)/tests/faults
-for so in stand-in-gpu.so nvml/libnvidia-ml.so.1; do
-	[ -f "$shims/$so" ] || fail "$shims/$so missing (make check builds it)"
-done
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+use_standins
 d=$tmpdir
 # Four points, one NVML reading each (--no-cupti: a fixed count of event
 # samples, read once).

@@ -4,8 +4,9 @@ set -eu
 LC_ALL=C
 export LC_ALL
 : "${EWBENCH:?EWBENCH must name the ewbench binary (make check sets it)}"
-# Absolute: make distcheck's is ../.., and tests change directory.
-top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/..}" && pwd)
+# Absolute and links resolved, as ewbench prints its folders: make
+# distcheck's is ../.., and tests change directory.
+top_srcdir=$(cd "${top_srcdir:-$(dirname "$0")/..}" && pwd -P)
 # The Python package (ewbench.analysis) of this source tree.
 PYTHONPATH=$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONPATH
@@ -45,4 +46,20 @@ gpu_lock() {
 		exec 9>"$GPU_LOCK"
 		flock 9
 	fi
+}
+
+# use_standins: a test of ewbench on the stand-in CUDA runtime and NVML
+# (tests/faults/, built by make check), checked with numpy: the GPU lock
+# (the stand-in replaces the CUDA runtime, not CUPTI), $py, and $shims,
+# the folder of the stand-ins.
+use_standins() {
+	gpu_lock
+	py=${PYTHON:-python3}
+	"$py" -c 'import numpy' 2>/dev/null ||
+	    { echo "SKIP: python packages missing (pip install -r requirements.txt)"; exit 77; }
+	shims=$(pwd)/tests/faults
+	for so in stand-in-gpu.so nvml/libnvidia-ml.so.1; do
+		[ -f "$shims/$so" ] || fail "$shims/$so missing (make check builds it)"
+	done
+	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 }
