@@ -703,6 +703,20 @@ JSON
 		wait
 		rc=$(cat "$d/a42.rc")
 	}
+	# stop42 WHAT DIR FILE ARGS...: ewbench ARGS with FILE's rename
+	# slowed, and SIG$sig sent while it renames it: exit 130, one line,
+	# nothing left behind in DIR (tidy42).
+	stop42() {
+		local what=$1 dir=$2 file=$3
+		shift 3
+		analysis42 EWB_SLOW_RENAME="$file" -- "$@"
+		[ -e "$d/a42.mark" ] || fail "42: $what: $file never renamed: $(cat "$d/a42.err")"
+		[ "$threads" -ge 2 ] || fail "42: $what: $threads thread(s) at the rename"
+		kill -$sig "$pid"
+		wait42
+		[ "$rc" = 130 ] || fail "42: SIG$sig during $what: exit $rc: $(cat "$d/a42.err")"
+		tidy42 "SIG$sig during $what" "$dir"
+	}
 	# The files of an output, each with a hash, in one list.
 	state42() { (cd "$1" && find . -type f | sort | xargs -r md5sum); }
 	sig=TERM
@@ -730,13 +744,7 @@ JSON
 			echo '<!-- previous -->' >>"$f"
 		done
 		old=$(state42 "$out")
-		analysis42 EWB_SLOW_RENAME="$out/report.md" -- $cmd "$src" -o "$out"
-		[ -e "$d/a42.mark" ] || fail "42: $cmd's swap never renamed report.md: $(cat "$d/a42.err")"
-		[ "$threads" -ge 2 ] || fail "42: $cmd had $threads thread(s) at its swap"
-		kill -$sig "$pid"
-		wait42
-		[ "$rc" = 130 ] || fail "42: SIG$sig during $cmd's swap: exit $rc: $(cat "$d/a42.err")"
-		tidy42 "SIG$sig during $cmd's swap" "$out"
+		stop42 "$cmd's swap" "$out" "$out/report.md" $cmd "$src" -o "$out"
 		now=$(state42 "$out")
 		[ "$now" = "$new" ] || [ "$now" = "$old" ] ||
 		    fail "42: SIG$sig during $cmd's swap left a mixed report: $(grep -l previous "$out"/report.* "$out"/figures/* | tr '\n' ' ')"
@@ -753,13 +761,7 @@ JSON
 		esac
 		echo previous >"$d/previous42"
 		cp "$d/previous42" "$out"
-		analysis42 EWB_SLOW_RENAME="$out" -- $cmd $args
-		[ -e "$d/a42.mark" ] || fail "42: $cmd never renamed $out: $(cat "$d/a42.err")"
-		[ "$threads" -ge 2 ] || fail "42: $cmd had $threads thread(s) at its rename"
-		kill -$sig "$pid"
-		wait42
-		[ "$rc" = 130 ] || fail "42: SIG$sig during $cmd -o: exit $rc: $(cat "$d/a42.err")"
-		tidy42 "SIG$sig during $cmd -o" "$d"
+		stop42 "$cmd -o" "$d" "$out" $cmd $args
 		! cmp -s "$out" "$d/previous42" && [ -s "$out" ] ||
 		    fail "42: SIG$sig during $cmd -o: $out is not the new one"
 		next_sig
