@@ -77,11 +77,23 @@ case $version in
 *) echo "cuda12-toolkit: VERSION is 12.8 or 12.9, not '$version'" >&2; usage ;;
 esac
 
+# nvcc_home NVCC: the folder of the nvcc binary that NVCC runs, as nvcc
+# itself reports it (_HERE_): an nvcc on PATH may be a script that execs
+# a toolkit's nvcc elsewhere (/usr/local/bin/nvcc on some machines), and
+# copying the script would borrow that toolkit's nvcc.profile, headers
+# and all.
+nvcc_home() {
+	"$1" --dryrun -x cu -c /dev/null -o /dev/null 2>&1 |
+	    sed -n 's/^#\$ _HERE_=//p' | head -n 1
+}
+
 # The CUDA 13 toolkit whose compiler PREFIX borrows.
 if [ -n "${CUDA13:-}" ]; then
 	cuda13=$CUDA13
 elif command -v nvcc >/dev/null 2>&1; then
-	cuda13=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+	here=$(nvcc_home "$(command -v nvcc)")
+	[ -n "$here" ] || fail "$(command -v nvcc) --dryrun does not say where it lives: set CUDA13 to a CUDA 13 toolkit"
+	cuda13=$(cd "$here/.." && pwd)
 else
 	cuda13=/usr/local/cuda
 fi
@@ -185,6 +197,10 @@ LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/lib64"
 CUDAFE_FLAGS    +=
 PTXAS_FLAGS     +=
 EOF
+# The copied nvcc must be the compiler itself, reading the profile above:
+# a wrapper script would run another toolkit's nvcc with its headers.
+[ "$(nvcc_home "$prefix/bin/nvcc")" = "$prefix/bin" ] ||
+    fail "$cuda13/bin/nvcc is not the compiler itself (a script?): its copy in $prefix/bin does not read $prefix/bin/nvcc.profile; set CUDA13 to the toolkit that holds the nvcc binary"
 # The version the headers say (a bundle's may not be VERSION's).
 cudart=$(sed -n 's/^#define CUDART_VERSION  *\([0-9]*\).*/\1/p' "$prefix/include/cuda_runtime_api.h")
 version=$((cudart / 1000)).$((cudart % 1000 / 10))
