@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "output.h"
-#include "sass.h"
+#include "cmd/cli.h"
+#include "run/energy.h"
+#include "run/output.h"
+#include "run/sass.h"
 
 static void
 die(const char *what, char *cause)
