@@ -68,6 +68,13 @@ int		 read_user_file(const char *path, size_t max_bytes, char **text,
 struct stat;
 int		 read_user_file_id(const char *path, size_t max_bytes,
 		    char **text, size_t *len, struct stat *id, char **cause);
+/* mkdir -p: dir (not empty) and its parents, each one made with mode
+ * (before the umask).  *top, where top is not NULL, is the first
+ * (outermost) directory made, malloc'd, or NULL.  -1 with errno set when
+ * one cannot be made; *failed, where not NULL, is then that directory,
+ * malloc'd.  What was made stays: the caller decides. */
+int		 make_dirs(const char *dir, mode_t mode, char **top,
+		    char **failed);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */
 double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */
@@ -119,6 +126,9 @@ size_t		 edit_distance(const char *, const char *);
  * closest ids. */
 int		 variants_select(const char *patterns, bool *selected,
 		    char **cause);
+/* Bytes one element adds to a variant's footprint (add f32: 12): each
+ * operand array once (in place: one array). */
+unsigned	 variant_footprint_per_element(const struct ewb_variant *);
 
 /* stats.c */
 struct stats {

@@ -1,5 +1,6 @@
 /*
- * select.c - variant selection over the registry.
+ * select.c - variant selection over the registry, and a variant's footprint
+ * (the plan's and the run's files').
  *
  * Kept apart from match.c so that libewb.a (and its unit tests) link
  * without the CUDA kernel library.
@@ -28,4 +29,12 @@ variants_select(const char *patterns, bool *selected, char **cause)
 	free(ids);
 	free(probe);
 	return rc;
+}
+
+unsigned
+variant_footprint_per_element(const struct ewb_variant *v)
+{
+	if (v->in_place)
+		return ewb_dtype_size(v->dtype);
+	return v->read_bytes + v->write_bytes;
 }

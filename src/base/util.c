@@ -215,6 +215,39 @@ read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
 }
 
 int
+make_dirs(const char *dir, mode_t mode, char **top, char **failed)
+{
+	char	*path = xstrdup(dir), *s;
+	int	 error;
+
+	if (top != NULL)
+		*top = NULL;
+	for (s = path + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char saved = *s;
+		*s = '\0';
+		if (mkdir(path, mode) == 0) {
+			if (top != NULL && *top == NULL)
+				*top = xstrdup(path);
+		} else if (errno != EEXIST) {
+			error = errno;
+			if (failed != NULL)
+				*failed = path;
+			else
+				free(path);
+			errno = error;
+			return -1;
+		}
+		*s = saved;
+		if (saved == '\0')
+			break;
+	}
+	free(path);
+	return 0;
+}
+
+int
 read_user_file_id(const char *path, size_t max_bytes, char **text,
     size_t *len, struct stat *id, char **cause)
 {

@@ -91,15 +91,6 @@ point_bytes_moved(const struct point *p)
 	return p->n * (uint64_t)(p->v->read_bytes + p->v->write_bytes);
 }
 
-/* Distinct bytes: each operand array once (in place: one array). */
-unsigned
-variant_footprint_per_element(const struct ewb_variant *v)
-{
-	if (v->in_place)
-		return ewb_dtype_size(v->dtype);
-	return v->read_bytes + v->write_bytes;
-}
-
 uint64_t
 point_footprint(const struct point *p)
 {
@@ -132,46 +123,31 @@ claim_errno_code(int error)
 	    EWB_EXIT_USAGE : EWB_EXIT_ERROR;
 }
 
-/* mkdir -p: dir and its parents (dir is not empty).  *top is the first
+/* mkdir -p --out: dir and its parents (make_dirs).  *top is the first
  * (outermost) directory this call created, malloc'd, or NULL; on failure
  * the directories made are removed again. */
 static int
-make_dirs(const char *dir, char **top, char **cause)
+make_out_dirs(const char *dir, char **top, char **cause)
 {
-	char	*path = xstrdup(dir), *s;
-	int	 code;
+	char	*failed, *up;
+	int	 error, code;
 
-	*top = NULL;
-	for (s = path + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char saved = *s;
-		*s = '\0';
-		if (mkdir(path, 0777) == 0) {
-			if (*top == NULL)
-				*top = xstrdup(path);
-		} else if (errno != EEXIST) {
-			code = claim_errno_code(errno);
-			*cause = xasprintf("--out %s: cannot create %s: %s", dir,
-			    path, strerror(errno));
-			if (*top != NULL) {
-				char *up = strrchr(path, '/');
-
-				if (up != NULL && up != path)
-					*up = '\0';
-				remove_made_dirs(path, *top);
-				free(*top);
-				*top = NULL;
-			}
-			free(path);
-			return code;
-		}
-		*s = saved;
-		if (saved == '\0')
-			break;
+	if (make_dirs(dir, 0777, top, &failed) == 0)
+		return 0;
+	error = errno;
+	code = claim_errno_code(error);
+	*cause = xasprintf("--out %s: cannot create %s: %s", dir, failed,
+	    strerror(error));
+	if (*top != NULL) {
+		up = strrchr(failed, '/');
+		if (up != NULL && up != failed)
+			*up = '\0';
+		remove_made_dirs(failed, *top);
+		free(*top);
+		*top = NULL;
 	}
-	free(path);
-	return 0;
+	free(failed);
+	return code;
 }
 
 /* Files that mark a directory as holding (part of) a run, or a fleet. */
@@ -266,7 +242,7 @@ output_claim_as(const char *dir, const char *marker, char **created,
 		return EWB_EXIT_USAGE;
 	}
 	if (stat(dir, &st) != 0) {
-		if ((code = make_dirs(dir, created, cause)) != 0)
+		if ((code = make_out_dirs(dir, created, cause)) != 0)
 			return code;
 	} else if (!S_ISDIR(st.st_mode)) {
 		*cause = xasprintf("--out %s is not a directory", dir);

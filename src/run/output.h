@@ -206,7 +206,5 @@ int		 sass_csv_write(const char *dir, const char *run_id,
 uint64_t	 point_bytes_moved(const struct point *);
 uint64_t	 point_footprint(const struct point *);
 const char	*cache_name(enum cache_mode);
-/* Bytes one element adds to a variant's footprint (add f32: 12). */
-unsigned	 variant_footprint_per_element(const struct ewb_variant *);
 
 #endif

@@ -2,13 +2,16 @@
  * userkernel.h - a user's own kernel (--kernel FILE.cu[:FUNCTION]),
  * compiled at run time and measured as a variant of origin "user".
  *
- *   userkernel-build.c  no GPU: the options (op and dtype from the
+ *   spec.c, scan.c      no compiler: the options (op and dtype from the
  *                       parameters where not given), the file read, the
- *                       function found, its signature checked against the
- *                       op's by NVRTC, a cubin for one architecture, the
- *                       cache
+ *                       function found, its includes checked
+ *   program.c, build.c  no GPU: its signature checked against the op's by
+ *                       NVRTC (build.c, the only file that links it), a
+ *                       cubin for one architecture
+ *   cache.c             the compile cache
  *   userkernel.c        the GPU side: the cubin loaded (cudaLibrary), the
  *                       registry row and launcher, run.json's entry
+ * (internal.h: what they share among themselves).
  *
  * The signature of each op (docs/user-kernels.md), T float or __half:
  *   add    __global__ void f(const T *a, const T *b, T *c, size_t n)
