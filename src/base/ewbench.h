@@ -80,12 +80,6 @@ double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */
 void		 format_f64(double, char *buf, size_t len);
 
-/* cmd-analysis.c: `ewbench report|compare|contest|fleet-report|timeline|
- * torch` exec the Python analysis; analysis_command returns only when it
- * cannot (an exit code). */
-bool		 analysis_is_command(const char *command);
-int		 analysis_command(int argc, char **argv);
-
 /* sizes.c: element counts such as "1M" (10^6), "16Mi" (2^24), "2^24",
  * "268435456", "1Mi,16Mi" (lists).  Suffixes: K M G T (decimal), Ki Mi Gi
  * Ti (binary), case-sensitive; 0 and overflow are refused. */

@@ -40,6 +40,7 @@
 #include "config.h"
 #include "base/ewbench.h"
 #include "base/paths.h"
+#include "cmd/commands.h"
 
 static const struct {
 	const char	*command;	/* ewbench COMMAND */

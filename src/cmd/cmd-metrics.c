@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/commands.h"
 #include "base/ewbench.h"
 #include "cmd/cli.h"
 #include "device/chips.h"

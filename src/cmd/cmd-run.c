@@ -26,7 +26,7 @@
 #include "device/hostfacts.h"
 #include "run/nvtx.h"
 #include "run/printers.h"
-#include "cmd/run.h"
+#include "cmd/commands.h"
 #include "run/sass.h"
 #include "trace/trace.h"
 #include "device/watchdog.h"

@@ -14,7 +14,7 @@
 #include "counters/counters.h"
 #include "device/device.h"
 #include "cmd/help.h"
-#include "cmd/run.h"
+#include "cmd/commands.h"
 #include "run/sass.h"
 
 static void

@@ -293,10 +293,4 @@ unsigned	 counters_cupti_version(void);
 char		*cupti_error(const char *fn, int rc);
 int		 cupti_check(int rc, const char *fn, char **cause);
 
-/* cmd-metrics.c **************************************************************/
-
-/* `ewbench metrics --list|--check [--chip NAME] [--metrics SPEC]`;
- * argv[0] is "metrics".  Returns an exit code (enum ewb_exit). */
-int		 metrics_command(int argc, char **argv);
-
 #endif
