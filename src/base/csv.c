@@ -31,7 +31,7 @@ struct csv {
 };
 
 static void
-append(struct csv *csv, const char *s, size_t len)
+csv_append_bytes(struct csv *csv, const char *s, size_t len)
 {
 	if (csv->len + len + 1 > csv->size) {
 		csv->size = (csv->len + len + 1) * 2;
@@ -46,8 +46,8 @@ static void
 append_field(struct csv *csv, const char *s, size_t len)
 {
 	if (csv->fields++ != 0)
-		append(csv, ",", 1);
-	append(csv, s, len);
+		csv_append_bytes(csv, ",", 1);
+	csv_append_bytes(csv, s, len);
 }
 
 static int
@@ -56,7 +56,7 @@ write_row(struct csv *csv, char **cause)
 	size_t	 done = 0;
 	ssize_t	 written;
 
-	append(csv, "\n", 1);
+	csv_append_bytes(csv, "\n", 1);
 	/* One write in practice; a short one is finished, not dropped. */
 	while (done < csv->len) {
 		written = write(csv->fd, csv->row + done, csv->len - done);
@@ -130,11 +130,11 @@ csv_str(struct csv *csv, const char *s)
 	append_field(csv, "\"", 1);
 	for (p = s; *p != '\0'; p++) {
 		if (*p == '"')
-			append(csv, "\"\"", 2);
+			csv_append_bytes(csv, "\"\"", 2);
 		else
-			append(csv, p, 1);
+			csv_append_bytes(csv, p, 1);
 	}
-	append(csv, "\"", 1);
+	csv_append_bytes(csv, "\"", 1);
 }
 
 void

@@ -75,6 +75,8 @@ int		 read_user_file_id(const char *path, size_t max_bytes,
  * malloc'd.  What was made stays: the caller decides. */
 int		 make_dirs(const char *dir, mode_t mode, char **top,
 		    char **failed);
+/* Appends item to a malloc'd list (*list NULL: empty), after sep. */
+void		 list_append(char **list, const char *sep, const char *item);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */
 double		 monotonic_seconds(void);
 /* %.17g in the C locale whatever the process locale; 32 bytes suffice. */

@@ -214,6 +214,17 @@ read_user_file(const char *path, size_t max_bytes, char **text, size_t *len,
 	return read_user_file_id(path, max_bytes, text, len, NULL, cause);
 }
 
+void
+list_append(char **list, const char *sep, const char *item)
+{
+	char	*next;
+
+	next = *list == NULL ? xstrdup(item) :
+	    xasprintf("%s%s%s", *list, sep, item);
+	free(*list);
+	*list = next;
+}
+
 int
 make_dirs(const char *dir, mode_t mode, char **top, char **failed)
 {

@@ -4,13 +4,15 @@
  * Parse; claim the run directory (before the device is opened, so a
  * refused --out costs nothing and is never written to); open the device,
  * compile and load a --kernel (userkernel.h: its GPU work then runs under
- * the watchdog), and open the counters; build the plan (plan.c); then
- * walk it: per size and dtype, fresh inputs; per case, a check on the GPU
- * against the CPU reference (checker.c), then the timed points along the
- * plan's axes (measure.c); after the cases of a size and dtype, their
- * counters in as few profiler sessions as fit (profile.c).  Results go to the printers
- * (printers.c) and the manifest, which is rewritten after every group so
- * an interrupted run leaves complete rows and a readable run.json.
+ * the watchdog), and open the counters (run-setup.c); build the plan
+ * (plan.c); then walk it (run-walk.c): per size and dtype, fresh inputs;
+ * per case, a check on the GPU against the CPU reference (checker.c),
+ * then the timed points along the plan's axes (measure.c); after the
+ * cases of a size and dtype, their counters in as few profiler sessions
+ * as fit (profile.c).  Results go to the printers (printers.c) and the
+ * manifest, which is rewritten after every group so an interrupted run
+ * leaves complete rows and a readable run.json.  run-internal.h: the
+ * runner the three files share.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -18,366 +20,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "run/bench.h"
-#include "cmd/cli.h"
-#include "device/chips.h"
-#include "run/energy.h"
-#include "cmd/fleet.h"
-#include "device/hostfacts.h"
-#include "run/nvtx.h"
-#include "run/printers.h"
-#include "cmd/commands.h"
-#include "run/sass.h"
-#include "trace/trace.h"
-#include "device/watchdog.h"
-
-struct runner {
-	struct run_options	 opts;
-	struct device_facts	 dev;
-	struct host_facts	 host;		/* run.json "placement" */
-	struct manifest		 man;
-	struct plan		 plan;
-	struct bench		 bench;
-	struct printers		 pr;
-	struct counters		*counters;
-	struct metric_set	 mset;
-	bool			 have_mset;
-	bool			 pause_counters;	/* before each group:
-							   counters_in_the_way */
-	struct energy		 energy;	/* --energy (energy.h) */
-	struct user_kernel	 user;		/* --kernel (id NULL: none) */
-	bool			 user_failed;	/* its check failed: no more
-						   timing or counters */
-	struct point		 at;		/* the point at work, and */
-	const char		*at_phase;	/* what of it: "check", ... */
-	const char		*dir;		/* claimed; NULL: none */
-	char			*created;	/* what the claim made */
-	double			 started;
-	char			 default_dir[256];
-	char			 sass_note[256];	/* run.json "sass" */
-};
-
-/* Counters are optional: when they cannot be had, say why once and go on
- * timing; rows are then absent, never zero. */
-static void
-start_counters(struct runner *r)
-{
-	char	*cause = NULL;
-	size_t	 i;
-
-	r->man.counters_status = "off";
-	if (r->opts.no_counters || r->opts.command == CMD_CHECK)
-		return;
-	if (metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
-		r->have_mset = true;
-		r->man.metric_set = r->opts.metrics;
-		r->man.metrics = &r->mset;
-		if (counters_open(&r->counters, r->dev.index, &r->mset,
-		    &cause) == 0)
-			cause = NULL;
-	}
-	if (cause != NULL) {
-		fprintf(stderr, "ewbench: counters unavailable, timing only: "
-		    "%s\n", cause);
-		r->man.counters_status = "unavailable";
-		r->man.counters_reason = cause;
-		r->counters = NULL;
-		return;
-	}
-	r->man.counters_status = "ok";
-	for (i = 0; i < r->mset.nleft_out && !r->opts.quiet; i++)
-		fprintf(stderr, "ewbench: counters: %s left out: %s\n",
-		    r->mset.left_out[i].metric, r->mset.left_out[i].reason);
-	r->man.passes = counters_passes(r->counters);
-	r->man.chip = counters_chip(r->counters);
-	r->man.replay = counters_replay(r->counters);
-	r->man.range = counters_range(r->counters);
-	r->man.cupti_version = counters_cupti_version();
-}
-
-static void
-record_failure(struct runner *r, const struct point *p,
-    const struct mismatch *bad)
-{
-	struct check_failure	*f;
-
-	r->man.failures = xrealloc(r->man.failures,
-	    (r->man.nfailures + 1) * sizeof *r->man.failures);
-	f = &r->man.failures[r->man.nfailures++];
-	f->variant = p->v->id;
-	f->n = p->n;
-	f->bad = *bad;
-}
-
-/* After measure_time failed: whether the range profiler object the
- * counters keep enabled between their sessions took the kernel records'
- * timestamps (CUPTI gives none while one is enabled on some drivers).  If
- * it may have, it is given back before every group from now on, and the
- * point can be timed again. */
-static bool
-counters_in_the_way(struct runner *r, char **cause)
-{
-	if (!r->bench.records_short || r->counters == NULL || r->pause_counters)
-		return false;
-	r->bench.records_short = false;
-	r->pause_counters = true;
-	counters_pause(r->counters);
-	free(*cause);
-	*cause = NULL;
-	return true;
-}
-
-/* A user kernel's GPU work runs under the watchdog (watchdog.h): the
- * limit, and a second more per other point sharing the stretch. */
-static void
-watch(struct runner *r, const struct point *p, const char *phase,
-    size_t others)
-{
-	char	what[160], size[32];
-
-	size_format(p->n, size, sizeof size);
-	snprintf(what, sizeof what, "%s n=%s (%s)", p->v->id, size, phase);
-	watchdog_arm(what, r->opts.kernel.timeout_s + (unsigned)others);
-}
-
-/* The watchdog's last act, the main thread stuck in a GPU wait: say so and
- * mark run.json; the watchdog then exits without another CUDA call. */
-static void
-watchdog_fired(void *ctx, const char *what, unsigned seconds)
-{
-	struct runner	*r = ctx;
-
-	r->user.stopped = xasprintf("%s did not return within %u s "
-	    "(--kernel-timeout)", what, seconds);
-	fprintf(stderr, "ewbench: WATCHDOG: %s did not return within %u s: "
-	    "stopped.  A kernel that never returns (an endless loop, a wait "
-	    "on a flag no thread sets) keeps the GPU until its process ends; "
-	    "--kernel-timeout SECONDS allows longer.%s%s\n", what, seconds,
-	    r->dir != NULL ? " Complete rows are kept in " : "",
-	    r->dir != NULL ? r->dir : "");
-	manifest_update(r->dir, &r->man, "failed", NULL);
-}
-
-/* --energy: the point's energy windows (energy.h), warm, replayed from a
- * graph, written beside its timing rows. */
-static int
-energy_point(struct runner *r, const struct launch *l, struct point *p,
-    char **cause)
-{
-	struct energy_window	idle, busy[ENERGY_WINDOWS];
-	unsigned		per_replay = 0;
-	double			t0 = monotonic_seconds();
-	int			rc;
-
-	p->cache = CACHE_WARM;
-	p->launch = "graph";
-	nvtx_push_phase("energy");
-	if (variant_is_user(p->v))
-		watch(r, p, "energy", (size_t)ceil(energy_point_seconds(
-		    r->opts.energy_window_s)));
-	rc = energy_measure(&r->energy, &r->bench, l, &idle, busy,
-	    &per_replay, cause);
-	watchdog_disarm();
-	nvtx_pop();
-	r->man.wall.energy += monotonic_seconds() - t0;
-	if (rc != 0)
-		return -1;
-	return printers_energy(&r->pr, p, &idle, busy, per_replay, cause);
-}
-
-/* One case: its check, then each timed point along the plan's axes. */
-static int
-run_case(struct runner *r, const struct plan_case *c, char **cause)
-{
-	const struct plan	*pl = &r->plan;
-	struct launch		 l;
-	struct point		 p;
-	struct mismatch		 bad;
-	struct timed		 t;
-	size_t			 i, k;
-	int			 passed;
-	bool			 user = variant_is_user(c->v);
-
-	double			 t0 = monotonic_seconds(), t1;
-
-	bench_case(&r->bench, c, &l, &p);
-	r->at = p;
-	r->at_phase = "check";
-	/* A user's op's reference kernel runs in checker_prepare: under the
-	 * watchdog too (the CPU's reference of a built-in op is not). */
-	if (user && c->v->op == EWB_OP_CUSTOM)
-		watch(r, &p, "check", 0);
-	if (checker_prepare(&r->bench, c, cause) != 0) {
-		watchdog_disarm();
-		return -1;
-	}
-	t1 = monotonic_seconds();
-	r->man.wall.inputs += t1 - t0;
-	if (bench_kernels(&l, &l.kernels, cause) != 0) {
-		watchdog_disarm();
-		return -1;
-	}
-	nvtx_push_phase("check");
-	if (user && c->v->op != EWB_OP_CUSTOM)
-		watch(r, &p, "check", 0);
-	passed = checker_run(&r->bench, &l, &bad, cause);
-	watchdog_disarm();
-	nvtx_pop();
-	t0 = monotonic_seconds();
-	r->man.wall.checks += t0 - t1;
-	if (passed < 0)
-		return -1;
-	if (passed)
-		r->man.checks_passed++;
-	else
-		record_failure(r, &p, &bad);
-	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
-	/* Wrong values from a kernel whose op was a guess: perhaps not the
-	 * op's kernel at all. */
-	if (user && !passed && bad.outside == 0 && !r->user_failed) {
-		char	*hint = user_spec_guess_hint(&r->opts.kernel);
-
-		if (hint != NULL)
-			fprintf(stderr, "ewbench: %s: %s\n", c->v->id, hint);
-		free(hint);
-	}
-	/* A user kernel that computes wrong, or writes outside its output,
-	 * is not measured: its numbers would describe a wrong kernel, and
-	 * its writes could land in ewbench's own buffers. */
-	if (user && !passed)
-		r->user_failed = true;
-	if (user && r->user_failed)
-		return 0;
-
-	for (i = 0; i < pl->ncaches; i++) {
-		for (k = 0; k < pl->nlaunches; k++) {
-			p.cache = pl->caches[i];
-			p.launch = pl->launches[k] == LAUNCH_GRAPH ? "graph" :
-			    "stream";
-			r->at = p;
-			r->at_phase = "timing";
-			nvtx_push_point(&p);
-			t0 = monotonic_seconds();
-			if (user)
-				watch(r, &p, "timing", 0);
-			if (measure_time(&r->bench, &l, p.cache,
-			    pl->launches[k], &t, cause) != 0 &&
-			    (!counters_in_the_way(r, cause) ||
-			    measure_time(&r->bench, &l, p.cache,
-			    pl->launches[k], &t, cause) != 0)) {
-				watchdog_disarm();
-				nvtx_pop();
-				return -1;
-			}
-			watchdog_disarm();
-			r->man.wall.timing += monotonic_seconds() - t0;
-			nvtx_pop();
-			if (t.queue_unfilled)
-				fprintf(stderr, "ewbench: %s n=%llu: the host "
-				    "could not queue %u launches behind the "
-				    "spin kernel before it timed out; queued "
-				    "interval not measured\n", p.v->id,
-				    (unsigned long long)p.n,
-				    r->bench.queue_launches);
-			if (printers_timed(&r->pr, &p, &t, passed, cause) != 0)
-				return -1;
-		}
-	}
-	/* A wrong result's energy would be a wrong kernel's. */
-	if (r->opts.energy && passed)
-		return energy_point(r, &l, &p, cause);
-	return 0;
-}
-
-/* Counters of cases[0..count) in every cache state of the plan. */
-static int
-profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
-    char **cause)
-{
-	const struct plan	*pl = &r->plan;
-	size_t			 n = 0, i, k, m = r->mset.count;
-	struct profiled		*pts = xcalloc(count * pl->ncaches + 1,
-				     sizeof *pts);
-	double			*values;
-	struct occupancy	 occ;
-	bool			 known;
-	const struct point	*user = NULL;
-	int			 rc = -1;
-
-	for (i = 0; i < count; i++) {
-		if (variant_is_user(cases[i].v) && r->user_failed)
-			continue;	/* not measured (run_case) */
-		for (k = 0; k < pl->ncaches; k++, n++) {
-			bench_case(&r->bench, &cases[i], &pts[n].l, &pts[n].p);
-			pts[n].p.cache = pl->caches[k];
-			if (variant_is_user(cases[i].v) && user == NULL)
-				user = &pts[n].p;
-		}
-	}
-	/* One profiler session may hold every point of the group. */
-	if (user != NULL)
-		watch(r, user, "counters", n);
-	if (n > 0) {
-		r->at = user != NULL ? *user : pts[0].p;
-		r->at_phase = "counters";
-	}
-	values = xcalloc(n * m + 1, sizeof *values);
-	nvtx_push_phase("counters");
-	/* The counters' replays are no point's time: CUPTI need not record
-	 * their kernels. */
-	if (trace_pause(true, cause) != 0)
-		goto out;
-	rc = profile_points(r->counters, m, pts, n, values, cause);
-	watchdog_disarm();
-	if (rc != 0 || trace_pause(false, cause) != 0)
-		goto out;
-	rc = -1;
-	for (i = 0; i < n; i++) {
-		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,
-		    cause) != 0 ||
-		    printers_counters(&r->pr, &pts[i].p, &r->mset, r->counters,
-		    values + i * m, &occ, known, cause) != 0)
-			goto out;
-	}
-	rc = 0;
-out:
-	nvtx_pop();
-	free(pts);
-	free(values);
-	return rc;
-}
-
-static int
-walk_plan(struct runner *r, char **cause)
-{
-	const struct plan	*pl = &r->plan;
-	size_t			 start, i;
-
-	for (start = 0; start < pl->ncases && !interrupt_pending();
-	    start = i) {
-		const struct plan_case *first = &pl->cases[start];
-		double			t0;
-
-		/* A group: the cases of one size and dtype. */
-		if (r->pause_counters)
-			counters_pause(r->counters);
-		for (i = start; i < pl->ncases && !interrupt_pending() &&
-		    pl->cases[i].n == first->n &&
-		    pl->cases[i].v->dtype == first->v->dtype; i++) {
-			if (run_case(r, &pl->cases[i], cause) != 0)
-				return -1;
-		}
-		t0 = monotonic_seconds();
-		if (r->counters != NULL && pl->counters &&
-		    !interrupt_pending() &&
-		    profile_cases(r, first, i - start, cause) != 0)
-			return -1;
-		r->man.wall.counters += monotonic_seconds() - t0;
-		if (manifest_update(r->dir, &r->man, "running", cause) != 0)
-			return -1;
-	}
-	return 0;
-}
+#include "cmd/run-internal.h"
 
 /* Writes the --trace file, also after a failure or an interrupt: what was
  * collected is worth keeping.  Problems are counted, never hidden; -1
@@ -419,38 +62,6 @@ write_trace(struct runner *r)
 	return 0;
 }
 
-/* Metric names given on the command line, against every chip CUPTI
- * knows (no GPU needed): a misspelt one is a usage error, not a run
- * without counters.  Group files are checked by `ewbench metrics
- * --check`. */
-static int
-check_metric_names(const struct run_options *o, char **cause)
-{
-	struct metric_set	set;
-	int			rc = 0;
-
-	if (o->no_cupti || o->command == CMD_CHECK)
-		return 0;
-	if (metric_set_load(o->metrics, &set, cause) != 0)
-		return -1;
-	if (set.short_desc == NULL)
-		rc = counters_check_names(&set, cause);
-	metric_set_free(&set);
-	return rc;
-}
-
-/* Stops the collector that timed the kernels; it kept nothing. */
-static void
-stop_kernel_clock(void)
-{
-	struct trace	*t = NULL;
-	char		*cause = NULL;
-
-	trace_stop(&t, &cause);
-	trace_free(t);
-	free(cause);
-}
-
 /* Claims dir for this run; a directory that holds a run is refused
  * before anything is written to it. */
 static int
@@ -459,192 +70,6 @@ claim(struct runner *r, const char *dir, int *code, char **cause)
 	if ((*code = output_claim_dir(dir, &r->created, cause)) != 0)
 		return -1;
 	r->dir = dir;
-	return 0;
-}
-
-/* The device, opened after the activity collector has started (it must
- * see the first CUDA call): --trace's, or the one that times kernels.  A
- * trace that cannot start on a machine without a GPU is reported as no
- * GPU; a kernel clock that cannot start (another CUPTI tool attached)
- * leaves the timing to CUDA events, and the rows say so. */
-static int
-open_device(struct runner *r, char **cause)
-{
-	char	*trace_cause = NULL;
-	int	 code;
-
-	r->man.timer = "cuda_events";
-	if (r->opts.trace != NULL && trace_start(TRACE_FULL,
-	    &trace_cause) != 0) {
-		if ((code = device_open(r->opts.device, &r->dev, cause)) != 0) {
-			free(trace_cause);
-			return code;
-		}
-		*cause = xasprintf("--trace: %s", trace_cause);
-		free(trace_cause);
-		return EWB_EXIT_ERROR;
-	}
-	if (r->opts.trace == NULL && !r->opts.no_cupti &&
-	    r->opts.command != CMD_CHECK && !r->opts.dry_run)
-		(void)trace_start(TRACE_KERNELS, &trace_cause);
-	if (trace_started())
-		r->man.timer = "cupti_kernel_activity";
-	/* Without a usable GPU CUPTI fails too (CUPTI_ERROR_UNKNOWN): the
-	 * GPU's own reason is the one to say. */
-	code = device_open(r->opts.device, &r->dev, cause);
-	if (code == 0 && trace_cause != NULL)
-		fprintf(stderr, "ewbench: kernel times unavailable, timing "
-		    "with CUDA events: %s\n", trace_cause);
-	free(trace_cause);
-	return code;
-}
-
-static int	 start_user_kernel(struct runner *, char **);
-
-/* The plan says when the run directory will have no sass.csv (a build
- * without cuobjdump): it is nowhere else to be seen before the run. */
-static void
-plan_print_sass(const struct run_options *o)
-{
-	if (o->command != CMD_CHECK && strcmp(ewb_sass_status,
-	    "recorded") != 0)
-		printf("sass.csv: %s\n", ewb_sass_status);
-}
-
-/* --dry-run without the GPU: the plan for a GPU's facts by name (--chip),
- * or, where there is no usable GPU, a generic estimate for CHIPS_DEFAULT's,
- * said as such.  Counter passes come from CUPTI's host API (no GPU). */
-static int
-plan_without_gpu(struct runner *r, const char *command, const char *no_gpu)
-{
-	const char	*cupti;
-	char		*cause = NULL, **bad = NULL;
-	size_t		 nbad = 0, i;
-	int		 passes = 0, code, rc;
-
-	if (chips_plan_facts(r->opts.chip, no_gpu, &r->dev, &cupti,
-	    &cause) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", command, cause);
-		free(cause);
-		return EWB_EXIT_USAGE;
-	}
-	/* --kernel: compiled for the chip's architecture, not loaded. */
-	if (r->opts.kernel.path != NULL &&
-	    (code = start_user_kernel(r, &cause)) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", command, cause);
-		free(cause);
-		return code;
-	}
-	if (!r->opts.no_counters && r->opts.command != CMD_CHECK &&
-	    metric_set_load(r->opts.metrics, &r->mset, &cause) == 0) {
-		r->have_mset = true;
-		if (counters_resolve(cupti, &r->mset, &cause) != 0 ||
-		    counters_validate(cupti, &r->mset, &passes, &bad, &nbad,
-		    &cause) != 0) {
-			printf("counters not planned: %s\n", cause);
-			passes = 0;
-		}
-		for (i = 0; i < r->mset.nleft_out && i < METRICS_SHOWN; i++)
-			printf("counters: %s left out: %s\n",
-			    r->mset.left_out[i].metric,
-			    r->mset.left_out[i].reason);
-		if (r->mset.nleft_out > METRICS_SHOWN)
-			printf("counters: %zu more left out\n",
-			    r->mset.nleft_out - METRICS_SHOWN);
-		while (nbad > 0)
-			free(bad[--nbad]);
-		free(bad);
-	}
-	free(cause);
-	cause = NULL;
-	if ((rc = plan_build(&r->opts, &r->dev, r->dev.memory_bytes,
-	    passes > 0, &r->plan, &cause)) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", command, cause);
-		free(cause);
-		return rc == PLAN_NOTHING_LEFT ? EWB_EXIT_USAGE : EWB_EXIT_ERROR;
-	}
-	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
-	plan_print_sass(&r->opts);
-	return EWB_EXIT_OK;
-}
-
-/* --kernel: compiled for this GPU (or taken from the cache), its variant
- * added to the plan's, its entry in run.json; unless --dry-run (which
- * launches nothing), loaded and the watchdog started.  Returns 0 or an
- * exit code. */
-/* How a build came, and which toolkit and driver compiled and run it:
- * "<file> for sm_XX from the cache (<entry>)" or "<file> compiled for
- * sm_XX in 0.31 s (NVRTC 12.8; driver CUDA 13.0)". */
-static void
-say_build(const char *id, const char *path, const struct user_build *b,
-    int driver)
-{
-	char	runs[48] = "no driver here";
-
-	if (driver > 0)
-		snprintf(runs, sizeof runs, "driver CUDA %d.%d", driver / 1000,
-		    driver % 1000 / 10);
-	if (b->cached)
-		printf("ewbench: %s: %s for sm_%u from the cache (%s; %s)\n",
-		    id, path, b->arch, b->cache_path, runs);
-	else
-		printf("ewbench: %s: %s compiled for sm_%u in %.2f s "
-		    "(NVRTC %d.%d; %s)\n", id, path, b->arch, b->compile_s,
-		    b->nvrtc_major, b->nvrtc_minor, runs);
-	if (b->arch != b->device_arch)
-		printf("ewbench: %s: this GPU is sm_%u, which NVRTC %d.%d does "
-		    "not know: its sm_%u code runs on it\n", id,
-		    b->device_arch, b->nvrtc_major, b->nvrtc_minor, b->arch);
-}
-
-static int
-start_user_kernel(struct runner *r, char **cause)
-{
-	struct user_build	 b, ref;
-	unsigned		 arch = (unsigned)(r->dev.cc_major * 10 +
-				     r->dev.cc_minor);
-	const struct user_spec	*s = &r->opts.kernel;
-	int			 code;
-
-	if (user_build(s, arch, &b, &code, cause) != 0) {
-		user_build_free(&b);
-		return code;
-	}
-	if (b.log != NULL)
-		fprintf(stderr, "%s", b.log);	/* warnings */
-	memset(&ref, 0, sizeof ref);
-	if (s->ref_path != NULL) {
-		if (user_build_reference(s, arch, &ref, &code, cause) != 0) {
-			user_build_free(&ref);
-			user_build_free(&b);
-			return code;
-		}
-		if (ref.log != NULL)
-			fprintf(stderr, "%s", ref.log);
-	}
-	user_kernel_init(&r->user, s, &b, s->ref_path != NULL ? &ref : NULL);
-	if (!r->opts.quiet) {
-		say_build(r->user.id, s->path, &r->user.build,
-		    r->dev.driver_version);
-		if (s->ref_path != NULL)
-			say_build("its reference", s->ref_path, &r->user.ref,
-			    r->dev.driver_version);
-	}
-	/* What it is checked as (a --dry-run's plan says it). */
-	if (!r->opts.quiet && !r->opts.dry_run) {
-		char	*what = user_spec_describe(s, r->user.id);
-
-		printf("ewbench: %s\n", what);
-		free(what);
-	}
-	r->opts.user_variant = &r->user.variant;
-	r->man.extra_json = user_kernel_json;
-	r->man.extra_ctx = &r->user;
-	if (r->opts.dry_run)
-		return 0;
-	if (user_kernel_load(&r->user, cause) != 0 ||
-	    watchdog_start(watchdog_fired, r, cause) != 0)
-		return EWB_EXIT_ERROR;
 	return 0;
 }
 
@@ -962,7 +387,7 @@ run_command(int argc, char **argv)
 		return EWB_EXIT_USAGE;
 	}
 	/* What can be refused without a GPU is refused now. */
-	if (check_metric_names(&r.opts, &cause) != 0 ||
+	if (runner_check_metric_names(&r.opts, &cause) != 0 ||
 	    (r.opts.trace != NULL &&
 	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
@@ -986,13 +411,13 @@ run_command(int argc, char **argv)
 		return code;
 	}
 	if (r.opts.dry_run && r.opts.chip != NULL) {
-		code = plan_without_gpu(&r, argv[0], NULL);
+		code = runner_plan_without_gpu(&r, argv[0], NULL);
 		runner_free(&r);
 		return code;
 	}
-	if ((code = open_device(&r, &cause)) != 0) {
+	if ((code = runner_open_device(&r, &cause)) != 0) {
 		if (r.opts.dry_run && code == EWB_EXIT_NODEV) {
-			code = plan_without_gpu(&r, argv[0], cause);
+			code = runner_plan_without_gpu(&r, argv[0], cause);
 			free(cause);
 			runner_free(&r);
 			return code;
@@ -1007,7 +432,7 @@ run_command(int argc, char **argv)
 	/* A --kernel that does not compile: nothing measured, the claim
 	 * undone. */
 	if (r.opts.kernel.path != NULL &&
-	    (code = start_user_kernel(&r, &cause)) != 0) {
+	    (code = runner_start_user_kernel(&r, &cause)) != 0) {
 		fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		release_claim(&r);
@@ -1041,7 +466,7 @@ run_command(int argc, char **argv)
 
 	code = EWB_EXIT_ERROR;
 	nvtx_push_phase("allocate");
-	start_counters(&r);
+	runner_start_counters(&r);
 	if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess)
 		free_bytes = r.dev.memory_bytes;
 	if ((rc = plan_build(&r.opts, &r.dev, free_bytes, r.counters != NULL,
@@ -1063,7 +488,7 @@ run_command(int argc, char **argv)
 	if (r.opts.dry_run) {
 		nvtx_pop();
 		plan_print(&r.plan, &r.opts, &r.dev, r.man.passes, stdout);
-		plan_print_sass(&r.opts);
+		runner_plan_print_sass(&r.opts);
 		runner_free(&r);
 		return EWB_EXIT_OK;
 	}
@@ -1114,7 +539,7 @@ run_command(int argc, char **argv)
 	if (r.counters != NULL)
 		r.man.counters_wall = counters_wall(r.counters);
 	nvtx_push_phase(r.opts.command == CMD_CHECK ? "check" : "run");
-	if (walk_plan(&r, &cause) != 0) {
+	if (runner_walk_plan(&r, &cause) != 0) {
 		nvtx_pop();
 		goto fail;
 	}
@@ -1175,7 +600,8 @@ out:
 		    (code == EWB_EXIT_OK || code == EWB_EXIT_CHECK))
 			code = EWB_EXIT_ERROR;
 	} else
-		stop_kernel_clock();
+		runner_stop_kernel_clock();
 	runner_free(&r);
 	return code;
 }
+

@@ -620,12 +620,6 @@ make_shared_dir(const char *dir, char **cause)
 	return rc;
 }
 
-static const char *
-env(const char *name)
-{
-	return getenv(name);
-}
-
 /* A scheduler's task: its GPU and its member directory under PARENT. */
 static int
 fleet_task(const char *command, struct run_options *o, struct host_facts *h)
@@ -635,7 +629,7 @@ fleet_task(const char *command, struct run_options *o, struct host_facts *h)
 	int			 visible = 0, device;
 
 	if (cudaGetDeviceCount(&visible) != cudaSuccess || visible <= 0)
-		visible = placement_visible_count(env);
+		visible = placement_visible_count(placement_getenv);
 	if ((device = placement_device(p, visible, &cause)) < 0) {
 		fprintf(stderr, "ewbench %s: %s\n", command, cause);
 		free(cause);

@@ -10,7 +10,11 @@
 
 #include <stdint.h>
 
+#include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
 
 #include "counters/counters.h"
 
@@ -48,5 +52,46 @@ int		 host_config(CUpti_Profiler_Host_Object *host,
 /* One line naming every unknown metric of info[]. */
 char		*unknown_summary(const char *chip, const struct metric_set *set,
 		    const struct metric_info *info, size_t nbad);
+
+/* The session of counters.c and counters-collect.c. */
+/*
+ * Ranges one collection can hold: a session profiles many points, each
+ * issuing a few kernels (a flush or a warm-up launch, then the measured
+ * one).  The counter data image grows with it (a few MB here).
+ */
+#define COUNTERS_MAX_RANGES	256
+/* The first collection plus 3 re-collections. */
+#define COUNTERS_TRIES		4
+
+struct counters {
+	CUcontext			 ctx;
+	char				*chip;
+	char				**metrics;	/* own copies */
+	const char			**names;	/* the same, for CUPTI */
+	char				**dims;		/* CUPTI dimensions */
+	size_t				 count;
+	bool				 initialized;	/* cuptiProfilerInitialize */
+	CUpti_Profiler_Host_Object	*host;
+	uint8_t				*avail;
+	uint8_t				*config;
+	size_t				 config_size;
+	int				 passes;
+	CUpti_RangeProfiler_Object	*profiler;	/* NULL: not enabled */
+	bool				 profiler_used;	/* Start/Stop ran on it */
+	uint8_t				*data;		/* counter data image */
+	size_t				 data_size;
+	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
+	CUpti_ProfilerReplayMode	 replay;
+	CUpti_ProfilerRange		 range;		/* EWBENCH_CUPTI_RANGE */
+	struct counters_wall		 wall;		/* where the time went */
+	bool				 fell_back;
+};
+
+/* counters.c: a CUDA runtime call's error as a cause; the range profiler
+ * object enabled on the context and disabled again. */
+int		 counters_cuda_check(cudaError_t e, const char *fn,
+		    char **cause);
+int		 counters_profiler_enable(struct counters *, char **cause);
+void		 counters_profiler_disable(struct counters *);
 
 #endif

@@ -94,18 +94,6 @@ cupti_check(int rc, const char *fn, char **cause)
 	return -1;
 }
 
-/* Appends item to a malloc'd "a, b" list (NULL: empty). */
-static void
-list_append(char **list, const char *sep, const char *item)
-{
-	char	*next;
-
-	next = *list == NULL ? xstrdup(item) :
-	    xasprintf("%s%s%s", *list, sep, item);
-	free(*list);
-	*list = next;
-}
-
 /* The names of a set as CUPTI takes them. */
 const char **
 names_view(char **metrics, size_t count)

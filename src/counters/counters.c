@@ -33,41 +33,9 @@
 #include "base/ewbench.h"
 #include "counters/counters-cupti.h"
 
-/*
- * Ranges one collection can hold: a session profiles many points, each
- * issuing a few kernels (a flush or a warm-up launch, then the measured
- * one).  The counter data image grows with it (a few MB here).
- */
-#define COUNTERS_MAX_RANGES	256
-/* The first collection plus 3 re-collections. */
-#define COUNTERS_TRIES		4
 
-struct counters {
-	CUcontext			 ctx;
-	char				*chip;
-	char				**metrics;	/* own copies */
-	const char			**names;	/* the same, for CUPTI */
-	char				**dims;		/* CUPTI dimensions */
-	size_t				 count;
-	bool				 initialized;	/* cuptiProfilerInitialize */
-	CUpti_Profiler_Host_Object	*host;
-	uint8_t				*avail;
-	uint8_t				*config;
-	size_t				 config_size;
-	int				 passes;
-	CUpti_RangeProfiler_Object	*profiler;	/* NULL: not enabled */
-	bool				 profiler_used;	/* Start/Stop ran on it */
-	uint8_t				*data;		/* counter data image */
-	size_t				 data_size;
-	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
-	CUpti_ProfilerReplayMode	 replay;
-	CUpti_ProfilerRange		 range;		/* EWBENCH_CUPTI_RANGE */
-	struct counters_wall		 wall;		/* where the time went */
-	bool				 fell_back;
-};
-
-static int
-cuda_check(cudaError_t e, const char *fn, char **cause)
+int
+counters_cuda_check(cudaError_t e, const char *fn, char **cause)
 {
 	if (e == cudaSuccess)
 		return 0;
@@ -89,7 +57,7 @@ driver_entry(const char *symbol, void **fn, char **cause)
 
 	e = cudaGetDriverEntryPointByVersion(symbol, fn, CUDART_VERSION,
 	    cudaEnableDefault, &status);
-	if (cuda_check(e, "cudaGetDriverEntryPointByVersion", cause) != 0)
+	if (counters_cuda_check(e, "cudaGetDriverEntryPointByVersion", cause) != 0)
 		return -1;
 	if (status != cudaDriverEntryPointSuccess || *fn == NULL) {
 		*cause = xasprintf("cudaGetDriverEntryPointByVersion: no "
@@ -109,8 +77,8 @@ primary_context(int device, CUcontext *ctx, CUdevice *dev, char **cause)
 	void			*fn;
 	CUresult		 r;
 
-	if (cuda_check(cudaSetDevice(device), "cudaSetDevice", cause) != 0 ||
-	    cuda_check(cudaFree(NULL), "cudaFree(0)", cause) != 0)
+	if (counters_cuda_check(cudaSetDevice(device), "cudaSetDevice", cause) != 0 ||
+	    counters_cuda_check(cudaFree(NULL), "cudaFree(0)", cause) != 0)
 		return -1;
 	if (driver_entry("cuCtxGetCurrent", &fn, cause) != 0)
 		return -1;
@@ -254,7 +222,7 @@ counters_device_chip(int cuda_device, char **chip, char **cause)
 
 	if (refuse_other_tool(cause) != 0)
 		return -1;
-	if (cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount",
+	if (counters_cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount",
 	    cause) != 0)
 		return -1;
 	if (cuda_device < 0 || cuda_device >= count) {
@@ -270,8 +238,8 @@ counters_device_chip(int cuda_device, char **chip, char **cause)
 	return rc;
 }
 
-static void
-profiler_disable(struct counters *c)
+void
+counters_profiler_disable(struct counters *c)
 {
 	PARAMS(p, CUpti_RangeProfiler_Disable_Params);
 
@@ -285,8 +253,8 @@ profiler_disable(struct counters *c)
 
 /* A new range profiler object on the context, and a counter data image
  * big enough for it (the buffer is kept across objects). */
-static int
-profiler_enable(struct counters *c, char **cause)
+int
+counters_profiler_enable(struct counters *c, char **cause)
 {
 	PARAMS(en, CUpti_RangeProfiler_Enable_Params);
 	PARAMS(size, CUpti_RangeProfiler_GetCounterDataSize_Params);
@@ -305,7 +273,7 @@ profiler_enable(struct counters *c, char **cause)
 	size.maxNumRangeTreeNodes = COUNTERS_MAX_RANGES;
 	if (cupti_check(cuptiRangeProfilerGetCounterDataSize(&size),
 	    "cuptiRangeProfilerGetCounterDataSize", cause) != 0) {
-		profiler_disable(c);
+		counters_profiler_disable(c);
 		return -1;
 	}
 	if (size.counterDataSize > c->data_size) {
@@ -323,7 +291,7 @@ counters_close(struct counters *c)
 
 	if (c == NULL)
 		return;
-	profiler_disable(c);
+	counters_profiler_disable(c);
 	host_close(c->host);
 	if (c->initialized)
 		profiler_deinitialize();
@@ -479,10 +447,10 @@ counters_open(struct counters **cp, int cuda_device,
 
 	/* Enable once now so that permission problems show up here, not in
 	 * the middle of a run; fresh mode gives the object back at once. */
-	if (profiler_enable(c, cause) != 0)
+	if (counters_profiler_enable(c, cause) != 0)
 		goto fail;
 	if (!c->reuse)
-		profiler_disable(c);
+		counters_profiler_disable(c);
 	c->wall.open = monotonic_seconds() - started;
 	*cp = c;
 	return 0;
@@ -492,248 +460,6 @@ fail:
 	return -1;
 }
 
-static void
-values_nan(double *values, size_t count)
-{
-	size_t	i;
-
-	for (i = 0; i < count; i++)
-		values[i] = NAN;
-}
-
-/* Values of one range; metric by metric when the whole set fails, so
- * that one bad evaluation costs one NaN, not the row. */
-static int
-evaluate(struct counters *c, size_t range, double *values, char **cause)
-{
-	PARAMS(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params);
-	CUptiResult	rc, first = CUPTI_SUCCESS;
-	size_t		i, good = 0;
-
-	p.pHostObject = c->host;
-	p.pCounterDataImage = c->data;
-	p.counterDataImageSize = c->data_size;
-	p.rangeIndex = range;
-	p.ppMetricNames = c->names;
-	p.numMetrics = c->count;
-	p.pMetricValues = values;
-	if (cuptiProfilerHostEvaluateToGpuValues(&p) == CUPTI_SUCCESS)
-		return 0;
-
-	values_nan(values, c->count);
-	for (i = 0; i < c->count; i++) {
-		p.ppMetricNames = &c->names[i];
-		p.numMetrics = 1;
-		p.pMetricValues = &values[i];
-		rc = cuptiProfilerHostEvaluateToGpuValues(&p);
-		if (rc == CUPTI_SUCCESS)
-			good++;
-		else {
-			values[i] = NAN;
-			if (first == CUPTI_SUCCESS)
-				first = rc;
-		}
-	}
-	if (good == 0)
-		return cupti_check(first, "cuptiProfilerHostEvaluateToGpuValues",
-		    cause);
-	return 0;
-}
-
-/*
- * One collection of npoints points in one session (AutoRange: every
- * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
- * of them, the last one measured; with user replay the whole sequence is
- * issued once per pass.  When npoints is 1, the last range decoded is the
- * measured one whatever ranges[0] says.  On failure *retry says whether
- * collecting again may help: dropped or missing ranges, or any failure on
- * a reused object (which also turns reuse off).  The object is disabled
- * after a failure, and after every collection in fresh mode.
- */
-static int
-collect(struct counters *c, size_t npoints, const unsigned *ranges,
-    int (*issue)(void *, size_t), void *ctx, double *values, bool *retry,
-    char **cause)
-{
-	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
-	PARAMS(start, CUpti_RangeProfiler_Start_Params);
-	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
-	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
-	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
-	const char	*fn;
-	CUptiResult	 rc;
-	cudaError_t	 sync;
-	size_t		 i, total = 0, range;
-	bool		 reused;
-	int		 launched = 0, pass;
-	double		 t0 = monotonic_seconds(), t1;
-
-	*retry = false;
-	for (i = 0; i < npoints; i++)
-		total += ranges[i];
-	if (total == 0 || total > COUNTERS_MAX_RANGES) {
-		*cause = xasprintf("a counter session of %zu ranges (1 to %d "
-		    "fit)", total, COUNTERS_MAX_RANGES);
-		return -1;
-	}
-	if (c->profiler == NULL && profiler_enable(c, cause) != 0)
-		return -1;
-	reused = c->profiler_used;
-	c->profiler_used = true;
-
-	/* A clean image every time: no range of an earlier collection. */
-	init.pRangeProfilerObject = c->profiler;
-	init.counterDataSize = c->data_size;
-	init.pCounterData = c->data;
-	fn = "cuptiRangeProfilerCounterDataImageInitialize";
-	if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&init)) !=
-	    CUPTI_SUCCESS)
-		goto cupti_fail;
-
-	config.pRangeProfilerObject = c->profiler;
-	config.configSize = c->config_size;
-	config.pConfig = c->config;
-	config.counterDataImageSize = c->data_size;
-	config.pCounterDataImage = c->data;
-	config.range = c->range;
-	config.replayMode = c->replay;
-	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
-	config.numNestingLevels = 1;
-	config.minNestingLevel = 1;
-	config.passIndex = 0;
-	config.targetNestingLevel = 1;
-	fn = "cuptiRangeProfilerSetConfig";
-	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-
-	t1 = monotonic_seconds();
-	c->wall.config += t1 - t0;
-	c->wall.sessions++;
-	/* Kernel replay submits every pass within each launch: one round.
-	 * User replay: one round per pass, until CUPTI has them all. */
-	for (pass = 0; pass <= c->passes; pass++) {
-		start.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStart";
-		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		for (i = 0; i < npoints && launched == 0; i++)
-			launched = issue(ctx, i);
-		sync = cudaDeviceSynchronize();
-		stop.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStop";
-		if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		if (launched != 0) {
-			*cause = xstrdup("a profiled launch failed");
-			goto fail;
-		}
-		if (cuda_check(sync, "cudaDeviceSynchronize (after the "
-		    "profiled launches)", cause) != 0)
-			goto fail;
-		if (stop.isAllPassSubmitted)
-			break;
-	}
-	if (!stop.isAllPassSubmitted) {
-		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
-		    "submit after %d rounds (next pass %zu of %d)", pass,
-		    stop.passIndex, c->passes);
-		*retry = true;
-		goto fail;
-	}
-
-	t0 = monotonic_seconds();
-	c->wall.passes += t0 - t1;
-	c->wall.ranges += total;
-	decode.pRangeProfilerObject = c->profiler;
-	fn = "cuptiRangeProfilerDecodeData";
-	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	info.pCounterDataImage = c->data;
-	info.counterDataImageSize = c->data_size;
-	fn = "cuptiRangeProfilerGetCounterDataInfo";
-	if ((rc = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
-		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
-		    "dropped, %zu decoded", decode.numOfRangeDropped,
-		    info.numTotalRanges);
-		*retry = true;
-		goto fail;
-	}
-	t1 = monotonic_seconds();
-	c->wall.decode += t1 - t0;
-	if (npoints == 1) {
-		/* The profiled launch is the last range. */
-		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
-			goto fail;
-	} else {
-		if (info.numTotalRanges != total) {
-			*cause = xasprintf("a counter session decoded %zu "
-			    "ranges, %zu expected", info.numTotalRanges, total);
-			goto fail;
-		}
-		for (i = 0, range = 0; i < npoints; i++) {
-			range += ranges[i];
-			if (evaluate(c, range - 1, values + i * c->count,
-			    cause) != 0)
-				goto fail;
-		}
-	}
-	c->wall.evaluate += monotonic_seconds() - t1;
-	if (!c->reuse)
-		profiler_disable(c);
-	return 0;
-
-cupti_fail:
-	*cause = cupti_error(fn, rc);
-fail:
-	if (reused && c->reuse) {
-		/* SetConfig again on a used object did not work: fall back
-		 * to the pattern measured on the H100. */
-		c->reuse = false;
-		c->fell_back = true;
-		*retry = true;
-	}
-	profiler_disable(c);
-	return -1;
-}
-
-void
-counters_pause(struct counters *c)
-{
-	if (c != NULL)
-		profiler_disable(c);
-}
-
-int
-counters_measure(struct counters *c, size_t npoints, const unsigned *ranges,
-    int (*issue)(void *ctx, size_t point), void *ctx, double *values,
-    char **cause)
-{
-	char	*last = NULL;
-	bool	 retry;
-	int	 try;
-
-	values_nan(values, npoints * c->count);
-	for (try = 0; try < COUNTERS_TRIES; try++) {
-		if (collect(c, npoints, ranges, issue, ctx, values, &retry,
-		    &last) == 0)
-			return 0;
-		values_nan(values, npoints * c->count);
-		if (!retry)
-			break;
-		if (try + 1 < COUNTERS_TRIES)
-			free(last);
-	}
-	if (retry)
-		*cause = xasprintf("no counter data after %d tries: %s",
-		    COUNTERS_TRIES, last);
-	else
-		*cause = xstrdup(last);
-	free(last);
-	return -1;
-}
 
 int
 counters_passes(const struct counters *c)
@@ -827,3 +553,4 @@ counters_cupti_version(void)
 		return 0;
 	return version;
 }
+

@@ -8,6 +8,7 @@
 src_libewb_a_SOURCES += %reldir%/metric-sets.c %reldir%/counters-derive.c \
 	%reldir%/formula.c
 noinst_HEADERS += %reldir%/counters.h %reldir%/formula.h
-ewbench_SOURCES += %reldir%/counters.c %reldir%/counters-host.c \
+ewbench_SOURCES += %reldir%/counters.c %reldir%/counters-collect.c \
+	%reldir%/counters-host.c \
 	%reldir%/counters-cupti.h
 EXTRA_DIST += %reldir%/cupti-shim/string %reldir%/cupti-shim/README

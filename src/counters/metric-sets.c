@@ -23,18 +23,6 @@
 
 enum section { SECTION_HEAD, SECTION_METRICS, SECTION_LONG };
 
-/* Appends item to a malloc'd "a, b" list (NULL: empty). */
-static void
-list_append(char **list, const char *item)
-{
-	char	*next;
-
-	next = *list == NULL ? xstrdup(item) :
-	    xasprintf("%s, %s", *list, item);
-	free(*list);
-	*list = next;
-}
-
 /* Appends an entry: its names (taken), NULL-terminated, and whether it
  * may be absent. */
 static void
@@ -117,7 +105,7 @@ metric_name_check(const char *name, char **cause)
 	return 0;
 }
 
-static char	*trim(char *);
+static char	*trim_blanks(char *);
 
 /* One entry, "a | b | -": checked, then appended. */
 static int
@@ -131,7 +119,7 @@ set_add_checked(struct metric_set *set, const char *entry, char **cause)
 	for (item = copy; item != NULL; item = next) {
 		if ((next = strchr(item, '|')) != NULL)
 			*next++ = '\0';
-		item = trim(item);
+		item = trim_blanks(item);
 		if (optional) {
 			*cause = xasprintf("'-' (none on some chips) is the "
 			    "last alternative of an entry, in '%s'",
@@ -176,7 +164,7 @@ fail:
 
 /* Trims blanks at both ends, in place. */
 static char *
-trim(char *s)
+trim_blanks(char *s)
 {
 	char	*end;
 
@@ -225,7 +213,7 @@ parse_line(struct metric_set *set, enum section *section, bool *seen_metrics,
 			*cause = xstrdup("a second SHORT line");
 			return -1;
 		}
-		arg = trim((char *)arg);
+		arg = trim_blanks((char *)arg);
 		if (*arg == '\0') {
 			*cause = xstrdup("SHORT needs a one-line description");
 			return -1;
@@ -295,7 +283,7 @@ metric_set_parse(const char *text, const char *name, struct metric_set *set,
 			line[len] = '\0';
 			if ((hash = strchr(line, '#')) != NULL)
 				*hash = '\0';
-			text_line = trim(line);
+			text_line = trim_blanks(line);
 			if (*text_line != '\0' && parse_line(set, &section,
 			    &seen_metrics, text_line, &error) != 0) {
 				*cause = xasprintf("line %zu: %s", lineno,
@@ -318,7 +306,7 @@ metric_set_parse(const char *text, const char *name, struct metric_set *set,
 		    "a line)");
 		goto fail;
 	}
-	if (set->long_desc != NULL && *trim(set->long_desc) == '\0') {
+	if (set->long_desc != NULL && *trim_blanks(set->long_desc) == '\0') {
 		free(set->long_desc);
 		set->long_desc = NULL;
 	}
@@ -432,7 +420,7 @@ names_text(char **names)
 	size_t	 k;
 
 	for (k = 0; names[k] != NULL; k++)
-		list_append(&list, names[k]);
+		list_append(&list, ", ", names[k]);
 	return list;
 }
 
@@ -518,7 +506,7 @@ metric_set_search_path(void)
 
 	n = metric_dirs(dirs);
 	for (i = 0; i < n; i++)
-		list_append(&path, dirs[i]);
+		list_append(&path, ", ", dirs[i]);
 	dirs_free(dirs, n);
 	return path == NULL ? xstrdup("(none: set EWBENCH_METRICS_DIR)") : path;
 }
@@ -583,7 +571,7 @@ load_list(const char *spec, struct metric_set *set, char **cause)
 	for (item = copy; item != NULL; item = next) {
 		if ((next = strchr(item, ',')) != NULL)
 			*next++ = '\0';
-		if (set_add_checked(set, trim(item), &error) != 0) {
+		if (set_add_checked(set, trim_blanks(item), &error) != 0) {
 			*cause = xasprintf("--metrics: %s", error);
 			free(error);
 			free(copy);
@@ -619,7 +607,7 @@ groups_text(void)
 
 	metric_set_groups(&names, &count);
 	for (i = 0; i < count; i++) {
-		list_append(&list, names[i]);
+		list_append(&list, ", ", names[i]);
 		free(names[i]);
 	}
 	free(names);

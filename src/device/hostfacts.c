@@ -13,12 +13,6 @@
 #include "device/hostfacts.h"
 #include "device/nvml.h"
 
-static const char *
-env(const char *name)
-{
-	return getenv(name);
-}
-
 int
 host_facts_env(struct host_facts *h, char **cause)
 {
@@ -27,7 +21,7 @@ host_facts_env(struct host_facts *h, char **cause)
 	host_facts_init(h);
 	gethostname(host, sizeof host - 1);
 	host_short_name(host, h->hostname, sizeof h->hostname);
-	return placement_from_env(env, h->hostname, &h->place, cause);
+	return placement_from_env(placement_getenv, h->hostname, &h->place, cause);
 }
 
 void

@@ -12,6 +12,12 @@
 
 #include "device/placement.h"
 
+const char *
+placement_getenv(const char *name)
+{
+	return getenv(name);
+}
+
 /* A rank: a whole number from 0; NULL or "" is unknown (-1). */
 static int
 rank_value(placement_getenv_fn get, const char *name, long *out, char **cause)

@@ -13,6 +13,8 @@
 #include "base/ewbench.h"
 
 typedef const char *(*placement_getenv_fn)(const char *name);
+/* getenv(3) as a placement_getenv_fn. */
+const char	*placement_getenv(const char *name);
 struct nvml;
 
 /* What a launcher says about this process.  Unknown numbers are -1. */

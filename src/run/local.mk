@@ -3,7 +3,8 @@
 ## and cache tiers in tiers.c), the measuring core (bench.c buffers,
 ## checker.c the check on the GPU, measure.c timing, profile.c counter
 ## sessions, energy.c energy windows), NVTX ranges, the printers and the
-## run's files (printers.c, output.c; the CSV columns in columns.def).
+## run's files (printers.c; output.c the CSV files, manifest.c run.json,
+## claim.c the directory; the CSV columns in columns.def).
 ## tiers.c and energy-math.c are plain C, in src/libewb.a.  Included
 ## from the top Makefile.am.
 
@@ -13,5 +14,6 @@ noinst_HEADERS += %reldir%/settings.h %reldir%/tiers.h %reldir%/energy.h \
 ewbench_SOURCES += %reldir%/plan.c %reldir%/plan.h %reldir%/bench.c \
 	%reldir%/bench.h %reldir%/checker.c %reldir%/measure.c \
 	%reldir%/profile.c %reldir%/energy.c %reldir%/nvtx.c %reldir%/nvtx.h \
+	%reldir%/claim.c %reldir%/manifest.c \
 	%reldir%/printers.c %reldir%/printers.h %reldir%/output.c \
 	%reldir%/output.h

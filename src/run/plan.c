@@ -548,7 +548,7 @@ point_seconds(const struct run_options *o, double t, double per)
 }
 
 static double
-launch_seconds(const struct plan_case *c, const struct device_facts *d)
+estimated_launch_seconds(const struct plan_case *c, const struct device_facts *d)
 {
 	double	bytes = (double)c->n * (c->v->read_bytes + c->v->write_bytes);
 	double	t = bytes / (0.9 * d->dram_bandwidth);
@@ -567,7 +567,7 @@ plan_estimate_seconds(const struct plan *p, const struct run_options *o,
 		const struct plan_case *c = &p->cases[i];
 		double bytes = (double)c->n * ewb_dtype_size(c->v->dtype);
 
-		t = launch_seconds(c, d);
+		t = estimated_launch_seconds(c, d);
 		/* The check: poison, launch, compare. */
 		total += 4 * bytes / d->dram_bandwidth + LAUNCH_FLOOR_S * 4;
 		/* Inputs and the expected output, once per size, dtype, op. */

@@ -52,7 +52,7 @@ def test_one_exit_status_table():
 
 
 def test_examples_name_runs_as_ewbench_names_them(capsys):
-    """ewbench-<gpu slug>-<UTC time> (src/run/output.c), a study
+    """ewbench-<gpu slug>-<UTC time> (src/run/claim.c), a study
     reports/<gpu slug>-<UTC time> (scripts/report.sh)."""
     assert main(["report", "--help"]) == EXIT_OK
     examples = capsys.readouterr().out.split("examples:")[1]

@@ -10,6 +10,7 @@ TESTS += %reldir%/test-metricsets %reldir%/test-derived
 
 %canon_reldir%_test_metricsets_SOURCES = %reldir%/test-metricsets.c \
 	%reldir%/check.h src/counters/counters.c \
+	src/counters/counters-collect.c \
 	src/counters/counters-host.c
 %canon_reldir%_test_metricsets_LDADD = src/libewb.a \
 	$(CUPTI_LIBS) $(CUDART_LIBS) -lm
