@@ -16,6 +16,6 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
-	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
+	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def %reldir%/inflight.def \
 	%reldir%/peer_cub.cuh \
 	%reldir%/ceilings.h
