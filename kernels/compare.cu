@@ -5,12 +5,12 @@
  * the CPU for the built-in ops (reference.c), uploaded once; by the user's
  * reference kernel on the GPU for a user's op (checker.c).  Every
  * variant's output is compared with it here, element by element, by the
- * rule of src/tolerance.h (the built-in ops: both widened to float, equal
+ * rule of src/base/tolerance.h (the built-in ops: both widened to float, equal
  * by value, NaN never equal, -0 equal to +0).  Only the verdict comes
  * back: how many elements differ, and the first that does.
  */
 #include "common.cuh"
-#include "src/tolerance.h"
+#include "src/base/tolerance.h"
 
 #define COMPARE_BLOCK	256u
 

@@ -1,11 +1,11 @@
 /*
- * fill.cu - the GPU twin of fill_random (src/fill.c): the same values,
+ * fill.cu - the GPU twin of fill_random (src/base/fill.c): the same values,
  * written on the device, so inputs need no upload.  Both take their bits
- * from src/fill-bits.h; tests/gpu/test-compare checks the buffers are
+ * from src/base/fill-bits.h; tests/gpu/test-compare checks the buffers are
  * identical.
  */
 #include "common.cuh"
-#include "src/fill-bits.h"
+#include "src/base/fill-bits.h"
 
 #define FILL_BLOCK	256u
 

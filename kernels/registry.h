@@ -139,12 +139,12 @@ cudaError_t	 ewb_spin(unsigned *word, unsigned long long timeout_ns,
  * GPU's global timer, in ns, or ~0 if it never moved. */
 cudaError_t	 ewb_timer_step(unsigned long long *step, cudaStream_t);
 
-/* fill.cu: fill_random's values (src/fill.c), written on the device. */
+/* fill.cu: fill_random's values (src/base/fill.c), written on the device. */
 cudaError_t	 ewb_fill_random(void *buf, enum ewb_dtype, size_t n,
 		    uint64_t seed, cudaStream_t);
 
 /* compare.cu: a variant's output against the expected one, on the device,
- * by the rule of src/tolerance.h: with tol NULL reference.c's (widened to
+ * by the rule of src/base/tolerance.h: with tol NULL reference.c's (widened to
  * float, equal by value, NaN never equal); a user's op with a reference
  * passes its tolerance.  *result lives in device memory; after the stream
  * reaches this point it holds how many elements differ and the first that

@@ -10,5 +10,5 @@ dist_metrics_DATA = \
 	%reldir%/residency.txt \
 	%reldir%/stalls.txt \
 	%reldir%/sol.txt
-# Compiled into ewbench (src/counters-derive.c) and read by the analysis.
+# Compiled into ewbench (src/counters/counters-derive.c) and read by the analysis.
 EXTRA_DIST += %reldir%/derived.def

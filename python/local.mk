@@ -1,6 +1,6 @@
 ## python/local.mk - the Python package ewbench (ewbench.analysis,
 ## ewbench.peers), installed to $(pkgdatadir)/python, where the installed
-## `ewbench` finds it (src/paths.c) and puts it on PYTHONPATH for its
+## `ewbench` finds it (src/base/paths.c) and puts it on PYTHONPATH for its
 ## analysis commands: never on anyone else's sys.path.  `pip install .`
 ## (pyproject.toml) is the other way in.  A new module goes in this list;
 ## `make installcheck` fails while one is missing.
@@ -98,6 +98,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 # The definitions the analysis reads: links to the C side's files in the
 # source tree (python/ewbench/defs), copies once installed.
 ewbenchdefsdir = $(pkgdatadir)/python/ewbench/defs
-ewbenchdefs_DATA = src/columns.def src/data-limits.h metrics/derived.def \
+ewbenchdefs_DATA = src/run/columns.def src/base/data-limits.h \
+	metrics/derived.def \
 	kernels/study.def kernels/inflight.def kernels/probe.def
 EXTRA_DIST += %reldir%/ewbench/defs

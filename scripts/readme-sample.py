@@ -3,7 +3,7 @@
 
 The README's "Real output" block, made from the shipped reference study
 (reports/reference/nvidia-h200/article: run.json and timing.csv) in the
-formats ewbench prints them (src/device.c device_print, src/printers.c),
+formats ewbench prints them (src/device/device.c device_print, src/run/printers.c),
 and `ewbench list | head -3` run live (no GPU needed).  Without --check it
 prints the block; with --check it exits 1 naming the first line where the
 README's block differs (tests/readme.sh, in make check).
@@ -26,7 +26,7 @@ BEGIN = "$ ewbench info"
 
 
 def size_format(n):
-    """src/sizes.c size_format: the shortest exact spelling."""
+    """src/base/sizes.c size_format: the shortest exact spelling."""
     def family(scale, suffixes):
         for k in range(len(suffixes), 0, -1):
             if n % scale ** k == 0:
@@ -38,7 +38,7 @@ def size_format(n):
 
 
 def bytes_format(v):
-    """src/sizes.c bytes_format: "60.0 MiB"."""
+    """src/base/sizes.c bytes_format: "60.0 MiB"."""
     units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
     if v < 1023.5:
         return "%.0f B" % v

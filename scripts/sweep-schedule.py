@@ -3,7 +3,7 @@
 
 The study's sweep (`ewbench sweep --density 2`) measures working sets
 from 64 KiB to past the L2, densest where a warm working set leaves L2
-(src/tiers.c, sweep_segments).  This script takes a denser sweep that was
+(src/run/tiers.c, sweep_segments).  This script takes a denser sweep that was
 measured (a study directory's sweep/; by default the shipped H100 and H200
 references, measured before 2026-12 with four times the density from
 L2 / 4 to 4 x L2), keeps only the sizes a schedule would measure, and
@@ -61,16 +61,16 @@ from ewbench.analysis.report import answers  # noqa: E402
 from ewbench.analysis.report import findings as fnd  # noqa: E402
 from ewbench.analysis.report.findings import l2  # noqa: E402
 
-# src/tiers.h: the sweep's first working set, its element quantum, its end.
+# src/run/tiers.h: the sweep's first working set, its element quantum, its end.
 SWEEP_MIN_BYTES = 64 << 10
 QUANTUM = 1024
 GIB = 1 << 30
-# ewbench's schedule at --density 2 (src/tiers.c, sweep_segments): 8 a
+# ewbench's schedule at --density 2 (src/run/tiers.c, sweep_segments): 8 a
 # doubling where a warm working set leaves L2, 4 below it, 2 around the
 # launch knee and above 1.5 x L2, 1 on the straight stretches (launch cost
 # below L2 / 16, DRAM speed beyond 4 x L2).
 SCHEDULE = "0.0625:1,0.25:2,0.5:4,1.5:8,4:2,top:1"
-SCHEDULE_DENSITY = 2        # src/tiers.c's sweep_segments at --density 2
+SCHEDULE_DENSITY = 2        # src/run/tiers.c's sweep_segments at --density 2
 REFERENCES = [os.path.join(os.path.dirname(HERE), "reports", "reference",
                            name) for name in ("nvidia-h100", "nvidia-h200")]
 
@@ -88,7 +88,7 @@ def parse_schedule(spec):
 
 
 def working_sets(schedule, l2_bytes):
-    """The schedule's working sets, bytes, ascending, as src/tiers.c cuts
+    """The schedule's working sets, bytes, ascending, as src/run/tiers.c cuts
     its segments: each from its lower bound (included) in equal log steps,
     ceil(octaves x density) of them, then the top."""
     top = max(8 * l2_bytes, GIB)

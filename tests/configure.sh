@@ -14,11 +14,11 @@ command -v "$real" >/dev/null 2>&1 || { echo "SKIP: no Python to stand in"; exit
 real=$(command -v "$real")
 
 # A configure of the source tree: its generated files, no more.
-mkdir "$tmpdir/src" "$tmpdir/src/src" "$tmpdir/build" "$tmpdir/hide"
+mkdir -p "$tmpdir/src/src/cmd" "$tmpdir/build" "$tmpdir/hide"
 for f in configure config.h.in Makefile.in build-aux; do
 	cp -R "$top_srcdir/$f" "$tmpdir/src/" || fail "no $f in $top_srcdir"
 done
-: >"$tmpdir/src/src/main.c"	# AC_CONFIG_SRCDIR
+: >"$tmpdir/src/src/cmd/main.c"	# AC_CONFIG_SRCDIR
 for m in numpy matplotlib; do
 	echo "raise ImportError('hidden by tests/configure.sh')" >"$tmpdir/hide/$m.py"
 done

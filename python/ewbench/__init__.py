@@ -10,6 +10,6 @@
                     SIGHUP (and how `ewbench COMMAND` starts Python)
 
 defs/ holds the definitions ewbench's C side compiles in and the analysis
-reads (src/columns.def, metrics/derived.def, kernels/study.def): links in
+reads (src/run/columns.def, metrics/derived.def, kernels/study.def): links in
 the source tree, copies once installed, so that there is one of each.
 """

@@ -20,7 +20,7 @@ itself decides:
   Python handler there, and a stop then killed a finished report with
   143, 129 or a silent 130).
 
-run_command() is what `ewbench COMMAND` runs (src/cmd-analysis.c execs
+run_command() is what `ewbench COMMAND` runs (src/cmd/cmd-analysis.c execs
 Python with the stops blocked and hands over here).  The analysis'
 main() takes the stops in the same way when run as
 `python3 -m ewbench.analysis` (handling()).

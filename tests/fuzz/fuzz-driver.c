@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 
 int	LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

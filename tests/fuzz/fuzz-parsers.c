@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ewbench.h"
-#include "counters.h"
+#include "base/ewbench.h"
+#include "counters/counters.h"
 
 int	LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -606,7 +606,7 @@ cuda12)
 		ldd "$e12" | grep -E 'cudart|cupti|nvrtc'
 		echo "headers of the machine's CUDA 13 read by the build (none expected):"
 		grep -l -e /usr/local/cuda -e /usr/local/include \
-		    "$c12"/src/kernels/*.d "$c12"/src/src/.deps/*.Po 2>/dev/null || echo none
+		    "$c12"/src/kernels/*.d "$c12"/src/src/*/.deps/*.Po 2>/dev/null || echo none
 		"$e12" info
 		"$e12" run --dry-run --chip "RTX 5090" --preset article --cache both
 	} >"$out/cuda12.txt" 2>&1

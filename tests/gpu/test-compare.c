@@ -20,8 +20,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "ewbench.h"
-#include "tolerance.h"
+#include "base/ewbench.h"
+#include "base/tolerance.h"
 #include "tests/unit/check.h"
 
 #define N	((1u << 20) + 3)	/* odd: a tail past every vector */

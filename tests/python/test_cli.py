@@ -38,10 +38,10 @@ def test_help_exits_zero(capsys):
 
 
 def test_one_exit_status_table():
-    """ewbench's statuses (src/ewbench.h) mean the same here; the slower
+    """ewbench's statuses (src/base/ewbench.h) mean the same here; the slower
     compare has its own, not 5 (no usable GPU) that a script may read as
     'skip'."""
-    with open(os.path.join(ROOT, "src", "ewbench.h")) as f:
+    with open(os.path.join(ROOT, "src", "base", "ewbench.h")) as f:
         header = f.read()
     c_codes = dict(re.findall(r"EWB_EXIT_(\w+) = (\d+)", header))
     assert int(c_codes["USAGE"]) == cli.EXIT_USAGE
@@ -52,7 +52,7 @@ def test_one_exit_status_table():
 
 
 def test_examples_name_runs_as_ewbench_names_them(capsys):
-    """ewbench-<gpu slug>-<UTC time> (src/output.c), a study
+    """ewbench-<gpu slug>-<UTC time> (src/run/claim.c), a study
     reports/<gpu slug>-<UTC time> (scripts/report.sh)."""
     assert main(["report", "--help"]) == EXIT_OK
     examples = capsys.readouterr().out.split("examples:")[1]

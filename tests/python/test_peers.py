@@ -48,7 +48,7 @@ def test_plan_covers_sizes_caches_and_skips_present(fixture_run, run_copy):
 
 
 def test_median_interval_matches_ewbench():
-    # src/stats.c on 100..1: ranks 40 and 61 (tests/unit/test-stats.c)
+    # src/base/stats.c on 100..1: ranks 40 and 61 (tests/unit/test-stats.c)
     assert tj.median_interval(list(range(100, 0, -1))) == (40.0, 61.0)
     assert tj.median_interval([5, 1, 3]) == (1.0, 5.0)
     job = tj.Job("torch_add_f32", "add", "f32", 1 << 20, "warm", 20, 40,

@@ -1,4 +1,4 @@
-"""src/columns.def is the one description of the CSV files: ewbench's
+"""src/run/columns.def is the one description of the CSV files: ewbench's
 writers take their headers from it (tests/contract.sh checks the rows they
 write load back), the analysis its columns, and the docs describe each
 column it lists."""

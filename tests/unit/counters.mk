@@ -9,7 +9,9 @@ check_PROGRAMS += %reldir%/test-metricsets %reldir%/test-derived
 TESTS += %reldir%/test-metricsets %reldir%/test-derived
 
 %canon_reldir%_test_metricsets_SOURCES = %reldir%/test-metricsets.c \
-	%reldir%/check.h src/counters.c src/counters-host.c
+	%reldir%/check.h src/counters/counters.c \
+	src/counters/counters-collect.c \
+	src/counters/counters-host.c
 %canon_reldir%_test_metricsets_LDADD = src/libewb.a \
 	$(CUPTI_LIBS) $(CUDART_LIBS) -lm
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 static char	dir[] = "/tmp/ewb-test-csv.XXXXXX";

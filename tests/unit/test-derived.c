@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ewbench.h"
-#include "counters.h"
-#include "formula.h"
+#include "base/ewbench.h"
+#include "counters/counters.h"
+#include "counters/formula.h"
 #include "check.h"
 
 #define CHECK_NEAR(got, want) CHECK(fabs((got) - (want)) <= 1e-12 * fabs(want))

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 int	__real_fsync(int);

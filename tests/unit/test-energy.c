@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
+#include "run/energy.h"
 #include "check.h"
 
 static bool

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 #define N	100003		/* odd: the last element has no pair */

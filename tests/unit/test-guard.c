@@ -31,9 +31,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "ewbench.h"
-#include "guard.h"
-#include "tolerance.h"
+#include "base/ewbench.h"
+#include "base/guard.h"
+#include "base/tolerance.h"
 
 #define GUARD	64u		/* guard bytes on either side (model) */
 #define N	37u		/* elements: odd, not a multiple of 4 or 8 */

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 static uint32_t

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 /* In a child: catch, then raise sig twice; returns how the child ended. */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 static char	dir[] = "/tmp/ewb-test-json.XXXXXX";

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "ewbench.h"
-#include "counters.h"
+#include "base/ewbench.h"
+#include "counters/counters.h"
 #include "check.h"
 
 #define CHIP		"GH100"

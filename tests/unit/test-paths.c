@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "ewbench.h"
-#include "paths.h"
+#include "base/ewbench.h"
+#include "base/paths.h"
 #include "tests/unit/check.h"
 
 static void

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "placement.h"
+#include "device/placement.h"
 #include "check.h"
 
 /* The environment a case sees: NAME=value strings, NULL-terminated. */

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "cmd/cli.h"
+#include "run/plan.h"
 #include "tests/unit/check.h"
 
 static void

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 #define N	5003		/* several chunks and a ragged end */

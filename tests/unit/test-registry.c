@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "tests/unit/check.h"
 
 static const char *const study_ids[] = {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 static const struct {

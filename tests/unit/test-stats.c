@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ewbench.h"
+#include "base/ewbench.h"
 #include "check.h"
 
 static bool

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ewbench.h"
-#include "tiers.h"
+#include "base/ewbench.h"
+#include "run/tiers.h"
 #include "check.h"
 
 #define MIB	(1ULL << 20)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.h"
+#include "trace/trace.h"
 #include "check.h"
 
 /* A JSON value, as the parser below reads it. */

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "userkernel.h"
-#include "watchdog.h"
+#include "userkernel/userkernel.h"
+#include "device/watchdog.h"
 
 static char	*cache;		/* $XDG_CACHE_HOME for this test */
 

@@ -1,6 +1,6 @@
-## tests/unit/tiers.mk - unit test of src/tiers.c (sweep grid and cache
+## tests/unit/tiers.mk - unit test of src/run/tiers.c (sweep grid and cache
 ## tiers), included from the top Makefile.am.  Plain C, no GPU; needs
-## src/tiers.c in src/libewb.a.
+## src/run/tiers.c in src/libewb.a.
 
 check_PROGRAMS += %reldir%/test-tiers
 TESTS += %reldir%/test-tiers

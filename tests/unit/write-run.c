@@ -1,7 +1,7 @@
 /*
  * write-run.c DIR - writes a run directory with ewbench's own writers
- * (output.c: the claim, timing.csv, metrics.csv, sass.csv, energy.csv,
- * run.json) for a device
+ * (src/run/: claim.c the claim, output.c timing.csv, metrics.csv, sass.csv,
+ * energy.csv, manifest.c run.json) for a device
  * described by hand, no GPU needed, and prints every value it wrote, one
  * "variant n cache column value" line each, for tests/contract.sh to
  * compare with what the Python loader reads back.
@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "energy.h"
-#include "output.h"
-#include "sass.h"
+#include "cmd/cli.h"
+#include "run/energy.h"
+#include "run/output.h"
+#include "run/sass.h"
 
 static void
 die(const char *what, char *cause)

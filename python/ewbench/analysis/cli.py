@@ -3,7 +3,7 @@
 `python3 -m ewbench.analysis COMMAND`).
 
 Exit statuses have one meaning across ewbench: the same numbers as the
-measuring commands (src/ewbench.h EWB_EXIT_*, `ewbench --help`), and 6,
+measuring commands (src/base/ewbench.h EWB_EXIT_*, `ewbench --help`), and 6,
 which only `compare --fail-on-slower` uses, so that a script that reads 5
 as "no GPU here, skip" never skips a regression.  Each command's --help
 ends with its own statuses and examples (epilog); every message starts
@@ -48,7 +48,7 @@ EXITS = {
     "timeline": _COMMON, "torch": _COMMON + (EXIT_NO_GPU,),
 }
 # Run directories named as ewbench names them without --out
-# (ewbench-<gpu>-<UTC time>, src/output.c) and a study as `make report`
+# (ewbench-<gpu>-<UTC time>, src/run/claim.c) and a study as `make report`
 # names it (reports/<gpu>-<UTC time>, scripts/report.sh).
 EXAMPLES = {
     "report": ("report reports/nvidia-h100-80gb-hbm3-20261121-204512",

@@ -1,1 +1,1 @@
-../../../src/data-limits.h
+../../../src/base/data-limits.h

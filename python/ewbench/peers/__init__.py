@@ -3,7 +3,7 @@
 
 A peer tool reads a run directory and writes its own peer-<name>.csv beside
 timing.csv, with exactly timing.csv's columns (analysis.core.validate reads
-them from src/columns.def), and a sidecar peer-<name>.json with the
+them from src/run/columns.def), and a sidecar peer-<name>.json with the
 versions it ran with.  It never modifies a file ewbench wrote: the analysis
 merges every peer-*.csv into the run's points (analysis/core/load.py), so that
 measuring stays out of the package that judges.  Modules:

@@ -5,7 +5,7 @@ The CSV is rewritten whole (the rows it had, then the new ones) into a
 temporary file in the run directory, flushed to disk, and renamed over
 the old one; a crash leaves the old file or the new one, never a mix.
 The columns are timing.csv's, from analysis.core.validate.TIMING_COLUMNS (read
-from src/columns.def); an existing file keeps its own header and rows
+from src/run/columns.def); an existing file keeps its own header and rows
 byte for byte, and new rows follow its column order.
 """
 

@@ -78,7 +78,7 @@ VARIANTS = (("torch_add_f32", "add", "f32"), ("torch_add_f16", "add", "f16"),
 NAME = "torch"               # peer-torch.csv, peer-torch.json
 DEFAULT_WARMUP = 10
 DEFAULT_FLUSH_BYTES = 256 << 20
-# ewbench's defaults (src/cli.h), for runs whose run.json predates
+# ewbench's defaults (src/run/settings.h), for runs whose run.json predates
 # settings.timing.
 DEFAULT_TIMING = {"min_samples": 20, "max_samples": 2000,
                   "target_ci_pct": 0.5, "max_time_ms": 10}
@@ -88,7 +88,7 @@ DEFAULT_TIMING = {"min_samples": 20, "max_samples": 2000,
 # a point takes at most ROUNDS batches, each round one profiler session.
 BATCH = 500
 ROUNDS = 3
-# The median's interval: src/ewbench.h STATS_CI_Z, STATS_CI_MIN.
+# The median's interval: src/base/ewbench.h STATS_CI_Z, STATS_CI_MIN.
 CI_Z = 1.959963984540054
 CI_MIN = 6
 METHOD = ("torch.profiler kernel durations (CUPTI activity), median with "
@@ -154,7 +154,7 @@ def plan(run):
 
 def median_interval(values):
     """(low, high): the median's 95 % interval from order statistics, as
-    src/stats.c computes it (ranks n/2 -+ z sqrt(n)/2, rounded outwards;
+    src/base/stats.c computes it (ranks n/2 -+ z sqrt(n)/2, rounded outwards;
     [min, max] below CI_MIN samples)."""
     v = np.sort(np.asarray(values, dtype=float))
     n = len(v)
@@ -174,7 +174,7 @@ def ci_pct(values):
 
 
 def stop_reason(job, durations, rounds):
-    """ewbench's stopping rule (src/sampling.c) on a point's samples so
+    """ewbench's stopping rule (src/base/sampling.c) on a point's samples so
     far: 'ci', 'cap' or 'time' once it is met, '' while another batch may
     help.  Time is the GPU time of the samples; after ROUNDS batches the
     point stops at the cap."""

@@ -6,7 +6,7 @@
  * writes |x| over the elements after the end, up to block - 1 of them.
  * Past the end lies the check's guard, which it reads and writes back as
  * |guard|: a positive guard came back unchanged (issue 31); the guard's
- * negative poisons (src/guard.c) change.  tests/gpu/user-kernel.sh and,
+ * negative poisons (src/base/guard.c) change.  tests/gpu/user-kernel.sh and,
  * on the GPU stand-in, tests/overrun.sh.
  */
 extern "C" __global__ void

@@ -5,7 +5,7 @@ every formula whose inputs were measured; this module reads the same file
 (names, units, formulas) so the analysis holds no second copy, and can
 evaluate a formula over a point's base metrics, which the tests use to
 show that both sides compute the same numbers.  The grammar is
-src/formula.h's: + - * / and parentheses over numbers, metric names,
+src/counters/formula.h's: + - * / and parentheses over numbers, metric names,
 the point's `bytes_moved` and `read_bytes`, and first(x, y).
 """
 
@@ -101,7 +101,7 @@ def _evaluate(formula, body, values):
     return value(body)
 
 
-# Facts of the point a formula may name besides metrics (src/formula.h).
+# Facts of the point a formula may name besides metrics (src/counters/formula.h).
 POINT_FACTS = ("bytes_moved", "read_bytes")
 
 

@@ -39,7 +39,7 @@ from .validate import DataError  # noqa: F401  (what load_run raises)
 # holds iters / GRAPH_REPLAYS launches.
 GRAPH_REPLAYS = 10
 # Schema 2, time_source "batch" (--no-cupti): a sample is one replay of a
-# graph of this many launches (src/bench.h, MEASURE_GRAPH_LAUNCHES).
+# graph of this many launches (src/run/bench.h, MEASURE_GRAPH_LAUNCHES).
 BATCH_GRAPH_LAUNCHES = 16
 
 TIMING = "timing.csv"
@@ -78,7 +78,7 @@ class Point:
     check: Optional[str]
     # The timing protocol of schema 2 (issue 21; docs/data-format.md):
     # columns that schema-1 rows lack, so None there.  They fill in from
-    # src/columns.def's TIMING(...) lines of the same names; analysis/
+    # src/run/columns.def's TIMING(...) lines of the same names; analysis/
     # timing.py is the one reader that turns them into a kernel's time.
     time_source: Optional[str] = None  # "kernel", "events" or "batch"
     time_ci_low_ns: Optional[float] = None  # 95 % CI of the median

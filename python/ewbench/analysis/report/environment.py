@@ -4,7 +4,7 @@ outside their part's clock range (docs/analysis.md, "The environment as
 evidence").
 
 NVML is read once a round of timed launches, while the round runs
-(src/measure.c): run.json's placement.nvml.sampled summarises the part's
+(src/run/measure.c): run.json's placement.nvml.sampled summarises the part's
 readings (min, median, max, count of each quantity), and each timing row
 carries the lowest SM and memory clock read during its own rounds
 (sm_clock_min_mhz, memory_clock_min_mhz) and the throttling reasons seen

@@ -38,7 +38,7 @@ class Column:
 
 def _read_columns(path=COLUMNS_PATH):
     """{"KEY": (Column, ...), "TIMING": ..., "METRICS": ..., "CEILINGS": ...}
-    from src/columns.def, the description ewbench's writers also read."""
+    from src/run/columns.def, the description ewbench's writers also read."""
     sets = {"ANY": None, "OPS": OPS, "DTYPES": DTYPES, "CACHES": CACHES,
             "LAUNCHES": LAUNCHES, "CHECKS": CHECKS, "SOURCES": SOURCES,
             "CEILING_NAMES": CEILING_NAMES, "CEILING_UNITS": CEILING_UNITS,
@@ -259,7 +259,7 @@ def check_timing_row(path, line, row, spec_bandwidth):
 
 def check_energy_row(path, line, row):
     """Relations between the columns of one energy.csv row: each derived
-    column is its readings' arithmetic (src/energy-math.c), and a window
+    column is its readings' arithmetic (src/run/energy-math.c), and a window
     is the point's warm graph replays."""
     if (row["cache"], row["launch"]) != ("warm", "graph"):
         raise DataError(path, line, "expected cache warm and launch graph "

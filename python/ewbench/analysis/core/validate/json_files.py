@@ -113,7 +113,7 @@ PLACEMENT = Object({
     "nvml": Nullable(NVML),
 })
 
-# run --energy's method (src/energy.h), beside energy.csv.
+# run --energy's method (src/run/energy.h), beside energy.csv.
 ENERGY = Object({
     "counter": _STRING, "covers": _STRING,
     "window_s": number(positive=True), "windows": integer(1),

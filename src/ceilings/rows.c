@@ -1,0 +1,391 @@
+/*
+ * rows.c - the rows of `ewbench ceilings`: each ceiling measured, its
+ * spec and spread, written to ceilings.csv, run.json and the terminal; the
+ * concurrency curve's points; the run directory's files.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "ceilings/internal.h"
+
+/* columns.def's ceilings.csv columns. */
+static const char *const ceilings_header[] = {
+#define KEY(...)
+#define TIMING(...)
+#define METRICS(...)
+#define CEILINGS(name, ...)	#name,
+#define SASS(...)
+#define ENERGY(...)
+#include "run/columns.def"
+#undef KEY
+#undef TIMING
+#undef METRICS
+#undef CEILINGS
+#undef SASS
+#undef ENERGY
+};
+
+
+static double
+dram_spec(const struct device_facts *d)
+{
+	return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
+}
+
+static double
+spec_value(const struct device_facts *d, enum ceiling_id id)
+{
+	int	lanes;
+
+	switch (id) {
+	case CEIL_DRAM_READ:
+	case CEIL_DRAM_WRITE:
+	case CEIL_DRAM_COPY:
+	case CEIL_DRAM_ADD:
+		return dram_spec(d);
+	case CEIL_FP32_FMA:
+		lanes = device_fp32_lanes_per_sm(d);
+		if (lanes == 0 || d->sm_clock_khz <= 0)
+			return NAN;
+		/* Each lane: one FMA (2 flops) per clock, at the SM clock. */
+		return (double)d->sm_count * lanes * 2 * d->sm_clock_khz * 1e3;
+	default:
+		return NAN;	/* no device attribute states it */
+	}
+}
+
+/* "3210.4 GB/s", "2.25 us", "62.04 TFLOP/s", "1.660 blocks/ns". */
+static void
+format_value(const char *unit, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (strcmp(unit, "byte/s") == 0)
+		snprintf(buf, len, "%.1f GB/s", v / 1e9);
+	else if (strcmp(unit, "flop/s") == 0)
+		snprintf(buf, len, "%.2f TFLOP/s", v / 1e12);
+	else if (strcmp(unit, "block/s") == 0)
+		snprintf(buf, len, "%.3f blocks/ns", v / 1e9);
+	else
+		snprintf(buf, len, "%.2f us", v / 1e3);
+}
+
+static void
+print_row(const struct ceiling *c)
+{
+	char	value[32], spec[32], pct[16] = "-", spread[16] = "-";
+
+	format_value(c->unit, c->value, value, sizeof value);
+	format_value(c->unit, c->spec, spec, sizeof spec);
+	if (!isnan(c->spec))
+		snprintf(pct, sizeof pct, "%.1f%%", 100.0 * c->value / c->spec);
+	if (!isnan(c->spread_pct))
+		snprintf(spread, sizeof spread, "%.2f%%", c->spread_pct);
+	printf("%-31s %15s %7s %15s %7s  %s\n", c->name, value, spread, spec,
+	    pct, c->method);
+	fflush(stdout);
+}
+
+/* c's spread_pct from the samples' statistics. */
+static double
+spread_of(const struct stats *st)
+{
+	/* The samples' scatter, so that a comparison of ceilings (the fleet
+	 * report) can tell a difference from noise. */
+	return st->count >= 2 && st->median > 0 ?
+	    100.0 * st->stddev / st->median : NAN;
+}
+
+/* One row into ceilings.csv, run.json's list and the printed table. */
+static int
+write_ceiling(struct ceil_bench *b, const struct ceiling *c, char **cause)
+{
+	csv_str(b->csv, b->man.run_id);
+	csv_str(b->csv, c->name);
+	csv_f64(b->csv, c->value);
+	csv_str(b->csv, c->unit);
+	csv_f64(b->csv, c->spec);
+	csv_str(b->csv, c->method);
+	csv_f64(b->csv, c->spread_pct);
+	if (csv_end_row(b->csv, cause) != 0)
+		return -1;
+	b->rows[b->nrows++] = *c;
+	if (!b->opts.quiet)
+		print_row(c);
+	return 0;
+}
+
+/*
+ * The bandwidth of the stream beside a loaded chase: each timed sample's
+ * bytes read + written over its time (b->samples, as measure left them).
+ * Refused when the stream did not run beside the whole chase: a block that
+ * started after it ended, or a warp that stopped at the cap before.
+ */
+static int
+loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
+    char **cause)
+{
+	struct ewb_ceil_stream_count	*count;
+	unsigned			 i, iters = b->opts.iters;
+	unsigned long long		 late = 0, capped = 0;
+	double				*bw;
+	struct stats			 st;
+	cudaError_t			 e;
+
+	count = xcalloc(iters + 1, sizeof *count);
+	e = cudaMemcpy(count, b->counts, (iters + 1) * sizeof *count,
+	    cudaMemcpyDeviceToHost);
+	if (e != cudaSuccess) {
+		free(count);
+		return cuda_fail(e, "cudaMemcpy (the stream's counts)", cause);
+	}
+	bw = xcalloc(iters, sizeof *bw);
+	for (i = 0; i < iters; i++) {
+		late += count[1 + i].late;
+		capped += count[1 + i].capped;
+		bw[i] = (double)count[1 + i].bytes / (b->samples[i] * 1e-9);
+	}
+	free(count);
+	if (late > 0 || capped > 0) {
+		free(bw);
+		*cause = xasprintf("%s: the stream did not run beside the "
+		    "whole pointer chase (%llu block(s) started after it had "
+		    "ended, %llu warp(s) stopped at the cap before it ended): "
+		    "is another process using this GPU?", ceiling_kinds[id].name,
+		    late, capped);
+		return -1;
+	}
+	stats_compute(bw, iters, &st);
+	free(bw);
+	c->name = ceiling_kinds[id].bandwidth;
+	c->unit = "byte/s";
+	c->value = st.median;
+	c->spec = dram_spec(&b->dev);
+	c->spread_pct = spread_of(&st);
+	ceil_describe_bandwidth(b, id, c->method, sizeof c->method);
+	return 0;
+}
+
+int
+ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
+{
+	struct ceiling	c, bandwidth;
+	struct stats	st;
+	double		work = 0;
+
+	memset(&c, 0, sizeof c);
+	if (ceil_measure(b, id, &st, &work, cause) != 0)
+		return -1;
+	c.name = ceiling_kinds[id].name;
+	c.unit = ceiling_kinds[id].unit;
+	if (strcmp(c.unit, "ns") == 0)
+		c.value = st.median / work;	/* per launch or load */
+	else
+		c.value = work / (st.median * 1e-9);
+	c.spec = spec_value(&b->dev, id);
+	c.spread_pct = spread_of(&st);
+	ceil_describe(b, id, c.method, sizeof c.method);
+	/* A loaded latency and its stream's bandwidth: both rows or none. */
+	if (ceil_is_loaded(id) && loaded_bandwidth(b, id, &bandwidth, cause) != 0)
+		return -1;
+	if (write_ceiling(b, &c, cause) != 0)
+		return -1;
+	b->row_of[id] = &b->rows[b->nrows - 1];
+	return ceil_is_loaded(id) ? write_ceiling(b, &bandwidth, cause) : 0;
+}
+
+/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
+unsigned
+ceil_curve_iters(const struct ceil_bench *b)
+{
+	return b->opts.iters < CURVE_ITERS ? b->opts.iters : CURVE_ITERS;
+}
+
+/*
+ * Curve point (series, level) as it will run: the fewest loads per thread
+ * per input (curve_loads) that make requests in flight per SM = warps x
+ * loads with a whole number of EWB_CEIL_INFLIGHT_BLOCK-thread blocks per
+ * SM, all of which one SM holds at once (fit: ewb_ceil_inflight_fit, or
+ * the device's block and thread limits without a GPU).  0 when no such
+ * shape exists on this GPU: the row is left out.
+ */
+int
+ceil_curve_point(const struct ceil_bench *b, size_t series, size_t level,
+    bool ask_gpu, struct curve_point *c)
+{
+	unsigned	warp_threads = 32, per_block = EWB_CEIL_INFLIGHT_BLOCK / 32;
+	unsigned	most, fit, requests, warps;
+	size_t		k;
+
+	c->shape = curve_series[series].shape;
+	c->inputs = strcmp(c->shape, "add") == 0 ? 2 : 1;
+	c->request = curve_series[series].request;
+	c->kib = curve_kib[level];
+	requests = c->kib * 1024 / (c->inputs * c->request);
+	most = b->dev.max_threads_per_sm > 0 ?
+	    (unsigned)b->dev.max_threads_per_sm / EWB_CEIL_INFLIGHT_BLOCK : 0;
+	if (b->dev.max_blocks_per_sm > 0 &&
+	    (unsigned)b->dev.max_blocks_per_sm < most)
+		most = (unsigned)b->dev.max_blocks_per_sm;
+	for (k = 0; k < sizeof curve_loads / sizeof curve_loads[0]; k++) {
+		c->loads = curve_loads[k];
+		if (requests % c->loads != 0)
+			continue;
+		warps = requests / c->loads;
+		if (warps % per_block != 0 || warps < per_block)
+			continue;
+		c->blocks_per_sm = warps / per_block;
+		fit = most;
+		if (ask_gpu && ewb_ceil_inflight_fit(c->inputs,
+		    c->request / warp_threads, c->loads, &fit) != cudaSuccess)
+			fit = 0;
+		if (c->blocks_per_sm <= fit && c->blocks_per_sm <= most)
+			return 1;
+	}
+	return 0;
+}
+
+void
+ceil_curve_name(const struct curve_point *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "dram_%s_inflight%uk_r%u", c->shape, c->kib,
+	    c->request);
+}
+
+/*
+ * One curve point: a counted launch first (is every SM holding
+ * blocks_per_sm blocks?), then the samples.  A point whose blocks did not
+ * spread evenly is left out, with a warning: its bytes in flight per SM
+ * are not what its name says.
+ */
+static int
+measure_curve_point(struct ceil_bench *b, const struct curve_point *c,
+    char *name, size_t len, char **cause)
+{
+	struct sample	 s = { CEIL_COUNT, c };
+	struct ceiling	 row;
+	struct stats	 st;
+	unsigned	*counts, lo = UINT_MAX, hi = 0, sms = 0, i;
+	double		 work = 0;
+	cudaError_t	 e;
+
+	CUDA_TRY(cudaMemsetAsync(b->per_sm, 0, EWB_CEIL_SMIDS *
+	    sizeof *b->per_sm, b->stream), cause);
+	if (ceil_enqueue_curve(b, c, true, &work, cause) != 0)
+		return -1;
+	if (ceil_sample_times(b, &s, CEIL_WARMUP - 1, ceil_curve_iters(b), &st, &work,
+	    cause) != 0)
+		return -1;
+	counts = xcalloc(EWB_CEIL_SMIDS, sizeof *counts);
+	e = cudaMemcpy(counts, b->per_sm, EWB_CEIL_SMIDS * sizeof *counts,
+	    cudaMemcpyDeviceToHost);
+	for (i = 0; e == cudaSuccess && i < EWB_CEIL_SMIDS; i++) {
+		if (counts[i] == 0)
+			continue;
+		sms++;
+		lo = counts[i] < lo ? counts[i] : lo;
+		hi = counts[i] > hi ? counts[i] : hi;
+	}
+	free(counts);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaMemcpy (the curve's blocks per SM)",
+		    cause);
+	ceil_curve_name(c, name, len);
+	if (sms != (unsigned)b->dev.sm_count || lo != c->blocks_per_sm ||
+	    hi != c->blocks_per_sm) {
+		fprintf(stderr, "ewbench ceilings: %s left out: its blocks "
+		    "ran %u-%u to an SM on %u SMs, not %u on each of %d\n",
+		    name, lo == UINT_MAX ? 0 : lo, hi, sms, c->blocks_per_sm,
+		    b->dev.sm_count);
+		return 0;
+	}
+	memset(&row, 0, sizeof row);
+	row.name = name;
+	row.unit = "byte/s";
+	row.value = work / (st.median * 1e-9);
+	row.spec = dram_spec(&b->dev);
+	row.spread_pct = spread_of(&st);
+	ceil_describe_curve(b, c, row.method, sizeof row.method);
+	return write_ceiling(b, &row, cause);
+}
+
+/* Every point of the curve that this GPU can run. */
+int
+ceilings_measure_curve(struct ceil_bench *b, char **cause)
+{
+	struct curve_point	c;
+	size_t			series, level, k = 0;
+
+	for (series = 0; series < CURVE_SERIES; series++) {
+		for (level = 0; level < CURVE_LEVELS &&
+		    !interrupt_pending(); level++, k++) {
+			if (!ceil_curve_point(b, series, level, true, &c))
+				continue;
+			if (measure_curve_point(b, &c, b->curve_names[k],
+			    sizeof b->curve_names[k], cause) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* run.json carries the measured ceilings too. */
+void
+ceilings_rows_json(struct json *j, const void *ctx)
+{
+	const struct ceil_bench	*b = ctx;
+
+	ceilings_json(b->rows, b->nrows, j);
+}
+
+/* The run directory (claimed already when --out names it): run.json,
+ * ceilings.csv, and timing.csv, which every run directory holds (here
+ * with its header only).  On failure *code says why; the caller releases
+ * the claim (*created: what it made). */
+int
+ceilings_open_output(struct ceil_bench *b, char *dir, size_t len,
+    char **created, int *code, char **cause)
+{
+	struct csv	*timing;
+	char		*path;
+
+	if (b->dir == NULL) {
+		output_default_dir(&b->dev, "ewbench-ceilings", dir, len);
+		if ((*code = output_claim_dir(dir, created, cause)) != 0)
+			return -1;
+		b->dir = dir;
+	}
+	*code = EWB_EXIT_ERROR;
+	if ((timing = timing_csv_open(b->dir, cause)) == NULL ||
+	    csv_close(timing, cause) != 0)
+		return -1;
+	path = xasprintf("%s/ceilings.csv", b->dir);
+	b->csv = csv_open(path, ceilings_header,
+	    sizeof ceilings_header / sizeof ceilings_header[0], cause);
+	free(path);
+	if (b->csv == NULL)
+		return -1;
+	return manifest_update(b->dir, &b->man, "running", cause);
+}
+
+void
+ceilings_json(const struct ceiling *rows, size_t count, struct json *j)
+{
+	size_t	i;
+
+	json_begin_object(j, "ceilings");
+	for (i = 0; i < count; i++) {
+		json_begin_object(j, rows[i].name);
+		json_f64(j, "value", rows[i].value);
+		json_str(j, "unit", rows[i].unit);
+		json_f64(j, "spec_value", rows[i].spec);
+		json_str(j, "method", rows[i].method);
+		json_f64(j, "spread_pct", rows[i].spread_pct);
+		json_end_object(j);
+	}
+	json_end_object(j);
+}

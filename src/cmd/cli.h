@@ -1,0 +1,53 @@
+/*
+ * cli.h - command-line options of `ewbench run` and `ewbench check`.
+ */
+#ifndef EWB_CLI_H
+#define EWB_CLI_H
+
+#include <getopt.h>
+
+#include "base/ewbench.h"
+#include "run/settings.h"
+
+/* Parses argv (argv[0] is the command name) into opts; on a usage error
+ * returns -1 with a one-line cause. */
+int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
+	    char **cause);
+void	 cli_free_run(struct run_options *);
+
+/* --device all | N | N,M,...: sets device, device_given, and for a list
+ * fleet, device_all, devices. */
+int	 cli_parse_device(struct run_options *, const char *text,
+	    char **cause);
+/* Marks argv[first..optind) (what getopt took for --device or --out) as
+ * replaced for a fleet's children. */
+void	 cli_mark_replaced(struct run_options *, int argc, char **argv,
+	    int first);
+
+/* The options' values given twice: -v, -s, --block and --kernel-flags
+ * add up; any other option that takes a value is refused the second time
+ * (cli_given_once).  given[] is indexed by getopt's return value. */
+#define CLI_OPTION_VALUES	512
+int	 cli_given_once(const struct option *longopts, const char **given,
+	    int ch, const char *value, const char *why, char **cause);
+/* The cause of getopt's error return ch ('?' or ':'), quoting the
+ * argument that failed; before: optind before the call.  The parsers use
+ * "+" ordering (no permutation), so that argument is argv[optind] while
+ * getopt is part way through a bundle ("-q=1"), else argv[optind - 1].
+ * after: what follows in the message. */
+char	*cli_option_error(char **argv, int before, int ch, const char *after);
+
+/* Parses "--device N" style integers with range checks. */
+int	 cli_parse_uint(const char *text, const char *what, unsigned min,
+	    unsigned max, unsigned *out, char **cause);
+/* Parses "--target 0.5" style numbers with range checks. */
+int	 cli_parse_number(const char *text, const char *what, double min,
+	    double max, double *out, char **cause);
+
+/* The timing defaults (docs/analysis.md, "How a point is timed"). */
+#define CLI_MIN_SAMPLES		20u
+#define CLI_MAX_SAMPLES		2000u
+#define CLI_MAX_TIME_MS		10.0
+#define CLI_TARGET_PCT		0.5
+
+#endif

@@ -1,0 +1,463 @@
+/*
+ * help.c - the help pages: `ewbench --help` (the commands, what they share)
+ * and `ewbench COMMAND --help` (that command's synopsis, options, exit
+ * statuses and examples).  The options of the measuring commands are one
+ * table, each entry naming the commands that take it, so that a page lists
+ * a command's own and the manual (scripts/manpage.sh, every page) lists
+ * each once.  `metrics` and the analysis commands have pages of their own
+ * (cmd-metrics.c, the Python package).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "base/ewbench.h"
+#include "cmd/help.h"
+#include "base/paths.h"
+
+enum {
+	RUN = 1 << 0, CHECK = 1 << 1, SWEEP = 1 << 2, TUNE = 1 << 3,
+	MEASURE = RUN | CHECK | SWEEP | TUNE,	/* every measuring command */
+	TIMED = RUN | SWEEP | TUNE		/* those that time */
+};
+
+static const struct option_help {
+	unsigned	 commands;
+	const char	*text;
+} options[] = {
+{ MEASURE,
+"  -v, --variant LIST   ids or globs, comma separated (default: all; with\n"
+"                       --kernel, the built-in ones of its op and dtype);\n"
+"                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n" },
+{ RUN | CHECK | TUNE,
+"  -s, --size LIST      elements per array; 1M = 10^6,\n"
+"                       1Mi = 2^20, 2^24, 268435456; e.g. 1Mi,16Mi\n" },
+{ RUN | TUNE,
+"      --preset NAME    article: the study's sizes 2^20, 2^24, 2^28 (the\n"
+"                       default of run); tiers: per variant, a working set\n"
+"                       far below the L2, one ~45% of it, one >= 16x it\n"
+"                       (run.json says why; the default of tune); --size\n"
+"                       adds sizes to the tiers\n" },
+{ MEASURE,
+"      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
+"                       each variant's published shape, e.g. own,512, and\n"
+"                       'xK' K times it, e.g. own,x2,x4 (past 1024 left\n"
+"                       out; default: own; cub picks its own; tune: 32 to\n"
+"                       1024)\n" },
+{ TIMED,
+"      --iters N        timed launches per point, at least (default 20); each\n"
+"                       timed by the GPU's own start and end of its kernels\n"
+"                       (CUPTI activity records)\n"
+"      --target PCT     time a point until its median's 95 % interval is\n"
+"                       within PCT % of it (default 0.5)\n"
+"      --max-iters N    but at most N launches (default 2000)\n"
+"      --max-time MS    or MS milliseconds of timing (default 10)\n"
+"      --warmup N       untimed launches first, and at least 1 ms (default 10)\n"
+"      --cache MODE     warm (back to back, what the study measured), cold\n"
+"                       (L2 flushed before every launch) or both (default warm;\n"
+"                       sweep: both)\n"
+"      --launch MODE    stream (ordinary launches), graph (the timed launches\n"
+"                       replayed from a CUDA graph: no host launch path) or\n"
+"                       both (default stream; sweep: graph)\n" },
+{ MEASURE,
+"      --device N       CUDA device (default 0; under Slurm, Open MPI or PMIx\n"
+"                       with --out and no --device: the task's local rank's,\n"
+"                       into DIR/<node>-rank<R>)\n"
+"      --device all|LIST\n"
+"                       every GPU, or e.g. 0,2,3: one ewbench per GPU, all at\n"
+"                       once, each into DIR/<host>-gpu<N> (log beside it),\n"
+"                       then DIR/fleet.json (default DIR\n"
+"                       ewbench-fleet-<host>-<time>)\n"
+"      --seed N         random inputs' seed (default 1)\n"
+"  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n" },
+{ TIMED,
+"      --metrics SET    counter set: a group name (default, dram,\n"
+"                       instructions, memory, residency, sol, stalls) or\n"
+"                       metric names, comma separated; each entry collected\n"
+"                       under the name this GPU's chip gives it, an entry it\n"
+"                       lacks left out, saying why (docs/metrics.md)\n"
+"      --no-counters    timing only (kernel times kept)\n"
+"      --no-cupti       no CUPTI at all: no counters, and each launch timed\n"
+"                       by CUDA events (host launch path included), exactly\n"
+"                       --iters of them; lets ncu, nsys or compute-sanitizer\n"
+"                       attach (one CUPTI client per process)\n"
+"      --trace FILE     write a Chrome/Perfetto trace of the run (CUPTI\n"
+"                       activity: kernels, copies, NVTX ranges); implies\n"
+"                       --no-counters\n"
+"      --profile-window bracket the timed launches with cudaProfilerStart/Stop\n"
+"                       for nsys --capture-range=cudaProfilerApi and ncu\n"
+"                       --profile-from-start off; implies --no-cupti\n" },
+{ RUN,
+"      --energy         after each point's timing, its energy per byte moved:\n"
+"                       the kernel replayed back to back from a CUDA graph\n"
+"                       (warm) through 3 windows that open and close on steps\n"
+"                       of NVML's energy counter, the board's idle draw over\n"
+"                       an idle window of the same length subtracted; writes\n"
+"                       energy.csv (docs/data-format.md).  Refused, exit 5,\n"
+"                       where the GPU or driver has no energy counter, and on\n"
+"                       a GPU in MIG mode, shared among virtual machines or\n"
+"                       through MPS, or used by another process: the counter\n"
+"                       is the whole board's\n"
+"      --energy-window S  seconds each window lasts at least (default 1, at\n"
+"                       most 60)\n" },
+{ MEASURE,
+"      --misalign       start every array 4 bytes past a 16-byte boundary, to\n"
+"                       test and time the vector variants' fallback paths\n"
+"      --allow-fallback run a variant whose technique this GPU lacks (bulk\n"
+"                       copies below sm_90, or a build without sm_90 code)\n"
+"                       as its fallback kernel; without it such variants are\n"
+"                       skipped, the reason in run.json\n" },
+{ SWEEP,
+"      --density N      working sets per doubling from L2/16 to L2/4 and\n"
+"                       from 1.5x to 4x the L2 (default 3); 2N from L2/4,\n"
+"                       4N from L2/2 to 1.5x the L2 (where a warm working\n"
+"                       set leaves L2), N/2 below L2/16 and beyond 4x\n" },
+{ MEASURE,
+"      --dry-run        print the plan (cases, points, sizes, counter passes),\n"
+"                       its GPU memory and an estimate of its time, then\n"
+"                       exit; needs no GPU (without one: a generic estimate,\n"
+"                       for GH100's facts)\n"
+"      --chip NAME      with --dry-run: plan for this GPU's facts, not the\n"
+"                       device's: a board (RTX 5090, RTX 5060, RTX 4090, T4,\n"
+"                       A100, L4, L40S, H100, H200, B200, ...) or a chip\n"
+"                       (GB202, TU104, ...); docs/gpus.md\n"
+"      --kernel FILE.cu[:FUNCTION]\n"
+"                       also measure your own kernel, compiled with NVRTC for\n"
+"                       this GPU (cached in ~/.cache/ewbench), as variant\n"
+"                       user:FUNCTION beside the built-in ones of its op and\n"
+"                       dtype (-v chooses others); docs/user-kernels.md\n"
+"      --op add|relu|abs  what it computes (default: what its parameters\n"
+"                       say); its signature must be the op's: add (const T\n"
+"                       *a, const T *b, T *c, size_t n), relu (const T *a,\n"
+"                       T *c, size_t n), abs (T *c, size_t n); inputs const\n"
+"                       or not; the count size_t or int (int N: sizes past\n"
+"                       its range left out for it, saying why)\n"
+"      --dtype f32|f16|bf16  T: float, __half or __nv_bfloat16 (default:\n"
+"                       what its parameters say; bf16 needs --reference)\n"
+"      --reference REF.cu[:FUNCTION]\n"
+"                       your own op: REF's kernel, of the same signature\n"
+"                       (1 to 4 inputs const T *, an output T *, a count; or\n"
+"                       T *out in place), is trusted to compute it; run one\n"
+"                       thread per element on the GPU, its output is what\n"
+"                       the kernel's must match on every element; op custom\n"
+"      --ulps N         with --reference: pass elements within N units in\n"
+"                       the last place of T (0 to 1024; default: equal)\n"
+"      --rel R          with --reference: pass |got - expected| <= R |expected|\n"
+"                       (0 to 0.25)\n"
+"      --atol A, --rtol R  with --reference: pass |got - expected| <=\n"
+"                       A + R |expected|, torch.testing.assert_close's rule\n"
+"                       (A 0 to 1, R 0 to 0.25); one given alone, the other\n"
+"                       is assert_close's for T: f32 rtol 1.3e-6, f16 1e-3,\n"
+"                       bf16 1.6e-2, atol 1e-5 for all three.  An element\n"
+"                       passes when equal or within any tolerance given\n"
+"                       (--ulps, --rel, --atol/--rtol); NaN passes against\n"
+"                       NaN\n"
+"      --elems-per-thread N  elements a thread owns: the grid is\n"
+"                       ceil(ceil(n / N) / block) (default 1)\n"
+"      --kernel-block N its threads per block (default 256)\n"
+"      --kernel-flags \"OPTS\"  more NVRTC options (e.g. \"--use_fast_math\")\n"
+"      --kernel-timeout S  the watchdog: a launch of it that has not returned\n"
+"                       after S seconds stops the run, exit 1 (default 30)\n"
+"      --no-guard       its check without guard regions around the output,\n"
+"                       for compute-sanitizer --tool memcheck\n"
+"  -q, --quiet          print only problems (progress shows on terminals)\n"
+"  -h, --help           this page\n" },
+};
+
+/* The commands with a page here: synopsis, what it does, which options. */
+static const struct command_help {
+	const char	*name;
+	unsigned	 mask;		/* its options; 0: none of the table */
+	const char	*synopsis;
+	const char	*about;
+	const char	*own;		/* options not in the table, or NULL */
+	const char	*exits;
+	const char	*examples;
+} commands[] = {
+{ "info", 0, "ewbench info [--device N]",
+"The GPU as CUDA reports it: compute capability, SMs, clocks, L2, memory,\n"
+"bus width and the theoretical DRAM bandwidth (2 x clock x bus width).\n",
+"      --device N       CUDA device (default 0)\n"
+"  -h, --help           this page\n",
+"  0    success\n"
+"  1    CUDA error\n"
+"  2    bad command line\n"
+"  5    no usable CUDA GPU or driver (the message says which)\n",
+"  ewbench info\n"
+"  ewbench info --device 1\n" },
+{ "list", 0, "ewbench list",
+"The kernel variants and their facts: op, dtype, origin (study, ewbench's\n"
+"own additions, peer, or probe: a study variant's loads 2x or 4x per\n"
+"thread, for the experiments, run only by name), published block,\n"
+"elements per thread, vector width, bytes per element. No GPU needed.\n",
+"  -h, --help           this page\n",
+"  0    success\n"
+"  1    the listing could not be written\n"
+"  2    bad command line\n",
+"  ewbench list\n"
+"  ewbench list | awk '$4 == \"study\"'\n" },
+{ "run", RUN, "ewbench run [OPTIONS]",
+"Checks every element of each variant at each size against a CPU reference,\n"
+"times each kernel until its median is known to --target, collects the\n"
+"counters of --metrics, and writes a run directory: run.json (manifest),\n"
+"timing.csv and metrics.csv (docs/data-format.md). `ewbench report DIR`\n"
+"analyses it.\n", NULL, NULL,
+"  ewbench run --preset article --cache both --out h100-article\n"
+"  ewbench run -v 'add_f16*' -s 16Mi --block 128 --cache cold\n"
+"  ewbench run --preset tiers --launch both\n"
+"  ewbench run --device all -s 16Mi --out fleet\n"
+"  ewbench run --kernel examples/add_f32x4.cu --elems-per-thread 4 \\\n"
+"      --kernel-block 64 -v add_f32x4 -s 16Mi\n"
+"  ewbench run --dry-run --chip rtx-5090\n"
+"  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
+"  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n" },
+{ "check", CHECK, "ewbench check [OPTIONS]",
+"Only the correctness check: every element of each variant (without -v,\n"
+"the experiments' probes too, which other commands run only by name)\n"
+"against a CPU reference, at sizes that exercise every tail (default 1, 3,\n"
+"7, 8, 33, 1000003, 2^20, 2^24+5), fresh random inputs, a poisoned output;\n"
+"a user's kernel twice, over two guard poisons around its output.\n", NULL, NULL,
+"  ewbench check\n"
+"  ewbench check -v add_f32x4 -s 1,3,5,1000003 --misalign\n"
+"  ewbench check --kernel examples/add_tail_bug.cu --elems-per-thread 4\n" },
+{ "sweep", SWEEP, "ewbench sweep [OPTIONS]",
+"Runs at working sets from 64 KiB to past 8x the L2 (at least 1 GiB),\n"
+"denser around the L2 size, warm and cold, from a CUDA graph: the\n"
+"cache-tier plot's data. It chooses its sizes (no --size or --preset).\n",
+NULL, NULL,
+"  ewbench sweep -v 'add_*' --metrics residency --out h100-sweep\n" },
+{ "tune", TUNE, "ewbench tune [OPTIONS]",
+"Times every block size (default 32 to 1024) at the tier sizes and prints\n"
+"the best shape per variant next to the published one; no counters unless\n"
+"--metrics is given.\n", NULL, NULL,
+"  ewbench tune -v 'add_f16*' --launch graph\n" },
+{ "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
+    "[--iters N] [--dry-run [--chip NAME]] [-q]",
+"Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
+"read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
+"the stream's bandwidth), the launch floor (stream, graph), the block\n"
+"launch rate at 32 to 1024 threads per block and the FMA peaks; writes\n"
+"ceilings.csv in a run directory (docs/ceilings.md).\n",
+"      --device N|LIST|all  the GPU(s), as for run (default 0)\n"
+"  -o, --out DIR        run directory (default ewbench-ceilings-<gpu>-<time>)\n"
+"      --iters N        repetitions of each measurement\n"
+"      --dry-run        print the plan and exit; needs no GPU\n"
+"      --chip NAME      with --dry-run: plan for this GPU by name\n"
+"                       (docs/gpus.md)\n"
+"  -q, --quiet          print only problems\n"
+"  -h, --help           this page\n",
+"  0    success\n"
+"  1    CUDA or I/O error\n"
+"  2    bad command line, or an --out that already holds a run\n"
+"  4    a buffer does not fit in free GPU memory\n"
+"  5    no usable CUDA GPU or driver\n"
+"  130  interrupted: ceilings.csv keeps its complete rows\n",
+"  ewbench ceilings --out h100-ceilings\n"
+"  ewbench ceilings --dry-run --chip T4\n" },
+};
+
+/* The exit statuses of the measuring commands. */
+static const char measure_exits[] =
+"  0    success\n"
+"  1    CUDA, I/O or internal error (a file that cannot be written, the disk\n"
+"       full or past ulimit -f: run.json keeps its last state, CSV files\n"
+"       their complete rows; standard output that cannot be written)\n"
+"  2    bad command line: unknown option, variant or metric, malformed size,\n"
+"       an option given twice that does not add up, an unwritable --trace,\n"
+"       an --out that already holds a run or is being claimed (left\n"
+"       untouched); a --kernel that does not compile (NVRTC's file:line) or\n"
+"       has another signature\n"
+"  3    a variant's result differs from its reference (the CPU's, or\n"
+"       --reference's kernel), or a --kernel wrote outside its output (its\n"
+"       check runs twice, over two guard poisons)\n"
+"  4    a size does not fit in free GPU memory (refused before allocating)\n"
+"  5    no usable CUDA GPU or driver\n"
+"  130  interrupted (SIGINT, SIGTERM, SIGHUP, stdout closed): the run\n"
+"       directory keeps complete rows; before the first point, --out is\n"
+"       released\n"
+"  With --device all|LIST: 0 when every GPU's run succeeded, 130 when\n"
+"  interrupted, else the first GPU's non-zero status (fleet.json says each).\n";
+
+static const char overview[] =
+"usage: ewbench [--help | --version] COMMAND [OPTIONS]\n"
+"\n"
+"Runs the elementwise kernels of a published optimisation study (fp32/fp16\n"
+"vector add from scalar to 128-bit packed, ReLU, abs) and NVIDIA's cub peer,\n"
+"checks every element against a CPU reference, times each kernel by the\n"
+"GPU's own start and end (CUPTI activity records) and collects hardware\n"
+"counters with CUPTI, each under the name the GPU's chip gives it.\n"
+"\n"
+"Commands (ewbench COMMAND --help: its options, exit statuses and examples):\n"
+"  info                 the GPU: SMs, L2, memory, theoretical DRAM bandwidth\n"
+"  list                 the kernel variants and their facts (no GPU needed)\n"
+"  run [OPTIONS]        check, time and profile variants; write a run directory\n"
+"  check [OPTIONS]      only the correctness check, at sizes that exercise\n"
+"                       every tail\n"
+"  sweep [OPTIONS]      working sets from 64 KiB to past 8x the L2, denser\n"
+"                       around it\n"
+"  tune [OPTIONS]       every block size at the tier sizes, the best shape per\n"
+"                       variant next to the published one\n"
+"  ceilings [OPTIONS]   DRAM and L2 bandwidth, DRAM latency alone and under\n"
+"                       load, launch cost, block launch rate and FMA peaks;\n"
+"                       writes ceilings.csv\n"
+"  metrics --list|--check [--chip NAME] [--metrics SET]\n"
+"                       list or validate counter metric sets, resolved for a\n"
+"                       chip (no GPU needed with --chip: RTX 5090, GB202, or\n"
+"                       all, every chip CUPTI knows)\n"
+"\n"
+"Analysis commands (the Python package ewbench.analysis; no GPU needed):\n"
+"  report DIR [-o OUT]  a study directory's or a run directory's report:\n"
+"                       report.md, report.html and figures\n"
+"  compare RUN_A RUN_B  two runs side by side, changes beyond the noise\n"
+"  contest RUN...       interleaved repeats: the fastest add kernels against\n"
+"                       cub and torch, beyond the round-to-round spread\n"
+"  fleet-report PARENT  one run per GPU: outliers against the fleet median\n"
+"  timeline TRACE       a picture of a window of a --trace file\n"
+"\n"
+"PyTorch beside a run (the same package; needs PyTorch and the run's GPU):\n"
+"  torch RUN_DIR...     time torch.add and torch.relu beside runs:\n"
+"                       RUN_DIR/peer-torch.csv (--dry-run: no GPU needed)\n"
+"\n"
+"Options of run, check, sweep and tune: -v, -s, --block and --kernel-flags\n"
+"add up when repeated; any other option that takes a value is refused the\n"
+"second time, --kernel included: one kernel of yours per run.\n"
+"\n"
+"A run directory holds run.json (manifest), timing.csv, metrics.csv and\n"
+"sass.csv (the kernels' global loads and stores, from the build's SASS);\n"
+"docs/data-format.md describes them; `ewbench report DIR` analyses them\n"
+"(the same as python3 -m ewbench.analysis report DIR).\n"
+"\n"
+"Exit status, one meaning each for every command (each command's page says\n"
+"which it uses):\n"
+"  0    success\n"
+"  1    CUDA, I/O or internal error\n"
+"  2    bad command line, or a path it names that does not exist\n"
+"  3    a wrong result, or bad input data (the analysis: file:line)\n"
+"  4    too large for GPU memory\n"
+"  5    no usable CUDA GPU or driver (torch: no PyTorch with CUDA, or not\n"
+"       the run's GPU)\n"
+"  6    compare --fail-on-slower: a point got slower beyond the noise\n"
+"  130  interrupted (SIGINT, SIGTERM, SIGHUP, stdout closed)\n"
+"\n";
+
+/* The Files part of the overview: each folder as this binary resolves it
+ * (paths.h), so that --help names folders that exist. */
+static const struct {
+	const char	*what;		/* a folder of pkgdatadir */
+	const char	*about;
+} files[] = {
+{ "examples",
+"                       the kernels of docs/user-kernels.md: --kernel\n"
+"                       examples/FILE.cu, when the current directory has no\n"
+"                       such file, is taken from here\n" },
+{ "docs",
+"                       README.md and docs/*.md (user-kernels.md: your own\n"
+"                       kernel, from the article's listing to a measured row)\n" },
+{ "metrics",
+"                       the metric groups (EWBENCH_METRICS_DIR searched first)\n" },
+{ "python",
+"                       the analysis commands' Python package (ewbench)\n" },
+};
+
+static const char overview_tail[] =
+"\n"
+"Environment:\n"
+"  EWBENCH_METRICS_DIR  a folder of metric groups, searched first\n"
+"  EWBENCH_PYTHON       the interpreter of the analysis commands (default:\n"
+"                       the one configure found, else python3)\n"
+"\n"
+"Examples:\n"
+"  ewbench list\n"
+"  ewbench run --preset article --cache both --out h100-article\n"
+"  ewbench run --help\n"
+"  ewbench metrics --check --chip all\n"
+"  ewbench report reports/reference/nvidia-h200 -o h200-report\n";
+
+void
+help_overview(FILE *f)
+{
+	char	*rule = paths_installed_rule(), *dir, *dirs[PATHS_MAX];
+	size_t	 i, k, n;
+
+	fputs(overview, f);
+	fprintf(f, "Files (this ewbench's, found from where it lies: a build "
+	    "tree's uses its\nsource tree; an installed one, %s from the "
+	    "bin/\nholding it, moved or not):\n", rule);
+	for (i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if ((dir = paths_data_dir(files[i].what)) != NULL)
+			fprintf(f, "  %s\n%s", dir, files[i].about);
+		else {
+			n = paths_data_dirs(files[i].what, dirs);
+			fprintf(f, "  %s: not found (looked in", files[i].what);
+			for (k = 0; k < n; k++)
+				fprintf(f, "%s %s", k > 0 ? " and" : "",
+				    dirs[k]);
+			fprintf(f, ")\n%s", files[i].about);
+			paths_free(dirs, n);
+		}
+		free(dir);
+	}
+	fputs(overview_tail, f);
+	free(rule);
+	fputs("\nThis build (docs/gpus.md: the toolkit and driver each feature "
+	    "needs):\n", f);
+	help_build(f);
+}
+
+void
+help_build(FILE *f)
+{
+	size_t	i, k;
+
+	fprintf(f, "  CUDA %d.%d (kernels by nvcc %s), CUPTI API %d (%s)\n"
+	    "  runs on NVIDIA drivers %s and newer\n",
+	    EWB_CUDA_BUILD_VERSION / 1000, EWB_CUDA_BUILD_VERSION % 1000 / 10,
+	    EWB_NVCC_RELEASE, EWB_CUPTI_BUILD_API,
+	    EWB_CUPTI_KERNEL_RECORD_NAME, EWB_DRIVER_MIN);
+	/* What the toolkit lacks: one line per reason, its variants named. */
+	for (i = 0; i < ewb_variant_count; i++) {
+		const char	*why = ewb_variants[i].unavailable;
+		const char	*sep = "  not in this build: ";
+
+		for (k = 0; why != NULL && k < i; k++) {
+			if (ewb_variants[k].unavailable != NULL &&
+			    strcmp(ewb_variants[k].unavailable, why) == 0)
+				why = NULL;	/* said with k's line */
+		}
+		if (why == NULL)
+			continue;
+		for (k = i; k < ewb_variant_count; k++) {
+			if (ewb_variants[k].unavailable != NULL &&
+			    strcmp(ewb_variants[k].unavailable, why) == 0) {
+				fprintf(f, "%s%s", sep, ewb_variants[k].id);
+				sep = ", ";
+			}
+		}
+		fprintf(f, ":\n    %s\n", why);
+	}
+}
+
+int
+help_command(const char *name, FILE *f)
+{
+	const struct command_help	*c = NULL;
+	size_t				 i;
+
+	for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		if (strcmp(commands[i].name, name) == 0)
+			c = &commands[i];
+	}
+	if (c == NULL)
+		return -1;
+	fprintf(f, "usage: %s\n\n%s\nOptions:\n", c->synopsis, c->about);
+	if (c->own != NULL)
+		fputs(c->own, f);
+	for (i = 0; i < sizeof options / sizeof options[0]; i++) {
+		if (options[i].commands & c->mask)
+			fputs(options[i].text, f);
+	}
+	fprintf(f, "\nExit status:\n%s\nExamples:\n%s",
+	    c->exits != NULL ? c->exits : measure_exits, c->examples);
+	return 0;
+}

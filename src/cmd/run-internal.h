@@ -1,0 +1,61 @@
+/*
+ * run-internal.h - what the files of `ewbench run` share (cmd-run.c the
+ * command's glue, run-setup.c what comes before the walk, run-walk.c the
+ * walk of the plan): the runner, one per run.
+ */
+#ifndef EWB_RUN_INTERNAL_H
+#define EWB_RUN_INTERNAL_H
+
+#include "run/bench.h"
+#include "cmd/cli.h"
+#include "device/chips.h"
+#include "run/energy.h"
+#include "cmd/fleet.h"
+#include "device/hostfacts.h"
+#include "run/nvtx.h"
+#include "run/printers.h"
+#include "cmd/commands.h"
+#include "run/sass.h"
+#include "trace/trace.h"
+#include "device/watchdog.h"
+
+struct runner {
+	struct run_options	 opts;
+	struct device_facts	 dev;
+	struct host_facts	 host;		/* run.json "placement" */
+	struct manifest		 man;
+	struct plan		 plan;
+	struct bench		 bench;
+	struct printers		 pr;
+	struct counters		*counters;
+	struct metric_set	 mset;
+	bool			 have_mset;
+	bool			 pause_counters;	/* before each group:
+							   counters_in_the_way */
+	struct energy		 energy;	/* --energy (energy.h) */
+	struct user_kernel	 user;		/* --kernel (id NULL: none) */
+	bool			 user_failed;	/* its check failed: no more
+						   timing or counters */
+	struct point		 at;		/* the point at work, and */
+	const char		*at_phase;	/* what of it: "check", ... */
+	const char		*dir;		/* claimed; NULL: none */
+	char			*created;	/* what the claim made */
+	double			 started;
+	char			 default_dir[256];
+	char			 sass_note[256];	/* run.json "sass" */
+};
+
+/* run-setup.c */
+void	 runner_start_counters(struct runner *);
+int	 runner_check_metric_names(const struct run_options *, char **cause);
+void	 runner_stop_kernel_clock(void);
+int	 runner_open_device(struct runner *, char **cause);
+void	 runner_plan_print_sass(const struct run_options *);
+int	 runner_plan_without_gpu(struct runner *, const char *command,
+	    const char *no_gpu);
+int	 runner_start_user_kernel(struct runner *, char **cause);
+
+/* run-walk.c */
+int	 runner_walk_plan(struct runner *, char **cause);
+
+#endif

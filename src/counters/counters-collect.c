@@ -1,0 +1,259 @@
+/*
+ * counters-collect.c - a collection of the CUPTI Range Profiler on the
+ * GPU: the caller's launches issued once per pass, the ranges decoded and
+ * evaluated into one value per metric and point, collected again when
+ * CUPTI says the data is not complete.  The session it runs in is
+ * counters.c's.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ewbench.h"
+#include "counters/counters-cupti.h"
+
+static void
+values_nan(double *values, size_t count)
+{
+	size_t	i;
+
+	for (i = 0; i < count; i++)
+		values[i] = NAN;
+}
+
+/* Values of one range; metric by metric when the whole set fails, so
+ * that one bad evaluation costs one NaN, not the row. */
+static int
+evaluate(struct counters *c, size_t range, double *values, char **cause)
+{
+	PARAMS(p, CUpti_Profiler_Host_EvaluateToGpuValues_Params);
+	CUptiResult	rc, first = CUPTI_SUCCESS;
+	size_t		i, good = 0;
+
+	p.pHostObject = c->host;
+	p.pCounterDataImage = c->data;
+	p.counterDataImageSize = c->data_size;
+	p.rangeIndex = range;
+	p.ppMetricNames = c->names;
+	p.numMetrics = c->count;
+	p.pMetricValues = values;
+	if (cuptiProfilerHostEvaluateToGpuValues(&p) == CUPTI_SUCCESS)
+		return 0;
+
+	values_nan(values, c->count);
+	for (i = 0; i < c->count; i++) {
+		p.ppMetricNames = &c->names[i];
+		p.numMetrics = 1;
+		p.pMetricValues = &values[i];
+		rc = cuptiProfilerHostEvaluateToGpuValues(&p);
+		if (rc == CUPTI_SUCCESS)
+			good++;
+		else {
+			values[i] = NAN;
+			if (first == CUPTI_SUCCESS)
+				first = rc;
+		}
+	}
+	if (good == 0)
+		return cupti_check(first, "cuptiProfilerHostEvaluateToGpuValues",
+		    cause);
+	return 0;
+}
+
+/*
+ * One collection of npoints points in one session (AutoRange: every
+ * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
+ * of them, the last one measured; with user replay the whole sequence is
+ * issued once per pass.  When npoints is 1, the last range decoded is the
+ * measured one whatever ranges[0] says.  On failure *retry says whether
+ * collecting again may help: dropped or missing ranges, or any failure on
+ * a reused object (which also turns reuse off).  The object is disabled
+ * after a failure, and after every collection in fresh mode.
+ */
+static int
+collect(struct counters *c, size_t npoints, const unsigned *ranges,
+    int (*issue)(void *, size_t), void *ctx, double *values, bool *retry,
+    char **cause)
+{
+	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
+	PARAMS(start, CUpti_RangeProfiler_Start_Params);
+	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
+	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
+	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
+	const char	*fn;
+	CUptiResult	 rc;
+	cudaError_t	 sync;
+	size_t		 i, total = 0, range;
+	bool		 reused;
+	int		 launched = 0, pass;
+	double		 t0 = monotonic_seconds(), t1;
+
+	*retry = false;
+	for (i = 0; i < npoints; i++)
+		total += ranges[i];
+	if (total == 0 || total > COUNTERS_MAX_RANGES) {
+		*cause = xasprintf("a counter session of %zu ranges (1 to %d "
+		    "fit)", total, COUNTERS_MAX_RANGES);
+		return -1;
+	}
+	if (c->profiler == NULL && counters_profiler_enable(c, cause) != 0)
+		return -1;
+	reused = c->profiler_used;
+	c->profiler_used = true;
+
+	/* A clean image every time: no range of an earlier collection. */
+	init.pRangeProfilerObject = c->profiler;
+	init.counterDataSize = c->data_size;
+	init.pCounterData = c->data;
+	fn = "cuptiRangeProfilerCounterDataImageInitialize";
+	if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&init)) !=
+	    CUPTI_SUCCESS)
+		goto cupti_fail;
+
+	config.pRangeProfilerObject = c->profiler;
+	config.configSize = c->config_size;
+	config.pConfig = c->config;
+	config.counterDataImageSize = c->data_size;
+	config.pCounterDataImage = c->data;
+	config.range = c->range;
+	config.replayMode = c->replay;
+	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
+	config.numNestingLevels = 1;
+	config.minNestingLevel = 1;
+	config.passIndex = 0;
+	config.targetNestingLevel = 1;
+	fn = "cuptiRangeProfilerSetConfig";
+	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+
+	t1 = monotonic_seconds();
+	c->wall.config += t1 - t0;
+	c->wall.sessions++;
+	/* Kernel replay submits every pass within each launch: one round.
+	 * User replay: one round per pass, until CUPTI has them all. */
+	for (pass = 0; pass <= c->passes; pass++) {
+		start.pRangeProfilerObject = c->profiler;
+		fn = "cuptiRangeProfilerStart";
+		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
+			goto cupti_fail;
+		for (i = 0; i < npoints && launched == 0; i++)
+			launched = issue(ctx, i);
+		sync = cudaDeviceSynchronize();
+		stop.pRangeProfilerObject = c->profiler;
+		fn = "cuptiRangeProfilerStop";
+		if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
+			goto cupti_fail;
+		if (launched != 0) {
+			*cause = xstrdup("a profiled launch failed");
+			goto fail;
+		}
+		if (counters_cuda_check(sync, "cudaDeviceSynchronize (after the "
+		    "profiled launches)", cause) != 0)
+			goto fail;
+		if (stop.isAllPassSubmitted)
+			break;
+	}
+	if (!stop.isAllPassSubmitted) {
+		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
+		    "submit after %d rounds (next pass %zu of %d)", pass,
+		    stop.passIndex, c->passes);
+		*retry = true;
+		goto fail;
+	}
+
+	t0 = monotonic_seconds();
+	c->wall.passes += t0 - t1;
+	c->wall.ranges += total;
+	decode.pRangeProfilerObject = c->profiler;
+	fn = "cuptiRangeProfilerDecodeData";
+	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	info.pCounterDataImage = c->data;
+	info.counterDataImageSize = c->data_size;
+	fn = "cuptiRangeProfilerGetCounterDataInfo";
+	if ((rc = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
+		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
+		    "dropped, %zu decoded", decode.numOfRangeDropped,
+		    info.numTotalRanges);
+		*retry = true;
+		goto fail;
+	}
+	t1 = monotonic_seconds();
+	c->wall.decode += t1 - t0;
+	if (npoints == 1) {
+		/* The profiled launch is the last range. */
+		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
+			goto fail;
+	} else {
+		if (info.numTotalRanges != total) {
+			*cause = xasprintf("a counter session decoded %zu "
+			    "ranges, %zu expected", info.numTotalRanges, total);
+			goto fail;
+		}
+		for (i = 0, range = 0; i < npoints; i++) {
+			range += ranges[i];
+			if (evaluate(c, range - 1, values + i * c->count,
+			    cause) != 0)
+				goto fail;
+		}
+	}
+	c->wall.evaluate += monotonic_seconds() - t1;
+	if (!c->reuse)
+		counters_profiler_disable(c);
+	return 0;
+
+cupti_fail:
+	*cause = cupti_error(fn, rc);
+fail:
+	if (reused && c->reuse) {
+		/* SetConfig again on a used object did not work: fall back
+		 * to the pattern measured on the H100. */
+		c->reuse = false;
+		c->fell_back = true;
+		*retry = true;
+	}
+	counters_profiler_disable(c);
+	return -1;
+}
+
+void
+counters_pause(struct counters *c)
+{
+	if (c != NULL)
+		counters_profiler_disable(c);
+}
+
+int
+counters_measure(struct counters *c, size_t npoints, const unsigned *ranges,
+    int (*issue)(void *ctx, size_t point), void *ctx, double *values,
+    char **cause)
+{
+	char	*last = NULL;
+	bool	 retry;
+	int	 try;
+
+	values_nan(values, npoints * c->count);
+	for (try = 0; try < COUNTERS_TRIES; try++) {
+		if (collect(c, npoints, ranges, issue, ctx, values, &retry,
+		    &last) == 0)
+			return 0;
+		values_nan(values, npoints * c->count);
+		if (!retry)
+			break;
+		if (try + 1 < COUNTERS_TRIES)
+			free(last);
+	}
+	if (retry)
+		*cause = xasprintf("no counter data after %d tries: %s",
+		    COUNTERS_TRIES, last);
+	else
+		*cause = xstrdup(last);
+	free(last);
+	return -1;
+}

@@ -1,0 +1,556 @@
+/*
+ * measure.c - timed launches of one point (docs/analysis.md, "How a point
+ * is timed").
+ *
+ * A point's time is the GPU's own: the start and end of every timed kernel
+ * from CUPTI's activity records (trace.c, TRACE_KERNELS), so neither the
+ * host's launch path nor a timer's own cost is in it.  Warm-up first, by
+ * count and by time; then rounds of launches, each round read back and
+ * summed, until the median's confidence interval is tight enough or a cap
+ * is reached (sampling.c).  Helper kernels (the L2 flush before each cold
+ * launch, the spin that holds a queue) are recorded but never counted.
+ *
+ * Beside the duration, each row gets the interval from one kernel's start
+ * to the next one's in its own launch mode (stream: as the host issues
+ * them; graph: replayed from a graph), and for small warm stream kernels
+ * two more: launches queued behind a spin kernel (the GPU's own launch
+ * rate, the host out of the way) and launches replayed from a graph.  A
+ * CUDA event pair around each whole round is kept as a cross-check.
+ * NVML is read once a round, while its launches run: the run's clock,
+ * power and temperature summary, and the row's lowest clocks and any
+ * throttling reason.
+ *
+ * Without CUPTI (--no-cupti, or another tool attached) the old protocol
+ * stands in: an event pair around each stream launch, or around each
+ * replay of a graph of launches, a fixed number of times.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_profiler_api.h>
+
+#include "run/bench.h"
+#include "trace/trace.h"
+
+/* Warm stream rows whose kernels are shorter get the queued and graph
+ * intervals: beyond it the launch path cannot set the time. */
+#define PROBE_MAX_NS		20e3
+/* The spin kernel gives up after this long on the GPU's clock: a queue
+ * the host could not fill by then is reported, never waited for. */
+#define SPIN_TIMEOUT_NS		20000000ull
+
+/* One round: `count` launches (each after a flush when cold), or as many
+ * replays of `graph` (of MEASURE_GRAPH_LAUNCHES launches each) as cover
+ * them. */
+static int
+issue_round(struct bench *b, const struct launch *l, enum cache_mode cache,
+    cudaGraphExec_t graph, unsigned count, char **cause)
+{
+	unsigned	i;
+
+	if (graph != NULL) {
+		for (i = 0; i < count; i += MEASURE_GRAPH_LAUNCHES)
+			CUDA_TRY(cudaGraphLaunch(graph, b->stream), cause);
+		return 0;
+	}
+	for (i = 0; i < count; i++) {
+		if (cache == CACHE_COLD && bench_flush(b, cause) != 0)
+			return -1;
+		if (bench_launch(l, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct graph_body {
+	struct bench		*b;
+	const struct launch	*l;
+	enum cache_mode		 cache;
+	unsigned		 launches;
+};
+
+static int
+issue_graph_body(void *ctx, char **cause)
+{
+	const struct graph_body	*g = ctx;
+
+	return issue_round(g->b, g->l, g->cache, NULL, g->launches, cause);
+}
+
+int
+measure_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
+    unsigned launches, cudaGraphExec_t *exec, char **cause)
+{
+	struct graph_body	 body = { b, l, cache, launches };
+	cudaGraph_t		 graph;
+	cudaError_t		 e;
+
+	*exec = NULL;
+	if (bench_capture(b, issue_graph_body, &body, &graph, cause) != 0)
+		return -1;
+	e = cudaGraphInstantiate(exec, graph, 0);
+	if (e == cudaSuccess)
+		e = cudaGraphUpload(*exec, b->stream);
+	cudaGraphDestroy(graph);
+	if (e != cudaSuccess) {
+		if (*exec != NULL)
+			cudaGraphExecDestroy(*exec);
+		*exec = NULL;
+		return cuda_fail(e, "cudaGraphInstantiate/Upload", cause);
+	}
+	return 0;
+}
+
+/* --warmup launches, and with the kernel clock also TIMING_WARMUP_MIN_S (the
+ * event protocols keep an exact count: ncu and nsys users count on it);
+ * --warmup 0: none. */
+static int
+warm_up(struct bench *b, const struct launch *l, enum cache_mode cache,
+    char **cause)
+{
+	double		start = monotonic_seconds();
+	double		min_s = trace_started() ? TIMING_WARMUP_MIN_S : 0;
+	unsigned	done = 0, chunk = b->warmup;
+
+	while (b->warmup > 0 && (done < b->warmup ||
+	    monotonic_seconds() - start < min_s)) {
+		if (issue_round(b, l, cache, NULL, chunk, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		done += chunk;
+	}
+	return 0;
+}
+
+/* Ends a point after a failure: its records are dropped, and so is any
+ * further failure (the first one is the one to report). */
+static void
+abandon_point(void)
+{
+	char	*ignored = NULL;
+
+	trace_point_end(NULL, NULL, &ignored);
+	free(ignored);
+}
+
+/*
+ * The kernels of `launches` launches, read back after they ran: launch
+ * i's duration is from its first kernel's start to its last one's end (a
+ * library call may launch several: l->kernels).  With
+ * `intervals`, also the start-to-start time of consecutive launches,
+ * except across the first launch of each group of `group` (a graph
+ * replay, a spin's queue).
+ */
+static int
+read_round(struct bench *b, const struct launch *l, unsigned launches,
+    double *durations, double *intervals, size_t *nintervals,
+    unsigned group, char **cause)
+{
+	struct trace_span	*s = NULL;
+	size_t			 count = 0, i, k = l->kernels;
+	double			 t0 = monotonic_seconds();
+
+	if (trace_point_end(&s, &count, cause) != 0)
+		return -1;
+	b->wall_readback += monotonic_seconds() - t0;
+	if (count != (size_t)launches * k) {
+		b->records_short = true;
+		free(s);
+		*cause = xasprintf("%s: CUPTI timed %zu of the %zu kernels "
+		    "launched (records lost, or without timestamps); "
+		    "--no-cupti times with CUDA events instead", l->v->id,
+		    count, (size_t)launches * k);
+		return -1;
+	}
+	for (i = 0; i < launches; i++) {
+		durations[i] = (double)(s[i * k + k - 1].end_ns -
+		    s[i * k].start_ns);
+		if (intervals != NULL && i % group != 0)
+			intervals[(*nintervals)++] = (double)(s[i * k].start_ns
+			    - s[(i - 1) * k].start_ns);
+	}
+	free(s);
+	return 0;
+}
+
+static void
+interval_from(const double *values, size_t count, double step,
+    struct interval *out)
+{
+	struct stats	st;
+
+	out->median_ns = out->ci_ns = NAN;
+	if (count == 0)
+		return;
+	stats_compute_steps(values, count, step, &st);
+	out->median_ns = st.median;
+	out->ci_ns = fmax(st.median - st.ci_low, st.ci_high - st.median);
+}
+
+/* NVML now, while a round's launches run (they are issued, not yet
+ * waited for): into the run's summary, and into the row its throttling
+ * reasons and lowest clocks.  Returns the seconds it took. */
+static double
+note_clocks(struct bench *b, struct timed *out)
+{
+	struct gpu_reading	r;
+	double			t0 = monotonic_seconds();
+
+	if (!host_facts_sample(b->host, &r))
+		return 0;
+	if (r.event_reasons > 0)
+		out->throttle |= (unsigned long long)r.event_reasons &
+		    gpu_throttle_mask();
+	out->sm_clock_min_mhz = fmin(out->sm_clock_min_mhz, r.sm_clock_mhz);
+	out->memory_clock_min_mhz = fmin(out->memory_clock_min_mhz,
+	    r.memory_clock_mhz);
+	return monotonic_seconds() - t0;
+}
+
+/* Rounds until the stopping rule says enough (sampling.c). */
+static int
+sample_kernels(struct bench *b, const struct launch *l,
+    enum cache_mode cache, enum launch_mode how, struct timed *out,
+    char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n,
+				     cache_name(cache), "timing" };
+	cudaGraphExec_t		 graph = NULL;
+	enum sampling_state	 state = SAMPLING_MORE;
+	size_t			 n = 0, nintervals = 0, framed = 0;
+	unsigned		 want = b->rule.min_samples, group, first;
+	double			 started = monotonic_seconds(), gpu_s = 0;
+	double			 events_ms = 0, elapsed, nvml_s = 0;
+	float			 ms;
+	bool			 warm = cache == CACHE_WARM;
+	int			 rc = -1;
+
+	group = how == LAUNCH_GRAPH ? MEASURE_GRAPH_LAUNCHES : UINT32_MAX;
+	if (how == LAUNCH_GRAPH &&
+	    measure_graph(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph, cause) != 0)
+		return -1;
+	if (b->profile_window && cudaProfilerStart() != cudaSuccess) {
+		cuda_fail(cudaGetLastError(), "cudaProfilerStart", cause);
+		goto out;
+	}
+	while (state == SAMPLING_MORE) {
+		unsigned	round = want;
+
+		/* Whole replays; bench_open makes the capacity a multiple
+		 * of a replay, so they stay whole at the cap too. */
+		if (graph != NULL)
+			round = (round + group - 1) / group * group;
+		if (round > b->capacity - n)
+			round = (unsigned)(b->capacity - n);
+		if (trace_point_begin(&label, cause) != 0)
+			goto out;
+		/* The events frame all but the round's first launch (or
+		 * replay): the host may take a while to issue that one, and the
+		 * GPU would wait for it inside the frame. */
+		first = graph != NULL ? group : 1;
+		if (issue_round(b, l, cache, graph, first, cause) != 0 ||
+		    cudaEventRecord(b->events[0], b->stream) != cudaSuccess ||
+		    issue_round(b, l, cache, graph, round - first,
+		    cause) != 0 ||
+		    cudaEventRecord(b->events[1], b->stream) != cudaSuccess) {
+			if (*cause == NULL)
+				cuda_fail(cudaGetLastError(), "cudaEventRecord",
+				    cause);
+			abandon_point();
+			goto out;
+		}
+		nvml_s += note_clocks(b, out);
+		if (read_round(b, l, round, b->samples + n,
+		    warm ? b->intervals : NULL, &nintervals, group,
+		    cause) != 0)
+			goto out;
+		if (cudaEventElapsedTime(&ms, b->events[0], b->events[1]) !=
+		    cudaSuccess) {
+			cuda_fail(cudaGetLastError(), "cudaEventElapsedTime",
+			    cause);
+			goto out;
+		}
+		events_ms += ms;
+		framed += round - first;
+		for (size_t i = n; i < n + round; i++)
+			gpu_s += b->samples[i] * 1e-9;
+		n += round;
+		stats_compute_steps(b->samples, n, b->timer_step_ns,
+		    &out->st);
+		/* NVML's time is not sampling's: --max-time stays the
+		 * rounds'. */
+		elapsed = monotonic_seconds() - started - nvml_s;
+		state = sampling_decide(&b->rule, &out->st, gpu_s, elapsed);
+		if (state == SAMPLING_MORE && n >= b->capacity)
+			state = SAMPLING_CAP;
+		want = sampling_next(&b->rule, &out->st, gpu_s,
+		    elapsed / (double)n, elapsed);
+	}
+	if (b->profile_window && cudaProfilerStop() != cudaSuccess) {
+		cuda_fail(cudaGetLastError(), "cudaProfilerStop", cause);
+		goto out;
+	}
+	out->source = "kernel";
+	out->stop = sampling_name(state);
+	out->launches = (unsigned)n;
+	/* Cold rounds have a flush before every launch: no cross-check. */
+	if (warm && framed > 0)
+		out->batch_ns = events_ms * 1e6 / (double)framed;
+	interval_from(b->intervals, nintervals, b->timer_step_ns,
+	    &out->interval);
+	rc = 0;
+out:
+	if (graph != NULL)
+		cudaGraphExecDestroy(graph);
+	return rc;
+}
+
+/* Launches queued behind a spin kernel: the host has issued every one
+ * before the GPU starts the first, so their starts are as close as the GPU
+ * can launch them.  A spin that timed out means the host could not queue
+ * them all in time: the interval is then unknown, and said so. */
+static int
+probe_queued(struct bench *b, const struct launch *l, struct interval *out,
+    bool *filled, char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n, "warm",
+				     "queued" };
+	size_t			 nintervals = 0;
+	unsigned		 r, launches = b->queue_launches;
+	volatile unsigned	*word = b->spin_word;
+
+	*filled = true;
+	for (r = 0; r < MEASURE_PROBE_ROUNDS; r++) {
+		*word = EWB_SPIN_WAIT;
+		__sync_synchronize();
+		if (trace_point_begin(&label, cause) != 0)
+			return -1;
+		if (ewb_spin(b->spin_word_device, SPIN_TIMEOUT_NS,
+		    b->stream) != cudaSuccess ||
+		    issue_round(b, l, CACHE_WARM, NULL, launches, cause) != 0) {
+			*word = EWB_SPIN_RELEASE;
+			abandon_point();
+			return *cause != NULL ? -1 :
+			    cuda_fail(cudaGetLastError(), "ewb_spin", cause);
+		}
+		__sync_synchronize();
+		*word = EWB_SPIN_RELEASE;
+		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		if (*word != EWB_SPIN_RELEASED) {
+			/* Timed out: the launches ran, but not queued. */
+			*filled = false;
+			abandon_point();
+			break;
+		}
+		if (read_round(b, l, launches, b->samples, b->intervals,
+		    &nintervals, launches, cause) != 0)
+			return -1;
+	}
+	if (*filled)
+		interval_from(b->intervals, nintervals, b->timer_step_ns,
+		    out);
+	return 0;
+}
+
+/* Launches replayed from one graph: the interval without any host. */
+static int
+probe_graph(struct bench *b, const struct launch *l, struct interval *out,
+    char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n, "warm",
+				     "graph" };
+	cudaGraphExec_t		 graph;
+	size_t			 nintervals = 0;
+	unsigned		 r;
+	int			 rc = -1;
+
+	if (measure_graph(b, l, CACHE_WARM, MEASURE_PROBE_LAUNCHES, &graph,
+	    cause) != 0)
+		return -1;
+	if (trace_point_begin(&label, cause) != 0)
+		goto out;
+	for (r = 0; r < MEASURE_PROBE_ROUNDS; r++) {
+		if (cudaGraphLaunch(graph, b->stream) != cudaSuccess) {
+			abandon_point();
+			cuda_fail(cudaGetLastError(), "cudaGraphLaunch", cause);
+			goto out;
+		}
+	}
+	if (read_round(b, l, MEASURE_PROBE_LAUNCHES * MEASURE_PROBE_ROUNDS,
+	    b->samples, b->intervals, &nintervals, MEASURE_PROBE_LAUNCHES,
+	    cause) != 0)
+		goto out;
+	interval_from(b->intervals, nintervals, b->timer_step_ns, out);
+	rc = 0;
+out:
+	cudaGraphExecDestroy(graph);
+	return rc;
+}
+
+/* --- Without CUPTI: CUDA events, a fixed number of samples. ----------- */
+
+/* Each launch between its own pair of events (after its flush when
+ * cold).  Captured into a graph the events become graph nodes
+ * (cudaEventRecordExternal), so a graph replay times the same thing
+ * without the host's launch path. */
+static int
+events_each(struct bench *b, const struct launch *l, enum cache_mode cache,
+    unsigned flags, char **cause)
+{
+	unsigned	i;
+
+	for (i = 0; i < b->rule.min_samples; i++) {
+		if (cache == CACHE_COLD && bench_flush(b, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecordWithFlags(b->events[2 * i], b->stream,
+		    flags), cause);
+		if (bench_launch(l, cause) != 0)
+			return -1;
+		CUDA_TRY(cudaEventRecordWithFlags(b->events[2 * i + 1],
+		    b->stream, flags), cause);
+	}
+	return 0;
+}
+
+static int
+events_each_body(void *ctx, char **cause)
+{
+	const struct graph_body	*g = ctx;
+
+	return events_each(g->b, g->l, g->cache, cudaEventRecordExternal,
+	    cause);
+}
+
+/* Graph launches.  Warm: a pair of events around each replay of a graph
+ * of MEASURE_GRAPH_LAUNCHES launches, a sample being the replay's mean.
+ * Cold: one graph of flush, event, launch, event per sample, replayed once
+ * (an event node costs about as much as a short kernel, but the flush must
+ * stay outside the time). */
+static int
+events_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
+    char **cause)
+{
+	struct graph_body	 body = { b, l, cache, 0 };
+	cudaGraphExec_t		 graph = NULL;
+	cudaGraph_t		 captured;
+	cudaError_t		 e = cudaSuccess;
+	unsigned		 i;
+
+	if (cache == CACHE_COLD) {
+		if (bench_capture(b, events_each_body, &body, &captured,
+		    cause) != 0)
+			return -1;
+		e = cudaGraphInstantiate(&graph, captured, 0);
+		cudaGraphDestroy(captured);
+		if (e == cudaSuccess)
+			e = cudaGraphLaunch(graph, b->stream);
+	} else {
+		if (measure_graph(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph,
+		    cause) != 0)
+			return -1;
+		for (i = 0; i < b->rule.min_samples && e == cudaSuccess; i++) {
+			e = cudaEventRecord(b->events[2 * i], b->stream);
+			if (e == cudaSuccess)
+				e = cudaGraphLaunch(graph, b->stream);
+			if (e == cudaSuccess)
+				e = cudaEventRecord(b->events[2 * i + 1],
+				    b->stream);
+		}
+	}
+	if (graph != NULL)
+		cudaGraphExecDestroy(graph);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaGraphLaunch/cudaEventRecord", cause);
+	return 0;
+}
+
+static int
+sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
+    enum launch_mode how, struct timed *out, char **cause)
+{
+	unsigned	i, per = how == LAUNCH_GRAPH && cache == CACHE_WARM ?
+			    MEASURE_GRAPH_LAUNCHES : 1;
+	float		ms;
+
+	if (b->profile_window)
+		CUDA_TRY(cudaProfilerStart(), cause);
+	if ((how == LAUNCH_GRAPH ? events_graph(b, l, cache, cause) :
+	    events_each(b, l, cache, cudaEventRecordDefault, cause)) != 0)
+		return -1;
+	note_clocks(b, out);
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	if (b->profile_window)
+		CUDA_TRY(cudaProfilerStop(), cause);
+	for (i = 0; i < b->rule.min_samples; i++) {
+		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[2 * i],
+		    b->events[2 * i + 1]), cause);
+		b->samples[i] = (double)ms * 1e6 / per;
+	}
+	stats_compute(b->samples, b->rule.min_samples, &out->st);
+	out->source = per > 1 ? "batch" : "events";
+	out->stop = "count";
+	out->launches = b->rule.min_samples * per;
+	return 0;
+}
+
+int
+measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
+    enum launch_mode how, struct timed *out, char **cause)
+{
+	struct trace_label	 label = { l->v->id, l->args.n,
+				     cache_name(cache), "warmup" };
+	bool			 filled;
+	double			 t0;
+
+	memset(out, 0, sizeof *out);
+	if (l->kernels == 0) {
+		*cause = xasprintf("%s: kernels per launch not counted (or "
+		    "none)", l->v->id);
+		return -1;
+	}
+	out->batch_ns = NAN;
+	out->sm_clock_min_mhz = out->memory_clock_min_mhz = NAN;
+	out->interval.median_ns = out->interval.ci_ns = NAN;
+	out->queued = out->graph = out->interval;
+	/* The warm-up's kernels are read back and dropped with it. */
+	t0 = monotonic_seconds();
+	if (trace_point_begin(&label, cause) != 0 ||
+	    warm_up(b, l, cache, cause) != 0 ||
+	    trace_point_end(NULL, NULL, cause) != 0)
+		return -1;
+	b->wall_warmup += monotonic_seconds() - t0;
+	if (!trace_started())
+		return sample_events(b, l, cache, how, out, cause);
+	if (sample_kernels(b, l, cache, how, out, cause) != 0)
+		return -1;
+	if (cache != CACHE_WARM || how != LAUNCH_STREAM ||
+	    !(out->st.median < PROBE_MAX_NS))
+		return 0;
+	if (probe_queued(b, l, &out->queued, &filled, cause) != 0 ||
+	    probe_graph(b, l, &out->graph, cause) != 0)
+		return -1;
+	out->queue_unfilled = !filled;
+	return 0;
+}
+
+int
+measure_occupancy(const struct bench *b, const struct point *p,
+    struct occupancy *occ, bool *known, char **cause)
+{
+	struct cudaFuncAttributes	attr;
+	int				blocks = 0, warps_per_block;
+
+	*known = false;
+	if (p->v->kernel == NULL || p->block == 0)
+		return 0;
+	CUDA_TRY(cudaFuncGetAttributes(&attr, p->v->kernel), cause);
+	CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks,
+	    p->v->kernel, (int)p->block, 0), cause);
+	warps_per_block = ((int)p->block + 31) / 32;
+	occ->registers = attr.numRegs;
+	occ->max_warps_pct = 100.0 * blocks * warps_per_block /
+	    (b->dev->max_threads_per_sm / 32.0);
+	*known = true;
+	return 0;
+}

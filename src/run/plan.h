@@ -1,0 +1,98 @@
+/*
+ * plan.h - what a measuring command will do, decided before the first
+ * launch.
+ *
+ * A plan is a list of cases (variant x size x block: one correctness check
+ * each) and the axes every case is timed along (cache state x launch
+ * mode), in the order they run: size ascending, then dtype, op, registry
+ * order and block, so that cases sharing inputs (size, dtype) and an
+ * expected output (op) are neighbours.  Counting, estimating and printing
+ * a plan need no GPU: only the device's facts and its free memory.
+ */
+#ifndef EWB_PLAN_H
+#define EWB_PLAN_H
+
+#include "run/output.h"
+
+struct plan_case {
+	const struct ewb_variant *v;
+	uint64_t		 n;
+	unsigned		 block;	/* asked for; 0: the variant's own */
+};
+
+struct plan {
+	enum command		 command;
+	struct plan_case	*cases;
+	size_t			 ncases;
+	/* The axes each case is timed along, in the order they run. */
+	enum cache_mode		 caches[2];
+	size_t			 ncaches;
+	enum launch_mode	 launches[2];
+	size_t			 nlaunches;
+	bool			 counters;	/* a counter pass is planned */
+
+	uint64_t		*sizes;		/* distinct, ascending */
+	size_t			 nsizes;
+	struct size_choice	*choices;	/* why each tier size */
+	size_t			 nchoices;
+	struct skipped_variant	*skipped;
+	size_t			 nskipped;
+	struct skipped_variant	*fallbacks;	/* run as their fallback */
+	size_t			 nfallbacks;
+
+	size_t			 array_bytes;	/* the largest operand array */
+	uint64_t		 largest_n;
+	size_t			 flush_bytes;	/* the L2 flush buffer */
+	size_t			 guarded_bytes;	/* a user kernel's guarded
+						   output (checker.c); 0:
+						   none */
+	unsigned		 more_inputs;	/* input arrays past a and
+						   b: a user's op of 3 or 4
+						   inputs (args.more) */
+};
+
+/*
+ * Builds the plan of opts for a device with free_bytes of free memory.
+ * Sweep and tier sizes are chosen here from the L2; variants whose
+ * technique the device lacks are skipped with the reason (unless
+ * --allow-fallback).  counters says whether a counter pass will run.
+ * Returns -1 with a cause when no size fits; PLAN_NOTHING_LEFT when every
+ * case asked for was left out (a size no launch of it can measure at its
+ * block: plan.c's unlaunchable), a refusal of what was asked.
+ */
+#define PLAN_NOTHING_LEFT	(-2)
+int		 plan_build(const struct run_options *,
+		    const struct device_facts *, size_t free_bytes,
+		    bool counters, struct plan *, char **cause);
+void		 plan_free(struct plan *);
+
+/* Timed points (rows of timing.csv) and counter points. */
+size_t		 plan_timed_points(const struct plan *);
+size_t		 plan_profiled_points(const struct plan *);
+/* GPU memory the run allocates: three operand arrays (and a user's op's
+ * third and fourth inputs), the expected output, the flush buffer, and a
+ * user kernel's guarded output. */
+size_t		 plan_device_bytes(const struct plan *);
+/* A rough estimate of the run's wall time, in seconds, for --dry-run and
+ * the progress line: kernels at 90 % of the spec bandwidth or the launch
+ * floor, checks, the host's share, and `passes` counter passes. */
+double		 plan_estimate_seconds(const struct plan *,
+		    const struct run_options *, const struct device_facts *,
+		    int passes);
+/* The compute capability of the code a build for arch_list (EWB_CUDA_ARCH:
+ * "75 80 90", PTX for the last) gives a GPU of compute capability cc: its
+ * newest SASS of cc's major not above cc, else its PTX when not above cc
+ * (JIT-compiled by the driver); 0 when it has none. */
+unsigned	 plan_code_arch(const char *arch_list, unsigned cc);
+/* --dry-run: the plan, one line per case group, and its cost. */
+void		 plan_print(const struct plan *, const struct run_options *,
+		    const struct device_facts *, int passes, FILE *);
+
+/* A timed point's warm-up with the kernel clock: --warmup launches and at
+ * least this long (measure.c; the plan's estimate counts it too). */
+#define TIMING_WARMUP_MIN_S	1e-3
+/* The stopping rule of a run's timed points (measure.c), from its
+ * options. */
+struct sampling_rule timing_rule(const struct run_options *);
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * settings.h - what a measuring command is asked to do: the run's
+ * settings as a plain struct, filled by the command line (cmd/cli.c) and
+ * read by the plan, the measuring loop and the run's files.
+ */
+#ifndef EWB_SETTINGS_H
+#define EWB_SETTINGS_H
+
+#include "base/ewbench.h"
+#include "userkernel/userkernel.h"
+
+/* The measuring commands: one parser, one plan, one loop. */
+enum command {
+	CMD_RUN,	/* `ewbench run`: check, time, counters */
+	CMD_CHECK,	/* `ewbench check`: correctness only */
+	CMD_SWEEP,	/* `ewbench sweep`: sizes from the L2, graph launches */
+	CMD_TUNE	/* `ewbench tune`: every block size, tier sizes */
+};
+
+enum cache_mode { CACHE_WARM = 1, CACHE_COLD = 2, CACHE_BOTH = 3 };
+enum launch_mode { LAUNCH_STREAM = 1, LAUNCH_GRAPH = 2, LAUNCH_BOTH = 3 };
+
+struct run_options {
+	enum command	 command;
+	bool		*selected;	/* one flag per ewb_variants[] row */
+	uint64_t	*sizes;		/* ascending, no duplicates */
+	size_t		 nsizes;
+	const char	*preset;	/* NULL, "article" or "tiers" */
+	unsigned	*blocks;	/* threads per block to run; none:
+					   each variant's default */
+	size_t		 nblocks;
+	unsigned	*block_times;	/* --block x2,x4: multiples of each
+					   variant's own block */
+	size_t		 nblock_times;
+	unsigned	 iters;		/* samples: at least */
+	unsigned	 max_iters;	/* at most */
+	double		 max_time_ms;	/* of sampling, once iters are in */
+	double		 target_pct;	/* stop: the median's CI within it */
+	unsigned	 warmup;
+	enum cache_mode	 cache;
+	enum launch_mode launch;
+	int		 device;
+	uint64_t	 seed;
+	const char	*out;		/* run directory; NULL: a dated name */
+	bool		 no_cupti;	/* no CUPTI at all: events time */
+	bool		 no_counters;	/* no Range Profiler */
+	const char	*metrics;	/* metric group or names */
+	bool		 dry_run;	/* print the plan and its cost, exit */
+	const char	*chip;		/* --dry-run for this GPU's facts
+					   (chips.h), not the device's */
+	bool		 allow_fallback; /* run a variant whose technique this
+					   GPU lacks, as its fallback */
+	unsigned	 density;	/* sweep: sizes per doubling (more
+					   around the L2) */
+	const char	*trace;		/* --trace FILE.json, or NULL */
+	bool		 profile_window; /* cudaProfilerStart/Stop around
+					   the measured launches */
+	bool		 quiet;
+	bool		 misalign;	/* operands 4 bytes past a 16-byte
+					   boundary: the vector variants'
+					   fallback paths */
+	bool		 energy;	/* run --energy: energy windows
+					   after each point (energy.h) */
+	double		 energy_window_s;
+	/* --device all or N,M,...: one child process per GPU (fleet.c). */
+	bool		 device_given;
+	bool		 fleet;
+	bool		 device_all;
+	unsigned	*devices;
+	size_t		 ndevices;
+	const char	**variant_lists;	/* each -v, in argv */
+	size_t		 nvariant_lists;
+	bool		*replaced;	/* argc flags: the argv entries of
+					   --device and --out, which each
+					   child of a fleet gets anew */
+	bool		 bundled;	/* -o inside "-qo": not replaceable */
+	/* --kernel FILE.cu[:FUNCTION] and its options; once compiled and
+	 * loaded (cmd-run.c), its variant, measured after the selected
+	 * built-in ones (default: those of its op and dtype). */
+	struct user_spec kernel;
+	const struct ewb_variant *user_variant;
+};
+
+#endif
