@@ -67,12 +67,6 @@ ewb_div_up(unsigned long long x, unsigned long long y)
 	return x / y + (x % y != 0);
 }
 
-static inline unsigned
-ewb_block_or(unsigned block, unsigned default_block)
-{
-	return block != 0 ? block : default_block;
-}
-
 /*
  * One thread per group of `per_thread` consecutive elements, the last group
  * possibly partial.  The grid is not capped: a kernel without a loop cannot
@@ -314,7 +308,7 @@ struct ewb_operands<void (*)(T *, size_t)> {
  * SM as fit by thread count, or with Occupancy as many as the occupancy
  * calculator says fit.
  */
-template <auto Kernel, auto Scalar, unsigned DefaultBlock,
+template <auto Kernel, auto Scalar,
     unsigned PerThread, unsigned VectorWidth, bool GridStride,
     bool Occupancy = false>
 struct ewb_study_launch {
@@ -331,7 +325,7 @@ struct ewb_study_launch {
 	static struct ewb_shape
 	shape(const struct ewb_launch_args *args)
 	{
-		unsigned block = ewb_block_or(args->block, DefaultBlock);
+		unsigned block = args->block;
 
 		if (!vector_ok(args))
 			return ewb_shape_cover(args->n, 1, block);
@@ -368,12 +362,12 @@ struct ewb_study_launch {
  * Fallback (or its Scalar) runs.  The launch shape is the same either way,
  * and one kernel is launched.
  */
-template <auto Kernel, auto Fallback, auto Scalar, unsigned DefaultBlock,
+template <auto Kernel, auto Fallback, auto Scalar,
     unsigned PerThread, unsigned VectorWidth>
 struct ewb_bulk_launch {
 	typedef ewb_operands<decltype(Kernel)> operands;
-	typedef ewb_study_launch<Fallback, Scalar, DefaultBlock, PerThread,
-	    VectorWidth, false> fallback;
+	typedef ewb_study_launch<Fallback, Scalar, PerThread, VectorWidth,
+	    false> fallback;
 	static constexpr size_t per_thread_bytes =
 	    operands::inputs * PerThread * sizeof(typename operands::elem);
 

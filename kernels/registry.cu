@@ -49,7 +49,7 @@ flops(enum ewb_op op)
 /* study.def: the scalar kernel for misaligned operands is the op's own. */
 #define STUDY(id, op, per_thread, width, block, stride, technique) \
 	ROW("study", #id, op##_op, technique, per_thread, width, block, \
-	    stride, ewb_##id, ewb_study_launch<ewb_##id, ewb_##op, block, \
+	    stride, ewb_##id, ewb_study_launch<ewb_##id, ewb_##op, \
 	    per_thread, width, stride>),
 
 /* fast.def: K packets per thread, each LANES(op) elements. */
@@ -58,15 +58,15 @@ flops(enum ewb_op op)
 #define TILE(id, op, K, access, block, technique) \
 	ROW("ewbench", #id, op##_op, technique, (K) * LANES(op), LANES(op), \
 	    block, false, ewb_##id, ewb_study_launch<ewb_##id, ewb_##op, \
-	    block, PACKETS(op, K), false>),
+	    PACKETS(op, K), false>),
 #define STRIDE(id, op, K, access, block, technique) \
 	ROW("ewbench", #id, op##_op, technique, (K) * LANES(op), LANES(op), \
 	    block, true, ewb_##id, ewb_study_launch<ewb_##id, ewb_##op, \
-	    block, PACKETS(op, K), true, true>),
+	    PACKETS(op, K), true, true>),
 #define BULK(id, op, K, block, fallback, technique) \
 	ROW("ewbench", #id, op##_op, technique, (K) * LANES(op), LANES(op), \
 	    block, false, ewb_##id, ewb_bulk_launch<ewb_##id, \
-	    ewb_##fallback, ewb_##op, block, PACKETS(op, K)>),
+	    ewb_##fallback, ewb_##op, PACKETS(op, K)>),
 #define BULK_STORE	BULK
 
 /* probe.def: K words per thread per operand, each `word` wide. */
@@ -75,7 +75,7 @@ flops(enum ewb_op op)
 #define PROBE(id, op, word, K, block, of, technique) \
 	ROW("probe", #id, op##_op, technique, (K) * WORD_LANES(op, word), \
 	    WORD_LANES(op, word), block, false, ewb_##id, \
-	    ewb_study_launch<ewb_##id, ewb_##op, block, \
+	    ewb_study_launch<ewb_##id, ewb_##op, \
 	    (K) * WORD_LANES(op, word), WORD_LANES(op, word), false>),
 
 /* A library's own launch: elements per thread and vector width 0, as the

@@ -9,7 +9,9 @@
  * Rules every launcher obeys:
  *  - correct for any n >= 1, including n not a multiple of the vector width
  *    and n > 2^31 (all indexing is 64-bit);
- *  - block == 0 means "the variant's published default" (default_block);
+ *  - args->block is the block to launch, 1 to EWB_MAX_BLOCK threads: the
+ *    plan resolves it (plan.c variant_blocks, default_block when --block
+ *    says nothing); a peer's library picks its own and ignores it;
  *  - asynchronous on args->stream; returns the launch's cudaError_t
  *    (cudaGetLastError() after the launch), never synchronises;
  *  - vector paths need 16-byte aligned pointers, which cudaMalloc gives;
@@ -42,7 +44,7 @@ struct ewb_launch_args {
 					   third and fourth */
 	void		*c;
 	size_t		 n;		/* elements */
-	unsigned	 block;		/* threads per block; 0 = default */
+	unsigned	 block;		/* threads per block (not 0) */
 	int		 sm_count;	/* for variants with a fixed grid */
 	int		 max_threads_per_sm;	/* what one SM holds, for the
 						   one-wave grids; 0: ask the

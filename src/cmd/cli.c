@@ -13,15 +13,6 @@
 #include "run/energy.h"
 #include "device/placement.h"
 
-/* The study's sizes: 1024^2, 4096^2 and 16384^2 elements. */
-static const uint64_t preset_article[] = { 1ULL << 20, 1ULL << 24, 1ULL << 28 };
-
-/* Sizes `ewbench check` uses by default: tails of every vector width, odd
- * sizes, one past 2^24. */
-static const uint64_t check_sizes[] = {
-	1, 3, 7, 8, 33, 1000003, 1ULL << 20, (1ULL << 24) + 5
-};
-
 enum {
 	OPT_NO_CUPTI = 256,
 	OPT_METRICS,
@@ -105,21 +96,6 @@ static const struct option run_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-
-static void
-cli_add_sizes(struct run_options *o, const uint64_t *sizes, size_t count)
-{
-	o->sizes = xrealloc(o->sizes, (o->nsizes + count) * sizeof *o->sizes);
-	memcpy(o->sizes + o->nsizes, sizes, count * sizeof *sizes);
-	o->nsizes += count;
-}
-
-/* Sort ascending and drop repeats: a point is measured once per run. */
-static void
-cli_normalise_sizes(struct run_options *o)
-{
-	sizes_sort_unique(o->sizes, &o->nsizes);
-}
 
 /* One block size into the --block list, once. */
 static void
@@ -240,57 +216,6 @@ parse_kernel_option(struct run_options *o, int ch, const char *arg,
 	return 1;
 }
 
-/* -v LIST, given once or more: the lists add up (default: every
- * variant). */
-static int
-select_variants(struct run_options *o, char **cause)
-{
-	bool	*one;
-	size_t	 i, k;
-
-	if (o->nvariant_lists == 0) {
-		if (variants_select("*", o->selected, cause) != 0)
-			return -1;
-		/* check, by default, checks every variant: the experiments'
-		 * probes too, which the other commands run only by name. */
-		for (i = 0; o->command == CMD_CHECK &&
-		    i < ewb_variant_count; i++)
-			o->selected[i] = true;
-		return 0;
-	}
-	one = xcalloc(ewb_variant_count, sizeof *one);
-	for (k = 0; k < o->nvariant_lists; k++) {
-		if (variants_select(o->variant_lists[k], one, cause) != 0) {
-			free(one);
-			return -1;
-		}
-		for (i = 0; i < ewb_variant_count; i++)
-			o->selected[i] = o->selected[i] || one[i];
-	}
-	free(one);
-	return 0;
-}
-
-/* With --kernel and no -v: the built-in variants of the kernel's op and
- * dtype, to measure it beside; for a user's op (--reference), those that
- * move as many bytes per element (a 3-input bf16 op, 8: relu and abs
- * f32), the DRAM-bound kernels it compares with. */
-static void
-select_family(struct run_options *o)
-{
-	const struct user_spec	*k = &o->kernel;
-	unsigned		 inputs = user_spec_inputs(k);
-	unsigned		 bytes = ((inputs == 0 ? 1 : inputs) + 1) *
-				     ewb_dtype_size(k->dtype);
-	size_t			 i;
-
-	for (i = 0; i < ewb_variant_count; i++)
-		o->selected[i] = k->op == EWB_OP_CUSTOM ?
-		    ewb_variants[i].read_bytes + ewb_variants[i].write_bytes ==
-		    bytes : ewb_variants[i].op == k->op &&
-		    ewb_variants[i].dtype == k->dtype;
-}
-
 /* --energy: run's, and beside what it needs (energy.h). */
 static int
 check_energy(const struct run_options *o, const char *command,
@@ -326,32 +251,12 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	char		*end;
 	char		*after;
 	int		 ch, first;
-	bool		 metrics_given = false, max_iters_given = false;
 	bool		 window_given = false;
 	int		 rc;
 
-	memset(o, 0, sizeof *o);
-	o->iters = CLI_MIN_SAMPLES;
-	o->max_iters = CLI_MAX_SAMPLES;
-	o->max_time_ms = CLI_MAX_TIME_MS;
-	o->target_pct = CLI_TARGET_PCT;
-	o->warmup = 10;
-	if (strcmp(argv[0], "check") == 0)
-		o->command = CMD_CHECK;
-	else if (strcmp(argv[0], "sweep") == 0)
-		o->command = CMD_SWEEP;
-	else if (strcmp(argv[0], "tune") == 0)
-		o->command = CMD_TUNE;
-	else
-		o->command = CMD_RUN;
-	/* A sweep shows the kernel, not the launch path, in both cache states. */
-	o->cache = o->command == CMD_SWEEP ? CACHE_BOTH : CACHE_WARM;
-	o->launch = o->command == CMD_SWEEP ? LAUNCH_GRAPH : LAUNCH_STREAM;
-	o->seed = 1;
-	o->density = 3;
-	o->metrics = "default";
-	o->energy_window_s = ENERGY_WINDOW_S;
-	o->selected = xcalloc(ewb_variant_count, sizeof *o->selected);
+	settings_init(o, strcmp(argv[0], "check") == 0 ? CMD_CHECK :
+	    strcmp(argv[0], "sweep") == 0 ? CMD_SWEEP :
+	    strcmp(argv[0], "tune") == 0 ? CMD_TUNE : CMD_RUN);
 
 	optind = 1;
 	opterr = 0;
@@ -376,21 +281,12 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case 's':
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
 				return -1;
-			cli_add_sizes(o, parsed, count);
+			settings_add_sizes(o, parsed, count);
 			free(parsed);
 			break;
 		case OPT_PRESET:
-			if (strcmp(optarg, "article") == 0) {
-				o->preset = "article";
-				cli_add_sizes(o, preset_article, 3);
-			} else if (strcmp(optarg, "tiers") == 0)
-				o->preset = "tiers";	/* sized from the L2 */
-			else {
-				*cause = xasprintf("--preset: unknown preset "
-				    "'%s' (known: article, tiers)",
-				    shown(optarg, SHOWN_MOST));
+			if (settings_preset(o, optarg, cause) != 0)
 				return -1;
-			}
 			break;
 		case OPT_BLOCK:
 			if (parse_blocks(o, optarg, cause) != 0)
@@ -405,7 +301,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			if (cli_parse_uint(optarg, "--max-iters", 1, 1000000,
 			    &o->max_iters, cause) != 0)
 				return -1;
-			max_iters_given = true;
 			break;
 		case OPT_MAX_TIME:
 			if (cli_parse_number(optarg, "--max-time", 0.01, 1e6,
@@ -511,7 +406,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case OPT_METRICS:
 			o->metrics = optarg;
-			metrics_given = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -538,11 +432,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		    shown(argv[optind], SHOWN_MOST));
 		return -1;
 	}
-	if (user_spec_finish(&o->kernel, cause) != 0)
-		return -1;
-	if (o->kernel.path != NULL && o->nvariant_lists == 0)
-		select_family(o);
-	else if (select_variants(o, cause) != 0)
+	if (settings_finish(o, cause) != 0)
 		return -1;
 	if (o->chip != NULL && !o->dry_run) {
 		*cause = xstrdup("--chip plans for a GPU by name: it needs "
@@ -555,37 +445,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		*cause = xstrdup("--out: an empty directory name");
 		return -1;
 	}
-	/* One CUPTI client per process: a profiler window is for nsys or
-	 * ncu, which leave ewbench none; a trace's collector times the
-	 * kernels itself, but leaves no room for the counters. */
-	if (o->profile_window)
-		o->no_cupti = true;
-	if (o->no_cupti || o->trace != NULL)
-		o->no_counters = true;
-	if (!max_iters_given && o->max_iters < o->iters)
-		o->max_iters = o->iters;
-	if (o->max_iters < o->iters) {
-		*cause = xasprintf("--max-iters %u is below --iters %u",
-		    o->max_iters, o->iters);
-		return -1;
-	}
-	/* tune times shapes: every block size from one warp to the limit,
-	 * at the tier sizes, without counters unless --metrics is given. */
-	if (o->command == CMD_TUNE) {
-		static const unsigned tune_blocks[] = {
-			32, 64, 96, 128, 192, 256, 384, 512, 768, 1024
-		};
-
-		if (o->nblocks == 0 && o->nblock_times == 0) {
-			o->nblocks = sizeof tune_blocks / sizeof tune_blocks[0];
-			o->blocks = xmalloc(sizeof tune_blocks);
-			memcpy(o->blocks, tune_blocks, sizeof tune_blocks);
-		}
-		if (!metrics_given)
-			o->no_counters = true;
-		if (o->nsizes == 0 && o->preset == NULL)
-			o->preset = "tiers";
-	}
 	/* A metric set that cannot be read is a usage error, found before
 	 * any GPU work. */
 	if (!o->no_counters && o->command != CMD_CHECK) {
@@ -595,41 +454,5 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			return -1;
 		metric_set_free(&set);
 	}
-	if (o->command == CMD_SWEEP && (o->nsizes > 0 || o->preset != NULL)) {
-		*cause = xasprintf("sweep chooses its sizes from the L2 size; "
-		    "use run for --size or --preset");
-		return -1;
-	}
-	/* Tier sizes come once the device is known (plan.c); --size adds to
-	 * them. */
-	if (o->command == CMD_SWEEP ||
-	    (o->preset != NULL && strcmp(o->preset, "tiers") == 0)) {
-		cli_normalise_sizes(o);
-		return 0;
-	}
-	if (o->nsizes == 0) {
-		if (o->command == CMD_CHECK)
-			cli_add_sizes(o, check_sizes,
-			    sizeof check_sizes / sizeof check_sizes[0]);
-		else {
-			o->preset = "article";
-			cli_add_sizes(o, preset_article, 3);
-		}
-	}
-	cli_normalise_sizes(o);
 	return 0;
 }
-
-void
-cli_free_run(struct run_options *o)
-{
-	free(o->selected);
-	free(o->variant_lists);
-	free(o->sizes);
-	free(o->blocks);
-	free(o->block_times);
-	free(o->devices);
-	free(o->replaced);
-	user_spec_free(&o->kernel);
-}
-

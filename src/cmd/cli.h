@@ -9,11 +9,11 @@
 #include "base/ewbench.h"
 #include "run/settings.h"
 
-/* Parses argv (argv[0] is the command name) into opts; on a usage error
- * returns -1 with a one-line cause. */
+/* Parses argv (argv[0] is the command name) into opts (settings.h: free
+ * them with settings_free); on a usage error returns -1 with a one-line
+ * cause. */
 int	 cli_parse_run(int argc, char **argv, struct run_options *opts,
 	    char **cause);
-void	 cli_free_run(struct run_options *);
 
 /* --device all | N | N,M,...: sets device, device_given, and for a list
  * fleet, device_all, devices. */
@@ -43,11 +43,5 @@ int	 cli_parse_uint(const char *text, const char *what, unsigned min,
 /* Parses "--target 0.5" style numbers with range checks. */
 int	 cli_parse_number(const char *text, const char *what, double min,
 	    double max, double *out, char **cause);
-
-/* The timing defaults (docs/analysis.md, "How a point is timed"). */
-#define CLI_MIN_SAMPLES		20u
-#define CLI_MAX_SAMPLES		2000u
-#define CLI_MAX_TIME_MS		10.0
-#define CLI_TARGET_PCT		0.5
 
 #endif

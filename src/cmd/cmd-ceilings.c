@@ -109,13 +109,13 @@ ceilings_command(int argc, char **argv)
 	if (parse_ceilings_options(argc, argv, &b.opts, &cause) != 0) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
-		cli_free_run(&b.opts);
+		settings_free(&b.opts);
 		return EWB_EXIT_USAGE;
 	}
 	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
 	if (fleet_dispatch(argc, argv, &b.opts, &b.host, &code) != 0) {
 		host_facts_free(&b.host);
-		cli_free_run(&b.opts);
+		settings_free(&b.opts);
 		return code;
 	}
 	if (b.opts.dry_run) {
@@ -128,7 +128,7 @@ ceilings_command(int argc, char **argv)
 			fprintf(stderr, "ewbench: %s\n", cause);
 		free(cause);
 		host_facts_free(&b.host);
-		cli_free_run(&b.opts);
+		settings_free(&b.opts);
 		return code;
 	}
 	/* A refused --out is refused before the device is opened, and
@@ -139,7 +139,7 @@ ceilings_command(int argc, char **argv)
 			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 			free(cause);
 			host_facts_free(&b.host);
-			cli_free_run(&b.opts);
+			settings_free(&b.opts);
 			return code;
 		}
 		b.dir = b.opts.out;
@@ -152,7 +152,7 @@ ceilings_command(int argc, char **argv)
 		else
 			free(created);
 		host_facts_free(&b.host);
-		cli_free_run(&b.opts);
+		settings_free(&b.opts);
 		return code;
 	}
 	host_facts_begin(&b.host, &b.dev);
@@ -246,6 +246,6 @@ out:
 		csv_close(b.csv, NULL);
 	ceilings_release(&b);
 	host_facts_free(&b.host);
-	cli_free_run(&b.opts);
+	settings_free(&b.opts);
 	return code;
 }

@@ -96,7 +96,7 @@ runner_free(struct runner *r)
 	free(r->man.counters_reason);
 	free(r->created);
 	host_facts_free(&r->host);
-	cli_free_run(&r->opts);
+	settings_free(&r->opts);
 }
 
 /* Closes the CSVs (flushed to disk) before run.json says they are whole. */
@@ -383,7 +383,7 @@ run_command(int argc, char **argv)
 	if (cli_parse_run(argc, argv, &r.opts, &cause) != 0) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
-		cli_free_run(&r.opts);
+		settings_free(&r.opts);
 		return EWB_EXIT_USAGE;
 	}
 	/* What can be refused without a GPU is refused now. */
@@ -392,13 +392,13 @@ run_command(int argc, char **argv)
 	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
-		cli_free_run(&r.opts);
+		settings_free(&r.opts);
 		return EWB_EXIT_USAGE;
 	}
 	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
 	if (fleet_dispatch(argc, argv, &r.opts, &r.host, &code) != 0) {
 		host_facts_free(&r.host);
-		cli_free_run(&r.opts);
+		settings_free(&r.opts);
 		return code;
 	}
 	writes = r.opts.command != CMD_CHECK && !r.opts.dry_run;
@@ -407,7 +407,7 @@ run_command(int argc, char **argv)
 		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
 		free(cause);
 		host_facts_free(&r.host);
-		cli_free_run(&r.opts);
+		settings_free(&r.opts);
 		return code;
 	}
 	if (r.opts.dry_run && r.opts.chip != NULL) {
@@ -426,7 +426,7 @@ run_command(int argc, char **argv)
 		free(cause);
 		release_claim(&r);
 		host_facts_free(&r.host);
-		cli_free_run(&r.opts);
+		settings_free(&r.opts);
 		return code;
 	}
 	/* A --kernel that does not compile: nothing measured, the claim

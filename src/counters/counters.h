@@ -3,9 +3,9 @@
  * (CUDA 12.6 Update 2 and newer), metric sets as data, and `ewbench metrics`.
  *
  * Two halves:
- *  - metric-sets.c and counters-derive.c (in libewb.a, no CUDA, no
- *    CUPTI): metric sets read from metrics/<group>.txt; unit strings and
- *    the derived rows of metrics.csv (docs/data-format.md);
+ *  - metric-sets.c, metric-groups.c and counters-derive.c (in libewb.a,
+ *    no CUDA, no CUPTI): metric sets read from metrics/<group>.txt; unit
+ *    strings and the derived rows of metrics.csv (docs/data-format.md);
  *  - counters.c (CUPTI host and target APIs): validation against a chip
  *    offline (no GPU needed), and per-kernel collection on a GPU with
  *    AutoRange and user replay, many points per session.
@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* metric-sets.c **************************************************************/
+/* metric-sets.c, metric-groups.c *********************************************/
 
 /*
  * A metric set: a group file (metrics/default.txt ...) or a list given on
@@ -73,6 +73,10 @@ struct metric_set {
  * name the line: "line 7: metric 'x' listed twice". */
 int		 metric_set_parse(const char *text, const char *name,
 		    struct metric_set *, char **cause);
+/* A comma-separated list of metric names, as --metrics gives it: the set
+ * "custom", each name checked (errors start "--metrics: "). */
+int		 metric_set_parse_list(const char *spec, struct metric_set *,
+		    char **cause);
 /*
  * Returns 0; -1 when spec names no set (no such group, a bad name or
  * list); METRIC_SET_BROKEN when it names a file that cannot be read or

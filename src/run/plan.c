@@ -45,10 +45,12 @@ add_variant_block(unsigned *blocks, size_t n, unsigned b)
 }
 
 /* The block sizes variant v runs with, into blocks (room for
- * max(1, nblocks + nblock_times)): its own (0) without --block; a peer
- * library always picks its own; else the --block list, "own" (0) as the
- * variant's published block, then its multiples "xK" (those past 1024
- * threads left out), each block once. */
+ * max(1, nblocks + nblock_times)): the one place a block is resolved.
+ * A peer library picks its own (0, "auto", whatever --block says);
+ * without --block, the variant's published block; else the --block
+ * list, "own" (0) as the published block, then its multiples "xK" (those
+ * past 1024 threads left out), each block once.  Every case of a kernel
+ * of ours carries its block: nothing after the plan resolves a 0. */
 static size_t
 variant_blocks(const struct run_options *o, const struct ewb_variant *v,
     unsigned *blocks)
@@ -56,9 +58,12 @@ variant_blocks(const struct run_options *o, const struct ewb_variant *v,
 	size_t		i, n = 0;
 	unsigned long	b;
 
-	if ((o->nblocks == 0 && o->nblock_times == 0) ||
-	    strcmp(v->origin, "peer") == 0) {
+	if (strcmp(v->origin, "peer") == 0) {
 		blocks[0] = 0;
+		return 1;
+	}
+	if (o->nblocks == 0 && o->nblock_times == 0) {
+		blocks[0] = v->default_block;
 		return 1;
 	}
 	for (i = 0; i < o->nblocks; i++)
@@ -202,38 +207,41 @@ skip_variant(struct plan *p, const struct run_options *o,
 	return !o->allow_fallback;
 }
 
-/* Elements a launch of v at n elements and block (0: its own) covers:
- * grid x block x elements per thread, as the launcher shapes it. */
+/* Elements a launch of v at n elements and block (resolved: not 0)
+ * covers: grid x block x elements per thread, as the launcher shapes it. */
 static uint64_t
 launch_cover(const struct ewb_variant *v, uint64_t n, unsigned block)
 {
 	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
-	uint64_t	b = block != 0 ? block : v->default_block;
 	uint64_t	threads = n / per + (n % per != 0);
 
-	return (threads / b + (threads % b != 0)) * b * per;
+	return (threads / block + (threads % block != 0)) * block * per;
 }
 
 /*
- * Why a launch of v at n elements and block (0: its own) cannot be made,
- * into reason (size bytes; NULL: not wanted): its launch covers indices
- * past what the kernel's count holds (a user kernel's int N), or it needs
- * a grid past EWB_MAX_GRID blocks (a kernel without a loop, one thread
- * per element or group, at billions of elements and a small block: the
- * launcher refuses that shape).  false when it can be made.
+ * Why a launch of v at n elements and block (0: a peer's, which chooses
+ * its own launch) cannot be made, into reason (size bytes; NULL: not
+ * wanted): its launch covers indices past what the kernel's count holds
+ * (a user kernel's int N), or it needs a grid past EWB_MAX_GRID blocks (a
+ * kernel without a loop, one thread per element or group, at billions of
+ * elements and a small block: the launcher refuses that shape).  false
+ * when it can be made.
  */
 static bool
 unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
     char *reason, size_t size)
 {
-	uint64_t	cover = launch_cover(v, n, block);
 	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
-	unsigned	b = block != 0 ? block : v->default_block;
-	uint64_t	grid = cover / (b * per);
 	uint64_t	threads = n / per + (n % per != 0);
 	/* The smallest block whose grid fits. */
 	uint64_t	fits = (threads + EWB_MAX_GRID - 1) / EWB_MAX_GRID;
+	uint64_t	cover, grid;
 
+	/* A library's peer (block 0) chooses its own launch. */
+	if (block == 0)
+		return false;
+	cover = launch_cover(v, n, block);
+	grid = cover / (block * per);
 	/* The count itself (n) and every index the launch forms (up to
 	 * cover - 1) must fit. */
 	if (v->max_cover != 0 && (n >= v->max_cover || cover > v->max_cover)) {
@@ -242,23 +250,22 @@ unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
 			    "covers elements 0 to %llu, past what its %s "
 			    "element count holds (at most %llu): left out at "
 			    "this size; declare the count size_t and index in "
-			    "64 bits to measure it", (unsigned long long)n, b,
+			    "64 bits to measure it", (unsigned long long)n, block,
 			    (unsigned long long)(cover - 1),
 			    v->max_cover == (uint64_t)1 << 31 ?
 			    "int (32-bit signed)" : "32-bit unsigned",
 			    (unsigned long long)(v->max_cover - 1));
 		return true;
 	}
-	/* A library's peer chooses its own grid; a grid-stride kernel's
-	 * is one wave.  A size no block covers (past 2^41 elements) is
-	 * past any GPU's memory too: the plan's memory check says so. */
-	if (!v->grid_stride && strcmp(v->origin, "peer") != 0 &&
-	    grid > EWB_MAX_GRID && fits <= EWB_MAX_BLOCK) {
+	/* A grid-stride kernel's grid is one wave.  A size no block covers
+	 * (past 2^41 elements) is past any GPU's memory too: the plan's
+	 * memory check says so. */
+	if (!v->grid_stride && grid > EWB_MAX_GRID && fits <= EWB_MAX_BLOCK) {
 		if (reason != NULL)
 			snprintf(reason, size, "n=%llu, block %u: a grid of "
 			    "%llu blocks, past the %llu a launch may have: left "
 			    "out at this size; a block of %llu threads or more "
-			    "covers it", (unsigned long long)n, b,
+			    "covers it", (unsigned long long)n, block,
 			    (unsigned long long)grid, EWB_MAX_GRID,
 			    (unsigned long long)fits);
 		return true;

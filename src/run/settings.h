@@ -1,6 +1,7 @@
 /*
  * settings.h - what a measuring command is asked to do: the run's
- * settings as a plain struct, filled by the command line (cmd/cli.c) and
+ * settings as a plain struct, filled by the command line (cmd/cli.c) or
+ * a test between settings_init and settings_finish (settings.c), and
  * read by the plan, the measuring loop and the run's files.
  */
 #ifndef EWB_SETTINGS_H
@@ -80,5 +81,29 @@ struct run_options {
 	struct user_spec kernel;
 	const struct ewb_variant *user_variant;
 };
+
+/* The timing defaults (docs/analysis.md, "How a point is timed"). */
+#define SETTINGS_MIN_SAMPLES	20u
+#define SETTINGS_MAX_SAMPLES	2000u
+#define SETTINGS_MAX_TIME_MS	10.0
+#define SETTINGS_TARGET_PCT	0.5
+
+/* The command's defaults into o (o->selected allocated, none selected;
+ * metrics NULL and max_iters 0 stand for "not given"). */
+void	 settings_init(struct run_options *o, enum command);
+/* Sizes added to o's (settings_finish sorts them and drops repeats). */
+void	 settings_add_sizes(struct run_options *o, const uint64_t *sizes,
+	    size_t count);
+/* --preset NAME: "article" adds the study's three sizes, "tiers" sizes
+ * from the GPU's L2 once the plan knows it. */
+int	 settings_preset(struct run_options *o, const char *name,
+	    char **cause);
+/* What the settings given imply: a --kernel's spec finished, the
+ * variants selected (-v's lists, a --kernel's family, or every one), no
+ * counters without CUPTI or under a trace, tune's blocks and tiers, the
+ * default metric set and sizes, sizes ascending and each once.  -1 with
+ * a cause for settings that contradict each other. */
+int	 settings_finish(struct run_options *o, char **cause);
+void	 settings_free(struct run_options *o);
 
 #endif

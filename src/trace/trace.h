@@ -5,8 +5,9 @@
  * each timed launch, without launch overhead.
  *
  * Two halves:
- *  - the records and all that is computed from them: trace-json.c, plain
- *    C in libewb.a, no CUPTI, unit-tested;
+ *  - the records and all that is computed from them (trace-records.c)
+ *    and their JSON (trace-json.c): plain C in libewb.a, no CUPTI,
+ *    unit-tested;
  *  - the collector: trace.c, CUPTI's Activity API, one per process.
  *
  * How cmd-run.c uses the collector (docs/trace.md says why each step is where
@@ -139,7 +140,7 @@ struct trace {
 	struct trace_string	**strings;	/* interned, hashed */
 };
 
-/* trace-json.c: building. */
+/* trace-records.c: building. */
 struct trace	*trace_new(void);
 void		 trace_free(struct trace *);
 void		 trace_set_run(struct trace *, const char *run_id,
@@ -162,8 +163,14 @@ void		 trace_range_end(struct trace *, uint32_t id, uint64_t ns);
  * left open as unpaired, sets range depths. */
 void		 trace_finish(struct trace *);
 
-/* trace-json.c: reading. */
+/* trace-records.c: reading. */
 bool		 trace_kernel_is_helper(const char *name);
+/* Ranges of kept domains still open: unpaired once the trace is over. */
+size_t		 trace_open_ranges(const struct trace *);
+/* Whether a record's times can be shown (neither 0, end not before
+ * start); counts the ones that cannot in *p when p is not NULL. */
+bool		 trace_timed(uint64_t start, uint64_t end,
+		    struct trace_problems *p);
 /*
  * GPU start and end (ns) of the kernels made under `label`, in start
  * order (launch order on one stream), helper kernels and records with a 0

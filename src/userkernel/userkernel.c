@@ -26,7 +26,7 @@ user_shape(const struct ewb_launch_args *a)
 	struct ewb_shape		 s;
 	unsigned long long		 threads;
 
-	s.block = a->block != 0 ? a->block : v->default_block;
+	s.block = a->block;
 	threads = a->n / v->elems_per_thread +
 	    (a->n % v->elems_per_thread != 0);
 	s.grid = threads / s.block + (threads % s.block != 0);

@@ -5,7 +5,8 @@
  * reasons, and bulk-copy variants skipped below sm_90 unless
  * --allow-fallback; a user's kernel (--kernel) after the built-in variants
  * of its op and dtype, its guarded check output counted, in the printed
- * plan.
+ * plan.  The settings are filled as a test fills them (settings.h), not
+ * by the command line's parser.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -13,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cli.h"
 #include "run/plan.h"
+#include "run/settings.h"
 #include "tests/unit/check.h"
 
 static void
@@ -31,18 +32,46 @@ fake_device(struct device_facts *d, int major)
 	d->max_threads_per_sm = 2048;
 }
 
-static int
-parse(struct run_options *o, const char *const *args, int argc)
+/* A command's settings with -v variants (NULL: none given) and -s sizes
+ * (NULL: none given); the test sets more, then finish(). */
+static void
+settings(struct run_options *o, enum command command, const char *variants,
+    const char *sizes)
 {
-	char	*cause = NULL, *argv[16];
-	int	 i, rc;
+	uint64_t	*parsed;
+	size_t		 count;
+	char		*cause = NULL;
 
-	for (i = 0; i < argc; i++)
-		argv[i] = (char *)args[i];
-	argv[argc] = NULL;
-	rc = cli_parse_run(argc, argv, o, &cause);
+	settings_init(o, command);
+	if (variants != NULL) {
+		o->variant_lists = xmalloc(sizeof *o->variant_lists);
+		o->variant_lists[o->nvariant_lists++] = variants;
+	}
+	if (sizes != NULL) {
+		CHECK(sizes_parse(sizes, &parsed, &count, &cause) == 0);
+		settings_add_sizes(o, parsed, count);
+		free(parsed);
+	}
+}
+
+/* --block's list of threads per block. */
+static void
+blocks(struct run_options *o, const unsigned *list, size_t count)
+{
+	o->blocks = xmalloc(count * sizeof *list);
+	memcpy(o->blocks, list, count * sizeof *list);
+	o->nblocks = count;
+}
+
+static int
+finish(struct run_options *o)
+{
+	char	*cause = NULL;
+	int	 rc;
+
+	rc = settings_finish(o, &cause);
 	if (rc != 0)
-		fprintf(stderr, "parse: %s\n", cause);
+		fprintf(stderr, "settings: %s\n", cause);
 	free(cause);
 	return rc;
 }
@@ -50,9 +79,7 @@ parse(struct run_options *o, const char *const *args, int argc)
 static void
 test_order_and_counts(void)
 {
-	static const char *const args[] = { "run", "-v", "add_f16,add_f32x4,relu_f32,add_f32",
-	    "-s", "16Mi,1Mi", "--block", "128,64", "--cache", "both",
-	    "--launch", "both" };
+	static const unsigned	 list[] = { 128, 64 };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct plan		 p;
@@ -60,7 +87,12 @@ test_order_and_counts(void)
 	size_t			 i;
 
 	fake_device(&d, 9);
-	CHECK(parse(&o, args, 11) == 0);
+	settings(&o, CMD_RUN, "add_f16,add_f32x4,relu_f32,add_f32",
+	    "16Mi,1Mi");
+	blocks(&o, list, 2);
+	o.cache = CACHE_BOTH;
+	o.launch = LAUNCH_BOTH;
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	/* 4 variants x 2 sizes x 2 blocks, each timed warm/cold x
 	 * stream/graph, counted in both cache states. */
@@ -83,42 +115,42 @@ test_order_and_counts(void)
 	CHECK(plan_device_bytes(&p) == 4 * (64u << 20) + 4 * (50u << 20));
 	CHECK(plan_estimate_seconds(&p, &o, &d, 4) > 0);
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 }
 
 static void
 test_fallback_skipped(void)
 {
-	static const char *const args[] = { "run", "-v", "add_f32_tma,add_f32",
-	    "-s", "1Mi" };
-	static const char *const allow[] = { "run", "-v", "add_f32_tma,add_f32",
-	    "-s", "1Mi", "--allow-fallback" };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct plan		 p;
 	char			*cause = NULL;
 
 	fake_device(&d, 8);
-	CHECK(parse(&o, args, 5) == 0);
+	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(p.ncases == 1 && p.nskipped == 1);
 	CHECK_STR(p.skipped[0].variant, "add_f32_tma");
 	CHECK(strstr(p.skipped[0].reason, "9.0") != NULL);
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 
-	CHECK(parse(&o, allow, 6) == 0);
+	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
+	o.allow_fallback = true;
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(p.ncases == 2 && p.nskipped == 0 && p.nfallbacks == 1);
 	CHECK(strstr(p.fallbacks[0].reason, "fallback kernel ran") != NULL);
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 
 	/* On sm_90 nothing is skipped, if this build holds sm_90 code; a
 	 * build without (--with-cuda-arch=75, the sanitizer build) skips
 	 * the bulk copies and says why. */
 	fake_device(&d, 9);
-	CHECK(parse(&o, args, 5) == 0);
+	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	if (plan_code_arch(EWB_CUDA_ARCH, 90) >= 90)
 		CHECK(p.ncases == 2 && p.nskipped == 0);
@@ -128,43 +160,41 @@ test_fallback_skipped(void)
 		    "needs code built for compute capability 9.0") != NULL);
 	}
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 }
 
 static void
 test_tiers_and_check(void)
 {
-	static const char *const tiers[] = { "run", "-v", "add_f32", "--preset",
-	    "tiers", "-s", "3Ki" };
-	static const char *const check[] = { "check", "-v", "add_f32" };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct plan		 p;
 	char			*cause = NULL;
 
 	fake_device(&d, 9);
-	CHECK(parse(&o, tiers, 7) == 0);
+	settings(&o, CMD_RUN, "add_f32", "3Ki");
+	CHECK(settings_preset(&o, "tiers", &cause) == 0);
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	/* Three tiers plus the given size, each with its reason. */
 	CHECK(p.ncases == 4 && p.nchoices == 3);
 	CHECK(p.cases[0].n == 3072);
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 
-	/* check: cases only, no timed or counter points. */
-	CHECK(parse(&o, check, 3) == 0);
+	/* check: its own sizes, cases only, no timed or counter points. */
+	settings(&o, CMD_CHECK, "add_f32", NULL);
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	CHECK(p.ncases == 8 && plan_timed_points(&p) == 0 &&
 	    plan_profiled_points(&p) == 0);
 	plan_free(&p);
-	cli_free_run(&o);
+	settings_free(&o);
 }
 
 static void
 test_user_kernel(void)
 {
-	const char		*args[] = { "run", "--kernel", NULL, "-s",
-				    "1Mi,16Mi", "--elems-per-thread", "4" };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct user_build	 b;
@@ -175,9 +205,11 @@ test_user_kernel(void)
 	FILE			*f;
 
 	path = xasprintf("%s/examples/add_f32x4.cu", EWB_SRCDIR);
-	args[2] = path;
 	fake_device(&d, 9);
-	CHECK(parse(&o, args, 7) == 0);
+	settings(&o, CMD_RUN, NULL, "1Mi,16Mi");
+	CHECK(user_spec_kernel(&o.kernel, path, &cause) == 0);
+	o.kernel.per_thread = 4;
+	CHECK(finish(&o) == 0);
 	/* The op and dtype from the parameters; the family selected. */
 	CHECK(o.kernel.op == EWB_OP_ADD && o.kernel.dtype == EWB_F32);
 	CHECK_STR(o.kernel.function, "add_f32x4_user");
@@ -212,7 +244,7 @@ test_user_kernel(void)
 	free(text);
 	plan_free(&p);
 	user_kernel_free(&u);
-	cli_free_run(&o);
+	settings_free(&o);
 	free(path);
 }
 
@@ -222,9 +254,7 @@ test_user_kernel(void)
 static void
 test_user_int_count(void)
 {
-	const char		*args[] = { "run", "--kernel", NULL, "-s",
-				    "1Mi,2147483647,2147483648,2147483651",
-				    "--block", "256,992", "--no-cupti" };
+	static const unsigned	 list[] = { 256, 992 };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct user_build	 b;
@@ -235,10 +265,13 @@ test_user_int_count(void)
 
 	path = xasprintf("%s/examples/article_add.cu:"
 	    "elementwise_add_f32_kernel", EWB_SRCDIR);
-	args[2] = path;
 	fake_device(&d, 9);
 	d.memory_bytes = 200ULL << 30;
-	CHECK(parse(&o, args, 8) == 0);
+	settings(&o, CMD_RUN, NULL, "1Mi,2147483647,2147483648,2147483651");
+	blocks(&o, list, 2);
+	o.no_cupti = true;
+	CHECK(user_spec_kernel(&o.kernel, path, &cause) == 0);
+	CHECK(finish(&o) == 0);
 	CHECK(o.kernel.op == EWB_OP_ADD && o.kernel.dtype == EWB_F32);
 	for (i = 0; i < ewb_variant_count; i++)
 		o.selected[i] = false;
@@ -277,7 +310,7 @@ test_user_int_count(void)
 	    "2147484575") != NULL);
 	plan_free(&p);
 	user_kernel_free(&u);
-	cli_free_run(&o);
+	settings_free(&o);
 	free(path);
 }
 
@@ -288,10 +321,7 @@ test_user_int_count(void)
 static void
 test_grid_past_the_limit(void)
 {
-	static const char *const args[] = { "run", "-v", "add_f32,add_f32x4",
-	    "-s", "1Mi,3Gi", "--block", "1,256", "--no-cupti" };
-	static const char *const alone[] = { "run", "-v", "add_f32", "-s",
-	    "3Gi", "--block", "1", "--no-cupti" };
+	static const unsigned	 list[] = { 1, 256 };
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct plan		 p;
@@ -300,7 +330,10 @@ test_grid_past_the_limit(void)
 
 	fake_device(&d, 9);
 	d.memory_bytes = 200ULL << 30;
-	CHECK(parse(&o, args, 8) == 0);
+	settings(&o, CMD_RUN, "add_f32,add_f32x4", "1Mi,3Gi");
+	blocks(&o, list, 2);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
 	/* add_f32 at 3Gi and block 1: 3221225472 blocks; add_f32x4 (4 a
 	 * thread) needs 805306368 there: planned. */
@@ -315,13 +348,16 @@ test_grid_past_the_limit(void)
 		    "grid of 3221225472 blocks, past the 2147483647") != NULL);
 	}
 	plan_free(&p);
-	cli_free_run(&o);
-	CHECK(parse(&o, alone, 8) == 0);
+	settings_free(&o);
+	settings(&o, CMD_RUN, "add_f32", "3Gi");
+	blocks(&o, list, 1);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
 	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) ==
 	    PLAN_NOTHING_LEFT);
 	CHECK(cause != NULL && strstr(cause, "nothing left to run") != NULL);
 	free(cause);
-	cli_free_run(&o);
+	settings_free(&o);
 }
 
 /* The code a build gives a GPU: its SASS of the same major, else PTX. */
@@ -353,8 +389,7 @@ test_code_arch(void)
 static void
 test_user_op(void)
 {
-	const char		*args[] = { "run", "--kernel", NULL,
-				    "--reference", NULL, "-s", "16Mi" };
+	char			*kernel, *reference;
 	struct run_options	 o;
 	struct device_facts	 d;
 	struct user_build	 b;
@@ -363,10 +398,13 @@ test_user_op(void)
 	char			*cause = NULL;
 	size_t			 i, selected = 0;
 
-	args[2] = xasprintf("%s/examples/fma_bf16.cu", EWB_SRCDIR);
-	args[4] = xasprintf("%s/examples/fma_bf16_ref.cu", EWB_SRCDIR);
+	kernel = xasprintf("%s/examples/fma_bf16.cu", EWB_SRCDIR);
+	reference = xasprintf("%s/examples/fma_bf16_ref.cu", EWB_SRCDIR);
 	fake_device(&d, 9);
-	CHECK(parse(&o, args, 7) == 0);
+	settings(&o, CMD_RUN, NULL, "16Mi");
+	CHECK(user_spec_kernel(&o.kernel, kernel, &cause) == 0);
+	CHECK(user_spec_reference(&o.kernel, reference, &cause) == 0);
+	CHECK(finish(&o) == 0);
 	CHECK(o.kernel.op == EWB_OP_CUSTOM && o.kernel.dtype == EWB_BF16 &&
 	    o.kernel.inputs == 3);
 	for (i = 0; i < ewb_variant_count; i++) {
@@ -391,9 +429,9 @@ test_user_op(void)
 	    p.guarded_bytes);
 	plan_free(&p);
 	user_kernel_free(&u);
-	cli_free_run(&o);
-	free((char *)args[2]);
-	free((char *)args[4]);
+	settings_free(&o);
+	free(kernel);
+	free(reference);
 }
 
 int

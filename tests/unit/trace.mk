@@ -1,5 +1,5 @@
 ## tests/unit/trace.mk - the trace records and their Chrome trace JSON
-## (src/trace/trace-json.c, in libewb.a), without GPU or CUPTI.  Included from
+## (src/trace/trace-records.c, trace-json.c, in libewb.a), without GPU or CUPTI.  Included from
 ## the top Makefile.am, non-recursive.
 
 check_PROGRAMS += %reldir%/test-trace

@@ -208,6 +208,6 @@ main(int argc, char **argv)
 	}
 	if (manifest_write(argv[1], &man, "complete", &cause) != 0)
 		die("manifest", cause);
-	cli_free_run(&opts);
+	settings_free(&opts);
 	return 0;
 }
