@@ -13,88 +13,62 @@
 #include "run/energy.h"
 #include "device/placement.h"
 
-enum {
-	OPT_NO_CUPTI = 256,
-	OPT_METRICS,
-	OPT_PRESET,
-	OPT_WARMUP,
-	OPT_SEED,
-	OPT_CACHE,
-	OPT_DEVICE,
-	OPT_BLOCK,
-	OPT_ITERS,
-	OPT_MAX_ITERS,
-	OPT_NO_COUNTERS,
-	OPT_MAX_TIME,
-	OPT_TARGET,
-	OPT_LAUNCH,
-	OPT_TRACE,
-	OPT_PROFILE_WINDOW,
-	OPT_MISALIGN,
-	OPT_DRY_RUN,
-	OPT_ALLOW_FALLBACK,
-	OPT_DENSITY,
-	OPT_CHIP,
-	OPT_KERNEL,
-	OPT_OP,
-	OPT_DTYPE,
-	OPT_ELEMS_PER_THREAD,
-	OPT_KERNEL_BLOCK,
-	OPT_KERNEL_FLAGS,
-	OPT_KERNEL_TIMEOUT,
-	OPT_NO_GUARD,
-	OPT_REFERENCE,
-	OPT_ULPS,
-	OPT_REL,
-	OPT_ATOL,
-	OPT_RTOL,
-	OPT_ENERGY,
-	OPT_ENERGY_WINDOW
+/* The table, its REPEAT column as two fields. */
+#define ADDS		true, NULL
+#define ONCE(why)	false, why
+const struct run_option run_options[RUN_OPTIONS] = {
+#define RUN_OPTION(id, name, letter, arg, repeat, commands, help) \
+	{ name, letter, arg, OPT_##id, repeat, commands, help },
+#include "cmd/run-options.def"
+#undef RUN_OPTION
 };
+#undef ADDS
+#undef ONCE
 
+/* getopt's tables, from the same rows. */
 static const struct option run_longopts[] = {
-	{ "variant",	required_argument, NULL, 'v' },
-	{ "size",	required_argument, NULL, 's' },
-	{ "preset",	required_argument, NULL, OPT_PRESET },
-	{ "block",	required_argument, NULL, OPT_BLOCK },
-	{ "iters",	required_argument, NULL, OPT_ITERS },
-	{ "max-iters",	required_argument, NULL, OPT_MAX_ITERS },
-	{ "max-time",	required_argument, NULL, OPT_MAX_TIME },
-	{ "target",	required_argument, NULL, OPT_TARGET },
-	{ "warmup",	required_argument, NULL, OPT_WARMUP },
-	{ "cache",	required_argument, NULL, OPT_CACHE },
-	{ "device",	required_argument, NULL, OPT_DEVICE },
-	{ "seed",	required_argument, NULL, OPT_SEED },
-	{ "out",	required_argument, NULL, 'o' },
-	{ "no-cupti",	no_argument,	   NULL, OPT_NO_CUPTI },
-	{ "no-counters", no_argument,	   NULL, OPT_NO_COUNTERS },
-	{ "metrics",	required_argument, NULL, OPT_METRICS },
-	{ "quiet",	no_argument,	   NULL, 'q' },
-	{ "launch",	required_argument, NULL, OPT_LAUNCH },
-	{ "trace",	required_argument, NULL, OPT_TRACE },
-	{ "profile-window", no_argument,   NULL, OPT_PROFILE_WINDOW },
-	{ "misalign",	no_argument,	   NULL, OPT_MISALIGN },
-	{ "dry-run",	no_argument,	   NULL, OPT_DRY_RUN },
-	{ "allow-fallback", no_argument,   NULL, OPT_ALLOW_FALLBACK },
-	{ "density",	required_argument, NULL, OPT_DENSITY },
-	{ "chip",	required_argument, NULL, OPT_CHIP },
-	{ "kernel",	required_argument, NULL, OPT_KERNEL },
-	{ "op",		required_argument, NULL, OPT_OP },
-	{ "dtype",	required_argument, NULL, OPT_DTYPE },
-	{ "elems-per-thread", required_argument, NULL, OPT_ELEMS_PER_THREAD },
-	{ "kernel-block", required_argument, NULL, OPT_KERNEL_BLOCK },
-	{ "kernel-flags", required_argument, NULL, OPT_KERNEL_FLAGS },
-	{ "kernel-timeout", required_argument, NULL, OPT_KERNEL_TIMEOUT },
-	{ "no-guard",	no_argument,	   NULL, OPT_NO_GUARD },
-	{ "reference",	required_argument, NULL, OPT_REFERENCE },
-	{ "ulps",	required_argument, NULL, OPT_ULPS },
-	{ "rel",	required_argument, NULL, OPT_REL },
-	{ "atol",	required_argument, NULL, OPT_ATOL },
-	{ "rtol",	required_argument, NULL, OPT_RTOL },
-	{ "energy",	no_argument,	   NULL, OPT_ENERGY },
-	{ "energy-window", required_argument, NULL, OPT_ENERGY_WINDOW },
+#define RUN_OPTION(id, name, letter, arg, ...) { name, arg, NULL, OPT_##id },
+#include "cmd/run-options.def"
+#undef RUN_OPTION
 	{ NULL, 0, NULL, 0 }
 };
+
+/* "+:v:s:o:q": the letters, ':' after those that take a value; "+" stops
+ * at the first argument that is not an option, ':' reports a missing
+ * value as ':'. */
+static const char *
+run_shortopts(void)
+{
+	static char	text[2 + 2 * RUN_OPTIONS + 1];
+	size_t		i, n = 0;
+
+	if (text[0] != '\0')
+		return text;
+	text[n++] = '+';
+	text[n++] = ':';
+	for (i = 0; i < RUN_OPTIONS; i++) {
+		if (run_options[i].letter == 0)
+			continue;
+		text[n++] = (char)run_options[i].letter;
+		if (run_options[i].has_arg == required_argument)
+			text[n++] = ':';
+	}
+	text[n] = '\0';
+	return text;
+}
+
+/* The row getopt's ch is, or NULL (an error return). */
+static const struct run_option *
+run_option_of(int ch)
+{
+	size_t	i;
+
+	for (i = 0; i < RUN_OPTIONS; i++) {
+		if (run_options[i].value == ch)
+			return &run_options[i];
+	}
+	return NULL;
+}
 
 
 /* One block size into the --block list, once. */
@@ -250,6 +224,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	size_t		 count;
 	char		*end;
 	char		*after;
+	const struct run_option *row;
 	int		 ch, first;
 	bool		 window_given = false;
 	int		 rc;
@@ -260,25 +235,20 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 
 	optind = 1;
 	opterr = 0;
-	for (first = optind; (ch = getopt_long(argc, argv, "+:v:s:o:q",
+	for (first = optind; (ch = getopt_long(argc, argv, run_shortopts(),
 	    run_longopts, NULL)) != -1; first = optind) {
-		if (ch != 'v' && ch != 's' && ch != OPT_BLOCK &&
-		    ch != OPT_KERNEL_FLAGS && cli_given_once(run_longopts,
-		    given, ch, optarg, ch == OPT_KERNEL ? "one kernel of "
-		    "yours per run" : ch == OPT_REFERENCE ? "one reference "
-		    "kernel per run" : ch == OPT_DEVICE ? "give one list, "
-		    "e.g. --device 0,2" : ch == OPT_METRICS ? "give one set, "
-		    "metric names comma separated" : ch == OPT_PRESET ?
-		    "choose one" : NULL, cause) != 0)
+		row = run_option_of(ch);
+		if (row != NULL && !row->adds && cli_given_once(run_longopts,
+		    given, ch, optarg, row->once_why, cause) != 0)
 			return -1;
 		switch (ch) {
-		case 'v':
+		case OPT_VARIANT:
 			o->variant_lists = xrealloc(o->variant_lists,
 			    (o->nvariant_lists + 1) *
 			    sizeof *o->variant_lists);
 			o->variant_lists[o->nvariant_lists++] = optarg;
 			break;
-		case 's':
+		case OPT_SIZE:
 			if (sizes_parse(optarg, &parsed, &count, cause) != 0)
 				return -1;
 			settings_add_sizes(o, parsed, count);
@@ -394,7 +364,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 				return -1;
 			}
 			break;
-		case 'o':
+		case OPT_OUT:
 			o->out = optarg;
 			cli_mark_replaced(o, argc, argv, first);
 			break;
@@ -407,7 +377,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		case OPT_METRICS:
 			o->metrics = optarg;
 			break;
-		case 'q':
+		case OPT_QUIET:
 			o->quiet = true;
 			break;
 		case ':':

@@ -1,5 +1,7 @@
 /*
- * cli.h - command-line options of `ewbench run` and `ewbench check`.
+ * cli.h - command-line options of the measuring commands (run, check,
+ * sweep, tune): their table (run-options.def) and its parser, and what
+ * every command's parser shares (cli-values.c).
  */
 #ifndef EWB_CLI_H
 #define EWB_CLI_H
@@ -8,6 +10,42 @@
 
 #include "base/ewbench.h"
 #include "run/settings.h"
+
+/* The commands whose help page lists an option (run-options.def). */
+enum {
+	OPTS_RUN = 1 << 0, OPTS_CHECK = 1 << 1, OPTS_SWEEP = 1 << 2,
+	OPTS_TUNE = 1 << 3,
+	OPTS_MEASURE = OPTS_RUN | OPTS_CHECK | OPTS_SWEEP | OPTS_TUNE,
+	OPTS_TIMED = OPTS_RUN | OPTS_SWEEP | OPTS_TUNE	/* those that time */
+};
+
+/* Each row's index in run_options[], and what getopt returns for it:
+ * OPT_ID, its letter if it has one, else 256 and up. */
+enum run_option_index {
+#define RUN_OPTION(id, ...)	RUN_OPTION_##id,
+#include "cmd/run-options.def"
+#undef RUN_OPTION
+	RUN_OPTIONS
+};
+enum run_option_value {
+#define RUN_OPTION(id, name, letter, ...) \
+	OPT_##id = (letter) != 0 ? (letter) : 256 + RUN_OPTION_##id,
+#include "cmd/run-options.def"
+#undef RUN_OPTION
+};
+
+/* A row of run-options.def. */
+struct run_option {
+	const char	*name;		/* --name */
+	int		 letter;	/* -letter, or 0 */
+	int		 has_arg;	/* getopt's no_argument, ... */
+	int		 value;		/* OPT_ID */
+	bool		 adds;		/* given twice, the values add up */
+	const char	*once_why;	/* else why a second is refused */
+	unsigned	 commands;	/* OPTS_RUN | ...: the help pages */
+	const char	*help;		/* its lines there */
+};
+extern const struct run_option run_options[RUN_OPTIONS];
 
 /* Parses argv (argv[0] is the command name) into opts (settings.h: free
  * them with settings_free); on a usage error returns -1 with a one-line

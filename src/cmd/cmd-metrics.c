@@ -57,13 +57,16 @@ static const char usage_text[] =
 "  ewbench metrics --list --metrics stalls --chip rtx-5090\n"
 "  ewbench metrics --check --chip all\n";
 
-enum { OPT_LIST = 256, OPT_CHECK, OPT_CHIP, OPT_METRICS };
+enum {
+	METRICS_OPT_LIST = 256, METRICS_OPT_CHECK, METRICS_OPT_CHIP,
+	METRICS_OPT_METRICS
+};
 
 static const struct option metrics_longopts[] = {
-	{ "list",	no_argument,		NULL, OPT_LIST },
-	{ "check",	no_argument,		NULL, OPT_CHECK },
-	{ "chip",	required_argument,	NULL, OPT_CHIP },
-	{ "metrics",	required_argument,	NULL, OPT_METRICS },
+	{ "list",	no_argument,		NULL, METRICS_OPT_LIST },
+	{ "check",	no_argument,		NULL, METRICS_OPT_CHECK },
+	{ "chip",	required_argument,	NULL, METRICS_OPT_CHIP },
+	{ "metrics",	required_argument,	NULL, METRICS_OPT_METRICS },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -98,22 +101,22 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 	for (first = optind; (ch = getopt_long(argc, argv, "+:h",
 	    metrics_longopts, NULL)) != -1; first = optind) {
 		if (cli_given_once(metrics_longopts, given, ch, optarg,
-		    ch == OPT_METRICS ? "give one set, metric names comma "
+		    ch == METRICS_OPT_METRICS ? "give one set, metric names comma "
 		    "separated" : NULL, &cause) != 0) {
 			*code = usage_error(cause);
 			return -1;
 		}
 		switch (ch) {
-		case OPT_LIST:
+		case METRICS_OPT_LIST:
 			o->list = true;
 			break;
-		case OPT_CHECK:
+		case METRICS_OPT_CHECK:
 			o->check = true;
 			break;
-		case OPT_CHIP:
+		case METRICS_OPT_CHIP:
 			o->chip = optarg;
 			break;
-		case OPT_METRICS:
+		case METRICS_OPT_METRICS:
 			o->spec = optarg;
 			break;
 		case 'h':

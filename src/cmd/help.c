@@ -2,9 +2,9 @@
  * help.c - the help pages: `ewbench --help` (the commands, what they share)
  * and `ewbench COMMAND --help` (that command's synopsis, options, exit
  * statuses and examples).  The options of the measuring commands are one
- * table, each entry naming the commands that take it, so that a page lists
- * a command's own and the manual (scripts/manpage.sh, every page) lists
- * each once.  `metrics` and the analysis commands have pages of their own
+ * table (run-options.def), each row naming the commands whose page lists
+ * it, so that a page lists a command's own and the manual
+ * (scripts/manpage.sh, every page) lists each once.  `metrics` and the analysis commands have pages of their own
  * (cmd-metrics.c, the Python package).
  */
 #include <stdio.h>
@@ -13,162 +13,15 @@
 
 #include "config.h"
 #include "base/ewbench.h"
+#include "cmd/cli.h"
 #include "cmd/help.h"
 #include "base/paths.h"
-
-enum {
-	RUN = 1 << 0, CHECK = 1 << 1, SWEEP = 1 << 2, TUNE = 1 << 3,
-	MEASURE = RUN | CHECK | SWEEP | TUNE,	/* every measuring command */
-	TIMED = RUN | SWEEP | TUNE		/* those that time */
-};
-
-static const struct option_help {
-	unsigned	 commands;
-	const char	*text;
-} options[] = {
-{ MEASURE,
-"  -v, --variant LIST   ids or globs, comma separated (default: all; with\n"
-"                       --kernel, the built-in ones of its op and dtype);\n"
-"                       e.g. add_f16*, *x4*, add_f32,cub_add_f32\n" },
-{ RUN | CHECK | TUNE,
-"  -s, --size LIST      elements per array; 1M = 10^6,\n"
-"                       1Mi = 2^20, 2^24, 268435456; e.g. 1Mi,16Mi\n" },
-{ RUN | TUNE,
-"      --preset NAME    article: the study's sizes 2^20, 2^24, 2^28 (the\n"
-"                       default of run); tiers: per variant, a working set\n"
-"                       far below the L2, one ~45% of it, one >= 16x it\n"
-"                       (run.json says why; the default of tune); --size\n"
-"                       adds sizes to the tiers\n" },
-{ MEASURE,
-"      --block LIST     threads per block, e.g. 256 or 64,128,256; 'own' is\n"
-"                       each variant's published shape, e.g. own,512, and\n"
-"                       'xK' K times it, e.g. own,x2,x4 (past 1024 left\n"
-"                       out; default: own; cub picks its own; tune: 32 to\n"
-"                       1024)\n" },
-{ TIMED,
-"      --iters N        timed launches per point, at least (default 20); each\n"
-"                       timed by the GPU's own start and end of its kernels\n"
-"                       (CUPTI activity records)\n"
-"      --target PCT     time a point until its median's 95 % interval is\n"
-"                       within PCT % of it (default 0.5)\n"
-"      --max-iters N    but at most N launches (default 2000)\n"
-"      --max-time MS    or MS milliseconds of timing (default 10)\n"
-"      --warmup N       untimed launches first, and at least 1 ms (default 10)\n"
-"      --cache MODE     warm (back to back, what the study measured), cold\n"
-"                       (L2 flushed before every launch) or both (default warm;\n"
-"                       sweep: both)\n"
-"      --launch MODE    stream (ordinary launches), graph (the timed launches\n"
-"                       replayed from a CUDA graph: no host launch path) or\n"
-"                       both (default stream; sweep: graph)\n" },
-{ MEASURE,
-"      --device N       CUDA device (default 0; under Slurm, Open MPI or PMIx\n"
-"                       with --out and no --device: the task's local rank's,\n"
-"                       into DIR/<node>-rank<R>)\n"
-"      --device all|LIST\n"
-"                       every GPU, or e.g. 0,2,3: one ewbench per GPU, all at\n"
-"                       once, each into DIR/<host>-gpu<N> (log beside it),\n"
-"                       then DIR/fleet.json (default DIR\n"
-"                       ewbench-fleet-<host>-<time>)\n"
-"      --seed N         random inputs' seed (default 1)\n"
-"  -o, --out DIR        run directory (default ewbench-<gpu>-<time>)\n" },
-{ TIMED,
-"      --metrics SET    counter set: a group name (default, dram,\n"
-"                       instructions, memory, residency, sol, stalls) or\n"
-"                       metric names, comma separated; each entry collected\n"
-"                       under the name this GPU's chip gives it, an entry it\n"
-"                       lacks left out, saying why (docs/metrics.md)\n"
-"      --no-counters    timing only (kernel times kept)\n"
-"      --no-cupti       no CUPTI at all: no counters, and each launch timed\n"
-"                       by CUDA events (host launch path included), exactly\n"
-"                       --iters of them; lets ncu, nsys or compute-sanitizer\n"
-"                       attach (one CUPTI client per process)\n"
-"      --trace FILE     write a Chrome/Perfetto trace of the run (CUPTI\n"
-"                       activity: kernels, copies, NVTX ranges); implies\n"
-"                       --no-counters\n"
-"      --profile-window bracket the timed launches with cudaProfilerStart/Stop\n"
-"                       for nsys --capture-range=cudaProfilerApi and ncu\n"
-"                       --profile-from-start off; implies --no-cupti\n" },
-{ RUN,
-"      --energy         after each point's timing, its energy per byte moved:\n"
-"                       the kernel replayed back to back from a CUDA graph\n"
-"                       (warm) through 3 windows that open and close on steps\n"
-"                       of NVML's energy counter, the board's idle draw over\n"
-"                       an idle window of the same length subtracted; writes\n"
-"                       energy.csv (docs/data-format.md).  Refused, exit 5,\n"
-"                       where the GPU or driver has no energy counter, and on\n"
-"                       a GPU in MIG mode, shared among virtual machines or\n"
-"                       through MPS, or used by another process: the counter\n"
-"                       is the whole board's\n"
-"      --energy-window S  seconds each window lasts at least (default 1, at\n"
-"                       most 60)\n" },
-{ MEASURE,
-"      --misalign       start every array 4 bytes past a 16-byte boundary, to\n"
-"                       test and time the vector variants' fallback paths\n"
-"      --allow-fallback run a variant whose technique this GPU lacks (bulk\n"
-"                       copies below sm_90, or a build without sm_90 code)\n"
-"                       as its fallback kernel; without it such variants are\n"
-"                       skipped, the reason in run.json\n" },
-{ SWEEP,
-"      --density N      working sets per doubling from L2/16 to L2/4 and\n"
-"                       from 1.5x to 4x the L2 (default 3); 2N from L2/4,\n"
-"                       4N from L2/2 to 1.5x the L2 (where a warm working\n"
-"                       set leaves L2), N/2 below L2/16 and beyond 4x\n" },
-{ MEASURE,
-"      --dry-run        print the plan (cases, points, sizes, counter passes),\n"
-"                       its GPU memory and an estimate of its time, then\n"
-"                       exit; needs no GPU (without one: a generic estimate,\n"
-"                       for GH100's facts)\n"
-"      --chip NAME      with --dry-run: plan for this GPU's facts, not the\n"
-"                       device's: a board (RTX 5090, RTX 5060, RTX 4090, T4,\n"
-"                       A100, L4, L40S, H100, H200, B200, ...) or a chip\n"
-"                       (GB202, TU104, ...); docs/gpus.md\n"
-"      --kernel FILE.cu[:FUNCTION]\n"
-"                       also measure your own kernel, compiled with NVRTC for\n"
-"                       this GPU (cached in ~/.cache/ewbench), as variant\n"
-"                       user:FUNCTION beside the built-in ones of its op and\n"
-"                       dtype (-v chooses others); docs/user-kernels.md\n"
-"      --op add|relu|abs  what it computes (default: what its parameters\n"
-"                       say); its signature must be the op's: add (const T\n"
-"                       *a, const T *b, T *c, size_t n), relu (const T *a,\n"
-"                       T *c, size_t n), abs (T *c, size_t n); inputs const\n"
-"                       or not; the count size_t or int (int N: sizes past\n"
-"                       its range left out for it, saying why)\n"
-"      --dtype f32|f16|bf16  T: float, __half or __nv_bfloat16 (default:\n"
-"                       what its parameters say; bf16 needs --reference)\n"
-"      --reference REF.cu[:FUNCTION]\n"
-"                       your own op: REF's kernel, of the same signature\n"
-"                       (1 to 4 inputs const T *, an output T *, a count; or\n"
-"                       T *out in place), is trusted to compute it; run one\n"
-"                       thread per element on the GPU, its output is what\n"
-"                       the kernel's must match on every element; op custom\n"
-"      --ulps N         with --reference: pass elements within N units in\n"
-"                       the last place of T (0 to 1024; default: equal)\n"
-"      --rel R          with --reference: pass |got - expected| <= R |expected|\n"
-"                       (0 to 0.25)\n"
-"      --atol A, --rtol R  with --reference: pass |got - expected| <=\n"
-"                       A + R |expected|, torch.testing.assert_close's rule\n"
-"                       (A 0 to 1, R 0 to 0.25); one given alone, the other\n"
-"                       is assert_close's for T: f32 rtol 1.3e-6, f16 1e-3,\n"
-"                       bf16 1.6e-2, atol 1e-5 for all three.  An element\n"
-"                       passes when equal or within any tolerance given\n"
-"                       (--ulps, --rel, --atol/--rtol); NaN passes against\n"
-"                       NaN\n"
-"      --elems-per-thread N  elements a thread owns: the grid is\n"
-"                       ceil(ceil(n / N) / block) (default 1)\n"
-"      --kernel-block N its threads per block (default 256)\n"
-"      --kernel-flags \"OPTS\"  more NVRTC options (e.g. \"--use_fast_math\")\n"
-"      --kernel-timeout S  the watchdog: a launch of it that has not returned\n"
-"                       after S seconds stops the run, exit 1 (default 30)\n"
-"      --no-guard       its check without guard regions around the output,\n"
-"                       for compute-sanitizer --tool memcheck\n"
-"  -q, --quiet          print only problems (progress shows on terminals)\n"
-"  -h, --help           this page\n" },
-};
 
 /* The commands with a page here: synopsis, what it does, which options. */
 static const struct command_help {
 	const char	*name;
-	unsigned	 mask;		/* its options; 0: none of the table */
+	unsigned	 mask;		/* its options (OPTS_RUN, ...); 0: none
+					   of run-options.def */
 	const char	*synopsis;
 	const char	*about;
 	const char	*own;		/* options not in the table, or NULL */
@@ -197,7 +50,7 @@ static const struct command_help {
 "  2    bad command line\n",
 "  ewbench list\n"
 "  ewbench list | awk '$4 == \"study\"'\n" },
-{ "run", RUN, "ewbench run [OPTIONS]",
+{ "run", OPTS_RUN, "ewbench run [OPTIONS]",
 "Checks every element of each variant at each size against a CPU reference,\n"
 "times each kernel until its median is known to --target, collects the\n"
 "counters of --metrics, and writes a run directory: run.json (manifest),\n"
@@ -212,7 +65,7 @@ static const struct command_help {
 "  ewbench run --dry-run --chip rtx-5090\n"
 "  srun --ntasks-per-node=8 --gpus-per-task=1 ewbench run --out /shared/fleet\n"
 "  ncu --metrics dram__bytes_read.sum ewbench run --no-cupti -v add_f32 -s 2^24\n" },
-{ "check", CHECK, "ewbench check [OPTIONS]",
+{ "check", OPTS_CHECK, "ewbench check [OPTIONS]",
 "Only the correctness check: every element of each variant (without -v,\n"
 "the experiments' probes too, which other commands run only by name)\n"
 "against a CPU reference, at sizes that exercise every tail (default 1, 3,\n"
@@ -221,13 +74,13 @@ static const struct command_help {
 "  ewbench check\n"
 "  ewbench check -v add_f32x4 -s 1,3,5,1000003 --misalign\n"
 "  ewbench check --kernel examples/add_tail_bug.cu --elems-per-thread 4\n" },
-{ "sweep", SWEEP, "ewbench sweep [OPTIONS]",
+{ "sweep", OPTS_SWEEP, "ewbench sweep [OPTIONS]",
 "Runs at working sets from 64 KiB to past 8x the L2 (at least 1 GiB),\n"
 "denser around the L2 size, warm and cold, from a CUDA graph: the\n"
 "cache-tier plot's data. It chooses its sizes (no --size or --preset).\n",
 NULL, NULL,
 "  ewbench sweep -v 'add_*' --metrics residency --out h100-sweep\n" },
-{ "tune", TUNE, "ewbench tune [OPTIONS]",
+{ "tune", OPTS_TUNE, "ewbench tune [OPTIONS]",
 "Times every block size (default 32 to 1024) at the tier sizes and prints\n"
 "the best shape per variant next to the published one; no counters unless\n"
 "--metrics is given.\n", NULL, NULL,
@@ -453,10 +306,12 @@ help_command(const char *name, FILE *f)
 	fprintf(f, "usage: %s\n\n%s\nOptions:\n", c->synopsis, c->about);
 	if (c->own != NULL)
 		fputs(c->own, f);
-	for (i = 0; i < sizeof options / sizeof options[0]; i++) {
-		if (options[i].commands & c->mask)
-			fputs(options[i].text, f);
+	for (i = 0; i < RUN_OPTIONS; i++) {
+		if (run_options[i].commands & c->mask)
+			fputs(run_options[i].help, f);
 	}
+	if (c->mask != 0)
+		fputs("  -h, --help           this page\n", f);
 	fprintf(f, "\nExit status:\n%s\nExamples:\n%s",
 	    c->exits != NULL ? c->exits : measure_exits, c->examples);
 	return 0;
