@@ -53,7 +53,7 @@ block_variants=add_f16x8,add_f16x8_pack,add_f16x2,add_f32
 repeat_variants='add_f32x4*,add_f32_tma*,add_f16x8*,add_f16_tma*,cub_add_*'
 # The experiments' probes (kernels/probe.def), run only by name.
 probe_variants=$("$EWBENCH" list | awk '$4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
-# The article preset's largest size (src/cmd/cli.c): the DRAM tier.
+# The article preset's largest size (src/run/settings.c): the DRAM tier.
 dram_size=2^28
 # The energy part's L2-resident size: the article preset's smallest.
 l2_size=2^20
