@@ -47,6 +47,19 @@ done
     fail "check --help lists options check does not take"
 ! "$EWBENCH" info --help | grep -q '^  3 ' ||
     fail "info --help lists exit status 3"
+# Every row of the options' table (src/cmd/run-options.def) is on a
+# measuring command's page, under its own name: the help text of a row is
+# written by hand beside its name.
+for command in run check sweep tune; do
+	"$EWBENCH" "$command" --help
+done >"$tmpdir/pages"
+for name in $(sed -n 's/^RUN_OPTION([A-Z_]*, "\([a-z-]*\)".*/\1/p' \
+    "$top_srcdir/src/cmd/run-options.def"); do
+	grep -q -e "--$name\b" "$tmpdir/pages" ||
+	    fail "--$name (run-options.def) is on no help page"
+done
+[ "$(grep -c '^RUN_OPTION(' "$top_srcdir/src/cmd/run-options.def")" -gt 30 ] ||
+    fail "run-options.def: its rows were not read"
 expect 0 '^  5    no usable CUDA GPU'	-h
 expect 0 '^ewbench [0-9]'		--version
 expect 0 'GPU targets: '		--version
