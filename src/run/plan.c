@@ -88,6 +88,7 @@ add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
 	c->v = v;
 	c->n = n;
 	c->block = block;
+	c->added = p->ncases - 1;
 }
 
 /* run.json says why each tier size was chosen, once per footprint. */
@@ -250,8 +251,8 @@ unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
 			    "covers elements 0 to %llu, past what its %s "
 			    "element count holds (at most %llu): left out at "
 			    "this size; declare the count size_t and index in "
-			    "64 bits to measure it", (unsigned long long)n, block,
-			    (unsigned long long)(cover - 1),
+			    "64 bits to measure it", (unsigned long long)n,
+			    block, (unsigned long long)(cover - 1),
 			    v->max_cover == (uint64_t)1 << 31 ?
 			    "int (32-bit signed)" : "32-bit unsigned",
 			    (unsigned long long)(v->max_cover - 1));
@@ -359,7 +360,8 @@ case_order(const void *x, const void *y)
 		return a->v->op < b->v->op ? -1 : 1;
 	if (ia != ib)
 		return ia < ib ? -1 : 1;
-	return 0;	/* blocks: qsort is not stable, see plan_build */
+	/* Its blocks as they were added (qsort is not stable). */
+	return a->added < b->added ? -1 : a->added > b->added;
 }
 
 /* Distinct sizes and the largest array, for run.json and the budget. */
@@ -397,7 +399,7 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	struct tier_device	 td;
 	unsigned		*blocks;
 	uint64_t		*sizes;
-	size_t			 i, k, b, nb, count, start;
+	size_t			 i, k, b, nb, count;
 
 	memset(p, 0, sizeof *p);
 	blocks = xmalloc((o->nblocks + o->nblock_times > 0 ?
@@ -446,23 +448,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		}
 		free(sizes);
 	}
-	/* Sort by everything but the block, then restore each run's block
-	 * order: cases of one variant and size were added contiguously in
-	 * --block order and qsort may have shuffled them. */
 	if (p->ncases > 1)	/* qsort may not be given NULL */
 		qsort(p->cases, p->ncases, sizeof *p->cases, case_order);
-	for (start = 0; start < p->ncases; start = i) {
-		for (i = start + 1; i < p->ncases &&
-		    case_order(&p->cases[start], &p->cases[i]) == 0; i++)
-			;
-		nb = variant_blocks(o, p->cases[start].v, blocks);
-		for (k = start, b = 0; k < i && b < nb; b++) {
-			/* blocks left out at this size (left_out) */
-			if (!unlaunchable(p->cases[start].v,
-			    p->cases[start].n, blocks[b], NULL, 0))
-				p->cases[k++].block = blocks[b];
-		}
-	}
 	free(blocks);
 	plan_totals(p);
 	if (p->ncases == 0 && p->nskipped > 0) {

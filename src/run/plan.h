@@ -17,7 +17,13 @@
 struct plan_case {
 	const struct ewb_variant *v;
 	uint64_t		 n;
-	unsigned		 block;	/* asked for; 0: the variant's own */
+	unsigned		 block;	/* threads per block, resolved by the
+					   plan; 0: a peer's, which picks its
+					   own */
+	size_t			 added;	/* its place in the order the plan
+					   added cases: the sort's last key,
+					   which keeps a variant's blocks in
+					   --block order */
 };
 
 struct plan {

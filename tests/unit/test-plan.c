@@ -111,6 +111,11 @@ test_order_and_counts(void)
 	CHECK(p.cases[8].n == 16u << 20);
 	for (i = 1; i < p.ncases; i++)
 		CHECK(p.cases[i - 1].n <= p.cases[i].n);
+	/* Every variant's blocks at every size in --block's order. */
+	for (i = 0; i + 1 < p.ncases; i += 2)
+		CHECK(p.cases[i].v == p.cases[i + 1].v &&
+		    p.cases[i].n == p.cases[i + 1].n &&
+		    p.cases[i].block == 128 && p.cases[i + 1].block == 64);
 	/* Three operand arrays, the expected output and 4 x L2 of flush. */
 	CHECK(plan_device_bytes(&p) == 4 * (64u << 20) + 4 * (50u << 20));
 	CHECK(plan_estimate_seconds(&p, &o, &d, 4) > 0);
