@@ -70,7 +70,6 @@ run_option_of(int ch)
 	return NULL;
 }
 
-
 /* One block size into the --block list, once. */
 static void
 add_block(struct run_options *o, unsigned block)

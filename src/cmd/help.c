@@ -4,8 +4,9 @@
  * statuses and examples).  The options of the measuring commands are one
  * table (run-options.def), each row naming the commands whose page lists
  * it, so that a page lists a command's own and the manual
- * (scripts/manpage.sh, every page) lists each once.  `metrics` and the analysis commands have pages of their own
- * (cmd-metrics.c, the Python package).
+ * (scripts/manpage.sh, every page) lists each once.  `metrics` and the
+ * analysis commands have pages of their own (cmd-metrics.c, the Python
+ * package).
  */
 #include <stdio.h>
 #include <stdlib.h>
