@@ -453,7 +453,7 @@ probes)
 	timed probes-check ./ewbench check -q -v "$ids" -s 1,3,7,8,33,1000003,16777221 &&
 	timed probes-misalign ./ewbench check -q --misalign -v "$ids" -s 1,3,33,1000003 &&
 	timed probes-blocks ./ewbench check -q --block 32,96,1024 -v "$ids" -s 3,1000003
-	tail -2 "$work"/probes-*.log
+	tail -n 2 "$work"/probes-*.log
 	;;
 mainjob)
 	log make report
