@@ -14,19 +14,8 @@
 
 /* columns.def's ceilings.csv columns. */
 static const char *const ceilings_header[] = {
-#define KEY(...)
-#define TIMING(...)
-#define METRICS(...)
 #define CEILINGS(name, ...)	#name,
-#define SASS(...)
-#define ENERGY(...)
 #include "run/columns.def"
-#undef KEY
-#undef TIMING
-#undef METRICS
-#undef CEILINGS
-#undef SASS
-#undef ENERGY
 };
 
 

@@ -363,6 +363,15 @@ open_metrics(struct counters *c, const struct metric_set *set, char **cause)
 	return rc;
 }
 
+/* Whether the environment variable NAME is set to VALUE. */
+static bool
+env_is(const char *name, const char *value)
+{
+	const char	*v = getenv(name);
+
+	return v != NULL && strcmp(v, value) == 0;
+}
+
 /* Which replay a collection uses: ewbench replays by issuing the work
  * again (its kernels can all be re-run as they are), unless
  * EWBENCH_CUPTI_REPLAY=kernel asks CUPTI to replay each kernel itself,
@@ -370,11 +379,8 @@ open_metrics(struct counters *c, const struct metric_set *set, char **cause)
 static CUpti_ProfilerReplayMode
 replay_mode(void)
 {
-	const char	*mode = getenv("EWBENCH_CUPTI_REPLAY");
-
-	if (mode != NULL && strcmp(mode, "kernel") == 0)
-		return CUPTI_KernelReplay;
-	return CUPTI_UserReplay;
+	return env_is("EWBENCH_CUPTI_REPLAY", "kernel") ? CUPTI_KernelReplay :
+	    CUPTI_UserReplay;
 }
 
 /* Which kernels are ranges: every one (AutoRange, the default), or with
@@ -391,11 +397,9 @@ replay_mode(void)
 static CUpti_ProfilerRange
 range_mode(void)
 {
-	const char	*mode = getenv("EWBENCH_CUPTI_RANGE");
-
-	if (mode != NULL && strcmp(mode, "user") == 0)
+	if (env_is("EWBENCH_CUPTI_RANGE", "user"))
 		return CUPTI_UserRange;
-	if (mode != NULL && strcmp(mode, "auto") == 0)
+	if (env_is("EWBENCH_CUPTI_RANGE", "auto"))
 		return CUPTI_AutoRange;
 #if CUPTI_API_VERSION < 130000
 	return CUPTI_UserRange;
@@ -409,7 +413,6 @@ counters_open(struct counters **cp, int cuda_device,
     struct metric_set *set, char **cause)
 {
 	struct counters	*c;
-	const char	*reuse;
 	CUdevice	 dev;
 	double		 started = monotonic_seconds();
 
@@ -425,8 +428,7 @@ counters_open(struct counters **cp, int cuda_device,
 	/* One reused profiler object is the default: on an H200 it halved a
 	 * run's counter time with the same counts as fresh objects.
 	 * EWBENCH_CUPTI_REUSE=0 asks for a fresh object per measurement. */
-	reuse = getenv("EWBENCH_CUPTI_REUSE");
-	c->reuse = reuse == NULL || strcmp(reuse, "0") != 0;
+	c->reuse = !env_is("EWBENCH_CUPTI_REUSE", "0");
 	c->replay = replay_mode();
 	c->range = range_mode();
 

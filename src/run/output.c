@@ -26,55 +26,27 @@
 
 /* Header rows from columns.def: the key, then each file's own columns. */
 #define NAME(name, ...)		#name,
-#define SKIP(name, ...)
 static const char *const timing_header[] = {
 #define KEY		NAME
 #define TIMING		NAME
-#define METRICS		SKIP
-#define CEILINGS	SKIP
-#define SASS		SKIP
-#define ENERGY		SKIP
 #include "run/columns.def"
-#undef TIMING
-#undef METRICS
 };
 
 static const char *const metrics_header[] = {
-#define TIMING		SKIP
+#define KEY		NAME
 #define METRICS		NAME
 #include "run/columns.def"
-#undef KEY
-#undef TIMING
-#undef METRICS
-#undef SASS
 };
 
 static const char *const sass_header[] = {
-#define KEY		SKIP
-#define TIMING		SKIP
-#define METRICS		SKIP
 #define SASS		NAME
 #include "run/columns.def"
-#undef KEY
-#undef TIMING
-#undef METRICS
-#undef SASS
-#undef ENERGY
 };
 
 static const char *const energy_header[] = {
 #define KEY		NAME
-#define TIMING		SKIP
-#define METRICS		SKIP
-#define SASS		SKIP
 #define ENERGY		NAME
 #include "run/columns.def"
-#undef KEY
-#undef TIMING
-#undef METRICS
-#undef CEILINGS
-#undef SASS
-#undef ENERGY
 };
 
 #define COUNT(a) (sizeof (a) / sizeof (a)[0])

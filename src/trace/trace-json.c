@@ -52,12 +52,21 @@ compare_events(const void *a, const void *b)
 	return 0;
 }
 
+/* Adds E to the events unless its times cannot be shown (counted in P). */
+static void
+add_event(struct event *events, size_t *n, struct event e,
+    struct trace_problems *p)
+{
+	if (trace_timed(e.start, e.end, p))
+		events[(*n)++] = e;
+}
+
 /* The events that can be shown, sorted; problems counted on the way. */
 static struct event *
 collect_events(const struct trace *t, size_t *count,
     struct trace_problems *p)
 {
-	struct event	*events, *e;
+	struct event	*events;
 	size_t		 i, n = 0;
 
 	memset(p, 0, sizeof *p);
@@ -69,41 +78,23 @@ collect_events(const struct trace *t, size_t *count,
 	for (i = 0; i < t->nranges; i++) {
 		const struct trace_range *r = &t->ranges[i];
 
-		if (!trace_timed(r->start_ns, r->end_ns, p))
-			continue;
-		e = &events[n++];
-		e->start = r->start_ns;
-		e->end = r->end_ns;
-		e->kind = EVENT_RANGE;
-		e->index = i;
-		e->pid = PID_HOST;
-		e->tid = r->thread_id;
+		add_event(events, &n, (struct event){ .start = r->start_ns,
+		    .end = r->end_ns, .kind = EVENT_RANGE, .index = i,
+		    .pid = PID_HOST, .tid = r->thread_id }, p);
 	}
 	for (i = 0; i < t->nkernels; i++) {
 		const struct trace_kernel *k = &t->kernels[i];
 
-		if (!trace_timed(k->start_ns, k->end_ns, p))
-			continue;
-		e = &events[n++];
-		e->start = k->start_ns;
-		e->end = k->end_ns;
-		e->kind = EVENT_KERNEL;
-		e->index = i;
-		e->pid = PID_GPU;
-		e->tid = k->stream_id;
+		add_event(events, &n, (struct event){ .start = k->start_ns,
+		    .end = k->end_ns, .kind = EVENT_KERNEL, .index = i,
+		    .pid = PID_GPU, .tid = k->stream_id }, p);
 	}
 	for (i = 0; i < t->ncopies; i++) {
 		const struct trace_copy *c = &t->copies[i];
 
-		if (!trace_timed(c->start_ns, c->end_ns, p))
-			continue;
-		e = &events[n++];
-		e->start = c->start_ns;
-		e->end = c->end_ns;
-		e->kind = EVENT_COPY;
-		e->index = i;
-		e->pid = PID_GPU;
-		e->tid = c->stream_id;
+		add_event(events, &n, (struct event){ .start = c->start_ns,
+		    .end = c->end_ns, .kind = EVENT_COPY, .index = i,
+		    .pid = PID_GPU, .tid = c->stream_id }, p);
 	}
 	qsort(events, n, sizeof *events, compare_events);
 	*count = n;

@@ -173,38 +173,34 @@ add_kernel(struct trace *t, const kernel_record *a)
 	free(demangled);
 }
 
+/* A memcpy's and a memset's records name their shared fields alike. */
+#define COPY_RECORD_FIELDS(c, a) do {					\
+	(c).bytes = (a)->bytes;						\
+	(c).start_ns = (a)->start;					\
+	(c).end_ns = (a)->end;						\
+	(c).device_id = (a)->deviceId;					\
+	(c).stream_id = (a)->streamId;					\
+	(c).correlation_id = (a)->correlationId;			\
+} while (0)
+
+/* A copy (a memcpy record) or a fill (a memset record). */
 static void
-add_memcpy(struct trace *t, const CUpti_ActivityMemcpy6 *a)
+add_copy(struct trace *t, const CUpti_Activity *r)
 {
-	struct trace_copy	c;
+	const CUpti_ActivityMemcpy6	*copy = (const void *)r;
+	const CUpti_ActivityMemset4	*fill = (const void *)r;
+	struct trace_copy		 c;
 
 	memset(&c, 0, sizeof c);
-	c.kind = TRACE_MEMCPY;
-	c.direction = memcpy_direction(a->copyKind);
-	c.bytes = a->bytes;
-	c.start_ns = a->start;
-	c.end_ns = a->end;
-	c.device_id = a->deviceId;
-	c.stream_id = a->streamId;
-	c.correlation_id = a->correlationId;
-	c.label = -1;
-	trace_add_copy(t, &c);
-}
-
-static void
-add_memset(struct trace *t, const CUpti_ActivityMemset4 *a)
-{
-	struct trace_copy	c;
-
-	memset(&c, 0, sizeof c);
-	c.kind = TRACE_MEMSET;
-	c.direction = memory_kind(a->memoryKind);
-	c.bytes = a->bytes;
-	c.start_ns = a->start;
-	c.end_ns = a->end;
-	c.device_id = a->deviceId;
-	c.stream_id = a->streamId;
-	c.correlation_id = a->correlationId;
+	if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+		c.kind = TRACE_MEMCPY;
+		c.direction = memcpy_direction(copy->copyKind);
+		COPY_RECORD_FIELDS(c, copy);
+	} else {
+		c.kind = TRACE_MEMSET;
+		c.direction = memory_kind(fill->memoryKind);
+		COPY_RECORD_FIELDS(c, fill);
+	}
 	c.label = -1;
 	trace_add_copy(t, &c);
 }
@@ -236,10 +232,8 @@ add_record(struct trace *t, const CUpti_Activity *r)
 		add_kernel(t, (const kernel_record *)r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		add_memcpy(t, (const CUpti_ActivityMemcpy6 *)r);
-		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		add_memset(t, (const CUpti_ActivityMemset4 *)r);
+		add_copy(t, r);
 		break;
 	case CUPTI_ACTIVITY_KIND_MARKER:
 		add_marker(t, (const CUpti_ActivityMarker2 *)r);
