@@ -42,6 +42,8 @@ char		*xstrdup(const char *);
 char		*dup_or_null(const char *);
 char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
+/* Says "ewbench: CAUSE" on standard error and frees CAUSE. */
+void		 say_cause(char *cause);
 /* A value from the command line or a file, for a message on a terminal:
  * printable ASCII as it is, every other byte as \xNN (no escape sequence,
  * no newline), at most `most` bytes of it, then how long it was.  The

@@ -88,6 +88,13 @@ xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void
+say_cause(char *cause)
+{
+	fprintf(stderr, "ewbench: %s\n", cause);
+	free(cause);
+}
+
 const char *
 shown(const char *text, size_t most)
 {

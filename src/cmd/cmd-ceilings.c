@@ -107,10 +107,8 @@ ceilings_command(int argc, char **argv)
 	/* From the start: a signal never leaves a bare claim behind. */
 	interrupt_catch();
 	if (parse_ceilings_options(argc, argv, &b.opts, &cause) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-		free(cause);
 		settings_free(&b.opts);
-		return EWB_EXIT_USAGE;
+		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
 	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
 	if (fleet_dispatch(argc, argv, &b.opts, &b.host, &code) != 0) {
@@ -136,17 +134,14 @@ ceilings_command(int argc, char **argv)
 	if (b.opts.out != NULL) {
 		if ((code = output_claim_dir(b.opts.out, &created,
 		    &cause)) != 0) {
-			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-			free(cause);
 			host_facts_free(&b.host);
 			settings_free(&b.opts);
-			return code;
+			return command_refuses(argv[0], cause, code);
 		}
 		b.dir = b.opts.out;
 	}
 	if ((code = device_open(b.opts.device, &b.dev, &cause)) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		if (b.dir != NULL)
 			output_release_claim(b.dir, created);
 		else
@@ -209,8 +204,7 @@ ceilings_command(int argc, char **argv)
 	b.csv = NULL;
 	host_facts_end(&b.host);
 	if (manifest_update(b.dir, &b.man, status, &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		code = EWB_EXIT_ERROR;
 		goto out;
 	}
@@ -221,8 +215,7 @@ ceilings_command(int argc, char **argv)
 refuse:
 	/* Nothing measured: the claim is released, not kept as a failed
 	 * run. */
-	fprintf(stderr, "ewbench: %s\n", cause);
-	free(cause);
+	say_cause(cause);
 	host_facts_end(&b.host);
 	if (b.csv != NULL)
 		csv_close(b.csv, NULL);
@@ -233,14 +226,11 @@ refuse:
 		free(created);
 	goto out;
 fail:
-	fprintf(stderr, "ewbench: %s\n", cause);
-	free(cause);
+	say_cause(cause);
 	cause = NULL;
 	host_facts_end(&b.host);
-	if (manifest_update(b.dir, &b.man, "failed", &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
+	if (manifest_update(b.dir, &b.man, "failed", &cause) != 0)
+		say_cause(cause);
 out:
 	if (b.csv != NULL)
 		csv_close(b.csv, NULL);

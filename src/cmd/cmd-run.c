@@ -381,19 +381,15 @@ run_command(int argc, char **argv)
 	 * ends the run with its claim released or its run.json saying so. */
 	interrupt_catch();
 	if (cli_parse_run(argc, argv, &r.opts, &cause) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-		free(cause);
 		settings_free(&r.opts);
-		return EWB_EXIT_USAGE;
+		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
 	/* What can be refused without a GPU is refused now. */
 	if (runner_check_metric_names(&r.opts, &cause) != 0 ||
 	    (r.opts.trace != NULL &&
 	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
-		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-		free(cause);
 		settings_free(&r.opts);
-		return EWB_EXIT_USAGE;
+		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
 	/* Many GPUs (--device all, a list), or one task of a scheduler's. */
 	if (fleet_dispatch(argc, argv, &r.opts, &r.host, &code) != 0) {
@@ -404,11 +400,9 @@ run_command(int argc, char **argv)
 	writes = r.opts.command != CMD_CHECK && !r.opts.dry_run;
 	if (writes && r.opts.out != NULL &&
 	    claim(&r, r.opts.out, &code, &cause) != 0) {
-		fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-		free(cause);
 		host_facts_free(&r.host);
 		settings_free(&r.opts);
-		return code;
+		return command_refuses(argv[0], cause, code);
 	}
 	if (r.opts.dry_run && r.opts.chip != NULL) {
 		code = runner_plan_without_gpu(&r, argv[0], NULL);
@@ -422,8 +416,7 @@ run_command(int argc, char **argv)
 			runner_free(&r);
 			return code;
 		}
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		release_claim(&r);
 		host_facts_free(&r.host);
 		settings_free(&r.opts);
@@ -433,8 +426,7 @@ run_command(int argc, char **argv)
 	 * undone. */
 	if (r.opts.kernel.path != NULL &&
 	    (code = runner_start_user_kernel(&r, &cause)) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		release_claim(&r);
 		runner_free(&r);
 		return code;
@@ -559,8 +551,7 @@ run_command(int argc, char **argv)
 	host_facts_end(&r.host);
 	if (manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
 	    "interrupted" : "complete", &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		code = EWB_EXIT_ERROR;
 		goto out;
 	}
@@ -577,23 +568,19 @@ run_command(int argc, char **argv)
 refuse:
 	/* Nothing measured yet: the claim is released, not kept as a
 	 * failed run. */
-	fprintf(stderr, "ewbench: %s\n", cause);
-	free(cause);
+	say_cause(cause);
 	host_facts_end(&r.host);
 	release_claim(&r);
 	goto out;
 fail:
 	name_fault(&r, &cause);
-	fprintf(stderr, "ewbench: %s\n", cause);
-	free(cause);
+	say_cause(cause);
 	cause = NULL;
 	host_facts_end(&r.host);
 	/* The rows on disk are whole (csv.c); run.json says the run failed,
 	 * or, where even that cannot be written, keeps its last state. */
-	if (manifest_update(r.dir, &r.man, "failed", &cause) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
+	if (manifest_update(r.dir, &r.man, "failed", &cause) != 0)
+		say_cause(cause);
 out:
 	if (r.opts.trace != NULL) {
 		if (write_trace(&r) != 0 &&

@@ -24,4 +24,8 @@ int	 metrics_command(int argc, char **argv);
 bool	 analysis_is_command(const char *command);
 int	 analysis_command(int argc, char **argv);
 
+/* main.c: says "ewbench COMMAND: CAUSE" on standard error and frees
+ * CAUSE; returns CODE.  How a command ends on what it refuses. */
+int	 command_refuses(const char *command, char *cause, int code);
+
 #endif

@@ -35,6 +35,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cmd/commands.h"
 #include "cmd/fleet.h"
 #include "device/hostfacts.h"
 #include "run/output.h"
@@ -264,10 +265,8 @@ fleet_json_write(const struct fleet *fl, const char *status)
 	path = xasprintf("%s/fleet.json", fl->parent);
 	rc = file_write_atomic(path, json_text(j), strlen(json_text(j)),
 	    &cause);
-	if (rc != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
-	}
+	if (rc != 0)
+		say_cause(cause);
 	free(path);
 	json_free(j);
 	return rc;
@@ -508,9 +507,7 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 		}
 		if ((code = output_claim_as(fl.parent, "fleet.json", &created,
 		    &cause)) != 0) {
-			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-			free(cause);
-			return code;
+			return command_refuses(argv[0], cause, code);
 		}
 	}
 	if ((code = fleet_devices(o, &devices, &count, &cause)) != 0 ||
@@ -521,8 +518,7 @@ fleet_launch(int argc, char **argv, struct run_options *o, const char *host)
 			    "--out released");
 			free(devices);
 		}
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		if (writes)
 			output_release_as(fl.parent, "fleet.json", created);
 		else
@@ -662,9 +658,8 @@ fleet_dispatch(int argc, char **argv, struct run_options *o,
 	 * --device a malformed one is no concern of this run. */
 	if (host_facts_env(h, &cause) != 0) {
 		if (!o->device_given) {
-			fprintf(stderr, "ewbench %s: %s\n", argv[0], cause);
-			free(cause);
-			*code = EWB_EXIT_USAGE;
+			*code = command_refuses(argv[0], cause,
+			    EWB_EXIT_USAGE);
 			return 1;
 		}
 		free(cause);

@@ -65,8 +65,7 @@ info_command(int argc, char **argv)
 		goto usage;
 	}
 	if ((code = device_open((int)index, &f, &cause)) != 0) {
-		fprintf(stderr, "ewbench: %s\n", cause);
-		free(cause);
+		say_cause(cause);
 		return code;
 	}
 	device_print(&f, stdout);
@@ -144,6 +143,14 @@ help_page(const char *command)
 		return EWB_EXIT_USAGE;
 	}
 	return EWB_EXIT_OK;
+}
+
+int
+command_refuses(const char *command, char *cause, int code)
+{
+	fprintf(stderr, "ewbench %s: %s\n", command, cause);
+	free(cause);
+	return code;
 }
 
 /* code, or exit 1 when what went to stdout could not all be written (a
