@@ -286,7 +286,8 @@ void		 json_begin_object(struct json *, const char *key);
 void		 json_end_object(struct json *);
 void		 json_begin_array(struct json *, const char *key);
 void		 json_end_array(struct json *);
-void		 json_str(struct json *, const char *key, const char *value);
+void		 json_str(struct json *, const char *key,
+		    const char *value);	/* NULL -> null */
 void		 json_u64(struct json *, const char *key, uint64_t);
 void		 json_i64(struct json *, const char *key, int64_t);
 void		 json_f64(struct json *, const char *key, double);  /* NaN -> null */

@@ -235,10 +235,8 @@ fleet_json_write(const struct fleet *fl, const char *status)
 		json_str(j, NULL, fl->argv[k]);
 	json_end_array(j);
 	json_str(j, "started_utc", fl->started_utc);
-	if (fl->finished_utc[0] != '\0')
-		json_str(j, "finished_utc", fl->finished_utc);
-	else
-		json_null(j, "finished_utc");
+	json_str(j, "finished_utc",
+	    fl->finished_utc[0] != '\0' ? fl->finished_utc : NULL);
 	json_str(j, "launcher", "ewbench");
 	json_begin_array(j, "members");
 	for (i = 0; i < fl->count; i++) {
@@ -254,10 +252,7 @@ fleet_json_write(const struct fleet *fl, const char *status)
 			json_i64(j, "exit_code", m->exit_code);
 		else
 			json_null(j, "exit_code");
-		if (m->reason != NULL)
-			json_str(j, "reason", m->reason);
-		else
-			json_null(j, "reason");
+		json_str(j, "reason", m->reason);
 		json_end_object(j);
 	}
 	json_end_array(j);

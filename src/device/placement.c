@@ -429,36 +429,26 @@ placement_json(const struct host_facts *h, struct json *j)
 
 	json_begin_object(j, "placement");
 	json_str(j, "hostname", h->hostname);
-	if (h->pci_bus_id[0] != '\0')
-		json_str(j, "pci_bus_id", h->pci_bus_id);
-	else
-		json_null(j, "pci_bus_id");
+	json_str(j, "pci_bus_id",
+	    h->pci_bus_id[0] != '\0' ? h->pci_bus_id : NULL);
 	if (h->numa_node >= 0)
 		json_i64(j, "numa_node", h->numa_node);
 	else
 		json_null(j, "numa_node");
-	if (p->launcher != NULL)
-		json_str(j, "launcher", p->launcher);
-	else
-		json_null(j, "launcher");
+	json_str(j, "launcher", p->launcher);
 	rank_json(j, "rank", p->rank);
 	rank_json(j, "local_rank", p->local_rank);
 	if (p->launcher != NULL)
 		json_str(j, "node", p->node);
 	else
 		json_null(j, "node");
-	if (p->member[0] != '\0')
-		json_str(j, "member", p->member);
-	else
-		json_null(j, "member");
+	json_str(j, "member", p->member[0] != '\0' ? p->member : NULL);
 
 	json_begin_object(j, "nvml");
 	json_str(j, "status", h->nvml_status != NULL ? h->nvml_status :
 	    "unavailable");
-	if (h->nvml_reason[0] != '\0')
-		json_str(j, "reason", h->nvml_reason);
-	else
-		json_null(j, "reason");
+	json_str(j, "reason",
+	    h->nvml_reason[0] != '\0' ? h->nvml_reason : NULL);
 	reading(j, "max_sm_clock_mhz", h->max_sm_clock_mhz);
 	reading(j, "max_memory_clock_mhz", h->max_memory_clock_mhz);
 	settings_json(j, &h->settings);

@@ -146,10 +146,7 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 	json_bool(j, "sweep", o->command == CMD_SWEEP);
 	if (o->command == CMD_SWEEP)
 		json_u64(j, "density", o->density);
-	if (o->preset != NULL)
-		json_str(j, "preset", o->preset);
-	else
-		json_null(j, "preset");
+	json_str(j, "preset", o->preset);
 	json_bool(j, "check_only", o->command == CMD_CHECK);
 	json_bool(j, "misalign", o->misalign);
 	json_bool(j, "allow_fallback", o->allow_fallback);
@@ -167,10 +164,7 @@ counters_json(const struct manifest *m, struct json *j)
 	json_begin_object(j, "counters");
 	json_bool(j, "enabled", strcmp(m->counters_status, "ok") == 0);
 	json_str(j, "status", m->counters_status);
-	if (m->counters_reason != NULL)
-		json_str(j, "reason", m->counters_reason);
-	else
-		json_null(j, "reason");
+	json_str(j, "reason", m->counters_reason);
 	if (m->metric_set != NULL)
 		json_str(j, "metric_set", m->metric_set);
 	json_begin_array(j, "metrics");
@@ -287,10 +281,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 		json_str(j, NULL, m->argv[i]);
 	json_end_array(j);
 	json_str(j, "started_utc", m->started_utc);
-	if (m->finished_utc[0] != '\0')
-		json_str(j, "finished_utc", m->finished_utc);
-	else
-		json_null(j, "finished_utc");
+	json_str(j, "finished_utc",
+	    m->finished_utc[0] != '\0' ? m->finished_utc : NULL);
 
 	json_begin_object(j, "tool");
 	json_str(j, "name", PACKAGE_NAME);

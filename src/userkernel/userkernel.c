@@ -284,10 +284,7 @@ user_kernel_json(struct json *j, const void *ctx)
 		json_end_object(j);
 	} else
 		json_null(j, "reference");
-	if (u->stopped != NULL)
-		json_str(j, "stopped", u->stopped);
-	else
-		json_null(j, "stopped");
+	json_str(j, "stopped", u->stopped);
 	json_end_object(j);
 	json_end_array(j);
 }
