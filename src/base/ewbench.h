@@ -44,6 +44,16 @@ char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 /* Says "ewbench: CAUSE" on standard error and frees CAUSE. */
 void		 say_cause(char *cause);
+/* A word of a fixed set and its value; a list of them ends with a NULL
+ * name. */
+struct choice {
+	const char	*name;
+	int		 value;
+};
+/* *value for the choice TEXT names, or -1 with *cause: "WHAT: 'TEXT' is
+ * not a, b or c". */
+int		 choice_parse(const char *text, const char *what,
+		    const struct choice *choices, int *value, char **cause);
 /* A value from the command line or a file, for a message on a terminal:
  * printable ASCII as it is, every other byte as \xNN (no escape sequence,
  * no newline), at most `most` bytes of it, then how long it was.  The

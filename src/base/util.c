@@ -95,6 +95,32 @@ say_cause(char *cause)
 	free(cause);
 }
 
+int
+choice_parse(const char *text, const char *what,
+    const struct choice *choices, int *value, char **cause)
+{
+	char	*list = NULL, *longer;
+	size_t	 i;
+
+	for (i = 0; choices[i].name != NULL; i++) {
+		if (strcmp(text, choices[i].name) == 0) {
+			*value = choices[i].value;
+			return 0;
+		}
+	}
+	for (i = 0; choices[i].name != NULL; i++) {
+		longer = xasprintf("%s%s%s", list != NULL ? list : "",
+		    i == 0 ? "" : choices[i + 1].name == NULL ? " or " : ", ",
+		    choices[i].name);
+		free(list);
+		list = longer;
+	}
+	*cause = xasprintf("%s: '%s' is not %s", what,
+	    shown(text, SHOWN_MOST), list);
+	free(list);
+	return -1;
+}
+
 const char *
 shown(const char *text, size_t most)
 {

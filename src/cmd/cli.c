@@ -13,25 +13,39 @@
 #include "run/energy.h"
 #include "device/placement.h"
 
-/* The table, its REPEAT column as two fields. */
-#define ADDS		true, NULL
-#define ONCE(why)	false, why
+/* The table: its VALUE column as getopt's has_arg, its REPEAT column as
+ * two fields. */
+#define FLAG(field)		no_argument
+#define TEXT(field)		required_argument
+#define COUNT(field, min, max)	required_argument
+#define NUMBER(field, min, max)	required_argument
+#define CHOICE(field, choices)	required_argument
+#define SPEC(parser)		required_argument
+#define OWN			required_argument
+#define ADDS			true, NULL
+#define ONCE(why)		false, why
+#define RUN_OPTION(id, name, letter, value, repeat, commands, help) \
+	{ name, letter, value, OPT_##id, repeat, commands, help },
 const struct run_option run_options[RUN_OPTIONS] = {
-#define RUN_OPTION(id, name, letter, arg, repeat, commands, help) \
-	{ name, letter, arg, OPT_##id, repeat, commands, help },
 #include "cmd/run-options.def"
-#undef RUN_OPTION
 };
-#undef ADDS
-#undef ONCE
 
-/* getopt's tables, from the same rows. */
-static const struct option run_longopts[] = {
-#define RUN_OPTION(id, name, letter, arg, ...) { name, arg, NULL, OPT_##id },
-#include "cmd/run-options.def"
-#undef RUN_OPTION
-	{ NULL, 0, NULL, 0 }
-};
+/* getopt's table of long options, from the same rows. */
+static const struct option *
+run_longopts(void)
+{
+	static struct option	table[RUN_OPTIONS + 1];
+	size_t			i;
+
+	if (table[0].name != NULL)
+		return table;
+	for (i = 0; i < RUN_OPTIONS; i++) {
+		table[i].name = run_options[i].name;
+		table[i].has_arg = run_options[i].has_arg;
+		table[i].val = run_options[i].value;
+	}
+	return table;
+}
 
 /* "+:v:s:o:q": the letters, ':' after those that take a value; "+" stops
  * at the first argument that is not an option, ':' reports a missing
@@ -146,45 +160,47 @@ parse_blocks(struct run_options *o, const char *text, char **cause)
 	return 0;
 }
 
-/* The options of a --kernel (userkernel.h); 1 when ch is none of them. */
-static int
-parse_kernel_option(struct run_options *o, int ch, const char *arg,
-    char **cause)
-{
-	struct user_spec	*k = &o->kernel;
+static const struct choice cache_choices[] = {
+	{ "warm", CACHE_WARM }, { "cold", CACHE_COLD }, { "both", CACHE_BOTH },
+	{ NULL, 0 }
+};
+static const struct choice launch_choices[] = {
+	{ "stream", LAUNCH_STREAM }, { "graph", LAUNCH_GRAPH },
+	{ "both", LAUNCH_BOTH }, { NULL, 0 }
+};
 
+/* The value of an option whose row says how to parse it (VALUE other
+ * than OWN): 0, or -1 with *cause; 1 when ch is none of them. */
+static int
+parse_value(struct run_options *o, int ch, const char *arg, char **cause)
+{
 	switch (ch) {
-	case OPT_KERNEL:
-		return user_spec_kernel(k, arg, cause);
-	case OPT_OP:
-		return user_spec_op(k, arg, cause);
-	case OPT_DTYPE:
-		return user_spec_dtype(k, arg, cause);
-	case OPT_ELEMS_PER_THREAD:
-		return cli_parse_uint(arg, "--elems-per-thread", 1, 1024,
-		    &k->per_thread, cause);
-	case OPT_KERNEL_BLOCK:
-		return cli_parse_uint(arg, "--kernel-block", 1, EWB_MAX_BLOCK,
-		    &k->block, cause);
-	case OPT_KERNEL_FLAGS:
-		user_spec_flags(k, arg);
-		return 0;
-	case OPT_KERNEL_TIMEOUT:
-		return cli_parse_uint(arg, "--kernel-timeout", 1, 86400,
-		    &k->timeout_s, cause);
-	case OPT_NO_GUARD:
-		k->no_guard = true;
-		return 0;
-	case OPT_REFERENCE:
-		return user_spec_reference(k, arg, cause);
-	case OPT_ULPS:
-		return user_spec_ulps(k, arg, cause);
-	case OPT_REL:
-		return user_spec_rel(k, arg, cause);
-	case OPT_ATOL:
-		return user_spec_atol(k, arg, cause);
-	case OPT_RTOL:
-		return user_spec_rtol(k, arg, cause);
+#define FLAG(field)		o->field = true; return 0;
+#define TEXT(field)		o->field = arg; return 0;
+#define COUNT(field, min, max)	\
+	return cli_parse_uint(arg, option, min, max, &o->field, cause);
+#define NUMBER(field, min, max)	\
+	return cli_parse_number(arg, option, min, max, &o->field, cause);
+#define CHOICE(field, choices)	{					\
+		int	chosen;						\
+									\
+		if (choice_parse(arg, option, choices, &chosen,		\
+		    cause) != 0)					\
+			return -1;					\
+		o->field = chosen;					\
+		return 0;						\
+	}
+#define SPEC(parser)		\
+	return user_spec_##parser(&o->kernel, arg, cause);
+#define OWN			break;
+#define RUN_OPTION(id, name, letter, value, ...)			\
+	case OPT_##id: {						\
+		const char *option = "--" name;				\
+									\
+		(void)option;						\
+		value							\
+	}
+#include "cmd/run-options.def"
 	}
 	return 1;
 }
@@ -225,7 +241,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	char		*after;
 	const struct run_option *row;
 	int		 ch, first;
-	bool		 window_given = false;
 	int		 rc;
 
 	settings_init(o, strcmp(argv[0], "check") == 0 ? CMD_CHECK :
@@ -235,11 +250,16 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	optind = 1;
 	opterr = 0;
 	for (first = optind; (ch = getopt_long(argc, argv, run_shortopts(),
-	    run_longopts, NULL)) != -1; first = optind) {
+	    run_longopts(), NULL)) != -1; first = optind) {
 		row = run_option_of(ch);
-		if (row != NULL && !row->adds && cli_given_once(run_longopts,
+		if (row != NULL && !row->adds && cli_given_once(run_longopts(),
 		    given, ch, optarg, row->once_why, cause) != 0)
 			return -1;
+		if ((rc = parse_value(o, ch, optarg, cause)) <= 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
 		switch (ch) {
 		case OPT_VARIANT:
 			o->variant_lists = xrealloc(o->variant_lists,
@@ -259,91 +279,6 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			break;
 		case OPT_BLOCK:
 			if (parse_blocks(o, optarg, cause) != 0)
-				return -1;
-			break;
-		case OPT_ITERS:
-			if (cli_parse_uint(optarg, "--iters", 1, 1000000,
-			    &o->iters, cause) != 0)
-				return -1;
-			break;
-		case OPT_MAX_ITERS:
-			if (cli_parse_uint(optarg, "--max-iters", 1, 1000000,
-			    &o->max_iters, cause) != 0)
-				return -1;
-			break;
-		case OPT_MAX_TIME:
-			if (cli_parse_number(optarg, "--max-time", 0.01, 1e6,
-			    &o->max_time_ms, cause) != 0)
-				return -1;
-			break;
-		case OPT_TARGET:
-			if (cli_parse_number(optarg, "--target", 0.01, 100,
-			    &o->target_pct, cause) != 0)
-				return -1;
-			break;
-		case OPT_WARMUP:
-			if (cli_parse_uint(optarg, "--warmup", 0, 1000000,
-			    &o->warmup, cause) != 0)
-				return -1;
-			break;
-		case OPT_CACHE:
-			if (strcmp(optarg, "warm") == 0)
-				o->cache = CACHE_WARM;
-			else if (strcmp(optarg, "cold") == 0)
-				o->cache = CACHE_COLD;
-			else if (strcmp(optarg, "both") == 0)
-				o->cache = CACHE_BOTH;
-			else {
-				*cause = xasprintf("--cache: '%s' is not warm, "
-				    "cold or both", shown(optarg, SHOWN_MOST));
-				return -1;
-			}
-			break;
-		case OPT_LAUNCH:
-			if (strcmp(optarg, "stream") == 0)
-				o->launch = LAUNCH_STREAM;
-			else if (strcmp(optarg, "graph") == 0)
-				o->launch = LAUNCH_GRAPH;
-			else if (strcmp(optarg, "both") == 0)
-				o->launch = LAUNCH_BOTH;
-			else {
-				*cause = xasprintf("--launch: '%s' is not "
-				    "stream, graph or both",
-				    shown(optarg, SHOWN_MOST));
-				return -1;
-			}
-			break;
-		case OPT_TRACE:
-			o->trace = optarg;
-			break;
-		case OPT_PROFILE_WINDOW:
-			o->profile_window = true;
-			break;
-		case OPT_MISALIGN:
-			o->misalign = true;
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = true;
-			break;
-		case OPT_CHIP:
-			o->chip = optarg;
-			break;
-		case OPT_ALLOW_FALLBACK:
-			o->allow_fallback = true;
-			break;
-		case OPT_ENERGY:
-			o->energy = true;
-			break;
-		case OPT_ENERGY_WINDOW:
-			if (cli_parse_number(optarg, "--energy-window",
-			    ENERGY_WINDOW_MIN_S, ENERGY_WINDOW_MAX_S,
-			    &o->energy_window_s, cause) != 0)
-				return -1;
-			window_given = true;
-			break;
-		case OPT_DENSITY:
-			if (cli_parse_uint(optarg, "--density", 1, 12,
-			    &o->density, cause) != 0)
 				return -1;
 			break;
 		case OPT_DEVICE:
@@ -367,28 +302,13 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			o->out = optarg;
 			cli_mark_replaced(o, argc, argv, first);
 			break;
-		case OPT_NO_CUPTI:
-			o->no_cupti = true;
-			break;
-		case OPT_NO_COUNTERS:
-			o->no_counters = true;
-			break;
-		case OPT_METRICS:
-			o->metrics = optarg;
-			break;
-		case OPT_QUIET:
-			o->quiet = true;
-			break;
 		case ':':
 			*cause = cli_option_error(argv, first, ch, "");
 			return -1;
+		case OPT_KERNEL_FLAGS:
+			user_spec_flags(&o->kernel, optarg);
+			break;
 		default:
-			if ((rc = parse_kernel_option(o, ch, optarg,
-			    cause)) <= 0) {
-				if (rc < 0)
-					return -1;
-				break;
-			}
 			after = xasprintf(" for '%s' (see ewbench %s --help)",
 			    argv[0], argv[0]);
 			*cause = cli_option_error(argv, first, ch, after);
@@ -408,7 +328,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		    "--dry-run");
 		return -1;
 	}
-	if (check_energy(o, argv[0], window_given, cause) != 0)
+	if (check_energy(o, argv[0], given[OPT_ENERGY_WINDOW] != NULL,
+	    cause) != 0)
 		return -1;
 	if (o->out != NULL && *o->out == '\0') {
 		*cause = xstrdup("--out: an empty directory name");

@@ -148,16 +148,15 @@ user_spec_inputs(const struct user_spec *s)
 int
 user_spec_op(struct user_spec *s, const char *text, char **cause)
 {
-	if (strcmp(text, "add") == 0)
-		s->op = EWB_OP_ADD;
-	else if (strcmp(text, "relu") == 0)
-		s->op = EWB_OP_RELU;
-	else if (strcmp(text, "abs") == 0)
-		s->op = EWB_OP_ABS;
-	else {
-		*cause = xasprintf("--op: '%s' is not add, relu or abs", text);
+	static const struct choice ops[] = {
+		{ "add", EWB_OP_ADD }, { "relu", EWB_OP_RELU },
+		{ "abs", EWB_OP_ABS }, { NULL, 0 }
+	};
+	int	op;
+
+	if (choice_parse(text, "--op", ops, &op, cause) != 0)
 		return -1;
-	}
+	s->op = (enum ewb_op)op;
 	s->op_given = true;
 	return 0;
 }
@@ -165,17 +164,15 @@ user_spec_op(struct user_spec *s, const char *text, char **cause)
 int
 user_spec_dtype(struct user_spec *s, const char *text, char **cause)
 {
-	if (strcmp(text, "f32") == 0)
-		s->dtype = EWB_F32;
-	else if (strcmp(text, "f16") == 0)
-		s->dtype = EWB_F16;
-	else if (strcmp(text, "bf16") == 0)
-		s->dtype = EWB_BF16;
-	else {
-		*cause = xasprintf("--dtype: '%s' is not f32, f16 or bf16",
-		    text);
+	static const struct choice dtypes[] = {
+		{ "f32", EWB_F32 }, { "f16", EWB_F16 }, { "bf16", EWB_BF16 },
+		{ NULL, 0 }
+	};
+	int	dtype;
+
+	if (choice_parse(text, "--dtype", dtypes, &dtype, cause) != 0)
 		return -1;
-	}
+	s->dtype = (enum ewb_dtype)dtype;
 	s->dtype_given = true;
 	return 0;
 }
