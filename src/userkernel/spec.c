@@ -73,7 +73,7 @@ user_spec_ulps(struct user_spec *s, const char *text, char **cause)
 	if (*text < '0' || *text > '9' || *end != '\0' || errno != 0 ||
 	    v > TOLERANCE_MAX_ULPS) {
 		*cause = xasprintf("--ulps: '%s' is not a whole number from 0 "
-		    "to %u", text, TOLERANCE_MAX_ULPS);
+		    "to %u", shown(text, SHOWN_MOST), TOLERANCE_MAX_ULPS);
 		return -1;
 	}
 	s->tol.ulps = (unsigned)v;
@@ -81,10 +81,11 @@ user_spec_ulps(struct user_spec *s, const char *text, char **cause)
 	return 0;
 }
 
-/* A tolerance's number, from 0 to max. */
+/* A tolerance's number, from 0 to max, into *v; *given (if any) set with
+ * the spec's tol_given. */
 static int
-parse_tolerance(const char *option, const char *text, double max, double *v,
-    char **cause)
+set_tolerance(struct user_spec *s, const char *option, const char *text,
+    double max, double *v, bool *given, char **cause)
 {
 	char	*end;
 
@@ -93,40 +94,34 @@ parse_tolerance(const char *option, const char *text, double max, double *v,
 	if (end == text || *end != '\0' || errno != 0 || !(*v >= 0) ||
 	    !(*v <= max) || strchr(text, ',') != NULL) {
 		*cause = xasprintf("%s: '%s' is not a number from 0 to %g",
-		    option, text, max);
+		    option, shown(text, SHOWN_MOST), max);
 		return -1;
 	}
+	s->tol_given = true;
+	if (given != NULL)
+		*given = true;
 	return 0;
 }
 
 int
 user_spec_rel(struct user_spec *s, const char *text, char **cause)
 {
-	if (parse_tolerance("--rel", text, TOLERANCE_MAX_REL, &s->tol.rel,
-	    cause) != 0)
-		return -1;
-	s->tol_given = true;
-	return 0;
+	return set_tolerance(s, "--rel", text, TOLERANCE_MAX_REL,
+	    &s->tol.rel, NULL, cause);
 }
 
 int
 user_spec_atol(struct user_spec *s, const char *text, char **cause)
 {
-	if (parse_tolerance("--atol", text, TOLERANCE_MAX_ATOL, &s->tol.atol,
-	    cause) != 0)
-		return -1;
-	s->tol_given = s->atol_given = true;
-	return 0;
+	return set_tolerance(s, "--atol", text, TOLERANCE_MAX_ATOL,
+	    &s->tol.atol, &s->atol_given, cause);
 }
 
 int
 user_spec_rtol(struct user_spec *s, const char *text, char **cause)
 {
-	if (parse_tolerance("--rtol", text, TOLERANCE_MAX_REL, &s->tol.rtol,
-	    cause) != 0)
-		return -1;
-	s->tol_given = s->rtol_given = true;
-	return 0;
+	return set_tolerance(s, "--rtol", text, TOLERANCE_MAX_REL,
+	    &s->tol.rtol, &s->rtol_given, cause);
 }
 
 unsigned
