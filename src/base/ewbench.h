@@ -42,6 +42,8 @@ char		*xstrdup(const char *);
 char		*dup_or_null(const char *);
 char		*xasprintf(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
+/* Frees the COUNT strings of LIST, then LIST. */
+void		 strings_free(char **list, size_t count);
 /* Says "ewbench: CAUSE" on standard error and frees CAUSE. */
 void		 say_cause(char *cause);
 /* A word of a fixed set and its value; a list of them ends with a NULL

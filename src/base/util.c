@@ -89,6 +89,14 @@ xasprintf(const char *fmt, ...)
 }
 
 void
+strings_free(char **list, size_t count)
+{
+	while (count > 0)
+		free(list[--count]);
+	free(list);
+}
+
+void
 say_cause(char *cause)
 {
 	fprintf(stderr, "ewbench: %s\n", cause);

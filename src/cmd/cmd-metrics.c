@@ -353,9 +353,7 @@ unknown_with_suggestion(const char *chip, const char *metric)
 	}
 	counters_validate(chip, &one, &passes, &bad, &nbad, &error);
 	text = nbad > 0 ? xstrdup(bad[0]) : xstrdup(metric);
-	while (nbad > 0)
-		free(bad[--nbad]);
-	free(bad);
+	strings_free(bad, nbad);
 	free(error);
 	metric_set_free(&one);
 	return text;
@@ -437,9 +435,7 @@ check_set(const struct metric_set *set, const char *chip, bool *any_bad,
 	check_left_out(set, &resolved, chip, any_bad);
 
 out:
-	while (nbad > 0)
-		free(bad[--nbad]);
-	free(bad);
+	strings_free(bad, nbad);
 	free(error);
 	metric_set_free(&resolved);
 	return rc;

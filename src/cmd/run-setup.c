@@ -168,9 +168,7 @@ runner_plan_without_gpu(struct runner *r, const char *command, const char *no_gp
 		if (r->mset.nleft_out > METRICS_SHOWN)
 			printf("counters: %zu more left out\n",
 			    r->mset.nleft_out - METRICS_SHOWN);
-		while (nbad > 0)
-			free(bad[--nbad]);
-		free(bad);
+		strings_free(bad, nbad);
 	}
 	free(cause);
 	cause = NULL;

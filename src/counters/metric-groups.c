@@ -32,13 +32,6 @@ metric_dirs(char *dirs[METRIC_DIRS_MAX])
 	return n + paths_data_dirs("metrics", dirs + n);
 }
 
-static void
-dirs_free(char *dirs[], size_t n)
-{
-	while (n > 0)
-		free(dirs[--n]);
-}
-
 char *
 metric_set_search_path(void)
 {
@@ -48,7 +41,7 @@ metric_set_search_path(void)
 	n = metric_dirs(dirs);
 	for (i = 0; i < n; i++)
 		list_append(&path, ", ", dirs[i]);
-	dirs_free(dirs, n);
+	paths_free(dirs, n);
 	return path == NULL ? xstrdup("(none: set EWBENCH_METRICS_DIR)") : path;
 }
 
@@ -165,12 +158,12 @@ metric_set_load(const char *spec, struct metric_set *set, char **cause)
 		if (access(path, F_OK) == 0) {
 			rc = load_file(path, spec, set, cause);
 			free(path);
-			dirs_free(dirs, n);
+			paths_free(dirs, n);
 			return rc;
 		}
 		free(path);
 	}
-	dirs_free(dirs, n);
+	paths_free(dirs, n);
 
 	where = metric_set_search_path();
 	groups = groups_text();
@@ -222,7 +215,7 @@ metric_set_groups(char ***names, size_t *count)
 		}
 		closedir(d);
 	}
-	dirs_free(dirs, n);
+	paths_free(dirs, n);
 	if (*count > 0)
 		qsort(*names, *count, sizeof **names, compare_names);
 }
