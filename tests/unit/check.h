@@ -72,6 +72,15 @@ check_comma_locale(void)
 	return false;
 }
 
+/* j: a new JSON document of one object, that write(what, j) fills, as
+ * run.json's writers are called; json_free() it. */
+#define JSON_OBJECT(j, write, what) do {				\
+	(j) = json_new();						\
+	json_begin_object((j), NULL);					\
+	write((what), (j));						\
+	json_end_object(j);						\
+} while (0)
+
 /* f32 bits of x. */
 static inline uint32_t
 f32_bits(float x)
