@@ -290,10 +290,14 @@ nvmlDeviceGetVirtualizationMode(device_t dev, int *mode)
 }
 
 /* The process lists: their count, as NVML gives it to a caller with no
- * room for the entries. */
+ * room for the entries: $env's number, else fallback (env NULL: none). */
 static int
-processes(unsigned *count, void *infos, unsigned listed)
+processes(unsigned *count, void *infos, const char *env, unsigned fallback)
 {
+	unsigned	listed = 0;
+
+	if (env != NULL)
+		listed = (unsigned)env_number(env, fallback);
 	if (bare())
 		return NOT_SUPPORTED;
 	if (listed == 0) {
@@ -312,8 +316,7 @@ nvmlDeviceGetComputeRunningProcesses_v3(device_t dev, unsigned *count,
     void *infos)
 {
 	(void)dev;
-	return processes(count, infos,
-	    (unsigned)env_number("EWB_STANDIN_NVML_PROCESSES", 1));
+	return processes(count, infos, "EWB_STANDIN_NVML_PROCESSES", 1);
 }
 
 STANDIN int
@@ -321,7 +324,7 @@ nvmlDeviceGetGraphicsRunningProcesses_v3(device_t dev, unsigned *count,
     void *infos)
 {
 	(void)dev;
-	return processes(count, infos, 0);
+	return processes(count, infos, NULL, 0);
 }
 
 STANDIN int
@@ -329,6 +332,5 @@ nvmlDeviceGetMPSComputeRunningProcesses_v3(device_t dev, unsigned *count,
     void *infos)
 {
 	(void)dev;
-	return processes(count, infos,
-	    (unsigned)env_number("EWB_STANDIN_NVML_MPS", 0));
+	return processes(count, infos, "EWB_STANDIN_NVML_MPS", 0);
 }

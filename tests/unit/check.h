@@ -1,13 +1,16 @@
 /*
  * check.h - the unit tests' assertions.  A failed CHECK prints where and
  * what, counts, and lets the test go on; check_exit() is the exit status.
+ * Also the few helpers more than one test needs.
  */
 #ifndef EWB_CHECK_H
 #define EWB_CHECK_H
 
 #include <locale.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int	check_failures;
@@ -67,6 +70,43 @@ check_comma_locale(void)
 	}
 	setlocale(LC_ALL, "C");
 	return false;
+}
+
+/* j: a new JSON document of one object, that write(what, j) fills, as
+ * run.json's writers are called; json_free() it. */
+#define JSON_OBJECT(j, write, what) do {				\
+	(j) = json_new();						\
+	json_begin_object((j), NULL);					\
+	write((what), (j));						\
+	json_end_object(j);						\
+} while (0)
+
+/* f32 bits of x. */
+static inline uint32_t
+f32_bits(float x)
+{
+	uint32_t	u;
+
+	memcpy(&u, &x, sizeof u);
+	return u;
+}
+
+/* A small file's text (the first 64 KiB), or "(unreadable)"; free it. */
+static inline char *
+check_slurp(const char *path)
+{
+	FILE	*f;
+	char	*buf;
+	size_t	 len;
+
+	if ((buf = calloc(1, 65536)) == NULL)
+		abort();
+	if ((f = fopen(path, "r")) == NULL)
+		return strcpy(buf, "(unreadable)");
+	len = fread(buf, 1, 65535, f);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
 }
 
 #endif

@@ -14,22 +14,6 @@
 
 static char	dir[] = "/tmp/ewb-test-csv.XXXXXX";
 
-static char *
-slurp(const char *path)
-{
-	FILE	*f;
-	char	*buf;
-	size_t	 len;
-
-	if ((f = fopen(path, "r")) == NULL)
-		return xstrdup("(unreadable)");
-	buf = xcalloc(1, 65536);
-	len = fread(buf, 1, 65535, f);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void
 test_rows(const char *path)
 {
@@ -101,7 +85,7 @@ test_rows(const char *path)
 
 	CHECK(csv_close(csv, &cause) == 0);
 
-	text = slurp(path);
+	text = check_slurp(path);
 	CHECK_STR(text,
 	    "run_id,variant,n,delta,time_ns,note\n"
 	    "r1,add_f32,18446744073709551615,-9223372036854775808,"

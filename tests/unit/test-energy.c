@@ -107,10 +107,7 @@ test_json(void)
 	en.window_s = 2.5;
 	en.other_processes = 0;
 	en.points = 7;
-	j = json_new();
-	json_begin_object(j, NULL);
-	energy_json(&en, j);
-	json_end_object(j);
+	JSON_OBJECT(j, energy_json, &en);
 	text = json_text(j);
 	CHECK(strstr(text, "\"window_s\": 2.5") != NULL);
 	CHECK(strstr(text, "\"windows\": 3") != NULL);
@@ -119,10 +116,7 @@ test_json(void)
 	CHECK(strstr(text, "\"points\": 7") != NULL);
 	json_free(j);
 	en.other_processes = -1;
-	j = json_new();
-	json_begin_object(j, NULL);
-	energy_json(&en, j);
-	json_end_object(j);
+	JSON_OBJECT(j, energy_json, &en);
 	CHECK(strstr(json_text(j), "\"other_processes\": null") != NULL);
 	json_free(j);
 }

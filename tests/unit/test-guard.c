@@ -322,16 +322,6 @@ test_unwritten_custom(void)
 	CHECK(!tolerance_passes(0xffffffffu, nan_bits, EWB_F32, NULL));
 }
 
-/* f32 bits of x. */
-static uint32_t
-f32_bits(float x)
-{
-	uint32_t	u;
-
-	memcpy(&u, &x, sizeof u);
-	return u;
-}
-
 /* torch.testing.assert_close's rule, |got - expected| <= atol + rtol
  * |expected| (--atol, --rtol), its per-dtype defaults, and how it goes
  * with --ulps and --rel: any one of them passes an element. */

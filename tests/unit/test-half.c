@@ -8,15 +8,6 @@
 #include "base/ewbench.h"
 #include "check.h"
 
-static uint32_t
-bits(float f)
-{
-	uint32_t	u;
-
-	memcpy(&u, &f, sizeof u);
-	return u;
-}
-
 static float
 from_bits(uint32_t u)
 {
@@ -135,7 +126,7 @@ test_special(void)
 	CHECK((h & 0x7c00) == 0x7c00 && (h & 0x3ff) != 0);
 	CHECK(isnan(half_to_float(0x7e00)));
 	CHECK(isinf(half_to_float(0x7c00)) && half_to_float(0x7c00) > 0);
-	CHECK(bits(half_to_float(0x8000)) == 0x80000000);
+	CHECK(f32_bits(half_to_float(0x8000)) == 0x80000000);
 }
 
 #ifdef __FLT16_MAX__

@@ -177,22 +177,6 @@ entries(const char *path)
 	return count;
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE	*f;
-	char	*buf;
-	size_t	 len;
-
-	if ((f = fopen(path, "r")) == NULL)
-		return xstrdup("(unreadable)");
-	buf = xcalloc(1, 4096);
-	len = fread(buf, 1, 4095, f);
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
-}
-
 static void
 test_atomic(void)
 {
@@ -202,14 +186,14 @@ test_atomic(void)
 	path = xasprintf("%s/run.json", dir);
 	umask(022);
 	CHECK(file_write_atomic(path, "{\"a\": 1}\n", 9, &cause) == 0);
-	text = slurp(path);
+	text = check_slurp(path);
 	CHECK_STR(text, "{\"a\": 1}\n");
 	free(text);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
 
 	/* Replacing leaves the new contents and no temporary file. */
 	CHECK(file_write_atomic(path, "{}\n", 3, &cause) == 0);
-	text = slurp(path);
+	text = check_slurp(path);
 	CHECK_STR(text, "{}\n");
 	free(text);
 	CHECK(entries(dir) == 1);
@@ -217,7 +201,7 @@ test_atomic(void)
 	/* A relative path works (temporary file in "."). */
 	CHECK(chdir(dir) == 0);
 	CHECK(file_write_atomic("rel.json", "1\n", 2, &cause) == 0);
-	text = slurp("rel.json");
+	text = check_slurp("rel.json");
 	CHECK_STR(text, "1\n");
 	free(text);
 	CHECK(unlink("rel.json") == 0);

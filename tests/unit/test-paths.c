@@ -38,6 +38,17 @@ candidates(const struct paths_config *c, const char *here)
 	return text;
 }
 
+/* The candidates from here are want, which this frees. */
+static void
+expect_candidates(const struct paths_config *c, const char *here, char *want)
+{
+	char	*got = candidates(c, here);
+
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+}
+
 static void
 touch(const char *dir, const char *file)
 {
@@ -83,34 +94,18 @@ test_candidates(void)
 	c.builddir = build;
 
 	/* The build tree's: the source tree. */
-	got = candidates(&c, build);
-	want = xasprintf("%s/metrics", src);
-	CHECK_STR(got, want);
-	free(got);
-	free(want);
+	expect_candidates(&c, build, xasprintf("%s/metrics", src));
 	/* A clone built in place and moved: the source beside it, then
 	 * where it was built from. */
-	got = candidates(&c, clone);
-	want = xasprintf("%s/metrics|%s/metrics", clone, src);
-	CHECK_STR(got, want);
-	free(got);
-	free(want);
+	expect_candidates(&c, clone, xasprintf("%s/metrics|%s/metrics",
+	    clone, src));
 	/* A separate build directory moved: its source tree. */
-	got = candidates(&c, moved);
-	want = xasprintf("%s/metrics", src);
-	CHECK_STR(got, want);
-	free(got);
-	free(want);
+	expect_candidates(&c, moved, xasprintf("%s/metrics", src));
 	/* Installed, wherever: beside itself, then as configured. */
-	got = candidates(&c, bin);
-	want = xasprintf("%s/../share/ewbench/metrics|"
-	    "/usr/local/share/ewbench/metrics", bin);
-	CHECK_STR(got, want);
-	free(got);
-	free(want);
-	got = candidates(&c, NULL);
-	CHECK_STR(got, "/usr/local/share/ewbench/metrics");
-	free(got);
+	expect_candidates(&c, bin, xasprintf("%s/../share/ewbench/metrics|"
+	    "/usr/local/share/ewbench/metrics", bin));
+	expect_candidates(&c, NULL,
+	    xstrdup("/usr/local/share/ewbench/metrics"));
 
 	/* What a moved build tree says when its data is not found. */
 	CHECK(paths_moved_note(&c, build) == NULL);

@@ -264,10 +264,7 @@ test_json(void)
 
 	host_facts_init(&h);
 	snprintf(h.hostname, sizeof h.hostname, "nodeA");
-	j = json_new();
-	json_begin_object(j, NULL);
-	placement_json(&h, j);
-	json_end_object(j);
+	JSON_OBJECT(j, placement_json, &h);
 	text = json_text(j);
 	CHECK(strstr(text, "\"hostname\": \"nodeA\"") != NULL);
 	CHECK(strstr(text, "\"numa_node\": null") != NULL);
@@ -295,10 +292,7 @@ test_json(void)
 	h.start.power_w = 71.5;
 	h.start.temperature_c = 33;
 	h.start.event_reasons = 1;
-	j = json_new();
-	json_begin_object(j, NULL);
-	placement_json(&h, j);
-	json_end_object(j);
+	JSON_OBJECT(j, placement_json, &h);
 	text = json_text(j);
 	CHECK(strstr(text, "\"numa_node\": 0") != NULL);
 	CHECK(strstr(text, "\"launcher\": \"slurm\"") != NULL);
@@ -372,10 +366,7 @@ test_sampled(void)
 	 * read; with readings, min, median, max and count. */
 	host_facts_init(&h);
 	h.nvml_status = "ok";
-	j = json_new();
-	json_begin_object(j, NULL);
-	placement_json(&h, j);
-	json_end_object(j);
+	JSON_OBJECT(j, placement_json, &h);
 	CHECK(strstr(json_text(j), "\"sampled\": null") != NULL);
 	CHECK(strstr(json_text(j), "\"ecc_enabled\": null") != NULL);
 	CHECK(strstr(json_text(j), "\"power_limit_w\": null") != NULL);
@@ -386,10 +377,7 @@ test_sampled(void)
 	h.settings.power_limit_w = 650;
 	r = reading_of(1980, 300, 0);
 	gpu_sampled_add(&h.sampled, &r);
-	j = json_new();
-	json_begin_object(j, NULL);
-	placement_json(&h, j);
-	json_end_object(j);
+	JSON_OBJECT(j, placement_json, &h);
 	CHECK(strstr(json_text(j), "\"ecc_enabled\": true") != NULL);
 	CHECK(strstr(json_text(j), "\"ecc_pending_enabled\": false") !=
 	    NULL);
