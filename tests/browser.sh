@@ -3,13 +3,7 @@
 # figures, anchors, screenshot): tests/browser/.  Skips, saying why, where
 # Python, its packages or Chromium are missing.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
-py=${PYTHON:-python3}
-[ "$py" != ":" ] && command -v "$py" >/dev/null 2>&1 || {
-	echo "SKIP: no python3 (configure found none)"; exit 77; }
-if ! missing=$("$py" -c 'import numpy, matplotlib, pytest' 2>&1); then
-	echo "SKIP: python packages missing (README, Install): $missing"
-	exit 77
-fi
+require_python numpy matplotlib pytest
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 &&
     ! command -v chromium-browser >/dev/null 2>&1 &&
     ! command -v google-chrome >/dev/null 2>&1; then

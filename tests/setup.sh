@@ -48,6 +48,30 @@ gpu_lock() {
 	fi
 }
 
+# require_python MODULE...: $py, the Python configure found (PYTHON) or
+# python3, where it imports every MODULE; else exit 77, saying why.
+require_python() {
+	py=${PYTHON:-python3}
+	[ "$py" != ":" ] && command -v "$py" >/dev/null 2>&1 || {
+		echo "SKIP: no python3 (configure found none)"; exit 77; }
+	if ! missing=$("$py" -c "import $(IFS=,; echo "$*")" 2>&1); then
+		echo "SKIP: python packages missing (README, Install): $missing"
+		exit 77
+	fi
+}
+
+# use_user_kernels: a test of `ewbench run --kernel` on the GPU
+# (require_gpu): $ex (examples/), $kern (tests/gpu/kernels/), $py, and a
+# private NVRTC cache (XDG_CACHE_HOME under $tmpdir).
+use_user_kernels() {
+	require_gpu
+	ex=$top_srcdir/examples
+	kern=$top_srcdir/tests/gpu/kernels
+	XDG_CACHE_HOME=$tmpdir/cache
+	export XDG_CACHE_HOME
+	py=${PYTHON:-python3}
+}
+
 # use_standins: a test of ewbench on the stand-in CUDA runtime and NVML
 # (tests/faults/, built by make check), checked with numpy: the GPU lock
 # (the stand-in replaces the CUDA runtime, not CUPTI), $py, and $shims,

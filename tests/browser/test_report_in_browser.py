@@ -14,13 +14,16 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
-# tests/browser.sh puts the package (python/) on PYTHONPATH.
+# tests/browser.sh puts the package (python/) on PYTHONPATH; the study of
+# the fixture is made as tests/python's conftest makes it.
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h100-fixture")
+sys.path.insert(0, os.path.join(ROOT, "tests", "python"))
+from conftest import make_study_dir  # noqa: E402
 WIDTH, HEIGHT = 1400, 900
 PROBE_ID = "ewb-browser-check"
 MAX_HTML_BYTES = 1.5e6
@@ -84,11 +87,7 @@ def report_dir(tmp_path_factory):
     from ewbench.analysis.report import plots
     from ewbench.analysis.report import page as report
     from ewbench.analysis.core import study
-    root = tmp_path_factory.mktemp("study")
-    for part in ("ceilings", "article", "sweep", "blocks"):
-        shutil.copytree(FIXTURE, root / part)
-        if part != "ceilings":
-            os.remove(root / part / "ceilings.csv")
+    root = make_study_dir(tmp_path_factory.mktemp("study"))
     out = root / "report"
     report.write_report(study.load_study(str(root)), str(out),
                         plots.plot_study)

@@ -28,11 +28,7 @@
 #     point, its size and block, and the compute-sanitizer command.
 # Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
-require_gpu
-ex=$top_srcdir/examples
-kern=$top_srcdir/tests/gpu/kernels
-export XDG_CACHE_HOME=$tmpdir/cache
-py=${PYTHON:-python3}
+use_user_kernels
 
 # 1. The same kernel twice: the user's copy beside the built-in one.
 "$EWBENCH" run -q --kernel "$ex/add_f32x4.cu" --op add --dtype f32 \

@@ -18,11 +18,7 @@
 #     % of the DRAM ceiling, counters).
 # Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
-require_gpu
-ex=$top_srcdir/examples
-kern=$top_srcdir/tests/gpu/kernels
-export XDG_CACHE_HOME=$tmpdir/cache
-py=${PYTHON:-python3}
+use_user_kernels
 
 fma="--kernel $ex/fma_bf16.cu --reference $ex/fma_bf16_ref.cu --ulps 1 --elems-per-thread 2"
 silu="--kernel $ex/silu_mul_f32.cu --reference $ex/silu_mul_f32_ref.cu --rel 1e-5 --elems-per-thread 4"

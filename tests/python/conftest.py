@@ -69,18 +69,22 @@ def rewrite(path, edit):
         f.write(edit(text))
 
 
-@pytest.fixture
-def study_dir(tmp_path):
-    """A study directory made of the fixture: ceilings/ (the fixture with
-    its ceilings.csv), article/ and sweep/ (the fixture's points) and
-    blocks/ (its add_f32 block sweep).  Structure, not physics: every part
-    is the same synthetic run."""
-    root = tmp_path / "study"
+def make_study_dir(root):
+    """A study directory made of the fixture, at root (a pathlib.Path):
+    ceilings/ (the fixture with its ceilings.csv), article/ and sweep/
+    (the fixture's points) and blocks/ (its add_f32 block sweep).
+    Structure, not physics: every part is the same synthetic run."""
     for part in ("ceilings", "article", "sweep", "blocks"):
         shutil.copytree(FIXTURE, root / part)
-    for part in ("article", "sweep", "blocks"):
-        os.remove(root / part / "ceilings.csv")
+        if part != "ceilings":
+            os.remove(root / part / "ceilings.csv")
     return root
+
+
+@pytest.fixture
+def study_dir(tmp_path):
+    """make_study_dir in tmp_path/study."""
+    return make_study_dir(tmp_path / "study")
 
 
 TIME_COLUMNS = ("time_median_ns", "time_min_ns", "time_max_ns",

@@ -327,18 +327,15 @@ def test_dangling_fleet_json_and_member_metrics_are_refused(tmp_path):
 
 # 7. One GPU counted twice in a fleet is refused.
 
-def test_member_linked_to_another_is_refused(tmp_path):
+@pytest.mark.parametrize("again, member, refusal", [
+    (os.symlink, "h-gpu0", "GPU of member h-gpu0 again"),      # linked
+    (shutil.copytree, "h-gpu1", "same host and PCI bus id"),   # copied
+], ids=["linked", "copied"])
+def test_member_linked_to_or_copied_from_another_is_refused(
+        tmp_path, again, member, refusal):
     root = make_fleet_dir(str(tmp_path / "f"), TWO)
-    os.symlink(os.path.join(root, "h-gpu0"), os.path.join(root, "h-gpu2"))
-    with pytest.raises(DataError, match="GPU of member h-gpu0 again"):
-        fleet.open_fleet(root)
-
-
-def test_member_copied_from_another_is_refused(tmp_path):
-    root = make_fleet_dir(str(tmp_path / "f"), TWO)
-    shutil.copytree(os.path.join(root, "h-gpu1"),
-                    os.path.join(root, "h-gpu2"))
-    with pytest.raises(DataError, match="same host and PCI bus id"):
+    again(os.path.join(root, member), os.path.join(root, "h-gpu2"))
+    with pytest.raises(DataError, match=refusal):
         fleet.open_fleet(root)
 
 

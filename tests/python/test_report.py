@@ -14,13 +14,8 @@ from ewbench.analysis.core import study
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
     """(report dir, md path, html path, findings) of a fixture study."""
-    import shutil
-    from conftest import FIXTURE
-    root = tmp_path_factory.mktemp("study")
-    for part in ("ceilings", "article", "sweep", "blocks"):
-        shutil.copytree(FIXTURE, root / part)
-        if part != "ceilings":
-            os.remove(root / part / "ceilings.csv")
+    from conftest import make_study_dir
+    root = make_study_dir(tmp_path_factory.mktemp("study"))
     out = root / "report"
     md, html, judged = report.write_report(study.load_study(str(root)),
                                            str(out), plots.plot_study)

@@ -21,7 +21,7 @@ from ewbench.analysis.core import select as sel
 from ewbench.analysis.report import unmeasured as um
 from ewbench.analysis.__main__ import EXIT_DATA, main
 from ewbench.analysis.core.load import DataError, load_run
-from conftest import FIXTURE, PACKAGE, rewrite, unwrapped
+from conftest import FIXTURE, PACKAGE, make_study_dir, rewrite, unwrapped
 
 RUN_ID = "20261121T204512Z-fixture-h100"
 STALL = "smsp__warp_issue_stalled_%s_per_warp_active.pct"
@@ -99,10 +99,7 @@ def test_a_missing_stall_reason_leaves_the_verdict_as_a_zero_one(tmp_path):
     verdicts = {}
     for imc in (None, 0.0):
         root = tmp_path / ("with" if imc is not None else "without")
-        for part in ("ceilings", "article", "sweep", "blocks"):
-            shutil.copytree(FIXTURE, root / part)
-            if part != "ceilings":
-                os.remove(root / part / "ceilings.csv")
+        make_study_dir(root)
         add_stalls(root, WAITS + ([(IMC, imc)] if imc is not None else []))
         sctx = fnd.make_context(study.load_study(str(root)))
         verdicts[imc] = sctx.parts[study.ARTICLE].verdicts[F16]

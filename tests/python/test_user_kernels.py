@@ -28,44 +28,59 @@ def test_role_of_a_users_kernel():
     assert order == ["add_f32", "add_f32x4_ilp2", "cub_add_f32", USER]
 
 
-def add_user_kernel(run_dir, faster=1.0):
-    """Copies every add_f32x4 row of the fixture as the user's kernel
-    (time divided by faster) and records it in run.json."""
+def copy_rows_as(run_dir, source, change, entry):
+    """Copies every `source` row of the fixture's timing.csv as the kernel
+    entry (its run.json user_kernels entry) measured: change(header, cells)
+    edits each copy, whose bandwidth cells are emptied (from bytes and
+    time); records entry in run.json."""
     def rows(text):
         lines = text.splitlines(keepends=True)
         header = lines[0].rstrip("\r\n").split(",")
-        times = [i for i, name in enumerate(header)
-                 if name.startswith("time_") and name.endswith("_ns")]
         bws = [i for i, name in enumerate(header)
                if name.startswith("bandwidth_") or name == "spec_dram_pct"]
         extra = []
         for line in lines[1:]:
             cells = line.rstrip("\r\n").split(",")
-            if cells[1] != "add_f32x4":
+            if cells[1] != source:
                 continue
-            cells[1] = USER
-            for i in times:
-                if cells[i]:
-                    cells[i] = repr(float(cells[i]) / faster)
+            change(header, cells)
             for i in bws:
-                cells[i] = ""       # from bytes and time
+                cells[i] = ""
             extra.append(",".join(cells) + "\r\n")
+        assert extra
         return text + "".join(extra)
     rewrite(os.path.join(run_dir, "timing.csv"), rows)
 
     def manifest(text):
         m = json.loads(text)
-        m["settings"]["variants"].append(USER)
-        m["user_kernels"] = [{
-            "variant": USER, "file": "examples/add_f32x4.cu",
-            "function": "add_f32x4_user", "symbol": "add_f32x4_user",
-            "op": "add", "dtype": "f32", "source_sha256": "ab" * 32,
-            "cache_key": "cd" * 32, "cached": False, "arch": "sm_90",
-            "nvrtc": "13.0", "options": ["--gpu-architecture=sm_90"],
-            "elems_per_thread": 4, "default_block": 64, "timeout_s": 30,
-            "stopped": None}]
+        m["settings"]["variants"].append(entry["variant"])
+        m["user_kernels"] = [entry]
         return json.dumps(m, indent=2)
     rewrite(os.path.join(run_dir, "run.json"), manifest)
+
+
+def entry(variant, file, function, op, dtype, **more):
+    """A run.json user_kernels entry for variant (its function, symbol
+    alike, in file), compiled for sm_90 by NVRTC 13.0, then more."""
+    return {"variant": variant, "file": file, "function": function,
+            "symbol": function, "op": op, "dtype": dtype,
+            "source_sha256": "ab" * 32, "cache_key": "cd" * 32,
+            "cached": False, "arch": "sm_90", "nvrtc": "13.0",
+            "options": ["--gpu-architecture=sm_90"], **more}
+
+
+def add_user_kernel(run_dir, faster=1.0):
+    """Copies every add_f32x4 row of the fixture as the user's kernel
+    (time divided by faster) and records it in run.json."""
+    def change(header, cells):
+        cells[1] = USER
+        for i, name in enumerate(header):
+            if name.startswith("time_") and name.endswith("_ns") and \
+                    cells[i]:
+                cells[i] = repr(float(cells[i]) / faster)
+    copy_rows_as(run_dir, "add_f32x4", change, entry(
+        USER, "examples/add_f32x4.cu", "add_f32x4_user", "add", "f32",
+        elems_per_thread=4, default_block=64, timeout_s=30, stopped=None))
 
 
 def test_user_kernel_beside_the_others(run_copy):
@@ -117,43 +132,17 @@ def add_custom_op(run_dir):
     """Copies every relu_f32 row of the fixture (8 bytes per element) as a
     user's own 3-input bf16 op (op custom: 3 x 2 bytes read, 2 written)
     checked against its reference kernel, and records it in run.json."""
-    def rows(text):
-        lines = text.splitlines(keepends=True)
-        header = lines[0].rstrip("\r\n").split(",")
-        bws = [i for i, name in enumerate(header)
-               if name.startswith("bandwidth_") or name == "spec_dram_pct"]
-        extra = []
-        for line in lines[1:]:
-            cells = line.rstrip("\r\n").split(",")
-            if cells[1] != "relu_f32":
-                continue
-            cells[1:4] = [CUSTOM, "custom", "bf16"]
-            for i in bws:
-                cells[i] = ""
-            extra.append(",".join(cells) + "\r\n")
-        assert extra
-        return text + "".join(extra)
-    rewrite(os.path.join(run_dir, "timing.csv"), rows)
-
-    def manifest(text):
-        m = json.loads(text)
-        m["settings"]["variants"].append(CUSTOM)
-        m["user_kernels"] = [{
-            "variant": CUSTOM, "file": "examples/fma_bf16.cu",
-            "function": "fma_bf16", "symbol": "fma_bf16",
-            "op": "custom", "dtype": "bf16", "source_sha256": "ab" * 32,
-            "cache_key": "cd" * 32, "cached": False, "arch": "sm_90",
-            "nvrtc": "13.0", "options": ["--gpu-architecture=sm_90"],
-            "count": "uint64", "elems_per_thread": 2, "default_block": 256,
-            "timeout_s": 30, "guard": True, "stopped": None, "inputs": 3,
-            "in_place": False, "bytes_per_element": 8,
-            "reference": {
-                "file": "examples/fma_bf16_ref.cu",
-                "function": "fma_bf16_ref", "symbol": "fma_bf16_ref",
-                "source_sha256": "ef" * 32, "cache_key": "01" * 32,
-                "cached": True, "count": "uint64", "ulps": 1, "rel": 0}}]
-        return json.dumps(m, indent=2)
-    rewrite(os.path.join(run_dir, "run.json"), manifest)
+    def change(header, cells):
+        cells[1:4] = [CUSTOM, "custom", "bf16"]
+    copy_rows_as(run_dir, "relu_f32", change, entry(
+        CUSTOM, "examples/fma_bf16.cu", "fma_bf16", "custom", "bf16",
+        count="uint64", elems_per_thread=2, default_block=256, timeout_s=30,
+        guard=True, stopped=None, inputs=3, in_place=False,
+        bytes_per_element=8, reference={
+            "file": "examples/fma_bf16_ref.cu",
+            "function": "fma_bf16_ref", "symbol": "fma_bf16_ref",
+            "source_sha256": "ef" * 32, "cache_key": "01" * 32,
+            "cached": True, "count": "uint64", "ulps": 1, "rel": 0}))
 
 
 def test_custom_op_beside_kernels_of_its_bytes(run_copy):

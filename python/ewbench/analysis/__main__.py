@@ -154,20 +154,36 @@ def make_parser():
     return parser
 
 
-def output_dir(args, source, name):
+def output_dir(args, source, name, unclaimed):
     """-o, else source/name; None (said why) when that default lies in a
     reference folder ewbench ships (study.shipped_reference), which no
-    command writes into unasked: rendering it again takes an -o."""
+    command writes into unasked: rendering it again takes an -o; None
+    (said why) too when unclaimed(outdir) says why the folder is not the
+    command's to write into."""
     from .core import study
-    if args.out:
-        return args.out
-    reference = study.shipped_reference(source)
-    if reference:
-        say(args.command, "will not write %s/ into %s/ by default: it is "
-            "a reference ewbench ships, kept as measured and rendered; give "
-            "-o OUTDIR" % (name, reference))
+    outdir = args.out
+    if not outdir:
+        reference = study.shipped_reference(source)
+        if reference:
+            say(args.command, "will not write %s/ into %s/ by default: it "
+                "is a reference ewbench ships, kept as measured and "
+                "rendered; give -o OUTDIR" % (name, reference))
+            return None
+        outdir = os.path.join(source, name)
+    why = unclaimed(outdir)
+    if why:
+        say(args.command, "will not write into %s: %s" % (outdir, why))
         return None
-    return os.path.join(source, name)
+    return outdir
+
+
+def needs_matplotlib(args, what, error):
+    """Says that `what` needs matplotlib, whose import failed with error
+    (an interruption stays one); EXIT_ERROR."""
+    stopped(error)
+    say(args.command, "%s needs matplotlib (%s); pip install -r "
+        "requirements.txt" % (what, error))
+    return EXIT_ERROR
 
 
 def cmd_report(args):
@@ -176,20 +192,14 @@ def cmd_report(args):
     try:
         from .report import plots
     except ImportError as e:
-        stopped(e)
-        say(args.command, "report needs matplotlib (%s); pip install -r "
-            "requirements.txt" % e)
-        return EXIT_ERROR
+        return needs_matplotlib(args, "report", e)
     if args.ceilings and study.is_study_dir(args.run_dir):
         say(args.command, "--ceilings is for a run directory; a study "
             "directory uses its ceilings/")
         return EXIT_USAGE
-    outdir = output_dir(args, args.run_dir, study.REPORT_DIR)
+    outdir = output_dir(args, args.run_dir, study.REPORT_DIR,
+                        report.unclaimed)
     if outdir is None:
-        return EXIT_USAGE
-    why = report.unclaimed(outdir)
-    if why:
-        say(args.command, "will not write into %s: %s" % (outdir, why))
         return EXIT_USAGE
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
@@ -207,16 +217,10 @@ def cmd_fleet(args):
     try:
         from .fleet import plots as fleet_plots
     except ImportError as e:
-        stopped(e)
-        say(args.command, "fleet needs matplotlib (%s); pip install -r "
-            "requirements.txt" % e)
-        return EXIT_ERROR
-    outdir = output_dir(args, args.fleet_dir, fleet.REPORT_DIR)
+        return needs_matplotlib(args, "fleet", e)
+    outdir = output_dir(args, args.fleet_dir, fleet.REPORT_DIR,
+                        lambda d: fleet_report.unclaimed(d, args.fleet_dir))
     if outdir is None:
-        return EXIT_USAGE
-    why = fleet_report.unclaimed(outdir, args.fleet_dir)
-    if why:
-        say(args.command, "will not write into %s: %s" % (outdir, why))
         return EXIT_USAGE
     judged = fleet_answers.judge(fleet.open_fleet(args.fleet_dir))
     md, html = fleet_report.write_report(judged, outdir,

@@ -42,6 +42,13 @@ def spread_pct(values):
     return 100.0 * (max(values) - min(values)) / abs(mid) if mid else None
 
 
+def _over_windows(name, summary):
+    """A property: summary (median, range, spread_pct) of the windows'
+    values of name."""
+    return property(lambda self: summary([getattr(w, name)
+                                          for w in self.windows]))
+
+
 @dataclass(frozen=True)
 class PointEnergy:
     """One point's windows, summed up."""
@@ -53,54 +60,24 @@ class PointEnergy:
     tier: str
     windows: tuple              # load.EnergyWindow, in window order
 
-    def _median(self, name):
-        return statistics.median(getattr(w, name) for w in self.windows)
+    pj = _over_windows("pj_per_byte", statistics.median)
+    pj_range = _over_windows("pj_per_byte", lambda v: (min(v), max(v)))
+    pj_spread = _over_windows("pj_per_byte", spread_pct)
+    board_w = _over_windows("board_w", statistics.median)
+    board_spread = _over_windows("board_w", spread_pct)
+    net_w = _over_windows("net_w", statistics.median)
+    idle_w = _over_windows("idle_w", statistics.median)
+    bandwidth = _over_windows("bandwidth_bytes_per_s", statistics.median)
 
-    def _range(self, name):
-        values = [getattr(w, name) for w in self.windows]
-        return min(values), max(values)
-
-    @property
-    def pj(self):
-        return self._median("pj_per_byte")
-
-    @property
-    def pj_range(self):
-        return self._range("pj_per_byte")
-
-    @property
-    def pj_spread(self):
-        return spread_pct([w.pj_per_byte for w in self.windows])
-
-    @property
-    def board_w(self):
-        return self._median("board_w")
-
-    @property
-    def board_spread(self):
-        return spread_pct([w.board_w for w in self.windows])
-
-    @property
-    def net_w(self):
-        return self._median("net_w")
-
-    @property
-    def idle_w(self):
-        return self._median("idle_w")
-
-    @property
-    def bandwidth(self):
-        return self._median("bandwidth_bytes_per_s")
+    def _given(self, name):
+        return [getattr(w, name) for w in self.windows
+                if getattr(w, name) is not None]
 
     def lowest(self, name):
-        values = [getattr(w, name) for w in self.windows
-                  if getattr(w, name) is not None]
-        return min(values) if values else None
+        return min(self._given(name), default=None)
 
     def highest(self, name):
-        values = [getattr(w, name) for w in self.windows
-                  if getattr(w, name) is not None]
-        return max(values) if values else None
+        return max(self._given(name), default=None)
 
     @property
     def throttle(self):

@@ -262,31 +262,30 @@ class Nullable:
         self.inner.check(value, at)
 
 
-class ListOf:
-    def __init__(self, item):
-        self.item = item
-        self.expected = "a list"
+class _Each:
+    """A JSON container whose elements all fit one spec: `kind` the
+    container's Python type, `elements` its (key, element) pairs."""
+
+    def __init__(self, element):
+        self.element = element
 
     def check(self, value, at):
-        if not isinstance(value, list):
+        if not isinstance(value, self.kind):
             raise _mismatch(at, self.expected, value)
-        for index, element in enumerate(value):
-            self.item.check(element, at + (index,))
+        for key, element in self.elements(value):
+            self.element.check(element, at + (key,))
 
 
-class MapOf:
+class ListOf(_Each):
+    kind, expected = list, "a list"
+    elements = staticmethod(enumerate)
+
+
+class MapOf(_Each):
     """A JSON object whose keys are free (strings, as JSON's are) and whose
     values all fit one spec: counters.collected, metric -> CUPTI name."""
-
-    def __init__(self, value):
-        self.value = value
-        self.expected = "an object"
-
-    def check(self, value, at):
-        if not isinstance(value, dict):
-            raise _mismatch(at, self.expected, value)
-        for key, element in value.items():
-            self.value.check(element, at + (key,))
+    kind, expected = dict, "an object"
+    elements = staticmethod(dict.items)
 
 
 class Object:
