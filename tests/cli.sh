@@ -2,7 +2,11 @@
 # tests/cli.sh - the command line, table driven: arguments, expected exit
 # status, and a pattern the output (stdout + stderr) must contain.  None of
 # these rows needs a GPU: bad input is refused before the device is opened.
+# But its dry runs and `ewbench info` open one where there is one, and a
+# second context on the GPU disturbs the GPU tests' timings (make -j
+# check): it takes the GPU lock as they do (setup.sh).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+gpu_lock
 
 count=0
 expect() {	# expect STATUS PATTERN ARGS...
