@@ -328,6 +328,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		    "--dry-run");
 		return -1;
 	}
+	/* given[] holds the value of each option given ONCE, as
+	 * --energy-window is. */
 	if (check_energy(o, argv[0], given[OPT_ENERGY_WINDOW] != NULL,
 	    cause) != 0)
 		return -1;
