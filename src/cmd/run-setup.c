@@ -107,7 +107,8 @@ runner_open_device(struct runner *r, char **cause)
 	    r->opts.command != CMD_CHECK && !r->opts.dry_run)
 		(void)trace_start(TRACE_KERNELS, &trace_cause);
 	if (trace_started())
-		r->man.timer = "cupti_kernel_activity";
+		r->man.timer = strcmp(trace_kernel_kind(), "kernel") == 0 ?
+		    "cupti_kernel_records" : "cupti_kernel_activity";
 	/* Without a usable GPU CUPTI fails too (CUPTI_ERROR_UNKNOWN): the
 	 * GPU's own reason is the one to say. */
 	code = device_open(r->opts.device, &r->dev, cause);

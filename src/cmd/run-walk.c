@@ -96,7 +96,7 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	struct timed		 t;
 	size_t			 i, k;
 	int			 passed;
-	bool			 user = variant_is_user(c->v);
+	bool			 user = variant_is_user(c->v), cross;
 
 	double			 t0 = monotonic_seconds(), t1;
 
@@ -149,6 +149,10 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	if (user && r->user_failed)
 		return 0;
 
+	/* The timer cross-check at up to CROSSCHECK_SIZES sizes: all of a
+	 * run's when it has no more, else its smallest and largest. */
+	cross = pl->nsizes <= CROSSCHECK_SIZES || p.n == pl->sizes[0] ||
+	    p.n == pl->sizes[pl->nsizes - 1];
 	for (i = 0; i < pl->ncaches; i++) {
 		for (k = 0; k < pl->nlaunches; k++) {
 			p.cache = pl->caches[i];
@@ -161,10 +165,10 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 			if (user)
 				watch_stretch(r, &p, "timing", 0);
 			if (measure_time(&r->bench, &l, p.cache,
-			    pl->launches[k], &t, cause) != 0 &&
+			    pl->launches[k], cross, &t, cause) != 0 &&
 			    (!counters_in_the_way(r, cause) ||
 			    measure_time(&r->bench, &l, p.cache,
-			    pl->launches[k], &t, cause) != 0)) {
+			    pl->launches[k], cross, &t, cause) != 0)) {
 				watchdog_disarm();
 				nvtx_pop();
 				return -1;

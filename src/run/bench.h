@@ -110,10 +110,14 @@ int		 checker_run(struct bench *, const struct launch *,
 #define MEASURE_GRAPH_LAUNCHES	16u
 #define MEASURE_PROBE_LAUNCHES	32u
 #define MEASURE_PROBE_ROUNDS	4u
-/* struct timed, struct interval: output.h (what a row carries). */
+/* struct timed, struct interval: output.h (what a row carries).  With
+ * cross, a warm point also gets crosscheck_ns (the independent timer):
+ * the runner asks for it at up to CROSSCHECK_SIZES sizes of a run (the
+ * article's three; a sweep's smallest and largest). */
+#define CROSSCHECK_SIZES	3u
 int		 measure_time(struct bench *, const struct launch *,
-		    enum cache_mode, enum launch_mode, struct timed *,
-		    char **cause);
+		    enum cache_mode, enum launch_mode, bool cross,
+		    struct timed *, char **cause);
 /* A graph of `launches` launches of l (each after a flush when cold),
  * instantiated and uploaded, so its first replay costs no more than the
  * next; the caller destroys *exec. */

@@ -15,7 +15,10 @@
  * them; graph: replayed from a graph), and for small warm stream kernels
  * two more: launches queued behind a spin kernel (the GPU's own launch
  * rate, the host out of the way) and launches replayed from a graph.  A
- * CUDA event pair around each whole round is kept as a cross-check.
+ * CUDA event pair around each whole round is kept too (batch_ns).  Warm
+ * points the caller picks get a second, independent time (crosscheck):
+ * their launches replayed from a graph with kernel records off, an event
+ * pair around the replay.
  * NVML is read once a round, while its launches run: the run's clock,
  * power and temperature summary, and the row's lowest clocks and any
  * throttling reason.
@@ -39,6 +42,13 @@
 /* The spin kernel gives up after this long on the GPU's clock: a queue
  * the host could not fill by then is reported, never waited for. */
 #define SPIN_TIMEOUT_NS		20000000ull
+
+/* The cross-check's graph covers this much of the GPU's time, in at
+ * least CROSSCHECK_MIN_LAUNCHES launches (a long kernel's few launches
+ * still average a couple of inter-kernel gaps) and at most the bench's
+ * capacity: about 2 ms, a few tenths of a percent of a study's time. */
+#define CROSSCHECK_NS		2e6
+#define CROSSCHECK_MIN_LAUNCHES	4u
 
 /* One round: `count` launches (each after a flush when cold), or as many
  * replays of `graph` (of MEASURE_GRAPH_LAUNCHES launches each) as cover
@@ -306,6 +316,64 @@ out:
 	return rc;
 }
 
+/*
+ * The independent timer (docs/analysis.md, "The timer cross-check"):
+ * enough of the point's launches to cover CROSSCHECK_NS, captured in a
+ * graph, replayed once untimed (its upload, the caches as the rounds left
+ * them) and once between an event pair, with CUPTI's kernel records off:
+ * the mean start-to-start time of back-to-back kernels that nothing
+ * instruments.  Warm only (a cold launch's flush would be in the frame);
+ * NaN in a traced run, whose records cannot be paused.
+ */
+static int
+crosscheck(struct bench *b, const struct launch *l, double median_ns,
+    double *out_ns, char **cause)
+{
+	cudaGraphExec_t	 graph = NULL;
+	cudaError_t	 e;
+	double		 want = ceil(CROSSCHECK_NS / median_ns);
+	unsigned	 launches = CROSSCHECK_MIN_LAUNCHES;
+	char		*ignored = NULL;
+	float		 ms;
+	int		 rc = -1;
+
+	*out_ns = NAN;
+	if (trace_mode() != TRACE_KERNELS)
+		return 0;
+	if (want > launches)
+		launches = want < (double)b->capacity ? (unsigned)want :
+		    (unsigned)b->capacity;
+	if (trace_pause(true, cause) != 0)
+		return -1;
+	if (measure_graph(b, l, CACHE_WARM, launches, &graph, cause) != 0)
+		goto resume;
+	e = cudaGraphLaunch(graph, b->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(b->events[0], b->stream);
+	if (e == cudaSuccess)
+		e = cudaGraphLaunch(graph, b->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(b->events[1], b->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(b->stream);
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(&ms, b->events[0], b->events[1]);
+	if (e != cudaSuccess) {
+		cuda_fail(e, "cross-check: cudaGraphLaunch/cudaEventRecord",
+		    cause);
+		goto resume;
+	}
+	*out_ns = (double)ms * 1e6 / launches;
+	rc = 0;
+resume:
+	if (graph != NULL)
+		cudaGraphExecDestroy(graph);
+	if (trace_pause(false, rc == 0 ? cause : &ignored) != 0)
+		rc = -1;
+	free(ignored);
+	return rc;
+}
+
 /* Launches queued behind a spin kernel: the host has issued every one
  * before the GPU starts the first, so their starts are as close as the GPU
  * can launch them.  A spin that timed out means the host could not queue
@@ -496,7 +564,7 @@ sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
 
 int
 measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
-    enum launch_mode how, struct timed *out, char **cause)
+    enum launch_mode how, bool cross, struct timed *out, char **cause)
 {
 	struct trace_label	 label = { l->v->id, l->args.n,
 				     cache_name(cache), "warmup" };
@@ -509,7 +577,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 		    "none)", l->v->id);
 		return -1;
 	}
-	out->batch_ns = NAN;
+	out->batch_ns = out->crosscheck_ns = NAN;
 	out->sm_clock_min_mhz = out->memory_clock_min_mhz = NAN;
 	out->interval.median_ns = out->interval.ci_ns = NAN;
 	out->queued = out->graph = out->interval;
@@ -523,6 +591,9 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	if (!trace_started())
 		return sample_events(b, l, cache, how, out, cause);
 	if (sample_kernels(b, l, cache, how, out, cause) != 0)
+		return -1;
+	if (cross && cache == CACHE_WARM &&
+	    crosscheck(b, l, out->st.median, &out->crosscheck_ns, cause) != 0)
 		return -1;
 	if (cache != CACHE_WARM || how != LAUNCH_STREAM ||
 	    !(out->st.median < PROBE_MAX_NS))

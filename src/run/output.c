@@ -169,6 +169,7 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_f64(csv, t->batch_ns);
 	csv_f64(csv, t->sm_clock_min_mhz);
 	csv_f64(csv, t->memory_clock_min_mhz);
+	csv_f64(csv, t->crosscheck_ns);
 	return csv_end_row(csv, cause);
 }
 

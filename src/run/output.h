@@ -79,8 +79,11 @@ struct manifest {
 	size_t			 nskipped;
 	const struct skipped_variant *fallbacks;
 	size_t			 nfallbacks;
-	const char		*timer;		/* "cupti_kernel_activity",
-						   "cuda_events" */
+	const char		*timer;		/* "cupti_kernel_records"
+						   (KERNEL kind),
+						   "cupti_kernel_activity"
+						   (CONCURRENT_KERNEL, before
+						   2026-11-29), "cuda_events" */
 	double			 timer_step_ns;	/* kernel times' step; 0:
 						   unknown */
 	const char		*counters_status;	/* ok, off, unavailable */
@@ -165,6 +168,9 @@ struct timed {
 	const char		*stop;		/* sampling_name(), or "count" */
 	double			 batch_ns;	/* events around the rounds,
 						   per launch */
+	double			 crosscheck_ns;	/* a graph replay with kernel
+						   records off, per launch;
+						   NaN: not cross-checked */
 	struct interval		 interval;	/* in the row's launch mode */
 	struct interval		 queued;	/* behind a spin kernel */
 	struct interval		 graph;		/* replayed from a graph */

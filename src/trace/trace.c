@@ -5,8 +5,14 @@
  * call that made it) to the label the caller set with trace_point_begin.
  * The records go into a struct trace (trace.h).
  *
- * Kernels are recorded with the CONCURRENT_KERNEL kind: KIND_KERNEL would
- * serialise them.  NVTX reaches CUPTI only through NVTX's injection: at
+ * Kernels are recorded with the KERNEL kind, not CONCURRENT_KERNEL.  The
+ * KERNEL kind serialises kernels of different streams, which changes
+ * nothing here: every launch ewbench times is on one stream.  The
+ * CONCURRENT_KERNEL kind's instrumentation slows the kernels that keep
+ * few bytes in flight (a scalar fp16 add 6-13 % on an H200) while those
+ * that saturate DRAM are untouched: docs/analysis.md, "The timer's own
+ * cost", has the measurements.  EWBENCH_CUPTI_KERNEL_KIND=concurrent
+ * brings the old kind back, to measure that cost again.  NVTX reaches CUPTI only through NVTX's injection: at
  * its first call NVTX dlopens $NVTX_INJECTION64_PATH and calls its
  * InitializeInjectionNvtx2, which libcupti exports; so trace_start points
  * it at the libcupti this process has loaded, before any NVTX call.
@@ -49,7 +55,7 @@ extern char	*__cxa_demangle(const char *, char *, size_t *, int *)
  * kernel matched, on an H200 with CUDA 13.0): so RUNTIME is enabled too,
  * and its records are read for nothing else.
  */
-static const struct {
+static struct {
 	CUpti_ActivityKind	 kind;
 	const char		*enable;	/* for messages */
 	const char		*disable;
@@ -57,7 +63,7 @@ static const struct {
 #define KIND(k) { CUPTI_ACTIVITY_KIND_ ## k,				\
 	"cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" #k ")",		\
 	"cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" #k ")" }
-	KIND(CONCURRENT_KERNEL),
+	KIND(KERNEL),	/* kernel_kind() may swap it for CONCURRENT_KERNEL */
 	KIND(MEMCPY),
 	KIND(MEMSET),
 	KIND(MARKER),
@@ -78,6 +84,29 @@ static struct {
 	int		 point;		/* the open point's label, or -1 */
 	char		*error;		/* the first failure inside a callback */
 } collector = { PTHREAD_MUTEX_INITIALIZER, NULL, TRACE_FULL, -1, NULL };
+
+/* EWBENCH_CUPTI_KERNEL_KIND=concurrent: kernels recorded with the
+ * CONCURRENT_KERNEL kind, as before 2026-11-29 (to measure its cost). */
+static void
+choose_kernel_kind(void)
+{
+	const char	*v = getenv("EWBENCH_CUPTI_KERNEL_KIND");
+
+	if (v != NULL && strcmp(v, "concurrent") == 0) {
+		kinds[0].kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		kinds[0].enable =
+		    "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)";
+		kinds[0].disable =
+		    "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)";
+	}
+}
+
+const char *
+trace_kernel_kind(void)
+{
+	return kinds[0].kind == CUPTI_ACTIVITY_KIND_KERNEL ? "kernel" :
+	    "concurrent_kernel";
+}
 
 static size_t
 enabled_kinds(void)
@@ -383,6 +412,7 @@ trace_start(enum trace_mode mode, char **cause)
 		return -1;
 	}
 	collector.mode = mode;
+	choose_kernel_kind();
 	if (cupti_check(cuptiActivityRegisterCallbacks(buffer_requested,
 	    buffer_completed), "cuptiActivityRegisterCallbacks", cause) != 0)
 		return -1;

@@ -216,6 +216,9 @@ enum trace_mode { TRACE_FULL, TRACE_KERNELS };
 int		 trace_start(enum trace_mode, char **cause);
 bool		 trace_started(void);
 enum trace_mode	 trace_mode(void);
+/* The activity kind kernels are recorded with: "kernel" (CUPTI's KERNEL
+ * kind) or "concurrent_kernel" (EWBENCH_CUPTI_KERNEL_KIND=concurrent). */
+const char	*trace_kernel_kind(void);
 /* Launches (and copies) issued from now until trace_point_end carry the
  * label.  Points do not nest. */
 int		 trace_point_begin(const struct trace_label *, char **cause);

@@ -39,6 +39,11 @@
 #             both): the step table side by side (tests/gpu/steps.py),
 #             in steps.md, and both studies packed into OUT
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
+#   timer     tests/gpu/timer-kinds.sh: what recording the kernels costs
+#             them (KERNEL and CONCURRENT_KERNEL records, with and
+#             without counters, events), every study variant, probe and
+#             cub add at 2^20, 2^24, 2^28; timer-kinds.csv into OUT; then
+#             tests/gpu/timer.sh
 #   energy    run --energy (issue 46): the study's variants and cub at
 #             256Mi (DRAM), three at 1Mi (L2-resident); each point's pJ/B
 #             and watts, idle subtracted, its spread over the 3 windows
@@ -245,6 +250,15 @@ sweep2)
 	timed sweep2 ./ewbench sweep -v 'add_f32x4,add_f16x8_pack,add_f32_tma,add_f16_tma,add_f16x8_ilp2,cub_add_*' \
 	    --metrics residency -o "$work/sweep2"
 	tail -1 "$work/sweep2.log"
+	;;
+timer)
+	log timer kinds
+	bash tests/gpu/timer-kinds.sh "$work/timer" "${TIMER_ROUNDS:-2}" 2>&1 |
+	    tee "$out/timer-kinds.txt"
+	cp "$work/timer/timer-kinds.csv" "$out/" 2>/dev/null
+	save
+	log timer.sh
+	make check TESTS=tests/gpu/timer.sh >/dev/null 2>&1; tail -20 tests/gpu/timer.log
 	;;
 runtest)
 	log run.sh

@@ -103,6 +103,9 @@ class Point:
     # row's rounds ran; None without NVML and in older runs.
     sm_clock_min_mhz: Optional[float] = None
     memory_clock_min_mhz: Optional[float] = None
+    # Since 2026-11-29 (issue 50): the independent timer of a warm point
+    # at the run's smallest or largest size (core/crosscheck.py).
+    crosscheck_ns: Optional[float] = None
 
     @property
     def key(self):

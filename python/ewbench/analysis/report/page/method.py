@@ -7,6 +7,7 @@ import os
 import shlex
 
 from .. import answers as ans
+from ...core import crosscheck
 from ...core import document as doc
 from .. import environment as env
 from ...core import load
@@ -92,6 +93,7 @@ def method_section(study):
         "**Roles**: the study's 14 variants (docs/study.md), ewbench's "
         "additions, and the peers cub and PyTorch.",
     ]
+    items.append(_timer_text(study))
     blocks.append(doc.Bullets(tuple(items)))
     blocks += _steps_blocks(study)
     article = study.run(stu.ARTICLE)
@@ -121,6 +123,51 @@ def method_section(study):
                  sinks.markdown(study.ceilings[r.name].method or ""))
                 for r in rows)))
     return blocks
+
+
+def _timer_text(study):
+    """The timer cross-check's line: how many points two timers measured
+    and their largest disagreement; or, for runs timed before it existed,
+    what their timer is known to do."""
+    runs = [(part, study.run(part)) for part in stu.PARTS]
+    runs = [(part, r) for part, r in runs if r is not None]
+    runs += [(stu.REPEATS + "/" + os.path.basename(r.path), r)
+             for r in study.repeats]
+    runs += [(name, r) for name, r in ((stu.EXPERIMENTS, study.experiments),
+                                       (stu.ENERGY, study.energy))
+             if r is not None]
+    old = [part for part, r in runs
+           if crosscheck.instrumented_timer(r.manifest)]
+    done = [(part, c) for part, r in runs
+            for c in crosscheck.checks(r.points)]
+    text = "**Timer cross-check**: "
+    if done:
+        worst_part, worst = max(done,
+                                key=lambda pc: abs(pc[1].disagreement))
+        flagged = sum(c.flagged for _, c in done)
+        text += ("%d warm points (at up to three sizes of each run) "
+                 "timed again by a graph replay with the kernel records "
+                 "off; largest disagreement %+.1f %% (`%s/` %s@%s); %s "
+                 "beyond %.0f %% and the row's own interval%s" % (
+                     len(done), 100 * worst.disagreement, worst_part,
+                     sinks.markdown(worst.point.variant),
+                     size_label(worst.point.n),
+                     "none" if not flagged else "**%d**" % flagged,
+                     crosscheck.TOLERANCE_PCT,
+                     " (Threats to validity lists them)" if flagged
+                     else ""))
+    else:
+        text += "none recorded"
+    if old:
+        text += ("; %s timed before it existed, with CUPTI's "
+                 "CONCURRENT_KERNEL records, which on an H200 slowed the "
+                 "kernels that keep few bytes in flight by 6-13 %% and left "
+                 "those that saturate DRAM as they were (docs/analysis.md, "
+                 "\"The timer's own cost\")" % (
+                     "every run here was" if len(old) == len(runs) else
+                     ", ".join("`%s/`" % p for p in old) +
+                     (" was" if len(old) == 1 else " were")))
+    return text + "."
 
 
 def _steps_blocks(study):

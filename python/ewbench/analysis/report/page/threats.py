@@ -2,6 +2,7 @@
 noisy points, warm slower than cold, rows above the DRAM ceiling, missing
 or replayed counters, old-protocol rows and the clocks."""
 
+from ...core import crosscheck
 from ...core import document as doc
 from .. import environment as env
 from .. import model
@@ -170,6 +171,20 @@ def threats_section(study, sctx):
         slower = model.warm_slower_kernels(run)
         if slower:
             items.append(_warm_slower_text(part, run, slower))
+        disagree = [c for c in crosscheck.checks(run.points) if c.flagged]
+        if disagree:
+            items.append("`%s/`: **the two timers disagree** at %s: the "
+                         "kernel records and the uninstrumented graph "
+                         "replay differ by more than %.0f %% beyond the "
+                         "row's interval, so its time is in doubt "
+                         "(Method, \"Timer cross-check\")." % (
+                             part, ", ".join(
+                                 "%s@%s %+.1f %%" % (
+                                     sinks.markdown(c.point.variant),
+                                     size_label(c.point.n),
+                                     100 * c.disagreement)
+                                 for c in disagree[:8]),
+                             crosscheck.TOLERANCE_PCT))
         counters = m.get("counters") or {}
         above = model.above_dram_ceiling(run, noise.run_floor(run))
         if above:

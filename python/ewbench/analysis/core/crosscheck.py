@@ -1,0 +1,68 @@
+"""The timer cross-check (docs/analysis.md, "The timer cross-check").
+
+A run times its warm points twice at up to three sizes (all of a run's
+when it has no more, else its smallest and largest): by
+the kernels' own CUPTI records (`time_median_ns`), and by an independent
+timer that nothing instruments (`crosscheck_ns`: the point's launches
+replayed from a graph with the kernel records off, an event pair around
+the replay, per launch).  The two agree when recording the kernels does
+not slow them; a row whose timers disagree by more than TOLERANCE_PCT
+beyond its own confidence interval is flagged, never silently used.
+
+Runs timed before 2026-11-29 recorded kernels with CUPTI's
+CONCURRENT_KERNEL kind (run.json `settings.timer` =
+"cupti_kernel_activity"), whose instrumentation slowed the kernels that
+keep few bytes in flight; they carry no cross-check (`instrumented_timer`
+names them).
+"""
+
+from dataclasses import dataclass
+from typing import Optional
+
+# The largest disagreement two unperturbed timers showed at 2^24 and 2^28
+# elements on an H200 (docs/analysis.md, "The timer's own cost": the
+# graph replay's inter-kernel gaps, under 1 %), with room for a second
+# GPU's: beyond it a row's time is not trusted as measured.
+TOLERANCE_PCT = 2.0
+
+# run.json settings.timer of the runs timed with the CONCURRENT_KERNEL
+# kind (trace/trace.c says why that kind is no longer used).
+CONCURRENT_TIMER = "cupti_kernel_activity"
+
+
+@dataclass(frozen=True)
+class Check:
+    point: object           # load.Point
+    disagreement: float     # crosscheck_ns / time_median_ns - 1
+    allowed: float          # the tolerance plus the row's CI, a fraction
+
+    @property
+    def flagged(self):
+        return abs(self.disagreement) > self.allowed
+
+
+def check(point) -> Optional[Check]:
+    """The point's cross-check, or None where it has none."""
+    other = getattr(point, "crosscheck_ns", None)
+    if other is None or not point.time_median_ns or \
+            point.time_source != "kernel":
+        return None
+    ci = 0.0
+    if point.time_ci_low_ns is not None and point.time_ci_high_ns is not None:
+        ci = max(point.time_median_ns - point.time_ci_low_ns,
+                 point.time_ci_high_ns - point.time_median_ns) / \
+            point.time_median_ns
+    return Check(point, other / point.time_median_ns - 1.0,
+                 TOLERANCE_PCT / 100.0 + ci)
+
+
+def checks(points):
+    """The cross-checks of these points, in their order."""
+    return [c for c in (check(p) for p in points) if c is not None]
+
+
+def instrumented_timer(manifest) -> bool:
+    """Whether the run's kernels were recorded with the CONCURRENT_KERNEL
+    kind (before 2026-11-29), which slows latency-bound kernels."""
+    return ((manifest or {}).get("settings") or {}).get("timer") == \
+        CONCURRENT_TIMER
