@@ -323,12 +323,17 @@ out:
  * them) and once between an event pair, with CUPTI's kernel records off:
  * the mean start-to-start time of back-to-back kernels that nothing
  * instruments.  Warm only (a cold launch's flush would be in the frame);
- * NaN in a traced run, whose records cannot be paused.
+ * NaN in a traced run, whose records cannot be paused.  It runs inside a
+ * point of its own, so that any record CUPTI still delivers for it (the
+ * CONCURRENT_KERNEL kind has been seen to record graph launches made while
+ * it was disabled) is dropped with that point, not read as the next one's.
  */
 static int
 crosscheck(struct bench *b, const struct launch *l, double median_ns,
     double *out_ns, char **cause)
 {
+	struct trace_label	 label = { l->v->id, l->args.n, "warm",
+				     "crosscheck" };
 	cudaGraphExec_t	 graph = NULL;
 	cudaError_t	 e;
 	double		 want = ceil(CROSSCHECK_NS / median_ns);
@@ -343,8 +348,12 @@ crosscheck(struct bench *b, const struct launch *l, double median_ns,
 	if (want > launches)
 		launches = want < (double)b->capacity ? (unsigned)want :
 		    (unsigned)b->capacity;
-	if (trace_pause(true, cause) != 0)
+	if (trace_point_begin(&label, cause) != 0)
 		return -1;
+	if (trace_pause(true, cause) != 0) {
+		abandon_point();
+		return -1;
+	}
 	if (measure_graph(b, l, CACHE_WARM, launches, &graph, cause) != 0)
 		goto resume;
 	e = cudaGraphLaunch(graph, b->stream);
@@ -369,6 +378,8 @@ resume:
 	if (graph != NULL)
 		cudaGraphExecDestroy(graph);
 	if (trace_pause(false, rc == 0 ? cause : &ignored) != 0)
+		rc = -1;
+	if (trace_point_end(NULL, NULL, rc == 0 ? cause : &ignored) != 0)
 		rc = -1;
 	free(ignored);
 	return rc;

@@ -79,11 +79,10 @@ struct manifest {
 	size_t			 nskipped;
 	const struct skipped_variant *fallbacks;
 	size_t			 nfallbacks;
-	const char		*timer;		/* "cupti_kernel_records"
-						   (KERNEL kind),
-						   "cupti_kernel_activity"
-						   (CONCURRENT_KERNEL, before
-						   2026-11-29), "cuda_events" */
+	const char		*timer;		/* "cupti_kernel_activity"
+						   (CONCURRENT_KERNEL),
+						   "cupti_kernel_records"
+						   (KERNEL), "cuda_events" */
 	double			 timer_step_ns;	/* kernel times' step; 0:
 						   unknown */
 	const char		*counters_status;	/* ok, off, unavailable */

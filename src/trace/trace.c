@@ -5,14 +5,17 @@
  * call that made it) to the label the caller set with trace_point_begin.
  * The records go into a struct trace (trace.h).
  *
- * Kernels are recorded with the KERNEL kind, not CONCURRENT_KERNEL.  The
- * KERNEL kind serialises kernels of different streams, which changes
- * nothing here: every launch ewbench times is on one stream.  The
- * CONCURRENT_KERNEL kind's instrumentation slows the kernels that keep
- * few bytes in flight (a scalar fp16 add 6-13 % on an H200) while those
- * that saturate DRAM are untouched: docs/analysis.md, "The timer's own
- * cost", has the measurements.  EWBENCH_CUPTI_KERNEL_KIND=concurrent
- * brings the old kind back, to measure that cost again.  NVTX reaches CUPTI only through NVTX's injection: at
+ * Kernels are recorded with the CONCURRENT_KERNEL kind, whose records
+ * time back-to-back launches as they overlap, stream and graph alike.  Its
+ * instrumentation slows the kernels that keep few bytes in flight (a
+ * scalar fp16 add 6-13 % on an H200; those that saturate DRAM are
+ * untouched), which the timer cross-check (measure.c) measures in every
+ * run.  The KERNEL kind leaves the kernels' speed alone but serialises
+ * them: its records carry 1.0-1.5 us more than the kernel (44 % of a
+ * 1Mi add) and graph-launched kernels get no timestamps at all, so it is
+ * only a switch, EWBENCH_CUPTI_KERNEL_KIND=kernel, for measuring that.
+ * docs/analysis.md, "The timer's own cost", has the measurements.
+ * NVTX reaches CUPTI only through NVTX's injection: at
  * its first call NVTX dlopens $NVTX_INJECTION64_PATH and calls its
  * InitializeInjectionNvtx2, which libcupti exports; so trace_start points
  * it at the libcupti this process has loaded, before any NVTX call.
@@ -63,7 +66,7 @@ static struct {
 #define KIND(k) { CUPTI_ACTIVITY_KIND_ ## k,				\
 	"cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" #k ")",		\
 	"cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" #k ")" }
-	KIND(KERNEL),	/* kernel_kind() may swap it for CONCURRENT_KERNEL */
+	KIND(CONCURRENT_KERNEL),	/* or KERNEL: choose_kernel_kind() */
 	KIND(MEMCPY),
 	KIND(MEMSET),
 	KIND(MARKER),
@@ -85,19 +88,18 @@ static struct {
 	char		*error;		/* the first failure inside a callback */
 } collector = { PTHREAD_MUTEX_INITIALIZER, NULL, TRACE_FULL, -1, NULL };
 
-/* EWBENCH_CUPTI_KERNEL_KIND=concurrent: kernels recorded with the
- * CONCURRENT_KERNEL kind, as before 2026-11-29 (to measure its cost). */
+/* EWBENCH_CUPTI_KERNEL_KIND=kernel: kernels recorded with the KERNEL
+ * kind instead (to measure what each kind does to the kernels). */
 static void
 choose_kernel_kind(void)
 {
 	const char	*v = getenv("EWBENCH_CUPTI_KERNEL_KIND");
 
-	if (v != NULL && strcmp(v, "concurrent") == 0) {
-		kinds[0].kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-		kinds[0].enable =
-		    "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)";
+	if (v != NULL && strcmp(v, "kernel") == 0) {
+		kinds[0].kind = CUPTI_ACTIVITY_KIND_KERNEL;
+		kinds[0].enable = "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)";
 		kinds[0].disable =
-		    "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)";
+		    "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL)";
 	}
 }
 

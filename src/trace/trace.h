@@ -216,8 +216,9 @@ enum trace_mode { TRACE_FULL, TRACE_KERNELS };
 int		 trace_start(enum trace_mode, char **cause);
 bool		 trace_started(void);
 enum trace_mode	 trace_mode(void);
-/* The activity kind kernels are recorded with: "kernel" (CUPTI's KERNEL
- * kind) or "concurrent_kernel" (EWBENCH_CUPTI_KERNEL_KIND=concurrent). */
+/* The activity kind kernels are recorded with: "concurrent_kernel"
+ * (CUPTI's CONCURRENT_KERNEL kind) or "kernel" (the KERNEL kind, with
+ * EWBENCH_CUPTI_KERNEL_KIND=kernel). */
 const char	*trace_kernel_kind(void);
 /* Launches (and copies) issued from now until trace_point_end carry the
  * label.  Points do not nest. */

@@ -1,15 +1,16 @@
 #!/bin/bash
 # tests/gpu/timer-kinds.sh OUT [ROUNDS] - what recording the kernels costs
 # them (docs/analysis.md, "The timer's own cost"): every study variant,
-# probe and cub add at 2^20, 2^24 and 2^28, warm, stream and graph, timed
+# probe and cub add at 2^20, 2^24 and 2^28, warm, stream launches, timed
 # ROUNDS times (default 2) in four ways, interleaved:
-#   kernel      CUPTI's KERNEL records (the default), no counters
+#   concurrent  CUPTI's CONCURRENT_KERNEL records (the default), no
+#               counters
 #   counters    the same with the counters' profiler session (the default
 #               run)
-#   concurrent  EWBENCH_CUPTI_KERNEL_KIND=concurrent (the timer before
-#               2026-11-29), no counters
-#   events      --no-cupti: an event pair per launch (stream), per replay
-#               of a graph (graph)
+#   kernel      EWBENCH_CUPTI_KERNEL_KIND=kernel: the KERNEL kind's
+#               records (serialised; no timestamps for graph launches, so
+#               stream launches only), no counters
+#   events      --no-cupti: an event pair per launch
 # Each kernel-timed row also carries its cross-check (crosscheck_ns, a
 # graph replay with the kernel records off).  OUT/timer-kinds.csv: one
 # row per point and way; the table printed last compares them.
@@ -20,15 +21,15 @@ ewbench=${EWBENCH:-./ewbench}
 mkdir -p "$out"
 ids=$("$ewbench" list | awk '$4 == "study" || $4 == "probe" { printf "%s%s", sep, $1; sep = "," }')
 ids=$ids,cub_add_f32,cub_add_f16
-common=(run -q -v "$ids" -s 2^20,2^24,2^28 --cache warm --launch both)
+common=(run -q -v "$ids" -s 2^20,2^24,2^28 --cache warm --launch stream)
 for r in $(seq 1 "$rounds"); do
-	for way in kernel counters concurrent events; do
+	for way in concurrent counters kernel events; do
 		dir=$out/$way-$r
 		rm -rf "$dir"
 		case $way in
-		kernel) "$ewbench" "${common[@]}" --no-counters -o "$dir" ;;
+		concurrent) "$ewbench" "${common[@]}" --no-counters -o "$dir" ;;
 		counters) "$ewbench" "${common[@]}" -o "$dir" ;;
-		concurrent) EWBENCH_CUPTI_KERNEL_KIND=concurrent \
+		kernel) EWBENCH_CUPTI_KERNEL_KIND=kernel \
 		    "$ewbench" "${common[@]}" --no-counters -o "$dir" ;;
 		events) "$ewbench" "${common[@]}" --no-cupti -o "$dir" ;;
 		esac >"$out/$way-$r.log" 2>&1 || echo "timer-kinds: $way round $r exit $?"
@@ -37,7 +38,7 @@ done
 python3 - "$out" "$rounds" <<'PY'
 import csv, os, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-ways = ("kernel", "counters", "concurrent", "events")
+ways = ("concurrent", "counters", "kernel", "events")
 rows = {}
 for way in ways:
     for r in range(1, rounds + 1):
@@ -58,28 +59,29 @@ with open(os.path.join(out, "timer-kinds.csv"), "w", newline="") as f:
         d = rows[key]
         w.writerow(list(key) + ["%.1f" % statistics.median(d[c]) if c in d
                                 else "" for c in cols])
-print("%-22s %10s %-6s %9s %8s %8s %8s %8s" % (
-    "variant", "n", "launch", "kernel us", "x/kern", "events/", "concur/",
-    "counters/"))
+print("%-22s %10s %-6s %9s %8s %8s %8s %8s %8s" % (
+    "variant", "n", "launch", "replay us", "concur/", "counter/", "kernel/",
+    "events/", "x(k)/"))
 worst = {}
 for key in sorted(rows):
     d = {k: statistics.median(v) for k, v in rows[key].items()}
-    k = d.get("kernel")
-    if not k:
+    x = d.get("concurrent_x")      # the uninstrumented graph replay
+    if not x:
         continue
     def ratio(c):
-        return "%8.3f" % (d[c] / k) if c in d else "%8s" % "-"
-    print("%-22s %10d %-6s %9.2f %s %s %s %s" % (
-        key[0], key[1], key[2], k / 1e3, ratio("kernel_x"), ratio("events"),
-        ratio("concurrent"), ratio("counters")))
-    for c in ("kernel_x", "events", "concurrent", "counters_x"):
+        return "%8.3f" % (d[c] / x) if c in d else "%8s" % "-"
+    print("%-22s %10d %-6s %9.2f %s %s %s %s %s" % (
+        key[0], key[1], key[2], x / 1e3, ratio("concurrent"),
+        ratio("counters"), ratio("kernel"), ratio("events"),
+        ratio("kernel_x")))
+    for c in ("concurrent", "counters", "kernel", "events", "kernel_x",
+              "counters_x"):
         if c in d:
-            base = d["counters"] if c == "counters_x" and "counters" in d else k
-            e = d[c] / base - 1
-            w = worst.setdefault((c, key[1], key[2]), (0.0, ""))
+            e = d[c] / x - 1
+            w = worst.setdefault((c, key[1]), (0.0, ""))
             if abs(e) > abs(w[0]):
-                worst[(c, key[1], key[2])] = (e, key[0])
-print("\nlargest disagreement per comparison, size and launch:")
-for (c, n, launch), (e, v) in sorted(worst.items()):
-    print("  %-11s n=%-10d %-6s %+6.2f %%  %s" % (c, n, launch, 100 * e, v))
+                worst[(c, key[1])] = (e, key[0])
+print("\nlargest disagreement with the uninstrumented replay, per timer and size:")
+for (c, n), (e, v) in sorted(worst.items()):
+    print("  %-11s n=%-10d %+6.2f %%  %s" % (c, n, 100 * e, v))
 PY

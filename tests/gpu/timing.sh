@@ -26,7 +26,7 @@ mkdir -p "$keep"
 import csv, json, sys
 d = sys.argv[1]
 m = json.load(open(d + "/run.json"))
-assert m["settings"]["timer"] == "cupti_kernel_records", m["settings"]
+assert m["settings"]["timer"] == "cupti_kernel_activity", m["settings"]
 target = m["settings"]["timing"]["target_ci_pct"]
 rows = list(csv.DictReader(open(d + "/timing.csv")))
 assert len(rows) == 5 * 2 * 2, len(rows)

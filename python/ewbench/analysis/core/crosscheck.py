@@ -9,24 +9,26 @@ the replay, per launch).  The two agree when recording the kernels does
 not slow them; a row whose timers disagree by more than TOLERANCE_PCT
 beyond its own confidence interval is flagged, never silently used.
 
-Runs timed before 2026-11-29 recorded kernels with CUPTI's
-CONCURRENT_KERNEL kind (run.json `settings.timer` =
-"cupti_kernel_activity"), whose instrumentation slowed the kernels that
-keep few bytes in flight; they carry no cross-check (`instrumented_timer`
-names them).
+Kernel records of CUPTI's CONCURRENT_KERNEL kind (run.json
+`settings.timer` = "cupti_kernel_activity", every run's default) come
+from instrumentation that slows the kernels that keep few bytes in
+flight; the cross-check is what shows it, and runs measured before
+2026-11-29 have none (`instrumented_timer` names the kind).
 """
 
 from dataclasses import dataclass
 from typing import Optional
 
-# The largest disagreement two unperturbed timers showed at 2^24 and 2^28
-# elements on an H200 (docs/analysis.md, "The timer's own cost": the
-# graph replay's inter-kernel gaps, under 1 %), with room for a second
-# GPU's: beyond it a row's time is not trusted as measured.
+# Beyond it (and the row's own interval) a row's two timers disagree.
+# Set on the H200 measurements of docs/analysis.md, "The timer's own
+# cost": uninstrumented timers of one kernel (a graph replay, events
+# around a long replay, KERNEL records less their serialisation) agree
+# within 1 % at 2^24 and 2^28; the CONCURRENT_KERNEL slow-down starts at
+# 5.7 % there.  2 % sits between, with room for a second GPU's gaps.
 TOLERANCE_PCT = 2.0
 
 # run.json settings.timer of the runs timed with the CONCURRENT_KERNEL
-# kind (trace/trace.c says why that kind is no longer used).
+# kind (trace/trace.c says why it is still the default).
 CONCURRENT_TIMER = "cupti_kernel_activity"
 
 
@@ -63,6 +65,6 @@ def checks(points):
 
 def instrumented_timer(manifest) -> bool:
     """Whether the run's kernels were recorded with the CONCURRENT_KERNEL
-    kind (before 2026-11-29), which slows latency-bound kernels."""
+    kind, which slows latency-bound kernels."""
     return ((manifest or {}).get("settings") or {}).get("timer") == \
         CONCURRENT_TIMER

@@ -127,8 +127,8 @@ def method_section(study):
 
 def _timer_text(study):
     """The timer cross-check's line: how many points two timers measured
-    and their largest disagreement; or, for runs timed before it existed,
-    what their timer is known to do."""
+    and their largest disagreement, and what the runs' kernel records are
+    known to do."""
     runs = [(part, study.run(part)) for part in stu.PARTS]
     runs = [(part, r) for part, r in runs if r is not None]
     runs += [(stu.REPEATS + "/" + os.path.basename(r.path), r)
@@ -157,16 +157,15 @@ def _timer_text(study):
                      " (Threats to validity lists them)" if flagged
                      else ""))
     else:
-        text += "none recorded"
+        text += "none recorded (runs measured before 2026-11-29)"
     if old:
-        text += ("; %s timed before it existed, with CUPTI's "
-                 "CONCURRENT_KERNEL records, which on an H200 slowed the "
-                 "kernels that keep few bytes in flight by 6-13 %% and left "
+        text += ("; kernel times of %s come from CUPTI's CONCURRENT_KERNEL "
+                 "records, whose instrumentation slowed the kernels that "
+                 "keep few bytes in flight by 6-13 %% on an H200 and left "
                  "those that saturate DRAM as they were (docs/analysis.md, "
                  "\"The timer's own cost\")" % (
-                     "every run here was" if len(old) == len(runs) else
-                     ", ".join("`%s/`" % p for p in old) +
-                     (" was" if len(old) == 1 else " were")))
+                     "every run here" if len(old) == len(runs) else
+                     ", ".join("`%s/`" % p for p in old)))
     return text + "."
 
 
