@@ -142,20 +142,30 @@ def _timer_text(study):
             for c in crosscheck.checks(r.points)]
     text = "**Timer cross-check**: "
     if done:
-        worst_part, worst = max(done,
-                                key=lambda pc: abs(pc[1].disagreement))
-        flagged = sum(c.flagged for _, c in done)
-        text += ("%d warm points (at up to three sizes of each run) "
-                 "timed again by a graph replay with the kernel records "
-                 "off; largest disagreement %+.1f %% (`%s/` %s@%s); %s "
-                 "beyond %.0f %% and the row's own interval%s" % (
-                     len(done), 100 * worst.disagreement, worst_part,
-                     sinks.markdown(worst.point.variant),
-                     size_label(worst.point.n),
-                     "none" if not flagged else "**%d**" % flagged,
-                     crosscheck.TOLERANCE_PCT,
-                     " (Threats to validity lists them)" if flagged
-                     else ""))
+        judged = [(part, c) for part, c in done if c.judged]
+        flagged = sum(c.flagged for _, c in judged)
+        text += ("%d warm points (at up to three sizes of each run) timed "
+                 "again by a graph replay with the kernel records off "
+                 "(docs/analysis.md, \"The timer cross-check\")" % len(done))
+        if judged:
+            worst_part, worst = max(judged,
+                                    key=lambda pc: abs(pc[1].disagreement))
+            text += ("; of the %d whose kernels take %.0f µs or more, the "
+                     "largest disagreement is %+.1f %% (`%s/` %s@%s), and %s "
+                     "beyond %.0f %% and the row's own interval%s" % (
+                         len(judged), crosscheck.JUDGED_MIN_NS / 1e3,
+                         100 * worst.disagreement, worst_part,
+                         sinks.markdown(worst.point.variant),
+                         size_label(worst.point.n),
+                         "none is" if not flagged else "**%d** are" % flagged,
+                         crosscheck.TOLERANCE_PCT,
+                         " (Threats to validity lists them)" if flagged
+                         else ""))
+        if len(judged) < len(done):
+            text += ("; the %d shorter ones are in `timing.csv` "
+                     "(`crosscheck_ns`) but not judged: a replay overlaps "
+                     "such kernels by as much as the effect" % (
+                         len(done) - len(judged)))
     else:
         text += "none recorded (runs measured before 2026-11-29)"
     if old:
