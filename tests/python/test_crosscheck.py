@@ -1,0 +1,56 @@
+"""The timer cross-check (core/crosscheck.py; docs/analysis.md, "The timer
+cross-check"): which rows it judges, which it flags, and what the report's
+Method and Threats say of it."""
+
+from ewbench.analysis.core import crosscheck
+from ewbench.analysis.core.load import Point
+
+
+def point(time_ns, cross_ns, ci_pct=0.2, source="kernel", **over):
+    half = time_ns * ci_pct / 100
+    base = dict(run_id="r", variant="add_f16", op="add", dtype="f16",
+                n=1 << 28, block=256, cache="warm", launch="stream",
+                grid=None, footprint_bytes=3 << 28, bytes_moved=3 << 28,
+                flops=1 << 28, iters=20, time_median_ns=time_ns,
+                time_min_ns=None, time_max_ns=None, time_mean_ns=None,
+                time_stddev_ns=None, activity_median_ns=None,
+                bandwidth_median_bytes_per_s=None,
+                bandwidth_max_bytes_per_s=None, spec_dram_pct=None,
+                check="pass", time_source=source,
+                time_ci_low_ns=time_ns - half, time_ci_high_ns=time_ns + half,
+                crosscheck_ns=cross_ns)
+    base.update(over)
+    return Point(**base)
+
+
+def test_a_slowed_kernel_is_flagged_and_an_agreeing_one_is_not():
+    slowed = crosscheck.check(point(826.6e3, 746.9e3))
+    assert slowed.disagreement < -0.09 and slowed.flagged
+    agreeing = crosscheck.check(point(733.4e3, 734.2e3))
+    assert not agreeing.flagged
+
+
+def test_the_row_interval_widens_the_tolerance():
+    # 3 % apart: flagged with a tight interval, not with a 2 % one.
+    assert crosscheck.check(point(100e3, 97e3, ci_pct=0.2)).flagged
+    assert not crosscheck.check(point(100e3, 97e3, ci_pct=2.0)).flagged
+
+
+def test_short_kernels_are_checked_but_never_judged():
+    c = crosscheck.check(point(3.61e3, 3.26e3, n=1 << 20))
+    assert c is not None and not c.judged and not c.flagged
+    assert crosscheck.check(point(20e3, 10e3)).judged
+
+
+def test_rows_without_a_second_timer_have_no_check():
+    assert crosscheck.check(point(5e3, None)) is None
+    assert crosscheck.check(point(5e3, 4e3, source="events")) is None
+    assert crosscheck.checks([point(5e3, None), point(30e3, 30e3)]) != []
+
+
+def test_the_concurrent_kernel_timer_is_named():
+    assert crosscheck.instrumented_timer(
+        {"settings": {"timer": "cupti_kernel_activity"}})
+    assert not crosscheck.instrumented_timer(
+        {"settings": {"timer": "cuda_events"}})
+    assert not crosscheck.instrumented_timer(None)
