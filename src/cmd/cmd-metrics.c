@@ -125,8 +125,8 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 			return -1;
 		case ':':
 		default:
-			*code = usage_error(cli_option_error(argv, first, ch,
-			    ""));
+			*code = usage_error(cli_option_error(metrics_longopts,
+			    argv, first, ch, ""));
 			return -1;
 		}
 	}
