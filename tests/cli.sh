@@ -62,6 +62,11 @@ for command in info list run check sweep tune ceilings; do
 	[ "$(wc -l <"$tmpdir/page")" -lt 170 ] ||
 	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
 done
+# Every page calls itself a page (metrics said "this text").
+for command in info list run check sweep tune ceilings metrics; do
+	"$EWBENCH" "$command" --help | grep -q '^  -h, --help  *this page$' ||
+	    fail "$command --help does not list -h, --help as 'this page'"
+done
 ! "$EWBENCH" check --help | grep -q -e '--density' -e '--iters' ||
     fail "check --help lists options check does not take"
 ! "$EWBENCH" info --help | grep -q '^  3 ' ||
@@ -410,6 +415,15 @@ taken=$(sed -n 's/^ewbench: user:add_f32x4_user: \([^ ]*\) .*sm_90.*/\1/p' \
 [ -n "$taken" ] && [ "$(cd "$(dirname "$taken")" && pwd -P)/$(basename "$taken")" = \
     "$top_srcdir/examples/add_f32x4.cu" ] ||
     fail "examples/ not taken from the source tree: $(cat "$tmpdir/out")"
+# ... and one that is in neither says where ewbench looked (issue 54).
+set +e
+(cd "$tmpdir" && "$EWBENCH" run --dry-run --chip h100 --kernel \
+    examples/no_such_example.cu) >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] && [ "$(wc -l <"$tmpdir/out")" = 1 ] &&
+    grep -q "^ewbench run: examples/no_such_example.cu: No such file or directory (nor in ewbench's own examples: .*examples)\$" "$tmpdir/out" ||
+    fail "a missing examples/ file: exit $rc: $(cat "$tmpdir/out")"
 
 # The kernels' SASS (issue 41: a build without cuobjdump recorded none,
 # silently): --version says whether this build holds it, and where it
