@@ -634,4 +634,36 @@ expect 0 '^bom: with a byte order mark' metrics --list --metrics "$tmpdir/bom.tx
 printf 'SHORT\001 x\nMETRICS\n' >"$tmpdir/ctl.txt"
 expect 1 "ctl.txt: line 1: expected SHORT, METRICS or LONG, not 'SHORT\\\\x01 x'" \
     metrics --list --metrics "$tmpdir/ctl.txt"
+
+# `make -C CLONE report` (scripts/report.sh run in CLONE with OUTDIR
+# ./reports, issue 54): the paths it prints are absolute, usable from
+# where the user is.  Without a GPU it renders the shipped references;
+# here through a stand-in ewbench that writes each output's file.
+cat >"$tmpdir/stub-ewbench" <<'STUB'
+#!/bin/sh
+case $1 in
+info)	exit 5 ;;
+list)	exit 0 ;;
+esac
+while [ $# -gt 1 ]; do
+	[ "$1" = -o ] && out=$2
+	shift
+done
+case $out in
+*.md)	: >"$out" ;;
+*)	mkdir -p "$out" && : >"$out/report.html" ;;
+esac
+STUB
+chmod +x "$tmpdir/stub-ewbench"
+mkdir "$tmpdir/make-c" "$tmpdir/user"
+(cd "$tmpdir/make-c" && EWBENCH=$tmpdir/stub-ewbench \
+    sh "$top_srcdir/scripts/report.sh" "$top_srcdir" ./reports) >"$tmpdir/made" ||
+    fail "scripts/report.sh with a stand-in ewbench: $(cat "$tmpdir/made")"
+sed -n 's/^report: \(\/.*\.\(html\|md\)\)$/\1/p' "$tmpdir/made" >"$tmpdir/paths"
+[ -s "$tmpdir/paths" ] &&
+    [ "$(grep -c '^report: [^n]' "$tmpdir/made")" = "$(wc -l <"$tmpdir/paths")" ] ||
+    fail "make report printed a path that is not absolute: $(cat "$tmpdir/made")"
+(cd "$tmpdir/user" && while read -r path; do
+	[ -f "$path" ] || fail "make report printed $path, which is not there"
+done) <"$tmpdir/paths"
 echo "cli: $count rows passed"
