@@ -220,7 +220,7 @@ want 2 'File name too long' "11: over-long component"
 [ ! -e "$d/deep" ] || fail "11: an over-long --out left $(find "$d/deep")"
 
 # 14. What can be refused without a GPU is refused before any GPU work.
-ewb -- run $small --metrics no__such_metric.sum -o "$d/m14" --no-cupti
+ewb -- run $small --metrics no__such_metric.sum -o "$d/m14"	# $small: --no-cupti
 want 0 '' "14: --no-cupti ignores --metrics"
 rm -rf "$d/m14"
 # (Not under the sanitizers: CUPTI's host library is loaded with
