@@ -49,8 +49,8 @@ struct ceiling {
 	double		 spec;		/* from device attributes; NaN: none */
 	double		 spread_pct;	/* 100 x sample stddev / median; NaN
 					 * with fewer than 2 samples */
-	char		 method[CEIL_METHOD_SIZE];	/* one line: what was
-							 * run */
+	char		 method[CEIL_METHOD_SIZE];	/* one line: what
+							   was run */
 };
 
 enum ceiling_id {

@@ -85,8 +85,8 @@ size_t		 plan_device_bytes(const struct plan *);
  * name, else NULL) the chip's whole memory.  -1 with the cause the run
  * refuses it with (exit 4, EWB_EXIT_NOMEM), so that a dry run refuses
  * what the run would. */
-int		 plan_fits(const struct plan *, size_t have, const char *chip,
-		    char **cause);
+int		 plan_fits(const struct plan *, size_t have,
+		    const char *chip, char **cause);
 /* A rough estimate of the run's wall time, in seconds, for --dry-run and
  * the progress line: kernels at 90 % of the spec bandwidth or the launch
  * floor, checks, the host's share, and `passes` counter passes. */
