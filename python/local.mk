@@ -102,3 +102,9 @@ ewbenchdefs_DATA = src/run/columns.def src/base/data-limits.h \
 	metrics/derived.def \
 	kernels/study.def kernels/inflight.def kernels/probe.def
 EXTRA_DIST += %reldir%/ewbench/defs
+
+# Byte-compiled at install by automake's py-compile through a wrapper that
+# says it in one line (py-compile itself prints every module's name run
+# together: one line of some 3,700 characters).
+py_compile = $(top_srcdir)/scripts/py-compile.sh
+EXTRA_DIST += scripts/py-compile.sh

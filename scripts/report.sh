@@ -37,7 +37,10 @@
 # EWBENCH, PYTHON and ENERGY come from the environment (make sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
-outdir=$2
+# Absolute: the paths it prints are usable from wherever the user is
+# (`make -C CLONE report` runs it in CLONE).
+mkdir -p "$2"
+outdir=$(cd "$2" && pwd)
 py=${PYTHON:-python3}
 # The analysis commands through ewbench itself, as a user runs them.
 analysis() { EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" "$@"; }
@@ -210,9 +213,8 @@ echo "report: no usable GPU here; rendering the shipped reference results"
 # beside it (contest/, ncu/, ...) that keep their data but no rendering.
 # The shipped folders are the source's: their renderings go to
 # OUTDIR/rendered/<name>/, which `make report` claims.
-rendered=$outdir/rendered
+rendered=$outdir/rendered	# absolute: the contest runs from its folder
 mkdir -p "$rendered"
-rendered_abs=$(cd "$rendered" && pwd)	# for the contest, run from its folder
 found=0
 for gpu in "$srcdir"/reports/reference/*/; do
 	gpu=${gpu%/}
@@ -227,7 +229,7 @@ for gpu in "$srcdir"/reports/reference/*/; do
 	if [ -d "$gpu/contest/round-1" ]; then
 		mkdir -p "$rendered/$name"
 		(cd "$gpu/contest" &&
-		    analysis contest round-? -o "$rendered_abs/$name/contest.md" >/dev/null)
+		    analysis contest round-? -o "$rendered/$name/contest.md" >/dev/null)
 		echo "report: $rendered/$name/contest.md"
 	fi
 done

@@ -28,6 +28,21 @@ expect() {	# expect STATUS PATTERN ARGS...
 	fi
 }
 
+# refused STATUS PATTERN ARGS...: exit STATUS with one line on stderr that
+# matches PATTERN (a dry run planned for --chip says so on stdout first).
+refused() {
+	want=$1 pattern=$2
+	shift 2
+	set +e
+	"$EWBENCH" "$@" >"$tmpdir/out" 2>"$tmpdir/err"
+	got=$?
+	set -e
+	count=$((count + 1))
+	[ "$got" = "$want" ] && [ "$(wc -l <"$tmpdir/err")" -eq 1 ] &&
+	    grep -q -e "$pattern" "$tmpdir/err" ||
+	    fail "ewbench $*: exit $got (expected $want), stderr not one line '$pattern': $(head -c 400 "$tmpdir/err")"
+}
+
 expect 0 '^usage: ewbench'		--help
 expect 0 'Examples:'			--help
 # Each command its own page: its synopsis, options and exit statuses.
@@ -46,6 +61,11 @@ for command in info list run check sweep tune ceilings; do
 	    fail "$command --help is the overview, not its page"
 	[ "$(wc -l <"$tmpdir/page")" -lt 170 ] ||
 	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
+done
+# Every page calls itself a page (metrics said "this text").
+for command in info list run check sweep tune ceilings metrics; do
+	"$EWBENCH" "$command" --help | grep -q '^  -h, --help  *this page$' ||
+	    fail "$command --help does not list -h, --help as 'this page'"
 done
 ! "$EWBENCH" check --help | grep -q -e '--density' -e '--iters' ||
     fail "check --help lists options check does not take"
@@ -106,7 +126,7 @@ expect 2 "--seed: '-1'"			run --seed -1
 expect 2 "unknown option '--verbose' (info takes only --device N)"	info --verbose
 expect 2 "--block: 'x' is not a whole number"	run --block 32,x
 expect 2 "--launch: 'rocket' is not stream, graph or both" run --launch rocket
-expect 2 'sweep chooses its sizes'	sweep -s 1Mi
+expect 2 "--size is run's, check's and tune's, not sweep's (see ewbench sweep --help)"	sweep -s 1Mi
 expect 2 "unknown option '--frequency'"	ceilings --frequency 3
 
 # Issue 35: options given twice.  -v adds up as -s and --block do (the
@@ -149,9 +169,22 @@ expect 0 '^add_f32 .* 3$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_
 [ "$cub" = no ] ||
     expect 0 '^cub_add_f16 .* 1$'	run --dry-run --no-cupti -v add_f16x8,add_f32,cub_add_f16 -s 1Mi --block own,x2,x4,x8
 expect 2 "--block's xK: '64' is not a whole number from 2 to 32"	run --block x64
+# ... said, in the plan and run.json's skipped (issue 55); and when
+# nothing is left, refused: never an empty run that is "complete".
+expect 0 '^skipped: add_f32: --block x8 left out: 8 x its published block of 256 is 2048 threads, past the 1024 of a CUDA block$' \
+    run --dry-run --no-cupti -v add_f16x8,add_f32 -s 1Mi --block own,x2,x4,x8
+refused 2 '^ewbench run: nothing left to run: add_f32: --block x8 left out: 8 x its published block of 256 is 2048 threads' \
+    run --dry-run --chip h100 --no-cupti -v add_f32 -s 1Mi --block x8
+refused 2 'nothing left to run: add_f32: --block x8 left out: .* (and every other case likewise)$'	tune --dry-run --chip h100 -v add_f32,add_f32x4_ilp2 -s 1Mi --block x8,x16
 # The experiments' probes: only by name, never by a pattern or default
 expect 0 '^add_f32_ilp2 '	run --dry-run --no-cupti -v add_f32_ilp2 -s 1Mi
 expect 2 "'add_f32_ilp\*' matches only the experiments' probes, which run only when named: add_f32_ilp2, add_f32_ilp4"	run --dry-run --no-cupti -v 'add_f32_ilp*' -s 1Mi
+# --kernel without -v: its op and dtype's study variants beside it,
+# never the probes (issue 55), which run only by name.
+expect 0 '^user:add_f32x4_user '	run --dry-run --chip h100 --no-cupti \
+    --kernel "$top_srcdir/examples/add_f32x4.cu" --elems-per-thread 4 -s 1Mi
+grep -q '^add_f32x4 ' "$tmpdir/out" && ! grep -q '^add_f32_ilp' "$tmpdir/out" ||
+    fail "--kernel without -v: $(cat "$tmpdir/out")"
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
 expect 2 "--device given twice ('0', then '1')"	run --device 0 --device 1
@@ -167,6 +200,30 @@ expect 2 "unknown option '-x' in '-qx'"	run -qx
 expect 2 "option '-qs' needs a value"	run -qs
 expect 2 "--device given twice ('0', then '0'): info shows one GPU"	info --device 0 --device 0
 expect 2 "unexpected argument '3' (info takes only --device N)"	info 3
+# Issue 55: once-only flags once too; numbers in base 10 ("010" is ten,
+# "08" eight); an option of another command refused, naming whose it is;
+# an abbreviation of two options, or a value given to a flag, said as
+# such (not "unknown option").
+expect 2 '^ewbench run: --dry-run given twice: give it once$'	run --dry-run --dry-run
+expect 2 '^ewbench check: --quiet given twice: give it once$'	check -q --quiet
+expect 2 '^ewbench ceilings: --dry-run given twice: give it once$'	ceilings --dry-run --dry-run
+# (metrics says its page on a second line)
+"$EWBENCH" metrics --list --list 2>&1 | grep -q '^ewbench metrics: --list given twice: give it once$' ||
+    fail "metrics --list --list: $("$EWBENCH" metrics --list --list 2>&1 | head -c 300)"
+expect 0 '^1 sizes up to 1; '	run --dry-run --chip h100 --no-cupti -v add_f32 -s 1 --seed 08
+expect 2 "^ewbench run: --seed: '0x10' is not an unsigned 64-bit number\$"	run --seed 0x10
+expect 2 "^ewbench check: --iters is run's, sweep's and tune's, not check's (see ewbench check --help)\$"	check --iters 5
+expect 2 "^ewbench run: --density is sweep's, not run's (see ewbench run --help)\$"	run --density 4
+expect 2 "^ewbench check: --out is run's, sweep's and tune's, not check's"	check -o "$tmpdir/check-out"
+[ ! -e "$tmpdir/check-out" ] || fail "check -o, refused, left its directory"
+expect 2 "^ewbench check: --metrics is run's, sweep's and tune's, not check's"	check --metrics dram
+expect 2 "^ewbench tune: --energy-window is run's, not tune's"	tune --energy-window 2
+expect 2 "^ewbench run: option '--max' is ambiguous (--max-iters, --max-time): give more of its name\$"	run --max 3
+expect 2 "^ewbench run: option '--dry-run' takes no value (given '--dry-run=1')\$"	run --dry-run=1
+expect 2 "^ewbench run: option '--no-cupti' takes no value (given '--no-cu=yes')\$"	run --no-cu=yes
+expect 2 "^ewbench ceilings: option '--quiet' takes no value (given '--quiet=1')\$"	ceilings --quiet=1
+expect 2 "^ewbench info: option '--device' needs a value"	info --device
+expect 2 "^ewbench run: unknown option '--frob=1' for 'run'"	run --frob=1
 
 expect 2 '--out: an empty directory name'	run -o ''
 expect 2 '--out: an empty directory name'	ceilings -o ''
@@ -178,8 +235,8 @@ expect 2 "no metric group 'residncy'"	run --metrics residncy
 expect 0 '^      --energy  '		run --help
 ! "$EWBENCH" sweep --help | grep -q -e '--energy' ||
     fail "sweep --help lists --energy, which only run takes"
-expect 2 "--energy is run's (ewbench run --energy ...), not sweep's"	sweep --energy
-expect 2 "--energy is run's"		tune --energy
+expect 2 "--energy is run's, not sweep's (see ewbench sweep --help)"	sweep --energy
+expect 2 "--energy is run's, not tune's"	tune --energy
 expect 2 "--energy-window is the length of --energy's windows: it needs --energy"	run --energy-window 2
 expect 2 "--energy-window: '0.5' is not a number from 1 to 60"	run --energy --energy-window 0.5
 expect 2 '--energy with --trace'	run --energy --trace "$tmpdir/t.json"
@@ -358,6 +415,15 @@ taken=$(sed -n 's/^ewbench: user:add_f32x4_user: \([^ ]*\) .*sm_90.*/\1/p' \
 [ -n "$taken" ] && [ "$(cd "$(dirname "$taken")" && pwd -P)/$(basename "$taken")" = \
     "$top_srcdir/examples/add_f32x4.cu" ] ||
     fail "examples/ not taken from the source tree: $(cat "$tmpdir/out")"
+# ... and one that is in neither says where ewbench looked (issue 54).
+set +e
+(cd "$tmpdir" && "$EWBENCH" run --dry-run --chip h100 --kernel \
+    examples/no_such_example.cu) >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ $rc = 2 ] && [ "$(wc -l <"$tmpdir/out")" = 1 ] &&
+    grep -q "^ewbench run: examples/no_such_example.cu: No such file or directory (nor in ewbench's own examples: .*examples)\$" "$tmpdir/out" ||
+    fail "a missing examples/ file: exit $rc: $(cat "$tmpdir/out")"
 
 # The kernels' SASS (issue 41: a build without cuobjdump recorded none,
 # silently): --version says whether this build holds it, and where it
@@ -434,6 +500,31 @@ expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --dry-run --chip T4
 expect 2 'no facts for it (known: H100 (GH100), H200'	run --dry-run --chip GX999
 expect 2 'needs --dry-run'	sweep --chip GH100
 expect 2 'needs --dry-run'	ceilings --chip GH100
+# A dry run refuses what the run would (issues 54, 55): a size past the
+# address space or past the GPU's memory (exit 4), an --out that holds a
+# run (exit 2); and a fleet's needs no GPU either: planned once.
+refused 4 "^ewbench run: --size 9223372036854775808 is too large to address\$" \
+    run --dry-run --chip h100 -v add_f32 -s 2^63
+refused 4 '^ewbench run: size 1Ti needs 16.0 TiB of GPU memory (3 arrays, the expected output and an L2 flush buffer); the NVIDIA H100 80GB HBM3 has 79.0 GiB$' \
+    run --dry-run --chip h100 -v add_f32 -s 1Ti
+refused 4 'size 1Ti needs'	check --dry-run --chip t4 -v add_f32 -s 1Ti
+mkdir "$tmpdir/held" && : >"$tmpdir/held/run.json"
+for cmd in "run -v add_f32 -s 1Ki" "sweep -v add_f32" "tune -v add_f32" ceilings; do
+	expect 2 "^ewbench ${cmd%% *}: --out $tmpdir/held already holds a run (run.json); choose another directory\$" \
+	    $cmd --dry-run --chip h100 -o "$tmpdir/held"
+done
+expect 2 "--out $tmpdir/held already holds a run"	run --dry-run -o "$tmpdir/held"
+expect 0 '^plan: one member per GPU of --device all, each with this plan$' \
+    run --device all --dry-run --chip H100 -v add_f32 -s 1Ki
+expect 0 '^add_f32 '	run --device all --dry-run --chip H100 -v add_f32 -s 1Ki
+expect 0 '^plan: ewbench ceilings on Tesla T4'	ceilings --device 0,1 --dry-run --chip T4
+# ceilings' plan: each row's method whole, however long (it was cut at
+# 255 characters, mid-word): every one ends as describe.c ends them.
+"$EWBENCH" ceilings --dry-run --chip h100 --iters 100000 >"$tmpdir/plan"
+awk 'NR > 2 && !/^[0-9]+ ceilings, / && !/; median of [0-9]+ after 3 warm-up$/' \
+    "$tmpdir/plan" >"$tmpdir/cut"
+[ ! -s "$tmpdir/cut" ] && [ "$(wc -l <"$tmpdir/plan")" -gt 60 ] ||
+    fail "ceilings --dry-run: rows cut short: $(head -c 600 "$tmpdir/cut")"
 
 # Without a GPU, commands that need one say so and exit 5.
 set +e
@@ -543,4 +634,36 @@ expect 0 '^bom: with a byte order mark' metrics --list --metrics "$tmpdir/bom.tx
 printf 'SHORT\001 x\nMETRICS\n' >"$tmpdir/ctl.txt"
 expect 1 "ctl.txt: line 1: expected SHORT, METRICS or LONG, not 'SHORT\\\\x01 x'" \
     metrics --list --metrics "$tmpdir/ctl.txt"
+
+# `make -C CLONE report` (scripts/report.sh run in CLONE with OUTDIR
+# ./reports, issue 54): the paths it prints are absolute, usable from
+# where the user is.  Without a GPU it renders the shipped references;
+# here through a stand-in ewbench that writes each output's file.
+cat >"$tmpdir/stub-ewbench" <<'STUB'
+#!/bin/sh
+case $1 in
+info)	exit 5 ;;
+list)	exit 0 ;;
+esac
+while [ $# -gt 1 ]; do
+	[ "$1" = -o ] && out=$2
+	shift
+done
+case $out in
+*.md)	: >"$out" ;;
+*)	mkdir -p "$out" && : >"$out/report.html" ;;
+esac
+STUB
+chmod +x "$tmpdir/stub-ewbench"
+mkdir "$tmpdir/make-c" "$tmpdir/user"
+(cd "$tmpdir/make-c" && EWBENCH=$tmpdir/stub-ewbench \
+    sh "$top_srcdir/scripts/report.sh" "$top_srcdir" ./reports) >"$tmpdir/made" ||
+    fail "scripts/report.sh with a stand-in ewbench: $(cat "$tmpdir/made")"
+sed -n 's/^report: \(\/.*\.\(html\|md\)\)$/\1/p' "$tmpdir/made" >"$tmpdir/paths"
+[ -s "$tmpdir/paths" ] &&
+    [ "$(grep -c '^report: [^n]' "$tmpdir/made")" = "$(wc -l <"$tmpdir/paths")" ] ||
+    fail "make report printed a path that is not absolute: $(cat "$tmpdir/made")"
+(cd "$tmpdir/user" && while read -r path; do
+	[ -f "$path" ] || fail "make report printed $path, which is not there"
+done) <"$tmpdir/paths"
 echo "cli: $count rows passed"

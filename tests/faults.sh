@@ -220,7 +220,7 @@ want 2 'File name too long' "11: over-long component"
 [ ! -e "$d/deep" ] || fail "11: an over-long --out left $(find "$d/deep")"
 
 # 14. What can be refused without a GPU is refused before any GPU work.
-ewb -- run $small --metrics no__such_metric.sum -o "$d/m14" --no-cupti
+ewb -- run $small --metrics no__such_metric.sum -o "$d/m14"	# $small: --no-cupti
 want 0 '' "14: --no-cupti ignores --metrics"
 rm -rf "$d/m14"
 # (Not under the sanitizers: CUPTI's host library is loaded with
@@ -245,6 +245,27 @@ want 0 '' "14: SLURM_PROCID=garbage with --device 0"
 ewb -- run -q -v add_f32 -s 2^63 --no-cupti -o "$d/big14"
 want 4 'too large' "14: -s 2^63"
 [ ! -e "$d/big14" ] || fail "14: exit 4 kept its claim: $(ls -A "$d/big14")"
+
+# Issue 55 (10, 12, 14): the run's seed read in base 10; a --block xK
+# past 1024 threads said, and with nothing left refused (it was an empty
+# run, "complete", exit 0); check on many GPUs (its members are given no
+# --out, which check refuses); the dry run refuses -s 2^63 as the run does.
+ewb -- run $small --seed 010 -o "$d/seed55"
+want 0 '' "55: --seed 010"
+grep -q '"seed": 10,' "$d/seed55/run.json" ||
+    fail "55: --seed 010 recorded as $(grep '"seed"' "$d/seed55/run.json")"
+ewb -- run -q -v add_f32 -s 1Ki --no-cupti --iters 3 --block x8 -o "$d/x855"
+want 2 'nothing left to run: add_f32: --block x8 left out' "55: --block x8 alone"
+[ ! -e "$d/x855" ] || fail "55: a refused --block x8 left $(ls -A "$d/x855")"
+ewb -- run -q -v add_f32,add_f16x2 -s 1Ki --no-cupti --iters 3 --warmup 1 \
+    --block x8 -o "$d/x8b55"
+want 0 'skipped add_f32: --block x8 left out' "55: --block x8 beside a block it fits"
+grep -q '"reason": "--block x8 left out: ' "$d/x8b55/run.json" ||
+    fail "55: run.json does not say why --block x8 left add_f32 out"
+ewb -- check -q -v add_f32 -s 1003 --device all
+want 0 '' "55: check --device all"
+ewb -- run -q -v add_f32 -s 2^63 --no-cupti --dry-run
+want 4 'too large to address' "55: --dry-run -s 2^63"
 
 # Issue 35: every -v runs (the first was dropped).
 ewb -- run -q -v add_f32 -v add_f16 -s 1Ki --no-cupti --iters 3 \

@@ -136,6 +136,9 @@ size_t		 edit_distance(const char *, const char *);
  * closest ids. */
 int		 variants_select(const char *patterns, bool *selected,
 		    char **cause);
+/* An experiments' probe (probe.def): run only where named, never through
+ * a pattern, a default or --kernel's family. */
+bool		 variant_named_only(const struct ewb_variant *);
 /* Bytes one element adds to a variant's footprint (add f32: 12): each
  * operand array once (in place: one array). */
 unsigned	 variant_footprint_per_element(const struct ewb_variant *);

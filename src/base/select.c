@@ -22,13 +22,19 @@ variants_select(const char *patterns, bool *selected, char **cause)
 	probe = xcalloc(ewb_variant_count, sizeof *probe);
 	for (i = 0; i < ewb_variant_count; i++) {
 		ids[i] = ewb_variants[i].id;
-		probe[i] = strcmp(ewb_variants[i].origin, "probe") == 0;
+		probe[i] = variant_named_only(&ewb_variants[i]);
 	}
 	rc = ids_select(patterns, ids, probe, ewb_variant_count, selected,
 	    cause);
 	free(ids);
 	free(probe);
 	return rc;
+}
+
+bool
+variant_named_only(const struct ewb_variant *v)
+{
+	return strcmp(v->origin, "probe") == 0;
 }
 
 unsigned

@@ -36,6 +36,11 @@
 #define CEIL_WARMUP		3u
 #define CEIL_DEFAULT_ITERS	50u
 
+/* The longest method a row holds, its NUL included: room for the longest
+ * description (describe.c), the concurrency curve's at any --iters, whole
+ * in the CSV and in the plan alike. */
+#define CEIL_METHOD_SIZE	512
+
 /* One row of ceilings.csv. */
 struct ceiling {
 	const char	*name;		/* dram_read, ..., fp16_fma */
@@ -44,7 +49,8 @@ struct ceiling {
 	double		 spec;		/* from device attributes; NaN: none */
 	double		 spread_pct;	/* 100 x sample stddev / median; NaN
 					 * with fewer than 2 samples */
-	char		 method[320];	/* one line: what was run */
+	char		 method[CEIL_METHOD_SIZE];	/* one line: what
+							   was run */
 };
 
 enum ceiling_id {

@@ -99,7 +99,7 @@ int
 ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 {
 	const char	*cupti;
-	char		*cause = NULL, what[256], mem[32];
+	char		*cause = NULL, what[CEIL_METHOD_SIZE], mem[32];
 	size_t		 free_bytes = 0, total = 0;
 	double		 bw, secs, curve = 0;
 	int		 code, id, rows = CEIL_COUNT + LOAD_LEVELS;

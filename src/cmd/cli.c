@@ -205,10 +205,54 @@ parse_value(struct run_options *o, int ch, const char *arg, char **cause)
 	return 1;
 }
 
-/* --energy: run's, and beside what it needs (energy.h). */
+/* The bit of run-options.def's COMMANDS column for a command. */
+static unsigned
+command_bit(enum command command)
+{
+	switch (command) {
+	case CMD_CHECK:	return OPTS_CHECK;
+	case CMD_SWEEP:	return OPTS_SWEEP;
+	case CMD_TUNE:	return OPTS_TUNE;
+	default:	return OPTS_RUN;
+	}
+}
+
+/* An option of another command ("--density" given to run): refused,
+ * naming the commands that take it, since ignoring it would run
+ * something else than was asked for. */
+static char *
+not_this_command(const struct run_option *row, const char *command)
+{
+	static const struct {
+		unsigned	 bit;
+		const char	*name;
+	} names[] = {
+		{ OPTS_RUN, "run" }, { OPTS_CHECK, "check" },
+		{ OPTS_SWEEP, "sweep" }, { OPTS_TUNE, "tune" }
+	};
+	char	*list = xstrdup(""), *more;
+	size_t	 i, n = 0, count = 0;
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++)
+		count += (row->commands & names[i].bit) != 0;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		if ((row->commands & names[i].bit) == 0)
+			continue;
+		n++;
+		more = xasprintf("%s%s%s's", list, n == 1 ? "" : n == count ?
+		    " and " : ", ", names[i].name);
+		free(list);
+		list = more;
+	}
+	more = xasprintf("--%s is %s, not %s's (see ewbench %s --help)",
+	    row->name, list, command, command);
+	free(list);
+	return more;
+}
+
+/* --energy beside what it needs (energy.h); only run takes it. */
 static int
-check_energy(const struct run_options *o, const char *command,
-    bool window_given, char **cause)
+check_energy(const struct run_options *o, bool window_given, char **cause)
 {
 	if (window_given && !o->energy) {
 		*cause = xstrdup("--energy-window is the length of --energy's "
@@ -217,11 +261,6 @@ check_energy(const struct run_options *o, const char *command,
 	}
 	if (!o->energy)
 		return 0;
-	if (o->command != CMD_RUN) {
-		*cause = xasprintf("--energy is run's (ewbench run --energy "
-		    "...), not %s's", command);
-		return -1;
-	}
 	if (o->trace != NULL) {
 		*cause = xstrdup("--energy with --trace: the trace would hold "
 		    "every launch of the energy windows (millions); trace "
@@ -252,6 +291,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	for (first = optind; (ch = getopt_long(argc, argv, run_shortopts(),
 	    run_longopts(), NULL)) != -1; first = optind) {
 		row = run_option_of(ch);
+		if (row != NULL && (row->commands & command_bit(o->command)) ==
+		    0) {
+			*cause = not_this_command(row, argv[0]);
+			return -1;
+		}
 		if (row != NULL && !row->adds && cli_given_once(run_longopts(),
 		    given, ch, optarg, row->once_why, cause) != 0)
 			return -1;
@@ -287,9 +331,11 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case OPT_SEED:
-			/* strtoull takes " -1" as 2^64 - 1: digits only. */
+			/* strtoull takes " -1" as 2^64 - 1: digits only,
+			 * read in base 10 as every number is ("010" is
+			 * ten). */
 			errno = 0;
-			o->seed = strtoull(optarg, &end, 0);
+			o->seed = strtoull(optarg, &end, 10);
 			if (errno != 0 || *end != '\0' ||
 			    !isdigit((unsigned char)*optarg)) {
 				*cause = xasprintf("--seed: '%s' is not an "
@@ -303,7 +349,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 			cli_mark_replaced(o, argc, argv, first);
 			break;
 		case ':':
-			*cause = cli_option_error(argv, first, ch, "");
+			*cause = cli_option_error(run_longopts(), argv, first,
+			    ch, "");
 			return -1;
 		case OPT_KERNEL_FLAGS:
 			user_spec_flags(&o->kernel, optarg);
@@ -311,7 +358,8 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 		default:
 			after = xasprintf(" for '%s' (see ewbench %s --help)",
 			    argv[0], argv[0]);
-			*cause = cli_option_error(argv, first, ch, after);
+			*cause = cli_option_error(run_longopts(), argv, first,
+			    ch, after);
 			free(after);
 			return -1;
 		}
@@ -330,8 +378,7 @@ cli_parse_run(int argc, char **argv, struct run_options *o, char **cause)
 	}
 	/* given[] holds the value of each option given ONCE, as
 	 * --energy-window is. */
-	if (check_energy(o, argv[0], given[OPT_ENERGY_WINDOW] != NULL,
-	    cause) != 0)
+	if (check_energy(o, given[OPT_ENERGY_WINDOW] != NULL, cause) != 0)
 		return -1;
 	if (o->out != NULL && *o->out == '\0') {
 		*cause = xstrdup("--out: an empty directory name");

@@ -11,7 +11,8 @@
 #include "base/ewbench.h"
 #include "run/settings.h"
 
-/* The commands whose help page lists an option (run-options.def). */
+/* The commands that take an option, whose help page lists it
+ * (run-options.def). */
 enum {
 	OPTS_RUN = 1 << 0, OPTS_CHECK = 1 << 1, OPTS_SWEEP = 1 << 2,
 	OPTS_TUNE = 1 << 3,
@@ -42,7 +43,7 @@ struct run_option {
 	int		 value;		/* OPT_ID */
 	bool		 adds;		/* given twice, the values add up */
 	const char	*once_why;	/* else why a second is refused */
-	unsigned	 commands;	/* OPTS_RUN | ...: the help pages */
+	unsigned	 commands;	/* OPTS_RUN | ...: those taking it */
 	const char	*help;		/* its lines there */
 };
 extern const struct run_option run_options[RUN_OPTIONS];
@@ -62,9 +63,10 @@ int	 cli_parse_device(struct run_options *, const char *text,
 void	 cli_mark_replaced(struct run_options *, int argc, char **argv,
 	    int first);
 
-/* The options' values given twice: -v, -s, --block and --kernel-flags
- * add up; any other option that takes a value is refused the second time
- * (cli_given_once).  given[] is indexed by getopt's return value. */
+/* The options given twice: -v, -s, --block and --kernel-flags add up;
+ * any other option, with a value or without, is refused the second time
+ * (cli_given_once).  given[] is indexed by getopt's return value: the
+ * value of an option with one, a mark for one without. */
 #define CLI_OPTION_VALUES	512
 int	 cli_given_once(const struct option *longopts, const char **given,
 	    int ch, const char *value, const char *why, char **cause);
@@ -72,8 +74,12 @@ int	 cli_given_once(const struct option *longopts, const char **given,
  * argument that failed; before: optind before the call.  The parsers use
  * "+" ordering (no permutation), so that argument is argv[optind] while
  * getopt is part way through a bundle ("-q=1"), else argv[optind - 1].
- * after: what follows in the message. */
-char	*cli_option_error(char **argv, int before, int ch, const char *after);
+ * A long option of longopts given a value it does not take
+ * ("--dry-run=1"), or abbreviated to a prefix of several ("--max"), is
+ * said as such, not as unknown.  after: what follows the message of a
+ * missing value or an unknown option. */
+char	*cli_option_error(const struct option *longopts, char **argv,
+	    int before, int ch, const char *after);
 
 /* Parses "--device N" style integers with range checks. */
 int	 cli_parse_uint(const char *text, const char *what, unsigned min,

@@ -73,10 +73,12 @@ parse_ceilings_options(int argc, char **argv, struct run_options *o,
 			o->chip = optarg;
 			break;
 		case ':':
-			*cause = cli_option_error(argv, first, ch, "");
+			*cause = cli_option_error(ceilings_longopts, argv,
+			    first, ch, "");
 			return -1;
 		default:
-			*cause = cli_option_error(argv, first, ch, " for "
+			*cause = cli_option_error(ceilings_longopts, argv,
+			    first, ch, " for "
 			    "'ceilings' (it takes --device, --out, --iters, "
 			    "--quiet, --dry-run, --chip)");
 			return -1;
@@ -106,7 +108,10 @@ ceilings_command(int argc, char **argv)
 	memset(&b, 0, sizeof b);
 	/* From the start: a signal never leaves a bare claim behind. */
 	interrupt_catch();
-	if (parse_ceilings_options(argc, argv, &b.opts, &cause) != 0) {
+	/* A dry run refuses an --out the run would (it claims none). */
+	if (parse_ceilings_options(argc, argv, &b.opts, &cause) != 0 ||
+	    (b.opts.dry_run && b.opts.out != NULL &&
+	    output_check_claimable(b.opts.out, &cause) != 0)) {
 		settings_free(&b.opts);
 		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}

@@ -45,7 +45,7 @@ static const char usage_text[] =
 "                  --check (what CI runs)\n"
 "  --metrics SPEC  one set: a group name, a file path, or a comma-separated\n"
 "                  list of metric names (default: every group)\n"
-"  -h, --help      this text\n"
+"  -h, --help      this page\n"
 "\n"
 "Exit status:\n"
 "  0    success\n"
@@ -125,8 +125,8 @@ parse_options(int argc, char **argv, struct metrics_options *o, int *code)
 			return -1;
 		case ':':
 		default:
-			*code = usage_error(cli_option_error(argv, first, ch,
-			    ""));
+			*code = usage_error(cli_option_error(metrics_longopts,
+			    argv, first, ch, ""));
 			return -1;
 		}
 	}

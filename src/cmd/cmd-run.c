@@ -384,10 +384,13 @@ run_command(int argc, char **argv)
 		settings_free(&r.opts);
 		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
-	/* What can be refused without a GPU is refused now. */
+	/* What can be refused without a GPU is refused now; a dry run
+	 * refuses an --out the run would (it claims none). */
 	if (runner_check_metric_names(&r.opts, &cause) != 0 ||
 	    (r.opts.trace != NULL &&
-	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
+	    output_check_writable(r.opts.trace, "--trace", &cause) != 0) ||
+	    (r.opts.dry_run && r.opts.out != NULL &&
+	    output_check_claimable(r.opts.out, &cause) != 0)) {
 		settings_free(&r.opts);
 		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
@@ -479,10 +482,18 @@ run_command(int argc, char **argv)
 	r.man.flush_bytes = r.plan.flush_bytes;
 	if (r.opts.dry_run) {
 		nvtx_pop();
-		plan_print(&r.plan, &r.opts, &r.dev, r.man.passes, stdout);
-		runner_plan_print_sass(&r.opts);
+		/* What the run would refuse (exit 4), the plan refuses. */
+		code = EWB_EXIT_OK;
+		if (plan_fits(&r.plan, free_bytes, NULL, &cause) != 0) {
+			say_cause(cause);
+			code = EWB_EXIT_NOMEM;
+		} else {
+			plan_print(&r.plan, &r.opts, &r.dev, r.man.passes,
+			    stdout);
+			runner_plan_print_sass(&r.opts);
+		}
 		runner_free(&r);
-		return EWB_EXIT_OK;
+		return code;
 	}
 	if (bench_open(&r.bench, &r.plan, &r.opts, &r.dev, &code,
 	    &cause) != 0) {

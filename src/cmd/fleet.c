@@ -268,7 +268,8 @@ fleet_json_write(const struct fleet *fl, const char *status)
 }
 
 /* The child's arguments: the parent's, less its --device and --out,
- * plus the member's. */
+ * plus the member's (no --out for check, which writes no directory and
+ * refuses one). */
 static char **
 child_argv(const struct fleet *fl, const struct run_options *o,
     const struct member *m, char *device)
@@ -284,8 +285,10 @@ child_argv(const struct fleet *fl, const struct run_options *o,
 	}
 	av[n++] = (char *)"--device";
 	av[n++] = device;
-	av[n++] = (char *)"--out";
-	av[n++] = m->dir;
+	if (strcmp(fl->argv[0], "check") != 0) {
+		av[n++] = (char *)"--out";
+		av[n++] = m->dir;
+	}
 	av[n] = NULL;
 	return av;
 }
@@ -643,6 +646,25 @@ fleet_task(const char *command, struct run_options *o, struct host_facts *h)
 	return 0;
 }
 
+/* A fleet's dry run is planned once, here, where the plan is every
+ * member's: for a GPU named by --chip, or without a GPU (the generic
+ * plan), which a dry run needs no more than one GPU's plan does. */
+static bool
+fleet_plans_once(const struct run_options *o)
+{
+	char	*cause = NULL;
+	int	 visible = 0;
+	bool	 none;
+
+	if (!o->dry_run)
+		return false;
+	if (o->chip != NULL)
+		return true;
+	none = device_count(&visible, &cause) == EWB_EXIT_NODEV;
+	free(cause);
+	return none;
+}
+
 int
 fleet_dispatch(int argc, char **argv, struct run_options *o,
     struct host_facts *h, int *code)
@@ -662,6 +684,18 @@ fleet_dispatch(int argc, char **argv, struct run_options *o,
 		h->place.rank = h->place.local_rank = -1;
 		snprintf(h->place.node, sizeof h->place.node, "%s",
 		    h->hostname);
+	}
+	if (o->fleet && fleet_plans_once(o)) {
+		if (!o->quiet) {
+			printf("plan: one member per GPU of --device ");
+			if (o->device_all)
+				printf("all");
+			for (size_t i = 0; i < o->ndevices; i++)
+				printf("%s%u", i > 0 ? "," : "",
+				    o->devices[i]);
+			printf(", each with this plan\n");
+		}
+		return 0;
 	}
 	if (o->fleet) {
 		*code = fleet_launch(argc, argv, o, h->hostname);

@@ -50,7 +50,7 @@ info_command(int argc, char **argv)
 	for (first = optind; (ch = getopt_long(argc, argv, "+:", longopts,
 	    NULL)) != -1; first = optind) {
 		if (ch == ':' || ch == '?') {
-			cause = cli_option_error(argv, first, ch,
+			cause = cli_option_error(longopts, argv, first, ch,
 			    " (info takes only --device N)");
 			goto usage;
 		}

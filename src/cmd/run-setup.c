@@ -179,6 +179,13 @@ runner_plan_without_gpu(struct runner *r, const char *command, const char *no_gp
 		free(cause);
 		return rc == PLAN_NOTHING_LEFT ? EWB_EXIT_USAGE : EWB_EXIT_ERROR;
 	}
+	/* What a run on that GPU would refuse (exit 4), the plan refuses. */
+	if (plan_fits(&r->plan, r->dev.memory_bytes, r->dev.name,
+	    &cause) != 0) {
+		fprintf(stderr, "ewbench %s: %s\n", command, cause);
+		free(cause);
+		return EWB_EXIT_NOMEM;
+	}
 	plan_print(&r->plan, &r->opts, &r->dev, passes, stdout);
 	runner_plan_print_sass(&r->opts);
 	return EWB_EXIT_OK;

@@ -49,9 +49,8 @@ int
 bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
     const struct device_facts *d, int *code, char **cause)
 {
-	size_t	bytes = p->array_bytes, need = plan_device_bytes(p);
+	size_t	bytes = p->array_bytes;
 	size_t	free_bytes = 0, total = 0, i, off = o->misalign ? 4 : 0, room;
-	char	have[32], want[32], size[32];
 	void	**arrays[6] = { &b->d_a, &b->d_b, &b->d_c, &b->d_expected,
 		    &b->d_more[0], &b->d_more[1] };
 
@@ -64,20 +63,8 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	b->flush_bytes = p->flush_bytes;
 	b->array_bytes = bytes;
 	*code = EWB_EXIT_ERROR;
-	if (bytes > SIZE_MAX / 8) {
-		*cause = xasprintf("--size %llu is too large to address",
-		    (unsigned long long)p->largest_n);
-		*code = EWB_EXIT_NOMEM;
-		return -1;
-	}
 	CUDA_TRY(cudaMemGetInfo(&free_bytes, &total), cause);
-	if (need > free_bytes) {
-		bytes_format((double)need, want, sizeof want);
-		bytes_format((double)free_bytes, have, sizeof have);
-		size_format(p->largest_n, size, sizeof size);
-		*cause = xasprintf("size %s needs %s of GPU memory (%u "
-		    "arrays, the expected output and an L2 flush buffer); "
-		    "only %s is free", size, want, 3 + p->more_inputs, have);
+	if (plan_fits(p, free_bytes, NULL, cause) != 0) {
 		*code = EWB_EXIT_NOMEM;
 		return -1;
 	}

@@ -95,17 +95,13 @@ output_claim_dir(const char *dir, char **created, char **cause)
 	return output_claim_as(dir, "run.json", created, cause);
 }
 
-/* With the lock held: refuses a directory that holds a run, then creates
- * the marker. */
+/* EWB_EXIT_USAGE with the cause when dir holds a run file, else 0. */
 static int
-claim_locked(const char *dir, const char *marker, char **cause)
+holds_run(const char *dir, char **cause)
 {
-	static const char claimed[] = "{\"status\": \"claimed\"}\n";
 	struct stat	 st;
 	char		*path;
 	size_t		 i;
-	ssize_t		 n;
-	int		 fd, code, error;
 
 	for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++) {
 		path = xasprintf("%s/%s", dir, run_files[i]);
@@ -117,6 +113,55 @@ claim_locked(const char *dir, const char *marker, char **cause)
 		}
 		free(path);
 	}
+	return 0;
+}
+
+/* What a claim of dir refuses for its name alone: an empty one, one too
+ * long for its files, one that is not a directory. */
+static int
+unusable_name(const char *dir, char **cause)
+{
+	struct stat	 st;
+
+	if (dir[0] == '\0') {
+		*cause = xstrdup("--out: an empty directory name");
+		return EWB_EXIT_USAGE;
+	}
+	if (strlen(dir) + sizeof LONGEST_NAME > PATH_MAX) {
+		*cause = xasprintf("--out: a path of %zu characters leaves no "
+		    "room for its files (at most %zu)", strlen(dir),
+		    (size_t)PATH_MAX - sizeof LONGEST_NAME);
+		return EWB_EXIT_USAGE;
+	}
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		*cause = xasprintf("--out %s is not a directory", dir);
+		return EWB_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int
+output_check_claimable(const char *dir, char **cause)
+{
+	int	code;
+
+	if ((code = unusable_name(dir, cause)) != 0)
+		return code;
+	return holds_run(dir, cause);
+}
+
+/* With the lock held: refuses a directory that holds a run, then creates
+ * the marker. */
+static int
+claim_locked(const char *dir, const char *marker, char **cause)
+{
+	static const char claimed[] = "{\"status\": \"claimed\"}\n";
+	char		*path;
+	ssize_t		 n;
+	int		 fd, code, error;
+
+	if ((code = holds_run(dir, cause)) != 0)
+		return code;
 	path = xasprintf("%s/%s", dir, marker);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (fd < 0) {
@@ -154,23 +199,11 @@ output_claim_as(const char *dir, const char *marker, char **created,
 	int		 fd, code;
 
 	*created = NULL;
-	if (dir[0] == '\0') {
-		*cause = xstrdup("--out: an empty directory name");
-		return EWB_EXIT_USAGE;
-	}
-	if (strlen(dir) + sizeof LONGEST_NAME > PATH_MAX) {
-		*cause = xasprintf("--out: a path of %zu characters leaves no "
-		    "room for its files (at most %zu)", strlen(dir),
-		    (size_t)PATH_MAX - sizeof LONGEST_NAME);
-		return EWB_EXIT_USAGE;
-	}
-	if (stat(dir, &st) != 0) {
-		if ((code = make_out_dirs(dir, created, cause)) != 0)
-			return code;
-	} else if (!S_ISDIR(st.st_mode)) {
-		*cause = xasprintf("--out %s is not a directory", dir);
-		return EWB_EXIT_USAGE;
-	}
+	if ((code = unusable_name(dir, cause)) != 0)
+		return code;
+	if (stat(dir, &st) != 0 &&
+	    (code = make_out_dirs(dir, created, cause)) != 0)
+		return code;
 	/* No signal may leave the lock behind. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);

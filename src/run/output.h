@@ -124,6 +124,11 @@ struct manifest {
  * made) and frees created. */
 int		 output_claim_dir(const char *dir, char **created, char **cause);
 void		 output_release_claim(const char *dir, char *created);
+/* What output_claim_dir would refuse of dir before it writes anything
+ * (its name; a run already there), checked without claiming it: for a
+ * dry run, which refuses what the run would.  0 or EWB_EXIT_USAGE with
+ * *cause. */
+int		 output_check_claimable(const char *dir, char **cause);
 /* The same with another marker file than run.json (a fleet's parent
  * claims its directory with fleet.json). */
 int		 output_claim_as(const char *dir, const char *marker,

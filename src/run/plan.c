@@ -44,17 +44,33 @@ add_variant_block(unsigned *blocks, size_t n, unsigned b)
 	return n;
 }
 
+/* A new entry of a list of variants left out (or run as their
+ * fallback), for v; its reason is the caller's to write. */
+static struct skipped_variant *
+skipped_entry(struct skipped_variant **list, size_t *count,
+    const struct ewb_variant *v)
+{
+	struct skipped_variant	*s;
+
+	*list = xrealloc(*list, (*count + 1) * sizeof **list);
+	s = &(*list)[(*count)++];
+	s->variant = v->id;
+	return s;
+}
+
 /* The block sizes variant v runs with, into blocks (room for
  * max(1, nblocks + nblock_times)): the one place a block is resolved.
  * A peer library picks its own (0, "auto", whatever --block says);
  * without --block, the variant's published block; else the --block
  * list, "own" (0) as the published block, then its multiples "xK" (those
- * past 1024 threads left out), each block once.  Every case of a kernel
- * of ours carries its block: nothing after the plan resolves a 0. */
+ * past EWB_MAX_BLOCK threads left out, each saying why in p's skipped:
+ * no launch can have them), each block once.  Every case of a kernel of
+ * ours carries its block: nothing after the plan resolves a 0. */
 static size_t
-variant_blocks(const struct run_options *o, const struct ewb_variant *v,
-    unsigned *blocks)
+variant_blocks(struct plan *p, const struct run_options *o,
+    const struct ewb_variant *v, unsigned *blocks)
 {
+	struct skipped_variant	*s;
 	size_t		i, n = 0;
 	unsigned long	b;
 
@@ -71,8 +87,15 @@ variant_blocks(const struct run_options *o, const struct ewb_variant *v,
 		    o->blocks[i] : v->default_block);
 	for (i = 0; i < o->nblock_times; i++) {
 		b = (unsigned long)o->block_times[i] * v->default_block;
-		if (b <= 1024)
+		if (b <= EWB_MAX_BLOCK) {
 			n = add_variant_block(blocks, n, (unsigned)b);
+			continue;
+		}
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		snprintf(s->reason, sizeof s->reason, "--block x%u left out: "
+		    "%u x its published block of %u is %lu threads, past the "
+		    "%u of a CUDA block", o->block_times[i],
+		    o->block_times[i], v->default_block, b, EWB_MAX_BLOCK);
 	}
 	return n;
 }
@@ -148,20 +171,6 @@ variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
 	if (d->index >= 0 && v->kernel != NULL)
 		return ewb_code_arch(v->kernel);
 	return plan_code_arch(EWB_CUDA_ARCH, cc);
-}
-
-/* A new entry of a list of variants left out (or run as their
- * fallback), for v; its reason is the caller's to write. */
-static struct skipped_variant *
-skipped_entry(struct skipped_variant **list, size_t *count,
-    const struct ewb_variant *v)
-{
-	struct skipped_variant	*s;
-
-	*list = xrealloc(*list, (*count + 1) * sizeof **list);
-	s = &(*list)[(*count)++];
-	s->variant = v->id;
-	return s;
 }
 
 /* A variant this build does not hold (its toolkit lacks what it needs) is
@@ -435,7 +444,7 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			return -1;
 		}
 		sizes_sort_unique(sizes, &count);	/* a tier size also given */
-		nb = variant_blocks(o, v, blocks);
+		nb = variant_blocks(p, o, v, blocks);
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
 				/* A size past the GPU's memory is the memory
@@ -452,10 +461,13 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 		qsort(p->cases, p->ncases, sizeof *p->cases, case_order);
 	free(blocks);
 	plan_totals(p);
-	if (p->ncases == 0 && p->nskipped > 0) {
-		*cause = xasprintf("nothing left to run: %s: %s%s",
-		    p->skipped[0].variant, p->skipped[0].reason,
-		    p->nskipped > 1 ? " (and every other case likewise)" : "");
+	/* A run is never empty: one would be "complete" having measured
+	 * nothing. */
+	if (p->ncases == 0) {
+		*cause = p->nskipped > 0 ? xasprintf("nothing left to run: "
+		    "%s: %s%s", p->skipped[0].variant, p->skipped[0].reason,
+		    p->nskipped > 1 ? " (and every other case likewise)" :
+		    "") : xstrdup("nothing to run: no variant selected");
 		plan_free(p);
 		return PLAN_NOTHING_LEFT;
 	}
@@ -494,6 +506,31 @@ plan_device_bytes(const struct plan *p)
 	    p->guarded_bytes) / arrays)
 		return SIZE_MAX;
 	return arrays * p->array_bytes + p->flush_bytes + p->guarded_bytes;
+}
+
+int
+plan_fits(const struct plan *p, size_t have, const char *chip, char **cause)
+{
+	size_t	need = plan_device_bytes(p);
+	char	have_text[32], want[32], size[32], *where;
+
+	if (p->array_bytes > SIZE_MAX / 8) {
+		*cause = xasprintf("--size %llu is too large to address",
+		    (unsigned long long)p->largest_n);
+		return -1;
+	}
+	if (need <= have)
+		return 0;
+	bytes_format((double)need, want, sizeof want);
+	bytes_format((double)have, have_text, sizeof have_text);
+	size_format(p->largest_n, size, sizeof size);
+	where = chip != NULL ? xasprintf("the %s has %s", chip, have_text) :
+	    xasprintf("only %s is free", have_text);
+	*cause = xasprintf("size %s needs %s of GPU memory (%u arrays, the "
+	    "expected output and an L2 flush buffer); %s", size, want,
+	    3 + p->more_inputs, where);
+	free(where);
+	return -1;
 }
 
 /* Seconds one launch of case c takes, roughly. */

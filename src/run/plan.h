@@ -64,7 +64,8 @@ struct plan {
  * --allow-fallback).  counters says whether a counter pass will run.
  * Returns -1 with a cause when no size fits; PLAN_NOTHING_LEFT when every
  * case asked for was left out (a size no launch of it can measure at its
- * block: plan.c's unlaunchable), a refusal of what was asked.
+ * block: plan.c's unlaunchable; a --block xK past EWB_MAX_BLOCK threads),
+ * or none was asked for: a refusal of what was asked.
  */
 #define PLAN_NOTHING_LEFT	(-2)
 int		 plan_build(const struct run_options *,
@@ -79,6 +80,13 @@ size_t		 plan_profiled_points(const struct plan *);
  * third and fourth inputs), the expected output, the flush buffer, and a
  * user kernel's guarded output. */
 size_t		 plan_device_bytes(const struct plan *);
+/* Whether the plan's GPU memory (plan_device_bytes) fits in have bytes:
+ * the GPU's free memory, or for a dry run planned by name (chip: its
+ * name, else NULL) the chip's whole memory.  -1 with the cause the run
+ * refuses it with (exit 4, EWB_EXIT_NOMEM), so that a dry run refuses
+ * what the run would. */
+int		 plan_fits(const struct plan *, size_t have,
+		    const char *chip, char **cause);
 /* A rough estimate of the run's wall time, in seconds, for --dry-run and
  * the progress line: kernels at 90 % of the spec bandwidth or the launch
  * floor, checks, the host's share, and `passes` counter passes. */

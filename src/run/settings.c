@@ -102,7 +102,8 @@ select_variants(struct run_options *o, char **cause)
 /* With --kernel and no -v: the built-in variants of the kernel's op and
  * dtype, to measure it beside; for a user's op (--reference), those that
  * move as many bytes per element (a 3-input bf16 op, 8: relu and abs
- * f32), the DRAM-bound kernels it compares with. */
+ * f32), the DRAM-bound kernels it compares with.  Never the experiments'
+ * probes, which run only by name. */
 static void
 select_family(struct run_options *o)
 {
@@ -113,10 +114,11 @@ select_family(struct run_options *o)
 	size_t			 i;
 
 	for (i = 0; i < ewb_variant_count; i++)
-		o->selected[i] = k->op == EWB_OP_CUSTOM ?
+		o->selected[i] = !variant_named_only(&ewb_variants[i]) &&
+		    (k->op == EWB_OP_CUSTOM ?
 		    ewb_variants[i].read_bytes + ewb_variants[i].write_bytes ==
 		    bytes : ewb_variants[i].op == k->op &&
-		    ewb_variants[i].dtype == k->dtype;
+		    ewb_variants[i].dtype == k->dtype);
 }
 
 int

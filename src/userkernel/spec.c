@@ -217,31 +217,57 @@ user_spec_free(struct user_spec *s)
 /* `examples/FILE` that is not here: ewbench's own examples, where they
  * are installed ($(pkgdatadir)/examples, found from the binary as the
  * metric groups are) or in the source tree of a build tree's ewbench, so
- * that the usage lines of --help and the README run anywhere. */
-static void
+ * that the usage lines of --help and the README run anywhere.  Returns
+ * NULL, or where it looked in vain (malloc'd), for the message of a file
+ * that is nowhere. */
+static char *
 own_example(const char **given, bool *owned)
 {
-	char	*dirs[PATHS_MAX], *path = NULL;
+	char	*dirs[PATHS_MAX], *path = NULL, *searched = NULL;
 	size_t	 n, i;
 
 	if (strncmp(*given, "examples/", 9) != 0 ||
 	    access(*given, F_OK) == 0 || errno != ENOENT)
-		return;
+		return NULL;
 	n = paths_data_dirs("examples", dirs);
 	for (i = 0; i < n && path == NULL; i++) {
 		path = xasprintf("%s/%s", dirs[i], *given + 9);
 		if (access(path, F_OK) != 0) {
+			list_append(&searched, " and ", dirs[i]);
 			free(path);
 			path = NULL;
 		}
 	}
 	paths_free(dirs, n);
 	if (path == NULL)
-		return;
+		return searched;
+	free(searched);
 	if (*owned)
 		free((char *)*given);
 	*given = path;
 	*owned = true;
+	return NULL;
+}
+
+/* read_user_file of a --kernel or --reference file, after own_example:
+ * a file found nowhere says where ewbench's own examples were looked
+ * for. */
+static int
+read_spec_file(const char **path, bool *owned, char **text, size_t *len,
+    char **cause)
+{
+	char	*searched = own_example(path, owned), *more;
+	int	 rc;
+
+	rc = read_user_file(*path, SOURCE_MAX, text, len, cause);
+	if (rc != 0 && searched != NULL) {
+		more = xasprintf("%s (nor in ewbench's own examples: %s)",
+		    *cause, searched);
+		free(*cause);
+		*cause = more;
+	}
+	free(searched);
+	return rc;
 }
 
 /* What --reference says: the kernel's op is EWB_OP_CUSTOM, its inputs
@@ -292,8 +318,8 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 		if (!s->rtol_given)
 			s->tol.rtol = rtol;
 	}
-	own_example(&s->ref_path, &s->ref_path_owned);
-	if (read_user_file(s->ref_path, SOURCE_MAX, &ref, &len, cause) != 0)
+	if (read_spec_file(&s->ref_path, &s->ref_path_owned, &ref, &len,
+	    cause) != 0)
 		return -1;
 	if (s->ref_function == NULL && user_find_function(ref, s->ref_path,
 	    &s->ref_function, cause) != 0) {
@@ -336,8 +362,8 @@ user_spec_finish(struct user_spec *s, char **cause)
 	}
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
-	own_example(&s->path, &s->path_owned);
-	if (read_user_file(s->path, SOURCE_MAX, &source, &len, cause) != 0)
+	if (read_spec_file(&s->path, &s->path_owned, &source, &len,
+	    cause) != 0)
 		return -1;
 	if (s->function == NULL && user_find_function(source, s->path,
 	    &s->function, cause) != 0)

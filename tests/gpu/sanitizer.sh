@@ -3,8 +3,9 @@
 # racecheck and initcheck, at sizes that exercise every tail (1, 3, 33,
 # 1000003) and with misaligned operands; fails on any error the tools
 # report, and on a run that checked no kernel (so it cannot pass
-# vacuously).  `check --no-cupti`: one CUPTI client per process.  Skips
-# without a GPU or without compute-sanitizer.
+# vacuously).  check loads no CUPTI (one client per process: the tools'),
+# and takes no --no-cupti, which it would ignore.  Skips without a GPU or
+# without compute-sanitizer.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
 require_gpu
 cs=$(command -v compute-sanitizer ||
@@ -17,7 +18,7 @@ for tool in memcheck racecheck initcheck; do
 		log=$tmpdir/$tool$align.log
 		set +e
 		"$cs" --tool "$tool" --error-exitcode 99 --print-limit 20 \
-		    "$EWBENCH" check --no-cupti $align -s 1,3,33,1000003 \
+		    "$EWBENCH" check $align -s 1,3,33,1000003 \
 		    >"$log" 2>&1
 		rc=$?
 		set -e

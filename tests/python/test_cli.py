@@ -37,6 +37,18 @@ def test_help_exits_zero(capsys):
             examples.count("ewbench.analysis "), page
 
 
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c != "torch"])
+def test_unknown_option_shows_the_commands_usage(capsys, command):
+    """`report --bogus` (issue 54): the command's own usage line and its
+    name, not the overview's."""
+    required = ["-o", "t.png"] if command == "timeline" else []
+    assert main([command, "--bogus", "x", "y"] + required) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python3 -m ewbench.analysis %s " % command), err
+    assert "error: unrecognized arguments: --bogus" in err, err
+    assert "COMMAND ..." not in err, err
+
+
 def test_one_exit_status_table():
     """ewbench's statuses (src/base/ewbench.h) mean the same here; the slower
     compare has its own, not 5 (no usable GPU) that a script may read as

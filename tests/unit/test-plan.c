@@ -63,6 +63,15 @@ blocks(struct run_options *o, const unsigned *list, size_t count)
 	o->nblocks = count;
 }
 
+/* --block's multiples "xK" of each variant's own block. */
+static void
+block_times(struct run_options *o, const unsigned *list, size_t count)
+{
+	o->block_times = xmalloc(count * sizeof *list);
+	memcpy(o->block_times, list, count * sizeof *list);
+	o->nblock_times = count;
+}
+
 static int
 finish(struct run_options *o)
 {
@@ -206,7 +215,7 @@ test_user_kernel(void)
 	struct user_kernel	 u;
 	struct plan		 p;
 	char			*cause = NULL, *path, *text = NULL;
-	size_t			 i, len = 0;
+	size_t			 i, len = 0, probes;
 	FILE			*f;
 
 	path = xasprintf("%s/examples/add_f32x4.cu", EWB_SRCDIR);
@@ -215,12 +224,20 @@ test_user_kernel(void)
 	CHECK(user_spec_kernel(&o.kernel, path, &cause) == 0);
 	o.kernel.per_thread = 4;
 	CHECK(finish(&o) == 0);
-	/* The op and dtype from the parameters; the family selected. */
+	/* The op and dtype from the parameters; the family selected, but
+	 * none of the experiments' probes (add_f32_ilp2 is add f32 too),
+	 * which run only by name (issue 55). */
 	CHECK(o.kernel.op == EWB_OP_ADD && o.kernel.dtype == EWB_F32);
 	CHECK_STR(o.kernel.function, "add_f32x4_user");
-	for (i = 0; i < ewb_variant_count; i++)
+	for (i = 0, probes = 0; i < ewb_variant_count; i++) {
+		bool probe = strcmp(ewb_variants[i].origin, "probe") == 0;
+
+		probes += probe && ewb_variants[i].op == EWB_OP_ADD &&
+		    ewb_variants[i].dtype == EWB_F32;
 		CHECK(o.selected[i] == (ewb_variants[i].op == EWB_OP_ADD &&
-		    ewb_variants[i].dtype == EWB_F32));
+		    ewb_variants[i].dtype == EWB_F32 && !probe));
+	}
+	CHECK(probes > 0);
 	/* As compiled (no NVRTC here: the plan needs only its facts). */
 	memset(&b, 0, sizeof b);
 	memset(&u, 0, sizeof u);
@@ -415,7 +432,8 @@ test_user_op(void)
 	for (i = 0; i < ewb_variant_count; i++) {
 		const struct ewb_variant *v = &ewb_variants[i];
 
-		CHECK(o.selected[i] == (v->read_bytes + v->write_bytes == 8));
+		CHECK(o.selected[i] == (v->read_bytes + v->write_bytes == 8 &&
+		    strcmp(v->origin, "probe") != 0));
 		selected += o.selected[i];
 	}
 	CHECK(selected > 0);
@@ -439,6 +457,46 @@ test_user_op(void)
 	free(reference);
 }
 
+/* --block xK (issue 55): a multiple past 1024 threads is left out saying
+ * why, never dropped silently; when nothing is left, the plan is refused,
+ * never an empty run. */
+static void
+test_block_times_past_the_limit(void)
+{
+	static const unsigned	 x8[] = { 8 }, x2_x8[] = { 2, 8 };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+
+	fake_device(&d, 9);
+	/* add_f32's published block is 256: x8 is 2048 threads. */
+	settings(&o, CMD_RUN, "add_f32", "1Mi");
+	block_times(&o, x8, 1);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) ==
+	    PLAN_NOTHING_LEFT);
+	CHECK(cause != NULL && strstr(cause, "nothing left to run: add_f32: "
+	    "--block x8 left out: 8 x its published block of 256 is 2048 "
+	    "threads, past the 1024 of a CUDA block") != NULL);
+	free(cause);
+	cause = NULL;
+	settings_free(&o);
+
+	/* x2 kept (512 threads), x8 left out and said. */
+	settings(&o, CMD_RUN, "add_f32", "1Mi");
+	block_times(&o, x2_x8, 2);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(p.ncases == 1 && p.cases[0].block == 512);
+	CHECK(p.nskipped == 1 && strcmp(p.skipped[0].variant, "add_f32") == 0 &&
+	    strstr(p.skipped[0].reason, "--block x8 left out") != NULL);
+	plan_free(&p);
+	settings_free(&o);
+}
+
 int
 main(void)
 {
@@ -449,6 +507,7 @@ main(void)
 	test_user_op();
 	test_user_int_count();
 	test_grid_past_the_limit();
+	test_block_times_past_the_limit();
 	test_code_arch();
 	return check_exit();
 }

@@ -151,7 +151,21 @@ def make_parser():
     p.add_argument("-o", "--out", required=True, metavar="PNG",
                    help="the picture: .png, .svg or .pdf; a name without "
                    "an extension gets .png")
+    # Each command's own parser, for an argument it does not take
+    # (parse_command).
+    parser.command_parsers = sub.choices
     return parser
+
+
+def parse_command(parser, argv):
+    """parser.parse_args(argv), but an argument the command does not
+    take is refused with the command's usage, not the overview's (argparse
+    hands a subcommand's unknown arguments to the top parser)."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.command_parsers[args.command].error(
+            "unrecognized arguments: %s" % " ".join(unknown))
+    return args
 
 
 def output_dir(args, source, name, unclaimed):
@@ -345,7 +359,7 @@ def main(argv=None):
     from .core.workers import WorkerDied
     parser = make_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parse_command(parser, argv)
     except SystemExit as e:
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
     missing = cli.absent(*named_paths(args))
