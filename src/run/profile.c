@@ -5,8 +5,9 @@
  * must find L2 as its own previous launch left it: the points of one case
  * are issued cold first, so the warm one right after it needs nothing
  * more; a warm point with no cold twin launches the kernel twice.  With
- * user ranges, what a point issues before its range has finished when the
- * range is pushed: the range holds the measured launch only.  The
+ * user ranges every point issues a launch before its range (the flush, or
+ * the kernel, cold twin or not), and it has finished when the range is
+ * pushed: the range holds the measured launch only.  The
  * measured kernel is always the point's last.  Counters do not depend on
  * the launch path: their rows say "stream".  A session holds up to
  * counters_max_ranges() kernels; if one decodes a different number of
@@ -159,8 +160,14 @@ profile_points(struct counters *c, size_t nmetrics,
 	for (i = 0; i < count; i++) {
 		if (bench_kernels(&order[i].pp->l, &kernels, cause) != 0)
 			goto out;
+		/* With user ranges a warm point launches its kernel before
+		 * its range even right after its cold twin: no range is
+		 * pushed straight after the previous one's pop, the order
+		 * warm-only runs issue (docs/metrics.md, "What a cold point
+		 * costs"). */
 		order[i].warmed = order[i].pp->p.cache == CACHE_WARM &&
-		    i > 0 && same_case(order[i - 1].pp, order[i].pp);
+		    i > 0 && same_case(order[i - 1].pp, order[i].pp) &&
+		    !counters_user_ranges(c);
 		order[i].ranges = point_ranges(c, &order[i], kernels);
 	}
 	for (start = 0; start < count; start = i) {
