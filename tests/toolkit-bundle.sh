@@ -132,7 +132,17 @@ run "$good" || fail "a second good bundle: $(cat "$tmpdir/out")"
 [ ! -e "$prefix/include/planted.h" ] || fail "the old PREFIX's files survived the swap"
 [ "$(beside)" = 0 ] || fail "a second bundle left folders beside PREFIX"
 
-# 5. A PREFIX that cannot be written: one line, exit 1.  Its folder is a
+# 5. --pack writes what --bundle takes: no links (the linker's names are
+# made again on unpacking), and the same toolkit back.
+sh "$script" --bundle "$good" --pack "$tmpdir/repacked.tar.xz" "$prefix" 12.8 \
+    >"$tmpdir/out" 2>&1 || fail "--pack: $(cat "$tmpdir/out")"
+links=$(tar -tvJf "$tmpdir/repacked.tar.xz" | grep -c '^[lh]' || true)
+[ "$links" = 0 ] || fail "--pack wrote $links link(s)"
+run "$tmpdir/repacked.tar.xz" || fail "a repacked bundle: $(cat "$tmpdir/out")"
+[ "$(readlink "$prefix/lib64/libcupti.so")" = libcupti.so.12 ] ||
+    fail "a repacked bundle: no libcupti.so link"
+
+# 6. A PREFIX that cannot be written: one line, exit 1.  Its folder is a
 # file (root writes anywhere else); a read-only folder too when not root.
 : >"$tmpdir/afile"
 set +e
@@ -156,4 +166,4 @@ if [ "$(id -u)" != 0 ]; then
 else
 	echo "note: as root, the read-only folder case is not run (root writes it)"
 fi
-echo "ok: good, truncated, 8 hostile members, replaced, unwritable PREFIX"
+echo "ok: good, truncated, 8 hostile members, replaced, repacked, unwritable PREFIX"
