@@ -64,13 +64,71 @@ evaluate(struct counters *c, size_t range, double *values, char **cause)
 }
 
 /*
+ * User ranges: each point's values from the decoded range named for it
+ * ("<variant>#<point>", counters_range_begin), whatever else was decoded:
+ * a session that decodes other than one range a point need not be
+ * collected again point by point.  -1 unless every point has exactly
+ * one range.
+ */
+static int
+evaluate_by_name(struct counters *c, size_t npoints, size_t decoded,
+    double *values, char **cause)
+{
+	PARAMS(p, CUpti_RangeProfiler_CounterData_GetRangeInfo_Params);
+	size_t		*range = xcalloc(npoints + 1, sizeof *range);
+	size_t		 r, i, found = 0;
+	const char	*hash;
+	char		*end;
+	int		 rc = -1;
+
+	for (i = 0; i < npoints; i++)
+		range[i] = SIZE_MAX;
+	for (r = 0; r < decoded; r++) {
+		p.pCounterDataImage = c->data;
+		p.counterDataImageSize = c->data_size;
+		p.rangeIndex = r;
+		p.rangeDelimiter = "/";
+		p.rangeName = NULL;
+		if (cuptiRangeProfilerCounterDataGetRangeInfo(&p) !=
+		    CUPTI_SUCCESS || p.rangeName == NULL ||
+		    (hash = strrchr(p.rangeName, '#')) == NULL)
+			continue;
+		i = (size_t)strtoul(hash + 1, &end, 10);
+		if (end == hash + 1 || *end != '\0' || i >= npoints)
+			continue;
+		if (range[i] != SIZE_MAX) {
+			*cause = xasprintf("a counter session decoded point "
+			    "%zu's range twice", i);
+			goto out;
+		}
+		range[i] = r;
+		found++;
+	}
+	if (found != npoints) {
+		*cause = xasprintf("a counter session decoded %zu ranges, %zu "
+		    "of them named for its %zu points", decoded, found,
+		    npoints);
+		goto out;
+	}
+	for (i = 0; i < npoints; i++)
+		if (evaluate(c, range[i], values + i * c->count, cause) != 0)
+			goto out;
+	rc = 0;
+out:
+	free(range);
+	return rc;
+}
+
+/*
  * One collection of npoints points in one session (AutoRange: every
  * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
  * of them, the last one measured; with user replay the whole sequence is
  * issued once per pass.  When npoints is 1, the last range decoded is the
- * measured one whatever ranges[0] says.  On failure *retry says whether
- * collecting again may help: dropped or missing ranges, or any failure on
- * a reused object (which also turns reuse off).  The object is disabled
+ * measured one whatever ranges[0] says; with user ranges, a session that
+ * decodes other than sum(ranges) ranges is mapped by name.  On failure
+ * *retry says whether collecting again may help: dropped or missing
+ * ranges, or any failure on a reused object (which also turns reuse
+ * off).  The object is disabled
  * after a failure, and after every collection in fresh mode.
  */
 static int
@@ -140,8 +198,10 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 		fn = "cuptiRangeProfilerStart";
 		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
 			goto cupti_fail;
-		for (i = 0; i < npoints && launched == 0; i++)
+		for (i = 0; i < npoints && launched == 0; i++) {
+			c->issuing = i;
 			launched = issue(ctx, i);
+		}
 		sync = cudaDeviceSynchronize();
 		stop.pRangeProfilerObject = c->profiler;
 		fn = "cuptiRangeProfilerStop";
@@ -190,12 +250,16 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 		/* The profiled launch is the last range. */
 		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
 			goto fail;
-	} else {
-		if (info.numTotalRanges != total) {
+	} else if (info.numTotalRanges != total) {
+		if (c->range != CUPTI_UserRange) {
 			*cause = xasprintf("a counter session decoded %zu "
 			    "ranges, %zu expected", info.numTotalRanges, total);
 			goto fail;
 		}
+		if (evaluate_by_name(c, npoints, info.numTotalRanges, values,
+		    cause) != 0)
+			goto fail;
+	} else {
 		for (i = 0, range = 0; i < npoints; i++) {
 			range += ranges[i];
 			if (evaluate(c, range - 1, values + i * c->count,

@@ -83,6 +83,10 @@ struct counters {
 	bool				 reuse;		/* unless EWBENCH_CUPTI_REUSE=0 */
 	CUpti_ProfilerReplayMode	 replay;
 	CUpti_ProfilerRange		 range;		/* EWBENCH_CUPTI_RANGE */
+	size_t				 issuing;	/* the point issue() is
+							   launching: its user
+							   range's name ends
+							   "#<point>" */
 	struct counters_wall		 wall;		/* where the time went */
 	bool				 fell_back;
 };

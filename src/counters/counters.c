@@ -519,13 +519,20 @@ int
 counters_range_begin(struct counters *c, const char *name, char **cause)
 {
 	PARAMS(p, CUpti_RangeProfiler_PushRange_Params);
+	char	*named;
+	int	 rc;
 
 	if (c->range != CUPTI_UserRange)
 		return 0;
+	/* The point's place in its session, for counters-collect.c's
+	 * evaluate_by_name. */
+	named = xasprintf("%s#%zu", name, c->issuing);
 	p.pRangeProfilerObject = c->profiler;
-	p.pRangeName = name;
-	return cupti_check(cuptiRangeProfilerPushRange(&p),
+	p.pRangeName = named;
+	rc = cupti_check(cuptiRangeProfilerPushRange(&p),
 	    "cuptiRangeProfilerPushRange", cause);
+	free(named);
+	return rc;
 }
 
 int

@@ -237,8 +237,10 @@ int		 counters_device_chip(int cuda_device, char **chip, char **cause);
  * CUPTI's kernel replay instead (memory saved and restored around each
  * pass).  Values come back in values[i * set count + m]; NaN where CUPTI
  * gave none.  The decoded ranges must number exactly the sum of ranges[]
- * (with one point: its values are the last range's).  Dropped or missing
- * ranges are re-collected up to 3 times before failing.  At most
+ * (with one point: its values are the last range's), except with user
+ * ranges, where each point's range is also found by its name (one range
+ * a point, whatever else was decoded).  Dropped or missing ranges are
+ * re-collected up to 3 times before failing.  At most
  * counters_max_ranges() ranges fit in one call.
  *
  * By default one range profiler object is kept and SetConfig is called
@@ -273,7 +275,8 @@ const char	*counters_replay(const struct counters *);
 const char	*counters_range(const struct counters *);
 bool		 counters_user_ranges(const struct counters *);
 /* Around a point's measured launch, inside issue(): push and pop its
- * range in user-range mode; nothing otherwise. */
+ * range in user-range mode, named "<name>#<point>" (the point being
+ * issued); nothing otherwise. */
 int		 counters_range_begin(struct counters *, const char *name,
 		    char **cause);
 int		 counters_range_end(struct counters *, char **cause);

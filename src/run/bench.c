@@ -177,6 +177,13 @@ bench_flush(struct bench *b, char **cause)
 }
 
 int
+bench_sync(struct bench *b, char **cause)
+{
+	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+	return 0;
+}
+
+int
 bench_capture(struct bench *b, int (*issue)(void *ctx, char **cause),
     void *ctx, cudaGraph_t *graph, char **cause)
 {

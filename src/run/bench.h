@@ -83,6 +83,8 @@ void		 bench_case(struct bench *, const struct plan_case *c,
 		    struct launch *, struct point *);
 int		 bench_launch(const struct launch *, char **cause);
 int		 bench_flush(struct bench *, char **cause);
+/* Waits until everything issued on b's stream has run. */
+int		 bench_sync(struct bench *, char **cause);
 /* Captures into *graph (not run) what issue(ctx, cause) launches on b's
  * stream; the caller destroys the graph. */
 int		 bench_capture(struct bench *, int (*issue)(void *ctx,

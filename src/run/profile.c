@@ -4,7 +4,10 @@
  * A cold point issues an L2 flush and the kernel.  A warm point's kernel
  * must find L2 as its own previous launch left it: the points of one case
  * are issued cold first, so the warm one right after it needs nothing
- * more; a warm point with no cold twin launches the kernel twice.  The
+ * more; a warm point with no cold twin launches the kernel twice.  With
+ * user ranges every point issues a launch before its range (the flush, or
+ * the kernel, cold twin or not), and it has finished when the range is
+ * pushed: the range holds the measured launch only.  The
  * measured kernel is always the point's last.  Counters do not depend on
  * the launch path: their rows say "stream".  A session holds up to
  * counters_max_ranges() kernels; if one decodes a different number of
@@ -69,6 +72,13 @@ issue_point(void *ctx, size_t i)
 		rc = bench_flush(pp->l.b, s->cause);
 	else if (!is->warmed)
 		rc = bench_launch(&pp->l, s->cause);
+	/* User ranges: the range opens on an idle GPU.  Its counters run
+	 * from the push to the pop on the GPU, whatever runs there, and the
+	 * flush (or warm-up) was only issued: left in flight it would be
+	 * inside the range, counted and waited for there, once a pass
+	 * (docs/metrics.md, "What a cold point costs"). */
+	if (rc == 0 && counters_user_ranges(s->c))
+		rc = bench_sync(pp->l.b, s->cause);
 	if (rc == 0)
 		rc = counters_range_begin(s->c, pp->l.v->id, s->cause);
 	if (rc == 0) {
@@ -150,8 +160,14 @@ profile_points(struct counters *c, size_t nmetrics,
 	for (i = 0; i < count; i++) {
 		if (bench_kernels(&order[i].pp->l, &kernels, cause) != 0)
 			goto out;
+		/* With user ranges a warm point launches its kernel before
+		 * its range even right after its cold twin: no range is
+		 * pushed straight after the previous one's pop, the order
+		 * warm-only runs issue (docs/metrics.md, "What a cold point
+		 * costs"). */
 		order[i].warmed = order[i].pp->p.cache == CACHE_WARM &&
-		    i > 0 && same_case(order[i - 1].pp, order[i].pp);
+		    i > 0 && same_case(order[i - 1].pp, order[i].pp) &&
+		    !counters_user_ranges(c);
 		order[i].ranges = point_ranges(c, &order[i], kernels);
 	}
 	for (start = 0; start < count; start = i) {

@@ -60,20 +60,27 @@
 #             timed), its plan, and the bulk-copy variants run as their
 #             fallback (--allow-fallback) with every element checked; run
 #             first, on the clean tree
-#   cuda12    a CUDA 12.8 build of this tree on this GPU (issue 44): the
-#             12.8 headers and libraries from the bundle CUDA12_BUNDLE
-#             (default .cuda12/cuda12.8.tar.xz, written by
-#             scripts/cuda12-toolkit.sh --pack where PyPI is; a 12.9
-#             bundle gives a 12.9 build, with the cub peer), this
-#             machine's CUDA 13 compiler; a copy of the tree configured
-#             --with-cuda-arch=ARCH against it, built, its `make report`;
-#             then, beside the newest study of this tree's own build
-#             (mainjob's) if there is one, tests/gpu/verdicts.py and
-#             tests/gpu/repeat.py.
-#             OUT gets cuda12.txt (the build's facts, its plan for an RTX
-#             5090), cuda12-*.log, cuda12-study.tar.gz (packed every 20 s
-#             while make report runs, so a cut-off call returns what was
-#             measured), cuda12-verdicts.txt and cuda12-repeat.txt
+#   cuda12    a CUDA 12.8 build of this tree on this GPU (issues 44, 53):
+#             the 12.8 headers and libraries (with CCCL 2.8: the cub peer)
+#             from the bundle CUDA12_BUNDLE (default .cuda12/cuda12.8.tar.xz,
+#             written by scripts/cuda12-toolkit.sh --pack where PyPI is),
+#             this machine's CUDA 13 compiler; a copy of the tree
+#             configured --with-cuda-arch=ARCH against it and built; then
+#             both builds' `make report` back to back, this tree's own
+#             (CUDA 13: the build step's ./ewbench, so run `build` first)
+#             and the 12.8 one, each timed; the 12.8 one stopped
+#             CUDA12_END_S (default 540) seconds after this script began,
+#             so that a slow one still leaves the comparison time to run
+#             within a 600 s call.  Then tests/gpu/steps.py (the step table of
+#             both), each part's counter phases from run.json
+#             (counters.wall_s: passes, decode, sessions, ranges; wall_s:
+#             timing, counters), tests/gpu/verdicts.py and repeat.py.
+#             OUT gets cuda12.txt (the 12.8 build's facts, its plan for an
+#             RTX 5090), cuda12-*.log, cuda13-report.log, cuda12-study.tar.gz
+#             and cuda13-study.tar.gz (the 12.8 one packed every 20 s while
+#             make report runs, so a cut-off call returns what was
+#             measured), cuda12-steps.txt, cuda12-phases.txt,
+#             cuda12-verdicts.txt and cuda12-repeat.txt
 #   torchtime the torch step before and after: `ewbench torch` of the
 #             python/ tree in BEFORE_PY and of this one, on copies of the
 #             last study's article run without its torch rows; both timed,
@@ -597,12 +604,13 @@ site80)
 	;;
 cuda12)
 	log "cuda12: a CUDA 12.8 build"
+	[ -x ./ewbench ] || { echo "cuda12: no ./ewbench: run the build step first (its make report is the CUDA 13 one)"; continue; }
 	bundle=${CUDA12_BUNDLE:-$PWD/.cuda12/cuda12.8.tar.xz}
 	# Outside $work: save() packs $work, and the toolkit is 350 MB.
 	c12=${TMPDIR:-/tmp}/ewbench-cuda12
 	rm -rf "$c12"
 	mkdir -p "$c12/src"
-	tar cf - --exclude=./.git --exclude=./.cuda12 . | tar xf - -C "$c12/src"
+	tar cf - --exclude=./.git --exclude=./.cuda12 --exclude='./reports/nvidia-*' . | tar xf - -C "$c12/src"
 	# Only the sources: a build of this tree (the build step's) must not
 	# stand in for the 12.8 one.
 	[ -f "$c12/src/Makefile" ] && make -C "$c12/src" distclean >/dev/null 2>&1
@@ -621,13 +629,28 @@ cuda12)
 		echo "headers of the machine's CUDA 13 read by the build (none expected):"
 		grep -l -e /usr/local/cuda -e /usr/local/include \
 		    "$c12"/src/kernels/*.d "$c12"/src/src/*/.deps/*.Po 2>/dev/null || echo none
+		grep -e 'CCCL:' "$out/cuda12-build.log"
+		"$e12" list | grep -e '^cub_' || echo "no cub rows"
 		"$e12" info
 		"$e12" run --dry-run --chip "RTX 5090" --preset article --cache both
 	} >"$out/cuda12.txt" 2>&1
-	head -12 "$out/cuda12.txt"
+	head -16 "$out/cuda12.txt"
 	save
-	log "cuda12: make report"
-	rm -rf "$c12"/src/reports/nvidia-*
+	# Both builds' make report back to back: this tree's (CUDA 13) first.
+	log "cuda12: make report, CUDA 13 build"
+	old13=$(ls -d reports/nvidia-*/ 2>/dev/null)
+	timed cuda13-report make report
+	tail -3 "$work/cuda13-report.log"
+	s13=
+	for d in reports/nvidia-*/; do
+		[ -d "$d" ] && ! echo "$old13" | grep -qxF "$d" && s13=$PWD/${d%/}
+	done
+	[ -n "$s13" ] && tar czf "$out/cuda13-study.tar.gz" -C reports "$(basename "$s13")"
+	save
+	log "cuda12: make report, CUDA 12.8 build"
+	left=$(( ${CUDA12_END_S:-540} - SECONDS ))
+	[ "$left" -gt 30 ] || left=30
+	echo "the 12.8 make report gets at most $left s (CUDA12_END_S ${CUDA12_END_S:-540})"
 	( while sleep 20; do
 		for d in "$c12"/src/reports/nvidia-*/; do
 			[ -d "$d" ] && tar czf "$out/cuda12-study.tar.gz.tmp" -C "$c12/src/reports" "$(basename "$d")" &&
@@ -635,25 +658,42 @@ cuda12)
 		done
 	  done ) &
 	packer=$!
-	( cd "$c12/src" && timed cuda12-report make report )
+	( cd "$c12/src" && timed cuda12-report timeout "$left" make report )
 	kill "$packer" 2>/dev/null
 	wait "$packer" 2>/dev/null
-	tail -12 "$work/cuda12-report.log"
+	tail -3 "$work/cuda12-report.log"
 	s12=
 	for d in "$c12"/src/reports/nvidia-*/; do
 		[ -d "$d" ] || continue
 		s12=${d%/}
 		tar czf "$out/cuda12-study.tar.gz" -C "$c12/src/reports" "$(basename "$d")"
 	done
-	# Beside this tree's own study (mainjob's), when there is one: what
-	# built each, the findings, point verdicts and experiments
-	# (verdicts.py), how the same points' times agree (repeat.py).
-	s13=$(ls -d reports/nvidia-*/ 2>/dev/null | tail -1)
+	python3 tests/gpu/steps.py "cuda13=$work/cuda13-report.log${s13:+:$s13}" \
+	    "cuda12.8=$work/cuda12-report.log${s12:+:$s12}" >"$out/cuda12-steps.txt" 2>&1
+	cat "$out/cuda12-steps.txt"
+	# Where each part's time went, per build: issue 53's cold points
+	# (counters.wall_s: sessions and ranges tell a re-collection apart).
+	python3 - "$s13" "$s12" >"$out/cuda12-phases.txt" 2>&1 <<'EOF'
+import glob, json, os, sys
+print("%-8s %-12s %7s %7s %8s %7s %7s %8s %6s %5s" % ("build", "part", "total",
+      "timing", "counters", "passes", "decode", "sessions", "ranges", "range"))
+for label, study in zip(("cuda13", "cuda12.8"), sys.argv[1:]):
+    for run in sorted(glob.glob(os.path.join(study or "/nonexistent", "*", "run.json"))):
+        d = json.load(open(run))
+        w, c = d.get("wall_s") or {}, d.get("counters") or {}
+        cw = c.get("wall_s") or {}
+        print("%-8s %-12s %7.1f %7.1f %8.1f %7.1f %7.2f %8s %6s %5s" % (
+            label, os.path.basename(os.path.dirname(run)), w.get("total", 0),
+            w.get("timing", 0), w.get("counters", 0), cw.get("passes", 0),
+            cw.get("decode", 0), cw.get("sessions", "-"), cw.get("ranges", "-"),
+            c.get("range", "-")))
+EOF
+	cat "$out/cuda12-phases.txt"
 	if [ -n "$s12" ] && [ -n "$s13" ]; then
-		python3 tests/gpu/verdicts.py "${s13%/}" "$s12" >"$out/cuda12-verdicts.txt" 2>&1
+		python3 tests/gpu/verdicts.py "$s13" "$s12" >"$out/cuda12-verdicts.txt" 2>&1
 		echo "verdicts.py: exit $?"
-		python3 tests/gpu/repeat.py "${s13%/}" "$s12" >"$out/cuda12-repeat.txt" 2>&1
-		cat "$out/cuda12-verdicts.txt" "$out/cuda12-repeat.txt" | cut -c1-200
+		python3 tests/gpu/repeat.py "$s13" "$s12" >"$out/cuda12-repeat.txt" 2>&1
+		cat "$out/cuda12-verdicts.txt" "$out/cuda12-repeat.txt" | cut -c1-200 | tail -60
 	fi
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
