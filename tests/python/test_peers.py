@@ -550,3 +550,39 @@ def test_reference_runs_with_peer_files_load(fixture_run):
             assert {p.file for p in torch_points} == {"peer-torch.csv"}
             assert [os.path.basename(f) for f in load.peer_files(d)] == [
                 "peer-torch.csv"]
+
+
+def test_a_run_named_twice_is_measured_once(run_copy, monkeypatch, capsys):
+    """`r r`, `r r/`, `r ./r` and a link to r wrote every row twice into
+    peer-torch.csv, which then loaded nowhere (issue 55, cause 2)."""
+    drop_torch_rows(run_copy)
+    link = run_copy.parent / "link"
+    link.symlink_to(run_copy)
+    fake_gpu(monkeypatch)
+    monkeypatch.chdir(run_copy.parent)
+    names = [str(run_copy), str(run_copy) + "/", "./run", str(link)]
+    assert tj.main(names, "ewbench torch") == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert out.count("torch_add_f32 n=1048576 warm:") == 1
+    assert out.endswith("\nwrote 30 rows to %s\n" % os.path.join(
+        str(run_copy), "peer-torch.csv"))
+    assert sum(p.file == "peer-torch.csv"
+               for p in load_run(str(run_copy)).points) == 30
+    assert tj.main(["--dry-run"] + names) == cli.EXIT_OK
+    assert capsys.readouterr().out.count("nothing to do") == 1
+
+
+def test_serve_measures_a_run_named_twice_once(tmp_path):
+    dirs = round_copies(tmp_path, 1)
+    proc = standin("--serve")
+    try:
+        out, err = proc.communicate("%s\n%s/\n\n" % (dirs[0], dirs[0]),
+                                    timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.EXIT_OK, err
+    assert out.count("torch_add_f32 n=1048576 warm:") == 1
+    assert out.endswith("\nwrote 30 rows to %s\n\n" % os.path.join(
+        dirs[0], "peer-torch.csv"))
+    assert sum(p.file == "peer-torch.csv"
+               for p in load_run(dirs[0]).points) == 30

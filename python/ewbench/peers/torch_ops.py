@@ -509,6 +509,7 @@ class Peer:
         peer-torch.csv.
         Returns {run_dir: rows written}; raises CannotRun (nothing
         measured) or DataError."""
+        run_dirs = distinct(run_dirs)
         runs = {d: load.load_run(d) for d in run_dirs}
         jobs = [replace(job, run_dir=d) for d in run_dirs for job in
                 plan(runs[d])]
@@ -557,6 +558,19 @@ class Peer:
                     "method": METHOD})
                 load.load_run(d)    # what we wrote must load with the run
         return written
+
+
+def distinct(run_dirs):
+    """run_dirs without repeats, in the order first given: `r`, `r/`,
+    `./r` and a symbolic link to r are one run (its points were planned,
+    measured and written once per name)."""
+    seen, kept = set(), []
+    for d in run_dirs:
+        real = os.path.realpath(d)
+        if real not in seen:
+            seen.add(real)
+            kept.append(d)
+    return kept
 
 
 def measure_runs(run_dirs, say=print):
@@ -663,7 +677,7 @@ def nothing_to_do(run_dir):
 def dry_run(run_dirs, say=print):
     """Say, per run directory, the points a run would time and the file
     it would write, or that there is nothing to do."""
-    for d in run_dirs:
+    for d in distinct(run_dirs):
         jobs = plan(load.load_run(d))
         csv = load.peer_paths(d, NAME)[0]
         if not jobs:
