@@ -69,6 +69,7 @@ import numpy as np
 
 from ..analysis import cli
 from ..analysis.core import load
+from ..analysis.core.sinks import terminal
 from ..analysis.core.validate import DTYPE_BYTES, DataError
 
 from . import output
@@ -98,8 +99,26 @@ METHOD = ("torch.profiler kernel durations (CUPTI activity), median with "
           "via the caching allocator")
 
 
+# A run directory's path in a message, at most (a 100 KB path was printed
+# whole).
+PATH_LIMIT = 400
+
+
 class CannotRun(Exception):
     """No torch, no GPU, or the wrong GPU: nothing was measured."""
+
+
+class TorchFailed(Exception):
+    """PyTorch raised while it measured (a CUDA fault, out of memory):
+    the rows written before it are kept."""
+
+    def __init__(self, error):
+        self.error = error
+        self.out_of_memory = any(c.__name__ == "OutOfMemoryError"
+                                 for c in type(error).__mro__)
+        first = (str(error).strip().split("\n") or [""])[0]
+        super().__init__("PyTorch failed: %s%s" % (
+            type(error).__name__, ": " + first if first else ""))
 
 
 @dataclass(frozen=True)
@@ -491,8 +510,11 @@ class Peer:
         torch process exited.  The driver scrubs them in the background,
         as it did then, while the next ewbench process starts up."""
         if self.index is not None:
-            self.torch.cuda.synchronize()
-            self.torch.cuda.empty_cache()
+            try:
+                self.torch.cuda.synchronize()
+                self.torch.cuda.empty_cache()
+            except RuntimeError as e:   # a fault the last call left
+                raise TorchFailed(e) from e
 
     def available_bytes(self):
         """What the next points may allocate: the driver's free memory
@@ -508,7 +530,8 @@ class Peer:
         run's points in plan order), and add them to each run's
         peer-torch.csv.
         Returns {run_dir: rows written}; raises CannotRun (nothing
-        measured) or DataError."""
+        measured), TorchFailed (PyTorch raised; rows written before it
+        are kept) or DataError."""
         run_dirs = distinct(run_dirs)
         runs = {d: load.load_run(d) for d in run_dirs}
         jobs = [replace(job, run_dir=d) for d in run_dirs for job in
@@ -519,6 +542,16 @@ class Peer:
                 say(nothing_to_do(d))
         if not jobs:
             return written
+        try:
+            self._measure(runs, jobs, written, say)
+        except RuntimeError as e:
+            raise TorchFailed(e) from e
+        return written
+
+    def _measure(self, runs, jobs, written, say):
+        """measure_runs' work on the GPU: each run's rows added to its
+        peer-torch.csv as they finish (written counts them)."""
+        run_dirs = list(runs)
         self._gpu(list(runs.values()))
         torch = self.torch
         fitting = []
@@ -557,7 +590,6 @@ class Peer:
                     "rows": written[d], "flush_bytes": self.flush_bytes,
                     "method": METHOD})
                 load.load_run(d)    # what we wrote must load with the run
-        return written
 
 
 def distinct(run_dirs):
@@ -623,7 +655,8 @@ def serve(peer, requests_in, replies):
 def say_written(written, say):
     for d, rows in written.items():
         if rows:
-            say("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
+            say("wrote %d rows to %s" % (rows, terminal(
+                load.peer_paths(d, NAME)[0], PATH_LIMIT)))
 
 
 # the command
@@ -670,7 +703,7 @@ def parse_args(prog, argv):
 
 def nothing_to_do(run_dir):
     return "%s: every PyTorch point is already in timing.csv or %s; " \
-        "nothing to do" % (run_dir, os.path.basename(
+        "nothing to do" % (terminal(run_dir, PATH_LIMIT), os.path.basename(
             load.peer_paths(run_dir, NAME)[0]))
 
 
@@ -684,7 +717,8 @@ def dry_run(run_dirs, say=print):
             say(nothing_to_do(d))
             continue
         say("%s: would time %d PyTorch point%s into %s:" % (
-            d, len(jobs), "" if len(jobs) == 1 else "s", csv))
+            terminal(d, PATH_LIMIT), len(jobs), "" if len(jobs) == 1 else
+            "s", terminal(csv, PATH_LIMIT)))
         for job in jobs:
             say("  %s n=%d %s samples=%d-%d target=%g%% max_time=%gms "
                 "warmup=%d" % (job.variant, job.n, job.cache,
@@ -696,7 +730,10 @@ def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
     """The command line; prog is the command as it was typed (`ewbench
     torch` when ewbench.analysis hands it over)."""
     def say(text):
-        print("%s: %s" % (prog, text), file=sys.stderr)
+        print("%s: %s" % (prog, terminal(text, 2000)), file=sys.stderr)
+    if sys.stdout is None:
+        say(cli.CLOSED_STDOUT)
+        return cli.EXIT_INTERRUPTED
     try:
         args = parse_args(prog, argv)
     except SystemExit as e:
@@ -710,17 +747,22 @@ def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
             dry_run(args.run_dirs)
             return cli.EXIT_OK
         if args.serve:
+            # run directories are named in bytes, as on the command line
+            sys.stdin.reconfigure(errors="surrogateescape")
             serve(Peer(), sys.stdin, sys.stdout)
             return cli.EXIT_OK
         say_written(measure_runs(args.run_dirs), print)
     except CannotRun as e:
         say("cannot run here: %s" % e)
         return cli.EXIT_NO_GPU
+    except TorchFailed as e:
+        say("%s; peer-torch.csv keeps its complete rows" % e)
+        return cli.EXIT_NO_MEMORY if e.out_of_memory else cli.EXIT_ERROR
     except DataError as e:
         say(e)
         return cli.EXIT_DATA
     except BrokenPipeError:
-        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
+        return cli.stdout_broken()
     except OSError as e:
         say(cli.os_error_text(e))
         return cli.EXIT_ERROR
