@@ -506,3 +506,17 @@ def test_a_run_holding_a_probe_draws_every_figure(run_copy, tmp_path):
         check_outputs(paths)
     style = plots.family_styles(run.points)["add_f32_ilp2"]
     assert (style.colour, style.marker) == plots.PROBE_STYLE
+
+
+def test_every_figure_draws_a_name_with_dollars(run_copy, tmp_path):
+    """plot_text is the one way a name reaches matplotlib: a `$` pair
+    that is no mathtext matplotlib can parse is drawn as typed, in every
+    figure (issue 55, cause 8)."""
+    bad = "add_$\\bogus{$"
+    for name in ("timing.csv", "metrics.csv", "run.json"):
+        rewrite(run_copy / name, lambda t: t.replace("add_f32x4_grid", bad))
+    run = load_run(str(run_copy))
+    out = plots.plot_study(study.single_run_study(run), str(tmp_path / "f"))
+    assert {"dram_share", "instructions", "cache_tier"} <= set(out)
+    for paths in out.values():
+        check_outputs(paths)
