@@ -56,7 +56,7 @@ def positive_float(text):
 
 def make_parser():
     from .core import study
-    parser = argparse.ArgumentParser(
+    parser = cli.Parser(
         prog=PROG, description="Analyse ewbench run directories "
         "(docs/analysis.md).", epilog=cli.epilog(list(cli.EXITS)),
         formatter_class=argparse.RawDescriptionHelpFormatter)

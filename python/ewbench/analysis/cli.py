@@ -69,6 +69,33 @@ EXAMPLES = {
 }
 
 
+def _once(base):
+    """argparse's action `base`, refusing a second use of its option: an
+    option given twice (`-o a -o b`) was taken silently, the last one
+    winning."""
+    class Once(base):
+        def __call__(self, parser, namespace, values, option_string=None):
+            given = namespace.__dict__.setdefault("_given_once", set())
+            if self.option_strings and self.dest in given:
+                parser.error("%s given twice; it is taken once" %
+                             "/".join(self.option_strings))
+            given.add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+    return Once
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of every command line of the package (its subcommands'
+    too): every option is taken once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _once(argparse._StoreAction))
+        self.register("action", "store", _once(argparse._StoreAction))
+        self.register("action", "store_true",
+                      _once(argparse._StoreTrueAction))
+
+
 WIDTH = 79                  # of a --help page's own paragraphs
 
 

@@ -52,7 +52,6 @@ the run's), 130 interrupted.
 """
 
 
-import argparse
 import math
 import os
 import sys
@@ -671,7 +670,7 @@ DESCRIPTION = (
 
 
 def make_parser(prog):
-    parser = argparse.ArgumentParser(prog=prog, **cli.page("torch",
+    parser = cli.Parser(prog=prog, **cli.page("torch",
                                                            DESCRIPTION))
     parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="*")
     parser.add_argument("--dry-run", action="store_true",
