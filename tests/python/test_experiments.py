@@ -157,8 +157,8 @@ def _experiments_part(study_dir, speedup):
     (exp / "ceilings.csv").unlink()
     for name in ("timing.csv", "metrics.csv"):
         rewrite(exp / name, lambda t: __import__("re").sub(
-            r",add_f32x4_grid,add,f32,(\d+),64,", r",add_f32_ilp2,add,f32,\1,256,",
-            t))
+            r",add_f32x4_grid,add,f32,(\d+),64,",
+            r",add_f32_ilp2,add,f32,\1,256,", t))
     base = next(p for p in load_run(str(exp)).points
                 if (p.variant, p.n, p.cache, p.launch) ==
                 ("add_f32", N, "warm", "stream"))

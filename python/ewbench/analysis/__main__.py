@@ -14,8 +14,9 @@ Exit statuses (cli.py: one meaning each, across ewbench):
   5  torch: no usable GPU (no PyTorch with CUDA, or not the run's GPU)
   6  compare --fail-on-slower: some point got slower beyond the noise
   130  interrupted (Ctrl-C, SIGTERM, SIGHUP), or a closed stdout (one
-     line when closed from the start, quietly when its reader left): outputs already written are whole, the one being
-     written is left as it was
+     line when closed from the start, quietly when its reader left):
+     outputs already written are whole, the one being written is left
+     as it was
 """
 
 import argparse

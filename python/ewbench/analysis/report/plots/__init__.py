@@ -65,7 +65,8 @@ from .timeline import plot_timeline, timeline_bars
 
 __all__ = [
     "ADDITION_GREY", "BEST_ADDITION", "DPI", "FIG_WIDTH", "FOOTER_INCHES",
-    "PEER_STYLES", "PROBE_STYLE", "ROLE_COLOURS", "STUDY_COLOURS", "USER_STYLE", "Style", "families",
+    "PEER_STYLES", "PROBE_STYLE", "ROLE_COLOURS", "STUDY_COLOURS",
+    "USER_STYLE", "Style", "families",
     "new_figure", "block_rate_at", "block_roof", "family_styles",
     "legend_outside", "place_labels", "save", "settle", "variant_styles",
     "MARKER_OCTAVES", "cache_tier_panel", "marked_indices", "marker_stagger",
