@@ -213,7 +213,7 @@ def run_command(module):
         finish()
         sys.stderr.write("ewbench: interrupted\n")
         code = INTERRUPTED
-    if not closed:
+    if not closed and sys.stdout is not None:   # None: closed from the start
         try:
             sys.stdout.flush()
         except BrokenPipeError:

@@ -210,3 +210,25 @@ def test_missing_numpy_says_how_to_install_it(fixture_dir, tmp_path):
     assert proc.returncode == EXIT_ERROR
     assert "has no numpy: apt-get install python3-numpy" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["report", "RUN", "-o", "a", "-o", "b"],
+    ["report", "RUN", "--ceilings", "RUN", "--ceilings", "RUN"],
+    ["fleet-report", "RUN", "--out", "a", "-o", "b"],
+    ["compare", "RUN", "RUN", "-o", "a", "-o", "b"],
+    ["compare", "RUN", "RUN", "--fail-on-slower", "--fail-on-slower"],
+    ["contest", "RUN", "-o", "a", "--out=b"],
+    ["timeline", "t.json", "--span", "1", "--span", "2", "-o", "t.png"],
+    ["torch", "--dry-run", "--dry-run", "RUN"],
+])
+def test_an_option_given_twice_is_a_usage_error(args, fixture_dir, tmp_path,
+                                                capsys, monkeypatch):
+    """The second -o was taken silently, the last one winning (issue 54,
+    item 11)."""
+    monkeypatch.chdir(tmp_path)
+    args = [fixture_dir if a == "RUN" else a for a in args]
+    assert main(args) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "given twice; it is taken once" in err
+    assert not os.path.exists("a") and not os.path.exists("b")

@@ -273,3 +273,70 @@ def test_the_figure_is_drawn(tmp_path):
     assert "DRAM" in text and "L2-resident" in text
     assert re.search(r"add_f16x8_pack 256Mi", text)
     assert en.draw(_study(tmp_path / "none", False), str(out)) == {}
+
+
+# What a board can draw (issue 55, cause 3) and the windows run.json
+# announces (cause 14): a counter that jumped, stepped backwards (an
+# unsigned difference: a huge one) or an idle window above the load is
+# refused with its line, never printed as a number.
+
+def _with_readings(row, energy_mj=None, idle_energy_mj=None):
+    """row with new counter differences and its derived columns redone."""
+    if energy_mj is not None:
+        row["energy_mj"] = energy_mj
+    if idle_energy_mj is not None:
+        row["idle_energy_mj"] = idle_energy_mj
+    board = row["energy_mj"] * 1e-3 / row["seconds"]
+    idle = row["idle_energy_mj"] * 1e-3 / row["idle_seconds"]
+    moved = float(row["launches"]) * row["bytes_per_launch"]
+    row.update(board_w=repr(board), idle_w=repr(idle),
+               net_w=repr(board - idle),
+               pj_per_byte=repr((board - idle) * row["seconds"] / moved *
+                                1e12))
+
+
+@pytest.mark.parametrize("change, match", [
+    # stepped backwards: 2^64 - a little, as an unsigned difference
+    (lambda rows: _with_readings(rows[4], energy_mj=(1 << 63) - 1),
+     r"energy\.csv:6: expected board_w at most 1\.25 x the power limit "
+     r"700 W \(918750 mJ over 1\.05 s\), got 8\.78\d*e\+15 W"),
+    # jumped once, in the idle window
+    (lambda rows: _with_readings(rows[0], idle_energy_mj=10 ** 9),
+     r"energy\.csv:2: expected idle_w at most 1\.25 x the power limit"),
+    # the board drawing far less than idle (-626010 pJ/B was 'most frugal')
+    (lambda rows: _with_readings(rows[1], energy_mj=20000),
+     r"energy\.csv:3: expected board_w no lower than idle_w beyond the "
+     r"counter's step"),
+    # a window run.json never announced
+    (lambda rows: rows[2].update(window=7),
+     r"energy\.csv:4: expected window 1 to 3 \(run\.json energy\.windows\), "
+     r"got 7"),
+])
+def test_a_window_no_board_draws_is_refused(run_copy, change, match):
+    _refused(run_copy, change, match)
+
+
+def test_a_window_at_its_power_limit_loads(run_copy):
+    """The bound is physics, not the fixture's draws: a window at the
+    limit and one just below idle (within a counter step) load."""
+    rows = energy_rows(run_copy)
+    _with_readings(rows[0], energy_mj=round(1.2 * 700 * 1.05e3))
+    _with_readings(rows[1], energy_mj=round(0.97 * IDLE_W * 1.05e3))
+    write_energy(run_copy, rows)
+    assert len(load_run(str(run_copy)).energy) == len(rows)
+
+
+def test_a_dollar_in_a_name_is_drawn_as_it_is(tmp_path):
+    """Two `$` in a variant's name started matplotlib's mathtext in the
+    energy figure, which raised (issue 55, cause 8)."""
+    st = _study(tmp_path)
+    energy_dir = tmp_path / "study" / "energy"
+    for name in ("timing.csv", "metrics.csv", "energy.csv"):
+        path = energy_dir / name
+        path.write_text(path.read_text().replace(
+            ",add_f32x4,", ",add_$\\bogus{$_f32x4,"))
+    st = study.load_study(str(tmp_path / "study"))
+    drawn = en.draw(st, str(tmp_path / "figures"))
+    svg = open(drawn[en.FIGURE][1], encoding="utf-8").read()
+    assert "add_$\\bogus{$_f32x4 256Mi" in svg
+    assert "`add_$\\bogus{$_f32x4`" in _section_md(st)

@@ -9,6 +9,7 @@ from ewbench.analysis.core import compare
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.report import experiments as ex
 from ewbench.analysis.report import model
+from ewbench.analysis.core.load import load_run
 
 N = 1 << 28
 
@@ -141,3 +142,98 @@ def test_block_prediction_scales_resident_threads_up_to_the_sm(factor):
         pytest.approx(348.0 * factor)
     # 56 % at 128 threads (add_f16x2) doubled: capped at the SM's 2048
     assert ex._resident_threads(Run, 256, 1147.0, 2) == 2048
+
+
+# numbers no DRAM could serve (issue 55, cause 7)
+
+def _experiments_part(study_dir, speedup):
+    """study_dir with an experiments/ part: the fixture, its add_f32x4_grid
+    rows made add_f32's 2x probe at add_f32's block, those at 2^28
+    `speedup` times faster than add_f32 (warm)."""
+    import shutil
+    from conftest import FIXTURE, rewrite, scale_times
+    exp = study_dir / "experiments"
+    shutil.copytree(FIXTURE, exp)
+    (exp / "ceilings.csv").unlink()
+    for name in ("timing.csv", "metrics.csv"):
+        rewrite(exp / name, lambda t: __import__("re").sub(
+            r",add_f32x4_grid,add,f32,(\d+),64,",
+            r",add_f32_ilp2,add,f32,\1,256,", t))
+    base = next(p for p in load_run(str(exp)).points
+                if (p.variant, p.n, p.cache, p.launch) ==
+                ("add_f32", N, "warm", "stream"))
+    probe = next(p for p in load_run(str(exp)).points
+                 if (p.variant, p.n, p.cache, p.launch) ==
+                 ("add_f32_ilp2", N, "warm", "stream"))
+    scale_times(exp, {("add_f32_ilp2", N, cache): base.time_median_ns /
+                      probe.time_median_ns / speedup
+                      for cache in ("warm", "cold")})
+    return load_run(str(exp))
+
+
+def test_a_probe_faster_than_dram_is_refused_as_evidence(study_dir):
+    from ewbench.analysis.core import study as stu
+    from ewbench.analysis.report import findings as fnd
+    exp = _experiments_part(study_dir, 100.0)
+    e = fnd.make_context(stu.load_study(str(study_dir))).experiments[
+        "add_f32"]
+    probe = next(p for p in exp.points if p.variant == "add_f32_ilp2" and
+                 p.n == N and p.cache == e.base.cache and
+                 p.launch == "stream")
+    assert model.impossible(exp, probe)
+    assert probe in e.refused and all(t.point is not probe for t in e.trials)
+    assert "add_f32_ilp2 at %s: faster than DRAM could serve them" % (
+        __import__("ewbench.analysis.core.units", fromlist=["gbps"]).gbps(
+            probe.bandwidth)) in e.text
+    assert "refused as evidence" in e.text
+
+
+def test_a_probe_within_what_dram_serves_is_evidence(study_dir):
+    from ewbench.analysis.core import study as stu
+    from ewbench.analysis.report import findings as fnd
+    _experiments_part(study_dir, 1.05)
+    e = fnd.make_context(stu.load_study(str(study_dir))).experiments[
+        "add_f32"]
+    assert e.refused == () and "refused" not in e.text
+
+
+def test_the_bound_allows_the_writes_a_window_misses():
+    spec = 3.35e12
+    # every write of an add missed: 1.5x the spec, within the excess
+    assert not model.beyond_dram(1.5 * spec, spec, 1 / 3)
+    assert model.beyond_dram(1.5 * 1.11 * spec, spec, 1 / 3)
+    assert not model.beyond_dram(1e30, None, 0.5)     # no spec: no bound
+
+
+def test_a_curve_row_faster_than_dram_is_no_level():
+    """One concurrency-curve row at 1e30 B/s became every series' top and
+    rewrote 19 points' verdicts."""
+    from ewbench.analysis.core import validate
+    from conftest import ROOT
+    ceilings = load_run(ROOT + "/reports/reference/nvidia-h100/ceilings"
+                        ).ceilings
+    before = model.curves(ceilings)
+    name = validate.inflight_name("copy", 16, 128)
+    bad = dict(ceilings)
+    bad[name] = __import__("dataclasses").replace(ceilings[name], value=1e30)
+    assert [r.name for r in model.impossible_levels(bad)] == [name]
+    after = model.curves(bad)
+    assert after[("copy", 128)].top.bandwidth == max(
+        lv.bandwidth for lv in before[("copy", 128)].levels
+        if lv.name != name)
+    assert name not in {lv.name for lv in after[("copy", 128)].levels}
+    assert model.impossible_levels(ceilings) == []
+
+
+def test_threats_name_the_refused_rows(study_dir):
+    from ewbench.analysis.core import document as doc
+    from ewbench.analysis.core import study as stu
+    from ewbench.analysis.report import findings as fnd
+    from ewbench.analysis.report.page import threats
+    _experiments_part(study_dir, 100.0)
+    st = stu.load_study(str(study_dir))
+    md = doc.render_markdown(threats.threats_section(
+        st, fnd.make_context(st)))
+    assert "`experiments/` rows refused as evidence" in md
+    assert "add\\_f32\\_ilp2@256Mi warm at" in md.replace("\n", " ") or \
+        "add_f32_ilp2@256Mi warm at" in md.replace("\n", " ")

@@ -591,3 +591,47 @@ def test_impossible_run_json_values_are_bad_data(run_copy, capsys, edit,
 def test_tolerances_within_what_run_takes_are_read(run_copy):
     _edit_run_json(run_copy, lambda d: _with_reference(d, 1024, 0.25))
     assert load.load_run(str(run_copy)).manifest["user_kernels"]
+
+
+# Standard output closed or broken (issue 55, cause 4): one line or none,
+# exit 130, never a traceback; under ewbench (stops.run_command) too.
+
+AS_EWBENCH = ["-c", "import sys; from ewbench import stops; "
+              "sys.argv[0] = 'ewbench'; stops.run_command('ewbench.analysis')"]
+
+
+def closed_stdout_commands(tmp_path):
+    fleet_root = make_fleet_dir(str(tmp_path / "f"), TWO)
+    return {"report": ["report", FIXTURE, "-o", str(tmp_path / "r")],
+            "compare": ["compare", FIXTURE, FIXTURE],
+            "contest": ["contest", FIXTURE, FIXTURE],
+            "fleet-report": ["fleet-report", fleet_root, "-o",
+                             str(tmp_path / "fr")],
+            "torch": ["torch", "--dry-run", FIXTURE]}
+
+
+@pytest.mark.parametrize("entry", [["-m", "ewbench.analysis"], AS_EWBENCH],
+                         ids=["module", "ewbench"])
+def test_a_closed_stdout_is_one_line_and_130(tmp_path, entry):
+    for name, args in closed_stdout_commands(tmp_path).items():
+        proc = subprocess.run([sys.executable] + entry + args, cwd=ROOT,
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: os.close(1), check=False)
+        assert proc.returncode == 130, (name, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and \
+            "standard output is closed" in proc.stderr, (name, proc.stderr)
+        assert not os.path.exists(tmp_path / "r"), name   # nothing done
+
+
+def test_a_broken_stdout_is_a_quiet_130(tmp_path):
+    """A reader gone before the first line (| head that exited): under
+    python3 -m it was a traceback."""
+    for name, args in closed_stdout_commands(tmp_path).items():
+        proc = subprocess.Popen([sys.executable, "-m", "ewbench.analysis"] +
+                                args, cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        proc.stdout.close()         # long before the first line
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 130, (name, err)
+        assert err == "", (name, err)

@@ -550,3 +550,126 @@ def test_reference_runs_with_peer_files_load(fixture_run):
             assert {p.file for p in torch_points} == {"peer-torch.csv"}
             assert [os.path.basename(f) for f in load.peer_files(d)] == [
                 "peer-torch.csv"]
+
+
+def test_a_run_named_twice_is_measured_once(run_copy, monkeypatch, capsys):
+    """`r r`, `r r/`, `r ./r` and a link to r wrote every row twice into
+    peer-torch.csv, which then loaded nowhere (issue 55, cause 2)."""
+    drop_torch_rows(run_copy)
+    link = run_copy.parent / "link"
+    link.symlink_to(run_copy)
+    fake_gpu(monkeypatch)
+    monkeypatch.chdir(run_copy.parent)
+    names = [str(run_copy), str(run_copy) + "/", "./run", str(link)]
+    assert tj.main(names, "ewbench torch") == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert out.count("torch_add_f32 n=1048576 warm:") == 1
+    assert out.endswith("\nwrote 30 rows to %s\n" % os.path.join(
+        str(run_copy), "peer-torch.csv"))
+    assert sum(p.file == "peer-torch.csv"
+               for p in load_run(str(run_copy)).points) == 30
+    assert tj.main(["--dry-run"] + names) == cli.EXIT_OK
+    assert capsys.readouterr().out.count("nothing to do") == 1
+
+
+def test_serve_measures_a_run_named_twice_once(tmp_path):
+    dirs = round_copies(tmp_path, 1)
+    proc = standin("--serve")
+    try:
+        out, err = proc.communicate("%s\n%s/\n\n" % (dirs[0], dirs[0]),
+                                    timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == cli.EXIT_OK, err
+    assert out.count("torch_add_f32 n=1048576 warm:") == 1
+    assert out.endswith("\nwrote 30 rows to %s\n\n" % os.path.join(
+        dirs[0], "peer-torch.csv"))
+    assert sum(p.file == "peer-torch.csv"
+               for p in load_run(dirs[0]).points) == 30
+
+
+# PyTorch failing, undecodable names, hostile paths (issue 55, causes 5, 11)
+
+class FakeOutOfMemory(RuntimeError):
+    pass
+
+
+FakeOutOfMemory.__name__ = "OutOfMemoryError"   # torch.cuda's name
+
+
+@pytest.mark.parametrize("error, code", [
+    (RuntimeError("CUDA error: an illegal memory access was encountered\n"
+                  "CUDA kernel errors might be asynchronously reported"),
+     cli.EXIT_ERROR),
+    (FakeOutOfMemory("CUDA out of memory. Tried to allocate 2.00 GiB"),
+     cli.EXIT_NO_MEMORY)])
+def test_a_pytorch_failure_is_one_line_and_keeps_rows(run_copy, monkeypatch,
+                                                     capsys, error, code):
+    drop_torch_rows(run_copy)
+    fake_gpu(monkeypatch)
+
+    def failing(torch, jobs, flush, done):
+        torch_standin.fake_measure(torch, jobs[:4], flush, done)
+        raise error
+    monkeypatch.setattr(tj, "measure", failing)
+    assert tj.main([str(run_copy)], "ewbench torch") == code
+    err = capsys.readouterr().err
+    assert err == "ewbench torch: PyTorch failed: %s: %s; peer-torch.csv " \
+        "keeps its complete rows\n" % (type(error).__name__,
+                                       str(error).split("\n")[0])
+    assert sum(p.file == "peer-torch.csv"
+               for p in load_run(str(run_copy)).points) == 4
+
+
+def test_a_pytorch_failure_ends_serve_with_one_line(tmp_path, monkeypatch,
+                                                   capsys):
+    dirs = round_copies(tmp_path, 1)
+    fake_gpu(monkeypatch)
+
+    def failing(torch, jobs, flush, done):
+        raise RuntimeError("CUDA error: unspecified launch failure")
+    monkeypatch.setattr(tj, "measure", failing)
+    monkeypatch.setattr(sys, "stdin", __import__("io").TextIOWrapper(
+        __import__("io").BytesIO((dirs[0] + "\n\n").encode())))
+    assert tj.main(["--serve"], "ewbench torch") == cli.EXIT_ERROR
+    assert capsys.readouterr().err == "ewbench torch: PyTorch failed: " \
+        "RuntimeError: CUDA error: unspecified launch failure; " \
+        "peer-torch.csv keeps its complete rows\n"
+
+
+def hostile_copy(tmp_path):
+    """The fixture without its torch rows, in a folder whose name is not
+    UTF-8 and holds a terminal escape: (bytes path, str path)."""
+    raw = os.path.join(os.fsencode(str(tmp_path)), b"run-\xff\x1b[2J")
+    shutil.copytree(FIXTURE, raw.decode("utf-8", "surrogateescape"))
+    path = os.fsdecode(raw)
+    drop_torch_rows(type(tmp_path)(path))
+    return raw, path
+
+
+@pytest.mark.parametrize("serve", [False, True], ids=["argv", "serve"])
+def test_undecodable_and_escaping_run_names(tmp_path, serve):
+    raw, path = hostile_copy(tmp_path)
+    args = [sys.executable, STANDIN] + (["--serve"] if serve else [raw])
+    proc = subprocess.run(args, input=raw + b"\n\n" if serve else b"",
+                          capture_output=True, check=False)
+    assert proc.returncode == cli.EXIT_OK, proc.stderr
+    assert b"Traceback" not in proc.stderr and b"\x1b" not in proc.stdout
+    assert proc.stdout.split(b"\n")[-3 if serve else -2] == \
+        b"wrote 30 rows to " + \
+        os.fsencode(str(tmp_path)) + b"/run-\\udcff\\x1b[2J/peer-torch.csv"
+    assert sum(p.file == "peer-torch.csv" for p in load_run(path).points) \
+        == 30
+
+
+def test_messages_escape_and_bound_paths(tmp_path, capsys):
+    assert tj.main([str(tmp_path / ("\x1b]0;owned\x07" + "x" * 200))] * 1 +
+                   [str(tmp_path / ("y" * 100000))], "ewbench torch") == \
+        cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;owned" in err
+    assert len(err) < 2200
+    assert tj.main([str(tmp_path / ("y" * 100000))], "ewbench torch") == \
+        cli.EXIT_USAGE
+    err = capsys.readouterr().err
+    assert len(err) < 2200 and "characters)" in err

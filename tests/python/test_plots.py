@@ -12,6 +12,7 @@ from ewbench.analysis.report import plots
 from ewbench.analysis.core import study
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.core.load import load_run
+from conftest import rewrite
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -483,3 +484,39 @@ def test_the_report_may_write_every_figure_plots_draws():
     from ewbench.analysis.report.page import build
     from ewbench.analysis.report.plots import study
     assert set(study.FIGURES) <= set(build.FIGURES)
+
+
+def test_every_role_has_its_one_colour():
+    assert set(plots.ROLE_COLOURS) == set(var.ROLES)
+    assert len(set(plots.ROLE_COLOURS.values())) == len(var.ROLES)
+
+
+def test_a_run_holding_a_probe_draws_every_figure(run_copy, tmp_path):
+    """A probe in the run (`run --kernel` without -v planned them) ended
+    `report` in KeyError: 'probe' in the DRAM-share figure (issue 55,
+    cause 1)."""
+    for name in ("timing.csv", "metrics.csv", "run.json"):
+        rewrite(run_copy / name,
+                lambda t: t.replace("add_f32x4_grid", "add_f32_ilp2"))
+    run = load_run(str(run_copy))
+    assert var.PROBE in {var.role(p.variant) for p in run.points}
+    out = plots.plot_study(study.single_run_study(run), str(tmp_path / "f"))
+    assert {"dram_share", "instructions", "cache_tier"} <= set(out)
+    for paths in out.values():
+        check_outputs(paths)
+    style = plots.family_styles(run.points)["add_f32_ilp2"]
+    assert (style.colour, style.marker) == plots.PROBE_STYLE
+
+
+def test_every_figure_draws_a_name_with_dollars(run_copy, tmp_path):
+    """plot_text is the one way a name reaches matplotlib: a `$` pair
+    that is no mathtext matplotlib can parse is drawn as typed, in every
+    figure (issue 55, cause 8)."""
+    bad = "add_$\\bogus{$"
+    for name in ("timing.csv", "metrics.csv", "run.json"):
+        rewrite(run_copy / name, lambda t: t.replace("add_f32x4_grid", bad))
+    run = load_run(str(run_copy))
+    out = plots.plot_study(study.single_run_study(run), str(tmp_path / "f"))
+    assert {"dram_share", "instructions", "cache_tier"} <= set(out)
+    for paths in out.values():
+        check_outputs(paths)

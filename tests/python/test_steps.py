@@ -91,6 +91,12 @@ def test_method_shows_the_steps(study_dir):
      "\"measure\""),
     (lambda d: d["steps"][0].update(seconds=-1),
      "expected steps[0].seconds to be a non-negative finite number"),
+    # 1e308 s summed to "inf s of measuring" (issue 55, cause 13)
+    (lambda d: d["steps"][1].update(seconds=1e308),
+     ":22: expected steps[1].seconds within a study's length (start_s + "
+     "seconds at most 31622400 s, 366 days), got 1e+308"),
+    (lambda d: d["steps"][0].update(start_s=4e7),
+     "expected steps[0].start_s within a study's length"),
     (lambda d: d["steps"][2].pop("start_s"),
      "expected steps[2].start_s to be present"),
     (lambda d: d.pop("steps"), "expected steps to be present"),

@@ -150,3 +150,13 @@ def test_a_round_1_makes_the_rounds_the_repeats_alone(study_dir):
     shutil.rmtree(study_dir / "repeats" / "round-1")
     old = study.load_study(str(study_dir))
     assert old.rounds[0] is old.run(study.ARTICLE) and len(old.rounds) == 3
+
+
+def test_rounds_are_ordered_by_their_decimal_number(study_dir):
+    """'²'.isdigit() is True and int('²') raises: a folder repeats/
+    round-² ended `report` in a traceback (issue 55, cause 9)."""
+    for name in ("round-10", "round-2", "round-²", "round-1"):
+        add_part(study_dir / "repeats", name)
+    s = study.load_study(str(study_dir))
+    assert [os.path.basename(r.path) for r in s.repeats] == [
+        "round-1", "round-2", "round-10", "round-²"]

@@ -13,9 +13,10 @@ Exit statuses (cli.py: one meaning each, across ewbench):
   3  bad input data: the message says file:line and what was expected
   5  torch: no usable GPU (no PyTorch with CUDA, or not the run's GPU)
   6  compare --fail-on-slower: some point got slower beyond the noise
-  130  interrupted (Ctrl-C, SIGTERM, SIGHUP; under ewbench also a
-     closed stdout): outputs already written are whole, the one being
-     written is left as it was
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP), or a closed stdout (one
+     line when closed from the start, quietly when its reader left):
+     outputs already written are whole, the one being written is left
+     as it was
 """
 
 import argparse
@@ -56,7 +57,7 @@ def positive_float(text):
 
 def make_parser():
     from .core import study
-    parser = argparse.ArgumentParser(
+    parser = cli.Parser(
         prog=PROG, description="Analyse ewbench run directories "
         "(docs/analysis.md).", epilog=cli.epilog(list(cli.EXITS)),
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -352,6 +353,9 @@ def main(argv=None):
     from .. import stops
     from .core.validate import DataError
     argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None and argv[:1] != ["torch"]:
+        say(argv[0] if argv else "", cli.CLOSED_STDOUT)
+        return EXIT_INTERRUPTED
     if argv[:1] == ["torch"]:
         # PyTorch's peer: its own command line, whatever follows.
         from ..peers import torch_ops
@@ -385,7 +389,7 @@ def main(argv=None):
             % (sys.executable, e.name))
         return EXIT_ERROR
     except BrokenPipeError:
-        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
+        return cli.stdout_broken()
     except OSError as e:
         say(args.command, os_error_text(e))
         return EXIT_ERROR

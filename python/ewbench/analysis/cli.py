@@ -21,6 +21,7 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_DATA = 3
+EXIT_NO_MEMORY = 4          # EWB_EXIT_NOMEM: torch ran out of GPU memory
 EXIT_NO_GPU = 5             # EWB_EXIT_NODEV: torch's PyTorch has no usable GPU
 EXIT_SLOWER = 6             # compare --fail-on-slower
 EXIT_INTERRUPTED = 130
@@ -29,23 +30,26 @@ PROG = os.environ.get("EWBENCH_PROG", "python3 -m ewbench.analysis")
 
 EXIT_TEXT = {
     EXIT_ERROR: "failure (an output that cannot be written: the message "
-                "names it)",
+                "names it; torch: PyTorch raised, a CUDA fault)",
     EXIT_USAGE: "usage: bad command line, or a path it names that does not "
                 "exist (\"no such directory\")",
     EXIT_DATA: "bad input data (the message says file:line)",
+    EXIT_NO_MEMORY: "PyTorch ran out of GPU memory (its complete rows are "
+                    "kept)",
     EXIT_NO_GPU: "no usable GPU: PyTorch is missing, has no CUDA, sees no "
                  "GPU, or not the run's (the message says which)",
     EXIT_SLOWER: "--fail-on-slower: some point got slower beyond the noise",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C; under ewbench also SIGTERM, "
-                      "SIGHUP, a closed stdout): outputs already written "
-                      "are whole",
+                      "SIGHUP), or a closed stdout (one line when it was "
+                      "closed from the start, quietly when a reader "
+                      "left): outputs already written are whole",
 }
 _COMMON = (EXIT_ERROR, EXIT_USAGE, EXIT_DATA, EXIT_INTERRUPTED)
 # Each command's exit statuses beyond 0, for its --help.
 EXITS = {
     "report": _COMMON, "fleet-report": _COMMON,
     "compare": _COMMON + (EXIT_SLOWER,), "contest": _COMMON,
-    "timeline": _COMMON, "torch": _COMMON + (EXIT_NO_GPU,),
+    "timeline": _COMMON, "torch": _COMMON + (EXIT_NO_MEMORY, EXIT_NO_GPU),
 }
 # Run directories named as ewbench names them without --out
 # (ewbench-<gpu>-<UTC time>, src/run/claim.c) and a study as `make report`
@@ -63,6 +67,33 @@ EXAMPLES = {
     "torch": ("torch ewbench-nvidia-h100-80gb-hbm3-20261121-204512",
               "torch --dry-run h100-article"),
 }
+
+
+def _once(base):
+    """argparse's action `base`, refusing a second use of its option: an
+    option given twice (`-o a -o b`) was taken silently, the last one
+    winning."""
+    class Once(base):
+        def __call__(self, parser, namespace, values, option_string=None):
+            given = namespace.__dict__.setdefault("_given_once", set())
+            if self.option_strings and self.dest in given:
+                parser.error("%s given twice; it is taken once" %
+                             "/".join(self.option_strings))
+            given.add(self.dest)
+            super().__call__(parser, namespace, values, option_string)
+    return Once
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of every command line of the package (its subcommands'
+    too): every option is taken once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _once(argparse._StoreAction))
+        self.register("action", "store", _once(argparse._StoreAction))
+        self.register("action", "store_true",
+                      _once(argparse._StoreTrueAction))
 
 
 WIDTH = 79                  # of a --help page's own paragraphs
@@ -130,6 +161,20 @@ def stopped(error):
     from .. import stops
     if stops.stopped() is not None:
         raise KeyboardInterrupt from error
+
+
+CLOSED_STDOUT = "standard output is closed (>&-): give it a file or " \
+    "/dev/null; nothing done"
+
+
+def stdout_broken():
+    """Standard output's reader left (`| head`): EXIT_INTERRUPTED,
+    quietly, and what is still buffered for it goes to /dev/null (not a
+    second error at the interpreter's exit, nor a traceback)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_INTERRUPTED
 
 
 def os_error_text(e):

@@ -52,7 +52,6 @@ the run's), 130 interrupted.
 """
 
 
-import argparse
 import math
 import os
 import sys
@@ -69,6 +68,7 @@ import numpy as np
 
 from ..analysis import cli
 from ..analysis.core import load
+from ..analysis.core.sinks import terminal
 from ..analysis.core.validate import DTYPE_BYTES, DataError
 
 from . import output
@@ -98,8 +98,26 @@ METHOD = ("torch.profiler kernel durations (CUPTI activity), median with "
           "via the caching allocator")
 
 
+# A run directory's path in a message, at most (a 100 KB path was printed
+# whole).
+PATH_LIMIT = 400
+
+
 class CannotRun(Exception):
     """No torch, no GPU, or the wrong GPU: nothing was measured."""
+
+
+class TorchFailed(Exception):
+    """PyTorch raised while it measured (a CUDA fault, out of memory):
+    the rows written before it are kept."""
+
+    def __init__(self, error):
+        self.error = error
+        self.out_of_memory = any(c.__name__ == "OutOfMemoryError"
+                                 for c in type(error).__mro__)
+        first = (str(error).strip().split("\n") or [""])[0]
+        super().__init__("PyTorch failed: %s%s" % (
+            type(error).__name__, ": " + first if first else ""))
 
 
 @dataclass(frozen=True)
@@ -491,8 +509,11 @@ class Peer:
         torch process exited.  The driver scrubs them in the background,
         as it did then, while the next ewbench process starts up."""
         if self.index is not None:
-            self.torch.cuda.synchronize()
-            self.torch.cuda.empty_cache()
+            try:
+                self.torch.cuda.synchronize()
+                self.torch.cuda.empty_cache()
+            except RuntimeError as e:   # a fault the last call left
+                raise TorchFailed(e) from e
 
     def available_bytes(self):
         """What the next points may allocate: the driver's free memory
@@ -508,7 +529,9 @@ class Peer:
         run's points in plan order), and add them to each run's
         peer-torch.csv.
         Returns {run_dir: rows written}; raises CannotRun (nothing
-        measured) or DataError."""
+        measured), TorchFailed (PyTorch raised; rows written before it
+        are kept) or DataError."""
+        run_dirs = distinct(run_dirs)
         runs = {d: load.load_run(d) for d in run_dirs}
         jobs = [replace(job, run_dir=d) for d in run_dirs for job in
                 plan(runs[d])]
@@ -518,6 +541,16 @@ class Peer:
                 say(nothing_to_do(d))
         if not jobs:
             return written
+        try:
+            self._measure(runs, jobs, written, say)
+        except RuntimeError as e:
+            raise TorchFailed(e) from e
+        return written
+
+    def _measure(self, runs, jobs, written, say):
+        """measure_runs' work on the GPU: each run's rows added to its
+        peer-torch.csv as they finish (written counts them)."""
+        run_dirs = list(runs)
         self._gpu(list(runs.values()))
         torch = self.torch
         fitting = []
@@ -556,7 +589,19 @@ class Peer:
                     "rows": written[d], "flush_bytes": self.flush_bytes,
                     "method": METHOD})
                 load.load_run(d)    # what we wrote must load with the run
-        return written
+
+
+def distinct(run_dirs):
+    """run_dirs without repeats, in the order first given: `r`, `r/`,
+    `./r` and a symbolic link to r are one run (its points were planned,
+    measured and written once per name)."""
+    seen, kept = set(), []
+    for d in run_dirs:
+        real = os.path.realpath(d)
+        if real not in seen:
+            seen.add(real)
+            kept.append(d)
+    return kept
 
 
 def measure_runs(run_dirs, say=print):
@@ -609,7 +654,8 @@ def serve(peer, requests_in, replies):
 def say_written(written, say):
     for d, rows in written.items():
         if rows:
-            say("wrote %d rows to %s" % (rows, load.peer_paths(d, NAME)[0]))
+            say("wrote %d rows to %s" % (rows, terminal(
+                load.peer_paths(d, NAME)[0], PATH_LIMIT)))
 
 
 # the command
@@ -624,7 +670,7 @@ DESCRIPTION = (
 
 
 def make_parser(prog):
-    parser = argparse.ArgumentParser(prog=prog, **cli.page("torch",
+    parser = cli.Parser(prog=prog, **cli.page("torch",
                                                            DESCRIPTION))
     parser.add_argument("run_dirs", metavar="RUN_DIR", nargs="*")
     parser.add_argument("--dry-run", action="store_true",
@@ -656,21 +702,22 @@ def parse_args(prog, argv):
 
 def nothing_to_do(run_dir):
     return "%s: every PyTorch point is already in timing.csv or %s; " \
-        "nothing to do" % (run_dir, os.path.basename(
+        "nothing to do" % (terminal(run_dir, PATH_LIMIT), os.path.basename(
             load.peer_paths(run_dir, NAME)[0]))
 
 
 def dry_run(run_dirs, say=print):
     """Say, per run directory, the points a run would time and the file
     it would write, or that there is nothing to do."""
-    for d in run_dirs:
+    for d in distinct(run_dirs):
         jobs = plan(load.load_run(d))
         csv = load.peer_paths(d, NAME)[0]
         if not jobs:
             say(nothing_to_do(d))
             continue
         say("%s: would time %d PyTorch point%s into %s:" % (
-            d, len(jobs), "" if len(jobs) == 1 else "s", csv))
+            terminal(d, PATH_LIMIT), len(jobs), "" if len(jobs) == 1 else
+            "s", terminal(csv, PATH_LIMIT)))
         for job in jobs:
             say("  %s n=%d %s samples=%d-%d target=%g%% max_time=%gms "
                 "warmup=%d" % (job.variant, job.n, job.cache,
@@ -682,7 +729,10 @@ def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
     """The command line; prog is the command as it was typed (`ewbench
     torch` when ewbench.analysis hands it over)."""
     def say(text):
-        print("%s: %s" % (prog, text), file=sys.stderr)
+        print("%s: %s" % (prog, terminal(text, 2000)), file=sys.stderr)
+    if sys.stdout is None:
+        say(cli.CLOSED_STDOUT)
+        return cli.EXIT_INTERRUPTED
     try:
         args = parse_args(prog, argv)
     except SystemExit as e:
@@ -696,17 +746,22 @@ def main(argv=None, prog="python3 -m ewbench.peers.torch_ops"):
             dry_run(args.run_dirs)
             return cli.EXIT_OK
         if args.serve:
+            # run directories are named in bytes, as on the command line
+            sys.stdin.reconfigure(errors="surrogateescape")
             serve(Peer(), sys.stdin, sys.stdout)
             return cli.EXIT_OK
         say_written(measure_runs(args.run_dirs), print)
     except CannotRun as e:
         say("cannot run here: %s" % e)
         return cli.EXIT_NO_GPU
+    except TorchFailed as e:
+        say("%s; peer-torch.csv keeps its complete rows" % e)
+        return cli.EXIT_NO_MEMORY if e.out_of_memory else cli.EXIT_ERROR
     except DataError as e:
         say(e)
         return cli.EXIT_DATA
     except BrokenPipeError:
-        raise       # stdout closed (| head): ewbench's bootstrap ends quietly
+        return cli.stdout_broken()
     except OSError as e:
         say(cli.os_error_text(e))
         return cli.EXIT_ERROR

@@ -432,10 +432,11 @@ def load_sass(path, run_id, points, complete=True):
     return {k: tuple(v) for k, v in out.items()}
 
 
-def load_energy(path, run_id, points):
+def load_energy(path, run_id, points, windows=None):
     """energy.csv: one row per window of a point; each point one the run
     timed (same variant, size and block, whatever its cache state and
-    launch mode), of its op, dtype and bytes per launch."""
+    launch mode), of its op, dtype and bytes per launch; each window one
+    of the `windows` run.json's energy.windows says each point had."""
     timed = {(p.variant, p.n, p.block): p for p in points}
     first_line = {}
     out = []
@@ -444,6 +445,10 @@ def load_energy(path, run_id, points):
         validate.check_unique(path, line, first_line, (
             validate.point_key(row), row["window"]), "point and window")
         validate.check_energy_row(path, line, row)
+        if windows is not None and row["window"] > windows:
+            raise DataError(path, line, "expected window 1 to %d (run.json "
+                            "energy.windows), got %d" % (windows,
+                                                          row["window"]))
         p = timed.get((row["variant"], row["n"], row["block"]))
         if p is None:
             raise DataError(path, line, "expected a point of timing.csv, "
@@ -499,7 +504,8 @@ def load_run(directory, ceilings_from=None):
                      manifest.get("status") == "complete") \
         if validate.present(sass_path) else None
     energy_path = os.path.join(directory, ENERGY)
-    energy = load_energy(energy_path, run_id, points) \
+    energy = load_energy(energy_path, run_id, points, (
+        manifest.get("energy") or {}).get("windows")) \
         if validate.present(energy_path) else None
     source = ceilings_from or directory
     ceilings_path = os.path.join(source, "ceilings.csv")

@@ -32,6 +32,7 @@ code has one shape to handle.
 """
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
@@ -275,8 +276,11 @@ def load_steps(path):
 
 
 def _round_number(name):
+    """Sort key of a round's folder: round-N by N (ASCII digits: str.isdigit
+    also takes '²', which int() refuses), any other round-* after them,
+    by name."""
     tail = name[len("round-"):]
-    return (0, int(tail)) if tail.isdigit() else (1, name)
+    return (0, int(tail)) if re.fullmatch("[0-9]+", tail) else (1, name)
 
 
 def with_metrics_of(run, other):

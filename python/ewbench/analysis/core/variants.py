@@ -21,7 +21,7 @@ ADDITION = "ewbench addition"
 PEER = "peer"
 USER = "user"
 PROBE = "probe"
-ROLES = (STUDY, ADDITION, PEER, USER, PROBE)
+ROLES = (STUDY, ADDITION, PROBE, PEER, USER)      # sort_key's order
 USER_PREFIX = "user:"
 
 DEFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
@@ -121,9 +121,9 @@ def family_label(fam):
 
 
 def sort_key(variant):
-    """Study variants first (in the study's order), then additions, then
-    peers, then users' kernels; alphabetical within the last three."""
+    """Study variants first (in the study's order), then additions,
+    probes, peers, users' kernels; alphabetical within each of those."""
     r = role(variant)
     if r == STUDY:
         return (0, STUDY_VARIANTS.index(variant), variant)
-    return ({ADDITION: 1, PEER: 2}.get(r, 3), 0, variant)
+    return (ROLES.index(r), 0, variant)

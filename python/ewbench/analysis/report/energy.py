@@ -22,6 +22,7 @@ from typing import Optional
 
 from ..core import document as doc
 from ..core import variants as var
+from ..core.sinks import code, plot_text
 from ..core.units import gbps, size_label
 
 FIGURE = "energy"
@@ -172,7 +173,7 @@ def _watts(value):
 
 
 def _kernel(e):
-    return "`%s`%s" % (e.variant, "" if e.block is None else
+    return "%s%s" % (code(e.variant), "" if e.block is None else
                        " (block %d)" % e.block)
 
 
@@ -348,7 +349,7 @@ def draw(study, outdir):
             ax.errorbar(e.bandwidth / 1e9, e.pj,
                         yerr=[[e.pj - lo], [hi - e.pj]], color=colour,
                         marker=marker, markersize=5, capsize=2, lw=1)
-            ax.annotate("%s %s" % (e.variant, size_label(e.n)),
+            ax.annotate("%s %s" % (plot_text(e.variant), size_label(e.n)),
                         (e.bandwidth / 1e9, e.pj), fontsize=6,
                         xytext=(3, 2), textcoords="offset points")
         ax.set_title(tier, fontsize=9)

@@ -97,6 +97,7 @@ class Experiment:
     outcome: Optional[str]  # OUTCOMES; None: the verdict predicts nothing
     final: str              # the verdict once the experiment has spoken
     text: str               # what was predicted, what was measured
+    refused: tuple = ()     # its rows no DRAM could serve (refused())
 
     @property
     def own(self):
@@ -201,6 +202,21 @@ def _trials(exp_run, article_run, article_point, base, dram):
                                          BLOCKS, factor, dram),
                          compare.compare_points(base, p)))
     return tuple(out)
+
+
+def refused(run, points):
+    """The points of run faster than DRAM could serve them
+    (model.impossible): no evidence for or against a verdict."""
+    return tuple(p for p in points if model.impossible(run, p))
+
+
+def refused_text(run, points):
+    """'add_f32_ilp2 at 335200 GB/s' for each, and the bound."""
+    return "%s: faster than DRAM could serve them (the spec peak %s, by " \
+        "more than %.0f %% after the writes a window may miss), refused as " \
+        "evidence" % (", ".join("%s at %s" % (p.variant, gbps(p.bandwidth))
+                                for p in points),
+                      gbps(run.spec_dram_bandwidth), model.SPEC_EXCESS_PCT)
 
 
 def _faster_sibling(ctx, point):
@@ -316,9 +332,18 @@ def study_experiments(sctx):
             continue
         dram = model.run_dram_ceiling(run, a.op)
         trials = _trials(exp_run, run, a, base, dram)
+        bad = refused(exp_run, (base,) + tuple(t.point for t in trials))
+        if base in bad:
+            out[base.variant] = Experiment(base.variant, base, verdict, (),
+                                           None, verdict.name,
+                                           refused_text(exp_run, bad), bad)
+            continue
+        trials = tuple(t for t in trials if t.point not in bad)
         sibling, change = _faster_sibling(ctx, a) \
             if HELPS.get(verdict.name, "n/a") is None else (None, None)
         outcome, final, text = judge(verdict, base, trials, sibling, change)
+        if bad:
+            text += ("; " if text else "") + refused_text(exp_run, bad)
         out[base.variant] = Experiment(base.variant, base, verdict, trials,
-                                       outcome, final, text)
+                                       outcome, final, text, bad)
     return out

@@ -287,6 +287,43 @@ def check_energy_row(path, line, row):
         if abs(row[column] - expected) > REL_TOL * scale:
             raise DataError(path, line, "expected %s = %s = %.17g, got "
                             "%.17g" % (column, rule, expected, row[column]))
+    check_energy_physics(path, line, row)
+
+
+# A window's average draw may pass the power limit in force by this much
+# (the limit is enforced over a moving average, and a window's ends lie
+# within a counter step of its own): beyond it, the counter jumped or
+# stepped backwards (an unsigned difference), not the board.
+POWER_LIMIT_MARGIN = 1.25
+
+
+def check_energy_physics(path, line, row):
+    """A window the board could have drawn: neither it nor its idle window
+    above the power limit in force by more than POWER_LIMIT_MARGIN, and
+    the launches drawing no less than the idle board beyond a counter
+    step at each end of both windows (the noise of a kernel that adds
+    little keeps its sign within that)."""
+    limit = row["power_limit_w"]
+    if limit is not None:
+        for column, seconds, mj in (
+                ("board_w", row["seconds"], row["energy_mj"]),
+                ("idle_w", row["idle_seconds"], row["idle_energy_mj"])):
+            if row[column] > POWER_LIMIT_MARGIN * limit:
+                raise DataError(path, line, "expected %s at most %g x the "
+                                "power limit %g W (%.0f mJ over %g s), got "
+                                "%.6g W (%d mJ): the energy counter jumped "
+                                "or stepped backwards; measure again" % (
+                                    column, POWER_LIMIT_MARGIN, limit,
+                                    POWER_LIMIT_MARGIN * limit * seconds *
+                                    1e3, seconds, row[column], mj))
+    step_w = 2 * row["board_w"] / row["updates"] + \
+        2 * row["idle_w"] / row["idle_updates"]
+    if row["net_w"] < -step_w:
+        raise DataError(path, line, "expected board_w no lower than idle_w "
+                        "beyond the counter's step at the windows' ends "
+                        "(%.3g W), got %.6g W against %.6g W idle: the "
+                        "counter or the idle window is wrong; measure "
+                        "again" % (step_w, row["board_w"], row["idle_w"]))
 
 
 def _number_text(value):

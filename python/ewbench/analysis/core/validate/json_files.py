@@ -362,6 +362,9 @@ def check_fleet_json(path, text_):
 # long each step took, in the order they ran; seconds from the study's
 # start.  Studies measured before 2026-12 have none.
 STEPS_SCHEMA = "ewbench-steps/1"
+# The longest a study's steps may reach from its start: no `make report`
+# runs a year (a step of 1e308 s summed to "inf s of measuring").
+MAX_STUDY_S = 366 * 24 * 3600
 STEP_KINDS = ("part", "peer", "render")
 STEPS_JSON = Object({
     "schema": _STRING, "started_utc": Nullable(_STRING),
@@ -382,6 +385,16 @@ def check_steps(path, text_):
                         "schema %r, got %s (this analysis reads %s only)" %
                         (STEPS_SCHEMA, shown_value(doc["schema"]),
                          STEPS_SCHEMA))
+    for i, step in enumerate(doc["steps"]):
+        for key, reach in (("start_s", step["start_s"]),
+                           ("seconds", step["start_s"] + step["seconds"])):
+            if reach > MAX_STUDY_S:
+                raise DataError(path, json_line(text_, ("steps", i, key)),
+                                "expected steps[%d].%s within a study's "
+                                "length (start_s + seconds at most %d s, "
+                                "366 days), got %s" % (
+                                    i, key, MAX_STUDY_S,
+                                    shown_value(step[key])))
     return doc
 
 

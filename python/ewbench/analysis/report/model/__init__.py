@@ -14,13 +14,14 @@ The names the rest of the package and the tests use as model.NAME are
 imported here.
 """
 
-from .above import (BEATS_CEILING, UNEXPLAINED, WRITES_IN_L2, Window,
-                    above_dram_ceiling, late_writes, output_bytes)
+from .above import (BEATS_CEILING, SPEC_EXCESS_PCT, UNEXPLAINED,
+                    WRITES_IN_L2, Window, above_dram_ceiling, beyond_dram,
+                    impossible, late_writes, output_bytes)
 from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        fitted_launch_floor, l2_ceiling, launch_floor,
                        measured_block_rate, measured_launch_floor, pct_of,
                        run_dram_ceiling, spec_dram)
-from .curve import OnCurve, Series, curves, place
+from .curve import OnCurve, Series, curves, impossible_levels, place
 from .facts import (PointFacts, block_slots, classify_run, fixed_cost,
                     kib_in_flight_per_sm, occupancy, point_facts,
                     sibling_groups, sibling_key, warm_slower_kernels,

@@ -1,5 +1,6 @@
-"""The bytes a point's timed window moved, and the rows above a measured
-DRAM ceiling, each with its explanation."""
+"""The bytes a point's timed window moved, the rows above a measured
+DRAM ceiling, each with its explanation, and the numbers no DRAM could
+have served (refused as evidence)."""
 
 from dataclasses import dataclass
 from typing import Optional
@@ -35,6 +36,39 @@ class Window:
             text += " (%.0f%% of the ceiling)" % (
                 100 * self.bandwidth / ceiling)
         return text
+
+
+# what DRAM can serve at all
+
+# How far above the DRAM spec peak a number served by DRAM may stand: the
+# peak is nominal and a time carries its noise (measured streams stay
+# below about 95 % of it).  Farther, after the writes a window may have
+# missed (left in L2, written back after the timer stopped), a time or a
+# byte count is wrong: the number is no measurement of DRAM and is refused
+# as evidence (the report names it under Threats to validity).
+SPEC_EXCESS_PCT = 10.0
+
+
+def beyond_dram(bandwidth, spec, deferrable):
+    """bandwidth (byte/s of bytes read + written) more than DRAM could
+    serve: above the spec peak by more than SPEC_EXCESS_PCT with the
+    share `deferrable` of its bytes (writes) not in its window; False
+    without a spec peak."""
+    return bool(spec) and bandwidth > spec * (
+        1 + SPEC_EXCESS_PCT / 100.0) / (1.0 - deferrable)
+
+
+def impossible(run, point):
+    """A point not served by L2 (cold, or a footprint above the L2)
+    faster than DRAM could serve it (beyond_dram: at most the L2's worth
+    of its output written after its window)."""
+    if served_by_l2(point, run.l2_bytes) or not point.bytes_moved:
+        return False
+    deferred = output_bytes(point)
+    if run.l2_bytes:
+        deferred = min(deferred, run.l2_bytes)
+    return beyond_dram(point.bandwidth, run.spec_dram_bandwidth,
+                       deferred / point.bytes_moved)
 
 
 def output_bytes(point):

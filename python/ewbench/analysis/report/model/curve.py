@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from ...core import validate
 from ...core.units import gbps
+from .above import beyond_dram
+from .rules import READ_FRACTION
 
 # The op's shape on the curve: what its loads and stores look like.
 SHAPE = {"add": "add", "relu": "copy", "abs": "copy"}
@@ -88,18 +90,36 @@ class Series:
         return "dram_%s_inflight*_r%d" % (self.shape, self.request)
 
 
-def curves(ceilings):
-    """(shape, request) -> Series, from the run's ceilings: the series with
-    at least two measured levels.  {} when the curve was not measured."""
-    out = {}
+def _levels(ceilings):
+    """((shape, request), kib, row) of every measured level."""
     ceilings = ceilings or {}
     for shape, request in validate.INFLIGHT_SERIES:
-        levels = []
         for kib in validate.INFLIGHT_KIB:
-            name = validate.inflight_name(shape, kib, request)
-            row = ceilings.get(name)
+            row = ceilings.get(validate.inflight_name(shape, kib, request))
             if row is not None and row.value > 0:
-                levels.append(Level(float(kib), row.value, name))
+                yield (shape, request), kib, row
+
+
+def impossible_levels(ceilings):
+    """The curve's rows faster than DRAM could serve (above.beyond_dram,
+    every write of the shape missed by the window): refused as evidence,
+    never a level of a series."""
+    return [row for (shape, _), _, row in _levels(ceilings)
+            if beyond_dram(row.value, row.spec_value,
+                           1.0 - READ_FRACTION["add" if shape == "add"
+                                               else "relu"])]
+
+
+def curves(ceilings):
+    """(shape, request) -> Series, from the run's ceilings: the series with
+    at least two measured levels, none of impossible_levels().  {} when
+    the curve was not measured."""
+    out = {}
+    refused = {row.name for row in impossible_levels(ceilings)}
+    for shape, request in validate.INFLIGHT_SERIES:
+        levels = [Level(float(kib), row.value, row.name)
+                  for key, kib, row in _levels(ceilings)
+                  if key == (shape, request) and row.name not in refused]
         if len(levels) >= 2:
             out[(shape, request)] = Series(shape, request, tuple(levels))
     return out

@@ -11,7 +11,7 @@ from ...core import placement
 from ...core import select as sel
 from ...core import sinks
 from ...core import study as stu
-from ...core.units import bytes_label, size_label
+from ...core.units import bytes_label, gbps, size_label
 
 
 def _points(count):
@@ -209,6 +209,27 @@ def threats_section(study, sctx):
                      "from the spread). Finding 1 reads the profiler's "
                      "kernel durations (`gpu__time_duration.sum`) where "
                      "counters were taken." % old)
+    impossible = model.impossible_levels(study.ceilings)
+    if impossible:
+        items.append("**Concurrency-curve rows refused as evidence**, "
+                     "faster than DRAM could serve them (the spec peak by "
+                     "more than %.0f %% after the writes a window may "
+                     "miss): %s; the curve is drawn and used without "
+                     "them." % (model.SPEC_EXCESS_PCT, ", ".join(
+                         "`%s` at %s" % (sinks.markdown(r.name),
+                                         gbps(r.value))
+                         for r in impossible)))
+    experiments = getattr(study, "experiments", None)
+    refused = [p for p in (experiments.points if experiments else ())
+               if model.impossible(experiments, p)]
+    if refused:
+        items.append("**`%s/` rows refused as evidence**, faster than DRAM "
+                     "could serve them: %s; no experiment reads them." % (
+                         stu.EXPERIMENTS, ", ".join(
+                             "%s@%s %s at %s" % (
+                                 sinks.markdown(p.variant), size_label(p.n),
+                                 p.cache, gbps(p.bandwidth))
+                             for p in refused[:8])))
     if not study.ceilings:
         items.append("No measured ceilings: percentages are of the spec "
                      "peak, which no kernel reaches.")

@@ -12,6 +12,7 @@ from .. import model
 from ..findings.blocks import F5_SAFE_BLOCKS
 from ...core import select as sel
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (BLOCK_ROOF, CEILING_GREY, axes_grid, block_roof, families,
                      family_styles, legend_handles, legend_outside, new_figure,
@@ -67,8 +68,8 @@ def _draw_block_roofs(ax, run, points, top):
                 # The segment is straight on the log2 block axis.
                 at = (b0 * (b1 / b0) ** ((top - y0) / (y1 - y0)), top)
                 break
-        anchors.append(tuple(at) + ("block-launch roof of %s" %
-                                    ", ".join(names), BLOCK_ROOF["color"]))
+        anchors.append(tuple(at) + ("block-launch roof of %s" % ", ".join(
+            plot_text(v) for v in names), BLOCK_ROOF["color"]))
     return anchors
 
 

@@ -47,6 +47,13 @@ BEST_ADDITION = ("#9467bd", "p")
 USER_STYLE = ("#00a087", "d")       # a user's own kernel (--kernel)
 PEER_STYLES = {"cub": ("#000000", "*"), "torch": ("#8c564b", "h")}
 ADDITION_GREY = "#b5b5b5"
+# an experiment's probe (kernels/probe.def), when a run holds one
+PROBE_STYLE = ("#e377c2", "v")
+# Each role's one colour where a figure colours by role (bars, tick
+# labels): every role has one, a probe's and a user's included.
+ROLE_COLOURS = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: "#8c8c8c",
+                var.PEER: "#000000", var.USER: USER_STYLE[0],
+                var.PROBE: PROBE_STYLE[0]}
 TIMELINE_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">",
                     "p", "d")
 
@@ -66,7 +73,8 @@ class Style:
 def family_styles(points):
     """variant -> Style for the variants of one op family (or any set):
     the study's in their own colours, the fastest addition at the largest
-    size in purple, the other additions grey, peers black and brown."""
+    size in purple, the other additions grey, peers black and brown, a
+    user's kernels green, probes pink."""
     names = sorted({p.variant for p in points}, key=var.sort_key)
     largest = max((p.n for p in points), default=None)
     additions = [p for p in points if p.n == largest and
@@ -87,6 +95,9 @@ def family_styles(points):
             styles[v] = Style(colour, marker, 1.6, 1.0, 5, True)
         elif role == var.USER:
             styles[v] = Style(USER_STYLE[0], USER_STYLE[1], 1.8, 1.0, 6,
+                              True)
+        elif role == var.PROBE:
+            styles[v] = Style(PROBE_STYLE[0], PROBE_STYLE[1], 1.2, 1.0, 3,
                               True)
         elif v == best_add:
             styles[v] = Style(BEST_ADDITION[0], BEST_ADDITION[1], 1.6, 1.0,

@@ -15,6 +15,7 @@ from .. import model
 from ..model import curve
 from ...core import select as sel
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import size_label
 from .common import (LABEL_BOX, LEVEL_COLOURS, gbps_short, legend_outside,
                      new_figure, place_labels, save, settle)
@@ -201,6 +202,6 @@ def plot_concurrency(run, outdir):
     body.suptitle(title, fontsize=10)
     renderer = settle(fig)
     for ax, mine in labels:
-        place_labels(ax, [(x, y, "\n".join(names), "#222222")
+        place_labels(ax, [(x, y, "\n".join(map(plot_text, names)), "#222222")
                           for x, y, names in _groups(mine, ax)], renderer)
     return save(fig, outdir, "concurrency")

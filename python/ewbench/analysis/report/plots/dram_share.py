@@ -18,7 +18,7 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import size_label
-from .common import (CEILING_GREY, LEVEL_COLOURS, STUDY_COLOURS, USER_STYLE,
+from .common import (CEILING_GREY, LEVEL_COLOURS, ROLE_COLOURS,
                      compute_roof, dram_bound_threshold_label, families,
                      gbps_short, level_bytes, new_figure, save)
 
@@ -99,8 +99,6 @@ LEVEL_MARKS = {"DRAM": ("s", -0.22), "L2": ("o", 0.0), L2_OWN: ("o", 0.0),
 LEVEL_LABELS = {"DRAM": "bytes counted at DRAM", "L2": "bytes counted at L2",
                 L2_OWN: "at L2 less those that crossed the partition fabric",
                 "L1": "bytes counted at L1"}
-ROLE_COLOURS = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: "#8c8c8c",
-                var.PEER: "#000000", var.USER: USER_STYLE[0]}
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from ...core import select as sel
 from ...core import variants as var
 from ...core.sinks import plot_text
 from ...core.units import size_label
-from .common import (ADDITION_GREY, CEILING_GREY, STUDY_COLOURS, USER_STYLE,
+from .common import (CEILING_GREY, ROLE_COLOURS,
                      dram_bound_threshold_label, families, legend_outside,
                      new_figure, save)
 
@@ -54,15 +54,13 @@ def plot_instructions(run, outdir):
          [model.pct_of(p.bandwidth, model.run_dram_ceiling(run, p.op))
           for p in pts]),
     )
-    role_colour = {var.STUDY: STUDY_COLOURS[0], var.ADDITION: ADDITION_GREY,
-                   var.PEER: "#000000", var.USER: USER_STYLE[0]}
     for k, (ax, (title, values)) in enumerate(zip(axes, panels)):
         for yi, (p, v) in enumerate(zip(pts, values)):
             if v is None:
                 ax.text(0, yi, " n/a", va="center", fontsize=8,
                         color="#777777")
                 continue
-            ax.barh(yi, v, color=role_colour[var.role(p.variant)],
+            ax.barh(yi, v, color=ROLE_COLOURS[var.role(p.variant)],
                     height=0.72)
             value = " %.0f" % v
             used = sel.metric(run, p, sel.M_LD_SECTOR_EFFICIENCY) \
@@ -93,13 +91,13 @@ def plot_instructions(run, outdir):
     axes[0].set_yticklabels(["%s (%s)" % (plot_text(p.variant), var.family_label(
         var.family(p))) for p in pts], fontsize=8)
     for tick, p in zip(axes[0].get_yticklabels(), pts):
-        tick.set_color(role_colour[var.role(p.variant)]
+        tick.set_color(ROLE_COLOURS[var.role(p.variant)]
                        if var.role(p.variant) != var.ADDITION else "#555555")
     axes[0].set_ylim(len(pts) - 0.4, -0.6)
     handles = [Line2D([], [], color=c, lw=6, label=r)
-               for r, c in role_colour.items()
-               if r != var.USER or any(var.role(p.variant) == var.USER
-                                       for p in pts)]
+               for r, c in ROLE_COLOURS.items()
+               if r in (var.STUDY, var.ADDITION, var.PEER) or
+               any(var.role(p.variant) == r for p in pts)]
     handles.append(Line2D([], [], color="#d62728", lw=1.6,
                           label="issue-bound below this (%.0f%% of the "
                           "leanest sibling at the DRAM ceiling)" %

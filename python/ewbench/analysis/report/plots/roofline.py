@@ -21,6 +21,7 @@ from matplotlib.ticker import LogLocator
 from .. import model
 from ...core import select as sel
 from ...core import variants as var
+from ...core.sinks import plot_text
 from ...core.units import size_label
 from .cache_tier import marked_indices
 from .common import (BLOCK_ROOF, CEILING_GREY, LEVEL_COLOURS, block_roof,
@@ -162,7 +163,7 @@ def _panel(ax, run, variant, fam, rows, xlim, ylim):
     ax.grid(True, alpha=0.3)
     sizes = [p.n for p, _, _ in rows]
     ax.set_title("%s (%s): %s to %s elements" % (
-        variant, var.family_label(fam), size_label(min(sizes)),
+        plot_text(variant), var.family_label(fam), size_label(min(sizes)),
         size_label(max(sizes))), fontsize=9)
     return names
 
