@@ -112,6 +112,35 @@ def test_a_shipped_reference_is_not_written_into_by_default(capsys):
     assert study.shipped_reference(os.path.join(ROOT, "tests")) is None
 
 
+@pytest.mark.parametrize("command, name, use", [
+    ("fleet-report", "nvidia-h200", "`ewbench report %s`"),
+    ("fleet-report", "nvidia-h200/repeats", "`ewbench report %s`"),
+    ("fleet-report", "nvidia-h200/contest", "`ewbench contest %s`"),
+    ("report", "fleet-nvidia-h200x2", "`ewbench fleet-report %s`"),
+    ("compare", "nvidia-h200", "`ewbench compare %s %s`")])
+def test_the_wrong_command_for_a_folder_names_the_right_one(
+        command, name, use, tmp_path, capsys):
+    """One line naming the command that reads the folder, and no advice
+    to remove anything: a study's parts, a contest's rounds and repeats
+    are one GPU's runs, not copies."""
+    path = os.path.join(ROOT, "reports", "reference", name)
+    right = {"nvidia-h200/repeats": os.path.dirname(path),
+             "nvidia-h200/contest": os.path.join(path, "round-*")}.get(
+                 name, path)
+    if command == "compare":
+        other = os.path.join(ROOT, "reports", "reference", "nvidia-h100")
+        args = [command, path, other]
+        right = (os.path.join(path, "article"),
+                 os.path.join(other, "article"))
+    else:
+        args = [command, path, "-o", str(tmp_path / "out")]
+    assert main(args) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and use % right in err
+    assert "remove" not in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_shipped_reference_is_the_last_such_place(tmp_path):
     """A clone under another reports/reference/ names its own."""
     inner = tmp_path / "reports" / "reference" / "clone" / "reports" / \

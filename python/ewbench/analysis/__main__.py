@@ -188,6 +188,7 @@ def needs_matplotlib(args, what, error):
 
 def cmd_report(args):
     from .report import page as report
+    from .core import load
     from .core import study
     try:
         from .report import plots
@@ -201,6 +202,14 @@ def cmd_report(args):
                         report.unclaimed)
     if outdir is None:
         return EXIT_USAGE
+    from .fleet import members as fleet
+    if not study.is_study_dir(args.run_dir) and (
+            fleet.is_fleet_dir(args.run_dir) or
+            fleet.is_fleet_study(args.run_dir)):
+        raise load.DataError(args.run_dir, None, "expected a study or a run "
+                             "directory, got a fleet (one run directory per "
+                             "GPU): use `ewbench fleet-report %s`" %
+                             args.run_dir)
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
@@ -243,6 +252,14 @@ def cmd_compare(args):
     from .core import atomic
     from .core import compare
     from .core import load
+    from .core import study
+    for path in (args.run_a, args.run_b):
+        if study.is_study_dir(path):
+            raise load.DataError(path, None, "expected a run directory "
+                                 "(with run.json), got a study: compare "
+                                 "one part of each, e.g. `ewbench compare "
+                                 "%s %s`" % _same_part(args.run_a,
+                                                       args.run_b))
     run_a = load.load_run(args.run_a)
     run_b = load.load_run(args.run_b)
     result = compare.compare_runs(run_a, run_b)
@@ -252,6 +269,21 @@ def cmd_compare(args):
         atomic.write_text(args.out, text)
     slower = any(c.flag == compare.SLOWER for c in result.changes)
     return EXIT_SLOWER if args.fail_on_slower and slower else EXIT_OK
+
+
+def _same_part(a, b):
+    """(a, b) with each study among them replaced by its first part
+    (article/, sweep/, ...) that both then name as run directories, else
+    by its article/."""
+    from .core import study
+
+    def part_of(path, part):
+        return path if study.is_run_dir(path) else os.path.join(path, part)
+    for part in study.PARTS:
+        pair = (part_of(a, part), part_of(b, part))
+        if all(study.is_run_dir(p) for p in pair):
+            return pair
+    return part_of(a, study.ARTICLE), part_of(b, study.ARTICLE)
 
 
 def cmd_contest(args):
