@@ -192,6 +192,16 @@ expect 2 "--device: empty item in '0,'"		ceilings --device 0,
 expect 2 "--device: 'gpu0' is not a whole number"	sweep --device gpu0
 expect 2 "--device: '1024' is not a whole number from 0 to 1023" tune --device 1024
 expect 2 '--trace takes one GPU'		run --device all --trace "$tmpdir/t.json"
+# A trace named as one of the run's own files in its --out is refused
+# before anything is written (issue 54: the README once wrote
+# --trace run.json); another name there is planned.
+mkdir "$tmpdir/tr"
+expect 2 "^ewbench run: --trace $tmpdir/tr/run.json: is the run's own run.json in --out $tmpdir/tr; name the trace otherwise" \
+    run --dry-run --chip h100 --trace "$tmpdir/tr/run.json" -o "$tmpdir/tr" \
+    -v add_f32 -s 1Ki
+expect 0 '^add_f32 ' run --dry-run --chip h100 --trace "$tmpdir/tr/timeline.json" \
+    -o "$tmpdir/tr" -v add_f32 -s 1Ki
+[ -z "$(ls "$tmpdir/tr")" ] || fail "a dry run wrote into --out: $(ls "$tmpdir/tr")"
 expect 2 'give -o on its own'			run --device 0,1 -qo "$tmpdir/bundled"
 [ ! -e "$tmpdir/bundled" ] || fail "a refused fleet left its --out behind"
 

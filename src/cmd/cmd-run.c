@@ -387,7 +387,8 @@ run_command(int argc, char **argv)
 	/* What can be refused without a GPU is refused now. */
 	if (runner_check_metric_names(&r.opts, &cause) != 0 ||
 	    (r.opts.trace != NULL &&
-	    output_check_writable(r.opts.trace, "--trace", &cause) != 0)) {
+	    (output_check_writable(r.opts.trace, "--trace", &cause) != 0 ||
+	    output_check_trace(r.opts.trace, r.opts.out, &cause) != 0))) {
 		settings_free(&r.opts);
 		return command_refuses(argv[0], cause, EWB_EXIT_USAGE);
 	}
