@@ -141,6 +141,33 @@ def test_the_wrong_command_for_a_folder_names_the_right_one(
     assert not (tmp_path / "out").exists()
 
 
+def test_examples_name_shipped_references_from_anywhere(tmp_path,
+                                                        monkeypatch, capsys):
+    """--help's and the README's reports/reference/... from a folder
+    without one (an installed copy's user): taken from the package's
+    shipped references, a pattern (round-?) expanded there (issue 54)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h200/article"]) == EXIT_OK
+    assert main(["contest", "reports/reference/nvidia-h200/contest/"
+                 "round-?"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "round-5" in out and "round-?" not in out
+    # A folder of one's own of that name wins (here: holds no run), and a
+    # name the references lack stays missing.
+    (tmp_path / "reports" / "reference" / "nvidia-h100" / "article").mkdir(
+        parents=True)
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h200/article"]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert err.startswith("%s: reports/reference/nvidia-h100/article/run.json"
+                          % cli.command_name("compare")), err
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h999/article"]) == EXIT_USAGE
+    assert "reports/reference/nvidia-h999/article: no such directory" in \
+        capsys.readouterr().err
+
+
 def test_shipped_reference_is_the_last_such_place(tmp_path):
     """A clone under another reports/reference/ names its own."""
     inner = tmp_path / "reports" / "reference" / "clone" / "reports" / \

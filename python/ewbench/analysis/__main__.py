@@ -366,6 +366,17 @@ def named_paths(args):
     return [args.trace], "file"
 
 
+def take_shipped(args):
+    """The paths args names, each reports/reference/... that is not here
+    taken from the shipped references (cli.shipped)."""
+    for name in ("run_dir", "ceilings", "fleet_dir", "run_a", "run_b",
+                 "trace"):
+        if getattr(args, name, None) is not None:
+            setattr(args, name, cli.shipped(getattr(args, name))[0])
+    if getattr(args, "run_dirs", None):
+        args.run_dirs = [p for d in args.run_dirs for p in cli.shipped(d)]
+
+
 def main(argv=None):
     from .. import stops
     from .core.validate import DataError
@@ -380,6 +391,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as e:
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+    take_shipped(args)
     missing = cli.absent(*named_paths(args))
     if missing:
         say(args.command, missing)
