@@ -145,3 +145,13 @@ def test_reference_fleet_figure_covers_nothing(drawn, tmp_path):
             os.path.join(REFERENCES, name)))
         assert fleet_plots.plot_fleet(judged, str(tmp_path))
     assert drawn and not _faults(drawn), "\n".join(_faults(drawn))
+
+
+def test_timeline_figure_covers_nothing(drawn, tmp_path):
+    """The README's `ewbench timeline` example."""
+    from ewbench.analysis.__main__ import EXIT_OK, main
+    trace = os.path.join(REFERENCES, "nvidia-h200", "traced",
+                         "trace.json.gz")
+    assert main(["timeline", trace, "--point", "add_f32x4 n=1Mi", "--span",
+                 "120", "-o", str(tmp_path / "timeline.png")]) == EXIT_OK
+    assert drawn and not _faults(drawn), "\n".join(_faults(drawn))
