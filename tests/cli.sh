@@ -249,6 +249,16 @@ expect 2 "--device: empty item in '0,'"		ceilings --device 0,
 expect 2 "--device: 'gpu0' is not a whole number"	sweep --device gpu0
 expect 2 "--device: '1024' is not a whole number from 0 to 1023" tune --device 1024
 expect 2 '--trace takes one GPU'		run --device all --trace "$tmpdir/t.json"
+# A trace named as one of the run's own files in its --out is refused
+# before anything is written (issue 54: the README once wrote
+# --trace run.json); another name there is planned.
+mkdir "$tmpdir/tr"
+expect 2 "^ewbench run: --trace $tmpdir/tr/run.json: is the run's own run.json in --out $tmpdir/tr; name the trace otherwise" \
+    run --dry-run --chip h100 --trace "$tmpdir/tr/run.json" -o "$tmpdir/tr" \
+    -v add_f32 -s 1Ki
+expect 0 '^add_f32 ' run --dry-run --chip h100 --trace "$tmpdir/tr/timeline.json" \
+    -o "$tmpdir/tr" -v add_f32 -s 1Ki
+[ -z "$(ls "$tmpdir/tr")" ] || fail "a dry run wrote into --out: $(ls "$tmpdir/tr")"
 expect 2 'give -o on its own'			run --device 0,1 -qo "$tmpdir/bundled"
 [ ! -e "$tmpdir/bundled" ] || fail "a refused fleet left its --out behind"
 
@@ -361,6 +371,25 @@ grep -q '^relu_f32 ' "$tmpdir/out" && grep -q '^abs_f32 ' "$tmpdir/out" ||
 if grep -q '^add_f32 \|^add_f16 \|^relu_f16 ' "$tmpdir/out"; then
 	fail "planned beside built-ins of other bytes: $(cat "$tmpdir/out")"
 fi
+# Requirements checked per architecture (issue 54): bf16 arithmetic
+# (__hfma2) is sm_80's: on a T4 (sm_75) one line names sm_80, not NVRTC's
+# errors; its reference (float math) and an f32 example compile there.
+# (stdout says first whose facts it plans with: the error is stderr's one
+# line.)
+set +e
+"$EWBENCH" check --dry-run --chip T4 --kernel "$fma" --reference "$fma_ref" \
+    --ulps 1 --elems-per-thread 2 -s 7 >/dev/null 2>"$tmpdir/err"
+got=$?
+set -e
+[ "$got" = 2 ] && [ "$(wc -l <"$tmpdir/err")" -eq 1 ] &&
+    grep -q "^ewbench check: $fma: needs sm_80 or newer: it does not compile for sm_75 and does for sm_80; bf16 arithmetic" "$tmpdir/err" ||
+    fail "bf16 on a T4: exit $got: $(cat "$tmpdir/err")"
+expect 0 '^user:fma_bf16_ref ' check --dry-run --chip T4 --kernel "$fma_ref" \
+    --reference "$fma_ref" -s 7
+expect 0 '^user:silu_mul_f32 *7 *7 *1$' check --dry-run --chip T4 \
+    --kernel "$top_srcdir/examples/silu_mul_f32.cu" --reference \
+    "$top_srcdir/examples/silu_mul_f32_ref.cu:silu_mul_f32_ref" --rel 1e-5 \
+    -v add_f32 -s 7
 expect 0 '^user:silu_mul_f32 *7 *7 *1$' check --dry-run --chip h100 \
     --kernel "$top_srcdir/examples/silu_mul_f32.cu" --reference \
     "$top_srcdir/examples/silu_mul_f32_ref.cu:silu_mul_f32_ref" --rel 1e-5 \

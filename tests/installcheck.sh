@@ -3,10 +3,11 @@
 # an installation in PREFIX (made by it): run from /, with nothing of the
 # source or build tree on any path, the installed ewbench lists its
 # variants and metric groups, plans a run without a GPU, finds its
-# installed examples (the README's user-kernel lines) and docs, has its
-# manual,
-# and renders a shipped reference study (copied into PREFIX) through the
-# installed Python package.  PYTHON is configure's interpreter.
+# installed examples (the README's user-kernel lines) and docs (every
+# link of them leading to an installed file), has its manual, and runs
+# the README's analysis examples as written (reports/reference/..., the
+# installed references' data) through the installed Python package.
+# PYTHON is configure's interpreter.
 set -eu
 prefix=$1
 srcdir=$2
@@ -43,8 +44,18 @@ for f in "$srcdir"/examples/*.cu; do
 	    fail "$(basename "$f") not installed in $prefix/share/ewbench/examples"
 done
 for f in README.md docs/user-kernels.md docs/data-format.md; do
-	[ -f "$prefix/share/ewbench/docs/$(basename "$f")" ] ||
-	    fail "$f not installed in $prefix/share/ewbench/docs"
+	[ -f "$prefix/share/ewbench/$f" ] ||
+	    fail "$f not installed in $prefix/share/ewbench"
+done
+# Every relative link of the installed README and docs leads to an
+# installed file (issue 54: all 17 of the README's were dead).
+step "the installed README's and docs' links"
+for f in "$prefix/share/ewbench/README.md" "$prefix/share/ewbench/docs/"*.md; do
+	for link in $(grep -o '](\([^)#]*\)' "$f" | sed 's/^](//' |
+	    grep -v '^[a-z]*:' | sort -u); do
+		[ -e "$(dirname "$f")/$link" ] ||
+		    fail "$f links $link, which is not installed"
+	done
 done
 out=$(XDG_CACHE_HOME=$prefix/cache "$ewbench" run --kernel \
     examples/add_f32x4.cu --elems-per-thread 4 --kernel-block 64 \
@@ -107,10 +118,22 @@ if [ "$py" = ":" ] || ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then
 	step "SKIP ewbench report: $py has no numpy and matplotlib"
 	exit 0
 fi
-cp -R "$srcdir/reports/reference/nvidia-h100" "$prefix/study"
-rm -rf "$prefix/study/report"
-step "$ewbench report $prefix/study -o $prefix/r"
-EWBENCH_PYTHON=$py "$ewbench" report "$prefix/study" -o "$prefix/r" \
-    >"$prefix/report.log" 2>&1 || fail "ewbench report: $(cat "$prefix/report.log")"
+# The README's and --help's analysis examples as written, from / (no
+# reports/reference/ here): the installed references' data is read.
+readme() {	# readme LOG ARGS...: one example, its output in LOG
+	log=$prefix/$1
+	shift
+	step "ewbench $*"
+	EWBENCH_PYTHON=$py "$ewbench" "$@" >"$log" 2>&1 ||
+	    fail "ewbench $*: exit $?: $(cat "$log")"
+}
+readme compare.log compare reports/reference/nvidia-h100/article \
+    reports/reference/nvidia-h200/article
+readme contest.log contest 'reports/reference/nvidia-h200/contest/round-?'
+grep -q 'round-5' "$prefix/contest.log" ||
+    fail "contest did not read the five installed rounds: $(cat "$prefix/contest.log")"
+readme fleet.log fleet-report reports/reference/fleet-nvidia-h200x2 \
+    -o "$prefix/fleet-report"
+readme report.log report reports/reference/nvidia-h200 -o "$prefix/r"
 [ -s "$prefix/r/report.html" ] || fail "ewbench report wrote no report.html"
 step "ok"

@@ -388,7 +388,8 @@ run_command(int argc, char **argv)
 	 * refuses an --out the run would (it claims none). */
 	if (runner_check_metric_names(&r.opts, &cause) != 0 ||
 	    (r.opts.trace != NULL &&
-	    output_check_writable(r.opts.trace, "--trace", &cause) != 0) ||
+	    (output_check_writable(r.opts.trace, "--trace", &cause) != 0 ||
+	    output_check_trace(r.opts.trace, r.opts.out, &cause) != 0)) ||
 	    (r.opts.dry_run && r.opts.out != NULL &&
 	    output_check_claimable(r.opts.out, &cause) != 0)) {
 		settings_free(&r.opts);

@@ -118,10 +118,11 @@ static const char measure_exits[] =
 "       full or past ulimit -f: run.json keeps its last state, CSV files\n"
 "       their complete rows; standard output that cannot be written)\n"
 "  2    bad command line: unknown option, variant or metric, malformed size,\n"
-"       an option given twice that does not add up, an unwritable --trace,\n"
-"       an --out that already holds a run or is being claimed (left\n"
-"       untouched); a --kernel that does not compile (NVRTC's file:line) or\n"
-"       has another signature\n"
+"       an option given twice that does not add up, an unwritable --trace\n"
+"       or one named as a run's file in --out, an --out that already holds\n"
+"       a run or is being claimed (left untouched); a --kernel that does not\n"
+"       compile (NVRTC's file:line), needs a newer GPU (the oldest\n"
+"       architecture it compiles for named) or has another signature\n"
 "  3    a variant's result differs from its reference (the CPU's, or\n"
 "       --reference's kernel), or a --kernel wrote outside its output (its\n"
 "       check runs twice, over two guard poisons)\n"
@@ -206,8 +207,11 @@ static const struct {
 "                       examples/FILE.cu, when the current directory has no\n"
 "                       such file, is taken from here\n" },
 { "docs",
-"                       README.md and docs/*.md (user-kernels.md: your own\n"
-"                       kernel, from the article's listing to a measured row)\n" },
+"                       docs/*.md (user-kernels.md: your own kernel, from\n"
+"                       the article's listing to a measured row), README.md\n"
+"                       beside it, and reports/reference/: the shipped\n"
+"                       references' data, read when the current directory\n"
+"                       has no reports/reference/... the examples name\n" },
 { "metrics",
 "                       the metric groups (EWBENCH_METRICS_DIR searched first)\n" },
 { "python",

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "revision.h"
 #include "ceilings/ceilings.h"
 #include "cmd/cli.h"
 #include "counters/counters.h"

@@ -79,6 +79,35 @@ static const char *const run_files[] = {
 	"energy.csv", "fleet.json"
 };
 
+int
+output_check_trace(const char *trace, const char *out, char **cause)
+{
+	const char	*slash = strrchr(trace, '/');
+	const char	*name = slash != NULL ? slash + 1 : trace;
+	char		*dir = slash != NULL ? xasprintf("%.*s",
+			    (int)(slash - trace > 0 ? slash - trace : 1), trace) :
+			    xstrdup(".");
+	char		 a[PATH_MAX], b[PATH_MAX];
+	size_t		 i;
+	int		 rc = 0;
+
+	/* Same directory by its real path (the out directory not made yet
+	 * cannot hold the trace's, which must exist). */
+	if (out != NULL && realpath(dir, a) != NULL &&
+	    realpath(out, b) != NULL && strcmp(a, b) == 0)
+		for (i = 0; i < sizeof run_files / sizeof run_files[0]; i++)
+			if (strcmp(name, run_files[i]) == 0) {
+				*cause = xasprintf("--trace %s: is the run's "
+				    "own %s in --out %s; name the trace "
+				    "otherwise (e.g. timeline.json)", trace,
+				    run_files[i], out);
+				rc = -1;
+				break;
+			}
+	free(dir);
+	return rc;
+}
+
 /* The lock every claim takes, for run directories and fleet parents
  * alike: created exclusively, held only while the claim looks for run
  * files and creates its marker, so of two claims of one directory one

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "revision.h"
 #include "run/energy.h"
 #include "run/output.h"
 #include "device/placement.h"

@@ -140,6 +140,11 @@ void		 output_release_as(const char *dir, const char *marker,
  * writable, before any GPU work; -1 with *cause ("what path: why"). */
 int		 output_check_writable(const char *path, const char *what,
 		    char **cause);
+/* Refuses a --trace that names one of a run's own files (run.json,
+ * timing.csv, ...) in the run's --out directory: the trace and the run
+ * would write over each other.  -1 with *cause. */
+int		 output_check_trace(const char *trace, const char *out,
+		    char **cause);
 void		 output_utc_now(char *buf, size_t len);
 int		 manifest_write(const char *dir, const struct manifest *,
 		    const char *status, char **cause);

@@ -73,6 +73,99 @@ compile_failure(const struct user_spec *s, const struct user_build *b,
 	return cause;
 }
 
+static int
+by_value(const void *a, const void *b)
+{
+	int	x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Whether program compiles with b's options for sm_<arch> instead. */
+static bool
+compiles_for(const char *program, const struct user_build *b,
+    unsigned arch)
+{
+	nvrtcProgram	 prog;
+	char		**options = xmalloc(b->noptions * sizeof *options);
+	char		*target = xasprintf("--gpu-architecture=sm_%u", arch);
+	bool		 ok = false;
+	size_t		 i;
+
+	for (i = 0; i < b->noptions; i++)
+		options[i] = strncmp(b->options[i], "--gpu-architecture=",
+		    19) == 0 ? target : b->options[i];
+	if (nvrtcCreateProgram(&prog, program, "probe", 0, NULL, NULL) ==
+	    NVRTC_SUCCESS) {
+		ok = nvrtcCompileProgram(prog, (int)b->noptions,
+		    (const char *const *)options) == NVRTC_SUCCESS;
+		nvrtcDestroyProgram(&prog);
+	}
+	free(target);
+	free(options);
+	return ok;
+}
+
+/* The oldest architecture of a newer major than b's (the first minor of
+ * each major NVRTC knows) for which program compiles, else 0: what a
+ * kernel that fails for this GPU's needs (bf16 arithmetic, __hfma2 and
+ * the like in <cuda_bf16.h>, is declared for sm_80 and newer only). */
+static unsigned
+oldest_arch_that_compiles(const char *program, const struct user_build *b)
+{
+	int		 n = 0, i;
+	int		*archs;
+	unsigned	 found = 0, major = b->arch / 10;
+
+	if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0)
+		return 0;
+	archs = xmalloc((size_t)n * sizeof *archs);
+	if (nvrtcGetSupportedArchs(archs) != NVRTC_SUCCESS)
+		n = 0;
+	qsort(archs, (size_t)n, sizeof *archs, by_value);
+	for (i = 0; i < n && found == 0; i++) {
+		unsigned	a = (unsigned)archs[i];
+
+		if (a / 10 <= major)
+			continue;
+		major = a / 10;
+		if (compiles_for(program, b, a))
+			found = a;
+	}
+	free(archs);
+	return found;
+}
+
+/* One line when the kernel fails for this GPU's architecture and
+ * compiles for a newer one (the log's errors are then that architecture's
+ * missing features, not the user's mistakes), else NULL. */
+static char *
+newer_arch_failure(const struct user_spec *s, const char *program,
+    const struct user_build *b, nvrtcResult r)
+{
+	const char	*e, *start, *end;
+	unsigned	 needs;
+	size_t		 len;
+	char		*cause;
+
+	if (r != NVRTC_ERROR_COMPILATION || b->log == NULL ||
+	    first_error_is_check(b->log) ||
+	    (needs = oldest_arch_that_compiles(program, b)) == 0)
+		return NULL;
+	e = strstr(b->log, ": error");
+	for (start = e != NULL ? e : b->log; start > b->log &&
+	    start[-1] != '\n'; start--)
+		;
+	end = strchr(start, '\n');
+	len = end != NULL ? (size_t)(end - start) : strlen(start);
+	cause = xasprintf("%s: needs sm_%u or newer: it does not compile for "
+	    "sm_%u and does for sm_%u%s (NVRTC %d.%d; first error: %.*s)",
+	    s->path, needs, b->arch, needs, s->dtype == EWB_BF16 ?
+	    "; bf16 arithmetic (__hfma2 and the like) is sm_80's" : "",
+	    b->nvrtc_major, b->nvrtc_minor, (int)len, start);
+	return cause;
+}
+
 /* NVRTC's log, or NULL when it is empty. */
 static char *
 program_log(nvrtcProgram prog)
@@ -125,8 +218,10 @@ compile(const struct user_spec *spec, const char *program,
 	b->log = program_log(prog);
 	if (r != NVRTC_SUCCESS) {
 		*code = EWB_EXIT_USAGE;
-		*cause = compile_failure(spec, b, r, b->log != NULL ? b->log :
-		    nvrtcGetErrorString(r));
+		*cause = newer_arch_failure(spec, program, b, r);
+		if (*cause == NULL)
+			*cause = compile_failure(spec, b, r, b->log != NULL ?
+			    b->log : nvrtcGetErrorString(r));
 		goto out;
 	}
 	NVRTC_TRY(nvrtcGetLoweredName(prog, b->function, &lowered),

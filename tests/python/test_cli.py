@@ -124,6 +124,62 @@ def test_a_shipped_reference_is_not_written_into_by_default(capsys):
     assert study.shipped_reference(os.path.join(ROOT, "tests")) is None
 
 
+@pytest.mark.parametrize("command, name, use", [
+    ("fleet-report", "nvidia-h200", "`ewbench report %s`"),
+    ("fleet-report", "nvidia-h200/repeats", "`ewbench report %s`"),
+    ("fleet-report", "nvidia-h200/contest", "`ewbench contest %s`"),
+    ("report", "fleet-nvidia-h200x2", "`ewbench fleet-report %s`"),
+    ("compare", "nvidia-h200", "`ewbench compare %s %s`")])
+def test_the_wrong_command_for_a_folder_names_the_right_one(
+        command, name, use, tmp_path, capsys):
+    """One line naming the command that reads the folder, and no advice
+    to remove anything: a study's parts, a contest's rounds and repeats
+    are one GPU's runs, not copies."""
+    path = os.path.join(ROOT, "reports", "reference", name)
+    right = {"nvidia-h200/repeats": os.path.dirname(path),
+             "nvidia-h200/contest": os.path.join(path, "round-*")}.get(
+                 name, path)
+    if command == "compare":
+        other = os.path.join(ROOT, "reports", "reference", "nvidia-h100")
+        args = [command, path, other]
+        right = (os.path.join(path, "article"),
+                 os.path.join(other, "article"))
+    else:
+        args = [command, path, "-o", str(tmp_path / "out")]
+    assert main(args) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and use % right in err
+    assert "remove" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_examples_name_shipped_references_from_anywhere(tmp_path,
+                                                        monkeypatch, capsys):
+    """--help's and the README's reports/reference/... from a folder
+    without one (an installed copy's user): taken from the package's
+    shipped references, a pattern (round-?) expanded there (issue 54)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h200/article"]) == EXIT_OK
+    assert main(["contest", "reports/reference/nvidia-h200/contest/"
+                 "round-?"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "round-5" in out and "round-?" not in out
+    # A folder of one's own of that name wins (here: holds no run), and a
+    # name the references lack stays missing.
+    (tmp_path / "reports" / "reference" / "nvidia-h100" / "article").mkdir(
+        parents=True)
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h200/article"]) == EXIT_DATA
+    err = capsys.readouterr().err
+    assert err.startswith("%s: reports/reference/nvidia-h100/article/run.json"
+                          % cli.command_name("compare")), err
+    assert main(["compare", "reports/reference/nvidia-h100/article",
+                 "reports/reference/nvidia-h999/article"]) == EXIT_USAGE
+    assert "reports/reference/nvidia-h999/article: no such directory" in \
+        capsys.readouterr().err
+
+
 def test_shipped_reference_is_the_last_such_place(tmp_path):
     """A clone under another reports/reference/ names its own."""
     inner = tmp_path / "reports" / "reference" / "clone" / "reports" / \

@@ -1,5 +1,6 @@
 """report.md and report.html from the fixture, as one run and as a study."""
 
+import json
 import os
 import re
 
@@ -217,7 +218,48 @@ def test_report_of_run_without_counters(run_copy, tmp_path):
         run, str(tmp_path / "out"), lambda *args: {})   # figures: elsewhere
     by_number = {f.number: f for f in judged}
     assert by_number[4].verdict == "not testable with this data"
-    assert "has no counters" in open(md_path, encoding="utf-8").read()
+    text = open(md_path, encoding="utf-8").read()
+    assert "has no counters" in text
+    # One run is not titled a study (issue 54).
+    assert text.startswith("# ewbench run: ")
+
+
+def test_a_study_is_titled_so_and_its_spread_unit_explained(written):
+    _, md_path, _, judged = written
+    text = open(md_path, encoding="utf-8").read()
+    assert text.startswith("# ewbench study: ")
+    table, after = text.split("\n## Answers\n\n", 1)[1].split("\n\n", 1)
+    assert "the cross-host spread" in table
+    assert " ".join(after.split()).startswith(
+        "Nx the cross-host spread S %: a difference in units of how far "
+        "this GPU's results move")
+
+
+def test_reproduce_lists_every_part(tmp_path):
+    """experiments/ and each repeats/round-N/ with its command, in the
+    order make report runs them (issue 54)."""
+    import shutil
+    from conftest import make_study_dir
+    root = make_study_dir(tmp_path / "study")
+    shutil.copytree(root / "article", root / "experiments")
+    for r in (1, 2):
+        shutil.copytree(root / "article", root / "repeats" / ("round-%d" % r))
+    for part in ("ceilings", "article", "sweep", "blocks", "experiments",
+                 "repeats/round-1", "repeats/round-2"):
+        # Each run as make report names it (the fixture's argv has no -o).
+        with open(root / part / "run.json", encoding="utf-8") as f:
+            manifest = json.load(f)
+        manifest["argv"] += ["-o", "s/" + part]
+        with open(root / part / "run.json", "w", encoding="utf-8") as f:
+            json.dump(manifest, f)
+    blocks = report.reproduce_section(study.load_study(str(root)))
+    code = [b.text for b in blocks if hasattr(b, "text") and
+            "ewbench " in b.text][0]
+    outs = re.findall(r" -o (STUDY/\S+)$", code, re.M)
+    assert outs == ["STUDY/ceilings", "STUDY/article", "STUDY/sweep",
+                    "STUDY/blocks", "STUDY/experiments",
+                    "STUDY/repeats/round-1", "STUDY/repeats/round-2",
+                    "STUDY/report"]
 
 
 def test_warm_slower_than_cold_is_a_threat(run_copy):

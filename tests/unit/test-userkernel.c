@@ -774,7 +774,8 @@ reference_spec(struct user_spec *s, const char *kernel, const char *ref,
 }
 
 /* A user's own op (--reference): the 3-input bf16 example and its
- * reference compile for sm_90 without a GPU; arity, dtype, bytes per
+ * reference compile for sm_90 without a GPU (the example not for sm_75,
+ * named in one line); arity, dtype, bytes per
  * element and the tolerance follow from the signature and the options;
  * in place and 4 inputs too; a reference of another signature, --op
  * beside --reference, a tolerance without a reference, bf16 without one
@@ -819,6 +820,22 @@ test_reference(void)
 	CHECK(user_build_reference(&s, 90, &r, &code, &cause) == 0);
 	CHECK(b.cubin_bytes > 0 && r.cubin_bytes > 0);
 	CHECK_STR(r.function, "fma_bf16_ref");
+	/* On sm_75 the kernel's __hfma2 (bf16 arithmetic, sm_80's) does not
+	 * compile: one line naming sm_80; the reference (float math) does. */
+	{
+		struct user_build	b75, r75;
+		char			*c75 = NULL;
+
+		CHECK(user_build(&s, 75, &b75, &code, &c75) != 0);
+		CHECK(code == EWB_EXIT_USAGE && c75 != NULL &&
+		    strstr(c75, "needs sm_80 or newer: it does not compile "
+		    "for sm_75 and does for sm_80") != NULL &&
+		    strchr(c75, '\n') == NULL);
+		free(c75);
+		user_build_free(&b75);
+		CHECK(user_build_reference(&s, 75, &r75, &code, &c75) == 0);
+		user_build_free(&r75);
+	}
 	user_kernel_init(&u, &s, &b, &r);
 	CHECK_STR(u.id, "user:fma_bf16");
 	CHECK(u.variant.op == EWB_OP_CUSTOM && u.variant.dtype == EWB_BF16);

@@ -203,6 +203,7 @@ def needs_matplotlib(args, what, error):
 
 def cmd_report(args):
     from .report import page as report
+    from .core import load
     from .core import study
     try:
         from .report import plots
@@ -216,6 +217,14 @@ def cmd_report(args):
                         report.unclaimed)
     if outdir is None:
         return EXIT_USAGE
+    from .fleet import members as fleet
+    if not study.is_study_dir(args.run_dir) and (
+            fleet.is_fleet_dir(args.run_dir) or
+            fleet.is_fleet_study(args.run_dir)):
+        raise load.DataError(args.run_dir, None, "expected a study or a run "
+                             "directory, got a fleet (one run directory per "
+                             "GPU): use `ewbench fleet-report %s`" %
+                             args.run_dir)
     loaded = study.open_study(args.run_dir, ceilings_from=args.ceilings)
     md, html, judged = report.write_report(loaded, outdir, plots.plot_study)
     print("wrote %s" % md)
@@ -258,6 +267,14 @@ def cmd_compare(args):
     from .core import atomic
     from .core import compare
     from .core import load
+    from .core import study
+    for path in (args.run_a, args.run_b):
+        if study.is_study_dir(path):
+            raise load.DataError(path, None, "expected a run directory "
+                                 "(with run.json), got a study: compare "
+                                 "one part of each, e.g. `ewbench compare "
+                                 "%s %s`" % _same_part(args.run_a,
+                                                       args.run_b))
     run_a = load.load_run(args.run_a)
     run_b = load.load_run(args.run_b)
     result = compare.compare_runs(run_a, run_b)
@@ -267,6 +284,21 @@ def cmd_compare(args):
         atomic.write_text(args.out, text)
     slower = any(c.flag == compare.SLOWER for c in result.changes)
     return EXIT_SLOWER if args.fail_on_slower and slower else EXIT_OK
+
+
+def _same_part(a, b):
+    """(a, b) with each study among them replaced by its first part
+    (article/, sweep/, ...) that both then name as run directories, else
+    by its article/."""
+    from .core import study
+
+    def part_of(path, part):
+        return path if study.is_run_dir(path) else os.path.join(path, part)
+    for part in study.PARTS:
+        pair = (part_of(a, part), part_of(b, part))
+        if all(study.is_run_dir(p) for p in pair):
+            return pair
+    return part_of(a, study.ARTICLE), part_of(b, study.ARTICLE)
 
 
 def cmd_contest(args):
@@ -349,6 +381,17 @@ def named_paths(args):
     return [args.trace], "file"
 
 
+def take_shipped(args):
+    """The paths args names, each reports/reference/... that is not here
+    taken from the shipped references (cli.shipped)."""
+    for name in ("run_dir", "ceilings", "fleet_dir", "run_a", "run_b",
+                 "trace"):
+        if getattr(args, name, None) is not None:
+            setattr(args, name, cli.shipped(getattr(args, name))[0])
+    if getattr(args, "run_dirs", None):
+        args.run_dirs = [p for d in args.run_dirs for p in cli.shipped(d)]
+
+
 def main(argv=None):
     from .. import stops
     from .core.validate import DataError
@@ -366,6 +409,7 @@ def main(argv=None):
         args = parse_command(parser, argv)
     except SystemExit as e:
         return EXIT_OK if e.code in (0, None) else EXIT_USAGE
+    take_shipped(args)
     missing = cli.absent(*named_paths(args))
     if missing:
         say(args.command, missing)

@@ -13,6 +13,7 @@ usage error, not bad data.
 """
 
 import argparse
+import glob
 import os
 import sys
 import textwrap
@@ -136,6 +137,27 @@ def epilog(commands):
     lines += ["", "examples:"]
     lines += ["  %s %s" % (PROG, e) for n in commands for e in EXAMPLES[n]]
     return "\n".join(lines) + "\n"
+
+
+# Where the shipped references are: beside the package's python/ folder,
+# in the source tree (reports/reference/) and in an installation alike
+# ($(pkgdatadir)/reports/reference/, what `make install` copies of them).
+SHIPPED_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))))
+SHIPPED = "reports/reference/"
+
+
+def shipped(path):
+    """[path] when it exists (or is no shipped reference's name), else the
+    shipped reference it names, reports/reference/... taken from beside
+    the package, a shell pattern (round-?) expanded there; so the
+    examples of --help and the README run from an installed copy, outside
+    the clone."""
+    if path is None or os.path.exists(path) or \
+            not path.startswith(SHIPPED) or glob.glob(path):
+        return [path]
+    found = sorted(glob.glob(os.path.join(SHIPPED_ROOT, path)))
+    return found or [path]
 
 
 def absent(paths, what="directory"):

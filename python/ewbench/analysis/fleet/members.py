@@ -31,7 +31,7 @@ from typing import Optional
 from ..core import load
 from ..core import placement
 from ..core import validate
-from ..core.study import is_run_dir
+from ..core.study import is_run_dir, is_study_dir
 
 CEILINGS = "ceilings"
 RUN = "run"
@@ -41,6 +41,7 @@ REPORT_DIR = "report"
 OK = "ok"
 INTERRUPTED = "interrupted"
 
+ROUND_NAME = re.compile(r"round-\d+")      # a contest's or repeats' round
 _MEMBER_NAME = re.compile(r"^(?P<host>.+)-(?P<kind>gpu|rank)(?P<num>\d+)$")
 
 
@@ -192,6 +193,16 @@ def open_fleet(path):
         raise validate.DataError(path, None, "expected a fleet directory "
                                  "(one run directory per GPU), got a run "
                                  "directory (use `report` for one run)")
+    if is_study_dir(path):
+        raise validate.DataError(path, None, "expected a fleet directory "
+                                 "(one run directory per GPU), got a study "
+                                 "(its parts are runs of one GPU): use "
+                                 "`ewbench report %s`" % path)
+    rounds = _rounds_of_one_gpu(path)
+    if rounds:
+        raise validate.DataError(path, None, "expected a fleet directory "
+                                 "(one run directory per GPU), got %s" %
+                                 rounds)
     if is_fleet_study(path):
         phases = {p: os.path.join(path, p) for p in PHASES
                   if is_fleet_dir(os.path.join(path, p))}
@@ -262,6 +273,22 @@ def open_fleet(path):
                  manifests)
 
 
+def _rounds_of_one_gpu(path):
+    """What path is and the command that reads it, when it holds only
+    round-N/ run directories (a study's repeats/ or a contest's rounds),
+    else None."""
+    names = member_dirs(path) if os.path.isdir(path) else []
+    if not names or not all(ROUND_NAME.fullmatch(n) for n in names):
+        return None
+    parent = os.path.dirname(os.path.normpath(path)) or "."
+    if os.path.basename(os.path.normpath(path)) == "repeats" and \
+            is_study_dir(parent):
+        return ("a study's repeat rounds (round-N/, one GPU): use "
+                "`ewbench report %s`" % parent)
+    return ("rounds of one GPU (round-N/): use `ewbench contest %s`" %
+            os.path.join(path, "round-*"))
+
+
 def _gpu_identities(member):
     """What makes a member one GPU: its directories' real paths (a
     symbolic link to another member is that member), and its host with
@@ -286,7 +313,8 @@ def _refuse_same_gpu(members):
                 raise validate.DataError(
                     member.run.path, None, "expected each member to be "
                     "another GPU, got the GPU of member %s again (same %s: "
-                    "%s); remove the copy or the link" % (
+                    "%s); a fleet counts each GPU once: give fleet-report "
+                    "a folder that holds each GPU's run directory once" % (
                         other.name, what, value if what == "directory"
                         else "%s %s" % value))
 

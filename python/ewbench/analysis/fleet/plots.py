@@ -11,8 +11,6 @@ it is wider than the band.  Rows of one host are grouped between lines.
 
 import os
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from . import answers as fa
@@ -55,10 +53,7 @@ def plot_fleet(judged, outdir):
     if not keys:
         return None
     height = max(2.8, 1.5 + ROW_INCHES * len(members))
-    fig = Figure(figsize=(plots.FIG_WIDTH, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    strip = plots.FOOTER_INCHES / height
-    body, foot = fig.subfigures(2, 1, height_ratios=(1 - strip, strip))
+    fig, body, foot = plots.framed_figure(height)
     text, fixture = _footer(fig, height, judged)
     foot.text(0.005, 0.5, text, fontsize=7, ha="left", va="center",
               color="#b00000" if fixture else "#555555")

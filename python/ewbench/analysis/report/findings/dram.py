@@ -100,7 +100,32 @@ def finding_3(sctx):
         text += " fp16 add takes %s the time of fp32, not about half." % \
             ratio(time_ratio)
     text += _in_flight_contrast(ctx, [p for p, _ in short], at_ceiling)
-    return SPEC.finding(FAILS, numbers, text, deciding, part)
+    return SPEC.finding(FAILS, numbers, text, deciding, part,
+                        _why(ctx, short, at_ceiling, time_ratio, halves))
+
+
+def _why(ctx, short, at_ceiling, time_ratio, halves):
+    """Why the claim fails, in a clause for the first screen's verdict:
+    how many fall short and as what, what separates them, the time
+    ratio."""
+    why = []
+    if short:
+        kinds = {}
+        for p, _ in short:
+            name = ctx.verdicts[p.key].name
+            kinds[name] = kinds.get(name, 0) + 1
+        why.append("%d of %d variants fall short of the ceiling (%s)" % (
+            len(short), len(short) + len(at_ceiling), ", ".join(
+                "%d %s" % (k, v) for v, k in sorted(
+                    kinds.items(), key=lambda kv: -kv[1]))))
+        kib = _in_flight_ranges(ctx, [p for p, _ in short], at_ceiling)
+        if kib is not None and kib[1] < kib[2]:
+            why.append("they keep %.0f-%.0f KiB of loads in flight per SM, "
+                       "those at it %.0f-%.0f KiB" % kib)
+    if time_ratio is not None and not halves:
+        why.append("fp16 add takes %s fp32's time, not about half" %
+                   ratio(time_ratio))
+    return "; ".join(why)
 
 
 def _falls_short(share, highest):
@@ -109,10 +134,10 @@ def _falls_short(share, highest):
     return share < F3_MIN_PCT or share < F3_MIN_OF_MAX * highest
 
 
-def _in_flight_contrast(ctx, short, full):
-    """A sentence contrasting loads in flight of the variants that fall
-    short and those at the ceiling (two disjoint groups): whether the two
-    ranges overlap, as the numbers show it."""
+def _in_flight_ranges(ctx, short, full):
+    """(lowest, highest) KiB of loads in flight per SM of the variants that
+    fall short, then of those at the ceiling; None where either group
+    has no number."""
     def kib(points):
         values = []
         for p in points:
@@ -124,15 +149,24 @@ def _in_flight_contrast(ctx, short, full):
         return values
     slow, fast = kib(short), kib(full)
     if not slow or not fast:
+        return None
+    return (min(slow), max(slow), min(fast), max(fast))
+
+
+def _in_flight_contrast(ctx, short, full):
+    """A sentence contrasting loads in flight of the variants that fall
+    short and those at the ceiling (two disjoint groups): whether the two
+    ranges overlap, as the numbers show it."""
+    ranges = _in_flight_ranges(ctx, short, full)
+    if ranges is None:
         return ""
-    ranges = (min(slow), max(slow), min(fast), max(fast))
-    if max(slow) < min(fast):
+    if ranges[1] < ranges[2]:
         return (" The variants that fall short keep %.0f-%.0f KiB of loads "
                 "in flight per SM, those at the ceiling %.0f-%.0f KiB: the "
                 "two ranges do not overlap (%.1fx from the highest of the "
                 "first to the lowest of the second), so bytes in flight "
-                "separate the two groups." % (ranges + (min(fast) /
-                                                         max(slow),)))
+                "separate the two groups." % (ranges + (ranges[2] /
+                                                         ranges[1],)))
     return (" Loads in flight per SM: %.0f-%.0f KiB for the variants that "
             "fall short, %.0f-%.0f KiB for those at the ceiling; the ranges "
             "overlap, so bytes in flight alone do not separate the two "

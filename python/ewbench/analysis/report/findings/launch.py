@@ -347,10 +347,12 @@ def finding_1(sctx):
                                                      fast.median_ns), part)
     judged = {path.mode: path for path in paths}
     decisive = next(m for m in F1_HOST_PACED + F1_MODES if m in judged)
-    deciding = "%s; kernels %.2fx apart (%s)" % (
-        "; ".join(path.deciding for path in paths),
-        slow.median_ns / fast.median_ns,
-        "beyond noise" if spread.beyond else "within noise")
+    # The first screen's line: the verdict's own path; every path is in
+    # the finding.
+    others = len(paths) - 1
+    deciding = judged[decisive].deciding + (
+        "; %d more launch path%s below" % (
+            others, "" if others == 1 else "s") if others else "")
     text = ("At %s elements the kernels take %s (%s) to %s µs (%s): %s. " % (
         size_label(n), us(fast.median_ns), fast_v, us(slow.median_ns),
         slow_v, "they differ beyond the noise" if spread.beyond else

@@ -18,7 +18,7 @@ from .. import unmeasured as um
 from .. import user_kernels as uk
 from .common import FIGURES_DIR
 from .first import headline, shortfalls_section, versus_section
-from .findings import findings_section, findings_table
+from .findings import cross_host_note, findings_section, findings_table
 from .results import (figures_section, fits_section, results_section,
                       verdicts_section)
 from .method import environment_section, method_section, reproduce_section
@@ -51,8 +51,9 @@ def sections(study):
 
 
 def build_document(study, sctx, judged, figures):
-    title = "ewbench study: %s" % sinks.markdown(
-        study.device.get("name", "unknown GPU"))
+    title = "ewbench %s: %s" % ("run" if study.is_single_run else "study",
+                                sinks.markdown(study.device.get(
+                                    "name", "unknown GPU")))
     blocks = [doc.Heading(1, title)]
     if study.is_fixture:
         blocks.append(doc.Banner("FIXTURE DATA: synthetic numbers for tests, "
@@ -70,6 +71,7 @@ def build_document(study, sctx, judged, figures):
     blocks.append(headline(study))
     blocks.append(doc.Heading(2, "Answers", "answers"))
     blocks.append(findings_table(judged))
+    blocks += cross_host_note(judged, study.main)
     gaps = um.survey(study)
     blocks += um.first_screen(gaps)
     dram_tier, l2_tier = versus_section(ans.versus_peers(sctx),

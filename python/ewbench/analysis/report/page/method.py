@@ -321,15 +321,18 @@ def reproduce_section(study):
                     if a not in ("-o", "--out") and
                     (i == 0 or argv[i - 1] not in ("-o", "--out"))]
             lines.append("ewbench %s -o STUDY/ceilings" % " ".join(argv))
-        for part in stu.PARTS:
-            run = study.run(part)
+        # Every part the study holds, in the order make report runs them.
+        runs = [(study.run(part), part) for part in stu.PARTS]
+        runs.append((study.experiments, stu.EXPERIMENTS))
+        runs += [(r, "%s/%s" % (stu.REPEATS, os.path.basename(
+            os.path.normpath(r.path)))) for r in study.repeats]
+        runs.append((study.energy, stu.ENERGY))
+        for run, where in runs:
             if run is None:
                 continue
-            lines.append(_command(run, "STUDY/%s" % part))
+            lines.append(_command(run, "STUDY/%s" % where))
             if any(p.variant.startswith("torch_") for p in run.points):
-                lines.append("ewbench torch STUDY/%s" % part)
-        if study.energy is not None:
-            lines.append(_command(study.energy, "STUDY/%s" % stu.ENERGY))
+                lines.append("ewbench torch STUDY/%s" % where)
         lines.append("ewbench report STUDY -o STUDY/report")
     return [doc.Heading(2, "Reproduce", "reproduce"),
             doc.Paragraph("The commands that wrote these runs, from their "

@@ -50,8 +50,8 @@ from .common import (ADDITION_GREY, BEST_ADDITION, DPI, FIG_WIDTH,
                      FOOTER_INCHES, PEER_STYLES, PROBE_STYLE, ROLE_COLOURS,
                      STUDY_COLOURS, Style,
                      USER_STYLE, block_rate_at, block_roof, families,
-                     family_styles, legend_outside, new_figure, place_labels,
-                     save, settle, variant_styles)
+                     family_styles, framed_figure, legend_outside,
+                     new_figure, place_labels, save, settle, variant_styles)
 from .cache_tier import (MARKER_OCTAVES, block_roofs, cache_tier_panel,
                          marked_indices, marker_stagger, plot_cache_tier)
 from .blocks import block_roof_lines, plot_blocks
@@ -66,7 +66,7 @@ from .timeline import plot_timeline, timeline_bars
 __all__ = [
     "ADDITION_GREY", "BEST_ADDITION", "DPI", "FIG_WIDTH", "FOOTER_INCHES",
     "PEER_STYLES", "PROBE_STYLE", "ROLE_COLOURS", "STUDY_COLOURS",
-    "USER_STYLE", "Style", "families",
+    "USER_STYLE", "Style", "families", "framed_figure",
     "new_figure", "block_rate_at", "block_roof", "family_styles",
     "legend_outside", "place_labels", "save", "settle", "variant_styles",
     "MARKER_OCTAVES", "cache_tier_panel", "marked_indices", "marker_stagger",

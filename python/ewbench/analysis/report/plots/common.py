@@ -141,10 +141,7 @@ def legend_handles(styles, with_cold=False):
 def new_figure(runs, height, extra=""):
     """(figure, body): body is a subfigure to draw in; a thin strip under
     it carries the footer (run ids, GPU, fixture warning)."""
-    fig = Figure(figsize=(FIG_WIDTH, height), layout="constrained")
-    FigureCanvasAgg(fig)
-    strip = FOOTER_INCHES / height
-    body, foot = fig.subfigures(2, 1, height_ratios=(1 - strip, strip))
+    fig, body, foot = framed_figure(height)
     device = runs[0].device.get("name", "unknown GPU")
     text = "%s | run %s%s" % (plot_text(device), ", ".join(
         plot_text(r.run_id) for r in runs), extra)
@@ -154,6 +151,29 @@ def new_figure(runs, height, extra=""):
     foot.text(0.005, 0.5, text, fontsize=7, ha="left", va="center",
               color="#b00000" if fixture else "#555555")
     return fig, body
+
+
+# The rows of framed_figure, top to bottom: a legend slot, the body, a
+# legend slot, the footer.  The slots are empty (no height) until
+# legend_outside fills one.  (Not quite none: the layout divides by each
+# row's share.)
+_ROWS = ("upper", "body", "lower", "foot")
+_EMPTY_INCHES = 1e-4
+
+
+def framed_figure(height):
+    """(figure, body, foot): a constrained-layout figure `height` inches
+    tall, split into body (to draw in) and a FOOTER_INCHES strip under it,
+    with an empty legend slot above and below body (legend_outside)."""
+    fig = Figure(figsize=(FIG_WIDTH, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    inches = {"upper": _EMPTY_INCHES, "body": height - FOOTER_INCHES,
+              "lower": _EMPTY_INCHES, "foot": FOOTER_INCHES}
+    grid = fig.add_gridspec(len(_ROWS), 1, height_ratios=[
+        inches[r] for r in _ROWS], hspace=0)
+    subs = {r: fig.add_subfigure(grid[i]) for i, r in enumerate(_ROWS)}
+    subs["body"].legend_slots = (grid, subs, inches)
+    return fig, subs["body"], subs["foot"]
 
 
 def _png_palette(fig):
@@ -170,14 +190,28 @@ def _png_palette(fig):
     return out.getvalue()
 
 
-def legend_outside(figure, where, **kwargs):
-    """figure.legend outside its axes at `where` ("lower center", ...).
-    matplotlib before 3.7 (Debian 12, Ubuntu 24.04) has no "outside"
-    locations: there the legend sits inside the figure's edge instead."""
-    try:
-        return figure.legend(loc="outside " + where, **kwargs)
-    except ValueError:
-        return figure.legend(loc=where, **kwargs)
+# Space between a legend and what it borders, inches.
+LEGEND_PAD_INCHES = 0.08
+
+
+def legend_outside(body, where, **kwargs):
+    """A legend outside body's axes, centred above ("upper center") or
+    below ("lower center") them: drawn in its own slot of framed_figure,
+    which the figure grows by the legend's height, so that it covers no
+    axes, tick or axis label on any matplotlib (its constrained layout
+    reserves no room for a figure legend before 3.7, and 3.7's
+    loc="outside ..." is not in Debian 12's 3.6)."""
+    grid, subs, inches = body.legend_slots
+    fig = grid.figure
+    slot = where.split()[0]
+    legend = subs[slot].legend(loc="center", **kwargs)
+    tall = legend.get_window_extent(fig.canvas.get_renderer()).height \
+        / fig.dpi + 2 * LEGEND_PAD_INCHES
+    inches[slot] += tall
+    width, height = fig.get_size_inches()
+    fig.set_size_inches(width, height + tall)
+    grid.set_height_ratios([inches[r] for r in _ROWS])
+    return legend
 
 
 def _freeze_layout(fig):
