@@ -23,6 +23,7 @@ from .results import (figures_section, fits_section, results_section,
                       verdicts_section)
 from .method import environment_section, method_section, reproduce_section
 from .threats import threats_section
+from . import predictions as pr
 
 
 # Every figure a report may draw (report/plots' FIGURES, which imports
@@ -37,6 +38,7 @@ SECTIONS = (("findings", "Findings"),
             ("published", "Published beside measured"),
             ("results", "Results"),
             ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
+            (pr.ANCHOR, pr.TITLE),
             ("fits", "Launch-floor fits"), (en.ANCHOR, en.TITLE),
             ("method", "Method"),
             ("environment", "Environment"),
@@ -45,9 +47,13 @@ SECTIONS = (("findings", "Findings"),
 
 def sections(study):
     """SECTIONS this study's report has: Energy per byte only where a run
-    holds energy rows (`make report-energy`)."""
+    holds energy rows (`make report-energy`), Predictions scored only
+    where an experiments run was measured."""
     has_energy = en.source(study)[1] is not None
-    return tuple(s for s in SECTIONS if s[0] != en.ANCHOR or has_energy)
+    has_experiments = getattr(study, "experiments", None) is not None
+    return tuple(s for s in SECTIONS
+                 if (s[0] != en.ANCHOR or has_energy) and
+                 (s[0] != pr.ANCHOR or has_experiments))
 
 
 def build_document(study, sctx, judged, figures):
@@ -89,6 +95,7 @@ def build_document(study, sctx, judged, figures):
     blocks += figures_section(figures, {"dram_share": _l2_count_note(
         study, sctx)})
     blocks += verdicts_section(sctx)
+    blocks += pr.section(sctx)
     blocks += fits_section(sctx)
     blocks += en.section(study, figures)
     blocks += method_section(study)
