@@ -66,7 +66,7 @@ from ..core.units import gbps
 from . import model
 from .model import curve
 
-MATERIAL_PCT = 3.0
+MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
 # The band's width: this quantile of the model's |error| on the bases.
 BAND_QUANTILE = 0.9
 BAND_QUANTILE_NAME = "p90"
@@ -412,7 +412,10 @@ def tested_verdict(e):
     spoken: its name the final one, its rule the original's with the
     experiment beside it."""
     if e.outcome is None:
-        return e.verdict
+        if e.final == e.verdict.name:
+            return e.verdict
+        return model.Verdict(e.final, "the rules said %s (%s); %s" % (
+            e.verdict.name, e.verdict.rule, e.text))
     if e.final == e.verdict.name:
         return model.Verdict(e.final, "%s. Experiment (%s): %s" % (
             e.verdict.rule, e.outcome, e.text))
@@ -422,10 +425,11 @@ def tested_verdict(e):
 
 
 def _grid_top(run, base, final, text):
-    """(final, text) for a refuted DRAM-bound grid-stride kernel that
-    nothing lifted: at the concurrency curve's top (within MATERIAL_PCT),
-    the top the curve's own kernel, a persistent grid-stride loop too,
-    reaches, it is GRID_TOP; else as it was."""
+    """(final, text) for an undetermined grid-stride kernel (by the rules,
+    or a refuted DRAM-bound one that nothing lifted): at the concurrency
+    curve's top (within MATERIAL_PCT), the top the curve's own kernel, a
+    persistent grid-stride loop too, reaches, it is GRID_TOP; else as it
+    was."""
     shape = var.STUDY_SHAPES.get(base.variant)
     series = curve.reference(run.ceilings, curve.SHAPE.get(base.op))
     if shape is None or not shape[3] or series is None:
@@ -434,7 +438,7 @@ def _grid_top(run, base, final, text):
     share = base.bandwidth / top.bandwidth
     if share < 1 - MATERIAL_PCT / 100.0:
         return final, text
-    return GRID_TOP, text + "; it moves %.1f %% of the concurrency " \
+    return GRID_TOP, (text + "; " if text else "") + "it moves %.1f %% of the concurrency " \
         "curve's top (%s, %s), what the curve's own persistent grid-stride " \
         "kernel streams at best: a persistent grid, not DRAM, sets it" % (
             100 * share, top.name, gbps(top.bandwidth))
@@ -479,7 +483,7 @@ def study_experiments(sctx):
         sibling, change = _faster_sibling(ctx, a) \
             if HELPS.get(verdict.name, "n/a") is None else (None, None)
         outcome, final, text = judge(verdict, base, trials, sibling, change)
-        if outcome == REFUTED and final == model.UNKNOWN:
+        if final == model.UNKNOWN:
             final, text = _grid_top(run, base, final, text)
         out[base.variant] = Experiment(base.variant, base, verdict, trials,
                                        outcome, final, text, band)

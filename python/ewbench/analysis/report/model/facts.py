@@ -13,7 +13,7 @@ from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
 from .above import late_writes
 from .fit import fit_series, series_key
 from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
-                    MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
+                    MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
                     SIBLING_FRACTION, classify)
 
 
@@ -59,6 +59,16 @@ class PointFacts:
     #   holds at once (one wave)
     window: Optional[object] = None         # above.Window: part of the
     #   output written to DRAM after the end stamp (else None)
+    faster_sibling: Optional[tuple] = None  # (variant, % faster) of the
+    #   fastest sibling faster beyond the noise and MATERIAL_PCT, or None
+
+    @property
+    def window_bytes(self):
+        """The bytes the timed window moved at DRAM's side: those the
+        DRAM rules judge (all of them unless part of the output was
+        written after the end stamp)."""
+        return self.window.bytes if self.window is not None else \
+            self.bytes_moved
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -172,6 +182,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
                     full_kib, full_name = kib, p.variant
     kib = kib_in_flight_per_sm(point, occ, max_threads)
     fixed, fixed_source = fixed_cost(point, fits, fixed_fits)
+    faster = faster_sibling(point, (siblings or {}).get(sibling_key(point),
+                                                        ()))
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -209,7 +221,24 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         fixed_ns=fixed,
         fixed_source=fixed_source,
         block_slots=block_slots(run, point),
-        window=late_writes(run, point))
+        window=late_writes(run, point),
+        faster_sibling=faster)
+
+
+def faster_sibling(point, group):
+    """(variant, % faster) of the fastest of group faster than point
+    beyond the noise (compare's rule) and by more than MATERIAL_PCT: the
+    experiments' refutation of DRAM-bound; None."""
+    best = None
+    for q in group:
+        if q is point or q.key == point.key:
+            continue
+        change = compare.compare_points(point, q)
+        pct = change.bandwidth_pct or 0.0
+        if change.flag == compare.FASTER and pct > MATERIAL_PCT and \
+                (best is None or pct > best[1]):
+            best = (q.variant, pct)
+    return best
 
 
 def fixed_cost(point, fits, other=None):

@@ -197,8 +197,11 @@ def _experiment(s):
     if e is None:
         return "not run"
     if e.outcome is None:
-        return "none: a %s verdict predicts nothing these changes test" % (
+        text = "none: a %s verdict predicts nothing these changes test" % (
             e.verdict.name)
+        if e.final != e.verdict.name:
+            text += "; %s: %s" % (e.final, e.text)
+        return text
     head = "**%s**" % e.outcome
     if e.final != e.verdict.name:
         head += " (the rules said %s)" % e.verdict.name
