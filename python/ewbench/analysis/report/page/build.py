@@ -32,7 +32,7 @@ from . import predictions as pr
 # tests/python/test_plots.py holds plots' list inside this one.
 FIGURES = ("cache_tier", "roofline", "blocks", "dram_share", "concurrency",
            "instructions", uk.FIGURE, en.FIGURE)
-FILES = doc.report_files(FIGURES)
+FILES = doc.report_files(FIGURES) | frozenset(pr.CSV_FILES)
 
 SECTIONS = (("findings", "Findings"),
             ("published", "Published beside measured"),
@@ -130,7 +130,9 @@ def unclaimed(outdir):
 
 def write_report(study, outdir, plot_study):
     """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
-    judge the findings, write report.md and report.html into outdir.  The
+    judge the findings, write report.md and report.html into outdir, and
+    where the study has an experiments run predictions.csv and
+    model-error.csv (page/predictions.py).  The
     PNGs live only inside the HTML: they are removed once embedded, and the
     SVGs stay beside it (the HTML links them; the Markdown shows them).
     The whole report is rendered into a fresh directory inside outdir and
@@ -142,7 +144,13 @@ def write_report(study, outdir, plot_study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    with atomic.rendering(outdir, doc.REPORT_OUTPUTS, FILES) as staged:
+    # The CSVs where experiments were measured, or where a previous
+    # report left them (then header only: nothing stale stays).
+    csvs = pr.CSV_FILES if getattr(study, "experiments", None) is not None \
+        or any(os.path.exists(os.path.join(outdir, name))
+               for name in pr.CSV_FILES) else ()
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS + csvs,
+                          FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         eff = _effective_l2(sctx)
@@ -153,5 +161,9 @@ def write_report(study, outdir, plot_study):
         title, blocks = build_document(study, sctx, judged, figures)
         doc.write_report(staged, blocks, title,
                          [png for png, _ in figures.values()])
+        if csvs:
+            texts = pr.csv_texts(sctx, study.device.get("name", ""))
+            for name in csvs:
+                atomic.write_text(os.path.join(staged, name), texts[name])
     return (os.path.join(outdir, "report.md"),
             os.path.join(outdir, "report.html"), judged)

@@ -1,6 +1,9 @@
 """Predictions scored: every change the experiments ran, predicted beside
 measured (report/experiments.py), and the model's error over them."""
 
+import csv
+import io
+
 from ...core import document as doc
 from ...core import sinks
 from ...core.units import gbps
@@ -8,6 +11,18 @@ from .. import experiments as exp
 
 ANCHOR = "predictions"
 TITLE = "Predictions scored"
+# The two tables as CSV, beside report.md where an experiments run was
+# measured (build.write_report).
+PREDICTIONS_CSV = "predictions.csv"
+ERROR_CSV = "model-error.csv"
+CSV_FILES = (PREDICTIONS_CSV, ERROR_CSV)
+PREDICTION_COLUMNS = (
+    "gpu", "variant", "verdict", "lever", "change", "factor",
+    "base_bytes_per_s", "predicted_bytes_per_s", "binding_roof",
+    "measured_bytes_per_s", "measured_over_predicted", "band_pct",
+    "outcome", "note")
+ERROR_COLUMNS = ("gpu", "lever", "predictions", "median_abs_error_pct",
+                 "p90_abs_error_pct", "not_confirmed", "band_pct")
 
 
 def _pct(value):
@@ -70,3 +85,37 @@ def section(sctx):
             "grid-stride kernel's loads in flight): %s." % "; ".join(
                 sinks.markdown(x) for x in unscored)))
     return blocks
+
+
+def _csv(columns, rows):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(columns)
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def _num(value, digits):
+    return "" if value is None else "%.*f" % (digits, value)
+
+
+def csv_texts(sctx, gpu):
+    """{file name: text} of the two CSV tables (header only without
+    experiments): every scored prediction, and the model's error per
+    lever."""
+    experiments = sctx.experiments
+    band = next((e.band for e in experiments.values()), None)
+    band_pct = _num(100 * band.width if band else None, 2)
+    rows = []
+    for variant, t in exp.scored_trials(experiments):
+        e = experiments[variant]
+        rows.append((gpu, variant, e.verdict.name, t.kind, t.what,
+                     t.factor, _num(e.base.bandwidth, 0),
+                     _num(t.predicted, 0), t.roof or "",
+                     _num(t.point.bandwidth, 0), _num(t.score.ratio, 4),
+                     band_pct, t.score.outcome, t.score.note))
+    errors = [(gpu, r.lever, r.count, _num(r.median_pct, 2),
+               _num(r.p90_pct, 2), r.misses, band_pct)
+              for r in exp.error_table(experiments)] if experiments else []
+    return {PREDICTIONS_CSV: _csv(PREDICTION_COLUMNS, rows),
+            ERROR_CSV: _csv(ERROR_COLUMNS, errors)}
