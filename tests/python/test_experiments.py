@@ -200,3 +200,26 @@ def test_the_error_table_counts_every_scored_prediction_per_lever():
     assert (rows[ex.BLOCKS].count, rows[ex.BLOCKS].misses) == (1, 1)
     assert rows[ex.BLOCKS].median_pct == pytest.approx(20.0)
     assert rows[ex.ALL_LEVERS].count == 2      # the unpredicted one is not
+
+
+def test_the_first_screen_says_why_an_experiment_was_not_scored():
+    from types import SimpleNamespace
+    from ewbench.analysis.report.page import first
+    base = point("abs_f32_grid", 2822)
+    # abs_f32_grid: latency-bound, no change of its own kernel adds bytes
+    # in flight (its probes are not its kernel)
+    grid = ex.Experiment("abs_f32_grid", base, LATENCY, (), None,
+                         model.LATENCY_BOUND, "no bytes in flight change "
+                         "of its own kernel was run for it")
+    assert first._experiment(SimpleNamespace(experiment=grid)) == \
+        "not tested: no bytes in flight change of its own kernel was run " \
+        "for it"
+    unknown = ex.Experiment("x", base, model.Verdict(model.UNKNOWN, "r"),
+                            (), None, model.UNKNOWN, "")
+    assert first._experiment(SimpleNamespace(experiment=unknown)) == \
+        "none: an undetermined verdict predicts nothing these changes test"
+    top = ex.Experiment("add_f32x4_grid", base,
+                        model.Verdict(model.UNKNOWN, "r"), (), None,
+                        ex.GRID_TOP, "it moves 99.8 % of the curve's top")
+    assert first._experiment(SimpleNamespace(experiment=top)).startswith(
+        "**persistent-grid-bound** (the rules said undetermined)")

@@ -197,11 +197,13 @@ def _experiment(s):
     if e is None:
         return "not run"
     if e.outcome is None:
-        text = "none: a %s verdict predicts nothing these changes test" % (
-            e.verdict.name)
         if e.final != e.verdict.name:
-            text += "; %s: %s" % (e.final, e.text)
-        return text
+            return "**%s** (the rules said %s): %s" % (
+                e.final, e.verdict.name, e.text)
+        if e.text:
+            return "not tested: %s" % e.text
+        return "none: %s %s verdict predicts nothing these changes test" % (
+            "an" if e.verdict.name[0] in "aeiou" else "a", e.verdict.name)
     head = "**%s**" % e.outcome
     if e.final != e.verdict.name:
         head += " (the rules said %s)" % e.verdict.name
