@@ -810,3 +810,24 @@ def test_a_cold_point_whose_writes_stay_in_l2_is_named_for_it():
         f, cache="warm")) is None
     assert model.rule_writes_deferred(dataclasses.replace(
         f, footprint_bytes=10 * MiB)) is None
+
+
+def test_a_fit_gives_its_fixed_cost_only_when_it_holds():
+    """Issue 51: 3-point cold fits distorted by writes left in L2 (a DRAM
+    slope above the measured ceiling) or far off their points gave the
+    fixed-cost rule its intercept."""
+    good = model.fit.LaunchFit(2000.0, 3.0e12, None, 4, 0.04)
+    assert model.fit_holds(good, DRAM)
+    # a slope 5 % above the 3000 GB/s ceiling: the times miss bytes
+    steep = dataclasses.replace(good, bandwidth=1.05 * DRAM.value)
+    assert not model.fit_holds(steep, DRAM)
+    assert model.fit_holds(steep)           # no ceiling to judge it by
+    loose = dataclasses.replace(good, max_rel_residual=0.2)
+    assert not model.fit_holds(loose, DRAM)
+    p = make_point(variant="v", block=256, cache="cold")
+    fits = {model.fit.series_key(p): steep}
+    # its own intercept is not used: the median of the run's usable fits
+    # stands in (one distorted series moves a median little)
+    assert model.fixed_cost(p, fits, None, DRAM)[1].startswith(
+        "median fitted t0")
+    assert model.fixed_cost(p, fits)[1] == "its series' fitted intercept"

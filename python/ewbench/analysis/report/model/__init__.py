@@ -21,7 +21,8 @@ from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        measured_block_rate, measured_launch_floor, pct_of,
                        run_dram_ceiling, spec_dram)
 from .curve import OnCurve, Series, curves, place
-from .facts import (PointFacts, block_slots, classify_run, fixed_cost,
+from .facts import (PointFacts, block_slots, classify_run, fit_holds,
+                    fixed_cost,
                     kib_in_flight_per_sm, occupancy, point_facts,
                     sibling_groups, sibling_key, warm_slower_kernels,
                     warm_slower_than_cold)
