@@ -3,7 +3,8 @@
 # study under reports/reference/ (`ewbench report`), each fleet
 # (`ewbench fleet-report`) and each contest's rounds (`ewbench contest`,
 # Markdown and JSON) give, with this tree's analysis, the report.md,
-# contest.md and contest.json that are committed, byte for byte, and the
+# contest.md and contest.json that are committed, byte for byte (and a
+# study's predictions.csv and model-error.csv), and the
 # same report.html but for its embedded PNG previews and the same figure
 # files (the images themselves are matplotlib's, and differ between its
 # versions).  A change of the analysis that moves a reference's words or
@@ -27,6 +28,11 @@ same_report() {	# same_report COMMITTED_DIR RENDERED_DIR
 	text_of "$1/report.html" >"$tmpdir/committed.html"
 	text_of "$2/report.html" >"$tmpdir/rendered.html"
 	same "report.html (text)" "$tmpdir/committed.html" "$tmpdir/rendered.html"
+	for csv in predictions.csv model-error.csv; do	# with experiments/
+		if [ -f "$1/$csv" ] || [ -f "$2/$csv" ]; then
+			same "$csv" "$1/$csv" "$2/$csv"
+		fi
+	done
 	(cd "$1/figures" && ls) >"$tmpdir/committed.ls"
 	(cd "$2/figures" && ls) >"$tmpdir/rendered.ls"
 	same "figure files" "$tmpdir/committed.ls" "$tmpdir/rendered.ls"

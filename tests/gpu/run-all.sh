@@ -44,6 +44,12 @@
 #             without counters, events), every study variant, probe and
 #             cub add at 2^20, 2^24, 2^28; timer-kinds.csv into OUT; then
 #             tests/gpu/timer.sh
+#   ncurules  issue 51's ncu audit: Nsight Compute's full set on the study
+#             variants the experiments test, at 2^28 warm, one timed
+#             launch each; its report (ncurules/rules.ncu-rep) and its
+#             rule text with each rule's "Est. Speedup" (ncurules-details.txt
+#             into OUT), to set beside the gain the experiments measured
+#             for the change each rule recommends
 #   energy    run --energy (issue 46): the study's variants and cub at
 #             256Mi (DRAM), three at 1Mi (L2-resident); each point's pJ/B
 #             and watts, idle subtracted, its spread over the 3 windows
@@ -695,6 +701,24 @@ EOF
 		python3 tests/gpu/repeat.py "$s13" "$s12" >"$out/cuda12-repeat.txt" 2>&1
 		cat "$out/cuda12-verdicts.txt" "$out/cuda12-repeat.txt" | cut -c1-200 | tail -60
 	fi
+	;;
+ncurules)
+	log ncu rules
+	command -v ncu >/dev/null || { echo "no ncu on PATH"; save; continue; }
+	rm -rf "$work/ncurules" && mkdir -p "$work/ncurules"
+	ids=add_f32,add_f16,add_f16x2,add_f16x8,add_f16x8_pack,add_f32x4,add_f32x4_grid,relu_f32,relu_f32x4,abs_f32,abs_f32_grid,abs_f32_unroll
+	# --no-cupti: ncu owns the counters; the check launch and the timed
+	# one are both profiled (the audit reads the second).
+	timed ncurules ncu --set full -k 'regex:^ewb_(add|relu|abs)' \
+	    -o "$work/ncurules/rules" ./ewbench run -q -v "$ids" -s 256Mi \
+	    --cache warm --iters 1 --warmup 0 --no-cupti -o "$work/ncurules/run"
+	tail -3 "$work/ncurules.log"
+	rep=$work/ncurules/rules.ncu-rep
+	ncu --import "$rep" --page details --print-details all \
+	    >"$out/ncurules-details.txt" 2>&1 ||
+	    ncu --import "$rep" --page details >"$out/ncurules-details.txt" 2>&1
+	ncu --import "$rep" --page details --csv >"$out/ncurules-details.csv" 2>&1
+	echo "rules with an estimated speedup: $(grep -c 'Est. Speedup' "$out/ncurules-details.txt")"
 	;;
 *)	echo "unknown step $step"; exit 2 ;;
 esac

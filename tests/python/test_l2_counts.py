@@ -50,10 +50,11 @@ def test_without_the_fabric_counter_the_hypothesis_is_untested():
 def test_the_fabric_counter_tests_the_partition_hypothesis():
     holds = note_of(counted(1.5, 0.5))
     assert "0.50x the bytes moved; the L2 bytes less them are 1.00x " \
-        "(1.00-1.00x): the hypothesis holds (within 5 % of 1x on every " \
-        "row)" in holds
+        "(1.00-1.00x), within 5 % of 1x on 6 of 6 rows: the hypothesis " \
+        "holds" in holds
     fails = note_of(counted(1.5, 0.2))
-    assert "are 1.30x" in fails and "does not hold" in fails
+    assert "are 1.30x" in fails and "on 0 of 6 rows" in fails and \
+        "does not hold" in fails
     assert l2c.l2_count(counted(1.5, 0.5), counted(1.5, 0.5).points) \
         .holds is True
 
@@ -76,3 +77,17 @@ def test_the_figure_draws_the_l2_bytes_less_the_fabrics(tmp_path):
     _, svg = plots.plot_dram_share(bare, str(tmp_path / "bare"))
     with open(svg, encoding="utf-8") as f:
         assert "partition fabric" not in f.read()
+
+
+def test_one_row_off_does_not_refute_what_the_others_show():
+    # the H200 reference: 34 of 36 rows within 5 %, the highest 1.28x
+    run = counted(1.5, 0.5)
+    keys = [p.key for p in run.points if p.key in run.metrics]
+    metrics = dict(run.metrics)
+    p = next(q for q in run.points if q.key == keys[0])
+    metrics[keys[0]] = dict(metrics[keys[0]], **{
+        "lts__t_bytes.sum": MetricValue(1.78 * p.bytes_moved, "byte",
+                                        "cupti")})
+    count = l2c.l2_count(dataclasses.replace(run, metrics=metrics),
+                         [q for q in run.points if q.key in keys])
+    assert count.own_within == len(keys) - 1 and count.holds is True

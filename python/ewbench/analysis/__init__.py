@@ -85,6 +85,8 @@ report/page/   report.md and report.html, section by section
             PyTorch, the variants that fall short
   findings  the findings table and the Findings section
   results   Results, Figures, Bottleneck verdicts, Launch-floor fits
+  predictions  Predictions scored: every change of the experiments,
+            predicted beside measured, the model's error; their CSVs
   method    Method, Environment, Reproduce
   threats   Threats to validity
 

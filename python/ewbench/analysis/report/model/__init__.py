@@ -22,7 +22,8 @@ from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        measured_block_rate, measured_launch_floor, pct_of,
                        run_dram_ceiling, spec_dram)
 from .curve import OnCurve, Series, curves, impossible_levels, place
-from .facts import (PointFacts, block_slots, classify_run, fixed_cost,
+from .facts import (PointFacts, block_slots, classify_run, fit_holds,
+                    fixed_cost,
                     kib_in_flight_per_sm, occupancy, point_facts,
                     sibling_groups, sibling_key, warm_slower_kernels,
                     warm_slower_than_cold)
@@ -32,10 +33,11 @@ from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
                     DRAM_BOUND, DRAM_FRACTION, FIXED_COST_BOUND,
                     FIXED_COST_SHARE, FIXED_SHARE, ISSUE_BAND, ISSUE_BOUND,
                     ISSUE_BYTES_PER_INST, ISSUE_MARGIN, L2_BOUND,
-                    L2_DRAM_FRACTION, L2_SHARE, LATENCY_BOUND,
+                    L2_DRAM_FRACTION, L2_SHARE, LATENCY_BOUND, MATERIAL_PCT,
                     LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
                     OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
                     SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
-                    Verdict, classify, rule_dram, rule_fixed_cost,
+                    WRITES_DEFERRED, Verdict, classify, rule_dram,
+                    rule_fixed_cost,
                     rule_issue, rule_l2, rule_latency, rule_launch,
-                    rule_occupancy)
+                    rule_occupancy, rule_writes_deferred)

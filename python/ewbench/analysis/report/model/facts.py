@@ -12,8 +12,8 @@ from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
                        run_block_rate, run_dram_ceiling)
 from .above import late_writes
 from .fit import fit_series, series_key
-from .rules import (DRAM_FRACTION, LAUNCH_ABS_NS, LAUNCH_FACTOR,
-                    MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
+from .rules import (CEILING_BEATEN_PCT, DRAM_FRACTION, FIT_RESIDUAL, LAUNCH_ABS_NS, LAUNCH_FACTOR,
+                    MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
                     SIBLING_FRACTION, classify)
 
 
@@ -59,6 +59,16 @@ class PointFacts:
     #   holds at once (one wave)
     window: Optional[object] = None         # above.Window: part of the
     #   output written to DRAM after the end stamp (else None)
+    faster_sibling: Optional[tuple] = None  # (variant, % faster) of the
+    #   fastest sibling faster beyond the noise and MATERIAL_PCT, or None
+
+    @property
+    def window_bytes(self):
+        """The bytes the timed window moved at DRAM's side: those the
+        DRAM rules judge (all of them unless part of the output was
+        written after the end stamp)."""
+        return self.window.bytes if self.window is not None else \
+            self.bytes_moved
 
     def stall_share(self, reasons):
         """The share of all stall cycles spent on these reasons, or None
@@ -171,7 +181,9 @@ def point_facts(run, point, fits, siblings=None, cold=None,
                 if kib is not None and (full_kib is None or kib < full_kib):
                     full_kib, full_name = kib, p.variant
     kib = kib_in_flight_per_sm(point, occ, max_threads)
-    fixed, fixed_source = fixed_cost(point, fits, fixed_fits)
+    fixed, fixed_source = fixed_cost(point, fits, fixed_fits, dram)
+    faster = faster_sibling(point, (siblings or {}).get(sibling_key(point),
+                                                        ()))
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -209,25 +221,58 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         fixed_ns=fixed,
         fixed_source=fixed_source,
         block_slots=block_slots(run, point),
-        window=late_writes(run, point))
+        window=late_writes(run, point),
+        faster_sibling=faster)
 
 
-def fixed_cost(point, fits, other=None):
+def faster_sibling(point, group):
+    """(variant, % faster) of the fastest of group faster than point
+    beyond the noise (compare's rule) and by more than MATERIAL_PCT: the
+    experiments' refutation of DRAM-bound; None."""
+    best = None
+    for q in group:
+        if q is point or q.key == point.key:
+            continue
+        change = compare.compare_points(point, q)
+        pct = change.bandwidth_pct or 0.0
+        if change.flag == compare.FASTER and pct > MATERIAL_PCT and \
+                (best is None or pct > best[1]):
+            best = (q.variant, pct)
+    return best
+
+
+def fit_holds(fit, ceiling=None):
+    """A series' fit good enough to give its own fixed cost: usable, its
+    largest relative residual at most FIT_RESIDUAL, and its DRAM slope not
+    above the measured DRAM ceiling (by more than CEILING_BEATEN_PCT): a
+    steeper slope means the times miss bytes (writes left in L2), and the
+    intercept it gives is distorted with it."""
+    if fit is None or not fit.usable or \
+            fit.max_rel_residual > FIT_RESIDUAL:
+        return False
+    value = getattr(ceiling, "value", ceiling)
+    return not value or fit.bandwidth is None or \
+        fit.bandwidth <= (1 + CEILING_BEATEN_PCT / 100.0) * value
+
+
+def fixed_cost(point, fits, other=None, ceiling=None):
     """(ns, source): the fixed cost of a launch of this point's series,
-    its fitted intercept t0 where that fit is usable; else, for a kernel's
+    its fitted intercept t0 where that fit holds (fit_holds, against the
+    DRAM ceiling); else, for a kernel's
     own duration (which no launch mode changes), the usable fit of the same
     variant, block and cache state in `other` (the fits of a run with more
     sizes: the study's sweep, whose launches are graphed); else the median
     t0 of the usable fits of its cache state and launch mode, in its run
     or (a kernel's own duration) in `other`; (None, None)."""
     fit = (fits or {}).get(series_key(point))
-    if fit is not None and fit.usable:
+    if fit_holds(fit, ceiling):
         return fit.t0_ns, "its series' fitted intercept"
     kernel = point.time_source == "kernel"
     if kernel:
         for (variant, block, cache, _), fit in (other or {}).items():
             if (variant, block, cache) == (point.variant, point.block,
-                                           point.cache) and fit.usable:
+                                           point.cache) and \
+                    fit_holds(fit, ceiling):
                 return fit.t0_ns, "the fitted intercept of its sweep"
     ns, source = fitted_launch_floor(fits or {}, point.cache, point.launch)
     if ns is None and kernel and other:

@@ -23,6 +23,7 @@ from .results import (figures_section, fits_section, results_section,
                       verdicts_section)
 from .method import environment_section, method_section, reproduce_section
 from .threats import threats_section
+from . import predictions as pr
 
 
 # Every figure a report may draw (report/plots' FIGURES, which imports
@@ -31,12 +32,13 @@ from .threats import threats_section
 # tests/python/test_plots.py holds plots' list inside this one.
 FIGURES = ("cache_tier", "roofline", "blocks", "dram_share", "concurrency",
            "instructions", uk.FIGURE, en.FIGURE)
-FILES = doc.report_files(FIGURES)
+FILES = doc.report_files(FIGURES) | frozenset(pr.CSV_FILES)
 
 SECTIONS = (("findings", "Findings"),
             ("published", "Published beside measured"),
             ("results", "Results"),
             ("figures", "Figures"), ("verdicts", "Bottleneck verdicts"),
+            (pr.ANCHOR, pr.TITLE),
             ("fits", "Launch-floor fits"), (en.ANCHOR, en.TITLE),
             ("method", "Method"),
             ("environment", "Environment"),
@@ -45,9 +47,13 @@ SECTIONS = (("findings", "Findings"),
 
 def sections(study):
     """SECTIONS this study's report has: Energy per byte only where a run
-    holds energy rows (`make report-energy`)."""
+    holds energy rows (`make report-energy`), Predictions scored only
+    where an experiments run was measured."""
     has_energy = en.source(study)[1] is not None
-    return tuple(s for s in SECTIONS if s[0] != en.ANCHOR or has_energy)
+    has_experiments = getattr(study, "experiments", None) is not None
+    return tuple(s for s in SECTIONS
+                 if (s[0] != en.ANCHOR or has_energy) and
+                 (s[0] != pr.ANCHOR or has_experiments))
 
 
 def build_document(study, sctx, judged, figures):
@@ -91,6 +97,7 @@ def build_document(study, sctx, judged, figures):
     blocks += figures_section(figures, {"dram_share": _l2_count_note(
         study, sctx)})
     blocks += verdicts_section(sctx)
+    blocks += pr.section(sctx)
     blocks += fits_section(sctx)
     blocks += en.section(study, figures)
     blocks += method_section(study)
@@ -125,7 +132,9 @@ def unclaimed(outdir):
 
 def write_report(study, outdir, plot_study):
     """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
-    judge the findings, write report.md and report.html into outdir.  The
+    judge the findings, write report.md and report.html into outdir, and
+    where the study has an experiments run predictions.csv and
+    model-error.csv (page/predictions.py).  The
     PNGs live only inside the HTML: they are removed once embedded, and the
     SVGs stay beside it (the HTML links them; the Markdown shows them).
     The whole report is rendered into a fresh directory inside outdir and
@@ -137,7 +146,13 @@ def write_report(study, outdir, plot_study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    with atomic.rendering(outdir, doc.REPORT_OUTPUTS, FILES) as staged:
+    # The CSVs where experiments were measured, or where a previous
+    # report left them (then header only: nothing stale stays).
+    csvs = pr.CSV_FILES if getattr(study, "experiments", None) is not None \
+        or any(os.path.exists(os.path.join(outdir, name))
+               for name in pr.CSV_FILES) else ()
+    with atomic.rendering(outdir, doc.REPORT_OUTPUTS + csvs,
+                          FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)
         atomic.make_dirs(figures_dir)
         eff = _effective_l2(sctx)
@@ -148,5 +163,9 @@ def write_report(study, outdir, plot_study):
         title, blocks = build_document(study, sctx, judged, figures)
         doc.write_report(staged, blocks, title,
                          [png for png, _ in figures.values()])
+        if csvs:
+            texts = pr.csv_texts(sctx, study.device.get("name", ""))
+            for name in csvs:
+                atomic.write_text(os.path.join(staged, name), texts[name])
     return (os.path.join(outdir, "report.md"),
             os.path.join(outdir, "report.html"), judged)

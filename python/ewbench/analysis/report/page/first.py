@@ -199,8 +199,13 @@ def _experiment(s):
     if e.outcome is None:
         if e.refused:       # its own row is no measurement of DRAM
             return e.text
-        return "none: a %s verdict predicts nothing these changes test" % (
-            e.verdict.name)
+        if e.final != e.verdict.name:
+            return "**%s** (the rules said %s): %s" % (
+                e.final, e.verdict.name, e.text)
+        if e.text:
+            return "not tested: %s" % e.text
+        return "none: %s %s verdict predicts nothing these changes test" % (
+            "an" if e.verdict.name[0] in "aeiou" else "a", e.verdict.name)
     head = "**%s**" % e.outcome
     if e.final != e.verdict.name:
         head += " (the rules said %s)" % e.verdict.name
@@ -248,11 +253,16 @@ def shortfalls_section(shorts, n):
             "Each verdict predicts which change helps and by how much "
             "(latency-bound: more bytes in flight, up to the concurrency "
             "curve; block-launch-bound: more work per block; DRAM-bound: "
-            "nothing), and is confirmed when that change rises beyond the "
-            "noise, by more than %.0f %% and by at least half the "
-            "predicted rise, refuted when it does not (DRAM-bound: when "
-            "anything does), and then replaced by what the experiment "
-            "showed (docs/analysis.md, \"Experiments\")." %
+            "nothing). Its experiment is scored by the best of its own "
+            "changes: confirmed when that lands within the band of the "
+            "model's measured error around the prediction and moves the "
+            "predicted way, direction right, size off when it moves that "
+            "way outside the band, refuted when it does not move that way "
+            "(DRAM-bound: confirmed when nothing rises beyond the noise and "
+            "%.0f %%, refuted when anything does); a refuted verdict is "
+            "replaced by what the experiment showed. Every change, "
+            "predicted beside measured: [Predictions scored](#predictions) "
+            "(docs/analysis.md, \"Experiments\")." %
             exp.MATERIAL_PCT))
     missing = sorted({s.sass_missing for s in shorts if s.sass_missing})
     if missing:

@@ -280,23 +280,23 @@ def verdicts_section(sctx):
         "grid at the measured block-launch rate of its block size, plus "
         "one launch, >= %.0f %% of the time, block slots empty), "
         "fixed-cost-bound (its series' fitted fixed cost >= %.0f %% of the "
-        "time and, with the bytes at the serving level's ceiling, >= %.0f "
-        "%% of it), L2-bound (footprint < L2 and above the DRAM ceiling, "
+        "time and, with the bytes its timed window moved at the serving "
+        "level's ceiling, >= %.0f %% of it), L2-bound (footprint < L2 and above the DRAM ceiling, "
         "or DRAM bytes < %.0f %% of bytes moved, at >= %.0f %% of the L2 "
         "ceiling), DRAM-bound (>= %.0f %% of the DRAM ceiling, counting "
         "the bytes the timed window moved, and at most %.0f %% above it, "
-        "and >= %.0f %% of the best sibling: same op, dtype, size, cache, "
-        "launch), "
+        "and no sibling, same op, dtype, size, cache and launch, faster "
+        "beyond the noise and %.0f %%: the experiments' refutation), "
         "occupancy-bound (occupancy < %.0f %%, a grid that fills the "
         "GPU's block slots, loads in flight short on the concurrency "
         "curve), latency-bound (on the measured concurrency curve its "
-        "loads in flight allow < %.0f %% of the curve's top and it is not "
-        "more than %.0f %% faster than that; where the curve is silent, "
+        "loads in flight allow < %.0f %% of the curve's top and it is "
+        "within %.0f %% of what they allow, either side; where the curve "
+        "is silent, "
         "long-scoreboard stalls >= %.0f %% of all while the ceiling or a "
         "sibling shows room), issue-bound (issue stalls >= %.0f %% of "
         "all, or < %.0f B per issued instruction and < %.0f %% of the "
-        "leanest sibling at the ceiling, beyond a %.0f %% band), "
-        "DRAM-bound in the band (>= %.0f %% of the best sibling), else "
+        "leanest sibling at the ceiling, beyond a %.0f %% band), else "
         "undetermined, with what was measured. docs/analysis.md explains "
         "each." % (
             100 * (1 - model.LAUNCH_BAND), model.LAUNCH_FACTOR,
@@ -304,12 +304,11 @@ def verdicts_section(sctx):
             100 * model.FIXED_COST_SHARE,
             100 * model.L2_DRAM_FRACTION, 100 * model.L2_SHARE,
             100 * model.DRAM_FRACTION, model.CEILING_BEATEN_PCT,
-            100 * model.SIBLING_FRACTION, model.OCCUPANCY_PCT,
+            model.MATERIAL_PCT, model.OCCUPANCY_PCT,
             100 * model.CURVE_ENOUGH, 100 * model.CURVE_TOLERANCE,
             100 * model.STALL_DOMINANT,
             100 * model.STALL_DOMINANT, model.ISSUE_BYTES_PER_INST,
-            100 * model.ISSUE_MARGIN, 100 * model.ISSUE_BAND,
-            100 * (model.SIBLING_FRACTION - model.SIBLING_BAND))))
+            100 * model.ISSUE_MARGIN, 100 * model.ISSUE_BAND)))
     part, ctx = sctx.part(stu.ARTICLE, stu.SWEEP, stu.BLOCKS)
     run = ctx.run
     shown = sel.representative_sizes(run)
