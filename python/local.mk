@@ -17,6 +17,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/__init__.py \
 	%reldir%/ewbench/analysis/core/atomic.py \
 	%reldir%/ewbench/analysis/core/compare.py \
+	%reldir%/ewbench/analysis/core/crosscheck.py \
 	%reldir%/ewbench/analysis/core/derived.py \
 	%reldir%/ewbench/analysis/core/document.py \
 	%reldir%/ewbench/analysis/core/load.py \
@@ -73,6 +74,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/page/findings.py \
 	%reldir%/ewbench/analysis/report/page/first.py \
 	%reldir%/ewbench/analysis/report/page/method.py \
+	%reldir%/ewbench/analysis/report/page/predictions.py \
 	%reldir%/ewbench/analysis/report/page/results.py \
 	%reldir%/ewbench/analysis/report/page/threats.py \
 	%reldir%/ewbench/analysis/report/plots/__init__.py \
