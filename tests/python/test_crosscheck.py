@@ -30,10 +30,13 @@ def test_a_slowed_kernel_is_flagged_and_an_agreeing_one_is_not():
     assert not agreeing.flagged
 
 
-def test_the_row_interval_widens_the_tolerance():
-    # 3 % apart: flagged with a tight interval, not with a 2 % one.
-    assert crosscheck.check(point(100e3, 97e3, ci_pct=0.2)).flagged
-    assert not crosscheck.check(point(100e3, 97e3, ci_pct=2.0)).flagged
+def test_the_row_interval_and_the_gap_widen_the_tolerance():
+    # 4 % apart at 100 us: beyond 2 % + 1 us + a 0.2 % interval, within
+    # the same with a 2 % interval.
+    assert crosscheck.check(point(100e3, 96e3, ci_pct=0.2)).flagged
+    assert not crosscheck.check(point(100e3, 96e3, ci_pct=2.0)).flagged
+    # A replay 0.86 us longer than a 24 us kernel (3.6 %): its gap.
+    assert not crosscheck.check(point(24e3, 24.86e3, n=1 << 24)).flagged
 
 
 def test_short_kernels_are_checked_but_never_judged():

@@ -152,13 +152,14 @@ def _timer_text(study):
                                     key=lambda pc: abs(pc[1].disagreement))
             text += ("; of the %d whose kernels take %.0f µs or more, the "
                      "largest disagreement is %+.1f %% (`%s/` %s@%s), and %s "
-                     "beyond %.0f %% and the row's own interval%s" % (
+                     "beyond %.0f %%, a replay's %.0f µs gap and the row's "
+                     "own interval%s" % (
                          len(judged), crosscheck.JUDGED_MIN_NS / 1e3,
                          100 * worst.disagreement, worst_part,
                          sinks.markdown(worst.point.variant),
                          size_label(worst.point.n),
                          "none is" if not flagged else "**%d** are" % flagged,
-                         crosscheck.TOLERANCE_PCT,
+                         crosscheck.TOLERANCE_PCT, crosscheck.GAP_NS / 1e3,
                          " (Threats to validity lists them)" if flagged
                          else ""))
         if len(judged) < len(done):

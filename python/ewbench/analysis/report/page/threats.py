@@ -172,18 +172,27 @@ def threats_section(study, sctx):
         if slower:
             items.append(_warm_slower_text(part, run, slower))
         disagree = [c for c in crosscheck.checks(run.points) if c.flagged]
+        # A variant at one size shows its block where it has several.
+        twice = {(c.point.variant, c.point.n) for c in disagree
+                 if sum((d.point.variant, d.point.n) ==
+                        (c.point.variant, c.point.n) for d in disagree) > 1}
         if disagree:
             items.append("`%s/`: **the two timers disagree** at %s: the "
                          "kernel records and the uninstrumented graph "
-                         "replay differ by more than %.0f %% beyond the "
-                         "row's interval, so its time is in doubt "
+                         "replay differ by more than %.0f %% and a "
+                         "replay's gap beyond the row's interval, so its "
+                         "time is in doubt "
                          "(Method, \"Timer cross-check\")." % (
                              part, ", ".join(
-                                 "%s@%s %+.1f %%" % (
+                                 "%s@%s%s %+.1f %%" % (
                                      sinks.markdown(c.point.variant),
                                      size_label(c.point.n),
-                                     100 * c.disagreement)
-                                 for c in disagree[:8]),
+                                     " block %s" % c.point.block if
+                                     (c.point.variant, c.point.n) in twice
+                                     else "", 100 * c.disagreement)
+                                 for c in disagree[:8]) +
+                             (" and %d more" % (len(disagree) - 8)
+                              if len(disagree) > 8 else ""),
                              crosscheck.TOLERANCE_PCT))
         counters = m.get("counters") or {}
         above = model.above_dram_ceiling(run, noise.run_floor(run))
