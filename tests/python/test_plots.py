@@ -233,14 +233,14 @@ def test_instruction_panels_are_titled_with_their_quantity(fixture_run,
 
 def test_dram_bound_line_is_keyed_as_the_rule_has_it(fixture_run, tmp_path):
     """The dotted 80 % line is the DRAM-bound rule's floor, not 'DRAM-bound
-    from here': the rule also needs 90 % of the best sibling."""
+    from here': the rule also needs no sibling faster beyond MATERIAL_PCT."""
     for draw in (plots.plot_dram_share, plots.plot_instructions):
         _, svg = draw(fixture_run, str(tmp_path))
         with open(svg, encoding="utf-8") as f:
             text = f.read()
         assert "DRAM-bound from here" not in text
-        assert "the DRAM-bound rule's floor (it also needs &gt;= 90 % of " \
-            "the best sibling)" in text
+        assert "the DRAM-bound rule's floor (it also needs no sibling " \
+            "faster by more than 3 %)" in text
 
 
 def test_block_band_is_exactly_finding_5s_blocks(monkeypatch, tmp_path):

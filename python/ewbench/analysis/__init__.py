@@ -24,6 +24,8 @@ core/       reading and the rules every report shares
             the user (`ewbench run --kernel FILE.cu`)
   placement host, PCI, NUMA, rank and NVML readings of a run
   timing    the time of a kernel with its 95 % CI, and launch intervals
+  crosscheck  the timer cross-check: the kernel records against an
+            uninstrumented graph replay, which rows it judges and flags
   noise     a point's spread, and the rules for "beyond the noise"
   compare   two runs side by side, changes beyond the noise
   units     number formatting for humans

@@ -84,7 +84,7 @@ FIGURE_TEXT = {
         "give each median and interval); red rings: the same rows' medians "
         "in the repeat rounds, where the study has them; red line: the "
         "ceiling (100 %); dotted grey: 80 %, the DRAM-bound rule's floor "
-        "(the rule also needs 90 % of the best sibling); "
+        "(the rule also needs no sibling faster by more than 3 %); "
         "dotted red: the spec peak, per op family. Right, where counters "
         "were taken: the bytes counted at DRAM (red squares), L2 (blue "
         "dots; hollow: less the sectors that crossed the fabric between "
@@ -116,7 +116,7 @@ FIGURE_TEXT = {
         "in red, global-load bytes per warp load instruction (128 B scalar "
         "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
         "with 80 % dotted, the DRAM-bound rule's floor (the rule also "
-        "needs 90 % of the best sibling)."),
+        "needs no sibling faster by more than 3 %)."),
 }
 
 
