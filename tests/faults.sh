@@ -519,13 +519,9 @@ left_in_group() {
 # during `ewbench report` exits 130 within a second, with one line, no
 # traceback, no process of the group left and no temporary file, however
 # it falls: before Python has started, while it imports, loads or draws
-# the figures in its worker processes.  INT_TRIES tries (default 20) at
-# moments of the report of the fixture spread over its first 2 s: try i
-# at a random moment of the i-th of INT_TRIES equal slices, so that every
-# slice, every phase longer than one, is hit in each run (50 tries at
-# uniformly random moments, as before, left one or two of 20 such slices
-# untried in an average run, at 2.5 times the cost).  The median time to
-# exit must be within INT_MEDIAN_MS (default 1000); a single try may take up to
+# the figures in its worker processes.  INT_TRIES tries (default 50) at
+# random moments of the report of the fixture.  The median time to exit
+# must be within INT_MEDIAN_MS (default 1000); a single try may take up to
 # INT_BOUND_MS (default 5000: a 2-core CI machine running make -j2 check
 # saw 769 ms), and one that has not exited 10 s after the signal is a hang
 # (its group is killed).  The median and worst times are printed.
@@ -537,13 +533,12 @@ elif ! "$py" -c 'import numpy, matplotlib' 2>/dev/null; then
 	echo "faults: 35's Ctrl-C loop not run: $py has no numpy and matplotlib"
 else
 	fixture=${top_srcdir}/tests/fixtures/h100-fixture
-	tries=${INT_TRIES:-20} bound=${INT_BOUND_MS:-5000}
+	tries=${INT_TRIES:-50} bound=${INT_BOUND_MS:-5000}
 	median_bound=${INT_MEDIAN_MS:-1000}
 	worst=0 interrupted=0 early=0 started=$(date +%s%N) times=
 	now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	# `ewbench report` of the fixture in a session of its own, in the
-	# background; $pgid its group, once it has run $1 ms (default: a
-	# random 0 to 2 s).
+	# background; $pgid its group, once it has run a random 0 to 2 s.
 	# setsid execs (the subshell's child leads no group): the pid
 	# written is ewbench's, then Python's, and the group's.
 	report_in_group() {
@@ -554,13 +549,11 @@ else
 		  echo $? >"$d/int.rc" ) &
 		while [ ! -s "$d/int.pid" ]; do sleep 0.005; done
 		pgid=$(cat "$d/int.pid")
-		ms=${1:-$((RANDOM % 2000))}
-		sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+		sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
+		[ $((RANDOM % 2)) = 0 ] || sleep 1
 	}
 	for i in $(seq "$tries"); do
-		# A random moment of the i-th of $tries slices of 2 s.
-		report_in_group $(((i - 1) * 2000 / tries +
-		    RANDOM % ((2000 + tries - 1) / tries)))
+		report_in_group
 		sent=$(now_ms)
 		kill -INT -- "-$pgid" 2>/dev/null || true
 		while [ ! -s "$d/int.rc" ] && [ $(($(now_ms) - sent)) -lt 10000 ]; do
