@@ -3,6 +3,7 @@
 # figures, anchors, screenshot): tests/browser/.  Skips, saying why, where
 # Python, its packages or Chromium are missing.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+skip_when_collecting
 require_python numpy matplotlib pytest
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 &&
     ! command -v chromium-browser >/dev/null 2>&1 &&

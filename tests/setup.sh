@@ -48,6 +48,17 @@ gpu_lock() {
 	fi
 }
 
+# skip_when_collecting: exit 77 under EWB_PYTHON_TESTS=collect (make
+# distcheck's check of the tarball: configure.ac), for a test that only
+# runs Python over files the README's test command's make check has just
+# tested in the tree, with the same Python.
+skip_when_collecting() {
+	if [ "${EWB_PYTHON_TESTS:-run}" = collect ]; then
+		echo "SKIP: EWB_PYTHON_TESTS=collect (make distcheck): make check ran it on the tree"
+		exit 77
+	fi
+}
+
 # require_python MODULE...: $py, the Python configure found (PYTHON) or
 # python3, where it imports every MODULE; else exit 77, saying why.
 require_python() {

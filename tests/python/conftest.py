@@ -56,6 +56,23 @@ def run_copy(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def fixture_report(tmp_path_factory):
+    """The fixture run's report (report.md, report.html, figures/),
+    rendered once a session.  A test that needs a previous report in its
+    output directory copies this one (shutil.copytree) instead of drawing
+    its own, some 5 s of CPU each: a render of one run is the same byte for
+    byte (test_plots.py, test_figures_are_deterministic) and names no path,
+    so the copy is what the test's own render would have left.  Never
+    write into it."""
+    from ewbench.analysis.__main__ import EXIT_OK, main
+    root = tmp_path_factory.mktemp("fixture-report")
+    shutil.copytree(FIXTURE, root / "run")
+    out = root / "report"
+    assert main(["report", str(root / "run"), "-o", str(out)]) == EXIT_OK
+    return out
+
+
+@pytest.fixture(scope="session")
 def fixture_run():
     from ewbench.analysis.core.load import load_run
     return load_run(FIXTURE)

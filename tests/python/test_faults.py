@@ -59,9 +59,10 @@ def temporaries(directory):
 # 4. Outputs are replaced atomically: a full disk or a Ctrl-C part way
 # leaves the previous report whole.
 
-def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path):
+def test_report_on_a_full_disk_keeps_the_previous_report(run_copy, tmp_path,
+                                                        fixture_report):
     out = tmp_path / "report"
-    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    shutil.copytree(fixture_report, out)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     for budget in (0, 20000, 200000):
         status, err = analysis("report", str(run_copy), "-o", str(out),
@@ -94,10 +95,10 @@ def mark_previous(out):
     return files_of(out)
 
 
-def previous_report(run_copy, out):
-    """A report in out, marked (mark_previous): {path: bytes} of every
-    file in it."""
-    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+def previous_report(fixture_report, out):
+    """The fixture run's report copied into out (conftest.fixture_report),
+    marked (mark_previous): {path: bytes} of every file in it."""
+    shutil.copytree(fixture_report, out)
     return mark_previous(out)
 
 
@@ -112,9 +113,9 @@ def files_of(out):
 
 @pytest.mark.parametrize("budget", [0, 20000, 200000, 400000])
 def test_full_disk_leaves_the_previous_report_exactly(run_copy, tmp_path,
-                                                      budget):
+                                                      fixture_report, budget):
     out = tmp_path / "report"
-    before = previous_report(run_copy, out)
+    before = previous_report(fixture_report, out)
     status, err = analysis("report", str(run_copy), "-o", str(out),
                            env=disk_full(out, budget))
     assert status == EXIT_ERROR, err
@@ -140,9 +141,10 @@ def under_file_size_limit(limit, *args):
 
 
 def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
-                                                            tmp_path):
+                                                            tmp_path,
+                                                            fixture_report):
     out = tmp_path / "report"
-    before = previous_report(run_copy, out)
+    before = previous_report(fixture_report, out)
     done = under_file_size_limit(150000, "report", str(run_copy), "-o",
                                  str(out))
     assert done.returncode == EXIT_ERROR, done.stderr
@@ -152,10 +154,11 @@ def test_file_size_limit_leaves_the_previous_report_exactly(run_copy,
 
 
 def test_ctrl_c_during_report_keeps_the_previous_report(run_copy, tmp_path,
+                                                        fixture_report,
                                                         monkeypatch, capsys):
     from ewbench.analysis.core import document
     out = tmp_path / "report"
-    assert main(["report", str(run_copy), "-o", str(out)]) == EXIT_OK
+    shutil.copytree(fixture_report, out)
     html = (out / "report.html").read_bytes()
 
     def interrupted(*args, **kwargs):
