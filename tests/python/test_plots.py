@@ -240,7 +240,7 @@ def test_dram_bound_line_is_keyed_as_the_rule_has_it(fixture_run, tmp_path):
             text = f.read()
         assert "DRAM-bound from here" not in text
         assert "the DRAM-bound rule's floor (it also needs no sibling " \
-            "faster by more than 3 %)" in text
+            "3 % faster)" in text
 
 
 def test_block_band_is_exactly_finding_5s_blocks(monkeypatch, tmp_path):

@@ -252,8 +252,8 @@ def dram_bound_threshold_label():
     (it also asks that no sibling be faster beyond the noise and by more
     than MATERIAL_PCT)."""
     return "%.0f %%: the DRAM-bound rule's floor (it also needs no " \
-        "sibling faster by more than %.0f %%)" % (100 * model.DRAM_FRACTION,
-                                                  model.MATERIAL_PCT)
+        "sibling %.0f %% faster)" % (100 * model.DRAM_FRACTION,
+                                    model.MATERIAL_PCT)
 
 
 def level_bytes(run, p):
