@@ -58,22 +58,24 @@ extern char	*__cxa_demangle(const char *, char *, size_t *, int *)
  * kernel matched, on an H200 with CUDA 13.0): so RUNTIME is enabled too,
  * and its records are read for nothing else.
  */
-static struct {
+struct kind {
 	CUpti_ActivityKind	 kind;
 	const char		*enable;	/* for messages */
 	const char		*disable;
-} kinds[] = {
+};
 #define KIND(k) { CUPTI_ACTIVITY_KIND_ ## k,				\
 	"cuptiActivityEnable(CUPTI_ACTIVITY_KIND_" #k ")",		\
 	"cuptiActivityDisable(CUPTI_ACTIVITY_KIND_" #k ")" }
+static struct kind kinds[] = {
 	KIND(CONCURRENT_KERNEL),	/* or KERNEL: choose_kernel_kind() */
 	KIND(MEMCPY),
 	KIND(MEMSET),
 	KIND(MARKER),
 	KIND(RUNTIME),
 	KIND(EXTERNAL_CORRELATION),
-#undef KIND
 };
+static const struct kind serialised_kernels = KIND(KERNEL);
+#undef KIND
 #define NKINDS	(sizeof kinds / sizeof kinds[0])
 
 /* TRACE_KERNELS enables only the first: kernel records alone, no API
@@ -95,18 +97,14 @@ choose_kernel_kind(void)
 {
 	const char	*v = getenv("EWBENCH_CUPTI_KERNEL_KIND");
 
-	if (v != NULL && strcmp(v, "kernel") == 0) {
-		kinds[0].kind = CUPTI_ACTIVITY_KIND_KERNEL;
-		kinds[0].enable = "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_KERNEL)";
-		kinds[0].disable =
-		    "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_KERNEL)";
-	}
+	if (v != NULL && strcmp(v, "kernel") == 0)
+		kinds[0] = serialised_kernels;
 }
 
 const char *
 trace_kernel_kind(void)
 {
-	return kinds[0].kind == CUPTI_ACTIVITY_KIND_KERNEL ? "kernel" :
+	return kinds[0].kind == serialised_kernels.kind ? "kernel" :
 	    "concurrent_kernel";
 }
 

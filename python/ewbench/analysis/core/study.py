@@ -105,6 +105,17 @@ class Study:
     def run(self, part):
         return self.runs.get(part)
 
+    def every_run(self):
+        """[(folder, load.Run)] of every run the study holds, in the order
+        `make report` measures them: the parts, experiments/, each
+        repeats/round-N/, energy/."""
+        runs = [(part, self.run(part)) for part in PARTS]
+        runs.append((EXPERIMENTS, self.experiments))
+        runs += [("%s/%s" % (REPEATS, os.path.basename(
+            os.path.normpath(r.path))), r) for r in self.repeats]
+        runs.append((ENERGY, self.energy))
+        return [(folder, r) for folder, r in runs if r is not None]
+
     @property
     def rounds(self):
         """The DRAM-tier comparison's rounds: repeats/round-1..R when the

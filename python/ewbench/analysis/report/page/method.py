@@ -129,13 +129,7 @@ def _timer_text(study):
     """The timer cross-check's line: how many points two timers measured
     and their largest disagreement, and what the runs' kernel records are
     known to do."""
-    runs = [(part, study.run(part)) for part in stu.PARTS]
-    runs = [(part, r) for part, r in runs if r is not None]
-    runs += [(stu.REPEATS + "/" + os.path.basename(r.path), r)
-             for r in study.repeats]
-    runs += [(name, r) for name, r in ((stu.EXPERIMENTS, study.experiments),
-                                       (stu.ENERGY, study.energy))
-             if r is not None]
+    runs = study.every_run()
     old = [part for part, r in runs
            if crosscheck.instrumented_timer(r.manifest)]
     done = [(part, c) for part, r in runs
@@ -323,14 +317,7 @@ def reproduce_section(study):
                     (i == 0 or argv[i - 1] not in ("-o", "--out"))]
             lines.append("ewbench %s -o STUDY/ceilings" % " ".join(argv))
         # Every part the study holds, in the order make report runs them.
-        runs = [(study.run(part), part) for part in stu.PARTS]
-        runs.append((study.experiments, stu.EXPERIMENTS))
-        runs += [(r, "%s/%s" % (stu.REPEATS, os.path.basename(
-            os.path.normpath(r.path)))) for r in study.repeats]
-        runs.append((study.energy, stu.ENERGY))
-        for run, where in runs:
-            if run is None:
-                continue
+        for where, run in study.every_run():
             lines.append(_command(run, "STUDY/%s" % where))
             if any(p.variant.startswith("torch_") for p in run.points):
                 lines.append("ewbench torch STUDY/%s" % where)

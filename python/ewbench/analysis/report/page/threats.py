@@ -2,6 +2,8 @@
 noisy points, warm slower than cold, rows above the DRAM ceiling, missing
 or replayed counters, old-protocol rows and the clocks."""
 
+from collections import Counter
+
 from ...core import crosscheck
 from ...core import document as doc
 from .. import environment as env
@@ -173,9 +175,8 @@ def threats_section(study, sctx):
             items.append(_warm_slower_text(part, run, slower))
         disagree = [c for c in crosscheck.checks(run.points) if c.flagged]
         # A variant at one size shows its block where it has several.
-        twice = {(c.point.variant, c.point.n) for c in disagree
-                 if sum((d.point.variant, d.point.n) ==
-                        (c.point.variant, c.point.n) for d in disagree) > 1}
+        count = Counter((c.point.variant, c.point.n) for c in disagree)
+        twice = {key for key, n in count.items() if n > 1}
         if disagree:
             items.append("`%s/`: **the two timers disagree** at %s: the "
                          "kernel records and the uninstrumented graph "
