@@ -521,6 +521,31 @@ want 130 'interrupted' "35: a stop while numpy imports"
 ! grep -q Traceback "$d/out" && [ "$(wc -l <"$d/out")" = 1 ] ||
     fail "35: a stop while numpy imports: $(cat "$d/out")"
 
+# The same stop, printed first: a C extension's import_array() (numpy's
+# header) calls PyErr_Print when numpy's import fails, which printed the
+# KeyboardInterrupt's traceback (CI, 1 in about 100 Ctrl-C tries) before
+# the ImportError came up.  PyRun_SimpleString, which prints its error
+# with PyErr_Print, stands in.
+cat >"$d/stopped-numpy/numpy/__init__.py" <<'PY'
+import ctypes, os, signal, time
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(5)
+except KeyboardInterrupt:
+    ctypes.pythonapi.PyRun_SimpleString(b"raise KeyboardInterrupt")
+    raise ImportError("numpy.core.multiarray failed to import")
+PY
+set +e
+EWBENCH_PYTHON=$py PYTHONPATH="$d/stopped-numpy:$PYTHONPATH" "$EWBENCH" \
+    report "$top_srcdir/tests/fixtures/h100-fixture" -o "$d/stopped" \
+    >"$d/out" 2>&1
+rc=$?
+set -e
+want 130 'interrupted' "35: a stop printed by PyErr_Print while numpy imports"
+! grep -q -e Traceback -e KeyboardInterrupt "$d/out" &&
+    [ "$(wc -l <"$d/out")" = 1 ] ||
+    fail "35: a stop printed by PyErr_Print: $(cat "$d/out")"
+
 # The processes of a group still alive, a second allowed for the last to
 # go.  A zombie is not one: a pyenv shim's shell leaves one behind when it
 # execs Python, which init reaps once Python is gone (seen as "[bash]

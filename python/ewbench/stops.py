@@ -62,27 +62,41 @@ def _on_stop(signum, frame):
 
 
 def _again(signum, frame):
-    """SIGALRM, armed by _unraisable: the stop whose KeyboardInterrupt
-    was swallowed, raised again outside the callback that swallowed it."""
+    """SIGALRM, armed by _swallowed: the stop whose KeyboardInterrupt
+    was printed instead of raised, raised again outside the code that
+    printed it."""
     if _noted is not None:
         _on_stop(_noted, frame)
 
 
-def _unraisable(u):
-    """A KeyboardInterrupt raised where Python cannot raise it (a weakref
-    callback, a __del__, importlib's module locks) is printed and lost:
-    raise it again 2 ms later, from SIGALRM, as often as it lands there
-    (a signal sent to itself from here came back here: 1 in 400 tries)."""
+def _swallowed(exc):
+    """True when exc is a stop's KeyboardInterrupt that was printed where
+    Python could not raise it (a weakref callback, a __del__, importlib's
+    module locks: the unraisable hook) or by C code that prints an error
+    and goes on (numpy's import_array() calls PyErr_Print, which calls
+    sys.excepthook): the stop is raised again 2 ms later, from SIGALRM,
+    as often as it lands there (a signal sent to itself from here came
+    back here: 1 in 400 tries)."""
     global _raised
     try:
-        if _noted is not None and isinstance(u.exc_value, KeyboardInterrupt):
-            _raised = False
-            signal.setitimer(signal.ITIMER_REAL, 0.002)
-        else:
-            sys.__unraisablehook__(u)
+        if _noted is None or not isinstance(exc, KeyboardInterrupt):
+            return False
+        _raised = False
+        signal.setitimer(signal.ITIMER_REAL, 0.002)
     except KeyboardInterrupt:
         _raised = False
         signal.setitimer(signal.ITIMER_REAL, 0.002)
+    return True
+
+
+def _unraisable(u):
+    if not _swallowed(u.exc_value):
+        sys.__unraisablehook__(u)
+
+
+def _excepthook(kind, value, tb):
+    if not _swallowed(value):
+        sys.__excepthook__(kind, value, tb)
 
 
 class _Deferred:
@@ -120,13 +134,13 @@ def install():
     if installed():
         return None
     saved = {s: signal.getsignal(s) for s in STOPS + (signal.SIGALRM,)}
-    saved["hook"] = sys.unraisablehook
+    saved["hooks"] = sys.unraisablehook, sys.excepthook
     _deferring, _pending, _raised, _noted, _action = 0, False, False, None, \
         None
     for s in STOPS:
         signal.signal(s, _on_stop)
     signal.signal(signal.SIGALRM, _again)
-    sys.unraisablehook = _unraisable
+    sys.unraisablehook, sys.excepthook = _unraisable, _excepthook
     return saved
 
 
@@ -134,7 +148,7 @@ def restore(saved):
     if saved is None:
         return
     signal.setitimer(signal.ITIMER_REAL, 0)
-    sys.unraisablehook = saved.pop("hook")
+    sys.unraisablehook, sys.excepthook = saved.pop("hooks")
     for s, handler in saved.items():
         signal.signal(s, handler)
 
