@@ -502,6 +502,15 @@ done
 py=${PYTHON:-python3}
 [ "$py" != : ] || py=python3
 mkdir -p "$d/stopped-numpy/numpy"
+# `ewbench report` of the fixture, with $d/stopped-numpy's numpy.
+report_with_stopped_numpy() {
+	set +e
+	EWBENCH_PYTHON=$py PYTHONPATH="$d/stopped-numpy:$PYTHONPATH" \
+	    "$EWBENCH" report "$top_srcdir/tests/fixtures/h100-fixture" \
+	    -o "$d/stopped" >"$d/out" 2>&1
+	rc=$?
+	set -e
+}
 cat >"$d/stopped-numpy/numpy/__init__.py" <<'PY'
 import os, signal, time
 try:
@@ -511,12 +520,7 @@ except KeyboardInterrupt as e:
     raise ImportError("PyCapsule_Import could not import module "
                       "\"datetime\"") from e
 PY
-set +e
-EWBENCH_PYTHON=$py PYTHONPATH="$d/stopped-numpy:$PYTHONPATH" "$EWBENCH" \
-    report "$top_srcdir/tests/fixtures/h100-fixture" -o "$d/stopped" \
-    >"$d/out" 2>&1
-rc=$?
-set -e
+report_with_stopped_numpy
 want 130 'interrupted' "35: a stop while numpy imports"
 ! grep -q Traceback "$d/out" && [ "$(wc -l <"$d/out")" = 1 ] ||
     fail "35: a stop while numpy imports: $(cat "$d/out")"
@@ -535,12 +539,8 @@ except KeyboardInterrupt:
     ctypes.pythonapi.PyRun_SimpleString(b"raise KeyboardInterrupt")
     raise ImportError("numpy.core.multiarray failed to import")
 PY
-set +e
-EWBENCH_PYTHON=$py PYTHONPATH="$d/stopped-numpy:$PYTHONPATH" "$EWBENCH" \
-    report "$top_srcdir/tests/fixtures/h100-fixture" -o "$d/stopped" \
-    >"$d/out" 2>&1
-rc=$?
-set -e
+rm -rf "$d/stopped"
+report_with_stopped_numpy
 want 130 'interrupted' "35: a stop printed by PyErr_Print while numpy imports"
 ! grep -q -e Traceback -e KeyboardInterrupt "$d/out" &&
     [ "$(wc -l <"$d/out")" = 1 ] ||
