@@ -4,9 +4,9 @@
 # these rows needs a GPU: bad input is refused before the device is opened.
 # But its dry runs and `ewbench info` open one where there is one, and a
 # second context on the GPU disturbs the GPU tests' timings (make -j
-# check): it takes the GPU lock as they do (setup.sh).
+# check): it takes the GPU lock as they do where there is one (setup.sh).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
-gpu_lock
+gpu_lock_if_gpu
 
 count=0
 expect() {	# expect STATUS PATTERN ARGS...

@@ -22,7 +22,7 @@
 # The stand-in replaces the CUDA runtime, not CUPTI: on a machine with a
 # GPU, CUPTI can still open it and take its counters from a GPU test
 # running beside (make -j check): hold the GPU tests' lock.
-gpu_lock
+gpu_lock_if_gpu
 STANDIN=$(pwd)/tests/faults/stand-in-gpu.so
 [ -f "$STANDIN" ] || fail "$STANDIN missing (make check builds it)"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"

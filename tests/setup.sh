@@ -48,6 +48,19 @@ gpu_lock() {
 	fi
 }
 
+# gpu_lock_if_gpu: gpu_lock where ewbench finds a usable GPU, for a test
+# that may touch one without needing it (the stand-in tests, cli.sh,
+# mpi.sh).  Without one there is nothing to share, and such tests run
+# beside each other under make -j (they waited in line for a lock that
+# kept nothing apart).
+gpu_lock_if_gpu() {
+	set +e
+	"$EWBENCH" info >/dev/null 2>&1
+	probe_rc=$?
+	set -e
+	[ "$probe_rc" = 5 ] || gpu_lock
+}
+
 # skip_when_collecting: exit 77 under EWB_PYTHON_TESTS=collect (make
 # distcheck's check of the tarball: configure.ac), for a test that only
 # runs Python over files the README's test command's make check has just
@@ -88,7 +101,7 @@ use_user_kernels() {
 # (the stand-in replaces the CUDA runtime, not CUPTI), $py, and $shims,
 # the folder of the stand-ins.
 use_standins() {
-	gpu_lock
+	gpu_lock_if_gpu
 	py=${PYTHON:-python3}
 	"$py" -c 'import numpy' 2>/dev/null ||
 	    { echo "SKIP: python packages missing (pip install -r requirements.txt)"; exit 77; }
