@@ -5,6 +5,7 @@ commands the tests start, so that `import ewbench.analysis` works from any
 working directory (make check runs from the build tree).
 """
 
+import hashlib
 import os
 import shutil
 import sys
@@ -55,20 +56,115 @@ def run_copy(tmp_path):
     return target
 
 
+class FiguresDrawnOnce:
+    """plot_study(study, outdir, marks) as a report calls it (the
+    argument of report.write_report; plots.plot_study for `main`), but
+    each study's figures drawn once a session (a worker's) and copied
+    into outdir after, some 5 s of CPU each time: for the tests of what a
+    render does around its figures (its words, its swap, its staging),
+    not of the figures (test_plots.py, test_figure_layout.py draw their
+    own).  A study's figures drawn twice are the same (the SVGs byte for
+    byte: test_plots.py, test_figures_are_deterministic; the PNG previews
+    to a few pixels) and name no path, so the copies are what the test's
+    own drawing would have written.  Two studies are the same when the
+    files they are read from are (_key)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.drawn = {}         # key -> {figure name: [file names]}
+
+    @staticmethod
+    def _key(study, marks, outdir):
+        """A digest of what the figures are drawn from: the marks and
+        every file, by its path, under the study's folder, its runs' and
+        its ceilings' folders, less the output (outdir, or the report
+        whose staging's figures/ it is); None where one of them is a link
+        or neither a file nor a folder, or the output holds them."""
+        from ewbench.analysis.core import atomic
+        report = os.path.realpath(outdir)
+        if atomic.is_stage(os.path.basename(os.path.dirname(report))):
+            report = os.path.dirname(os.path.dirname(report))
+        roots = [study.path] + [r.path for _, r in study.every_run()]
+        if study.ceilings_path:
+            roots.append(study.ceilings_path)
+        digest = hashlib.sha256(repr(sorted((marks or {}).items()))
+                                .encode())
+        for root in roots:
+            root = os.path.realpath(root)
+            if report == root or root.startswith(report + os.sep):
+                return None
+            digest.update(b"\0root\0")
+            for folder, dirs, files in os.walk(root):
+                dirs[:] = sorted(d for d in dirs if os.path.realpath(
+                    os.path.join(folder, d)) != report)
+                for name in sorted(dirs + files):
+                    path = os.path.join(folder, name)
+                    if os.path.islink(path) or not (
+                            os.path.isdir(path) or os.path.isfile(path)):
+                        return None
+                    digest.update(b"\0%s\0" % os.path.relpath(
+                        path, root).encode())
+                    if name in files:
+                        with open(path, "rb") as f:
+                            digest.update(f.read())
+        return digest.hexdigest()
+
+    def plot_study(self, study, outdir, marks=None):
+        from ewbench.analysis.report.plots import study as plot_module
+        key = self._key(study, marks, outdir)
+        kept = os.path.join(self.root, key) if key else None
+        if key in self.drawn:
+            os.makedirs(outdir, exist_ok=True)
+            return {name: [shutil.copy(os.path.join(kept, f),
+                                       os.path.join(outdir, f))
+                           for f in files]
+                    for name, files in self.drawn[key].items()}
+        figures = plot_module.plot_study(study, outdir, marks)
+        if key:
+            os.makedirs(kept)
+            for paths in figures.values():
+                for path in paths:
+                    shutil.copy(path, kept)
+            self.drawn[key] = {name: [os.path.basename(p) for p in paths]
+                               for name, paths in figures.items()}
+        return figures
+
+
 @pytest.fixture(scope="session")
-def fixture_report(tmp_path_factory):
+def figures_once(tmp_path_factory):
+    """The session's FiguresDrawnOnce."""
+    return FiguresDrawnOnce(str(tmp_path_factory.mktemp("figures-once")))
+
+
+@pytest.fixture
+def report_figures_drawn_once(monkeypatch, figures_once):
+    """`main(["report", ...])` with its figures from figures_once (a test
+    of what the command does around its figures)."""
+    from ewbench.analysis.report import plots
+    monkeypatch.setattr(plots, "plot_study", figures_once.plot_study)
+
+
+@pytest.fixture(scope="session")
+def fixture_report(tmp_path_factory, figures_once):
     """The fixture run's report (report.md, report.html, figures/),
-    rendered once a session.  A test that needs a previous report in its
-    output directory copies this one (shutil.copytree) instead of drawing
-    its own, some 5 s of CPU each: a render of one run is the same byte for
+    rendered once a session (its figures drawn: the first of
+    figures_once's).  A test that needs a previous report in its output
+    directory copies this one (shutil.copytree) instead of drawing its
+    own, some 5 s of CPU each: a render of one run is the same byte for
     byte (test_plots.py, test_figures_are_deterministic) and names no path,
     so the copy is what the test's own render would have left.  Never
     write into it."""
     from ewbench.analysis.__main__ import EXIT_OK, main
+    from ewbench.analysis.report import plots
     root = tmp_path_factory.mktemp("fixture-report")
     shutil.copytree(FIXTURE, root / "run")
     out = root / "report"
-    assert main(["report", str(root / "run"), "-o", str(out)]) == EXIT_OK
+    real = plots.plot_study
+    plots.plot_study = figures_once.plot_study
+    try:
+        assert main(["report", str(root / "run"), "-o", str(out)]) == EXIT_OK
+    finally:
+        plots.plot_study = real
     return out
 
 

@@ -215,7 +215,8 @@ def test_wrong_schema_exits_three(run_copy, capsys):
     assert "expected schema_version 1 or 2, got 99" in capsys.readouterr().err
 
 
-def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys):
+def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys,
+                                       report_figures_drawn_once):
     out = tmp_path / "rep"
     assert main(["report", fixture_dir, "-o", str(out)]) == EXIT_OK
     assert (out / "report.md").exists() and (out / "report.html").exists()
@@ -226,7 +227,8 @@ def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys):
     assert printed.count("finding ") == 6
 
 
-def test_report_command_reads_a_study_directory(study_dir, capsys):
+def test_report_command_reads_a_study_directory(study_dir, capsys,
+                                                report_figures_drawn_once):
     assert main(["report", str(study_dir)]) == EXIT_OK
     assert (study_dir / "report" / "report.html").exists()
     printed = capsys.readouterr().out

@@ -16,6 +16,7 @@ from ewbench.analysis.fleet import members as fleet_members
 from ewbench.analysis.fleet import plots as fleet_plots
 from ewbench.analysis.report import energy
 from ewbench.analysis.report import plots
+from ewbench.analysis.report.plots import common as plot_common
 from ewbench.analysis.report.plots import study as plot_study_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -102,15 +103,17 @@ def layout_faults(fig):
 @pytest.fixture
 def drawn(monkeypatch):
     """{figure file name: faults} of every figure saved while in use,
-    measured as saved; the figures drawn in this process, not forked."""
+    measured where it would be saved, its layout final; the figures drawn
+    in this process, not forked.  What is measured is the layout, not the
+    files: neither the figure nor its PNG preview (plots.common) is
+    written, two drawings of each that tell nothing more."""
     seen = {}
-    savefig = atomic.savefig
 
     def measured(fig, path, **kwargs):
         seen[os.path.basename(path)] = layout_faults(fig)
-        return savefig(fig, path, **kwargs)
 
     monkeypatch.setattr(atomic, "savefig", measured)
+    monkeypatch.setattr(plot_common, "_png_palette", lambda fig: b"")
     monkeypatch.setattr(plot_study_module, "_draw_all",
                         lambda jobs: [draw(*args) for draw, args in jobs])
     return seen

@@ -44,7 +44,11 @@ def previous_output(command, source, out, fixture_report):
 
 
 @pytest.fixture(params=["report", "fleet-report"])
-def command_and_source(request, run_copy, tmp_path):
+def command_and_source(request, run_copy, tmp_path,
+                       report_figures_drawn_once):
+    """(command, source), the report's figures drawn once a session
+    (conftest.FiguresDrawnOnce: these tests are of the output directory,
+    not of the figures)."""
     source = run_copy if request.param == "report" else fleet(tmp_path)
     return request.param, source
 
@@ -181,7 +185,7 @@ def test_a_killed_renders_staging_is_cleaned_by_the_next(command_and_source,
 
 
 def test_a_sigkilled_render_leaves_a_staging_the_next_one_removes(
-        run_copy, tmp_path):
+        run_copy, tmp_path, report_figures_drawn_once):
     out = tmp_path / "out"
     env = dict(os.environ, MPLBACKEND="Agg")
     child = subprocess.Popen([sys.executable, "-m", "ewbench.analysis",

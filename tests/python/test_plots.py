@@ -37,14 +37,6 @@ DRAWS = {"cache_tier": plots.plot_cache_tier,
          "roofline": plots.plot_roofline}
 
 
-@pytest.mark.parametrize("name", sorted(DRAWS))
-def test_each_plot_from_fixture(fixture_run, tmp_path, name):
-    paths = DRAWS[name](fixture_run, str(tmp_path))
-    assert [os.path.basename(p) for p in paths] == [name + ".png",
-                                                    name + ".svg"]
-    check_outputs(paths)
-
-
 def test_blocks_plot_needs_a_block_sweep(fixture_run, tmp_path):
     swept = any(len({p.block for p in fixture_run.points
                      if p.variant == v}) > 1
@@ -208,7 +200,11 @@ def test_intensity_comes_from_the_rows(fixture_run):
 
 @pytest.mark.parametrize("name", sorted(DRAWS))
 def test_figures_are_deterministic(fixture_run, tmp_path, name):
+    """Each plot of the fixture writes its PNG and SVG, and draws the same
+    SVG twice."""
     a = DRAWS[name](fixture_run, str(tmp_path / "a"))
+    assert [os.path.basename(p) for p in a] == [name + ".png", name + ".svg"]
+    check_outputs(a)
     b = DRAWS[name](fixture_run, str(tmp_path / "b"))
     for x, y in zip(a, b):
         if x.endswith(".svg"):
@@ -387,9 +383,12 @@ def model_kib(run, p):
                                       run.device.get("max_threads_per_sm"))
 
 
-def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path):
-    plain = plots.plot_study(study.load_study(str(study_dir)),
-                             str(tmp_path / "a"))
+def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path,
+                                                      figures_once):
+    # The fixture's study as it is: drawn once a session
+    # (conftest.FiguresDrawnOnce); with the curve, drawn here.
+    plain = figures_once.plot_study(study.load_study(str(study_dir)),
+                                    str(tmp_path / "a"))
     assert "concurrency" not in plain and "roofline" in plain
     with open(study_dir / "ceilings" / "ceilings.csv", "a",
               encoding="utf-8") as f:

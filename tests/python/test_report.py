@@ -13,13 +13,14 @@ from ewbench.analysis.core import study
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory):
-    """(report dir, md path, html path, findings) of a fixture study."""
+def written(tmp_path_factory, figures_once):
+    """(report dir, md path, html path, findings) of a fixture study (its
+    figures drawn once a session: conftest.FiguresDrawnOnce)."""
     from conftest import make_study_dir
     root = make_study_dir(tmp_path_factory.mktemp("study"))
     out = root / "report"
     md, html, judged = report.write_report(study.load_study(str(root)),
-                                           str(out), plots.plot_study)
+                                           str(out), figures_once.plot_study)
     return out, md, html, judged
 
 

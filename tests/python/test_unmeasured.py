@@ -61,9 +61,9 @@ def add_stalls(root, rows):
     return part
 
 
-def render(root, out):
+def render(root, out, plot_study=plots.plot_study):
     md, html, judged = report.write_report(study.load_study(str(root)),
-                                           str(out), plots.plot_study)
+                                           str(out), plot_study)
     with open(md, encoding="utf-8") as f:
         text = f.read()
     with open(html, encoding="utf-8") as f:
@@ -206,7 +206,10 @@ def test_a_missing_stall_reason_leaves_nothing_undecided(study_dir,
     stalls = add_stalls(study_dir, WAITS)
     edit_counters(stalls, left_out=[{
         "metric": IMC, "reason": "GB202 has no such metric"}])
-    md, _, _ = render(study_dir, tmp_path / "out")
+    # Words only: the figures come from the parts but stalls/, the fixture
+    # study's (test_runs_without_the_members_render_as_with_nothing_left_out
+    # draws them).
+    md, _, _ = render(study_dir, tmp_path / "out", lambda *args: {})
     row = next(line for line in md.splitlines()
                if line.startswith("| `%s`" % IMC))
     assert "nothing: the warp stall shares are taken over the 3 reasons " \
@@ -240,8 +243,11 @@ def without_pictures(html):
 
 
 def test_runs_without_the_members_render_as_with_nothing_left_out(
-        study_dir, tmp_path):
-    before, before_html, _ = render(study_dir, tmp_path / "a")
+        study_dir, tmp_path, figures_once):
+    # The fixture's study as it is: its figures drawn once a session
+    # (conftest.FiguresDrawnOnce); the runs with the members, drawn.
+    before, before_html, _ = render(study_dir, tmp_path / "a",
+                                    figures_once.plot_study)
     assert "Not measured" not in before and "not-measured" not in before_html
     assert um.survey(study.load_study(str(study_dir))) == []
     for part in ("article", "sweep", "blocks"):
