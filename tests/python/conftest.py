@@ -6,6 +6,7 @@ working directory (make check runs from the build tree).
 """
 
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -67,11 +68,14 @@ class FiguresDrawnOnce:
     byte: test_plots.py, test_figures_are_deterministic; the PNG previews
     to a few pixels) and name no path, so the copies are what the test's
     own drawing would have written.  Two studies are the same when the
-    files they are read from are (_key)."""
+    files they are read from are (_key).  The drawings are kept in root,
+    one folder a study (its figures and NAMES: {figure: [file names]}),
+    each moved in whole: pytest-xdist's workers share one."""
+
+    NAMES = "names.json"
 
     def __init__(self, root):
         self.root = root
-        self.drawn = {}         # key -> {figure name: [file names]}
 
     @staticmethod
     def _key(study, marks, outdir):
@@ -113,27 +117,43 @@ class FiguresDrawnOnce:
         from ewbench.analysis.report.plots import study as plot_module
         key = self._key(study, marks, outdir)
         kept = os.path.join(self.root, key) if key else None
-        if key in self.drawn:
+        if kept and os.path.isfile(os.path.join(kept, self.NAMES)):
+            with open(os.path.join(kept, self.NAMES), encoding="utf-8") as f:
+                names = json.load(f)
             os.makedirs(outdir, exist_ok=True)
             return {name: [shutil.copy(os.path.join(kept, f),
                                        os.path.join(outdir, f))
                            for f in files]
-                    for name, files in self.drawn[key].items()}
+                    for name, files in names.items()}
         figures = plot_module.plot_study(study, outdir, marks)
-        if key:
-            os.makedirs(kept)
+        if kept:
+            part = "%s.%d.part" % (kept, os.getpid())
+            os.makedirs(part)
             for paths in figures.values():
                 for path in paths:
-                    shutil.copy(path, kept)
-            self.drawn[key] = {name: [os.path.basename(p) for p in paths]
-                               for name, paths in figures.items()}
+                    shutil.copy(path, part)
+            with open(os.path.join(part, self.NAMES), "w",
+                      encoding="utf-8") as f:
+                json.dump({name: [os.path.basename(p) for p in paths]
+                           for name, paths in figures.items()}, f)
+            try:
+                os.rename(part, kept)
+            except OSError:             # another worker's came first
+                shutil.rmtree(part)
         return figures
 
 
 @pytest.fixture(scope="session")
 def figures_once(tmp_path_factory):
-    """The session's FiguresDrawnOnce."""
-    return FiguresDrawnOnce(str(tmp_path_factory.mktemp("figures-once")))
+    """The session's FiguresDrawnOnce, one for all pytest-xdist workers:
+    in the folder above theirs (xdist gives each worker a folder in the
+    session's)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    root = base / "figures-once"
+    root.mkdir(exist_ok=True)
+    return FiguresDrawnOnce(str(root))
 
 
 @pytest.fixture

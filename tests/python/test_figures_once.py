@@ -1,10 +1,12 @@
 """conftest.FiguresDrawnOnce, which the tests of a report's words and
 outputs draw their figures through: a study read from the same files is
-drawn once and copied after; one whose files or marks differ is drawn
-again; the output being written is no part of what is compared."""
+drawn once and copied after, by every worker sharing its folder; one
+whose files or marks differ is drawn again; the output being written is
+no part of what is compared."""
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -41,11 +43,16 @@ def test_a_study_is_drawn_once_and_a_changed_one_again(study_dir, tmp_path,
                                                        drawings):
     once = FiguresDrawnOnce(str(tmp_path / "kept"))
     assert _draw(once, study_dir, tmp_path / "a") == "drawing 1\n"
+    # Another worker's, in the same folder.
+    other = FiguresDrawnOnce(str(tmp_path / "kept"))
+    assert _draw(other, study_dir, tmp_path / "w") == "drawing 1\n"
     # Its own report's staging, inside the study (made as the figures
     # are copied, as plot_study makes it): the same study.
     stage = study_dir / "report" / ".render-h-1-x.tmp" / "figures"
     assert _draw(once, study_dir, stage) == "drawing 1\n"
     assert len(drawings) == 1 and (stage / "f.svg").is_file()
+    shutil.rmtree(study_dir / "report")
+    assert _draw(once, study_dir, tmp_path / "n") == "drawing 1\n"
     assert _draw(once, study_dir, tmp_path / "m", {"effective_l2": 1}) == \
         "drawing 2\n"
     run_json = study_dir / "sweep" / "run.json"
