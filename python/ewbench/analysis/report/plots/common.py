@@ -216,6 +216,21 @@ def legend_outside(body, where, **kwargs):
     return legend
 
 
+def _lay_out(fig):
+    """What drawing the figure does first: its layout engine run (the
+    constrained layout), every artist placed, without rendering a pixel
+    (the PNG and the SVG render it; Figure.draw runs the engine so, and
+    ignores its ValueError).  A figure without an engine is drawn."""
+    engine = fig.get_layout_engine()
+    if engine is None or not fig.axes:
+        fig.canvas.draw()
+        return
+    try:
+        engine.execute(fig)
+    except ValueError:
+        pass
+
+
 def _freeze_layout(fig):
     """Settle the constrained layout once and fix every subfigure and
     axes where it put them, rounded to 1e-6 of their parent: the layout's
@@ -223,7 +238,7 @@ def _freeze_layout(fig):
     depends on what the process drew before), and the SVG names each
     axes' clip path by a hash of its exact box, so the same figure drawn
     twice would differ."""
-    fig.canvas.draw()
+    _lay_out(fig)
     subfigures = list(fig.subfigs)
     while subfigures:
         sub = subfigures.pop()
@@ -395,10 +410,10 @@ def _label_alignment(dx, dy):
 
 
 def settle(figure):
-    """Draw the figure once, so that its layout is settled and the labels
-    placed after it (place_labels, label_on_line: outside the layout) can
+    """Lay the figure out once (_lay_out), so that the labels placed
+    after it (place_labels, label_on_line: outside the layout) can
     measure where everything is; the renderer they measure with."""
-    figure.canvas.draw()
+    _lay_out(figure)
     return figure.canvas.get_renderer()
 
 
