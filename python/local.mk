@@ -16,6 +16,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/contest/rank.py \
 	%reldir%/ewbench/analysis/core/__init__.py \
 	%reldir%/ewbench/analysis/core/atomic.py \
+	%reldir%/ewbench/analysis/core/ceilings_cache.py \
 	%reldir%/ewbench/analysis/core/compare.py \
 	%reldir%/ewbench/analysis/core/crosscheck.py \
 	%reldir%/ewbench/analysis/core/derived.py \
@@ -66,6 +67,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
 	%reldir%/ewbench/analysis/report/model/curve.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
+	%reldir%/ewbench/analysis/report/model/faults.py \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
 	%reldir%/ewbench/analysis/report/page/__init__.py \

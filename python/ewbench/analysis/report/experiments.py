@@ -52,6 +52,11 @@ verdicts (issue, L2, fixed cost, launch) predict nothing these changes
 test, and are left as they are; their trials are scored all the same.
 A grid-stride kernel has no probes (variants.probes_of): a probe is
 not its kernel.
+
+A user's kernel (user_experiments) is tested the same way where its run
+holds the change: its points at 2x and 4x its block (`--block`), the
+work-per-block lever; it has no probes, so bytes in flight and the
+faults of model/faults.py are named and predicted, not tested.
 """
 
 from dataclasses import dataclass, replace
@@ -554,3 +559,47 @@ def error_table(experiments):
             float(np.quantile(errs, 0.9)) if errs else None,
             sum(t.score.outcome != HIT for t in ts)))
     return tuple(rows)
+
+
+# the experiments of a user's kernel
+
+def user_experiments(ctx):
+    """point key -> Experiment for each point of a user's kernel (at its
+    published block) whose run also holds it at 2x, 4x ... that block,
+    same size, cache state and launch (`ewbench run --kernel ... --block
+    LIST`): its verdict's change made from outside, predicted and scored
+    as the study's are.  The band is the model's error on the run's own
+    points at the bases' sizes, each predicted from its own counters at
+    its own block."""
+    run = ctx.run
+    bases = []
+    for p in ctx.points:
+        if var.role(p.variant) != var.USER or p.key not in ctx.verdicts:
+            continue
+        dram = model.run_dram_ceiling(run, p.op)
+        trials = _trials(run, run, p, p, dram)
+        if trials:
+            bases.append((p, dram, trials))
+    if not bases:
+        return {}
+    shapes = {(p.n, p.cache, p.launch) for p, _, _ in bases}
+    errors = []
+    for q in ctx.points:
+        if (q.n, q.cache, q.launch) not in shapes:
+            continue
+        own = predict(run, q, q, BYTES, 1, model.run_dram_ceiling(run, q.op))
+        if own is not None and own.value > 0 and not refused(run, (q,)):
+            errors.append(abs(q.bandwidth / own.value - 1.0))
+    band = band_of(errors)
+    out = {}
+    for p, dram, trials in bases:
+        verdict = ctx.verdicts[p.key]
+        trials = tuple(replace(t, score=score(t, p, band)) for t in trials)
+        bad = refused(run, (p,) + tuple(t.point for t in trials))
+        trials = tuple(t for t in trials if t.point not in bad)
+        outcome, final, text = judge(verdict, p, trials)
+        if bad:
+            text += ("; " if text else "") + refused_text(run, bad)
+        out[p.key] = Experiment(p.variant, p, verdict, trials, outcome,
+                                final, text, bad, band)
+    return out

@@ -87,7 +87,7 @@ def build_document(study, sctx, judged, figures):
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)
     blocks += l2_tier
-    blocks += uk.section(study, figures)
+    blocks += uk.section(study, figures, sctx)
     blocks.append(doc.Heading(2, "Contents", "contents"))
     blocks.append(doc.Toc(sections(study)))
     blocks += findings_section(judged)
