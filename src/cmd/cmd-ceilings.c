@@ -215,6 +215,8 @@ ceilings_command(int argc, char **argv)
 	}
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);
+	if (code == EWB_EXIT_OK)
+		ceilings_cache_store(b.dir, b.dev.uuid, b.opts.quiet);
 	goto out;
 
 refuse:
