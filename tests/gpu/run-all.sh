@@ -23,6 +23,11 @@
 #   userkernel tests/gpu/user-kernel.sh: a user's kernel (--kernel) beside
 #             the built-in one it copies, the tail bug, the guard region,
 #             compute-sanitizer, the watchdog, the compile cache
+#   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
+#             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
+#             run as their headers say, after `ewbench ceilings` (stored
+#             in the ceilings cache); each verdict asserted; their run
+#             directories and verdicts.txt into OUT/userfaults
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
 #             ewbench built from .old/ (an earlier tree) beside this one
@@ -362,6 +367,12 @@ userkernel)
 	timed userkernel env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
 	    sh tests/gpu/user-kernel.sh
 	cat "$work/userkernel.log"
+	;;
+userfaults)
+	log user faults
+	timed userfaults env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
+	    USER_FAULTS_OUT="$out/userfaults" sh tests/gpu/user-faults.sh
+	cat "$work/userfaults.log"
 	;;
 report)
 	log report
