@@ -321,3 +321,56 @@ def test_a_study_is_unchanged_by_a_users_rows():
     names = {v.name for ctx in sctx.parts.values()
              for v in ctx.verdicts.values()}
     assert not names & set(model.FAULTS)
+
+
+# 3. The experiment of a user's kernel, and its published block
+
+def test_a_users_block_xk_change_is_predicted_and_scored(tmp_path):
+    """Real rows: add_f16x8 (block 32, block-launch-bound at 256Mi warm on
+    the H200) as a user's kernel, with the study's experiments run's
+    measurements of it at blocks 64 and 128 added as its `--block 64,128`
+    rows.  Its experiment predicts each from its own counters as the
+    study's loop does (the same predictions as the study's experiment of
+    add_f16x8) and scores them."""
+    from ewbench.analysis.report import experiments as ex
+    from ewbench.analysis.report import user_kernels as uk
+    _have("experiments")
+    target = tmp_path / "r"
+    user = ur.as_user(ur.reference(GPU, "article"), str(target),
+                      "add_f16x8", "mine", entry={"default_block": 32})
+    ur.add_rows(ur.reference(GPU, "experiments"), str(target), "add_f16x8",
+                user, lambda r: r["block"] in ("64", "128"))
+    study = stu.open_study(str(target), ceilings_from=_ceilings())
+    sctx = common.make_context(study)
+    tested = {(p.n, p.cache, p.launch): (v, e) for p, v, e in uk.judged(sctx)
+              if p.block == 32}
+    v, e = tested[(BIG, "warm", "stream")]
+    assert e is not None and e.verdict.name == model.BLOCK_LAUNCH_BOUND
+    assert sorted(t.point.block for t in e.trials) == [64, 128]
+    assert all(t.score is not None for t in e.trials)
+    assert e.outcome in ex.OUTCOMES
+    # The study's own experiment of add_f16x8 predicted the same.
+    ref = common.make_context(stu.open_study(ur.reference(GPU)))
+    mine = {t.point.block: t.predicted for t in e.trials}
+    theirs = {t.point.block: t.predicted
+              for t in ref.experiments["add_f16x8"].trials
+              if t.kind == ex.BLOCKS}
+    assert mine == pytest.approx(theirs)
+
+
+def test_a_users_kernel_is_judged_at_the_block_it_was_given():
+    """Real rows: the H200 blocks run's add_f32, timed at ten blocks at
+    the same three sizes, a tie the fastest block breaks; a user's
+    --kernel-block names its published shape, which wins the tie."""
+    from ewbench.analysis.core import select as sel
+    _have("blocks")
+    run = load_run(ur.reference(GPU, "blocks"))
+    pts = [p for p in run.points if p.variant == "add_f32"]
+    fastest = {p.block for p in sel.primary_points_of(pts)}
+    assert fastest != {128}
+    given = {p.block for p in sel.primary_points_of(pts, {"add_f32": 128})}
+    assert given == {128}
+    # A block timed at fewer sizes than another does not win.
+    fewer = [p for p in pts if p.block != 96 or p.n == pts[0].n]
+    assert {p.block for p in sel.primary_points_of(
+        fewer, {"add_f32": 96})} != {96}

@@ -51,13 +51,14 @@ def _write(path, header, rows):
 
 
 def construct(source, target, variant, name, timing=None, metrics=None,
-              where=None):
+              where=None, entry=None):
     """Copies the run directory source to target (without ceilings.csv)
     and adds each row of `variant` (where(row) true, on its timing row)
     again as `user:name`; timing(row) and metrics(row, metric, value) ->
     value may edit the copies (None: real rows, unchanged).  A timing edit
     empties the bandwidth cells (the analysis computes them from bytes and
-    time).  Returns the user's variant id."""
+    time).  entry: more fields of its run.json user_kernels entry
+    (default_block).  Returns the user's variant id."""
     os.makedirs(target)
     for f in ("timing.csv", "metrics.csv", "run.json"):
         shutil.copy(os.path.join(source, f), os.path.join(target, f))
@@ -101,12 +102,26 @@ def construct(source, target, variant, name, timing=None, metrics=None,
         "dtype": first["dtype"] if first else "f32",
         "source_sha256": "ab" * 32, "cache_key": "cd" * 32,
         "cached": False, "arch": "sm_90", "nvrtc": "13.0",
-        "options": ["--gpu-architecture=sm_90"]}]
+        "options": ["--gpu-architecture=sm_90"], **(entry or {})}]
     with open(path, "w", encoding="utf-8") as f:
         json.dump(m, f, indent=2)
     return user
 
 
-def as_user(source, target, variant, name):
+def as_user(source, target, variant, name, entry=None):
     """construct() without edits: real rows under a user's id."""
-    return construct(source, target, variant, name)
+    return construct(source, target, variant, name, entry=entry)
+
+
+def add_rows(source, target, variant, user, where):
+    """Appends source's timing rows of variant (where(row) true) to
+    target's timing.csv as the user's rows of target's run (its run_id):
+    another run of the same session on the same GPU, measured, without
+    counters (tests of a change timed in the study's experiments run)."""
+    _, rows = _rows(os.path.join(source, "timing.csv"))
+    header, mine = _rows(os.path.join(target, "timing.csv"))
+    run_id = mine[0]["run_id"]
+    extra = [dict(r, variant=user, run_id=run_id) for r in rows
+             if r["variant"] == variant and where(r)]
+    assert extra, "no %s rows in %s" % (variant, source)
+    _write(os.path.join(target, "timing.csv"), header, mine + extra)
