@@ -24,6 +24,8 @@ core/       reading and the rules every report shares
             the user (`ewbench run --kernel FILE.cu`)
   placement host, PCI, NUMA, rank and NVML readings of a run
   timing    the time of a kernel with its 95 % CI, and launch intervals
+  ceilings_cache  the measured ceilings of a run's GPU and build that
+            `ewbench ceilings` cached, for a run without its own
   crosscheck  the timer cross-check: the kernel records against an
             uninstrumented graph replay, which rows it judges and flags
   noise     a point's spread, and the rules for "beyond the noise"
@@ -98,6 +100,8 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   curve     the measured concurrency curve, and a point's place on it
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
+  faults    a user's kernel's classic faults, named by their counters,
+            with the gain each fix predicts
   above     rows above a measured DRAM ceiling, explained
 
 report/plots/  every figure of a study (with fleet/plots, the only modules
