@@ -12,11 +12,15 @@ that shows it, with the bandwidth its fix predicts (docs/user-kernels.md,
                       request: each request straddles one more sector than
                       its bytes need (operands off a 32-byte boundary,
                       vectors split across sectors)
-  grid-limited        fewer blocks than the GPU holds at once (the grid
-                      against SMs x resident blocks of its size, one
-                      wave), below GRID_FILL of those a size would fill at
-                      one element a thread: slots stand empty whatever the
-                      occupancy of the blocks that run
+  grid-limited        a kernel whose threads loop (more than
+                      MAX_SINGLE_PASS_READ_BYTES read a thread: grid-stride,
+                      persistent, a chunk a thread) launched with fewer
+                      blocks than the GPU holds at once (the grid against
+                      SMs x resident blocks of its size, one wave), below
+                      GRID_FILL of those its size would fill at one element
+                      a thread: slots stand empty, and more blocks would
+                      each keep as many loads in flight.  A single pass a
+                      thread with few blocks is a small size, not a fault
 
 A fault of the access pattern is a cause only where it costs: the point
 is slower, beyond the noise and MATERIAL_PCT, than a kernel of the same
@@ -41,7 +45,8 @@ from ...core import compare
 from ...core import select as sel
 from ...core.units import gbps
 from ...core.validate.contract import DTYPE_BYTES
-from .rules import GRID_LIMITED, MATERIAL_PCT, MISALIGNED, UNCOALESCED
+from .rules import (GRID_LIMITED, MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES,
+                    MISALIGNED, UNCOALESCED)
 
 # Extra sectors per request, over what the requested bytes need: from
 # MISALIGNED_EXTRA one sector more (a request straddling a boundary: 5
@@ -213,12 +218,16 @@ def access_fault(run, point):
 
 
 def grid_fault(run, point, block_slots, dram):
-    """A grid smaller than one wave of the GPU where the size could fill
-    it (one element a thread would: n >= the slots' threads): Fault, or
-    None.  A size too small to fill the GPU is the size's limit, not the
+    """A looping kernel's grid smaller than one wave of the GPU where the
+    size could fill it (one element a thread would): Fault, or None.  A
+    size too small to fill the GPU is the size's limit, not the
     kernel's."""
     if not point.grid or not point.block or not block_slots:
         return None
+    read, _ = _bytes(point)
+    if read is None or \
+            read / (point.grid * point.block) <= MAX_SINGLE_PASS_READ_BYTES:
+        return None     # one pass a thread: few blocks means little work
     could = min(block_slots, point.n // point.block)
     if point.grid >= GRID_FILL * could:
         return None
