@@ -186,12 +186,12 @@ def coalesced_faster(run, point):
 def access_fault(run, point):
     """The Fault of the point's access pattern, or None: the worse of its
     loads' and stores' geometry, where it costs."""
-    faster = coalesced_faster(run, point)
     found = [a for a in (access(run, point, "loads"),
                          access(run, point, "stores"))
              if a is not None and a.kind is not None]
     if not found:
         return None
+    faster = coalesced_faster(run, point)
     worst = max(found, key=lambda a: a.extra / a.ideal)
     costs = []
     for a in found:
