@@ -6,7 +6,7 @@
  * could be in flight are.
  *
  *   ewbench run --kernel examples/add_low_occupancy.cu --kernel-block 128 \
- *       --block 256,512 -s 256Mi --cache warm -o low
+ *       --block 128,256,512 -s 256Mi --cache warm -o low
  *
  * The verdict it should get (tests/gpu/user-faults.sh asserts it):
  * "occupancy-bound" at block 128 (achieved occupancy, sm__warps_active,

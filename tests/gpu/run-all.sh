@@ -307,7 +307,7 @@ contest)
 	for i in 1 2 3 4 5; do
 		rm -rf "$work/contest/round-$i"
 		timed contest-$i ./ewbench run -q --preset tiers -s 256Mi -v "$ids" \
-		    --block 256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
+		    --block 128,256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
 		PYTHONPATH=$PWD/python python3 -m ewbench.peers.torch_ops "$work/contest/round-$i" 2>&1 | tail -1
 		save
 	done

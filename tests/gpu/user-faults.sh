@@ -12,7 +12,7 @@
 #  2. add_few_blocks.cu (a grid-stride loop launched as 64 blocks at
 #     16Mi): "grid-limited";
 #  3. add_low_occupancy.cu (a 48 KiB shared tile: 4 resident blocks),
-#     at block 128 with --block 256,512: "occupancy-bound", and its block
+#     at block 128 with --block 128,256,512: "occupancy-bound", and its block
 #     xK experiment predicted and scored (the outcome is printed);
 #  4. add_offset.cu (warps shifted by one element): 5 sectors per global
 #     load request where 4 would do; its verdict is printed (named
@@ -67,7 +67,7 @@ expect() {	# expect NAME SIZE BLOCK PATTERN
 run chunked --kernel "$ex/add_chunked.cu" --elems-per-thread 32 -s 256Mi
 run few --kernel "$ex/add_few_blocks.cu" --elems-per-thread 1024 -s 16Mi
 run low --kernel "$ex/add_low_occupancy.cu" --kernel-block 128 \
-    --block 256,512 -s 256Mi
+    --block 128,256,512 -s 256Mi
 run offset --kernel "$ex/add_offset.cu" -s 256Mi
 for name in chunked few low offset; do
 	verdicts "$name" >/dev/null
