@@ -207,7 +207,9 @@ def _experiment(s):
         return "none: %s %s verdict predicts nothing these changes test" % (
             "an" if e.verdict.name[0] in "aeiou" else "a", e.verdict.name)
     head = "**%s**" % e.outcome
-    if e.final != e.verdict.name:
+    if e.final == exp.CO_LIMITED:
+        head += ", **%s** (the rules said %s)" % (e.final, e.verdict.name)
+    elif e.final != e.verdict.name:
         head += " (the rules said %s)" % e.verdict.name
     return "%s: %s" % (head, e.text)
 
