@@ -172,3 +172,27 @@ def test_co_limited_on_the_references(reference):
         sctx, sctx.experiments["add_f16x2"]).key]
     assert verdict.name == ex.CO_LIMITED and "co-limited: lifting" in \
         verdict.rule
+
+
+# the curve past its peak
+
+def test_predictions_do_not_fall_past_the_curves_peak():
+    from ewbench.analysis.report.model import curve
+    levels = tuple(curve.Level(k, b * 1e9, "l%d" % k) for k, b in
+                   ((8, 2000), (16, 2900), (32, 3000), (64, 2800)))
+    s = curve.Series("add", 512, levels)
+    on = curve.OnCurve(s, True, 64.0, s.share_at(64.0), 2800e9 * 3100 / 3000,
+                       3100e9, s)
+    # the curve as measured falls to 2800; what 64 KiB allow is its peak
+    assert on.bandwidth < on.reachable == pytest.approx(3100e9)
+    rising = curve.OnCurve(s, True, 12.0, s.share_at(12.0), 2450e9, 3100e9, s)
+    assert rising.reachable == rising.bandwidth
+
+
+def test_more_loads_per_thread_are_never_predicted_slower(reference):
+    # issue 51: the curve fell past its peak, the 4x probes did not
+    _, sctx = reference
+    for v, e in sctx.experiments.items():
+        probes = sorted((t.factor, t.predicted) for t in e.trials
+                        if t.kind == ex.BYTES and t.predicted)
+        assert [p for _, p in probes] == sorted(p for _, p in probes), v

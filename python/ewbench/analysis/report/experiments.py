@@ -166,11 +166,15 @@ def _block_roof(run, point, floor_ns, latency_ns):
 def run_spread(run, articles):
     """The median warp-lifetime spread (model.blocks) of the article's
     points among `articles` whose slots hold their residency: the spread
-    a kernel held by launches is given at a larger block; None if none."""
+    a kernel held by launches is given at a larger block; None if none.
+    A grid-stride loop's blocks live as long as the kernel: its fill
+    says nothing of its warps' spread, and it is left out."""
     most = run.device.get("max_threads_per_sm")
     spreads = []
     for a in articles:
         occ, _ = model.occupancy(run, a)
+        if model.kib_in_flight_per_sm(a, occ, most) is None:
+            continue
         h = blocks.held(run, a, occ) if most else None
         if h is not None and h.spread is not None:
             spreads.append(h.spread)
@@ -216,7 +220,7 @@ def predict(run, article_point, trial_point, kind, factor, dram,
                 model.Bound(0.0, "", False)).value
     latency = (run.ceilings or {}).get("dram_latency")
     # ties go to the first: the curve is already capped at the ceiling
-    roofs = [(dram.value, ROOF_DRAM), (placed.bandwidth, ROOF_CURVE)]
+    roofs = [(dram.value, ROOF_DRAM), (placed.reachable, ROOF_CURVE)]
     roof = _block_roof(run, trial_point, floor_ns,
                        latency.value if latency is not None else None)
     if roof is not None:
