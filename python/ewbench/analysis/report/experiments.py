@@ -16,9 +16,11 @@ whose counters place it) says which of these should help and how much:
                       the DRAM ceiling
   block-launch-bound  more work per block: its 2x and 4x blocks must rise
   occupancy-bound     towards the lower of the block-launch roof of the
-                      new grid and the curve at its loads in flight with k
-                      x its resident threads (up to the theoretical
-                      occupancy of the new block)
+                      new grid and the curve at its loads in flight with
+                      the resident threads Little's law on blocks gives
+                      the new block (model/blocks.py: the new slots'
+                      threads x the share of a block's warps still
+                      running, which falls as blocks hold more warps)
   DRAM-bound          nothing may help: no probe, no larger block, no
                       sibling of the article moving the same bytes is
                       faster beyond the noise and by more than
@@ -51,7 +53,11 @@ kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
 verdicts (issue, L2, fixed cost, launch) predict nothing these changes
 test, and are left as they are; their trials are scored all the same.
 A grid-stride kernel has no probes (variants.probes_of): a probe is
-not its kernel.
+not its kernel; its larger blocks keep its threads (grid x block is
+fixed) and are predicted its own bandwidth.  A verdict whose own change
+rose into another roof, which the other lever's change lifts, is
+CO_LIMITED (co_limited()).  The curve's predictions never fall past its
+peak (curve.OnCurve.reachable).
 """
 
 from dataclasses import dataclass, replace
