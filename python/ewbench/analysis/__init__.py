@@ -96,6 +96,8 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
   curve     the measured concurrency curve, and a point's place on it
+  blocks    resident threads at another block size: Little's law on
+            blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
   above     rows above a measured DRAM ceiling, explained

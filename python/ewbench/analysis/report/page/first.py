@@ -170,7 +170,8 @@ def versus_section(versus, ranges=(), sctx=None):
 def _evidence(s):
     parts = []
     rate = model.block_rate(s.point)
-    if s.verdict.name == model.BLOCK_LAUNCH_BOUND and rate:
+    if s.verdict.name in (model.BLOCK_LAUNCH_BOUND, exp.CO_LIMITED) and \
+            rate:
         parts.append("%d blocks at %.2f blocks/ns" % (s.point.grid,
                                                       rate * 1e-9))
     if s.occupancy is not None:
