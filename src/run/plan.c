@@ -10,6 +10,7 @@
 #include "run/energy.h"
 #include "run/plan.h"
 #include "run/tiers.h"
+#include "opgen/opgen.h"
 
 /* Operand arrays, the expected output and the flush buffer: what the
  * budget of one working set leaves room for. */
@@ -22,13 +23,35 @@
 #define HOST_NS_PER_ELEMENT	3.0	/* fill + reference, one core */
 #define UPLOAD_BYTES_PER_S	20e9
 
-/* Registry order; a user's kernel (not in the registry) comes last. */
+/* Registry order; a user's kernel (not in the registry) after it, then
+ * the family generated for a user's op, in its order. */
 static size_t
 variant_index(const struct ewb_variant *v)
 {
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0)
+		return ewb_variant_count + 1 + opgen_member_index(v);
 	if (variant_is_user(v))
 		return ewb_variant_count;
 	return (size_t)(v - ewb_variants);
+}
+
+/* Variant i of those a plan may hold, in variant_index's order (NULL: a
+ * registry row not selected, or no user's kernel); i below
+ * plan_candidates(o). */
+static size_t
+plan_candidates(const struct run_options *o)
+{
+	return ewb_variant_count + 1 + o->ngenerated;
+}
+
+static const struct ewb_variant *
+plan_candidate(const struct run_options *o, size_t i)
+{
+	if (i < ewb_variant_count)
+		return o->selected[i] ? &ewb_variants[i] : NULL;
+	if (i == ewb_variant_count)
+		return o->user_variant;
+	return &o->generated[i - ewb_variant_count - 1];
 }
 
 /* b into blocks[] (n so far) unless it is there already. */
@@ -430,12 +453,10 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	td.free_bytes = free_bytes;
 	p->flush_bytes = tier_flush_bytes(&td);
 
-	for (i = 0; i <= ewb_variant_count; i++) {
-		const struct ewb_variant *v = i < ewb_variant_count ?
-		    &ewb_variants[i] : o->user_variant;
+	for (i = 0; i < plan_candidates(o); i++) {
+		const struct ewb_variant *v = plan_candidate(o, i);
 
-		if (v == NULL || (i < ewb_variant_count && !o->selected[i]) ||
-		    skip_variant(p, o, d, v))
+		if (v == NULL || skip_variant(p, o, d, v))
 			continue;
 		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
@@ -635,10 +656,11 @@ plan_print(const struct plan *p, const struct run_options *o,
 	fprintf(f, "plan: ewbench %s on %s\n", commands[p->command], d->name);
 	fprintf(f, "%-18s %-10s %-10s %6s\n", "variant", "from", "to",
 	    "cases");
-	/* Per variant, in registry order, a user's kernel last. */
-	for (i = 0; i <= ewb_variant_count; i++) {
+	/* Per variant, in registry order, a user's kernel and the family of
+	 * a user's op last (unselected rows have no cases). */
+	for (i = 0; i < plan_candidates(o); i++) {
 		const struct ewb_variant *v = i < ewb_variant_count ?
-		    &ewb_variants[i] : o->user_variant;
+		    &ewb_variants[i] : plan_candidate(o, i);
 		uint64_t	lo = 0, hi = 0;
 		size_t		k, cases = 0;
 		char		from[32], to[32];

@@ -194,7 +194,11 @@ user_spec_flags(struct user_spec *s, const char *text)
 bool
 variant_is_user(const struct ewb_variant *v)
 {
-	return strcmp(v->origin, "user") == 0;
+	/* A user's kernel, or a member of the family made for a user's op
+	 * (src/opgen/: origin "generated"): both compiled at run time from
+	 * the user's source, both checked and guarded alike. */
+	return strcmp(v->origin, "user") == 0 ||
+	    strcmp(v->origin, "generated") == 0;
 }
 
 void
