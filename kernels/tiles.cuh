@@ -18,6 +18,10 @@
  * The templates move an element at a time, or packets of 2, 4, 8 or 16
  * bytes (bits16, bits32, packet64, packet: one per memory instruction),
  * K packets per thread per input, all loaded before the first is used.
+ * Both compilers use the same word arithmetic (apply_*), accesses, tail
+ * and register cap; the tiles come in two forms, the N-input one the
+ * family uses (and its persistent ilp_runs) and the (a, b, c) one of the
+ * built-ins, at the end, which says why it is kept apart.
  */
 #ifndef EWB_TILES_CUH
 #define EWB_TILES_CUH
@@ -160,19 +164,6 @@ apply_column(const P (&v)[H][K], unsigned k)
 		return apply_any<Op>(v[0][k], v[1][k], v[2][k], v[3][k]);
 }
 
-/* The operation on one element of each operand, v[j], j < H. */
-template <typename Op, unsigned H>
-static __device__ __forceinline__ typename Op::elem
-apply_one(const typename Op::elem (&v)[H])
-{
-	if constexpr (H == 2)
-		return Op::one(v[0], v[1]);
-	else if constexpr (H == 3)
-		return Op::one(v[0], v[1], v[2]);
-	else
-		return Op::one(v[0], v[1], v[2], v[3]);
-}
-
 /* Element i, for the part of the array no whole packet covers.  in[]
  * holds the H operands one() takes (a unary one's first twice). */
 template <typename Op, unsigned H>
@@ -180,12 +171,13 @@ static __device__ __forceinline__ void
 apply_element(const typename Op::elem *const (&in)[H],
     typename Op::elem *c, size_t i)
 {
-	typename Op::elem v[H];
-
-#pragma unroll
-	for (unsigned j = 0; j < H; j++)
-		v[j] = in[j][i];
-	c[i] = apply_one<Op>(v);
+	static_assert(H >= 2 && H <= 4, "an operation takes 2 to 4 operands");
+	if constexpr (H == 2)
+		c[i] = Op::one(in[0][i], in[1][i]);
+	else if constexpr (H == 3)
+		c[i] = Op::one(in[0][i], in[1][i], in[2][i]);
+	else
+		c[i] = Op::one(in[0][i], in[1][i], in[2][i], in[3][i]);
 }
 
 /* Plain loads and stores (LDG.E.128, STG.E.128 for a packet). */
@@ -265,19 +257,23 @@ ilp_tile(const typename Op::elem *const (&in)[H], typename Op::elem *c,
     size_t n, size_t tile)
 {
 	constexpr unsigned	lanes = sizeof(P) / sizeof(typename Op::elem);
-	P			*pc = (P *)c;
+	const P			*pin[H];
+	P			*pc;
 	size_t			 step = blockDim.x;
 	size_t			 first = tile * K * step + threadIdx.x;
 	P			 v[H][K];
 
+#pragma unroll
+	for (unsigned j = 0; j < H; j++)
+		pin[j] = (const P *)in[j];
+	pc = (P *)c;
 	if (first + (K - 1) * step < n / lanes) {
 #pragma unroll
 		for (unsigned j = 0; j < H; j++)
 #pragma unroll
 			for (unsigned k = 0; k < K; k++)
 				v[j][k] = j < Op::inputs ? Access::load(
-				    (const P *)in[j] + first + k * step) :
-				    v[0][k];
+				    pin[j] + first + k * step) : v[0][k];
 #pragma unroll
 		for (unsigned k = 0; k < K; k++)
 			Access::store(pc + first + k * step,
@@ -334,26 +330,22 @@ ilp_runs(const typename Op::elem *const (&in)[H], typename Op::elem *c,
 /*
  * The built-in variants' form (fast.cu): the operands as (a, b, c, n),
  * EWB_OPERANDS_ of ops.cuh, a unary operation's b its a, an in-place
- * one's a and b its c.
+ * one's a and b its c.  The same tiles as the N-input forms above, word
+ * for word the code the built-ins had before those existed: handing them
+ * to the N-input forms changes only the order of a few address
+ * computations in PTX, which ptxas for sm_75 to sm_90 turns into the
+ * same machine code but ptxas for sm_100 does not (6 of fast.cu's 40
+ * kernels), and the built-ins' SASS is what the study measured.
  */
-template <typename Op, unsigned K, typename Access, typename P = packet>
+template <typename Op>
 static __device__ __forceinline__ void
-ilp_tile(const typename Op::elem *a, const typename Op::elem *b,
-    typename Op::elem *c, size_t n, size_t tile)
+apply_element(const typename Op::elem *a, const typename Op::elem *b,
+    typename Op::elem *c, size_t i)
 {
-	const typename Op::elem *const in[2] = { a, b };
-
-	ilp_tile<Op, K, Access, P>(in, c, n, tile);
-}
-
-template <typename Op, unsigned K, typename Access, typename P = packet>
-static __device__ __forceinline__ void
-ilp_stride(const typename Op::elem *a, const typename Op::elem *b,
-    typename Op::elem *c, size_t n)
-{
-	const typename Op::elem *const in[2] = { a, b };
-
-	ilp_stride<Op, K, Access, P>(in, c, n);
+	if constexpr (Op::inputs == 2)
+		c[i] = Op::one(a[i], b[i]);
+	else
+		c[i] = Op::one(a[i], a[i]);
 }
 
 template <typename Op, typename Access, typename P = packet>
@@ -361,9 +353,65 @@ static __device__ __forceinline__ void
 packet_or_tail(const typename Op::elem *a, const typename Op::elem *b,
     typename Op::elem *c, size_t n, size_t p)
 {
-	const typename Op::elem *const in[2] = { a, b };
+	constexpr unsigned lanes = sizeof(P) / sizeof(typename Op::elem);
 
-	packet_or_tail<Op, Access, P>(in, c, n, p);
+	if (p < n / lanes) {
+		P x = Access::load((const P *)a + p), y = x;
+
+		if constexpr (Op::inputs == 2)
+			y = Access::load((const P *)b + p);
+		Access::store((P *)c + p, apply_any<Op>(x, y));
+	} else
+		ewb_partial_group<lanes>(p * lanes, n,
+		    [=](size_t i) { apply_element<Op>(a, b, c, i); });
+}
+
+template <typename Op, unsigned K, typename Access, typename P = packet>
+static __device__ __forceinline__ void
+ilp_tile(const typename Op::elem *a, const typename Op::elem *b,
+    typename Op::elem *c, size_t n, size_t tile)
+{
+	constexpr unsigned	lanes = sizeof(P) / sizeof(typename Op::elem);
+	const P			*pa = (const P *)a;
+	const P			*pb = (const P *)b;
+	P			*pc = (P *)c;
+	size_t			 step = blockDim.x;
+	size_t			 first = tile * K * step + threadIdx.x;
+	P			 x[K], y[K];
+
+	if (first + (K - 1) * step < n / lanes) {
+#pragma unroll
+		for (unsigned k = 0; k < K; k++)
+			x[k] = Access::load(pa + first + k * step);
+#pragma unroll
+		for (unsigned k = 0; k < K; k++) {
+			if constexpr (Op::inputs == 2)
+				y[k] = Access::load(pb + first + k * step);
+			else
+				y[k] = x[k];
+		}
+#pragma unroll
+		for (unsigned k = 0; k < K; k++)
+			Access::store(pc + first + k * step,
+			    apply_any<Op>(x[k], y[k]));
+		return;
+	}
+#pragma unroll
+	for (unsigned k = 0; k < K; k++)
+		packet_or_tail<Op, Access, P>(a, b, c, n, first + k * step);
+}
+
+template <typename Op, unsigned K, typename Access, typename P = packet>
+static __device__ __forceinline__ void
+ilp_stride(const typename Op::elem *a, const typename Op::elem *b,
+    typename Op::elem *c, size_t n)
+{
+	size_t per_tile = (size_t)K * blockDim.x *
+	    (sizeof(P) / sizeof(typename Op::elem));
+	size_t tiles = n / per_tile + (n % per_tile != 0);
+
+	for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
+		ilp_tile<Op, K, Access, P>(a, b, c, n, tile);
 }
 
 /*
