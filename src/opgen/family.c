@@ -20,23 +20,6 @@ opgen_shape_name(enum opgen_shape s)
 	return names[s];
 }
 
-/* The rows of the run's op (launch.c), for opgen_member_index. */
-static const struct ewb_variant	*rows;
-static size_t			 nrows;
-
-void
-opgen_rows_set(const struct ewb_variant *first, size_t count)
-{
-	rows = first;
-	nrows = count;
-}
-
-size_t
-opgen_member_index(const struct ewb_variant *v)
-{
-	return v >= rows && v < rows + nrows ? (size_t)(v - rows) : nrows;
-}
-
 unsigned
 opgen_family(enum ewb_dtype dtype, unsigned inputs, struct opgen_kernel *out)
 {
