@@ -5,10 +5,12 @@
  * by NVRTC to PTX from the headers built into ewbench, each found there
  * by its lowered name with the load and store width of its word; and the
  * refusals, one line each: a function of another type, one that does not
- * compile, a file with no function or two.  Exit 77 where NVRTC does not
- * work.
+ * compile, a file with no function or two.  Where the build found
+ * cuobjdump (configure's CUOBJDUMP), the same widths in the SASS of an
+ * sm_90 cubin.  Exit 77 where NVRTC does not work.
  */
 #define _GNU_SOURCE
+#include <unistd.h>
 #include <nvrtc.h>
 
 #include "check.h"
@@ -16,6 +18,9 @@
 
 #ifndef EWB_SRCDIR
 #define EWB_SRCDIR "."
+#endif
+#ifndef EWB_CUOBJDUMP
+#define EWB_CUOBJDUMP ""
 #endif
 
 static void
@@ -182,6 +187,139 @@ test_compile(const char *file, const char *function, enum ewb_dtype dtype,
 	free(path);
 }
 
+/* Whether a SASS body has a global access ("LDG" or "STG") of `bits`:
+ * the opcode's suffixes say it, LDG.E.128, LDG.E.64, LDG.E.U16 (16),
+ * none of them 32 (LDG.E, LDG.E.EF). */
+static bool
+has_sass(const char *body, const char *op, unsigned bits)
+{
+	const char	*p = body;
+	size_t		 len = strlen(op);
+
+	while ((p = strstr(p, op)) != NULL) {
+		const char	*end = p + strcspn(p, " ;\n");
+		unsigned	 width = 32;
+		const char	*q;
+
+		if (p > body && p[-1] != ' ')
+			goto next;
+		for (q = p + len; q < end && *q == '.'; q += 1 +
+		    strcspn(q + 1, ". ;\n")) {
+			if (strncmp(q, ".128", 4) == 0)
+				width = 128;
+			else if (strncmp(q, ".64", 3) == 0)
+				width = 64;
+			else if (strncmp(q, ".U16", 4) == 0 ||
+			    strncmp(q, ".S16", 4) == 0)
+				width = 16;
+		}
+		if (width == bits)
+			return true;
+next:
+		p = end;
+	}
+	return false;
+}
+
+/* has_sass on lines as cuobjdump prints them (tests/sass/): the opcode's
+ * suffixes, never an operand's .64. */
+static void
+test_sass_reader(void)
+{
+	static const char body[] =
+	    "        /*00b0*/                   LDG.E.SYS R0, [R2.64+UR4] ;\n"
+	    "        /*0170*/              @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;\n"
+	    "        /*01b0*/                   STG.E.U16 desc[UR4][R2.64], R5 ;\n";
+
+	CHECK(has_sass(body, "LDG", 32));
+	CHECK(has_sass(body, "LDG", 128));
+	CHECK(!has_sass(body, "LDG", 64));
+	CHECK(has_sass(body, "STG", 16));
+	CHECK(!has_sass(body, "STG", 32));
+}
+
+/* The SASS of the family of file, where there is a cuobjdump: each
+ * kernel's loads and stores of its word's width, none wider. */
+static void
+test_sass(const char *file, enum ewb_dtype dtype)
+{
+	struct opgen_build	 b;
+	char			*path = xasprintf("%s/%s", EWB_SRCDIR, file);
+	char			 cubin[] = "/tmp/test-opgen-XXXXXX";
+	char			*cause = NULL, *command, *sass = NULL, *body;
+	unsigned		 i, elem_bits = ewb_dtype_size(dtype) * 8;
+	size_t			 len = 0, got;
+	FILE			*f;
+	int			 code, fd;
+
+	if (EWB_CUOBJDUMP[0] == '\0') {
+		printf("test-opgen: this build found no cuobjdump: SASS "
+		    "widths not asserted\n");
+		free(path);
+		return;
+	}
+	if (opgen_build(path, NULL, 90, &b, &code, &cause) != 0) {
+		fprintf(stderr, "%s: %s\n", file, cause);
+		CHECK(!"the op compiles for sm_90");
+		free(cause);
+		free(path);
+		return;
+	}
+	fd = mkstemp(cubin);
+	CHECK(fd >= 0 && write(fd, b.image, b.image_bytes) ==
+	    (ssize_t)b.image_bytes);
+	close(fd);
+	command = xasprintf("'%s' -sass '%s'", EWB_CUOBJDUMP, cubin);
+	f = popen(command, "r");
+	CHECK(f != NULL);
+	while (f != NULL) {
+		sass = xrealloc(sass, len + 65537);
+		got = fread(sass + len, 1, 65536, f);
+		len += got;
+		sass[len] = '\0';
+		if (got == 0)
+			break;
+	}
+	CHECK(f != NULL && pclose(f) == 0);
+	for (i = 0; sass != NULL && i < b.nkernels; i++) {
+		const struct opgen_kernel *g = &b.kernels[i];
+		unsigned bits = g->word_bytes * 8;
+		char *head = xasprintf("Function : %s\n", g->lowered);
+		const char *p = strstr(sass, head), *end;
+
+		free(head);
+		if (p == NULL) {
+			fprintf(stderr, "%s: %s not in the SASS\n", file, g->name);
+			CHECK(!"every kernel in the SASS");
+			continue;
+		}
+		end = strstr(p + 1, "Function : ");
+		len = end != NULL ? (size_t)(end - p) : strlen(p);
+		body = xmalloc(len + 1);
+		memcpy(body, p, len);
+		body[len] = '\0';
+		if (!has_sass(body, "LDG", bits) || !has_sass(body, "STG", bits)) {
+			fprintf(stderr, "%s: %s: no %u-bit LDG or STG\n", file,
+			    g->name, bits);
+			CHECK(!"the word's width in SASS");
+		}
+		if (bits < 128)
+			CHECK(!has_sass(body, "LDG", 128));
+		if (bits < 64)
+			CHECK(!has_sass(body, "LDG", 64));
+		if (bits > elem_bits)
+			CHECK(has_sass(body, "STG", elem_bits));
+		free(body);
+	}
+	printf("test-opgen: %s: the SASS widths of %u kernels (%s)\n", file,
+	    b.nkernels, EWB_CUOBJDUMP);
+	unlink(cubin);
+	free(command);
+	free(sass);
+	opgen_build_free(&b);
+	free(path);
+}
+
 /* A refusal: rc -1, the code, one line holding `words`. */
 static void
 test_refused(const char *file, const char *function, int want_code,
@@ -209,6 +347,7 @@ int
 main(void)
 {
 	test_family();
+	test_sass_reader();
 	if (!nvrtc_works()) {
 		printf("test-opgen: NVRTC does not work here: compile tests "
 		    "skipped\n");
@@ -218,6 +357,8 @@ main(void)
 	test_compile("examples/op_relu.cu", NULL, EWB_F32, 1);
 	test_compile("examples/op_fma_bf16.cu", NULL, EWB_BF16, 3);
 	test_compile("tests/opgen/mix_f16.cu", "mix4", EWB_F16, 4);
+	test_sass("examples/op_add.cu", EWB_F32);
+	test_sass("examples/op_relu.cu", EWB_F32);
 	test_refused("tests/opgen/bad_type.cu", NULL, EWB_EXIT_USAGE,
 	    "ewbench: --elementwise needs T twice(T, ...)");
 	test_refused("tests/opgen/bad_syntax.cu", NULL, EWB_EXIT_USAGE,
