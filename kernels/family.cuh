@@ -39,32 +39,31 @@ struct ewb_family_args {
  *   stride  tiles in a grid-stride loop (ilp_stride; a one-wave grid)
  *   runs    a run of consecutive tiles per block (ilp_runs; the
  *           persistent shape, a one-wave grid)
- * Each in two register caps: ILP_REGS (64, fast.cu's) for those whose
- * loads fit in 32 registers, and 128 for the rest, whose loads would not
- * all be in flight under 64.
+ * Each under fast.cu's register cap, ILP_REGS (64), which also lets
+ * every block size up to 1024 launch (64 x 1024 registers fill an SM's
+ * file): a member whose loads would need more has ptxas use the first
+ * words before the last are loaded, as the built-ins would.
  */
-#define EWB_FAMILY_SHAPES(suffix, regs) \
-template <typename Op, unsigned K, typename P> \
-__global__ void regs \
-ewb_family_tile##suffix(EWB_FAMILY_ARGS(Op) a) \
-{ \
-	ilp_tile<Op, K, plain_access, P>(a.in, a.out, a.n, blockIdx.x); \
-} \
-template <typename Op, unsigned K, typename P> \
-__global__ void regs \
-ewb_family_stride##suffix(EWB_FAMILY_ARGS(Op) a) \
-{ \
-	ilp_stride<Op, K, plain_access, P>(a.in, a.out, a.n); \
-} \
-template <typename Op, unsigned K, typename P> \
-__global__ void regs \
-ewb_family_runs##suffix(EWB_FAMILY_ARGS(Op) a) \
-{ \
-	ilp_runs<Op, K, plain_access, P>(a.in, a.out, a.n); \
+template <typename Op, unsigned K, typename P>
+__global__ void ILP_REGS
+ewb_family_tile(EWB_FAMILY_ARGS(Op) a)
+{
+	ilp_tile<Op, K, plain_access, P>(a.in, a.out, a.n, blockIdx.x);
 }
 
-EWB_FAMILY_SHAPES(, ILP_REGS)
-EWB_FAMILY_SHAPES(_wide, __maxnreg__(128))
+template <typename Op, unsigned K, typename P>
+__global__ void ILP_REGS
+ewb_family_stride(EWB_FAMILY_ARGS(Op) a)
+{
+	ilp_stride<Op, K, plain_access, P>(a.in, a.out, a.n);
+}
+
+template <typename Op, unsigned K, typename P>
+__global__ void ILP_REGS
+ewb_family_runs(EWB_FAMILY_ARGS(Op) a)
+{
+	ilp_runs<Op, K, plain_access, P>(a.in, a.out, a.n);
+}
 
 /* The expected output, one element per thread, the way the op's
  * definition reads: what every candidate is checked against when no

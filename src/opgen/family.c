@@ -20,17 +20,18 @@ opgen_shape_name(enum opgen_shape s)
 	return names[s];
 }
 
+/* inputs does not change the family: every member loads every input. */
 unsigned
 opgen_family(enum ewb_dtype dtype, unsigned inputs, struct opgen_kernel *out)
 {
-	unsigned	elem = ewb_dtype_size(dtype), loaded = inputs, n = 0;
+	unsigned	elem = ewb_dtype_size(dtype), n = 0;
 	unsigned	a, k, s;
 
+	(void)inputs;
 	for (s = 0; s < OPGEN_SHAPES; s++) {
 		for (a = 0; a < OPGEN_ACCESSES; a++) {
 			for (k = 0; k < OPGEN_KS; k++) {
 				struct opgen_kernel *g = &out[n++];
-				unsigned	 regs;
 
 				memset(g, 0, sizeof *g);
 				g->shape = (enum opgen_shape)s;
@@ -39,13 +40,6 @@ opgen_family(enum ewb_dtype dtype, unsigned inputs, struct opgen_kernel *out)
 				g->word_bytes = a == OPGEN_SCALAR ? elem :
 				    a == OPGEN_V64 ? 8 : 16;
 				g->lanes = g->word_bytes / elem;
-				/* 32-bit registers the loads of one thread
-				 * fill: past 32 the 64 cap would have ptxas
-				 * use the first before the last are issued
-				 * (tiles.cuh, ILP_REGS). */
-				regs = loaded * g->k * (g->word_bytes < 4 ? 1 :
-				    g->word_bytes / 4);
-				g->wide = regs > 32;
 				/* The word by its bits: v16 or v32 is the
 				 * element itself. */
 				snprintf(g->name, sizeof g->name, "%s_v%u_k%u",

@@ -184,13 +184,12 @@ opgen_op_init(struct opgen_op *op, struct opgen_build *b)
 		op->ids[i] = xasprintf(OPGEN_ID_PREFIX "%s:%s", b->function,
 		    g->name);
 		op->techniques[i] = xasprintf("%s from %s (sha256 %.12s), "
-		    "generated: %s, %u-bit words, %u per thread per input%s",
+		    "generated: %s, %u-bit words, %u per thread per input",
 		    b->function, b->path, b->source_sha256,
 		    g->shape == OPGEN_TILE ? "one tile per block" :
 		    g->shape == OPGEN_STRIDE ? "grid-stride over one wave" :
 		    "a run of tiles per block over one wave (persistent)",
-		    g->word_bytes * 8, g->k, g->wide ?
-		    ", 128 registers" : "");
+		    g->word_bytes * 8, g->k);
 		v->id = op->ids[i];
 		v->op = EWB_OP_CUSTOM;
 		v->dtype = b->dtype;

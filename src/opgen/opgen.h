@@ -41,7 +41,6 @@ struct opgen_kernel {
 	unsigned	  k;		/* words per thread per input */
 	unsigned	  word_bytes;	/* bytes one load moves */
 	unsigned	  lanes;	/* elements in one word */
-	bool		  wide;		/* the 128-register cap */
 	char		  name[32];	/* "tile_v128_k4": shape, bits of
 					   the word, K */
 	char		 *expr;		/* NVRTC name expression */

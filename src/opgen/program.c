@@ -100,8 +100,7 @@ opgen_name_kernels(struct opgen_build *b)
 	for (i = 0; i < b->nkernels; i++) {
 		struct opgen_kernel *g = &b->kernels[i];
 
-		g->expr = xasprintf("ewb_family_%s%s<ewb_user_op, %uu, %s>",
-		    opgen_shape_name(g->shape), g->wide ? "_wide" : "", g->k,
-		    word_type(g->word_bytes));
+		g->expr = xasprintf("ewb_family_%s<ewb_user_op, %uu, %s>",
+		    opgen_shape_name(g->shape), g->k, word_type(g->word_bytes));
 	}
 }
