@@ -4,6 +4,8 @@ and cub; a member whose check failed is never ranked, and one the run
 left untimed (its check failed: no row) is not either; the winner's
 margin by the run's noise rule."""
 
+import dataclasses
+
 from ewbench.analysis import whatif
 from ewbench.analysis.core import noise
 from ewbench.analysis.core.load import Point
@@ -59,8 +61,13 @@ def test_a_failing_member_is_never_ranked():
         [p for p in [good, wrong] if whatif._passed(p)], FLOOR)
     assert count == 1 and [r[2] for r in rows] == ["gen:add:tile_v128_k4"]
     assert whatif.groups([wrong, point("add_f32x4", 5.0)]) == {}
+    # A relu moves fewer bytes than the generated add: not beside it.
+    relu = dataclasses.replace(point("relu_f32x4", 1.0),
+                               bytes_moved=8 << 28)
+    assert relu not in whatif.groups([good, relu])[
+        (1 << 28, "f32", "warm", "stream")]
     grouped = whatif.groups([good, wrong, point("add_f32x4", 5.0)])
-    assert [p.variant for p in grouped[(1 << 28, "warm", "stream")]] == [
+    assert [p.variant for p in grouped[(1 << 28, "f32", "warm", "stream")]] == [
         "gen:add:tile_v128_k4", "add_f32x4"]
 
 

@@ -1,8 +1,9 @@
 """The what-if of a user's op (`ewbench run --elementwise FILE.cu`): the
 members of the family ewbench generated for it (variants `gen:F:NAME`,
 origin "generated", docs/user-kernels.md) ranked by their kernel time at
-each size, cache state and launch mode of the run, beside the user's own
-kernel (`user:...`), the fastest built-in kernel timed there and cub.
+each size, dtype, cache state and launch mode of the run, beside the
+user's own kernel (`user:...`), the fastest built-in kernel timed there,
+cub and torch (peer-torch.csv).
 
 A member whose check failed has no timing row (the run never times it),
 so it is never ranked; a row whose check column says anything but "pass"
@@ -22,6 +23,7 @@ from .core.validate.contract import DataError
 GENERATED_PREFIX = "gen:"
 USER_PREFIX = "user:"
 CUB_PREFIX = "cub_"
+TORCH_PREFIX = "torch_"
 TOP = 5
 
 
@@ -32,6 +34,8 @@ def _role(variant):
         return "user"
     if variant.startswith(CUB_PREFIX):
         return "cub"
+    if variant.startswith(TORCH_PREFIX):
+        return "torch"
     return "built-in"
 
 
@@ -40,20 +44,27 @@ def _passed(point):
 
 
 def groups(points):
-    """{(n, cache, launch): [point, ...]} of the groups that hold a
-    generated member, every point checked and passed."""
+    """{(n, dtype, cache, launch): [point, ...]} of the groups that hold a
+    generated member, every point checked and passed, and moving the
+    generated members' bytes (a relu beside a generated add would be
+    faster for moving less)."""
     out = {}
     for p in points:
         if _passed(p):
-            out.setdefault((p.n, p.cache, p.launch), []).append(p)
-    return {k: v for k, v in out.items()
-            if any(_role(p.variant) == "generated" for p in v)}
+            out.setdefault((p.n, p.dtype, p.cache, p.launch), []).append(p)
+    kept = {}
+    for key, pts in out.items():
+        moved = {p.bytes_moved for p in pts
+                 if _role(p.variant) == "generated"}
+        if moved:
+            kept[key] = [p for p in pts if p.bytes_moved in moved]
+    return kept
 
 
 def ranking(points, floor, top=TOP):
     """The rows of one group's table: the `top` fastest generated members,
-    then the user's kernel, the fastest built-in and cub where the group
-    has them (each with its place among all the group's points); and the
+    then the user's kernel, the fastest built-in, cub and torch where the
+    group has them (each with its place among all the group's points); and the
     winner's noise.Margin over the runner-up among the generated (None
     with one member).  A row: (place, role, variant, block, KernelTime,
     GB/s)."""
@@ -66,7 +77,7 @@ def ranking(points, floor, top=TOP):
         rows.append((i + 1, "generated", p.variant, p.block, t,
                      p.bytes_moved / t.median_ns))
         shown.add(p.key)
-    for role in ("user", "built-in", "cub"):
+    for role in ("user", "built-in", "cub", "torch"):
         best = [(i, t, p) for i, (t, p) in enumerate(timed)
                 if _role(p.variant) == role and p.key not in shown]
         if best:
@@ -84,10 +95,11 @@ def render(run, top=TOP):
     has no generated member)."""
     floor = noise.run_floor(run)
     lines = []
-    for (n, cache, launch), pts in sorted(groups(run.points).items()):
+    for (n, dtype, cache, launch), pts in sorted(groups(run.points).items()):
         rows, win, count = ranking(pts, floor, top)
-        lines.append("n=%d %s %s: %d checked generated kernels ranked "
-                     "(of %d points)" % (n, cache, launch, count, len(pts)))
+        lines.append("n=%d %s %s %s: %d checked generated kernels ranked "
+                     "(of %d points)" % (n, dtype, cache, launch, count,
+                                         len(pts)))
         lines.append("%5s  %-9s  %-34s %6s %12s %9s %8s" % (
             "place", "who", "variant", "block", "median us", "GB/s",
             "x best"))
