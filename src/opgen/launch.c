@@ -145,24 +145,27 @@ opgen_reference_launch(const struct ewb_launch_args *a)
 	return launch_kernel(reference, blocks, OPGEN_REFERENCE_BLOCK, a);
 }
 
-/* Each member's own launcher and shaper. */
+/* Each member's own launcher and shaper, members 0 to 35. */
+#define MEMBERS \
+	MEMBER(0) MEMBER(1) MEMBER(2) MEMBER(3) MEMBER(4) MEMBER(5) \
+	MEMBER(6) MEMBER(7) MEMBER(8) MEMBER(9) MEMBER(10) MEMBER(11) \
+	MEMBER(12) MEMBER(13) MEMBER(14) MEMBER(15) MEMBER(16) MEMBER(17) \
+	MEMBER(18) MEMBER(19) MEMBER(20) MEMBER(21) MEMBER(22) MEMBER(23) \
+	MEMBER(24) MEMBER(25) MEMBER(26) MEMBER(27) MEMBER(28) MEMBER(29) \
+	MEMBER(30) MEMBER(31) MEMBER(32) MEMBER(33) MEMBER(34) MEMBER(35)
 #define MEMBER(i) \
 	static cudaError_t launch_##i(const struct ewb_launch_args *a) \
 	{ return launch_member(i, a); } \
 	static struct ewb_shape shape_##i(const struct ewb_launch_args *a) \
 	{ return shape_of(i, a); }
-#define MEMBERS4(i) MEMBER(i##0) MEMBER(i##1) MEMBER(i##2) MEMBER(i##3)
-MEMBERS4(0) MEMBERS4(1) MEMBERS4(2) MEMBERS4(3) MEMBERS4(4) MEMBERS4(5)
-MEMBERS4(6) MEMBERS4(7) MEMBERS4(8)
+MEMBERS
 #undef MEMBER
 #define MEMBER(i)	{ launch_##i, shape_##i },
 static const struct {
 	ewb_launcher	launch;
 	ewb_shaper	shape;
-} members[] = {
-	MEMBERS4(0) MEMBERS4(1) MEMBERS4(2) MEMBERS4(3) MEMBERS4(4)
-	MEMBERS4(5) MEMBERS4(6) MEMBERS4(7) MEMBERS4(8)
-};
+} members[] = { MEMBERS };
+#undef MEMBER
 _Static_assert(sizeof members / sizeof *members == OPGEN_KERNELS,
     "a launcher for each member of the family");
 
