@@ -196,6 +196,14 @@ expect 0 '^gen:add:runs_v128_k8 '	run --dry-run --chip h100 --no-cupti \
 [ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] &&
     ! grep -q '^add_f32' "$tmpdir/out" ||
     fail "--elementwise without -v: $(cat "$tmpdir/out")"
+# Without --block each member at the five blocks 64 to 1024, a built-in
+# at its own; with --block, those.
+expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *5$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v add_f32x4
+grep -q '^add_f32x4 *1Mi *1Mi *1$' "$tmpdir/out" ||
+    fail "--elementwise: a built-in not at its own block: $(cat "$tmpdir/out")"
+expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *2$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi --block own,64
 refused 2 "^ewbench run: --elementwise $op_dir/bad_type.cu:twice: not a per-element op NVRTC [0-9.]* compiles: ewbench: --elementwise needs T twice(T, ...)" \
     run --dry-run --chip h100 --elementwise "$op_dir/bad_type.cu"
 refused 2 'bad_syntax.cu:inc: not a per-element op NVRTC [0-9.]* compiles: .*error' \

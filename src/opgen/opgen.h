@@ -29,8 +29,8 @@ enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS };
 #define OPGEN_KS		4u	/* 1, 2, 4, 8 */
 /* Kernels of one op: every access x K x shape. */
 #define OPGEN_KERNELS		(OPGEN_ACCESSES * OPGEN_KS * OPGEN_SHAPES)
-/* The blocks a what-if times each kernel at (--block's list for it). */
-#define OPGEN_BLOCK_LIST	"64,128,256,512,1024"
+/* The blocks a member runs at without --block: 64 << 0 to 64 << 4,
+ * 64 to 1024 (plan.c). */
 #define OPGEN_BLOCKS		5u
 /* A generated kernel's variant id: this, the function, ':', its name. */
 #define OPGEN_ID_PREFIX		"gen:"
@@ -101,7 +101,8 @@ void		 opgen_build_free(struct opgen_build *b);
 /* The run's op on the GPU (launch.c): its family as registry rows, of
  * origin OPGEN_ORIGIN, ids OPGEN_ID_PREFIX "<function>:<name>". */
 #define OPGEN_ORIGIN		"generated"
-/* A member's block when --block says nothing (the study's most common). */
+/* A member's published block: "own" in --block (the study's most common);
+ * without --block a member runs at every block of the family. */
 #define OPGEN_DEFAULT_BLOCK	256u
 /* Threads per block of the reference's launch (one element each). */
 #define OPGEN_REFERENCE_BLOCK	256u

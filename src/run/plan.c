@@ -82,9 +82,11 @@ skipped_entry(struct skipped_variant **list, size_t *count,
 }
 
 /* The block sizes variant v runs with, into blocks (room for
- * max(1, nblocks + nblock_times)): the one place a block is resolved.
- * A peer library picks its own (0, "auto", whatever --block says);
- * without --block, the variant's published block; else the --block
+ * max(OPGEN_BLOCKS, nblocks + nblock_times)): the one place a block is
+ * resolved.  A peer library picks its own (0, "auto", whatever --block
+ * says); without --block, the variant's published block, or for a member
+ * of a user's op's family (--elementwise) every block of the family,
+ * OPGEN_BLOCKS of them (64 to 1024); else the --block
  * list, "own" (0) as the published block, then its multiples "xK" (those
  * past EWB_MAX_BLOCK threads left out, each saying why in p's skipped:
  * no launch can have them), each block once.  Every case of a kernel of
@@ -100,6 +102,12 @@ variant_blocks(struct plan *p, const struct run_options *o,
 	if (strcmp(v->origin, "peer") == 0) {
 		blocks[0] = 0;
 		return 1;
+	}
+	if (o->nblocks == 0 && o->nblock_times == 0 &&
+	    strcmp(v->origin, OPGEN_ORIGIN) == 0) {
+		for (i = 0; i < OPGEN_BLOCKS; i++)
+			blocks[i] = 64u << i;
+		return OPGEN_BLOCKS;
 	}
 	if (o->nblocks == 0 && o->nblock_times == 0) {
 		blocks[0] = v->default_block;
@@ -434,8 +442,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	size_t			 i, k, b, nb, count;
 
 	memset(p, 0, sizeof *p);
-	blocks = xmalloc((o->nblocks + o->nblock_times > 0 ?
-	    o->nblocks + o->nblock_times : 1) * sizeof *blocks);
+	blocks = xmalloc((o->nblocks + o->nblock_times > OPGEN_BLOCKS ?
+	    o->nblocks + o->nblock_times : OPGEN_BLOCKS) * sizeof *blocks);
 	p->command = o->command;
 	p->counters = counters && o->command != CMD_CHECK;
 	if (o->command != CMD_CHECK) {
