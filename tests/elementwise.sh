@@ -24,6 +24,10 @@ v = json.load(open(sys.argv[1] + "/run.json"))["settings"]["variants"]
 gen = [x for x in v if x.startswith("gen:add:")]
 assert len(gen) == 36 and len(set(gen)) == 36, v
 assert gen[0] == "gen:add:tile_v32_k1" and gen[-1] == "gen:add:runs_v128_k8", gen
+e = json.load(open(sys.argv[1] + "/run.json"))["elementwise"]
+assert e["variants"] == gen and e["inputs"] == 2 and e["dtype"] == "f32", e
+assert e["function"] == "add" and e["checked_against"] == "generated", e
+assert e["compile_s"] > 0 and e["arch"].startswith("sm_"), e
 PY
 PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif "$tmpdir/ok" \
     >"$tmpdir/rank" || fail "whatif: exit $?"

@@ -364,6 +364,9 @@ runner_start_elementwise(struct runner *r, char **cause)
 		    s->ref_path : "the function itself, one thread per element");
 	r->opts.generated = r->gen.variants;
 	r->opts.ngenerated = r->gen.count;
+	r->gen.given_reference = s->ref_path != NULL;
+	r->man.op_json = opgen_op_json;
+	r->man.op_ctx = &r->gen;
 	if (r->opts.dry_run)
 		return 0;
 	if (opgen_op_load(&r->gen, cause) != 0)

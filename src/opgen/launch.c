@@ -14,6 +14,7 @@
  * more blocks than tiles.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,4 +266,33 @@ opgen_op_free(struct opgen_op *op)
 	}
 	opgen_build_free(&op->build);
 	memset(op, 0, sizeof *op);
+}
+
+void
+opgen_op_json(struct json *j, const void *ctx)
+{
+	const struct opgen_op	*op = ctx;
+	const struct opgen_build *b = &op->build;
+	char			 text[32];
+	unsigned		 i;
+
+	json_begin_object(j, "elementwise");
+	json_str(j, "file", b->path);
+	json_str(j, "function", b->function);
+	json_str(j, "source_sha256", b->source_sha256);
+	json_u64(j, "inputs", b->inputs);
+	json_str(j, "dtype", ewb_dtype_name(b->dtype));
+	snprintf(text, sizeof text, "sm_%u", b->arch);
+	json_str(j, "arch", text);
+	snprintf(text, sizeof text, "%d.%d", b->nvrtc_major, b->nvrtc_minor);
+	json_str(j, "nvrtc", text);
+	json_f64(j, "compile_s", b->compile_s);
+	json_str(j, "checked_against", op->given_reference ? "--reference" :
+	    "generated");
+	json_str(j, "reference_symbol", b->reference);
+	json_begin_array(j, "variants");
+	for (i = 0; i < op->count; i++)
+		json_str(j, NULL, op->variants[i].id);
+	json_end_array(j);
+	json_end_object(j);
 }

@@ -113,6 +113,9 @@ struct opgen_op {
 	char			*ids[OPGEN_KERNELS];
 	char			*techniques[OPGEN_KERNELS];
 	unsigned		 count;
+	bool			 given_reference;	/* checked against a
+						   --kernel's --reference, not
+						   the generated one */
 };
 
 /* op's rows from b (no GPU: enough for a plan); takes b.  One op per
@@ -121,6 +124,10 @@ struct opgen_op {
 void		 opgen_op_init(struct opgen_op *op, struct opgen_build *b);
 int		 opgen_op_load(struct opgen_op *op, char **cause);
 void		 opgen_op_free(struct opgen_op *op);
+/* run.json "elementwise": the op's file, function, hash, inputs, dtype,
+ * the architecture and NVRTC it was compiled by and the seconds it took,
+ * its kernels (manifest's op_json; ctx a struct opgen_op). */
+void		 opgen_op_json(struct json *j, const void *ctx);
 /* Whether a run has an op (opgen_op_init called, not yet freed). */
 bool		 opgen_active(void);
 /* The family's reference over a's operands into a->c, one thread per

@@ -328,6 +328,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 		energy_json(m->energy, j);
 	if (m->extra_json != NULL)
 		m->extra_json(j, m->extra_ctx);
+	if (m->op_json != NULL)
+		m->op_json(j, m->op_ctx);
 	json_end_object(j);
 
 	path = xasprintf("%s/run.json", dir);

@@ -39,7 +39,7 @@ whatif() {	# whatif OP VARIANTS [MORE OPTIONS...]
 	shift 2
 	start=$(date +%s.%N)
 	"$EWBENCH" run -q --elementwise "$ex/op_$op.cu" -s 2^28 --cache warm \
-	    --block 64,128,256,512,1024 --no-counters -v "$ids" "$@" \
+	    --no-counters -v "$ids" "$@" \
 	    -o "$dest/$op" >"$tmpdir/run.log" 2>&1 ||
 	    fail "what-if $op: exit $?: $(tail -5 "$tmpdir/run.log")"
 	end=$(date +%s.%N)
