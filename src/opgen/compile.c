@@ -16,8 +16,6 @@
 #include "opgen/opgen.h"
 #include "userkernel/userkernel.h"
 
-/* The most bytes of an op's source. */
-#define OPGEN_SOURCE_MAX	(1u << 20)
 /* The architecture of the PTX built without a GPU (arch 0): the oldest
  * the family's every kernel compiles for (sm_90: __maxnreg__ needs none,
  * bf16 arithmetic needs sm_80). */
@@ -250,14 +248,18 @@ opgen_build(const char *path, const char *function, unsigned arch,
 	const char	*lowered;
 	size_t		 len, nnames = 0, i;
 	double		 t0 = monotonic_seconds();
+	bool		 owned = false;
 	int		 rc = -1;
 
 	memset(b, 0, sizeof *b);
 	b->path = path;
 	b->arch = arch;
 	*code = EWB_EXIT_USAGE;
-	if (read_user_file(path, OPGEN_SOURCE_MAX, &source, &len, cause) != 0)
+	if (user_read_source(&b->path, &owned, &source, &len, cause) != 0)
 		goto out;
+	if (owned)
+		b->path_owned = (char *)b->path;
+	path = b->path;
 	if (memchr(source, '\0', len) != NULL) {
 		*cause = xasprintf("--elementwise %s: holds a NUL byte: not "
 		    "CUDA source", path);
@@ -351,5 +353,6 @@ opgen_build_free(struct opgen_build *b)
 	free(b->function);
 	free(b->reference);
 	free(b->image);
+	free(b->path_owned);
 	memset(b, 0, sizeof *b);
 }

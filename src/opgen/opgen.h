@@ -61,7 +61,8 @@ void		 opgen_rows_set(const struct ewb_variant *first, size_t count);
 
 /* A user's op, compiled. */
 struct opgen_build {
-	const char	*path;
+	const char	*path;		/* as given, or ewbench's own example */
+	char		*path_owned;	/* path when malloc'd */
 	char		*function;
 	enum ewb_dtype	 dtype;		/* from the function's type */
 	unsigned	 inputs;	/* 1 to 4 */

@@ -103,6 +103,12 @@ int		 user_spec_atol(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_rtol(struct user_spec *, const char *text,
 		    char **cause);
+/* read_user_file of a source file (--kernel, --reference, --elementwise),
+ * `examples/FILE` that is not here taken from ewbench's own examples
+ * (*path then a malloc'd path, *owned true): a file found nowhere says
+ * where they were looked for. */
+int		 user_read_source(const char **path, bool *owned, char **text,
+		    size_t *len, char **cause);
 /* The input arrays of spec's op (add 2, relu 1, abs 0, custom its own). */
 unsigned	 user_spec_inputs(const struct user_spec *);
 void		 user_spec_flags(struct user_spec *, const char *text);
