@@ -26,6 +26,10 @@ static struct opgen_op	*active;	/* the run's op, once initialised */
 static cudaLibrary_t	 library;
 static bool		 library_loaded;
 static cudaKernel_t	 kernels[OPGEN_KERNELS], reference;
+/* Blocks of member i at `block` threads one SM holds, by the occupancy
+ * calculator, asked once (0: not yet), as ewb_blocks_per_sm remembers
+ * them for the built-ins: no runtime call in a timed launch's way. */
+static int		 occupancy[OPGEN_KERNELS][EWB_MAX_BLOCK + 1];
 
 bool
 opgen_active(void)
@@ -58,7 +62,8 @@ member(unsigned i, const struct ewb_launch_args *a)
 static struct ewb_shape
 shape_of(unsigned i, const struct ewb_launch_args *a)
 {
-	const struct opgen_kernel *g = &active->build.kernels[member(i, a)];
+	unsigned		 m = member(i, a);
+	const struct opgen_kernel *g = &active->build.kernels[m];
 	unsigned long long	 per_tile = (unsigned long long)g->k *
 				    g->lanes * a->block, wave;
 	struct ewb_shape	 s;
@@ -68,11 +73,18 @@ shape_of(unsigned i, const struct ewb_launch_args *a)
 	s.grid = a->n / per_tile + (a->n % per_tile != 0);
 	if (g->shape == OPGEN_TILE)
 		return s;
-	if (g->shape == OPGEN_RUNS && kernels[member(i, a)] != NULL &&
-	    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm,
-	    (const void *)kernels[member(i, a)], (int)a->block, 0) !=
-	    cudaSuccess)
-		(void)cudaGetLastError();
+	if (g->shape == OPGEN_RUNS && kernels[m] != NULL &&
+	    a->block <= EWB_MAX_BLOCK) {
+		per_sm = occupancy[m][a->block];
+		if (per_sm <= 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &per_sm, (const void *)kernels[m], (int)a->block, 0) !=
+		    cudaSuccess) {
+			(void)cudaGetLastError();	/* not the launch's */
+			per_sm = 0;
+		}
+		if (per_sm > 0)
+			occupancy[m][a->block] = per_sm;
+	}
 	if (per_sm <= 0)
 		per_sm = (int)ewb_launch_resident(a, a->block);
 	wave = (unsigned long long)per_sm * ewb_launch_sm_count(a);
@@ -111,7 +123,8 @@ static cudaError_t
 launch_kernel(cudaKernel_t kernel, unsigned long long grid, unsigned block,
     const struct ewb_launch_args *a)
 {
-	unsigned char	 buf[sizeof(struct family_args)];
+	_Alignas(struct family_args) unsigned char buf[
+			    sizeof(struct family_args)];
 	void		*params[1] = { buf };
 	dim3		 g = { 1, 1, 1 }, b = { 1, 1, 1 };
 	cudaError_t	 e;
@@ -256,6 +269,7 @@ opgen_op_free(struct opgen_op *op)
 			cudaLibraryUnload(library);
 		library_loaded = false;
 		memset(kernels, 0, sizeof kernels);
+		memset(occupancy, 0, sizeof occupancy);
 		reference = NULL;
 		active = NULL;
 		opgen_rows_set(NULL, 0);
