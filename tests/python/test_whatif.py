@@ -77,3 +77,16 @@ def test_within_the_noise_says_so():
     _, win, _ = whatif.ranking(pts, FLOOR)
     assert not win.beyond
     assert "borderline" in win.text()
+
+
+def test_header_from_run_json():
+    manifest = {"elementwise": {
+        "file": "op_add.cu", "function": "add", "inputs": 2, "dtype": "f32",
+        "arch": "sm_90", "nvrtc": "13.0", "compile_s": 2.5,
+        "checked_against": "generated", "variants": ["gen:add:x"] * 36},
+        "wall_s": {"total": 41.25}}
+    assert whatif._header(manifest) == (
+        "op_add.cu:add, 2 input(s) of f32: 36 kernels compiled for sm_90 "
+        "in 2.50 s (NVRTC 13.0), checked against generated; the run took "
+        "41.2 s")
+    assert whatif._header({}) is None

@@ -90,11 +90,29 @@ def ranking(points, floor, top=TOP):
     return rows, win, len(generated)
 
 
+def _header(manifest):
+    """What run.json says of the op and the run's seconds, one line, or
+    None without its "elementwise" record."""
+    op = manifest.get("elementwise")
+    if not isinstance(op, dict):
+        return None
+    total = (manifest.get("wall_s") or {}).get("total")
+    return "%s:%s, %s input(s) of %s: %d kernels compiled for %s in " \
+        "%.2f s (NVRTC %s), checked against %s; the run took %s" % (
+            op.get("file"), op.get("function"), op.get("inputs"),
+            op.get("dtype"), len(op.get("variants") or ()), op.get("arch"),
+            op.get("compile_s") or 0.0, op.get("nvrtc"),
+            op.get("checked_against"),
+            "%.1f s" % total if isinstance(total, (int, float))
+            else "(unfinished)")
+
+
 def render(run, top=TOP):
     """The what-if's tables of a loaded run, as text (empty when the run
     has no generated member)."""
     floor = noise.run_floor(run)
     lines = []
+    header = _header(run.manifest)
     for (n, dtype, cache, launch), pts in sorted(groups(run.points).items()):
         rows, win, count = ranking(pts, floor, top)
         lines.append("n=%d %s %s %s: %d checked generated kernels ranked "
@@ -111,6 +129,8 @@ def render(run, top=TOP):
         if win is not None:
             lines.append("winner over the runner-up: %s" % win.text())
         lines.append("")
+    if lines and header:
+        lines.insert(0, header)
     return "\n".join(lines)
 
 
