@@ -23,6 +23,14 @@
 #   userkernel tests/gpu/user-kernel.sh: a user's kernel (--kernel) beside
 #             the built-in one it copies, the tail bug, the guard region,
 #             compute-sanitizer, the watchdog, the compile cache
+#   elementwise tests/unit/test-opgen (the generated kernels' SASS widths
+#             where configure found cuobjdump), then
+#             tests/gpu/elementwise.sh: add, ReLU and abs given as
+#             per-element functions (--elementwise): every generated
+#             kernel checked at every tail, the what-if at 2^28 (180
+#             candidates each beside the built-ins, cub and, for add, a
+#             user's kernel) ranked with its seconds, a wrong op never
+#             ranked; run directories and rankings under OUT/elementwise
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
 #             ewbench built from .old/ (an earlier tree) beside this one
@@ -362,6 +370,15 @@ userkernel)
 	timed userkernel env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
 	    sh tests/gpu/user-kernel.sh
 	cat "$work/userkernel.log"
+	;;
+elementwise)
+	log elementwise
+	# The family's SASS widths, where configure found cuobjdump.
+	make -s tests/unit/test-opgen >/dev/null && ./tests/unit/test-opgen |
+	    tail -3
+	timed elementwise env EWBENCH="$EWBENCH" top_srcdir="$PWD" OUT="$out" \
+	    sh tests/gpu/elementwise.sh
+	cat "$work/elementwise.log"
 	;;
 report)
 	log report

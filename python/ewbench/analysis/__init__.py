@@ -12,6 +12,8 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   cli       what every command line shares: the exit statuses, --help's
             epilog, the message prefix, the paths checked first
   timeline  a window of an `ewbench run --trace` file
+  whatif    the generated family of a user's op (`ewbench run
+            --elementwise`) ranked beside the user's kernel, built-ins, cub
 
 core/       reading and the rules every report shares
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
