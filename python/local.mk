@@ -64,6 +64,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/l2_counts.py \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
+	%reldir%/ewbench/analysis/report/model/blocks.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
 	%reldir%/ewbench/analysis/report/model/curve.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
@@ -94,6 +95,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/report/uses.py \
 	%reldir%/ewbench/analysis/timeline.py \
+	%reldir%/ewbench/analysis/whatif.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py \

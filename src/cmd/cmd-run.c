@@ -91,6 +91,9 @@ runner_free(struct runner *r)
 	bench_close(&r->bench);
 	if (r->user.spec != NULL)
 		user_kernel_free(&r->user);
+	if (r->gen.count != 0)
+		opgen_op_free(&r->gen);
+	free(r->gen_path);
 	plan_free(&r->plan);
 	free(r->man.failures);
 	free(r->man.counters_reason);
@@ -273,7 +276,18 @@ sanitizer_command(const struct runner *r, const struct point *p)
 				    "memcheck ewbench check"), *word;
 	size_t			 i;
 
-	if (variant_is_user(p->v)) {
+	if (strcmp(p->v->origin, OPGEN_ORIGIN) == 0) {
+		/* The op's whole family at that block. */
+		word = xasprintf("%s:%s", r->gen.build.path,
+		    r->gen.build.function);
+		add_word(&line, "--elementwise");
+		add_word(&line, word);
+		free(word);
+		word = xasprintf("%u", p->block);
+		add_word(&line, "--block");
+		add_word(&line, word);
+		free(word);
+	} else if (variant_is_user(p->v)) {
 		word = xasprintf("%s:%s", s->path, r->user.build.function);
 		add_word(&line, "--kernel");
 		add_word(&line, word);
@@ -428,8 +442,10 @@ run_command(int argc, char **argv)
 	}
 	/* A --kernel that does not compile: nothing measured, the claim
 	 * undone. */
-	if (r.opts.kernel.path != NULL &&
-	    (code = runner_start_user_kernel(&r, &cause)) != 0) {
+	if ((r.opts.kernel.path != NULL &&
+	    (code = runner_start_user_kernel(&r, &cause)) != 0) ||
+	    (r.opts.elementwise != NULL &&
+	    (code = runner_start_elementwise(&r, &cause)) != 0)) {
 		say_cause(cause);
 		release_claim(&r);
 		runner_free(&r);

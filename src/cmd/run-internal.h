@@ -18,6 +18,7 @@
 #include "run/sass.h"
 #include "trace/trace.h"
 #include "device/watchdog.h"
+#include "opgen/opgen.h"
 
 struct runner {
 	struct run_options	 opts;
@@ -36,6 +37,13 @@ struct runner {
 	struct user_kernel	 user;		/* --kernel (id NULL: none) */
 	bool			 user_failed;	/* its check failed: no more
 						   timing or counters */
+	struct opgen_op		 gen;		/* --elementwise (count 0:
+						   none) */
+	char			*gen_path;	/* its file */
+	bool			 gen_failed[OPGEN_KERNELS];	/* a
+						   member's check failed:
+						   never timed, never
+						   ranked */
 	struct point		 at;		/* the point at work, and */
 	const char		*at_phase;	/* what of it: "check", ... */
 	const char		*dir;		/* claimed; NULL: none */
@@ -54,6 +62,7 @@ void	 runner_plan_print_sass(const struct run_options *);
 int	 runner_plan_without_gpu(struct runner *, const char *command,
 	    const char *no_gpu);
 int	 runner_start_user_kernel(struct runner *, char **cause);
+int	 runner_start_elementwise(struct runner *, char **cause);
 
 /* run-walk.c */
 int	 runner_walk_plan(struct runner *, char **cause);

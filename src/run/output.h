@@ -110,6 +110,9 @@ struct manifest {
 	/* More members of run.json, written last (e.g. "ceilings"). */
 	void			(*extra_json)(struct json *, const void *);
 	const void		*extra_ctx;
+	/* run.json "elementwise" (--elementwise, src/opgen/), or NULL. */
+	void			(*op_json)(struct json *, const void *);
+	const void		*op_ctx;
 };
 
 /* Claims dir for a run before anything is written to it: creates it and

@@ -166,10 +166,10 @@ newer_arch_failure(const struct user_spec *s, const char *program,
 	return cause;
 }
 
-/* NVRTC's log, or NULL when it is empty. */
-static char *
-program_log(nvrtcProgram prog)
+char *
+user_nvrtc_log(void *program)
 {
+	nvrtcProgram	 prog = program;
 	size_t	 len = 0;
 	char	*log;
 
@@ -215,7 +215,7 @@ compile(const struct user_spec *spec, const char *program,
 	    "nvrtcAddNameExpression");
 	r = nvrtcCompileProgram(prog, (int)b->noptions,
 	    (const char *const *)b->options);
-	b->log = program_log(prog);
+	b->log = user_nvrtc_log(prog);
 	if (r != NVRTC_SUCCESS) {
 		*code = EWB_EXIT_USAGE;
 		*cause = newer_arch_failure(spec, program, b, r);

@@ -23,6 +23,14 @@
 #   userkernel tests/gpu/user-kernel.sh: a user's kernel (--kernel) beside
 #             the built-in one it copies, the tail bug, the guard region,
 #             compute-sanitizer, the watchdog, the compile cache
+#   elementwise tests/unit/test-opgen (the generated kernels' SASS widths
+#             where configure found cuobjdump), then
+#             tests/gpu/elementwise.sh: add, ReLU and abs given as
+#             per-element functions (--elementwise): every generated
+#             kernel checked at every tail, the what-if at 2^28 (180
+#             candidates each beside the built-ins, cub and, for add, a
+#             user's kernel) ranked with its seconds, a wrong op never
+#             ranked; run directories and rankings under OUT/elementwise
 #   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
 #             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
 #             run as their headers say, after `ewbench ceilings` (stored
@@ -367,6 +375,15 @@ userkernel)
 	timed userkernel env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
 	    sh tests/gpu/user-kernel.sh
 	cat "$work/userkernel.log"
+	;;
+elementwise)
+	log elementwise
+	# The family's SASS widths, where configure found cuobjdump.
+	make -s tests/unit/test-opgen >/dev/null && ./tests/unit/test-opgen |
+	    tail -3
+	timed elementwise env EWBENCH="$EWBENCH" top_srcdir="$PWD" OUT="$out" \
+	    sh tests/gpu/elementwise.sh
+	cat "$work/elementwise.log"
 	;;
 userfaults)
 	log user faults

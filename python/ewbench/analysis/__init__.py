@@ -12,6 +12,8 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   cli       what every command line shares: the exit statuses, --help's
             epilog, the message prefix, the paths checked first
   timeline  a window of an `ewbench run --trace` file
+  whatif    the generated family of a user's op (`ewbench run
+            --elementwise`) ranked beside the user's kernel, built-ins, cub
 
 core/       reading and the rules every report shares
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
@@ -98,6 +100,8 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
   curve     the measured concurrency curve, and a point's place on it
+  blocks    resident threads at another block size: Little's law on
+            blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
   faults    a user's kernel's classic faults, named by their counters,

@@ -16,9 +16,11 @@ whose counters place it) says which of these should help and how much:
                       the DRAM ceiling
   block-launch-bound  more work per block: its 2x and 4x blocks must rise
   occupancy-bound     towards the lower of the block-launch roof of the
-                      new grid and the curve at its loads in flight with k
-                      x its resident threads (up to the theoretical
-                      occupancy of the new block)
+                      new grid and the curve at its loads in flight with
+                      the resident threads Little's law on blocks gives
+                      the new block (model/blocks.py: the new slots'
+                      threads x the share of a block's warps still
+                      running, which falls as blocks hold more warps)
   DRAM-bound          nothing may help: no probe, no larger block, no
                       sibling of the article moving the same bytes is
                       faster beyond the noise and by more than
@@ -51,7 +53,11 @@ kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
 verdicts (issue, L2, fixed cost, launch) predict nothing these changes
 test, and are left as they are; their trials are scored all the same.
 A grid-stride kernel has no probes (variants.probes_of): a probe is
-not its kernel.
+not its kernel; its larger blocks keep its threads (grid x block is
+fixed) and are predicted its own bandwidth.  A verdict whose own change
+rose into another roof, which the other lever's change lifts, is
+CO_LIMITED (co_limited()).  The curve's predictions never fall past its
+peak (curve.OnCurve.reachable).
 
 A user's kernel (user_experiments) is tested the same way where its run
 holds the change: its points at 2x and 4x its block (`--block`), the
@@ -69,7 +75,7 @@ from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
 from . import model
-from .model import curve
+from .model import blocks, curve
 
 MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
 # The band's width: this quantile of the model's |error| on the bases.
@@ -85,11 +91,17 @@ HIT, MISS = CONFIRMED, REFUTED
 
 # What a refuted DRAM-bound grid-stride kernel at the curve's top is.
 GRID_TOP = "persistent-grid-bound"
+# A kernel whose own change rose into the next roof, which the other
+# lever's change lifts (co_limited()).
+CO_LIMITED = "co-limited"
 
 # The roofs a prediction is the lowest of.
 ROOF_DRAM = "DRAM ceiling"
 ROOF_CURVE = "concurrency curve"
 ROOF_BLOCKS = "block-launch roof"
+# A grid-stride kernel at another block with the same threads: nothing
+# it keeps in flight changes (model.blocks).
+ROOF_SAME = "its own residency"
 
 BYTES = "bytes in flight"
 BLOCKS = "work per block"
@@ -98,6 +110,10 @@ HELPS = {model.LATENCY_BOUND: BYTES, model.BLOCK_LAUNCH_BOUND: BLOCKS,
          model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None}
 # The verdict a change that helped stands for.
 SHOWS = {BYTES: model.LATENCY_BOUND, BLOCKS: model.BLOCK_LAUNCH_BOUND}
+# The roof each verdict says binds: a change that lifts it and is then
+# predicted to stop at another roof meets the next one.
+OWN_ROOF = {model.LATENCY_BOUND: ROOF_CURVE, model.OCCUPANCY_BOUND: ROOF_CURVE,
+            model.BLOCK_LAUNCH_BOUND: ROOF_BLOCKS}
 
 
 @dataclass(frozen=True)
@@ -158,43 +174,54 @@ def _block_roof(run, point, floor_ns, latency_ns):
     return point.bytes_moved / (ns * 1e-9)
 
 
-def _resident_threads(run, block, achieved_threads, factor):
-    """Resident threads per SM at blocks of `block` threads: the base's
-    achieved count times `factor` (blocks launch at the same rate, each
-    `factor` times larger), at most what the SM holds of such blocks."""
+def run_spread(run, articles):
+    """The median warp-lifetime spread (model.blocks) of the article's
+    points among `articles` whose slots hold their residency: the spread
+    a kernel held by launches is given at a larger block; None if none.
+    A grid-stride loop's blocks live as long as the kernel: its fill
+    says nothing of its warps' spread, and it is left out."""
     most = run.device.get("max_threads_per_sm")
-    if not most or not block:
-        return None
-    per_sm = most // block
-    limit = run.device.get("max_blocks_per_sm")
-    if limit:
-        per_sm = min(per_sm, limit)
-    full = per_sm * block
-    if achieved_threads is None:
-        return full
-    return min(full, achieved_threads * factor)
+    spreads = []
+    for a in articles:
+        occ, _ = model.occupancy(run, a)
+        if model.kib_in_flight_per_sm(a, occ, most) is None:
+            continue
+        h = blocks.held(run, a, occ) if most else None
+        if h is not None and h.spread is not None:
+            spreads.append(h.spread)
+    return float(np.median(spreads)) if spreads else None
 
 
-def predict(run, article_point, trial_point, kind, factor, dram):
+def predict(run, article_point, trial_point, kind, factor, dram,
+            spread=None, base=None):
     """Prediction the model gives `trial_point`, from the article's point
     of its base (counters: occupancy, requested bytes per load): the
     lowest of the DRAM ceiling, the block-launch roof of its grid and the
-    concurrency curve at its loads in flight; None when the curve cannot
-    place it."""
+    concurrency curve at its loads in flight (a larger block: at the
+    resident threads Little's law on blocks gives, model.blocks, with
+    `spread` the run's where the kernel's own is not known); a
+    grid-stride kernel at another block, same threads: `base`'s own
+    bandwidth (ROOF_SAME); None when the curve cannot place it."""
     occ, _ = model.occupancy(run, article_point)
     most = run.device.get("max_threads_per_sm")
     kib = model.kib_in_flight_per_sm(article_point, occ, most)
+    if kib is None and kind == BLOCKS and base is not None and \
+            trial_point.grid and article_point.grid and \
+            trial_point.grid * trial_point.block == \
+            article_point.grid * article_point.block:
+        return Prediction(base.bandwidth, ROOF_SAME)
     if kib is None or dram is None:
         return None
     if kind == BYTES:
         kib *= factor
     else:
-        achieved = occ / 100.0 * most if occ is not None and most else None
-        resident = _resident_threads(run, trial_point.block, achieved,
-                                     factor)
-        if resident is None or not achieved:
+        held = blocks.held(run, article_point, occ)
+        resident = blocks.resident_threads(
+            run.device, held, trial_point.block, spread) \
+            if held is not None else None
+        if resident is None or not occ:
             return None
-        kib *= resident / achieved
+        kib *= resident / (occ / 100.0 * most)
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
     placed = model.place(run.ceilings, article_point.op, request, kib, dram)
@@ -204,7 +231,7 @@ def predict(run, article_point, trial_point, kind, factor, dram):
                 model.Bound(0.0, "", False)).value
     latency = (run.ceilings or {}).get("dram_latency")
     # ties go to the first: the curve is already capped at the ceiling
-    roofs = [(dram.value, ROOF_DRAM), (placed.bandwidth, ROOF_CURVE)]
+    roofs = [(dram.value, ROOF_DRAM), (placed.reachable, ROOF_CURVE)]
     roof = _block_roof(run, trial_point, floor_ns,
                        latency.value if latency is not None else None)
     if roof is not None:
@@ -305,7 +332,7 @@ def _trial(kind, what, point, factor, prediction, base):
                  prediction.roof if prediction else None)
 
 
-def _trials(exp_run, article_run, article_point, base, dram):
+def _trials(exp_run, article_run, article_point, base, dram, spread=None):
     out = []
     for probe in var.probes_of(base.variant):
         rows = [p for p in exp_run.points if p.variant == probe.id and
@@ -327,7 +354,8 @@ def _trials(exp_run, article_run, article_point, base, dram):
         factor = p.block // base.block
         out.append(_trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
                           factor, predict(article_run, article_point, p,
-                                          BLOCKS, factor, dram), base))
+                                          BLOCKS, factor, dram, spread,
+                                          base), base))
     return tuple(out)
 
 
@@ -428,6 +456,33 @@ def judge(verdict, base, trials, sibling=None, sibling_change=None):
     return REFUTED, model.UNKNOWN, text + ": no rise" + also
 
 
+def co_limited(verdict, outcome, trials):
+    """The text saying why the experiment found the verdict co-limited,
+    or None: its own change rose the predicted way (confirmed, or
+    direction right), the model predicts its best own trial to stop at a
+    roof other than the verdict's own (lifting the one roof meets the
+    next), and a change of the other lever, the one that lifts that next
+    roof, rose too beyond the noise and MATERIAL_PCT.  Both roofs bind
+    within what one change of either lever moves."""
+    helps = HELPS.get(verdict.name)
+    own_roof = OWN_ROOF.get(verdict.name)
+    if helps is None or own_roof is None or outcome not in (CONFIRMED,
+                                                             SIZE_OFF):
+        return None
+    own = [t for t in trials if t.kind == helps]
+    other = [t for t in trials if t.kind != helps and t.rose]
+    if not own or not other:
+        return None
+    best = max(own, key=lambda t: t.point.bandwidth)
+    if not best.rose or best.roof in (None, own_roof, ROOF_SAME):
+        return None
+    lift = max(other, key=lambda t: t.point.bandwidth)
+    return "co-limited: lifting the %s (%s: %+.1f %%) meets the %s, " \
+        "which the other lever lifts (%s: %+.1f %%)" % (
+            own_roof, best.what, best.change_pct, best.roof, lift.what,
+            lift.change_pct)
+
+
 def tested_verdict(e):
     """The Verdict of an experiment's point once the experiment has
     spoken: its name the final one, its rule the original's with the
@@ -437,7 +492,7 @@ def tested_verdict(e):
             return e.verdict
         return model.Verdict(e.final, "the rules said %s (%s); %s" % (
             e.verdict.name, e.verdict.rule, e.text))
-    if e.final == e.verdict.name:
+    if e.final in (e.verdict.name, CO_LIMITED):
         return model.Verdict(e.final, "%s. Experiment (%s): %s" % (
             e.verdict.rule, e.outcome, e.text))
     return model.Verdict(e.final, "the rules said %s (%s). The "
@@ -499,10 +554,11 @@ def study_experiments(sctx):
                 not refused(exp_run, (base,)):
             errors.append(abs(base.bandwidth / own.value - 1.0))
     band = band_of(errors)
+    spread = run_spread(run, [a for _, a, _, _ in found])
     out = {}
     for base, a, verdict, dram in found:
         trials = tuple(replace(t, score=score(t, base, band)) for t in
-                       _trials(exp_run, run, a, base, dram))
+                       _trials(exp_run, run, a, base, dram, spread))
         bad = refused(exp_run, (base,) + tuple(t.point for t in trials))
         if base in bad:
             out[base.variant] = Experiment(base.variant, base, verdict, (),
@@ -514,6 +570,9 @@ def study_experiments(sctx):
         sibling, change = _faster_sibling(ctx, a) \
             if HELPS.get(verdict.name, "n/a") is None else (None, None)
         outcome, final, text = judge(verdict, base, trials, sibling, change)
+        both = co_limited(verdict, outcome, trials)
+        if both is not None:
+            final, text = CO_LIMITED, text + "; " + both
         if final == model.UNKNOWN:
             final, text = _grid_top(run, base, final, text)
         if bad:
@@ -572,12 +631,19 @@ def user_experiments(ctx):
     points at the bases' sizes, each predicted from its own counters at
     its own block."""
     run = ctx.run
+    users = [p for p in ctx.points
+             if var.role(p.variant) == var.USER and p.key in ctx.verdicts]
+    # The spread of warp lifetimes a larger block is predicted with: that
+    # of the run's kernels at the users' sizes, cache states and launches,
+    # as the study's experiments take it of theirs.
+    shapes = {(p.n, p.cache, p.launch) for p in users}
+    spread = run_spread(run, [q for q in ctx.points if
+                              (q.n, q.cache, q.launch) in shapes]) \
+        if users else None
     bases = []
-    for p in ctx.points:
-        if var.role(p.variant) != var.USER or p.key not in ctx.verdicts:
-            continue
+    for p in users:
         dram = model.run_dram_ceiling(run, p.op)
-        trials = _trials(run, run, p, p, dram)
+        trials = _trials(run, run, p, p, dram, spread)
         if trials:
             bases.append((p, dram, trials))
     if not bases:
@@ -598,6 +664,9 @@ def user_experiments(ctx):
         bad = refused(run, (p,) + tuple(t.point for t in trials))
         trials = tuple(t for t in trials if t.point not in bad)
         outcome, final, text = judge(verdict, p, trials)
+        both = co_limited(verdict, outcome, trials)
+        if both is not None:
+            final, text = CO_LIMITED, text + "; " + both
         if bad:
             text += ("; " if text else "") + refused_text(run, bad)
         out[p.key] = Experiment(p.variant, p, verdict, trials, outcome,

@@ -9,6 +9,8 @@ Everything here is a pure function of its arguments.  Modules:
   facts     the PointFacts of a point from a run, classify_run
   above     the bytes a timed window moved (late_writes), rows above a
             measured DRAM ceiling with their explanation
+  blocks    resident threads at another block size (Little's law on
+            blocks), for the experiments' block-size predictions
 
 The names the rest of the package and the tests use as model.NAME are
 imported here.
