@@ -47,6 +47,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/fleet/page.py \
 	%reldir%/ewbench/analysis/fleet/plots.py \
 	%reldir%/ewbench/analysis/fleet/sections.py \
+	%reldir%/ewbench/analysis/ncu_audit.py \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/energy.py \

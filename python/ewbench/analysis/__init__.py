@@ -11,6 +11,9 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   __main__  the command line: `python3 -m ewbench.analysis COMMAND`
   cli       what every command line shares: the exit statuses, --help's
             epilog, the message prefix, the paths checked first
+  ncu_audit  Nsight Compute's estimated speedups beside the gains the
+            experiments measured for the changes its rules recommend
+            (`python3 -m ewbench.analysis.ncu_audit`, docs/ncu-audit.md)
   timeline  a window of an `ewbench run --trace` file
   whatif    the generated family of a user's op (`ewbench run
             --elementwise`) ranked beside the user's kernel, built-ins, cub
