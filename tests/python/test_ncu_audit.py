@@ -63,10 +63,14 @@ def test_quoting_thousands_and_ncu_log_lines(tmp_path):
     path = write_csv(
         tmp_path,
         '"0","ewb_add_f32(const float *, float *)","(256, 1, 1)","CPIStall",'
+        '"global","7",""',
+        "==WARNING== a log line of ncu's amid the rows",
+        '"1","ewb_add_f32(const float *, float *)","(256, 1, 1)","CPIStall",'
         '"global","1,234.5","stalls, ""quoted"", a comma"',
         preamble="==PROF== Connected to process 1\n")
+    # the last launch of the kernel only, its line in the file
     (e,) = ncu_audit.read_estimates(path)
-    assert (e.kernel, e.block, e.pct, e.line) == ("add_f32", 256, 1234.5, 3)
+    assert (e.kernel, e.block, e.pct, e.line) == ("add_f32", 256, 1234.5, 5)
     assert ncu_audit.number("1,447,535") == 1447535
 
 

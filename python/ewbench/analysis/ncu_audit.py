@@ -15,8 +15,8 @@ from the medians of the experiments run (same bytes moved).  Where a
 change has several trials (block x2 and x4; 2x and 4x the loads) the best
 one is shown, since ncu's number is what the fix could reach.
 
-Exit statuses: 0 ok, 2 usage (a path that is not there), 3 bad input (the
-message says file:line).
+Exit statuses: 0 ok, 1 a file that cannot be read, 2 usage (a path that is
+not there), 3 bad input (the message says file:line), 130 stdout closed.
 """
 
 import csv
@@ -27,7 +27,8 @@ import sys
 from dataclasses import dataclass
 from typing import Optional
 
-from .cli import EXIT_DATA, EXIT_OK, EXIT_USAGE
+from .cli import (EXIT_DATA, EXIT_ERROR, EXIT_OK, EXIT_USAGE, os_error_text,
+                  stdout_broken)
 from .core.validate import DataError
 
 # What each change is, in the words the table prints.
@@ -131,23 +132,28 @@ def about(description):
 def read_estimates(path):
     """Every row with an estimated speedup of the last profiled launch of
     each kernel (run-all.sh profiles the check launch, then the timed one).
-    ncu's own log lines (==PROF==, ...) before the header are skipped."""
+    ncu's own log lines (==PROF==, ==WARNING==, ...: run-all.sh writes its
+    stderr into the file too) are skipped wherever they are."""
     with open(path, newline="", encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    start = next((i for i, text in enumerate(lines)
+        numbered = [(number, text) for number, text in
+                    enumerate(f.read().splitlines(), 1)
+                    if not text.startswith("==")]
+    start = next((i for i, (_, text) in enumerate(numbered)
                   if text.startswith('"ID",')), None)
     if start is None:
         raise DataError(path, None, 'expected an ncu details CSV (a header '
                         'starting "ID",), found none')
-    reader = csv.DictReader(lines[start:])
+    numbered = numbered[start:]
+    reader = csv.DictReader(text for _, text in numbered)
     missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
     if missing:
-        raise DataError(path, start + 1, "expected the columns %s" %
+        raise DataError(path, numbered[0][0], "expected the columns %s" %
                         ", ".join(missing))
     last = {}                           # variant -> the highest launch ID
     rows = []
-    for offset, r in enumerate(reader):
-        line = start + 2 + offset
+    for r in reader:
+        # one CSV record per line: ncu writes no line breaks inside fields
+        line = numbered[reader.line_num - 1][0]
         try:
             launch = int(r["ID"])
             kernel = variant_of(r["Kernel Name"])
@@ -258,25 +264,41 @@ def render(rows):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     prog = "python3 -m ewbench.analysis.ncu_audit"
-    if len(argv) != 2 or argv[0].startswith("-"):
-        print("usage: %s STUDY_DIR NCU_DETAILS.csv" % prog, file=sys.stderr)
-        return EXIT_USAGE
-    study, details = argv
-    experiments = os.path.join(study, "experiments")
-    for path, what in ((experiments, os.path.isdir),
-                       (details, os.path.isfile)):
-        if not what(path):
-            print("%s: no such %s: %s" % (prog, "directory" if what is
-                                           os.path.isdir else "file", path),
+    try:
+        if argv in (["-h"], ["--help"]):
+            print(__doc__.strip())
+            sys.stdout.flush()
+            return EXIT_OK
+        if len(argv) != 2 or argv[0].startswith("-"):
+            print("usage: %s STUDY_DIR NCU_DETAILS.csv" % prog,
                   file=sys.stderr)
             return EXIT_USAGE
-    try:
-        rows = audit(read_estimates(details), read_points(experiments))
+        study, details = argv
+        experiments = os.path.join(study, "experiments")
+        for path, found, what in (
+                (experiments, os.path.isdir, "directory (the study's "
+                 "experiments run, as `make report` writes it)"),
+                (details, os.path.isfile, "file")):
+            if not found(path):
+                print("%s: no such %s: %s" % (prog, what, path),
+                      file=sys.stderr)
+                return EXIT_USAGE
+        try:
+            rows = audit(read_estimates(details), read_points(experiments))
+        except UnicodeDecodeError:
+            raise DataError(details, None, "expected UTF-8 text, as ncu "
+                            "writes it") from None
+        sys.stdout.write(render(rows))
+        sys.stdout.flush()
+        return EXIT_OK
     except DataError as e:
         print("%s: %s" % (prog, e), file=sys.stderr)
         return EXIT_DATA
-    sys.stdout.write(render(rows))
-    return EXIT_OK
+    except BrokenPipeError:
+        return stdout_broken()
+    except OSError as e:
+        print("%s: %s" % (prog, os_error_text(e)), file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":
