@@ -90,24 +90,29 @@ def test_without_the_register_rule_nothing_is_called_per_block():
         assert blocks.residency(run, p).per_block is False
 
 
-def test_the_register_rule_gives_the_occupancy_apis_counts():
-    # real: every point of the H200 article run, theoretical occupancy
-    # and registers from the occupancy API; the rule (thread, block and
-    # register limits) gives each count, so none is per-block
-    path = os.path.join(REF, "nvidia-h200", "article")
-    if not os.path.isdir(path):
-        pytest.skip("the H200 reference is not in this tree")
-    run = stu.open_study(os.path.join(REF, "nvidia-h200")).main
+@pytest.mark.parametrize("gpu", ("nvidia-h100", "nvidia-h200",
+                                 "nvidia-h200-cuda12.8"))
+def test_the_register_rule_gives_the_occupancy_apis_counts(gpu):
+    # real: every point of a reference's article and sweep runs, its
+    # theoretical occupancy and registers from the occupancy API; the
+    # rule (thread, block and register limits) gives each count, so none
+    # is per-block (1292 points a reference)
+    path = os.path.join(REF, gpu)
+    if not os.path.isdir(os.path.join(path, "article")):
+        pytest.skip("%s is not in this tree" % gpu)
+    study = stu.open_study(path)
     seen = 0
-    for p in run.points:
-        r = blocks.residency(run, p)
-        if r is None or r.registers is None:
-            continue
-        seen += 1
-        assert not r.per_block, p.key
-        assert r.blocks == blocks.slot_blocks(run.device, p.block,
-                                              r.registers), p.key
-    assert seen >= 30
+    for part in ("article", "sweep"):
+        run = study.run(part)
+        for p in run.points:
+            r = blocks.residency(run, p)
+            if r is None or r.registers is None:
+                continue
+            seen += 1
+            assert not r.per_block, p.key
+            assert r.blocks == blocks.slot_blocks(run.device, p.block,
+                                                  r.registers), p.key
+    assert seen >= 1000
 
 
 # The measured kernel
