@@ -48,8 +48,8 @@ MATERIAL_PCT and no sibling moving the same bytes is faster by more,
 refuted otherwise); a best own trial that rose beyond the noise and
 MATERIAL_PCT is direction right, size off even where its prediction
 (flat, or a fall) was refuted: the change rose as the verdict says, by
-a size the model missed, and "no rise" is said only where none rose.  A refuted verdict is replaced by what the experiment
-showed: the verdict whose change rose the most (bytes in flight:
+a size the model missed, and "no rise" is said only where none rose.
+A refuted verdict is replaced by what the experiment showed: the verdict whose change rose the most (bytes in flight:
 latency-bound; work per block: block-launch-bound); a grid-stride kernel
 that nothing lifted, at the concurrency curve's top (the curve's own
 kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
