@@ -49,8 +49,9 @@ refuted otherwise); a best own trial that rose beyond the noise and
 MATERIAL_PCT is direction right, size off even where its prediction
 (flat, or a fall) was refuted: the change rose as the verdict says, by
 a size the model missed, and "no rise" is said only where none rose.
-A refuted verdict is replaced by what the experiment showed: the verdict whose change rose the most (bytes in flight:
-latency-bound; work per block: block-launch-bound); a grid-stride kernel
+A refuted verdict is replaced by what the experiment showed: the
+verdict whose change rose the most (bytes in flight: latency-bound;
+work per block: block-launch-bound); a grid-stride kernel
 that nothing lifted, at the concurrency curve's top (the curve's own
 kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
 verdicts (issue, L2, fixed cost, launch) predict nothing these changes
