@@ -45,9 +45,13 @@ the concurrency curve, the block-launch roof) is named as one that did
 not bind.  A verdict's experiment takes the outcome of the best of its
 own trials (DRAM-bound: confirmed when nothing rises beyond the noise and
 MATERIAL_PCT and no sibling moving the same bytes is faster by more,
-refuted otherwise).  A refuted verdict is replaced by what the experiment
-showed: the verdict whose change rose the most (bytes in flight:
-latency-bound; work per block: block-launch-bound); a grid-stride kernel
+refuted otherwise); a best own trial that rose beyond the noise and
+MATERIAL_PCT is direction right, size off even where its prediction
+(flat, or a fall) was refuted: the change rose as the verdict says, by
+a size the model missed, and "no rise" is said only where none rose.
+A refuted verdict is replaced by what the experiment showed: the
+verdict whose change rose the most (bytes in flight: latency-bound;
+work per block: block-launch-bound); a grid-stride kernel
 that nothing lifted, at the concurrency curve's top (the curve's own
 kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
 verdicts (issue, L2, fixed cost, launch) predict nothing these changes
@@ -403,10 +407,13 @@ def _trial_text(t):
 
 
 def _outcome_of(t):
-    """The experiment's outcome when its best trial is t: the trial's
-    score; without a prediction, SIZE_OFF when it rose (the direction is
-    right, no size was predicted), else REFUTED."""
-    if t.score is not None:
+    """The experiment's outcome when its best trial, of the change its
+    verdict says lifts it, is t: the trial's score; but a trial that rose
+    beyond the noise and MATERIAL_PCT is SIZE_OFF where its prediction
+    was refuted or where there is none: it rose as the verdict says, by
+    a size the model did not give (the trial's own score, with the roof
+    that did not bind, stays in the text)."""
+    if t.score is not None and (t.score.outcome != MISS or not t.rose):
         return t.score.outcome
     return SIZE_OFF if t.rose else REFUTED
 
