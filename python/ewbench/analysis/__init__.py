@@ -70,6 +70,8 @@ report/     the report of a study or one run (`ewbench report`)
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
             cub and PyTorch: the report's table and figure
+  whatif    a user's op made into the family (run --elementwise): the
+            what-if's ranking, the winner beside the user's kernel, why
   l2_counts  what the L2 byte counter counts: its 1.5x the bytes moved
             against the sectors that crossed the L2's partition fabric
 

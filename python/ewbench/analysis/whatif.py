@@ -14,7 +14,9 @@ widened by the run's floor, do not overlap).
     python3 -m ewbench.analysis.whatif RUN_DIR [TOP]
 """
 
+import re
 import sys
+from typing import NamedTuple
 
 from .core import noise, timing
 from .core.load import load_run
@@ -25,6 +27,24 @@ USER_PREFIX = "user:"
 CUB_PREFIX = "cub_"
 TORCH_PREFIX = "torch_"
 TOP = 5
+
+# A member's id, gen:FUNCTION:SHAPE_vBITS_kK (docs/user-kernels.md).
+_MEMBER = re.compile(r"^gen:.+:(tile|stride|runs)_v(\d+)_k(\d+)$")
+SHAPES = {"tile": "one tile per block", "stride": "grid-stride",
+          "runs": "persistent runs of tiles"}
+
+
+class Member(NamedTuple):
+    shape: str      # "tile", "stride" or "runs"
+    bits: int       # the memory word a thread loads, in bits
+    words: int      # words a thread loads per input before using the first
+
+
+def member(variant):
+    """The Member a generated variant's id names, or None."""
+    m = _MEMBER.match(variant)
+    return Member(m.group(1), int(m.group(2)), int(m.group(3))) \
+        if m else None
 
 
 def _role(variant):

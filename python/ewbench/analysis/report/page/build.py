@@ -16,6 +16,7 @@ from ...core import sinks
 from ...core import study as stu
 from .. import unmeasured as um
 from .. import user_kernels as uk
+from .. import whatif as wif
 from .common import FIGURES_DIR
 from .first import headline, shortfalls_section, versus_section
 from .findings import cross_host_note, findings_section, findings_table
@@ -88,6 +89,7 @@ def build_document(study, sctx, judged, figures):
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)
     blocks += l2_tier
     blocks += uk.section(study, figures, sctx)
+    blocks += wif.section(study)
     blocks.append(doc.Heading(2, "Contents", "contents"))
     blocks.append(doc.Toc(sections(study)))
     blocks += findings_section(judged)
