@@ -30,7 +30,10 @@
 #             kernel checked at every tail, the what-if at 2^28 (180
 #             candidates each beside the built-ins, cub and, for add, a
 #             user's kernel) ranked with its seconds, a wrong op never
-#             ranked; run directories and rankings under OUT/elementwise
+#             ranked; then `ewbench ceilings` and the tanh GELU f16,
+#             SiLU*mul f32 and bf16 FMA what-ifs, each winner asserted at
+#             90 % of the measured DRAM ceiling for its byte mix; run
+#             directories and rankings under OUT/elementwise
 #   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
 #             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
 #             run as their headers say, after `ewbench ceilings` (stored

@@ -1,8 +1,9 @@
 /*
  * test-opgen.c - the family generated for a user's op, without a GPU: its
  * kernels enumerated per dtype and number of inputs (exact counts, every
- * axis), every kernel of four ops (1 to 4 inputs, f32, f16, bf16) compiled
- * by NVRTC to PTX from the headers built into ewbench, each found there
+ * axis), every kernel of six ops (1 to 4 inputs, f32, f16, bf16: add,
+ * ReLU, the bf16 FMA, the tanh GELU in f16, SiLU*mul, a four-input mix)
+ * compiled by NVRTC to PTX from the headers built into ewbench, each found there
  * by its lowered name with the load and store width of its word; and the
  * refusals, one line each: a function of another type, one that does not
  * compile, a file with no function or two.  Where the build found
@@ -348,6 +349,8 @@ main(void)
 	test_compile("examples/op_relu.cu", NULL, EWB_F32, 1);
 	test_compile("examples/op_fma_bf16.cu", NULL, EWB_BF16, 3);
 	test_compile("tests/opgen/mix_f16.cu", "mix4", EWB_F16, 4);
+	test_compile("examples/op_gelu_f16.cu", NULL, EWB_F16, 1);
+	test_compile("examples/op_silu_mul_f32.cu", NULL, EWB_F32, 2);
 	test_sass("examples/op_add.cu", EWB_F32);
 	test_sass("examples/op_relu.cu", EWB_F32);
 	test_refused("tests/opgen/bad_type.cu", NULL, EWB_EXIT_USAGE,
