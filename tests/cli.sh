@@ -212,6 +212,12 @@ refused 2 '2 __device__ functions in it (twice, mix4...): name one' \
     check --dry-run --chip h100 --elementwise "$op_dir/mix_f16.cu"
 expect 0 '^gen:mix4:tile_v16_k1 '	check --dry-run --chip h100 \
     --elementwise "$op_dir/mix_f16.cu:mix4" -s 1Mi
+# bf16 arithmetic is sm_80's: a bf16 op on a T4 (sm_75) refused in one
+# line that names sm_80, as --kernel's is (below); an f32 op planned there.
+refused 2 "^ewbench run: --elementwise $top_srcdir/examples/op_fma_bf16.cu:fma3: needs sm_80 or newer: it does not compile for sm_75 and does for sm_80 (NVRTC" \
+    run --dry-run --chip T4 --elementwise "$top_srcdir/examples/op_fma_bf16.cu" -s 7
+expect 0 '^gen:add:tile_v32_k1 '	check --dry-run --chip T4 \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 7
 expect 2 "--elementwise given twice ('a.cu', then 'b.cu'): one op of yours per run" \
     run --elementwise a.cu --elementwise b.cu
 expect 2 "--elementwise"	sweep --elementwise a.cu

@@ -133,14 +133,46 @@ first_error(const char *log)
 	return span(start, (size_t)(end - start));
 }
 
+static int compile(const struct opgen_build *, const char *, bool, bool,
+    nvrtcProgram *, int *, char **);
+
+/* What compiles_at tries: the program of b, with its name expressions or
+ * the probe's. */
+struct at_arch {
+	const struct opgen_build	*b;
+	const char			*program;
+	bool				 image;
+};
+
+/* Whether the program compiles for sm_<arch> instead of b's. */
+static bool
+compiles_at(unsigned arch, void *ctx)
+{
+	const struct at_arch	*at = ctx;
+	struct opgen_build	 other = *at->b;	/* compile() only reads it */
+	nvrtcProgram		 prog = NULL;
+	char			*cause = NULL;
+	int			 code, rc;
+
+	other.arch = arch;
+	rc = compile(&other, at->program, at->image, false, &prog, &code,
+	    &cause);
+	if (prog != NULL)
+		nvrtcDestroyProgram(&prog);
+	free(cause);
+	return rc == 0;
+}
+
 /*
  * Compiles program with the op's name expressions (the probe's only when
  * b->nkernels is 0) into prog; -1 with a one-line cause (code
- * EWB_EXIT_USAGE) when it does not compile.
+ * EWB_EXIT_USAGE) when it does not compile: with explain, for an op that
+ * does compile for a newer architecture than b's (bf16 arithmetic on a
+ * GPU older than sm_80), the one that it needs.
  */
 static int
-compile(struct opgen_build *b, const char *program, bool image,
-    nvrtcProgram *prog, int *code, char **cause)
+compile(const struct opgen_build *b, const char *program, bool image,
+    bool explain, nvrtcProgram *prog, int *code, char **cause)
 {
 	const char	*options[4];
 	char		*arch, *log, *probe = opgen_probe_expr(), *ref = NULL;
@@ -177,15 +209,31 @@ compile(struct opgen_build *b, const char *program, bool image,
 	}
 	r = nvrtcCompileProgram(*prog, 4, options);
 	if (r != NVRTC_SUCCESS) {
-		char	*first;
+		struct at_arch	 at = { b, program, image };
+		unsigned	 needs = 0;
+		char		*first;
 
 		log = user_nvrtc_log(*prog);
 		first = first_error(log);
 		*code = r == NVRTC_ERROR_COMPILATION ? EWB_EXIT_USAGE :
 		    EWB_EXIT_ERROR;
-		*cause = xasprintf("--elementwise %s:%s: not a per-element "
-		    "op NVRTC %d.%d compiles: %s", b->path, b->function,
-		    b->nvrtc_major, b->nvrtc_minor, first);
+		/* Not for ewbench's own refusals (a function of another
+		 * type): no architecture changes those. */
+		if (r == NVRTC_ERROR_COMPILATION && explain && b->arch != 0 &&
+		    strncmp(first, "ewbench: ", 9) != 0)
+			needs = user_newer_arch_that_compiles(b->arch,
+			    compiles_at, &at);
+		if (needs != 0)
+			*cause = xasprintf("--elementwise %s:%s: needs sm_%u "
+			    "or newer: it does not compile for sm_%u and does "
+			    "for sm_%u (NVRTC %d.%d; first error: %s)",
+			    b->path, b->function, needs, b->arch, needs,
+			    b->nvrtc_major, b->nvrtc_minor, first);
+		else
+			*cause = xasprintf("--elementwise %s:%s: not a "
+			    "per-element op NVRTC %d.%d compiles: %s",
+			    b->path, b->function, b->nvrtc_major,
+			    b->nvrtc_minor, first);
 		free(first);
 		free(log);
 		goto out;
@@ -288,7 +336,7 @@ opgen_build(const char *path, const char *function, unsigned arch,
 	}
 	program = opgen_program_text(source, b->function, 0);
 	/* First what the op is, from the compiler. */
-	if (compile(b, program, false, &prog, code, cause) != 0 ||
+	if (compile(b, program, false, true, &prog, code, cause) != 0 ||
 	    read_probe(b, prog, cause) != 0)
 		goto out;
 	nvrtcDestroyProgram(&prog);
@@ -297,7 +345,7 @@ opgen_build(const char *path, const char *function, unsigned arch,
 	free(program);
 	program = opgen_program_text(source, b->function, b->inputs);
 	opgen_name_kernels(b);
-	if (compile(b, program, true, &prog, code, cause) != 0)
+	if (compile(b, program, true, true, &prog, code, cause) != 0)
 		goto out;
 	*code = EWB_EXIT_ERROR;
 	for (i = 0; i < b->nkernels; i++) {

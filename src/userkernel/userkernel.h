@@ -183,6 +183,13 @@ void		 user_build_free(struct user_build *);
 /* The log of an NVRTC program (an nvrtcProgram), or NULL when it is
  * empty: the one place that reads one (src/opgen/ too). */
 char		*user_nvrtc_log(void *program);
+/* The oldest architecture of a newer major than sm_<arch> (the first
+ * minor of each major NVRTC knows) for which compiles(arch, ctx) says
+ * yes, else 0: what a source that fails for this GPU needs (bf16
+ * arithmetic is declared for sm_80 and newer only).  The one search,
+ * for --kernel and --elementwise (src/opgen/) alike. */
+unsigned	 user_newer_arch_that_compiles(unsigned arch,
+		    bool (*compiles)(unsigned arch, void *ctx), void *ctx);
 /* The C identifier of the file's only __global__ function; -1 with a
  * cause when there is none or more than one. */
 int		 user_find_function(const char *source, const char *path,
