@@ -166,8 +166,8 @@ def section(study):
         intro + ". Each member (its word width × the words a thread "
         "loads per input) is checked like your kernel and timed at each "
         "block; one that fails is never timed, so never ranked. The five "
-        "fastest, then your kernel, the fastest built-in and cub moving "
-        "the same bytes; place among all of them (`python3 -m "
+        "fastest, then your kernel, the fastest built-in, cub and PyTorch "
+        "moving the same bytes, where run; place among all of them (`python3 -m "
         "ewbench.analysis.whatif`)."))
     blocks.append(doc.Table(
         (("point",) if several else ()) +
