@@ -95,6 +95,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/report/uses.py \
+	%reldir%/ewbench/analysis/report/whatif.py \
 	%reldir%/ewbench/analysis/timeline.py \
 	%reldir%/ewbench/analysis/whatif.py \
 	%reldir%/ewbench/peers/__init__.py \
