@@ -4,15 +4,15 @@
  * Parse; claim the run directory (before the device is opened, so a
  * refused --out costs nothing and is never written to); open the device,
  * compile and load a --kernel (userkernel.h: its GPU work then runs under
- * the watchdog), and open the counters (run-setup.c); build the plan
- * (plan.c); then walk it (run-walk.c): per size and dtype, fresh inputs;
+ * the watchdog), and open the counters (src/run/setup.c); build the plan
+ * (plan.c); then walk it (src/run/walk.c): per size and dtype, fresh inputs;
  * per case, a check on the GPU against the CPU reference (checker.c),
  * then the timed points along the plan's axes (measure.c); after the
  * cases of a size and dtype, their counters in as few profiler sessions
  * as fit (profile.c).  Results go to the printers (printers.c) and the
  * manifest, which is rewritten after every group so an interrupted run
- * leaves complete rows and a readable run.json.  run-internal.h: the
- * runner the three files share.
+ * leaves complete rows and a readable run.json.  src/run/runner.h: the
+ * runner it drives.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -20,7 +20,10 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd/run-internal.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "cmd/fleet.h"
+#include "run/runner.h"
 
 /* Writes the --trace file, also after a failure or an interrupt: what was
  * collected is worth keeping.  Problems are counted, never hidden; -1

@@ -1,20 +1,18 @@
 /*
- * run-internal.h - what the files of `ewbench run` share (cmd-run.c the
- * command's glue, run-setup.c what comes before the walk, run-walk.c the
- * walk of the plan): the runner, one per run.
+ * runner.h - the runner, one per run of run, check, sweep and tune: what
+ * setup.c (before the walk) and walk.c (the walk of the plan) share with
+ * the command that drives them (src/cmd/cmd-run.c).
  */
-#ifndef EWB_RUN_INTERNAL_H
-#define EWB_RUN_INTERNAL_H
+#ifndef EWB_RUNNER_H
+#define EWB_RUNNER_H
 
 #include "run/bench.h"
-#include "cmd/cli.h"
 #include "device/chips.h"
 #include "run/energy.h"
-#include "cmd/fleet.h"
 #include "device/hostfacts.h"
 #include "run/nvtx.h"
+#include "run/output.h"
 #include "run/printers.h"
-#include "cmd/commands.h"
 #include "run/sass.h"
 #include "trace/trace.h"
 #include "device/watchdog.h"
@@ -53,7 +51,7 @@ struct runner {
 	char			 sass_note[256];	/* run.json "sass" */
 };
 
-/* run-setup.c */
+/* setup.c */
 void	 runner_start_counters(struct runner *);
 int	 runner_check_metric_names(const struct run_options *, char **cause);
 void	 runner_stop_kernel_clock(void);
@@ -64,7 +62,7 @@ int	 runner_plan_without_gpu(struct runner *, const char *command,
 int	 runner_start_user_kernel(struct runner *, char **cause);
 int	 runner_start_elementwise(struct runner *, char **cause);
 
-/* run-walk.c */
+/* walk.c */
 int	 runner_walk_plan(struct runner *, char **cause);
 
 #endif
