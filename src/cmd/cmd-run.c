@@ -384,7 +384,7 @@ name_fault(struct runner *r, char **cause)
 	free(was);
 }
 
-int
+static int
 run_command(int argc, char **argv)
 {
 	struct runner	 r;
@@ -623,3 +623,7 @@ out:
 	return code;
 }
 
+const struct command_entry run_entry = { "run", run_command, false };
+const struct command_entry check_entry = { "check", run_command, false };
+const struct command_entry sweep_entry = { "sweep", run_command, false };
+const struct command_entry tune_entry = { "tune", run_command, false };
