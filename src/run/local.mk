@@ -6,7 +6,8 @@
 ## windows), NVTX ranges, the printers and the run's files (printers.c;
 ## output.c the CSV files, manifest.c run.json, claim.c the directory;
 ## the CSV columns in columns.def), and the runner that walks a plan
-## (runner.h; setup.c before the walk, walk.c the walk) for cmd-run.c.  tiers.c and energy-math.c are plain
+## (runner.h; runner.c its directory, files and end, setup.c before the
+## walk, walk.c the walk) for cmd-run.c.  tiers.c and energy-math.c are plain
 ## C, in src/libewb.a.  Included from the top Makefile.am.
 
 src_libewb_a_SOURCES += %reldir%/tiers.c %reldir%/energy-math.c
@@ -19,4 +20,5 @@ ewbench_SOURCES += %reldir%/settings.c %reldir%/plan.c %reldir%/plan.h \
 	%reldir%/claim.c %reldir%/manifest.c \
 	%reldir%/printers.c %reldir%/printers.h %reldir%/output.c \
 	%reldir%/output.h %reldir%/types.h \
-	%reldir%/runner.h %reldir%/setup.c %reldir%/walk.c
+	%reldir%/runner.h %reldir%/runner.c %reldir%/setup.c \
+	%reldir%/walk.c

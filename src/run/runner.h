@@ -1,7 +1,8 @@
 /*
  * runner.h - the runner, one per run of run, check, sweep and tune: what
- * setup.c (before the walk) and walk.c (the walk of the plan) share with
- * the command that drives them (src/cmd/cmd-run.c).
+ * runner.c (its directory, files and end), setup.c (before the walk) and
+ * walk.c (the walk of the plan) share with the command that drives them
+ * (src/cmd/cmd-run.c).
  */
 #ifndef EWB_RUNNER_H
 #define EWB_RUNNER_H
@@ -50,6 +51,28 @@ struct runner {
 	char			 default_dir[256];
 	char			 sass_note[256];	/* run.json "sass" */
 };
+
+/* runner.c */
+/* Claims dir for this run; a directory that holds a run is refused
+ * before anything is written to it (*code: the claim's status). */
+int	 runner_claim(struct runner *, const char *dir, int *code,
+	    char **cause);
+/* The run directory's files (the default --out claimed when none was),
+ * sass.csv, then the first run.json.  On failure nothing of them stays:
+ * *code says why (the claim's status, or 1). */
+int	 runner_begin_output(struct runner *, int *code, char **cause);
+/* Closes the CSVs (flushed to disk) before run.json says they are
+ * whole. */
+int	 runner_close_files(struct runner *, char **cause);
+/* Undoes the claim of a run that has written no manifest yet. */
+void	 runner_release_claim(struct runner *);
+/* Writes the --trace file, also after a failure or an interrupt; -1 when
+ * it could not be written (said on stderr). */
+int	 runner_write_trace(struct runner *);
+/* After a failure: a kernel's fault on the GPU named in *cause, with
+ * the point at work and the compute-sanitizer command that finds it. */
+void	 runner_name_fault(struct runner *, char **cause);
+void	 runner_free(struct runner *);
 
 /* setup.c */
 void	 runner_start_counters(struct runner *);
