@@ -96,7 +96,7 @@ parse_ceilings_options(int argc, char **argv, struct run_options *o,
 	return 0;
 }
 
-int
+static int
 ceilings_command(int argc, char **argv)
 {
 	struct ceil_bench	 b;
@@ -246,3 +246,6 @@ out:
 	settings_free(&b.opts);
 	return code;
 }
+
+const struct command_entry ceilings_entry = { "ceilings", ceilings_command,
+    false };

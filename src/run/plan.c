@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "run/energy.h"
+#include "device/device.h"
 #include "run/plan.h"
 #include "run/tiers.h"
 #include "opgen/opgen.h"

@@ -80,7 +80,7 @@ struct run_options {
 	 * built-in ones (default: those of its op and dtype). */
 	struct user_spec kernel;
 	const struct ewb_variant *user_variant;
-	/* --elementwise FILE.cu[:FUNCTION]: once compiled (run-setup.c), the
+	/* --elementwise FILE.cu[:FUNCTION]: once compiled (setup.c), the
 	 * family generated for it, measured after the user's kernel. */
 	const char	*elementwise;
 	const struct ewb_variant *generated;

@@ -1,5 +1,5 @@
 /*
- * run-walk.c - `ewbench run` walks its plan: per case a check on the GPU
+ * walk.c - `ewbench run` walks its plan: per case a check on the GPU
  * against the CPU reference (checker.c), then the timed points along the
  * plan's axes (measure.c) and --energy's windows; after the cases of a
  * size and dtype, their counters in as few profiler sessions as fit
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd/run-internal.h"
+#include "run/runner.h"
 
 static void
 record_failure(struct runner *r, const struct point *p,

@@ -1,5 +1,5 @@
 /*
- * run-setup.c - `ewbench run` before the walk: the counters opened (or
+ * setup.c - `ewbench run` before the walk: the counters opened (or
  * why not), metric names checked, the device opened, a --kernel compiled,
  * loaded and watched, and --dry-run's plan without a GPU.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd/run-internal.h"
+#include "run/runner.h"
 
 /* Counters are optional: when they cannot be had, say why once and go on
  * timing; rows are then absent, never zero. */
