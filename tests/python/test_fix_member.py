@@ -165,7 +165,7 @@ def test_targets_of_each_cause():
     # a thread that loops: one word an input an iteration, grid-stride
     run, p = _point(grid=8)
     assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("stride", 32, 1)
-    # 16-bit loads (64 bytes a warp's request): no member loads so
-    # narrow a word
-    run, p = _point(request=64.0)
+    # byte loads (32 bytes a warp's request): no member loads so narrow
+    # a word
+    run, p = _point(request=32.0)
     assert ex.fix_target(run, p, model.UNCOALESCED) is None

@@ -653,7 +653,7 @@ def error_table(experiments):
 # the fix of a user's kernel, made by a generated member of its op
 
 # The members' words and words a thread (whatif.member).
-MEMBER_BITS = (32, 64, 128)
+MEMBER_BITS = (16, 32, 64, 128)
 MEMBER_WORDS = (1, 2, 4, 8)
 
 
