@@ -122,7 +122,7 @@ echo "$fix" | grep -Eq '\| experiment: (confirmed|direction right, size off),' |
 EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" report "$keep/chunkedfix" \
     -o "$tmpdir/chunkedfix-report" >"$tmpdir/report.log" 2>&1 ||
     fail "ewbench report chunkedfix: exit $?: $(tail -3 "$tmpdir/report.log")"
-grep -q '^[^,]*,user:add_chunked,uncoalesced access,the fix,.*gen:add:stride_v32_k1' \
+grep -q '^[^,]*,user:add_chunked,uncoalesced access,generated fix,.*gen:add:stride_v32_k1' \
     "$tmpdir/chunkedfix-report/predictions.csv" ||
     fail "add_chunked: its fix is no row of predictions.csv"
 echo "add_chunked: its fix tested by gen:add:stride_v32_k1"

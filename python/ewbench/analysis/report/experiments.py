@@ -124,7 +124,7 @@ ROOF_RESIDENT = "resident blocks (Little's law)"
 BYTES = "bytes in flight"
 BLOCKS = "work per block"
 # A fault's fix (model/faults.py), made by a generated member of the op.
-FIX = "the fix"
+FIX = "generated fix"
 # What each verdict says should help; None: that nothing should.
 HELPS = {model.LATENCY_BOUND: BYTES, model.BLOCK_LAUNCH_BOUND: BLOCKS,
          model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None,
