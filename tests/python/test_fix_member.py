@@ -169,3 +169,24 @@ def test_targets_of_each_cause():
     # a word
     run, p = _point(request=32.0)
     assert ex.fix_target(run, p, model.UNCOALESCED) is None
+
+
+def test_a_generated_member_is_never_the_fix_s_prediction():
+    # constructed from the real chunked run: cub_add_f32's row and
+    # counters relabelled as a generated member.  A member tests the fix;
+    # were it also the prediction, the trial would score itself.
+    path = os.path.join(USERS, "userfaults", "chunked")
+    _need(path)
+    run = load.load_run(path)
+    cub = next(p for p in run.points if p.variant == "cub_add_f32")
+    user = next(p for p in run.points if p.variant == "user:add_chunked")
+    assert faults.coalesced_faster(run, user)[0] == "cub_add_f32"
+    member = dataclasses.replace(cub, variant="gen:add:tile_v128_k8")
+    metrics = dict(run.metrics)
+    metrics[member.key] = metrics.pop(cub.key)
+    relabelled = dataclasses.replace(
+        run, points=tuple(member if p is cub else p for p in run.points),
+        metrics=metrics)
+    found = faults.coalesced_faster(relabelled, user)
+    assert found is not None and not found[0].startswith("gen:")
+    assert found[2] < cub.bandwidth
