@@ -165,10 +165,16 @@ def test_targets_of_each_cause():
     # a thread that loops: one word an input an iteration, grid-stride
     run, p = _point(grid=8)
     assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("stride", 32, 1)
-    # byte loads (32 bytes a warp's request): no member loads so narrow
-    # a word
-    run, p = _point(request=32.0)
+    # 16-bit loads of an f32 op (64 bytes a warp's request), or 32-bit
+    # of an f16 one: its family's words are its element, 64 and 128 bits
+    run, p = _point(request=64.0)
     assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    run, p = _point()
+    p.dtype, p.bytes_moved = "f16", 6 * p.n
+    assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    run, p = _point(request=64.0)
+    p.dtype, p.bytes_moved = "f16", 6 * p.n
+    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 16, 1)
 
 
 def test_a_generated_member_is_never_the_fix_s_prediction():

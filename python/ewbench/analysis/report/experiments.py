@@ -652,8 +652,9 @@ def error_table(experiments):
 
 # the fix of a user's kernel, made by a generated member of its op
 
-# The members' words and words a thread (whatif.member).
-MEMBER_BITS = (16, 32, 64, 128)
+# The members' words beside the element's own, and words a thread
+# (whatif.member; docs/user-kernels.md: v16 or v32, v64, v128; k1-k8).
+MEMBER_WIDE_BITS = (64, 128)
 MEMBER_WORDS = (1, 2, 4, 8)
 
 
@@ -672,7 +673,7 @@ def _geometry(run, point):
     bits = int(round(request / 32.0 * 8))
     read = point.bytes_moved - point.n * size
     inputs = int(round(read / float(point.n * size)))
-    if bits not in MEMBER_BITS or inputs < 1:
+    if bits not in (8 * size,) + MEMBER_WIDE_BITS or inputs < 1:
         return None
     if read / (point.grid * point.block) > MAX_SINGLE_PASS_READ_BYTES:
         return "stride", bits, 1
@@ -803,25 +804,24 @@ def user_experiments(ctx):
     spread = run_spread(run, [q for q in ctx.points if
                               (q.n, q.cache, q.launch) in shapes]) \
         if users else None
-    bases, untested = [], {}
+    bases, untested, out = [], {}, {}
     for p in users:
         dram = model.run_dram_ceiling(run, p.op)
+        verdict = ctx.verdicts[p.key]
         trials = _trials(run, run, p, p, dram, spread)
-        fix, target, change = fix_trial(run, p, ctx.verdicts[p.key].name,
-                                        dram)
+        fix, target, change = fix_trial(run, p, verdict.name, dram)
         if fix is not None:
             trials += (fix,)
         elif target is not None:
             untested[p.key] = fix_command(run, p, target, change)
         if trials:
             bases.append((p, dram, trials))
-        elif p.key in untested:
-            verdict = ctx.verdicts[p.key]
-            untested_e = Experiment(p.variant, p, verdict, (), None,
-                                    verdict.name, "", to_test=untested[p.key])
-            bases.append((p, dram, untested_e))
+        elif p.key in untested:     # nothing measured: the line alone
+            out[p.key] = Experiment(p.variant, p, verdict, (), None,
+                                    verdict.name, "",
+                                    to_test=untested[p.key])
     if not bases:
-        return {}
+        return out
     shapes = {(p.n, p.cache, p.launch) for p, _, _ in bases}
     # The generated members are the fixes' trials: they set no band.
     errors = []
@@ -833,11 +833,7 @@ def user_experiments(ctx):
         if own is not None and own.value > 0 and not refused(run, (q,)):
             errors.append(abs(q.bandwidth / own.value - 1.0))
     band = band_of(errors)
-    out = {}
     for p, dram, trials in bases:
-        if isinstance(trials, Experiment):
-            out[p.key] = trials
-            continue
         verdict = ctx.verdicts[p.key]
         trials = tuple(replace(t, score=score(t, p, band)) for t in trials)
         bad = refused(run, (p,) + tuple(t.point for t in trials))
