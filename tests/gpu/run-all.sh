@@ -37,8 +37,10 @@
 #   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
 #             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
 #             run as their headers say, after `ewbench ceilings` (stored
-#             in the ceilings cache); each verdict asserted; their run
-#             directories and verdicts.txt into OUT/userfaults
+#             in the ceilings cache); each verdict asserted; add_chunked
+#             again with --elementwise examples/op_add.cu (256Mi, block
+#             256): its fix tested by the generated member that makes it;
+#             their run directories and verdicts.txt into OUT/userfaults
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
 #             ewbench built from .old/ (an earlier tree) beside this one

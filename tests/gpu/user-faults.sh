@@ -20,7 +20,15 @@
 #     the verdict says), never refuted;
 #  4. add_offset.cu (warps shifted by one element): 5 sectors per global
 #     load request where 4 would do; its verdict is printed (named
-#     "misaligned access" only where the extra sector costs).
+#     "misaligned access" only where the extra sector costs);
+#  5. add_chunked.cu again, with `--elementwise examples/op_add.cu` at
+#     256Mi, block 256 only, cub beside (the fix's prediction): its
+#     cause's fix is tested by the generated member that makes it,
+#     gen:add:stride_v32_k1 (coalesced 32-bit loads, grid-stride), which
+#     must rise: confirmed, or direction right, size off (on the H200's
+#     committed rows, two runs of one session joined: 3596 GB/s against
+#     cub's 4416 predicted, x0.81, size off; tests/python/test_fix_member.py),
+#     never refuted; the fix is a row of the report's predictions.csv.
 # Every verdict and its rule go to stdout (and, with USER_FAULTS_OUT, the
 # run directories and verdicts.txt there).  Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
@@ -73,7 +81,9 @@ run few --kernel "$ex/add_few_blocks.cu" --elems-per-thread 1024 -s 16Mi
 run low --kernel "$ex/add_low_occupancy.cu" --kernel-block 128 \
     --block 128,256,512 -s 256Mi
 run offset --kernel "$ex/add_offset.cu" -s 256Mi
-for name in chunked few low offset; do
+run chunkedfix --kernel "$ex/add_chunked.cu" --elems-per-thread 32 \
+    --elementwise "$ex/op_add.cu" --block 256 -v cub_add_f32 -s 256Mi
+for name in chunked few low offset chunkedfix; do
 	verdicts "$name" >/dev/null
 done
 cat "$keep/verdicts.txt"
@@ -97,6 +107,25 @@ grep -q '^268435456 128 warm .*experiment: ' "$keep/verdicts.txt" ||
 grep -Eq '^268435456 128 warm .*experiment: (confirmed|direction right, size off),' \
     "$keep/verdicts.txt" ||
     fail "add_low_occupancy: its experiment did not find the rise: $(grep '^268435456 128 ' "$keep/verdicts.txt")"
+
+# 5. The fix, tested by the generated member that makes it, and scored.
+grep -Eq "^== $keep/chunkedfix\$" "$keep/verdicts.txt" ||
+    fail "chunkedfix: no verdicts"
+fix=$(sed -n "\|^== $keep/chunkedfix\$|,\$p" "$keep/verdicts.txt" |
+    grep '^268435456 256 warm ') || fail "chunkedfix: no point at 256Mi"
+echo "$fix" | grep -q ': uncoalesced access |' ||
+    fail "add_chunked with its family: not uncoalesced: $fix"
+echo "$fix" | grep -Eq '\(gen:add:stride_v32_k1, generated\): [0-9]+ GB/s \([+-][0-9.]+ %\), predicted [0-9]+ GB/s \(x[0-9.]+, (confirmed|direction right, size off)' ||
+    fail "add_chunked: its fix not tested and risen by gen:add:stride_v32_k1: $fix"
+echo "$fix" | grep -Eq '\| experiment: (confirmed|direction right, size off),' ||
+    fail "add_chunked: the fix's experiment did not find the rise: $fix"
+EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" report "$keep/chunkedfix" \
+    -o "$tmpdir/chunkedfix-report" >"$tmpdir/report.log" 2>&1 ||
+    fail "ewbench report chunkedfix: exit $?: $(tail -3 "$tmpdir/report.log")"
+grep -q '^[^,]*,user:add_chunked,uncoalesced access,generated fix,.*gen:add:stride_v32_k1' \
+    "$tmpdir/chunkedfix-report/predictions.csv" ||
+    fail "add_chunked: its fix is no row of predictions.csv"
+echo "add_chunked: its fix tested by gen:add:stride_v32_k1"
 
 # 4. The misaligned geometry, in the counters.
 "$py" - "$keep/offset" <<'PY' || fail "add_offset: not 5 sectors a request"

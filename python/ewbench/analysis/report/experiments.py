@@ -65,8 +65,14 @@ peak (curve.OnCurve.reachable).
 
 A user's kernel (user_experiments) is tested the same way where its run
 holds the change: its points at 2x and 4x its block (`--block`), the
-work-per-block lever; it has no probes, so bytes in flight and the
-faults of model/faults.py are named and predicted, not tested.
+work-per-block lever.  A cause that cannot be fixed from outside is
+tested where the run also holds the family generated for the same op
+(`--kernel K.cu --elementwise OP.cu`): the generated member that makes
+exactly the change the cause names, at the kernel's own size, cache
+state, launch and block (fix_member()), is the trial (FIX; for
+latency-bound, BYTES), its measured bandwidth scored against the fix's
+prediction like every other trial.  Where the run has no such member,
+the verdict says which run would test it (fix_command()).
 """
 
 from dataclasses import dataclass, replace
@@ -78,8 +84,13 @@ from ..core import compare
 from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
+from ..core.validate.contract import DTYPE_BYTES
+from ..whatif import GENERATED_PREFIX, SHAPES, member
 from . import model
 from .model import blocks, curve
+from .model.facts import user_faults
+from .model.faults import coalesced_faster
+from .model.rules import MAX_SINGLE_PASS_READ_BYTES
 
 MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
 # The band's width: this quantile of the model's |error| on the bases.
@@ -106,12 +117,19 @@ ROOF_BLOCKS = "block-launch roof"
 # A grid-stride kernel at another block with the same threads: nothing
 # it keeps in flight changes (model.blocks).
 ROOF_SAME = "its own residency"
+# A fault's fix predicts these (model/faults.py).
+ROOF_COALESCED = "bandwidth of the run's fastest whole-sector kernel"
+ROOF_RESIDENT = "resident blocks (Little's law)"
 
 BYTES = "bytes in flight"
 BLOCKS = "work per block"
+# A fault's fix (model/faults.py), made by a generated member of the op.
+FIX = "generated fix"
 # What each verdict says should help; None: that nothing should.
 HELPS = {model.LATENCY_BOUND: BYTES, model.BLOCK_LAUNCH_BOUND: BLOCKS,
-         model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None}
+         model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None,
+         model.UNCOALESCED: FIX, model.MISALIGNED: FIX,
+         model.GRID_LIMITED: FIX}
 # The verdict a change that helped stands for.
 SHOWS = {BYTES: model.LATENCY_BOUND, BLOCKS: model.BLOCK_LAUNCH_BOUND}
 # The roof each verdict says binds: a change that lifts it and is then
@@ -154,6 +172,8 @@ class Experiment:
     text: str               # what was predicted, what was measured
     refused: tuple = ()     # its rows no DRAM could serve (refused())
     band: Optional["Band"] = None  # the band its trials were scored in
+    to_test: str = ""       # a user's kernel: the run that would test
+    #                         its fix, where this run could not
 
     @property
     def own(self):
@@ -496,6 +516,9 @@ def tested_verdict(e):
     experiment beside it."""
     if e.outcome is None:
         if e.final == e.verdict.name:
+            if e.to_test:
+                return model.Verdict(e.final, "%s. %s" % (e.verdict.rule,
+                                                          e.to_test))
             return e.verdict
         return model.Verdict(e.final, "the rules said %s (%s); %s" % (
             e.verdict.name, e.verdict.rule, e.text))
@@ -627,6 +650,140 @@ def error_table(experiments):
     return tuple(rows)
 
 
+# the fix of a user's kernel, made by a generated member of its op
+
+# The members' words beside the element's own, and words a thread
+# (whatif.member; docs/user-kernels.md: v16 or v32, v64, v128; k1-k8).
+MEMBER_WIDE_BITS = (64, 128)
+MEMBER_WORDS = (1, 2, 4, 8)
+
+
+def _geometry(run, point):
+    """(shape, bits, words) a generated member of the kernel's own access
+    would be named by: the word a thread loads (its warp's requested bytes
+    a load instruction / 32), the words a thread loads per input (a
+    single pass: its load instructions a warp / inputs; a kernel whose
+    threads loop loads one word an input an iteration, and its member is
+    the grid-stride one); None where a counter is missing or no member
+    has that width."""
+    size = DTYPE_BYTES.get(point.dtype)
+    request = sel.metric(run, point, sel.M_LD_REQUESTED_BYTES_PER_INST)
+    if not size or not request or not point.grid or not point.block:
+        return None
+    bits = int(round(request / 32.0 * 8))
+    read = point.bytes_moved - point.n * size
+    inputs = int(round(read / float(point.n * size)))
+    if bits not in (8 * size,) + MEMBER_WIDE_BITS or inputs < 1:
+        return None
+    if read / (point.grid * point.block) > MAX_SINGLE_PASS_READ_BYTES:
+        return "stride", bits, 1
+    loads = sel.metric(run, point, sel.M_LD_INST_PER_WARP)
+    words = max([k for k in MEMBER_WORDS if loads and k <= loads / inputs],
+                default=1)
+    return "tile", bits, words
+
+
+def fix_target(run, point, cause):
+    """(shape, bits, words) of the generated member that makes exactly
+    the change the cause names, and a phrase of that change; None where
+    the cause names none: uncoalesced or misaligned access, the same
+    shape, word and words a thread, coalesced and aligned (every member
+    is); grid-limited, the grid-stride member (its grid one wave of the
+    GPU); latency-bound, twice the words a thread."""
+    shape = _geometry(run, point)
+    if shape is None:
+        return None
+    kind, bits, words = shape
+    if cause in (model.UNCOALESCED, model.MISALIGNED):
+        return shape, "coalesced and aligned, as its %d-bit words, %d " \
+            "an input a thread, %s" % (bits, words, SHAPES[kind])
+    if cause == model.GRID_LIMITED:
+        return ("stride", bits, words), "grid-stride over a grid of one " \
+            "wave, as its %d-bit words, %d an input a thread" % (bits, words)
+    if cause == model.LATENCY_BOUND and 2 * words in MEMBER_WORDS:
+        return (kind, bits, 2 * words), "2x the loads per thread, %d " \
+            "%d-bit words an input, %s" % (2 * words, bits, SHAPES[kind])
+    return None
+
+
+def fix_member(run, point, target):
+    """The run's checked generated member named by target at the point's
+    size, dtype, cache state, launch and block, moving its bytes; None."""
+    for q in run.points:
+        if q.variant.startswith(GENERATED_PREFIX) and \
+                tuple(member(q.variant) or ()) == target and \
+                (q.n, q.dtype, q.cache, q.launch, q.block,
+                 q.bytes_moved) == (point.n, point.dtype, point.cache,
+                                    point.launch, point.block,
+                                    point.bytes_moved) and \
+                q.check in (None, "pass") and q.bandwidth:
+            return q
+    return None
+
+
+def _fix_prediction(run, point, cause, member_point, dram):
+    """The Prediction of the fix: a fault's own (model/faults.py: the
+    run's fastest whole-sector kernel, or Little's law on resident blocks
+    up to the DRAM ceiling); latency-bound's, the curve at twice the
+    loads (predict()); None without one."""
+    if cause == model.LATENCY_BOUND:
+        return predict(run, point, member_point, BYTES, 2, dram)
+    fault = next((f for f in user_faults(run, point,
+                                         model.block_slots(run, point), dram)
+                  if f.name == cause), None)
+    if fault is None or not fault.predicted:
+        return None
+    if cause == model.GRID_LIMITED:
+        roof = ROOF_DRAM if dram is not None and \
+            fault.predicted >= dram.value else ROOF_RESIDENT
+    else:
+        roof = ROOF_COALESCED
+    return Prediction(fault.predicted, roof)
+
+
+def fix_trial(run, point, cause, dram):
+    """(Trial or None, target, change phrase): the generated member that
+    makes the cause's fix, measured beside the point, with the fix's
+    prediction; (None, None, None) where the cause names no member."""
+    found = fix_target(run, point, cause)
+    if found is None:
+        return None, None, None
+    target, change = found
+    q = fix_member(run, point, target)
+    if q is None:
+        return None, target, change
+    kind = BYTES if cause == model.LATENCY_BOUND else FIX
+    factor = 2 if kind == BYTES else 1
+    return _trial(kind, "%s (%s, generated)" % (change, q.variant), q,
+                  factor, _fix_prediction(run, point, cause, q, dram),
+                  point), target, change
+
+
+def fix_command(run, point, target, change):
+    """The one line that says which run would test the fix: the user's
+    kernel again, with the op's family generated beside it."""
+    entry = next((e for e in run.manifest.get("user_kernels") or ()
+                  if isinstance(e, dict) and e.get("variant") ==
+                  point.variant), {})
+    kernel = entry.get("file") or "K.cu"
+    if entry.get("function"):
+        kernel += ":" + entry["function"]
+    per = " --elems-per-thread %d" % entry["elems_per_thread"] \
+        if isinstance(entry.get("elems_per_thread"), int) and \
+        entry["elems_per_thread"] > 1 else ""
+    # the kernel the fault's prediction is, where it is one
+    faster = coalesced_faster(run, point)
+    beside = " -v %s" % faster[0] if faster else ""
+    shape, bits, words = target
+    return "Its fix (%s) is untested: no generated member of its op in " \
+        "this run. `ewbench run --kernel %s%s --elementwise OP.cu -s %d " \
+        "--cache %s --block %d%s` tests it (OP.cu: your op as a " \
+        "per-element function, docs/user-kernels.md), with the member " \
+        "gen:FUNCTION:%s_v%d_k%d" % (
+            change, kernel, per, point.n, point.cache, point.block, beside,
+            shape, bits, words)
+
+
 # the experiments of a user's kernel
 
 def user_experiments(ctx):
@@ -647,24 +804,35 @@ def user_experiments(ctx):
     spread = run_spread(run, [q for q in ctx.points if
                               (q.n, q.cache, q.launch) in shapes]) \
         if users else None
-    bases = []
+    bases, untested, out = [], {}, {}
     for p in users:
         dram = model.run_dram_ceiling(run, p.op)
+        verdict = ctx.verdicts[p.key]
         trials = _trials(run, run, p, p, dram, spread)
+        fix, target, change = fix_trial(run, p, verdict.name, dram)
+        if fix is not None:
+            trials += (fix,)
+        elif target is not None:
+            untested[p.key] = fix_command(run, p, target, change)
         if trials:
             bases.append((p, dram, trials))
+        elif p.key in untested:     # nothing measured: the line alone
+            out[p.key] = Experiment(p.variant, p, verdict, (), None,
+                                    verdict.name, "",
+                                    to_test=untested[p.key])
     if not bases:
-        return {}
+        return out
     shapes = {(p.n, p.cache, p.launch) for p, _, _ in bases}
+    # The generated members are the fixes' trials: they set no band.
     errors = []
     for q in ctx.points:
-        if (q.n, q.cache, q.launch) not in shapes:
+        if (q.n, q.cache, q.launch) not in shapes or \
+                q.variant.startswith(GENERATED_PREFIX):
             continue
         own = predict(run, q, q, BYTES, 1, model.run_dram_ceiling(run, q.op))
         if own is not None and own.value > 0 and not refused(run, (q,)):
             errors.append(abs(q.bandwidth / own.value - 1.0))
     band = band_of(errors)
-    out = {}
     for p, dram, trials in bases:
         verdict = ctx.verdicts[p.key]
         trials = tuple(replace(t, score=score(t, p, band)) for t in trials)
@@ -677,5 +845,6 @@ def user_experiments(ctx):
         if bad:
             text += ("; " if text else "") + refused_text(run, bad)
         out[p.key] = Experiment(p.variant, p, verdict, trials, outcome,
-                                final, text, bad, band)
+                                final, text, bad, band,
+                                untested.get(p.key, ""))
     return out
