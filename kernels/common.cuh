@@ -22,38 +22,10 @@
 
 #include "ops.cuh"
 #include "registry.h"
+#include "tiles.cuh"
 
 /* EWB_MAX_GRID, the largest gridDim.x: registry.h. */
 
-
-/* Thread indexing, in 64 bits so that n > 2^31 works. */
-static __device__ __forceinline__ size_t
-ewb_thread_index(void)
-{
-	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-}
-
-static __device__ __forceinline__ size_t
-ewb_thread_count(void)
-{
-	return (size_t)gridDim.x * blockDim.x;
-}
-
-/*
- * A thread that owns `Width` consecutive elements from i, when fewer than
- * Width remain (the end of the array): each remaining one through
- * element(index).  A bounded loop, so the compiler emits Width - 1
- * predicated accesses rather than a general loop.
- */
-template <unsigned Width, typename F>
-static __device__ __forceinline__ void
-ewb_partial_group(size_t i, size_t n, F element)
-{
-#pragma unroll
-	for (unsigned k = 0; k + 1 < Width; k++)
-		if (i + k < n)
-			element(i + k);
-}
 
 static inline bool
 ewb_is_aligned(const void *p, size_t bytes)
@@ -224,11 +196,6 @@ ewb_blocks_per_sm(const struct ewb_launch_args *args, unsigned block)
 #undef BULK
 #undef BULK_STORE
 #undef PROBE
-
-/* The probes' load words (probe.def): one 32-bit word (a float or a
- * half2), one half. */
-typedef unsigned bits32;
-typedef unsigned short bits16;
 
 /*
  * Operand conventions: which pointers of the launch arguments a kernel of

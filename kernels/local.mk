@@ -16,6 +16,7 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
 noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
+	%reldir%/tiles.cuh %reldir%/family.cuh \
 	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
 	%reldir%/inflight.def \
 	%reldir%/peer_cub.cuh \

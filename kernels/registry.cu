@@ -166,3 +166,15 @@ ewb_op_name(enum ewb_op op)
 	}
 	return "?";
 }
+
+unsigned
+ewb_launch_sm_count(const struct ewb_launch_args *args)
+{
+	return ewb_sm_count(args->sm_count);
+}
+
+unsigned
+ewb_launch_resident(const struct ewb_launch_args *args, unsigned block)
+{
+	return ewb_resident_estimate(args, block);
+}

@@ -127,6 +127,14 @@ unsigned	 ewb_binary_arch(const void *kernel);
 
 cudaError_t	 ewb_l2_flush(void *buf, size_t bytes, cudaStream_t);
 
+/* For launchers written in C (a user's op's family, src/opgen/): the
+ * one-wave arithmetic of common.cuh.  The SM count args gives, else the
+ * current device's; the blocks of `block` threads one SM holds by thread
+ * count alone (ewb_resident_estimate). */
+unsigned	 ewb_launch_sm_count(const struct ewb_launch_args *args);
+unsigned	 ewb_launch_resident(const struct ewb_launch_args *args,
+		    unsigned block);
+
 /* spin.cu: one thread holds the stream until the host writes
  * EWB_SPIN_RELEASE into *word (mapped host memory) or timeout_ns pass on
  * the GPU's clock; it then writes EWB_SPIN_RELEASED or EWB_SPIN_TIMED_OUT

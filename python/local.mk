@@ -16,6 +16,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/contest/rank.py \
 	%reldir%/ewbench/analysis/core/__init__.py \
 	%reldir%/ewbench/analysis/core/atomic.py \
+	%reldir%/ewbench/analysis/core/ceilings_cache.py \
 	%reldir%/ewbench/analysis/core/compare.py \
 	%reldir%/ewbench/analysis/core/crosscheck.py \
 	%reldir%/ewbench/analysis/core/derived.py \
@@ -46,6 +47,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/fleet/page.py \
 	%reldir%/ewbench/analysis/fleet/plots.py \
 	%reldir%/ewbench/analysis/fleet/sections.py \
+	%reldir%/ewbench/analysis/ncu_audit.py \
 	%reldir%/ewbench/analysis/report/__init__.py \
 	%reldir%/ewbench/analysis/report/answers.py \
 	%reldir%/ewbench/analysis/report/energy.py \
@@ -63,9 +65,11 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/l2_counts.py \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
+	%reldir%/ewbench/analysis/report/model/blocks.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
 	%reldir%/ewbench/analysis/report/model/curve.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
+	%reldir%/ewbench/analysis/report/model/faults.py \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
 	%reldir%/ewbench/analysis/report/page/__init__.py \
@@ -91,7 +95,9 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/report/uses.py \
+	%reldir%/ewbench/analysis/report/whatif.py \
 	%reldir%/ewbench/analysis/timeline.py \
+	%reldir%/ewbench/analysis/whatif.py \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py \

@@ -187,6 +187,40 @@ grep -q '^add_f32x4 ' "$tmpdir/out" && ! grep -q '^add_f32_ilp' "$tmpdir/out" ||
     fail "--kernel without -v: $(cat "$tmpdir/out")"
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
+# --elementwise (issue 52): the op's family of 36 in the plan, no
+# built-in without -v; a file that is not a per-element op refused in one
+# line, NVRTC's first error or the signature it needs.
+op_dir=$top_srcdir/tests/opgen
+expect 0 '^gen:add:runs_v128_k8 '	run --dry-run --chip h100 --no-cupti \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] &&
+    ! grep -q '^add_f32' "$tmpdir/out" ||
+    fail "--elementwise without -v: $(cat "$tmpdir/out")"
+# Without --block each member at the five blocks 64 to 1024, a built-in
+# at its own; with --block, those.
+expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *5$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v add_f32x4
+grep -q '^add_f32x4 *1Mi *1Mi *1$' "$tmpdir/out" ||
+    fail "--elementwise: a built-in not at its own block: $(cat "$tmpdir/out")"
+expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *2$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi --block own,64
+refused 2 "^ewbench run: --elementwise $op_dir/bad_type.cu:twice: not a per-element op NVRTC [0-9.]* compiles: ewbench: --elementwise needs T twice(T, ...)" \
+    run --dry-run --chip h100 --elementwise "$op_dir/bad_type.cu"
+refused 2 'bad_syntax.cu:inc: not a per-element op NVRTC [0-9.]* compiles: .*error' \
+    check --dry-run --chip h100 --elementwise "$op_dir/bad_syntax.cu"
+refused 2 '2 __device__ functions in it (twice, mix4...): name one' \
+    check --dry-run --chip h100 --elementwise "$op_dir/mix_f16.cu"
+expect 0 '^gen:mix4:tile_v16_k1 '	check --dry-run --chip h100 \
+    --elementwise "$op_dir/mix_f16.cu:mix4" -s 1Mi
+# bf16 arithmetic is sm_80's: a bf16 op on a T4 (sm_75) refused in one
+# line that names sm_80, as --kernel's is (below); an f32 op planned there.
+refused 2 "^ewbench run: --elementwise $top_srcdir/examples/op_fma_bf16.cu:fma3: needs sm_80 or newer: it does not compile for sm_75 and does for sm_80 (NVRTC" \
+    run --dry-run --chip T4 --elementwise "$top_srcdir/examples/op_fma_bf16.cu" -s 7
+expect 0 '^gen:add:tile_v32_k1 '	check --dry-run --chip T4 \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 7
+expect 2 "--elementwise given twice ('a.cu', then 'b.cu'): one op of yours per run" \
+    run --elementwise a.cu --elementwise b.cu
+expect 2 "--elementwise"	sweep --elementwise a.cu
 expect 2 "--device given twice ('0', then '1')"	run --device 0 --device 1
 expect 2 "--metrics given twice ('dram', then 'sol')"	run --metrics dram --metrics sol
 expect 2 "--cache given twice ('warm', then 'cold')"	run --cache warm --cache cold

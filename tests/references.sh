@@ -65,6 +65,15 @@ for ref in "$top_srcdir"/reports/reference/*/; do
 		same "contest.json" "$ref/contest/contest.json" "$tmpdir/$name-contest.json"
 		count=$((count + 1))
 	fi
+	# A what-if's ranking (python3 -m ewbench.analysis.whatif), as committed.
+	for ranking in "$ref"/elementwise/*.txt; do
+		[ -d "${ranking%.txt}" ] || continue
+		PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
+		    "${ranking%.txt}" >"$tmpdir/whatif.txt" ||
+		    fail "whatif ${ranking%.txt}"
+		same "$(basename "$ranking")" "$ranking" "$tmpdir/whatif.txt"
+		count=$((count + 1))
+	done
 done
 [ "$count" -ge 4 ] || fail "only $count references found under reports/reference"
 echo "references: $count renderings as committed"

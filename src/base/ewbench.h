@@ -89,6 +89,13 @@ int		 read_user_file_id(const char *path, size_t max_bytes,
  * malloc'd.  What was made stays: the caller decides. */
 int		 make_dirs(const char *dir, mode_t mode, char **top,
 		    char **failed);
+/* ewbench's private cache directory ($XDG_CACHE_HOME/ewbench, else
+ * ~/.cache/ewbench), made (0700) or found, and used only when it is a
+ * directory of this user's that no one else may write to (as OpenSSH
+ * treats ~/.ssh): what another user planted is never read.  Malloc'd; NULL
+ * with *why ("DIR: the reason", malloc'd) when it may not be used, or with
+ * *why NULL when neither variable names a home for it. */
+char		*private_cache_dir(char **why);
 /* Appends item to a malloc'd list (*list NULL: empty), after sep. */
 void		 list_append(char **list, const char *sep, const char *item);
 /* CLOCK_MONOTONIC in seconds, for wall-time breakdowns and progress. */

@@ -299,6 +299,52 @@ make_dirs(const char *dir, mode_t mode, char **top, char **failed)
 	return 0;
 }
 
+/* $XDG_CACHE_HOME/ewbench, else ~/.cache/ewbench; NULL with neither. */
+static char *
+cache_root(void)
+{
+	const char	*xdg = getenv("XDG_CACHE_HOME"), *home;
+
+	if (xdg != NULL && *xdg == '/')
+		return xasprintf("%s/ewbench", xdg);
+	if ((home = getenv("HOME")) != NULL && *home == '/')
+		return xasprintf("%s/.cache/ewbench", home);
+	return NULL;
+}
+
+char *
+private_cache_dir(char **why)
+{
+	struct stat	 st;
+	char		*dir = cache_root();
+
+	*why = NULL;
+	if (dir == NULL)
+		return NULL;
+	if (make_dirs(dir, 0700, NULL, NULL) != 0)
+		*why = xasprintf("cannot be made: %s", strerror(errno));
+	else if (lstat(dir, &st) != 0)
+		*why = xstrdup(strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		*why = xstrdup("not a directory");
+	else if (st.st_uid != geteuid())
+		*why = xasprintf("owned by uid %u, not by you (uid %u)",
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		*why = xasprintf("writable by others (mode %03o; chmod 700 %s)",
+		    (unsigned)(st.st_mode & 0777), dir);
+	if (*why == NULL)
+		return dir;
+	{
+		char *named = xasprintf("%s: %s", dir, *why);
+
+		free(*why);
+		*why = named;
+	}
+	free(dir);
+	return NULL;
+}
+
 int
 read_user_file_id(const char *path, size_t max_bytes, char **text,
     size_t *len, struct stat *id, char **cause)

@@ -134,6 +134,13 @@ struct ceil_bench {
 	const struct ceiling	*row_of[CEIL_COUNT];
 };
 
+/* cache.c: copies a complete ceilings run (run_dir's ceilings.csv and
+ * run.json) into the private cache as the entry of this GPU (uuid) and
+ * build (docs/ceilings.md, "The ceilings cache"); a cache that cannot be
+ * used or written is said on stderr, never fatal. */
+void	 ceilings_cache_store(const char *run_dir, const char *uuid,
+	    bool quiet);
+
 /* --dry-run: what would be measured, with its sizes, and about how long,
  * on the GPU or, with --chip or without a usable GPU (no_gpu: why), for a
  * GPU's facts by name (chips.h).  Returns an exit code. */

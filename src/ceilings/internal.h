@@ -115,6 +115,8 @@ struct sample {
 
 /* sample.c */
 enum ceiling_id	 ceil_family(enum ceiling_id id);
+/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
+unsigned	 ceil_curve_iters(const struct ceil_bench *);
 bool		 ceil_is_loaded(enum ceiling_id id);
 int		 ceil_enqueue_curve(struct ceil_bench *,
 		    const struct curve_point *, bool counted, double *work,
@@ -134,7 +136,6 @@ void		 ceil_describe_curve(const struct ceil_bench *,
 		    const struct curve_point *, char *buf, size_t len);
 
 /* rows.c */
-unsigned	 ceil_curve_iters(const struct ceil_bench *);
 int		 ceil_curve_point(const struct ceil_bench *, size_t series,
 		    size_t level, bool ask_gpu, struct curve_point *);
 void		 ceil_curve_name(const struct curve_point *, char *buf,

@@ -187,13 +187,6 @@ ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 	return ceil_is_loaded(id) ? write_ceiling(b, &bandwidth, cause) : 0;
 }
 
-/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
-unsigned
-ceil_curve_iters(const struct ceil_bench *b)
-{
-	return b->opts.iters < CURVE_ITERS ? b->opts.iters : CURVE_ITERS;
-}
-
 /*
  * Curve point (series, level) as it will run: the fewest loads per thread
  * per input (curve_loads) that make requests in flight per SM = warps x

@@ -221,3 +221,10 @@ ceil_measure(struct ceil_bench *b, enum ceiling_id id, struct stats *st,
 	return ceil_sample_times(b, &s, CEIL_WARMUP, b->opts.iters, st, work,
 	    cause);
 }
+
+/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
+unsigned
+ceil_curve_iters(const struct ceil_bench *b)
+{
+	return b->opts.iters < CURVE_ITERS ? b->opts.iters : CURVE_ITERS;
+}

@@ -2,7 +2,7 @@
  * cli-values.c - what every command's option parser shares (cli.c's,
  * cmd-ceilings.c's, cmd-metrics.c's): numbers and --device lists with
  * their ranges, an option given twice, getopt's errors quoted, the argv
- * entries a fleet's children get anew.
+ * entries a fleet's children get anew, and how a command refuses.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "device/placement.h"
 
 /* A decimal number from min to max ("0.5", "20"), in the C locale. */
@@ -195,4 +196,12 @@ cli_mark_replaced(struct run_options *o, int argc, char **argv, int first)
 		o->bundled = true;
 	for (i = first; i < optind && i < argc; i++)
 		o->replaced[i] = true;
+}
+
+int
+command_refuses(const char *command, char *cause, int code)
+{
+	fprintf(stderr, "ewbench %s: %s\n", command, cause);
+	free(cause);
+	return code;
 }

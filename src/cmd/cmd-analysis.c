@@ -42,20 +42,25 @@
 #include "base/paths.h"
 #include "cmd/commands.h"
 
-static const struct {
-	const char	*command;	/* ewbench COMMAND */
-	const char	*module;	/* python3 -m MODULE */
-	bool		 subcommand;	/* pass COMMAND on to the module */
-} helpers[] = {
-	{ "report",		"ewbench.analysis",		true },
-	{ "compare",		"ewbench.analysis",		true },
-	{ "contest",		"ewbench.analysis",		true },
-	{ "fleet-report",	"ewbench.analysis",		true },
-	{ "timeline",		"ewbench.analysis",		true },
-	/* The analysis hands it to ewbench.peers.torch_ops: one entry point,
-	 * one message prefix, python3 -m ewbench.analysis torch alike. */
-	{ "torch",		"ewbench.analysis",		true },
-};
+/* Every analysis command is a subcommand of one module: ewbench COMMAND
+ * ARGS runs python3 -m ewbench.analysis COMMAND ARGS (torch too: the
+ * analysis hands it to ewbench.peers.torch_ops, so that it has one entry
+ * point and one message prefix, python3 -m ewbench.analysis torch
+ * alike). */
+#define ANALYSIS_MODULE	"ewbench.analysis"
+
+static int	 analysis_command(int, char **);
+
+/* Their entries in the command table (commands.c); each answers --help
+ * itself, from the analysis. */
+const struct command_entry report_entry = { "report", analysis_command, true };
+const struct command_entry compare_entry = { "compare", analysis_command, true };
+const struct command_entry contest_entry = { "contest", analysis_command, true };
+const struct command_entry fleet_report_entry = { "fleet-report",
+    analysis_command, true };
+const struct command_entry timeline_entry = { "timeline", analysis_command,
+    true };
+const struct command_entry torch_entry = { "torch", analysis_command, true };
 
 /* python -c BOOTSTRAP MODULE ARGS...: MODULE run as -m runs it, with
  * neither '' (the working directory) on sys.path nor any module imported
@@ -87,18 +92,6 @@ static const char probe[] =
 "    spec = importlib.util.find_spec('ewbench')\n"
 "    sys.stdout.write('%s\\n' % (spec and spec.origin or ''))\n"
 "    sys.stdout.write('%s\\n' % (sys.executable or ''))\n";
-
-bool
-analysis_is_command(const char *command)
-{
-	size_t	i;
-
-	for (i = 0; i < sizeof helpers / sizeof helpers[0]; i++) {
-		if (strcmp(helpers[i].command, command) == 0)
-			return true;
-	}
-	return false;
-}
 
 /* The interpreter: $EWBENCH_PYTHON, configure's where it still exists,
  * else python3 from PATH. */
@@ -288,17 +281,15 @@ check_python(const char *py, const char *package_dir, const sigset_t *stops,
 	return 0;
 }
 
-int
+static int
 analysis_command(int argc, char **argv)
 {
 	char		*dirs[PATHS_MAX], **args, *cause = NULL, *real = NULL;
 	const char	*py = python(), *package_dir;
 	sigset_t	 stops, old_mask;
-	size_t		 i, n, k = 0;
+	size_t		 n, k = 0;
 	int		 error, rc;
 
-	for (i = 0; strcmp(helpers[i].command, argv[0]) != 0; i++)
-		;
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGINT);
 	sigaddset(&stops, SIGTERM);
@@ -335,9 +326,8 @@ analysis_command(int argc, char **argv)
 	args[k++] = (char *)py;
 	args[k++] = (char *)"-c";
 	args[k++] = (char *)bootstrap;
-	args[k++] = (char *)helpers[i].module;
-	if (helpers[i].subcommand)
-		args[k++] = argv[0];
+	args[k++] = (char *)ANALYSIS_MODULE;
+	args[k++] = argv[0];
 	for (int a = 1; a < argc; a++)
 		args[k++] = argv[a];
 	args[k] = NULL;

@@ -96,7 +96,7 @@ parse_ceilings_options(int argc, char **argv, struct run_options *o,
 	return 0;
 }
 
-int
+static int
 ceilings_command(int argc, char **argv)
 {
 	struct ceil_bench	 b;
@@ -215,6 +215,8 @@ ceilings_command(int argc, char **argv)
 	}
 	if (!b.opts.quiet)
 		printf("ewbench: ceilings in %s\n", b.dir);
+	if (code == EWB_EXIT_OK)
+		ceilings_cache_store(b.dir, b.dev.uuid, b.opts.quiet);
 	goto out;
 
 refuse:
@@ -244,3 +246,6 @@ out:
 	settings_free(&b.opts);
 	return code;
 }
+
+const struct command_entry ceilings_entry = { "ceilings", ceilings_command,
+    false };

@@ -534,7 +534,7 @@ check_summary(size_t sets, size_t chips, size_t skipped, size_t valid,
 	printf("%s\n", invalid + unnamed + broken > 0 ? " (said above)" : "");
 }
 
-int
+static int
 metrics_command(int argc, char **argv)
 {
 	struct metrics_options	 o;
@@ -610,3 +610,7 @@ out:
 	free(chips);
 	return code;
 }
+
+/* Its --help page is this file's (usage above), not help.c's. */
+const struct command_entry metrics_entry = { "metrics", metrics_command,
+    true };

@@ -92,7 +92,9 @@ NULL, NULL,
 "read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
 "the stream's bandwidth), the launch floor (stream, graph), the block\n"
 "launch rate at 32 to 1024 threads per block and the FMA peaks; writes\n"
-"ceilings.csv in a run directory (docs/ceilings.md).\n",
+"ceilings.csv in a run directory (docs/ceilings.md), and keeps a complete\n"
+"run in the ceilings cache (~/.cache/ewbench/ceilings/GPU/BUILD), where the\n"
+"reports of this GPU's later runs by the same build find it.\n",
 "      --device N|LIST|all  the GPU(s), as for run (default 0)\n"
 "  -o, --out DIR        run directory (default ewbench-ceilings-<gpu>-<time>)\n"
 "      --iters N        repetitions of each measurement\n"

@@ -1,5 +1,6 @@
 /*
- * main.c - the ewbench command: dispatch, help, version, info, list.
+ * main.c - the ewbench command: dispatch (through the command table,
+ * commands.c), help, version.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,10 +11,8 @@
 
 #include "config.h"
 #include "revision.h"
-#include "ceilings/ceilings.h"
-#include "cmd/cli.h"
+#include "base/ewbench.h"
 #include "counters/counters.h"
-#include "device/device.h"
 #include "cmd/help.h"
 #include "cmd/commands.h"
 #include "run/sass.h"
@@ -29,85 +28,6 @@ version(void)
 	    counters_cupti_version());
 	printf("kernels' SASS (sass.csv): %s\n", ewb_sass_status);
 	help_build(stdout);
-}
-
-static int
-info_command(int argc, char **argv)
-{
-	struct device_facts	 f;
-	char			*cause = NULL;
-	unsigned		 index = 0;
-	int			 code;
-
-	static const struct option longopts[] = {
-		{ "device",	required_argument, NULL, 'd' },
-		{ NULL,		0,		   NULL, 0 }
-	};
-	const char		*given[CLI_OPTION_VALUES] = { NULL };
-	int			 ch, first;
-
-	optind = 1;
-	opterr = 0;
-	for (first = optind; (ch = getopt_long(argc, argv, "+:", longopts,
-	    NULL)) != -1; first = optind) {
-		if (ch == ':' || ch == '?') {
-			cause = cli_option_error(longopts, argv, first, ch,
-			    " (info takes only --device N)");
-			goto usage;
-		}
-		if (cli_given_once(longopts, given, ch, optarg, "info shows "
-		    "one GPU", &cause) != 0 || cli_parse_uint(optarg,
-		    "--device", 0, 1023, &index, &cause) != 0)
-			goto usage;
-	}
-	if (optind < argc) {
-		cause = xasprintf("unexpected argument '%s' (info takes only "
-		    "--device N)", argv[optind]);
-		goto usage;
-	}
-	if ((code = device_open((int)index, &f, &cause)) != 0) {
-		say_cause(cause);
-		return code;
-	}
-	device_print(&f, stdout);
-	return EWB_EXIT_OK;
-usage:
-	fprintf(stderr, "ewbench info: %s\n", cause);
-	free(cause);
-	return EWB_EXIT_USAGE;
-}
-
-static int
-list_command(int argc, char **argv)
-{
-	size_t	i;
-
-	(void)argv;
-	if (argc != 1) {
-		fprintf(stderr, "ewbench list: takes no arguments\n");
-		return EWB_EXIT_USAGE;
-	}
-	printf("%-18s %-4s %-5s %-7s %5s %4s %5s %5s %5s %3s  %s\n", "id", "op",
-	    "dtype", "origin", "block", "e/t", "vec", "B/el", "flop", "inp",
-	    "technique");
-	for (i = 0; i < ewb_variant_count; i++) {
-		const struct ewb_variant *v = &ewb_variants[i];
-
-		printf("%-18s %-4s %-5s %-7s %5u %4u %5u %5u %5u %3s  %s\n",
-		    v->id, ewb_op_name(v->op), ewb_dtype_name(v->dtype),
-		    v->origin, v->default_block, v->elems_per_thread,
-		    v->vector_width, v->read_bytes + v->write_bytes, v->flops,
-		    v->in_place ? "yes" : "no", v->technique);
-	}
-	printf("\nblock: published threads per block; e/t: elements per "
-	    "thread; vec: elements per memory instruction;\nB/el: bytes read "
-	    "+ written per element; flop: per element; inp: in place\n");
-	for (i = 0; i < ewb_variant_count; i++) {
-		if (ewb_variants[i].unavailable != NULL)
-			printf("not in this build: %s: %s\n", ewb_variants[i].id,
-			    ewb_variants[i].unavailable);
-	}
-	return EWB_EXIT_OK;
 }
 
 /* `ewbench COMMAND -h`, or --help anywhere before a `--`. */
@@ -130,28 +50,20 @@ wants_help(int argc, char **argv)
 static int
 help_page(const char *command)
 {
-	char	*argv[] = { (char *)command, (char *)"--help", NULL };
+	char				*argv[] = { (char *)command,
+					    (char *)"--help", NULL };
+	const struct command_entry	*c;
 
 	if (command == NULL)
 		help_overview(stdout);
-	else if (strcmp(command, "metrics") == 0)
-		return metrics_command(2, argv);
-	else if (analysis_is_command(command))
-		return analysis_command(2, argv);
+	else if ((c = command_find(command)) != NULL && c->own_help)
+		return c->exec(2, argv);
 	else if (help_command(command, stdout) != 0) {
 		fprintf(stderr, "ewbench help: no command '%s' (ewbench --help "
 		    "lists them)\n", command);
 		return EWB_EXIT_USAGE;
 	}
 	return EWB_EXIT_OK;
-}
-
-int
-command_refuses(const char *command, char *cause, int code)
-{
-	fprintf(stderr, "ewbench %s: %s\n", command, cause);
-	free(cause);
-	return code;
 }
 
 /* code, or exit 1 when what went to stdout could not all be written (a
@@ -174,7 +86,8 @@ stdout_flushed(int code)
 static int
 command(int argc, char **argv)
 {
-	const char	*cmd;
+	const char			*cmd;
+	const struct command_entry	*c;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: ewbench [--help | --version] COMMAND "
@@ -190,25 +103,14 @@ command(int argc, char **argv)
 		version();
 		return EWB_EXIT_OK;
 	}
-	if (analysis_is_command(cmd))
-		return analysis_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "metrics") != 0 && wants_help(argc, argv))
+	c = command_find(cmd);
+	if ((c == NULL || !c->own_help) && wants_help(argc, argv))
 		return help_page(cmd);
-	if (strcmp(cmd, "info") == 0)
-		return info_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "list") == 0)
-		return list_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "run") == 0 || strcmp(cmd, "check") == 0 ||
-	    strcmp(cmd, "sweep") == 0 || strcmp(cmd, "tune") == 0)
-		return run_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "ceilings") == 0)
-		return ceilings_command(argc - 1, argv + 1);
-	if (strcmp(cmd, "metrics") == 0)
-		return metrics_command(argc - 1, argv + 1);
-	fprintf(stderr, "ewbench: unknown command '%s' (commands: info, list, "
-	    "run, check, sweep, tune, ceilings, metrics, report, compare, "
-	    "contest, fleet-report, timeline, torch; see ewbench --help)\n",
-	    cmd);
+	if (c != NULL)
+		return c->exec(argc - 1, argv + 1);
+	fprintf(stderr, "ewbench: unknown command '%s' (commands: ", cmd);
+	command_names(stderr);
+	fprintf(stderr, "; see ewbench --help)\n");
 	return EWB_EXIT_USAGE;
 }
 

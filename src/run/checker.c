@@ -31,6 +31,7 @@
 #include "base/guard.h"
 #include "trace/trace.h"
 #include "userkernel/userkernel.h"
+#include "opgen/opgen.h"
 
 /* CUDA_TRY for a function that must free what it holds. */
 #define CUDA_TRY_GOTO(call, cause, label) do {				\
@@ -92,8 +93,14 @@ reference_on_gpu(struct bench *b, const struct plan_case *c, char **cause)
 	else
 		CUDA_TRY(cudaMemsetAsync(b->d_expected, 0xff, bytes,
 		    b->stream), cause);
-	if ((e = user_reference_launch(&a)) != cudaSuccess)
-		return cuda_fail(e, "the reference kernel (--reference)",
+	/* The --reference kernel when there is one, else (--elementwise)
+	 * the reference generated from the op's own function. */
+	if (user_reference_loaded()) {
+		if ((e = user_reference_launch(&a)) != cudaSuccess)
+			return cuda_fail(e, "the reference kernel (--reference)",
+			    cause);
+	} else if ((e = opgen_reference_launch(&a)) != cudaSuccess)
+		return cuda_fail(e, "the op's reference kernel (--elementwise)",
 		    cause);
 	return 0;
 }

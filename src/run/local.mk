@@ -5,7 +5,9 @@
 ## the GPU, measure.c timing, profile.c counter sessions, energy.c energy
 ## windows), NVTX ranges, the printers and the run's files (printers.c;
 ## output.c the CSV files, manifest.c run.json, claim.c the directory;
-## the CSV columns in columns.def).  tiers.c and energy-math.c are plain
+## the CSV columns in columns.def), and the runner that walks a plan
+## (runner.h; runner.c its directory, files and end, setup.c before the
+## walk, walk.c the walk) for cmd-run.c.  tiers.c and energy-math.c are plain
 ## C, in src/libewb.a.  Included from the top Makefile.am.
 
 src_libewb_a_SOURCES += %reldir%/tiers.c %reldir%/energy-math.c
@@ -17,4 +19,6 @@ ewbench_SOURCES += %reldir%/settings.c %reldir%/plan.c %reldir%/plan.h \
 	%reldir%/profile.c %reldir%/energy.c %reldir%/nvtx.c %reldir%/nvtx.h \
 	%reldir%/claim.c %reldir%/manifest.c \
 	%reldir%/printers.c %reldir%/printers.h %reldir%/output.c \
-	%reldir%/output.h
+	%reldir%/output.h %reldir%/types.h \
+	%reldir%/runner.h %reldir%/runner.c %reldir%/setup.c \
+	%reldir%/walk.c

@@ -86,6 +86,8 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 	}
 	if (o->user_variant != NULL)
 		json_str(j, NULL, o->user_variant->id);
+	for (i = 0; i < o->ngenerated; i++)
+		json_str(j, NULL, o->generated[i].id);
 	json_end_array(j);
 	json_begin_array(j, "sizes");
 	for (i = 0; i < m->nsizes; i++)
@@ -326,6 +328,8 @@ manifest_write(const char *dir, const struct manifest *m, const char *status,
 		energy_json(m->energy, j);
 	if (m->extra_json != NULL)
 		m->extra_json(j, m->extra_ctx);
+	if (m->op_json != NULL)
+		m->op_json(j, m->op_ctx);
 	json_end_object(j);
 
 	path = xasprintf("%s/run.json", dir);

@@ -7,6 +7,7 @@
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
 
+#include "device/device.h"
 #include "run/nvtx.h"
 
 static nvtxDomainHandle_t	domain;

@@ -6,7 +6,9 @@
 #ifndef EWB_NVTX_H
 #define EWB_NVTX_H
 
-#include "run/output.h"
+#include "run/types.h"
+
+struct device_facts;
 
 void	 nvtx_init(const struct device_facts *);
 void	 nvtx_push_phase(const char *name);	/* "check", "timing", ... */

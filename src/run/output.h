@@ -5,60 +5,12 @@
 #ifndef EWB_OUTPUT_H
 #define EWB_OUTPUT_H
 
-#include "base/ewbench.h"
-#include "run/settings.h"
+#include "run/types.h"
 #include "counters/counters.h"
 #include "device/device.h"
 
-/* One measured point: what the CSV key columns say. */
-struct point {
-	const struct ewb_variant *v;
-	uint64_t		 n;
-	unsigned		 block;		/* 0: a library decides */
-	unsigned long long	 grid;		/* 0: a library decides */
-	enum cache_mode		 cache;		/* CACHE_WARM or CACHE_COLD */
-	const char		*launch;	/* "stream" */
-};
-
 struct host_facts;
 struct energy;
-
-struct check_failure {
-	const char	*variant;
-	uint64_t	 n;
-	struct mismatch	 bad;
-};
-
-/* Why a size was measured (--preset tiers), for run.json. */
-struct size_choice {
-	unsigned	 footprint_per_element;	/* bytes */
-	const char	*tier;			/* "latency", "l2", "dram" */
-	uint64_t	 n;
-	char		 reason[160];
-};
-
-/* A selected variant the run leaves out, and why (run.json "skipped"). */
-struct skipped_variant {
-	const char	*variant;
-	char		 reason[320];
-};
-
-/* Where a run's wall time went, in seconds (run.json "wall_s"). */
-struct run_wall {
-	double	 setup;		/* device, counters, plan, buffers */
-	double	 inputs;	/* fill, CPU reference, uploads */
-	double	 fill;		/* of which: the inputs, on the device */
-	double	 reference;	/* the CPU reference (inputs regenerated) */
-	double	 upload;	/* the expected outputs to the device */
-	double	 checks;	/* checked launches and GPU compares */
-	double	 timing;	/* warm-up and timed launches */
-	double	 warmup;	/* of which: warm-ups */
-	double	 readback;	/* of which: waiting for the GPU and
-				   reading CUPTI's kernel records back */
-	double	 counters;	/* counter sessions */
-	double	 energy;	/* --energy's windows */
-	double	 total;		/* the whole command */
-};
 
 /* Everything run.json records. */
 struct manifest {
@@ -110,6 +62,9 @@ struct manifest {
 	/* More members of run.json, written last (e.g. "ceilings"). */
 	void			(*extra_json)(struct json *, const void *);
 	const void		*extra_ctx;
+	/* run.json "elementwise" (--elementwise, src/opgen/), or NULL. */
+	void			(*op_json)(struct json *, const void *);
+	const void		*op_ctx;
 };
 
 /* Claims dir for a run before anything is written to it: creates it and
@@ -161,36 +116,6 @@ void		 output_default_dir(const struct device_facts *,
 void		 output_run_id(const struct device_facts *, char *buf,
 		    size_t len);
 
-/* What measure.c gives a timed point (bench.h). */
-/* A launch interval: the median start-to-start time and the larger side
- * of its confidence interval; NaN when not measured. */
-struct interval {
-	double			 median_ns, ci_ns;
-};
-struct timed {
-	struct stats		 st;		/* of the samples */
-	unsigned		 launches;	/* launches timed */
-	const char		*source;	/* "kernel": CUPTI's kernel
-						   times; "events": an event
-						   pair per launch; "batch":
-						   per replay of a graph */
-	const char		*stop;		/* sampling_name(), or "count" */
-	double			 batch_ns;	/* events around the rounds,
-						   per launch */
-	double			 crosscheck_ns;	/* a graph replay with kernel
-						   records off, per launch;
-						   NaN: not cross-checked */
-	struct interval		 interval;	/* in the row's launch mode */
-	struct interval		 queued;	/* behind a spin kernel */
-	struct interval		 graph;		/* replayed from a graph */
-	bool			 queue_unfilled;	/* the spin timed out */
-	unsigned long long	 throttle;	/* NVML clock event reasons */
-	double			 sm_clock_min_mhz;	/* the lowest NVML read
-						   during the rounds; NaN:
-						   none read */
-	double			 memory_clock_min_mhz;
-};
-
 struct csv	*timing_csv_open(const char *dir, char **cause);
 int		 timing_csv_row(struct csv *, const char *run_id,
 		    const struct point *, const struct timed *,
@@ -216,10 +141,5 @@ struct sass_row;
 int		 sass_csv_write(const char *dir, const char *run_id,
 		    const struct sass_row *const *rows, size_t count,
 		    char **cause);
-
-/* Bytes a point moves and touches, from the registry. */
-uint64_t	 point_bytes_moved(const struct point *);
-uint64_t	 point_footprint(const struct point *);
-const char	*cache_name(enum cache_mode);
 
 #endif

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "run/energy.h"
+#include "device/device.h"
 #include "run/plan.h"
 #include "run/tiers.h"
+#include "opgen/opgen.h"
 
 /* Operand arrays, the expected output and the flush buffer: what the
  * budget of one working set leaves room for. */
@@ -22,13 +24,35 @@
 #define HOST_NS_PER_ELEMENT	3.0	/* fill + reference, one core */
 #define UPLOAD_BYTES_PER_S	20e9
 
-/* Registry order; a user's kernel (not in the registry) comes last. */
+/* Registry order; a user's kernel (not in the registry) after it, then
+ * the family generated for a user's op, in its order. */
 static size_t
 variant_index(const struct ewb_variant *v)
 {
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0)
+		return ewb_variant_count + 1 + opgen_member_index(v);
 	if (variant_is_user(v))
 		return ewb_variant_count;
 	return (size_t)(v - ewb_variants);
+}
+
+/* Variant i of those a plan may hold, in variant_index's order (NULL: a
+ * registry row not selected, or no user's kernel); i below
+ * plan_candidates(o). */
+static size_t
+plan_candidates(const struct run_options *o)
+{
+	return ewb_variant_count + 1 + o->ngenerated;
+}
+
+static const struct ewb_variant *
+plan_candidate(const struct run_options *o, size_t i)
+{
+	if (i < ewb_variant_count)
+		return o->selected[i] ? &ewb_variants[i] : NULL;
+	if (i == ewb_variant_count)
+		return o->user_variant;
+	return &o->generated[i - ewb_variant_count - 1];
 }
 
 /* b into blocks[] (n so far) unless it is there already. */
@@ -59,9 +83,11 @@ skipped_entry(struct skipped_variant **list, size_t *count,
 }
 
 /* The block sizes variant v runs with, into blocks (room for
- * max(1, nblocks + nblock_times)): the one place a block is resolved.
- * A peer library picks its own (0, "auto", whatever --block says);
- * without --block, the variant's published block; else the --block
+ * max(OPGEN_BLOCKS, nblocks + nblock_times)): the one place a block is
+ * resolved.  A peer library picks its own (0, "auto", whatever --block
+ * says); without --block, the variant's published block, or for a member
+ * of a user's op's family (--elementwise) every block of the family,
+ * OPGEN_BLOCKS of them (64 to 1024); else the --block
  * list, "own" (0) as the published block, then its multiples "xK" (those
  * past EWB_MAX_BLOCK threads left out, each saying why in p's skipped:
  * no launch can have them), each block once.  Every case of a kernel of
@@ -77,6 +103,12 @@ variant_blocks(struct plan *p, const struct run_options *o,
 	if (strcmp(v->origin, "peer") == 0) {
 		blocks[0] = 0;
 		return 1;
+	}
+	if (o->nblocks == 0 && o->nblock_times == 0 &&
+	    strcmp(v->origin, OPGEN_ORIGIN) == 0) {
+		for (i = 0; i < OPGEN_BLOCKS; i++)
+			blocks[i] = 64u << i;
+		return OPGEN_BLOCKS;
 	}
 	if (o->nblocks == 0 && o->nblock_times == 0) {
 		blocks[0] = v->default_block;
@@ -411,8 +443,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	size_t			 i, k, b, nb, count;
 
 	memset(p, 0, sizeof *p);
-	blocks = xmalloc((o->nblocks + o->nblock_times > 0 ?
-	    o->nblocks + o->nblock_times : 1) * sizeof *blocks);
+	blocks = xmalloc((o->nblocks + o->nblock_times > OPGEN_BLOCKS ?
+	    o->nblocks + o->nblock_times : OPGEN_BLOCKS) * sizeof *blocks);
 	p->command = o->command;
 	p->counters = counters && o->command != CMD_CHECK;
 	if (o->command != CMD_CHECK) {
@@ -430,12 +462,10 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 	td.free_bytes = free_bytes;
 	p->flush_bytes = tier_flush_bytes(&td);
 
-	for (i = 0; i <= ewb_variant_count; i++) {
-		const struct ewb_variant *v = i < ewb_variant_count ?
-		    &ewb_variants[i] : o->user_variant;
+	for (i = 0; i < plan_candidates(o); i++) {
+		const struct ewb_variant *v = plan_candidate(o, i);
 
-		if (v == NULL || (i < ewb_variant_count && !o->selected[i]) ||
-		    skip_variant(p, o, d, v))
+		if (v == NULL || skip_variant(p, o, d, v))
 			continue;
 		if (variant_sizes(p, o, &td, v, &sizes, &count,
 		    cause) != 0) {
@@ -635,10 +665,11 @@ plan_print(const struct plan *p, const struct run_options *o,
 	fprintf(f, "plan: ewbench %s on %s\n", commands[p->command], d->name);
 	fprintf(f, "%-18s %-10s %-10s %6s\n", "variant", "from", "to",
 	    "cases");
-	/* Per variant, in registry order, a user's kernel last. */
-	for (i = 0; i <= ewb_variant_count; i++) {
+	/* Per variant, in registry order, a user's kernel and the family of
+	 * a user's op last (unselected rows have no cases). */
+	for (i = 0; i < plan_candidates(o); i++) {
 		const struct ewb_variant *v = i < ewb_variant_count ?
-		    &ewb_variants[i] : o->user_variant;
+		    &ewb_variants[i] : plan_candidate(o, i);
 		uint64_t	lo = 0, hi = 0;
 		size_t		k, cases = 0;
 		char		from[32], to[32];

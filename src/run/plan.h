@@ -12,7 +12,9 @@
 #ifndef EWB_PLAN_H
 #define EWB_PLAN_H
 
-#include "run/output.h"
+#include "run/types.h"
+
+struct device_facts;
 
 struct plan_case {
 	const struct ewb_variant *v;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "run/energy.h"
+#include "run/output.h"
 #include "run/printers.h"
 
 struct tuned {

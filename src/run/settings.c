@@ -128,8 +128,13 @@ settings_finish(struct run_options *o, char **cause)
 		return -1;
 	if (o->kernel.path != NULL && o->nvariant_lists == 0)
 		select_family(o);
+	else if (o->elementwise != NULL && o->nvariant_lists == 0)
+		;	/* the op's family alone; -v adds built-ins */
 	else if (select_variants(o, cause) != 0)
 		return -1;
+	/* The family's launches are a user's code: under the watchdog. */
+	if (o->elementwise != NULL && o->kernel.timeout_s == 0)
+		o->kernel.timeout_s = USER_TIMEOUT_S;
 	/* One CUPTI client per process: a profiler window is for nsys or
 	 * ncu, which leave ewbench none; a trace's collector times the
 	 * kernels itself, but leaves no room for the counters. */

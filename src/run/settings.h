@@ -80,6 +80,11 @@ struct run_options {
 	 * built-in ones (default: those of its op and dtype). */
 	struct user_spec kernel;
 	const struct ewb_variant *user_variant;
+	/* --elementwise FILE.cu[:FUNCTION]: once compiled (setup.c), the
+	 * family generated for it, measured after the user's kernel. */
+	const char	*elementwise;
+	const struct ewb_variant *generated;
+	size_t		 ngenerated;
 };
 
 /* The timing defaults (docs/analysis.md, "How a point is timed"). */

@@ -81,11 +81,17 @@ by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether program compiles with b's options for sm_<arch> instead. */
+struct compiles_ctx {
+	const char		*program;
+	const struct user_build	*b;
+};
+
+/* Whether the program compiles with b's options for sm_<arch> instead. */
 static bool
-compiles_for(const char *program, const struct user_build *b,
-    unsigned arch)
+compiles_for(unsigned arch, void *ctx)
 {
+	const char		*program = ((struct compiles_ctx *)ctx)->program;
+	const struct user_build	*b = ((struct compiles_ctx *)ctx)->b;
 	nvrtcProgram	 prog;
 	char		**options = xmalloc(b->noptions * sizeof *options);
 	char		*target = xasprintf("--gpu-architecture=sm_%u", arch);
@@ -106,16 +112,13 @@ compiles_for(const char *program, const struct user_build *b,
 	return ok;
 }
 
-/* The oldest architecture of a newer major than b's (the first minor of
- * each major NVRTC knows) for which program compiles, else 0: what a
- * kernel that fails for this GPU's needs (bf16 arithmetic, __hfma2 and
- * the like in <cuda_bf16.h>, is declared for sm_80 and newer only). */
-static unsigned
-oldest_arch_that_compiles(const char *program, const struct user_build *b)
+unsigned
+user_newer_arch_that_compiles(unsigned arch,
+    bool (*compiles)(unsigned arch, void *ctx), void *ctx)
 {
 	int		 n = 0, i;
 	int		*archs;
-	unsigned	 found = 0, major = b->arch / 10;
+	unsigned	 found = 0, major = arch / 10;
 
 	if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0)
 		return 0;
@@ -129,7 +132,7 @@ oldest_arch_that_compiles(const char *program, const struct user_build *b)
 		if (a / 10 <= major)
 			continue;
 		major = a / 10;
-		if (compiles_for(program, b, a))
+		if (compiles(a, ctx))
 			found = a;
 	}
 	free(archs);
@@ -143,14 +146,16 @@ static char *
 newer_arch_failure(const struct user_spec *s, const char *program,
     const struct user_build *b, nvrtcResult r)
 {
-	const char	*e, *start, *end;
-	unsigned	 needs;
-	size_t		 len;
-	char		*cause;
+	struct compiles_ctx	 ctx = { program, b };
+	const char		*e, *start, *end;
+	unsigned		 needs;
+	size_t			 len;
+	char			*cause;
 
 	if (r != NVRTC_ERROR_COMPILATION || b->log == NULL ||
 	    first_error_is_check(b->log) ||
-	    (needs = oldest_arch_that_compiles(program, b)) == 0)
+	    (needs = user_newer_arch_that_compiles(b->arch, compiles_for,
+	    &ctx)) == 0)
 		return NULL;
 	e = strstr(b->log, ": error");
 	for (start = e != NULL ? e : b->log; start > b->log &&
@@ -166,10 +171,10 @@ newer_arch_failure(const struct user_spec *s, const char *program,
 	return cause;
 }
 
-/* NVRTC's log, or NULL when it is empty. */
-static char *
-program_log(nvrtcProgram prog)
+char *
+user_nvrtc_log(void *program)
 {
+	nvrtcProgram	 prog = program;
 	size_t	 len = 0;
 	char	*log;
 
@@ -215,7 +220,7 @@ compile(const struct user_spec *spec, const char *program,
 	    "nvrtcAddNameExpression");
 	r = nvrtcCompileProgram(prog, (int)b->noptions,
 	    (const char *const *)b->options);
-	b->log = program_log(prog);
+	b->log = user_nvrtc_log(prog);
 	if (r != NVRTC_SUCCESS) {
 		*code = EWB_EXIT_USAGE;
 		*cause = newer_arch_failure(spec, program, b, r);

@@ -22,53 +22,23 @@
 /* The most bytes of a cache entry: more is a miss, never read whole. */
 #define ENTRY_MAX	(64u << 20)
 
-/* The cache's directory, or NULL (no HOME, no XDG_CACHE_HOME). */
-static char *
-cache_dir(void)
-{
-	const char	*xdg = getenv("XDG_CACHE_HOME"), *home;
-
-	if (xdg != NULL && *xdg == '/')
-		return xasprintf("%s/ewbench", xdg);
-	if ((home = getenv("HOME")) != NULL && *home == '/')
-		return xasprintf("%s/.cache/ewbench", home);
-	return NULL;
-}
-
 /*
- * The cache directory made (0700) or found, and used only when it is a
- * directory of this user's that no one else may write to (as OpenSSH
- * treats ~/.ssh): an entry planted by another user is never loaded.
- * NULL with the reason said once on stderr: the kernel is compiled and
- * not cached.
+ * The kernel cache is ewbench's private cache directory (private_cache_dir,
+ * as OpenSSH treats ~/.ssh: an entry planted by another user is never
+ * loaded).  NULL with the reason said once on stderr: the kernel is
+ * compiled and not cached.
  */
 char *
 user_cache_dir(void)
 {
-	struct stat	 st;
-	char		*dir = cache_dir(), *why = NULL;
+	char	*why, *dir = private_cache_dir(&why);
 
-	if (dir == NULL)
-		return NULL;
-	if (make_dirs(dir, 0700, NULL, NULL) != 0)
-		why = xasprintf("cannot be made: %s", strerror(errno));
-	else if (lstat(dir, &st) != 0)
-		why = xstrdup(strerror(errno));
-	else if (!S_ISDIR(st.st_mode))
-		why = xstrdup("not a directory");
-	else if (st.st_uid != geteuid())
-		why = xasprintf("owned by uid %u, not by you (uid %u)",
-		    (unsigned)st.st_uid, (unsigned)geteuid());
-	else if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-		why = xasprintf("writable by others (mode %03o; chmod 700 %s)",
-		    (unsigned)(st.st_mode & 0777), dir);
-	if (why == NULL)
-		return dir;
-	fprintf(stderr, "ewbench: kernel cache %s: %s: not used (compiled, "
-	    "not cached)\n", dir, why);
-	free(why);
-	free(dir);
-	return NULL;
+	if (dir == NULL && why != NULL) {
+		fprintf(stderr, "ewbench: kernel cache %s: not used (compiled, "
+		    "not cached)\n", why);
+		free(why);
+	}
+	return dir;
 }
 
 /* The digest an entry carries: the SHA-256 of the key it answers, a NUL

@@ -38,10 +38,12 @@ bool		 user_infer_signature(const char *source, const char *function,
 int		 user_includes(const struct user_spec *spec,
 		    const char *source, char **cause);
 
-/* program.c */
+/* spec.c: what the spec says, in CUDA's words */
 const char	*user_type_name(enum ewb_dtype dtype);
 /* The parameter list the op wants, for messages: "const float *a, ...". */
 char		*user_params(const struct user_spec *s);
+
+/* program.c */
 char		*user_expected_declaration(const struct user_spec *s,
 		    const char *function);
 char		*user_program_text(const struct user_spec *s,

@@ -14,21 +14,7 @@
  * (user_program_text). */
 #define COUNT_PROBE	"ewb_count_probe_"
 
-/* The element type's name in CUDA, and its header. */
-const char *
-user_type_name(enum ewb_dtype dtype)
-{
-	switch (dtype) {
-	case EWB_F16:
-		return "__half";
-	case EWB_BF16:
-		return "__nv_bfloat16";
-	case EWB_F32:
-		break;
-	}
-	return "float";
-}
-
+/* The element type's header. */
 static const char *
 type_header(enum ewb_dtype dtype)
 {
@@ -41,28 +27,6 @@ type_header(enum ewb_dtype dtype)
 		break;
 	}
 	return "";
-}
-
-/* The op's parameter list as a declaration, for people: the built-in
- * ops' operands a, b, c; a user's op's inputs a, b, c, d and out. */
-char *
-user_params(const struct user_spec *s)
-{
-	static const char *const names[USER_MAX_INPUTS] = { "a", "b", "c",
-	    "d" };
-	const char	*t = user_type_name(s->dtype);
-	unsigned	 inputs = user_spec_inputs(s), k;
-	char		*text = xstrdup(""), *more;
-
-	for (k = 0; k < inputs; k++) {
-		more = xasprintf("%sconst %s *%s, ", text, t, names[k]);
-		free(text);
-		text = more;
-	}
-	more = xasprintf("%s%s *%s, size_t n", text, t,
-	    s->op == EWB_OP_CUSTOM ? "out" : "c");
-	free(text);
-	return more;
 }
 
 /* The expected declaration, for messages and the docs. */

@@ -194,7 +194,11 @@ user_spec_flags(struct user_spec *s, const char *text)
 bool
 variant_is_user(const struct ewb_variant *v)
 {
-	return strcmp(v->origin, "user") == 0;
+	/* A user's kernel, or a member of the family made for a user's op
+	 * (src/opgen/: origin "generated"): both compiled at run time from
+	 * the user's source, both checked and guarded alike. */
+	return strcmp(v->origin, "user") == 0 ||
+	    strcmp(v->origin, "generated") == 0;
 }
 
 void
@@ -249,11 +253,8 @@ own_example(const char **given, bool *owned)
 	return NULL;
 }
 
-/* read_user_file of a --kernel or --reference file, after own_example:
- * a file found nowhere says where ewbench's own examples were looked
- * for. */
-static int
-read_spec_file(const char **path, bool *owned, char **text, size_t *len,
+int
+user_read_source(const char **path, bool *owned, char **text, size_t *len,
     char **cause)
 {
 	char	*searched = own_example(path, owned), *more;
@@ -318,7 +319,7 @@ finish_reference(struct user_spec *s, const char *source, char **cause)
 		if (!s->rtol_given)
 			s->tol.rtol = rtol;
 	}
-	if (read_spec_file(&s->ref_path, &s->ref_path_owned, &ref, &len,
+	if (user_read_source(&s->ref_path, &s->ref_path_owned, &ref, &len,
 	    cause) != 0)
 		return -1;
 	if (s->ref_function == NULL && user_find_function(ref, s->ref_path,
@@ -362,7 +363,7 @@ user_spec_finish(struct user_spec *s, char **cause)
 	}
 	/* The file read now, before any GPU work: unreadable, or which op
 	 * and dtype its kernel's parameters say, where not given. */
-	if (read_spec_file(&s->path, &s->path_owned, &source, &len,
+	if (user_read_source(&s->path, &s->path_owned, &source, &len,
 	    cause) != 0)
 		return -1;
 	if (s->function == NULL && user_find_function(source, s->path,
@@ -473,6 +474,43 @@ tolerance_text(const struct ewb_tolerance *t)
 		text = more;
 	}
 	return text;
+}
+
+/* The element type's name in CUDA. */
+const char *
+user_type_name(enum ewb_dtype dtype)
+{
+	switch (dtype) {
+	case EWB_F16:
+		return "__half";
+	case EWB_BF16:
+		return "__nv_bfloat16";
+	case EWB_F32:
+		break;
+	}
+	return "float";
+}
+
+/* The op's parameter list as a declaration, for people: the built-in
+ * ops' operands a, b, c; a user's op's inputs a, b, c, d and out. */
+char *
+user_params(const struct user_spec *s)
+{
+	static const char *const names[USER_MAX_INPUTS] = { "a", "b", "c",
+	    "d" };
+	const char	*t = user_type_name(s->dtype);
+	unsigned	 inputs = user_spec_inputs(s), k;
+	char		*text = xstrdup(""), *more;
+
+	for (k = 0; k < inputs; k++) {
+		more = xasprintf("%sconst %s *%s, ", text, t, names[k]);
+		free(text);
+		text = more;
+	}
+	more = xasprintf("%s%s *%s, size_t n", text, t,
+	    s->op == EWB_OP_CUSTOM ? "out" : "c");
+	free(text);
+	return more;
 }
 
 char *

@@ -112,15 +112,20 @@ variant_tolerance(const struct ewb_variant *v)
 	    NULL;
 }
 
+/* A user's op reads read_bytes / its element's size arrays (in place:
+ * the one it rewrites), the family generated for it too. */
 unsigned
 variant_input_arrays(const struct ewb_variant *v)
 {
-	unsigned	n;
-
-	if (v->op != EWB_OP_CUSTOM || loaded == NULL)
+	if (v->op != EWB_OP_CUSTOM)
 		return 2;
-	n = user_spec_inputs(loaded->spec);
-	return n == 0 ? 1 : n;
+	return v->read_bytes / ewb_dtype_size(v->dtype);
+}
+
+bool
+user_reference_loaded(void)
+{
+	return loaded != NULL && loaded->ref.function != NULL;
 }
 
 size_t

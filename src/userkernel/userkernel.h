@@ -103,6 +103,12 @@ int		 user_spec_atol(struct user_spec *, const char *text,
 		    char **cause);
 int		 user_spec_rtol(struct user_spec *, const char *text,
 		    char **cause);
+/* read_user_file of a source file (--kernel, --reference, --elementwise),
+ * `examples/FILE` that is not here taken from ewbench's own examples
+ * (*path then a malloc'd path, *owned true): a file found nowhere says
+ * where they were looked for. */
+int		 user_read_source(const char **path, bool *owned, char **text,
+		    size_t *len, char **cause);
 /* The input arrays of spec's op (add 2, relu 1, abs 0, custom its own). */
 unsigned	 user_spec_inputs(const struct user_spec *);
 void		 user_spec_flags(struct user_spec *, const char *text);
@@ -174,6 +180,16 @@ unsigned	 user_nvrtc_arch(unsigned cc);
 int		 user_build_reference(const struct user_spec *, unsigned arch,
 		    struct user_build *, int *code, char **cause);
 void		 user_build_free(struct user_build *);
+/* The log of an NVRTC program (an nvrtcProgram), or NULL when it is
+ * empty: the one place that reads one (src/opgen/ too). */
+char		*user_nvrtc_log(void *program);
+/* The oldest architecture of a newer major than sm_<arch> (the first
+ * minor of each major NVRTC knows) for which compiles(arch, ctx) says
+ * yes, else 0: what a source that fails for this GPU needs (bf16
+ * arithmetic is declared for sm_80 and newer only).  The one search,
+ * for --kernel and --elementwise (src/opgen/) alike. */
+unsigned	 user_newer_arch_that_compiles(unsigned arch,
+		    bool (*compiles)(unsigned arch, void *ctx), void *ctx);
 /* The C identifier of the file's only __global__ function; -1 with a
  * cause when there is none or more than one. */
 int		 user_find_function(const char *source, const char *path,
@@ -202,7 +218,8 @@ int		 user_kernel_load(struct user_kernel *, char **cause);
 void		 user_kernel_free(struct user_kernel *);
 /* run.json "user_kernels": the file, function, hashes, options. */
 void		 user_kernel_json(struct json *, const void *user_kernel);
-/* Whether v is a user's kernel (origin "user"). */
+/* Whether v is a user's kernel (origin "user") or one generated for a
+ * user's op (origin "generated", src/opgen/). */
 bool		 variant_is_user(const struct ewb_variant *v);
 /* Bytes of guard on either side of the loaded user kernel's checked
  * output: USER_GUARD_BYTES, or 0 with --no-guard. */
@@ -211,6 +228,8 @@ size_t		 user_guard_bytes(void);
  * a->c, one thread per element, USER_REFERENCE_BLOCK threads a block;
  * asynchronous on a->stream. */
 cudaError_t	 user_reference_launch(const struct ewb_launch_args *a);
+/* Whether a --reference kernel is loaded (user_reference_launch runs). */
+bool		 user_reference_loaded(void);
 /* The tolerance of v's check: the --ulps/--rel/--atol/--rtol of a user's
  * op, NULL for every other variant (equal by value, NaN never). */
 const struct ewb_tolerance *variant_tolerance(const struct ewb_variant *v);

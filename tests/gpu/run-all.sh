@@ -23,6 +23,24 @@
 #   userkernel tests/gpu/user-kernel.sh: a user's kernel (--kernel) beside
 #             the built-in one it copies, the tail bug, the guard region,
 #             compute-sanitizer, the watchdog, the compile cache
+#   elementwise tests/unit/test-opgen (the generated kernels' SASS widths
+#             where configure found cuobjdump), then
+#             tests/gpu/elementwise.sh: add, ReLU and abs given as
+#             per-element functions (--elementwise): every generated
+#             kernel checked at every tail, the what-if at 2^28 (180
+#             candidates each beside the built-ins, cub and, for add, a
+#             user's kernel) ranked with its seconds, a wrong op never
+#             ranked; then `ewbench ceilings` and the tanh GELU f16,
+#             SiLU*mul f32 and bf16 FMA what-ifs, each winner asserted at
+#             90 % of the measured DRAM ceiling for its byte mix; run
+#             directories and rankings under OUT/elementwise
+#   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
+#             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
+#             run as their headers say, after `ewbench ceilings` (stored
+#             in the ceilings cache); each verdict asserted; add_chunked
+#             again with --elementwise examples/op_add.cu (256Mi, block
+#             256): its fix tested by the generated member that makes it;
+#             their run directories and verdicts.txt into OUT/userfaults
 #   report    render the study's report
 #   harness   tests/gpu/harness.sh: the harness's own cost, with the
 #             ewbench built from .old/ (an earlier tree) beside this one
@@ -302,7 +320,7 @@ contest)
 	for i in 1 2 3 4 5; do
 		rm -rf "$work/contest/round-$i"
 		timed contest-$i ./ewbench run -q --preset tiers -s 256Mi -v "$ids" \
-		    --block 256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
+		    --block 128,256,512,768,1024 --launch both --no-cupti -o "$work/contest/round-$i"
 		PYTHONPATH=$PWD/python python3 -m ewbench.peers.torch_ops "$work/contest/round-$i" 2>&1 | tail -1
 		save
 	done
@@ -362,6 +380,21 @@ userkernel)
 	timed userkernel env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
 	    sh tests/gpu/user-kernel.sh
 	cat "$work/userkernel.log"
+	;;
+elementwise)
+	log elementwise
+	# The family's SASS widths, where configure found cuobjdump.
+	make -s tests/unit/test-opgen >/dev/null && ./tests/unit/test-opgen |
+	    tail -3
+	timed elementwise env EWBENCH="$EWBENCH" top_srcdir="$PWD" OUT="$out" \
+	    sh tests/gpu/elementwise.sh
+	cat "$work/elementwise.log"
+	;;
+userfaults)
+	log user faults
+	timed userfaults env EWBENCH="$EWBENCH" top_srcdir="$PWD" \
+	    USER_FAULTS_OUT="$out/userfaults" sh tests/gpu/user-faults.sh
+	cat "$work/userfaults.log"
 	;;
 report)
 	log report

@@ -140,18 +140,6 @@ def test_a_tested_verdict_carries_its_experiment():
         kept.rule == "rule. Experiment (confirmed): 2x: up"
 
 
-@pytest.mark.parametrize("factor", [2, 4])
-def test_block_prediction_scales_resident_threads_up_to_the_sm(factor):
-    class Run:
-        device = {"max_threads_per_sm": 2048, "max_blocks_per_sm": 32}
-    # 17 % of 2048 threads in 32-thread blocks (add_f16x8): at 64 or 128
-    # threads a block, factor times as many resident, under the cap
-    assert ex._resident_threads(Run, 32 * factor, 348.0, factor) == \
-        pytest.approx(348.0 * factor)
-    # 56 % at 128 threads (add_f16x2) doubled: capped at the SM's 2048
-    assert ex._resident_threads(Run, 256, 1147.0, 2) == 2048
-
-
 # numbers no DRAM could serve (issue 55, cause 7)
 
 def _experiments_part(study_dir, speedup):

@@ -47,9 +47,14 @@ def contradicted(path):
     that the criteria above contradict."""
     sctx = common.make_context(stu.open_study(path))
     ctx = sctx.parts[stu.ARTICLE]
+    return contradicted_in(ctx, ctx.points)
+
+
+def contradicted_in(ctx, points):
+    """contradicted()'s criteria on these points of a Context."""
     facts = _facts(ctx)
     out = []
-    for p in ctx.points:
+    for p in points:
         label = ctx.verdicts[p.key].name
         f = facts[p.key]
         why = None

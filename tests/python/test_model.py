@@ -167,18 +167,37 @@ def test_launch_bound_fallback_without_floor():
     assert model.rule_launch(f) is None
 
 
+# The L2 ceiling of these two (the H100's measured l2_read, as L2 below).
+L2_H100 = model.Bound(7.9e12, "measured l2_read", True)
+
+
 def test_l2_bound_by_bandwidth_above_dram():
-    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=4.5e12))
+    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=4.5e12,
+                             l2_ceiling=L2_H100))
     assert v.name == model.L2_BOUND
     assert "footprint 24 MiB < L2 50 MiB" in v.rule
     assert "4500 GB/s > DRAM ceiling 3000 GB/s" in v.rule
 
 
 def test_l2_bound_by_dram_bytes():
-    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=2.0e12,
-                             dram_bytes=10 * MiB))
+    # below the DRAM ceiling, at 53 % of an L2 ceiling of 5 TB/s
+    v = model.classify(facts(footprint_bytes=24 * MiB, bandwidth=2.65e12,
+                             dram_bytes=10 * MiB, l2_ceiling=model.Bound(
+                                 5.0e12, "measured l2_read", True)))
     assert v.name == model.L2_BOUND
     assert "= 5% of bytes moved (< 50%)" in v.rule
+
+
+def test_never_l2_bound_without_a_measured_l2_ceiling():
+    """The footprint says where the data came from, not what set the
+    time: without a measured L2 ceiling nothing tests the half of it the
+    rule needs (issue 52: a user's 1Mi add at a tenth of the H200's L2
+    ceiling was called L2-bound so)."""
+    f = facts(footprint_bytes=24 * MiB, bandwidth=4.5e12)
+    assert model.rule_l2(f) is None
+    v = model.classify(f)
+    assert v.name == model.UNKNOWN
+    assert "no measured L2 ceiling" in v.rule
 
 
 def test_not_l2_bound_when_footprint_exceeds_l2_or_data_from_dram():

@@ -1,6 +1,7 @@
 """The analysis package as a whole: it imports neither torch nor ewbench.peers
-(their absence breaks no module), its docstring lists every module, and no
-module of ewbench imports itself back through others."""
+(their absence breaks no module), its docstring lists every module, make
+install copies every module, and no module of ewbench imports itself back
+through others."""
 
 import os
 import re
@@ -69,6 +70,20 @@ def test_package_docstring_lists_every_module():
         if module:
             listed.add(sub + module.group(1))
     assert listed == set(analysis_modules()) - {"__init__"}
+
+
+def test_every_module_is_installed():
+    """python/local.mk lists each file of the package that make install
+    copies: a module left out works from the clone and is missing from an
+    installed copy (installcheck finds it, at the end of distcheck)."""
+    with open(os.path.join(ROOT, "python", "local.mk"), encoding="utf-8") as f:
+        listed = set(re.findall(r"%reldir%/(ewbench/\S+\.py)", f.read()))
+    package = os.path.dirname(PACKAGE)
+    present = set()
+    for dirpath, _, files in os.walk(PACKAGE):
+        present.update(os.path.relpath(os.path.join(dirpath, f), package)
+                       for f in files if f.endswith(".py"))
+    assert sorted(present - listed) == []
 
 
 def _imports(path, dotted, is_package, names):

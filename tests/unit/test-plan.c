@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/device.h"
 #include "run/plan.h"
 #include "run/settings.h"
 #include "tests/unit/check.h"

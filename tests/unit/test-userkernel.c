@@ -286,6 +286,11 @@ test_compile_and_cache(void)
 			enum ewb_dtype	 dtype;
 		} others[] = {
 			{ "examples/add_tail_bug.cu", EWB_OP_ADD, EWB_F32 },
+			{ "examples/add_chunked.cu", EWB_OP_ADD, EWB_F32 },
+			{ "examples/add_offset.cu", EWB_OP_ADD, EWB_F32 },
+			{ "examples/add_few_blocks.cu", EWB_OP_ADD, EWB_F32 },
+			{ "examples/add_low_occupancy.cu", EWB_OP_ADD,
+			    EWB_F32 },
 			{ "tests/gpu/kernels/add_overrun.cu", EWB_OP_ADD, EWB_F32 },
 			{ "tests/gpu/kernels/add_hang.cu", EWB_OP_ADD, EWB_F32 },
 			{ "tests/gpu/kernels/abs_f32_stride_bug.cu", EWB_OP_ABS,

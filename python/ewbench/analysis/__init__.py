@@ -11,7 +11,12 @@ kind of report through core/document.py and core/atomic.py.  Modules:
   __main__  the command line: `python3 -m ewbench.analysis COMMAND`
   cli       what every command line shares: the exit statuses, --help's
             epilog, the message prefix, the paths checked first
+  ncu_audit  Nsight Compute's estimated speedups beside the gains the
+            experiments measured for the changes its rules recommend
+            (`python3 -m ewbench.analysis.ncu_audit`, docs/ncu-audit.md)
   timeline  a window of an `ewbench run --trace` file
+  whatif    the generated family of a user's op (`ewbench run
+            --elementwise`) ranked beside the user's kernel, built-ins, cub
 
 core/       reading and the rules every report shares
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
@@ -24,6 +29,8 @@ core/       reading and the rules every report shares
             the user (`ewbench run --kernel FILE.cu`)
   placement host, PCI, NUMA, rank and NVML readings of a run
   timing    the time of a kernel with its 95 % CI, and launch intervals
+  ceilings_cache  the measured ceilings of a run's GPU and build that
+            `ewbench ceilings` cached, for a run without its own
   crosscheck  the timer cross-check: the kernel records against an
             uninstrumented graph replay, which rows it judges and flags
   noise     a point's spread, and the rules for "beyond the noise"
@@ -63,6 +70,8 @@ report/     the report of a study or one run (`ewbench report`)
             the rows measured outside their part's clock range
   user_kernels  a user's own kernel beside the study's fastest, ewbench's,
             cub and PyTorch: the report's table and figure
+  whatif    a user's op made into the family (run --elementwise): the
+            what-if's ranking, the winner beside the user's kernel, why
   l2_counts  what the L2 byte counter counts: its 1.5x the bytes moved
             against the sectors that crossed the L2's partition fabric
 
@@ -96,8 +105,12 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
   curve     the measured concurrency curve, and a point's place on it
+  blocks    resident threads at another block size: Little's law on
+            blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify
   facts     the facts of a point the rules look at, classify_run
+  faults    a user's kernel's classic faults, named by their counters,
+            with the gain each fix predicts
   above     rows above a measured DRAM ceiling, explained
 
 report/plots/  every figure of a study (with fleet/plots, the only modules

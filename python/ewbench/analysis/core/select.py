@@ -6,7 +6,9 @@ A variant may have been timed at several block sizes (tune rows).  The
 they share, its tuned shape, then the smaller block); plots and findings
 that compare variants use primary-block points only, so a tune sweep does
 not add a second line for the same kernel, and a kernel is not judged at a
-shape the sweep showed to be poor.
+shape the sweep showed to be poor.  A user's kernel is judged at the block
+it was given (`--kernel-block`, its published shape) wherever that was
+timed at as many sizes as any other: `--block LIST` adds its changes.
 """
 
 import math
@@ -96,14 +98,35 @@ def _best_bandwidth_at(rows, n):
     return best
 
 
-def primary_points_of(points):
-    """The points timed with their variant's primary block."""
+def primary_points_of(points, published=None):
+    """The points timed with their variant's primary block; published:
+    variant -> the block its author named, which wins where the variant
+    was timed with it at as many sizes as with any other."""
     primary = primary_blocks(points)
+    for variant, block in (published or {}).items():
+        sizes = {}
+        for p in points:
+            if p.variant == variant:
+                sizes.setdefault(p.block, set()).add(p.n)
+        if block in sizes and \
+                len(sizes[block]) == max(len(s) for s in sizes.values()):
+            primary[variant] = block
     return [p for p in points if p.block == primary[p.variant]]
 
 
+def user_blocks(run):
+    """variant -> the block a user's kernel was given (`--kernel-block`,
+    run.json user_kernels[].default_block): its published shape."""
+    out = {}
+    for e in run.manifest.get("user_kernels") or ():
+        if isinstance(e, dict) and isinstance(e.get("variant"), str) and \
+                isinstance(e.get("default_block"), int):
+            out[e["variant"]] = e["default_block"]
+    return out
+
+
 def primary_points(run):
-    return primary_points_of(run.points)
+    return primary_points_of(run.points, user_blocks(run))
 
 
 def select(points, **where):

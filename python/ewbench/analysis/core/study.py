@@ -36,6 +36,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from . import ceilings_cache
 from . import load
 from . import validate
 
@@ -324,8 +325,23 @@ def single_run_study(run):
 
 def open_study(path, ceilings_from=None):
     """A study directory, or a run directory (with ceilings from another
-    run directory, as `report --ceilings` gives) as a one-part study."""
+    run directory, as `report --ceilings` gives; else its own; else those
+    of its GPU and build in the ceilings cache, ceilings_cache.py) as a
+    one-part study."""
     if is_run_dir(path):
+        if ceilings_from is None and \
+                not validate.present(os.path.join(path, "ceilings.csv")):
+            ceilings_from = cached_ceilings(path)
         return single_run_study(load.load_run(path,
                                               ceilings_from=ceilings_from))
     return load_study(path)
+
+
+def cached_ceilings(path):
+    """The ceilings cache's entry for the run directory at path, or None
+    (also when its run.json cannot be read: load_run says why)."""
+    try:
+        manifest = load.load_manifest(os.path.join(path, "run.json"))
+    except load.DataError:
+        return None
+    return ceilings_cache.lookup(manifest)

@@ -16,9 +16,11 @@ whose counters place it) says which of these should help and how much:
                       the DRAM ceiling
   block-launch-bound  more work per block: its 2x and 4x blocks must rise
   occupancy-bound     towards the lower of the block-launch roof of the
-                      new grid and the curve at its loads in flight with k
-                      x its resident threads (up to the theoretical
-                      occupancy of the new block)
+                      new grid and the curve at its loads in flight with
+                      the resident threads Little's law on blocks gives
+                      the new block (model/blocks.py: the new slots'
+                      threads x the share of a block's warps still
+                      running, which falls as blocks hold more warps)
   DRAM-bound          nothing may help: no probe, no larger block, no
                       sibling of the article moving the same bytes is
                       faster beyond the noise and by more than
@@ -43,15 +45,34 @@ the concurrency curve, the block-launch roof) is named as one that did
 not bind.  A verdict's experiment takes the outcome of the best of its
 own trials (DRAM-bound: confirmed when nothing rises beyond the noise and
 MATERIAL_PCT and no sibling moving the same bytes is faster by more,
-refuted otherwise).  A refuted verdict is replaced by what the experiment
-showed: the verdict whose change rose the most (bytes in flight:
-latency-bound; work per block: block-launch-bound); a grid-stride kernel
+refuted otherwise); a best own trial that rose beyond the noise and
+MATERIAL_PCT is direction right, size off even where its prediction
+(flat, or a fall) was refuted: the change rose as the verdict says, by
+a size the model missed, and "no rise" is said only where none rose.
+A refuted verdict is replaced by what the experiment showed: the
+verdict whose change rose the most (bytes in flight: latency-bound;
+work per block: block-launch-bound); a grid-stride kernel
 that nothing lifted, at the concurrency curve's top (the curve's own
 kernel is a persistent grid too): GRID_TOP; else undetermined.  Other
 verdicts (issue, L2, fixed cost, launch) predict nothing these changes
 test, and are left as they are; their trials are scored all the same.
 A grid-stride kernel has no probes (variants.probes_of): a probe is
-not its kernel.
+not its kernel; its larger blocks keep its threads (grid x block is
+fixed) and are predicted its own bandwidth.  A verdict whose own change
+rose into another roof, which the other lever's change lifts, is
+CO_LIMITED (co_limited()).  The curve's predictions never fall past its
+peak (curve.OnCurve.reachable).
+
+A user's kernel (user_experiments) is tested the same way where its run
+holds the change: its points at 2x and 4x its block (`--block`), the
+work-per-block lever.  A cause that cannot be fixed from outside is
+tested where the run also holds the family generated for the same op
+(`--kernel K.cu --elementwise OP.cu`): the generated member that makes
+exactly the change the cause names, at the kernel's own size, cache
+state, launch and block (fix_member()), is the trial (FIX; for
+latency-bound, BYTES), its measured bandwidth scored against the fix's
+prediction like every other trial.  Where the run has no such member,
+the verdict says which run would test it (fix_command()).
 """
 
 from dataclasses import dataclass, replace
@@ -63,8 +84,13 @@ from ..core import compare
 from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
+from ..core.validate.contract import DTYPE_BYTES
+from ..whatif import GENERATED_PREFIX, SHAPES, member
 from . import model
-from .model import curve
+from .model import blocks, curve
+from .model.facts import user_faults
+from .model.faults import coalesced_faster
+from .model.rules import MAX_SINGLE_PASS_READ_BYTES
 
 MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
 # The band's width: this quantile of the model's |error| on the bases.
@@ -80,19 +106,36 @@ HIT, MISS = CONFIRMED, REFUTED
 
 # What a refuted DRAM-bound grid-stride kernel at the curve's top is.
 GRID_TOP = "persistent-grid-bound"
+# A kernel whose own change rose into the next roof, which the other
+# lever's change lifts (co_limited()).
+CO_LIMITED = "co-limited"
 
 # The roofs a prediction is the lowest of.
 ROOF_DRAM = "DRAM ceiling"
 ROOF_CURVE = "concurrency curve"
 ROOF_BLOCKS = "block-launch roof"
+# A grid-stride kernel at another block with the same threads: nothing
+# it keeps in flight changes (model.blocks).
+ROOF_SAME = "its own residency"
+# A fault's fix predicts these (model/faults.py).
+ROOF_COALESCED = "bandwidth of the run's fastest whole-sector kernel"
+ROOF_RESIDENT = "resident blocks (Little's law)"
 
 BYTES = "bytes in flight"
 BLOCKS = "work per block"
+# A fault's fix (model/faults.py), made by a generated member of the op.
+FIX = "generated fix"
 # What each verdict says should help; None: that nothing should.
 HELPS = {model.LATENCY_BOUND: BYTES, model.BLOCK_LAUNCH_BOUND: BLOCKS,
-         model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None}
+         model.OCCUPANCY_BOUND: BLOCKS, model.DRAM_BOUND: None,
+         model.UNCOALESCED: FIX, model.MISALIGNED: FIX,
+         model.GRID_LIMITED: FIX}
 # The verdict a change that helped stands for.
 SHOWS = {BYTES: model.LATENCY_BOUND, BLOCKS: model.BLOCK_LAUNCH_BOUND}
+# The roof each verdict says binds: a change that lifts it and is then
+# predicted to stop at another roof meets the next one.
+OWN_ROOF = {model.LATENCY_BOUND: ROOF_CURVE, model.OCCUPANCY_BOUND: ROOF_CURVE,
+            model.BLOCK_LAUNCH_BOUND: ROOF_BLOCKS}
 
 
 @dataclass(frozen=True)
@@ -129,6 +172,8 @@ class Experiment:
     text: str               # what was predicted, what was measured
     refused: tuple = ()     # its rows no DRAM could serve (refused())
     band: Optional["Band"] = None  # the band its trials were scored in
+    to_test: str = ""       # a user's kernel: the run that would test
+    #                         its fix, where this run could not
 
     @property
     def own(self):
@@ -153,43 +198,54 @@ def _block_roof(run, point, floor_ns, latency_ns):
     return point.bytes_moved / (ns * 1e-9)
 
 
-def _resident_threads(run, block, achieved_threads, factor):
-    """Resident threads per SM at blocks of `block` threads: the base's
-    achieved count times `factor` (blocks launch at the same rate, each
-    `factor` times larger), at most what the SM holds of such blocks."""
+def run_spread(run, articles):
+    """The median warp-lifetime spread (model.blocks) of the article's
+    points among `articles` whose slots hold their residency: the spread
+    a kernel held by launches is given at a larger block; None if none.
+    A grid-stride loop's blocks live as long as the kernel: its fill
+    says nothing of its warps' spread, and it is left out."""
     most = run.device.get("max_threads_per_sm")
-    if not most or not block:
-        return None
-    per_sm = most // block
-    limit = run.device.get("max_blocks_per_sm")
-    if limit:
-        per_sm = min(per_sm, limit)
-    full = per_sm * block
-    if achieved_threads is None:
-        return full
-    return min(full, achieved_threads * factor)
+    spreads = []
+    for a in articles:
+        occ, _ = model.occupancy(run, a)
+        if model.kib_in_flight_per_sm(a, occ, most) is None:
+            continue
+        h = blocks.held(run, a, occ) if most else None
+        if h is not None and h.spread is not None:
+            spreads.append(h.spread)
+    return float(np.median(spreads)) if spreads else None
 
 
-def predict(run, article_point, trial_point, kind, factor, dram):
+def predict(run, article_point, trial_point, kind, factor, dram,
+            spread=None, base=None):
     """Prediction the model gives `trial_point`, from the article's point
     of its base (counters: occupancy, requested bytes per load): the
     lowest of the DRAM ceiling, the block-launch roof of its grid and the
-    concurrency curve at its loads in flight; None when the curve cannot
-    place it."""
+    concurrency curve at its loads in flight (a larger block: at the
+    resident threads Little's law on blocks gives, model.blocks, with
+    `spread` the run's where the kernel's own is not known); a
+    grid-stride kernel at another block, same threads: `base`'s own
+    bandwidth (ROOF_SAME); None when the curve cannot place it."""
     occ, _ = model.occupancy(run, article_point)
     most = run.device.get("max_threads_per_sm")
     kib = model.kib_in_flight_per_sm(article_point, occ, most)
+    if kib is None and kind == BLOCKS and base is not None and \
+            trial_point.grid and article_point.grid and \
+            trial_point.grid * trial_point.block == \
+            article_point.grid * article_point.block:
+        return Prediction(base.bandwidth, ROOF_SAME)
     if kib is None or dram is None:
         return None
     if kind == BYTES:
         kib *= factor
     else:
-        achieved = occ / 100.0 * most if occ is not None and most else None
-        resident = _resident_threads(run, trial_point.block, achieved,
-                                     factor)
-        if resident is None or not achieved:
+        held = blocks.held(run, article_point, occ)
+        resident = blocks.resident_threads(
+            run.device, held, trial_point.block, spread) \
+            if held is not None else None
+        if resident is None or not occ:
             return None
-        kib *= resident / achieved
+        kib *= resident / (occ / 100.0 * most)
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
     placed = model.place(run.ceilings, article_point.op, request, kib, dram)
@@ -199,7 +255,7 @@ def predict(run, article_point, trial_point, kind, factor, dram):
                 model.Bound(0.0, "", False)).value
     latency = (run.ceilings or {}).get("dram_latency")
     # ties go to the first: the curve is already capped at the ceiling
-    roofs = [(dram.value, ROOF_DRAM), (placed.bandwidth, ROOF_CURVE)]
+    roofs = [(dram.value, ROOF_DRAM), (placed.reachable, ROOF_CURVE)]
     roof = _block_roof(run, trial_point, floor_ns,
                        latency.value if latency is not None else None)
     if roof is not None:
@@ -300,7 +356,7 @@ def _trial(kind, what, point, factor, prediction, base):
                  prediction.roof if prediction else None)
 
 
-def _trials(exp_run, article_run, article_point, base, dram):
+def _trials(exp_run, article_run, article_point, base, dram, spread=None):
     out = []
     for probe in var.probes_of(base.variant):
         rows = [p for p in exp_run.points if p.variant == probe.id and
@@ -322,7 +378,8 @@ def _trials(exp_run, article_run, article_point, base, dram):
         factor = p.block // base.block
         out.append(_trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
                           factor, predict(article_run, article_point, p,
-                                          BLOCKS, factor, dram), base))
+                                          BLOCKS, factor, dram, spread,
+                                          base), base))
     return tuple(out)
 
 
@@ -370,10 +427,13 @@ def _trial_text(t):
 
 
 def _outcome_of(t):
-    """The experiment's outcome when its best trial is t: the trial's
-    score; without a prediction, SIZE_OFF when it rose (the direction is
-    right, no size was predicted), else REFUTED."""
-    if t.score is not None:
+    """The experiment's outcome when its best trial, of the change its
+    verdict says lifts it, is t: the trial's score; but a trial that rose
+    beyond the noise and MATERIAL_PCT is SIZE_OFF where its prediction
+    was refuted or where there is none: it rose as the verdict says, by
+    a size the model did not give (the trial's own score, with the roof
+    that did not bind, stays in the text)."""
+    if t.score is not None and (t.score.outcome != MISS or not t.rose):
         return t.score.outcome
     return SIZE_OFF if t.rose else REFUTED
 
@@ -423,16 +483,46 @@ def judge(verdict, base, trials, sibling=None, sibling_change=None):
     return REFUTED, model.UNKNOWN, text + ": no rise" + also
 
 
+def co_limited(verdict, outcome, trials):
+    """The text saying why the experiment found the verdict co-limited,
+    or None: its own change rose the predicted way (confirmed, or
+    direction right), the model predicts its best own trial to stop at a
+    roof other than the verdict's own (lifting the one roof meets the
+    next), and a change of the other lever, the one that lifts that next
+    roof, rose too beyond the noise and MATERIAL_PCT.  Both roofs bind
+    within what one change of either lever moves."""
+    helps = HELPS.get(verdict.name)
+    own_roof = OWN_ROOF.get(verdict.name)
+    if helps is None or own_roof is None or outcome not in (CONFIRMED,
+                                                             SIZE_OFF):
+        return None
+    own = [t for t in trials if t.kind == helps]
+    other = [t for t in trials if t.kind != helps and t.rose]
+    if not own or not other:
+        return None
+    best = max(own, key=lambda t: t.point.bandwidth)
+    if not best.rose or best.roof in (None, own_roof, ROOF_SAME):
+        return None
+    lift = max(other, key=lambda t: t.point.bandwidth)
+    return "co-limited: lifting the %s (%s: %+.1f %%) meets the %s, " \
+        "which the other lever lifts (%s: %+.1f %%)" % (
+            own_roof, best.what, best.change_pct, best.roof, lift.what,
+            lift.change_pct)
+
+
 def tested_verdict(e):
     """The Verdict of an experiment's point once the experiment has
     spoken: its name the final one, its rule the original's with the
     experiment beside it."""
     if e.outcome is None:
         if e.final == e.verdict.name:
+            if e.to_test:
+                return model.Verdict(e.final, "%s. %s" % (e.verdict.rule,
+                                                          e.to_test))
             return e.verdict
         return model.Verdict(e.final, "the rules said %s (%s); %s" % (
             e.verdict.name, e.verdict.rule, e.text))
-    if e.final == e.verdict.name:
+    if e.final in (e.verdict.name, CO_LIMITED):
         return model.Verdict(e.final, "%s. Experiment (%s): %s" % (
             e.verdict.rule, e.outcome, e.text))
     return model.Verdict(e.final, "the rules said %s (%s). The "
@@ -494,10 +584,11 @@ def study_experiments(sctx):
                 not refused(exp_run, (base,)):
             errors.append(abs(base.bandwidth / own.value - 1.0))
     band = band_of(errors)
+    spread = run_spread(run, [a for _, a, _, _ in found])
     out = {}
     for base, a, verdict, dram in found:
         trials = tuple(replace(t, score=score(t, base, band)) for t in
-                       _trials(exp_run, run, a, base, dram))
+                       _trials(exp_run, run, a, base, dram, spread))
         bad = refused(exp_run, (base,) + tuple(t.point for t in trials))
         if base in bad:
             out[base.variant] = Experiment(base.variant, base, verdict, (),
@@ -509,6 +600,9 @@ def study_experiments(sctx):
         sibling, change = _faster_sibling(ctx, a) \
             if HELPS.get(verdict.name, "n/a") is None else (None, None)
         outcome, final, text = judge(verdict, base, trials, sibling, change)
+        both = co_limited(verdict, outcome, trials)
+        if both is not None:
+            final, text = CO_LIMITED, text + "; " + both
         if final == model.UNKNOWN:
             final, text = _grid_top(run, base, final, text)
         if bad:
@@ -554,3 +648,203 @@ def error_table(experiments):
             float(np.quantile(errs, 0.9)) if errs else None,
             sum(t.score.outcome != HIT for t in ts)))
     return tuple(rows)
+
+
+# the fix of a user's kernel, made by a generated member of its op
+
+# The members' words beside the element's own, and words a thread
+# (whatif.member; docs/user-kernels.md: v16 or v32, v64, v128; k1-k8).
+MEMBER_WIDE_BITS = (64, 128)
+MEMBER_WORDS = (1, 2, 4, 8)
+
+
+def _geometry(run, point):
+    """(shape, bits, words) a generated member of the kernel's own access
+    would be named by: the word a thread loads (its warp's requested bytes
+    a load instruction / 32), the words a thread loads per input (a
+    single pass: its load instructions a warp / inputs; a kernel whose
+    threads loop loads one word an input an iteration, and its member is
+    the grid-stride one); None where a counter is missing or no member
+    has that width."""
+    size = DTYPE_BYTES.get(point.dtype)
+    request = sel.metric(run, point, sel.M_LD_REQUESTED_BYTES_PER_INST)
+    if not size or not request or not point.grid or not point.block:
+        return None
+    bits = int(round(request / 32.0 * 8))
+    read = point.bytes_moved - point.n * size
+    inputs = int(round(read / float(point.n * size)))
+    if bits not in (8 * size,) + MEMBER_WIDE_BITS or inputs < 1:
+        return None
+    if read / (point.grid * point.block) > MAX_SINGLE_PASS_READ_BYTES:
+        return "stride", bits, 1
+    loads = sel.metric(run, point, sel.M_LD_INST_PER_WARP)
+    words = max([k for k in MEMBER_WORDS if loads and k <= loads / inputs],
+                default=1)
+    return "tile", bits, words
+
+
+def fix_target(run, point, cause):
+    """(shape, bits, words) of the generated member that makes exactly
+    the change the cause names, and a phrase of that change; None where
+    the cause names none: uncoalesced or misaligned access, the same
+    shape, word and words a thread, coalesced and aligned (every member
+    is); grid-limited, the grid-stride member (its grid one wave of the
+    GPU); latency-bound, twice the words a thread."""
+    shape = _geometry(run, point)
+    if shape is None:
+        return None
+    kind, bits, words = shape
+    if cause in (model.UNCOALESCED, model.MISALIGNED):
+        return shape, "coalesced and aligned, as its %d-bit words, %d " \
+            "an input a thread, %s" % (bits, words, SHAPES[kind])
+    if cause == model.GRID_LIMITED:
+        return ("stride", bits, words), "grid-stride over a grid of one " \
+            "wave, as its %d-bit words, %d an input a thread" % (bits, words)
+    if cause == model.LATENCY_BOUND and 2 * words in MEMBER_WORDS:
+        return (kind, bits, 2 * words), "2x the loads per thread, %d " \
+            "%d-bit words an input, %s" % (2 * words, bits, SHAPES[kind])
+    return None
+
+
+def fix_member(run, point, target):
+    """The run's checked generated member named by target at the point's
+    size, dtype, cache state, launch and block, moving its bytes; None."""
+    for q in run.points:
+        if q.variant.startswith(GENERATED_PREFIX) and \
+                tuple(member(q.variant) or ()) == target and \
+                (q.n, q.dtype, q.cache, q.launch, q.block,
+                 q.bytes_moved) == (point.n, point.dtype, point.cache,
+                                    point.launch, point.block,
+                                    point.bytes_moved) and \
+                q.check in (None, "pass") and q.bandwidth:
+            return q
+    return None
+
+
+def _fix_prediction(run, point, cause, member_point, dram):
+    """The Prediction of the fix: a fault's own (model/faults.py: the
+    run's fastest whole-sector kernel, or Little's law on resident blocks
+    up to the DRAM ceiling); latency-bound's, the curve at twice the
+    loads (predict()); None without one."""
+    if cause == model.LATENCY_BOUND:
+        return predict(run, point, member_point, BYTES, 2, dram)
+    fault = next((f for f in user_faults(run, point,
+                                         model.block_slots(run, point), dram)
+                  if f.name == cause), None)
+    if fault is None or not fault.predicted:
+        return None
+    if cause == model.GRID_LIMITED:
+        roof = ROOF_DRAM if dram is not None and \
+            fault.predicted >= dram.value else ROOF_RESIDENT
+    else:
+        roof = ROOF_COALESCED
+    return Prediction(fault.predicted, roof)
+
+
+def fix_trial(run, point, cause, dram):
+    """(Trial or None, target, change phrase): the generated member that
+    makes the cause's fix, measured beside the point, with the fix's
+    prediction; (None, None, None) where the cause names no member."""
+    found = fix_target(run, point, cause)
+    if found is None:
+        return None, None, None
+    target, change = found
+    q = fix_member(run, point, target)
+    if q is None:
+        return None, target, change
+    kind = BYTES if cause == model.LATENCY_BOUND else FIX
+    factor = 2 if kind == BYTES else 1
+    return _trial(kind, "%s (%s, generated)" % (change, q.variant), q,
+                  factor, _fix_prediction(run, point, cause, q, dram),
+                  point), target, change
+
+
+def fix_command(run, point, target, change):
+    """The one line that says which run would test the fix: the user's
+    kernel again, with the op's family generated beside it."""
+    entry = next((e for e in run.manifest.get("user_kernels") or ()
+                  if isinstance(e, dict) and e.get("variant") ==
+                  point.variant), {})
+    kernel = entry.get("file") or "K.cu"
+    if entry.get("function"):
+        kernel += ":" + entry["function"]
+    per = " --elems-per-thread %d" % entry["elems_per_thread"] \
+        if isinstance(entry.get("elems_per_thread"), int) and \
+        entry["elems_per_thread"] > 1 else ""
+    # the kernel the fault's prediction is, where it is one
+    faster = coalesced_faster(run, point)
+    beside = " -v %s" % faster[0] if faster else ""
+    shape, bits, words = target
+    return "Its fix (%s) is untested: no generated member of its op in " \
+        "this run. `ewbench run --kernel %s%s --elementwise OP.cu -s %d " \
+        "--cache %s --block %d%s` tests it (OP.cu: your op as a " \
+        "per-element function, docs/user-kernels.md), with the member " \
+        "gen:FUNCTION:%s_v%d_k%d" % (
+            change, kernel, per, point.n, point.cache, point.block, beside,
+            shape, bits, words)
+
+
+# the experiments of a user's kernel
+
+def user_experiments(ctx):
+    """point key -> Experiment for each point of a user's kernel (at its
+    published block) whose run also holds it at 2x, 4x ... that block,
+    same size, cache state and launch (`ewbench run --kernel ... --block
+    LIST`): its verdict's change made from outside, predicted and scored
+    as the study's are.  The band is the model's error on the run's own
+    points at the bases' sizes, each predicted from its own counters at
+    its own block."""
+    run = ctx.run
+    users = [p for p in ctx.points
+             if var.role(p.variant) == var.USER and p.key in ctx.verdicts]
+    # The spread of warp lifetimes a larger block is predicted with: that
+    # of the run's kernels at the users' sizes, cache states and launches,
+    # as the study's experiments take it of theirs.
+    shapes = {(p.n, p.cache, p.launch) for p in users}
+    spread = run_spread(run, [q for q in ctx.points if
+                              (q.n, q.cache, q.launch) in shapes]) \
+        if users else None
+    bases, untested, out = [], {}, {}
+    for p in users:
+        dram = model.run_dram_ceiling(run, p.op)
+        verdict = ctx.verdicts[p.key]
+        trials = _trials(run, run, p, p, dram, spread)
+        fix, target, change = fix_trial(run, p, verdict.name, dram)
+        if fix is not None:
+            trials += (fix,)
+        elif target is not None:
+            untested[p.key] = fix_command(run, p, target, change)
+        if trials:
+            bases.append((p, dram, trials))
+        elif p.key in untested:     # nothing measured: the line alone
+            out[p.key] = Experiment(p.variant, p, verdict, (), None,
+                                    verdict.name, "",
+                                    to_test=untested[p.key])
+    if not bases:
+        return out
+    shapes = {(p.n, p.cache, p.launch) for p, _, _ in bases}
+    # The generated members are the fixes' trials: they set no band.
+    errors = []
+    for q in ctx.points:
+        if (q.n, q.cache, q.launch) not in shapes or \
+                q.variant.startswith(GENERATED_PREFIX):
+            continue
+        own = predict(run, q, q, BYTES, 1, model.run_dram_ceiling(run, q.op))
+        if own is not None and own.value > 0 and not refused(run, (q,)):
+            errors.append(abs(q.bandwidth / own.value - 1.0))
+    band = band_of(errors)
+    for p, dram, trials in bases:
+        verdict = ctx.verdicts[p.key]
+        trials = tuple(replace(t, score=score(t, p, band)) for t in trials)
+        bad = refused(run, (p,) + tuple(t.point for t in trials))
+        trials = tuple(t for t in trials if t.point not in bad)
+        outcome, final, text = judge(verdict, p, trials)
+        both = co_limited(verdict, outcome, trials)
+        if both is not None:
+            final, text = CO_LIMITED, text + "; " + both
+        if bad:
+            text += ("; " if text else "") + refused_text(run, bad)
+        out[p.key] = Experiment(p.variant, p, verdict, trials, outcome,
+                                final, text, bad, band,
+                                untested.get(p.key, ""))
+    return out

@@ -34,6 +34,7 @@ from typing import Optional
 from ..core import derived
 from ..core import document as doc
 from . import model
+from .model import faults
 from ..core import select as sel
 from ..core import sinks
 from ..core import study as stu
@@ -66,6 +67,13 @@ USES = tuple(use for spec in registry.FINDINGS for use in spec.needs) + (
         "law) are not estimated",
         fallback="the theoretical occupancy (occupancy API) stands in for "
                  "the achieved"),
+    Use("access faults of a user's kernel (uncoalesced, misaligned)",
+        VERDICT, VERDICT_PARTS, (
+            (faults.SECTORS["loads"], faults.REQUESTS["loads"]),
+            (faults.SECTORS["stores"],
+             faults.REQUESTS["stores"])),
+        "cannot fire: sectors per request are not measured",
+        fallback="the stores' sectors per request alone"),
     Use("issue-bound verdicts by bytes per instruction", VERDICT,
         VERDICT_PARTS, ((sel.M_BYTES_PER_INST,),),
         "the bytes-per-issued-instruction test cannot fire"),

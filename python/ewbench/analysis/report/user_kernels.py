@@ -15,10 +15,13 @@ source: file, function, SHA-256), draw() the figure; report.py places both
 after ewbench's fastest against cub and PyTorch.
 """
 
+import os
 from dataclasses import dataclass
 from typing import Optional
 
+from ..core import ceilings_cache
 from ..core import compare
+from ..core import load
 from ..core import document as doc
 from . import model
 from ..core import variants as var
@@ -128,9 +131,86 @@ def sources(study):
     return found
 
 
-def section(study, figures):
-    """Report blocks: a heading, the source of each kernel, the table and
-    the figure; [] when the study holds no user's kernel."""
+def judged(sctx):
+    """[(point, Verdict, Experiment or None)] of every point of a user's
+    kernel at its published block, in its run's Context: the study's rules
+    with the faults of model/faults.py, and where the run holds its
+    kernel at 2x or 4x the block, that change predicted and scored
+    (experiments.user_experiments)."""
+    from . import experiments as ex
+    out = []
+    for ctx in sctx.parts.values():
+        tested = ex.user_experiments(ctx)
+        for p in sorted((p for p in ctx.points
+                         if var.role(p.variant) == var.USER),
+                        key=lambda p: (p.variant, p.n, p.cache, p.launch)):
+            e = tested.get(p.key)
+            out.append((p, ex.tested_verdict(e) if e else
+                        ctx.verdicts[p.key], e))
+    return out
+
+
+def ceilings_used(run, op):
+    """'DRAM ... (source); L2 ...; where they came from' for the ceilings
+    the verdicts of a run's points of op were judged against."""
+    dram = model.run_dram_ceiling(run, op)
+    l2 = model.l2_ceiling(run.ceilings)
+    text = "DRAM %s; L2 %s" % (
+        "%s, %s" % (gbps(dram.value), dram.source) if dram else "unknown",
+        "%s, %s" % (gbps(l2.value), l2.source) if l2 else
+        "not measured (no L2-bound verdict without it)")
+    if run.ceilings_path is None:
+        return text + " (no measured ceilings: run `ewbench ceilings` " \
+            "once on this GPU, and the reports of its later runs by the " \
+            "same build use them, from the ceilings cache)"
+    source = os.path.dirname(run.ceilings_path)
+    try:
+        ceilings_run = load.load_manifest(
+            os.path.join(source, "run.json")).get("run_id", "?")
+    except load.DataError:
+        ceilings_run = "?"
+    return text + " (measured by the ceilings run %s%s)" % (
+        sinks.code(ceilings_run),
+        ", of this GPU and build, found in the ceilings cache"
+        if ceilings_cache.is_cached(source) else "")
+
+
+def why_blocks(study, sctx):
+    """The verdict of each point of a user's kernel, with the ceilings it
+    was judged against and each change measured: blocks, [] without
+    one."""
+    from . import experiments as ex
+    rows = judged(sctx)
+    if not rows:
+        return []
+    blocks = [doc.Heading(4, "Why: the verdict of each point of your "
+                          "kernel", ANCHOR + "-why")]
+    used = sorted({ceilings_used(study.runs[part], p.op)
+                   for part, ctx in sctx.parts.items()
+                   for p in ctx.points if var.role(p.variant) == var.USER})
+    blocks.append(doc.Paragraph(
+        "Judged by the study's rules (docs/analysis.md) and the faults of "
+        "an elementwise kernel, each named by the counter that shows it "
+        "with the bandwidth its fix predicts (docs/user-kernels.md). "
+        "Ceilings: " + "; ".join(used) + "."))
+    table = []
+    for p, v, e in rows:
+        rule = v.rule
+        if e is not None and e.trials and not e.text:
+            rule += ". Changes measured: " + "; ".join(
+                ex._trial_text(t) for t in e.trials)
+        table.append((sinks.code(p.variant), "%s, %s, %s, block %s" % (
+            size_label(p.n), p.cache, p.launch, p.block),
+            gbps(p.bandwidth), v.name, sinks.markdown(rule)))
+    blocks.append(doc.Table(("kernel", "point", "GB/s", "verdict", "why"),
+                            tuple(table)))
+    return blocks
+
+
+def section(study, figures, sctx=None):
+    """Report blocks: a heading, the source of each kernel, the table, the
+    verdict of each point (with sctx, the study's findings.common
+    context) and the figure; [] when the study holds no user's kernel."""
     rows = beside(study)
     if not rows:
         return []
@@ -185,6 +265,8 @@ def section(study, figures):
         "margin against it, beyond the noise or not (max(3 x the combined "
         "per-launch scatter, 2 %), docs/analysis.md). A kernel that failed "
         "its check is not timed (docs/user-kernels.md)."))
+    if sctx is not None:
+        blocks += why_blocks(study, sctx)
     if FIGURE in figures:
         png, svg = figures[FIGURE]
         blocks.append(doc.Image(

@@ -9,6 +9,8 @@ Everything here is a pure function of its arguments.  Modules:
   facts     the PointFacts of a point from a run, classify_run
   above     the bytes a timed window moved (late_writes), rows above a
             measured DRAM ceiling with their explanation
+  blocks    resident threads at another block size (Little's law on
+            blocks), for the experiments' block-size predictions
 
 The names the rest of the package and the tests use as model.NAME are
 imported here.
@@ -37,6 +39,7 @@ from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
                     LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
                     OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
                     SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
+                    FAULTS, GRID_LIMITED, MISALIGNED, UNCOALESCED,
                     WRITES_DEFERRED, Verdict, classify, rule_dram,
                     rule_fixed_cost,
                     rule_issue, rule_l2, rule_latency, rule_launch,

@@ -6,7 +6,9 @@ from typing import Optional
 
 from ...core import compare
 from ...core import select as sel
+from ...core import variants as var
 from . import curve
+from . import faults as flt
 from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
                        l2_ceiling, launch_floor, measured_block_rate,
                        run_block_rate, run_dram_ceiling)
@@ -61,6 +63,8 @@ class PointFacts:
     #   output written to DRAM after the end stamp (else None)
     faster_sibling: Optional[tuple] = None  # (variant, % faster) of the
     #   fastest sibling faster beyond the noise and MATERIAL_PCT, or None
+    faults: tuple = ()      # faults.Fault its counters show, a user's
+    #   kernel only: access pattern first, then the grid
 
     @property
     def window_bytes(self):
@@ -184,6 +188,7 @@ def point_facts(run, point, fits, siblings=None, cold=None,
     fixed, fixed_source = fixed_cost(point, fits, fixed_fits, dram)
     faster = faster_sibling(point, (siblings or {}).get(sibling_key(point),
                                                         ()))
+    slots = block_slots(run, point)
     twin = (cold or {}).get(point.key) if point.cache == "warm" else None
     if twin is not None and not _host_artefact(point, twin, floor_ns):
         twin = None
@@ -220,9 +225,20 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         l2_ceiling=l2_ceiling(run.ceilings),
         fixed_ns=fixed,
         fixed_source=fixed_source,
-        block_slots=block_slots(run, point),
+        block_slots=slots,
         window=late_writes(run, point),
-        faster_sibling=faster)
+        faster_sibling=faster,
+        faults=user_faults(run, point, slots, dram))
+
+
+def user_faults(run, point, slots, dram):
+    """The faults (faults.py) a user's kernel's counters show and that
+    cost, its access pattern's first; () for every other kernel."""
+    if var.role(point.variant) != var.USER:
+        return ()
+    return tuple(x for x in (flt.access_fault(run, point),
+                             flt.grid_fault(run, point, slots, dram))
+                 if x is not None)
 
 
 def faster_sibling(point, group):

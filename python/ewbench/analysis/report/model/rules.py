@@ -33,7 +33,8 @@ state and launch mode (every variant, peers included).
                    ceiling or (counters) DRAM bytes < L2_DRAM_FRACTION x
                    bytes moved: the data came from L2, not DRAM; and
                    bandwidth >= L2_SHARE x the measured L2 ceiling (far
-                   below it, L2 bandwidth is not what sets the time).
+                   below it, L2 bandwidth is not what sets the time;
+                   without a measured L2 ceiling, never).
   DRAM-bound       bandwidth >= DRAM_FRACTION x DRAM ceiling and no
                    sibling faster beyond the noise and by more than
                    MATERIAL_PCT (facts.faster_sibling): the experiments'
@@ -43,6 +44,14 @@ state and launch mode (every variant, peers included).
                    is below L2_DRAM_FRACTION of the L2 unless counters
                    show DRAM moving half its bytes, nor one whose data
                    came from L2 (the L2 rule's test): L2 serves it.
+  uncoalesced access, misaligned access, grid-limited  (a user's kernel
+                   only, faults.py) its counters show the fault (sectors
+                   per request against those its bytes need; its grid
+                   against the GPU's block slots) and it costs: a kernel
+                   of the run moving the same bytes with whole sectors is
+                   faster beyond the noise and MATERIAL_PCT, or the waste
+                   reaches L2; the verdict gives the bandwidth its fix
+                   predicts.
   occupancy-bound  achieved occupancy (theoretical when achieved is not
                    measured) < OCCUPANCY_PCT, and not DRAM-bound; never
                    when the grid is smaller than the GPU's block slots for
@@ -188,9 +197,15 @@ OCCUPANCY_BOUND = "occupancy-bound"
 ISSUE_BOUND = "issue-bound"
 WRITES_DEFERRED = "writes deferred into L2"
 UNKNOWN = "undetermined"
+# The faults a user's kernel is named by (faults.py).
+UNCOALESCED = "uncoalesced access"
+MISALIGNED = "misaligned access"
+GRID_LIMITED = "grid-limited"
+FAULTS = (UNCOALESCED, MISALIGNED, GRID_LIMITED)
 VERDICTS = (LAUNCH_BOUND, L2_BOUND, DRAM_BOUND, BLOCK_LAUNCH_BOUND,
-            FIXED_COST_BOUND, LATENCY_BOUND, OCCUPANCY_BOUND, ISSUE_BOUND,
-            WRITES_DEFERRED, UNKNOWN)
+            FIXED_COST_BOUND) + FAULTS + (LATENCY_BOUND, OCCUPANCY_BOUND,
+                                          ISSUE_BOUND, WRITES_DEFERRED,
+                                          UNKNOWN)
 
 # A kernel that writes all its output to DRAM inside its timed window may
 # beat the op's measured ceiling by this much: the ceiling is one kernel's
@@ -343,16 +358,19 @@ def _near_fixed_limit(f):
 
 def rule_l2(f):
     """Served by L2, and at half the measured L2 ceiling or more: far
-    below it, something else sets the time (a fixed cost, the launch)."""
+    below it, something else sets the time (a fixed cost, the launch).
+    Without a measured L2 ceiling the rule cannot test that half, and
+    names nothing (a footprint inside the L2 says where the data came
+    from, not what set the time: a user's 1Mi add at a tenth of the
+    H200's L2 ceiling was once called L2-bound so)."""
     why = _from_l2(f)
-    if why is None:
+    if why is None or f.l2_ceiling is None:
+        return None     # no measured L2 ceiling: nothing says L2 sets it
+    share = f.bandwidth / f.l2_ceiling.value
+    if share < L2_SHARE:
         return None
-    if f.l2_ceiling is not None:
-        share = f.bandwidth / f.l2_ceiling.value
-        if share < L2_SHARE:
-            return None
-        why += "; %.0f%% of the L2 ceiling %s (%s)" % (
-            100 * share, gbps(f.l2_ceiling.value), f.l2_ceiling.source)
+    why += "; %.0f%% of the L2 ceiling %s (%s)" % (
+        100 * share, gbps(f.l2_ceiling.value), f.l2_ceiling.source)
     return Verdict(L2_BOUND, why)
 
 
@@ -481,6 +499,17 @@ def rule_latency(f):
                      "decide it" % (gbps(oc.bandwidth), oc.kib))
     parts.append(f.stall_text)
     return Verdict(LATENCY_BOUND, "; ".join(parts))
+
+
+def rule_fault(f):
+    """A fault of a user's kernel that its counters show and that costs
+    (faults.py): its access pattern (uncoalesced, misaligned) or a grid
+    smaller than the GPU, with the bandwidth its fix predicts."""
+    if not f.faults:
+        return None
+    fault = f.faults[0]
+    return Verdict(fault.name, fault.text(f.bandwidth) + "; " +
+                   _dram_text(f))
 
 
 def rule_block_launch(f):
@@ -632,6 +661,9 @@ def rule_fallback(f):
                      "time" % (from_l2, 100 * f.bandwidth /
                                f.l2_ceiling.value, gbps(f.l2_ceiling.value),
                                f.l2_ceiling.source, 100 * L2_SHARE))
+    elif from_l2 is not None:
+        parts.append("served by L2 (%s), and no measured L2 ceiling to "
+                     "say whether L2 bandwidth sets its time" % from_l2)
     if _sibling_text(f):
         parts.append(_sibling_text(f))
     if _occupancy_text(f):
@@ -672,7 +704,7 @@ TO_DECIDE = ("To decide: its warp stall reasons (`--metrics stalls`): "
 # Occupancy before latency: too few resident warps is the cause of too few
 # bytes in flight, and the one to fix; its text gives Little's law too.
 RULES = (rule_launch, rule_block_launch, rule_fixed_cost, rule_l2,
-         rule_dram, rule_occupancy, rule_latency, rule_issue,
+         rule_dram, rule_fault, rule_occupancy, rule_latency, rule_issue,
          rule_writes_deferred)
 
 

@@ -16,6 +16,7 @@ from ...core import sinks
 from ...core import study as stu
 from .. import unmeasured as um
 from .. import user_kernels as uk
+from .. import whatif as wif
 from .common import FIGURES_DIR
 from .first import headline, shortfalls_section, versus_section
 from .findings import cross_host_note, findings_section, findings_table
@@ -87,7 +88,8 @@ def build_document(study, sctx, judged, figures):
     largest = max(sel.sizes(main.run)) if main and main.run.points else None
     blocks += shortfalls_section(ans.shortfalls(sctx), largest)
     blocks += l2_tier
-    blocks += uk.section(study, figures)
+    blocks += uk.section(study, figures, sctx)
+    blocks += wif.section(study)
     blocks.append(doc.Heading(2, "Contents", "contents"))
     blocks.append(doc.Toc(sections(study)))
     blocks += findings_section(judged)
@@ -133,8 +135,8 @@ def unclaimed(outdir):
 def write_report(study, outdir, plot_study):
     """Draw the figures (plot_study(study, dir) -> {name: [png, svg]}),
     judge the findings, write report.md and report.html into outdir, and
-    where the study has an experiments run predictions.csv and
-    model-error.csv (page/predictions.py).  The
+    where the study has an experiments run, or a user's kernel a scored
+    change, predictions.csv and model-error.csv (page/predictions.py).  The
     PNGs live only inside the HTML: they are removed once embedded, and the
     SVGs stay beside it (the HTML links them; the Markdown shows them).
     The whole report is rendered into a fresh directory inside outdir and
@@ -146,11 +148,13 @@ def write_report(study, outdir, plot_study):
         study = stu.single_run_study(study)
     sctx = fnd.make_context(study)
     judged = fnd.evaluate(study, sctx)
-    # The CSVs where experiments were measured, or where a previous
-    # report left them (then header only: nothing stale stays).
+    # The CSVs where experiments were measured (a study's, or a user's
+    # kernel's changes), or where a previous report left them (then
+    # header only: nothing stale stays).
     csvs = pr.CSV_FILES if getattr(study, "experiments", None) is not None \
-        or any(os.path.exists(os.path.join(outdir, name))
-               for name in pr.CSV_FILES) else ()
+        or pr.user_scored(sctx) or \
+        any(os.path.exists(os.path.join(outdir, name))
+            for name in pr.CSV_FILES) else ()
     with atomic.rendering(outdir, doc.REPORT_OUTPUTS + csvs,
                           FILES) as staged:
         figures_dir = os.path.join(staged, FIGURES_DIR)

@@ -170,7 +170,8 @@ def versus_section(versus, ranges=(), sctx=None):
 def _evidence(s):
     parts = []
     rate = model.block_rate(s.point)
-    if s.verdict.name == model.BLOCK_LAUNCH_BOUND and rate:
+    if s.verdict.name in (model.BLOCK_LAUNCH_BOUND, exp.CO_LIMITED) and \
+            rate:
         parts.append("%d blocks at %.2f blocks/ns" % (s.point.grid,
                                                       rate * 1e-9))
     if s.occupancy is not None:
@@ -207,7 +208,9 @@ def _experiment(s):
         return "none: %s %s verdict predicts nothing these changes test" % (
             "an" if e.verdict.name[0] in "aeiou" else "a", e.verdict.name)
     head = "**%s**" % e.outcome
-    if e.final != e.verdict.name:
+    if e.final == exp.CO_LIMITED:
+        head += ", **%s** (the rules said %s)" % (e.final, e.verdict.name)
+    elif e.final != e.verdict.name:
         head += " (the rules said %s)" % e.verdict.name
     return "%s: %s" % (head, e.text)
 

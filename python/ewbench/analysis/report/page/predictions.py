@@ -52,8 +52,12 @@ def section(sctx):
         "variant whatever its verdict (more loads per thread: its probes; "
         "more work per block: 2x and 4x its block), with the GB/s the "
         "model predicts for it (the lowest of the DRAM ceiling, the "
-        "concurrency curve at its loads in flight and the block-launch "
-        "roof of its grid; the roof named is the one that binds) beside "
+        "concurrency curve at its loads in flight, never below the "
+        "curve's peak past it, and the block-launch roof of its grid; the "
+        "roof named is the one that binds; at a larger block, the "
+        "resident threads Little's law on blocks gives: a block holds its "
+        "slot until its last warp ends; a grid-stride kernel's larger "
+        "block keeps its threads, and its own bandwidth) beside "
         "the GB/s measured. A prediction is confirmed when the "
         "measurement lands within %s, and it moves the predicted way "
         "(beyond the noise and %.0f %%) where the prediction moves from "
@@ -99,21 +103,33 @@ def _num(value, digits):
     return "" if value is None else "%.*f" % (digits, value)
 
 
+def user_scored(sctx):
+    """(Experiment, Trial) of every scored prediction of a user's kernel
+    (experiments.user_experiments: its block xK, and its cause's fix made
+    by a generated member), each with its own band."""
+    from .. import user_kernels as uk
+    return tuple((e, t) for _, _, e in uk.judged(sctx) if e is not None
+                 for t in e.trials if t.score is not None)
+
+
 def csv_texts(sctx, gpu):
     """{file name: text} of the two CSV tables (header only without
-    experiments): every scored prediction, and the model's error per
-    lever."""
+    experiments): every scored prediction, the study's and then a user's
+    kernel's, and the model's error per lever over the study's."""
     experiments = sctx.experiments
     band = next((e.band for e in experiments.values()), None)
     band_pct = _num(100 * band.width if band else None, 2)
+    scored = [(e, t, band_pct) for v, t in exp.scored_trials(experiments)
+              for e in (experiments[v],)]
+    scored += [(e, t, _num(100 * e.band.width if e.band else None, 2))
+               for e, t in user_scored(sctx)]
     rows = []
-    for variant, t in exp.scored_trials(experiments):
-        e = experiments[variant]
-        rows.append((gpu, variant, e.verdict.name, t.kind, t.what,
+    for e, t, pct in scored:
+        rows.append((gpu, e.variant, e.verdict.name, t.kind, t.what,
                      t.factor, _num(e.base.bandwidth, 0),
                      _num(t.predicted, 0), t.roof or "",
                      _num(t.point.bandwidth, 0), _num(t.score.ratio, 4),
-                     band_pct, t.score.outcome, t.score.note))
+                     pct, t.score.outcome, t.score.note))
     errors = [(gpu, r.lever, r.count, _num(r.median_pct, 2),
                _num(r.p90_pct, 2), r.misses, band_pct)
               for r in exp.error_table(experiments)] if experiments else []

@@ -1,5 +1,5 @@
 /*
- * run-walk.c - `ewbench run` walks its plan: per case a check on the GPU
+ * walk.c - `ewbench run` walks its plan: per case a check on the GPU
  * against the CPU reference (checker.c), then the timed points along the
  * plan's axes (measure.c) and --energy's windows; after the cases of a
  * size and dtype, their counters in as few profiler sessions as fit
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd/run-internal.h"
+#include "run/runner.h"
 
 static void
 record_failure(struct runner *r, const struct point *p,
@@ -85,6 +85,17 @@ energy_point(struct runner *r, const struct launch *l, struct point *p,
 	return printers_energy(&r->pr, p, &idle, busy, per_replay, cause);
 }
 
+/* Where a user's kernel's failed check is noted: the --kernel's, or the
+ * generated member's own (one failing member leaves the others timed). */
+static bool *
+failed_flag(struct runner *r, const struct ewb_variant *v)
+{
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0 &&
+	    opgen_member_index(v) < OPGEN_KERNELS)
+		return &r->gen_failed[opgen_member_index(v)];
+	return &r->user_failed;
+}
+
 /* One case: its check, then each timed point along the plan's axes. */
 static int
 run_case(struct runner *r, const struct plan_case *c, char **cause)
@@ -134,7 +145,8 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	printers_checked(&r->pr, &p, passed, &bad, pl->command == CMD_CHECK);
 	/* Wrong values from a kernel whose op was a guess: perhaps not the
 	 * op's kernel at all. */
-	if (user && !passed && bad.outside == 0 && !r->user_failed) {
+	if (user && !passed && bad.outside == 0 && !*failed_flag(r, c->v) &&
+	    strcmp(c->v->origin, OPGEN_ORIGIN) != 0) {
 		char	*hint = user_spec_guess_hint(&r->opts.kernel);
 
 		if (hint != NULL)
@@ -145,8 +157,8 @@ run_case(struct runner *r, const struct plan_case *c, char **cause)
 	 * is not measured: its numbers would describe a wrong kernel, and
 	 * its writes could land in ewbench's own buffers. */
 	if (user && !passed)
-		r->user_failed = true;
-	if (user && r->user_failed)
+		*failed_flag(r, c->v) = true;
+	if (user && *failed_flag(r, c->v))
 		return 0;
 
 	/* The timer cross-check at up to CROSSCHECK_SIZES sizes: all of a
@@ -209,7 +221,7 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 	int			 rc = -1;
 
 	for (i = 0; i < count; i++) {
-		if (variant_is_user(cases[i].v) && r->user_failed)
+		if (variant_is_user(cases[i].v) && *failed_flag(r, cases[i].v))
 			continue;	/* not measured (run_case) */
 		for (k = 0; k < pl->ncaches; k++, n++) {
 			bench_case(&r->bench, &cases[i], &pts[n].l, &pts[n].p);

@@ -1,5 +1,5 @@
 /*
- * run-setup.c - `ewbench run` before the walk: the counters opened (or
+ * setup.c - `ewbench run` before the walk: the counters opened (or
  * why not), metric names checked, the device opened, a --kernel compiled,
  * loaded and watched, and --dry-run's plan without a GPU.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "cmd/run-internal.h"
+#include "run/runner.h"
 
 /* Counters are optional: when they cannot be had, say why once and go on
  * timing; rows are then absent, never zero. */
@@ -146,9 +146,12 @@ runner_plan_without_gpu(struct runner *r, const char *command, const char *no_gp
 		free(cause);
 		return EWB_EXIT_USAGE;
 	}
-	/* --kernel: compiled for the chip's architecture, not loaded. */
-	if (r->opts.kernel.path != NULL &&
-	    (code = runner_start_user_kernel(r, &cause)) != 0) {
+	/* --kernel, --elementwise: compiled for the chip's architecture,
+	 * not loaded. */
+	if ((r->opts.kernel.path != NULL &&
+	    (code = runner_start_user_kernel(r, &cause)) != 0) ||
+	    (r->opts.elementwise != NULL &&
+	    (code = runner_start_elementwise(r, &cause)) != 0)) {
 		fprintf(stderr, "ewbench %s: %s\n", command, cause);
 		free(cause);
 		return code;
@@ -287,4 +290,93 @@ runner_start_user_kernel(struct runner *r, char **cause)
 	    watchdog_start(watchdog_fired, r, cause) != 0)
 		return EWB_EXIT_ERROR;
 	return 0;
+}
+
+/* Splits --elementwise FILE.cu[:FUNCTION]: the function when what
+ * follows the last ':' is a C identifier (else the path holds it). */
+static char *
+elementwise_function(const char *text, char **path)
+{
+	const char	*colon = strrchr(text, ':'), *p;
+	bool		 ident = colon != NULL && colon[1] != '\0' &&
+			    !(colon[1] >= '0' && colon[1] <= '9');
+
+	for (p = colon != NULL ? colon + 1 : NULL; ident && *p != '\0'; p++)
+		ident = *p == '_' || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+	if (!ident) {
+		*path = xstrdup(text);
+		return NULL;
+	}
+	*path = xasprintf("%.*s", (int)(colon - text), text);
+	return xstrdup(colon + 1);
+}
+
+/* --elementwise: the op's family compiled for this GPU by NVRTC, its rows
+ * added to the plan's; unless --dry-run, loaded and the watchdog
+ * started.  One op of the same inputs and dtype as a --kernel of a
+ * user's op (--reference), whose reference then checks the family too.
+ * Returns 0 or an exit code. */
+int
+runner_start_elementwise(struct runner *r, char **cause)
+{
+	const struct user_spec	*s = &r->opts.kernel;
+	struct opgen_build	 b;
+	unsigned		 arch = user_nvrtc_arch((unsigned)(
+				     r->dev.cc_major * 10 + r->dev.cc_minor));
+	char			*path, *function;
+	int			 code = EWB_EXIT_USAGE;
+
+	function = elementwise_function(r->opts.elementwise, &path);
+	if (arch == 0) {
+		*cause = xasprintf("--elementwise %s: this ewbench's NVRTC "
+		    "cannot compile for this GPU's sm_%d%d", path,
+		    r->dev.cc_major, r->dev.cc_minor);
+		code = EWB_EXIT_ERROR;
+		goto fail;
+	}
+	if (opgen_build(path, function, arch, &b, &code, cause) != 0)
+		goto fail;
+	if (s->path != NULL && s->op == EWB_OP_CUSTOM &&
+	    (user_spec_inputs(s) != b.inputs || s->dtype != b.dtype)) {
+		*cause = xasprintf("--elementwise %s:%s takes %u input%s of "
+		    "%s; --kernel %s with its --reference, %u of %s: one op "
+		    "per run", path, b.function, b.inputs,
+		    b.inputs == 1 ? "" : "s", ewb_dtype_name(b.dtype),
+		    s->path, user_spec_inputs(s), ewb_dtype_name(s->dtype));
+		opgen_build_free(&b);
+		code = EWB_EXIT_USAGE;
+		goto fail;
+	}
+	/* The rows keep the path: the build's points at it. */
+	r->gen_path = path;
+	free(function);
+	opgen_op_init(&r->gen, &b);
+	if (!r->opts.quiet)
+		printf("ewbench: --elementwise %s:%s: %u kernels (%u input%s, "
+		    "%s) compiled for sm_%u in %.2f s (NVRTC %d.%d), checked "
+		    "against %s\n", r->gen.build.path, r->gen.build.function,
+		    r->gen.count, r->gen.build.inputs,
+		    r->gen.build.inputs == 1 ? "" : "s",
+		    ewb_dtype_name(r->gen.build.dtype), r->gen.build.arch,
+		    r->gen.build.compile_s, r->gen.build.nvrtc_major,
+		    r->gen.build.nvrtc_minor, s->ref_path != NULL ?
+		    s->ref_path : "the function itself, one thread per element");
+	r->opts.generated = r->gen.variants;
+	r->opts.ngenerated = r->gen.count;
+	r->gen.given_reference = s->ref_path != NULL;
+	r->man.op_json = opgen_op_json;
+	r->man.op_ctx = &r->gen;
+	if (r->opts.dry_run)
+		return 0;
+	if (opgen_op_load(&r->gen, cause) != 0)
+		return EWB_EXIT_ERROR;
+	/* The --kernel's start has started it already. */
+	if (s->path == NULL && watchdog_start(watchdog_fired, r, cause) != 0)
+		return EWB_EXIT_ERROR;
+	return 0;
+fail:
+	free(path);
+	free(function);
+	return code;
 }

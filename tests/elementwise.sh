@@ -1,0 +1,58 @@
+#!/bin/sh
+# tests/elementwise.sh - a user's per-element op (--elementwise) through a
+# whole run without a GPU: ewbench on the stand-in CUDA runtime
+# (tests/faults/stand-in-gpu.so, which models the generated kernels as an
+# f32 add), NVRTC compiling the family for real.  Every member at two
+# blocks checked, timed and written to timing.csv and run.json, and ranked
+# by python3 -m ewbench.analysis.whatif; then every member made to write
+# one element past its output (EWB_STANDIN_OVERRUN=1): each is caught by
+# its guard, none is timed or ranked, the built-in beside them is, exit 3.
+# Nothing the stand-in returns is a measurement: only the files' shape.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
+use_standins
+args="--elementwise $top_srcdir/examples/op_add.cu -s 1000003 --no-counters --no-cupti --iters 3 --warmup 1"
+
+# shellcheck disable=SC2086
+env LD_PRELOAD="$shims/stand-in-gpu.so" "$EWBENCH" run $args --block 64,256 \
+    -o "$tmpdir/ok" >"$tmpdir/out" 2>&1 ||
+    fail "run: exit $?: $(tail -5 "$tmpdir/out")"
+rows=$(grep -c '^[^,]*,gen:add:' "$tmpdir/ok/timing.csv") || true
+[ "$rows" -eq 72 ] || fail "run: $rows generated rows, want 36 x 2 blocks"
+PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/ok" <<'PY' || fail "run.json"
+import json, sys
+v = json.load(open(sys.argv[1] + "/run.json"))["settings"]["variants"]
+gen = [x for x in v if x.startswith("gen:add:")]
+assert len(gen) == 36 and len(set(gen)) == 36, v
+assert gen[0] == "gen:add:tile_v32_k1" and gen[-1] == "gen:add:runs_v128_k8", gen
+e = json.load(open(sys.argv[1] + "/run.json"))["elementwise"]
+assert e["variants"] == gen and e["inputs"] == 2 and e["dtype"] == "f32", e
+assert e["function"] == "add" and e["checked_against"] == "generated", e
+assert e["compile_s"] > 0 and e["arch"].startswith("sm_"), e
+PY
+PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif "$tmpdir/ok" \
+    >"$tmpdir/rank" || fail "whatif: exit $?"
+grep -q '^n=1000003 f32 warm stream: 72 checked generated kernels ranked' \
+    "$tmpdir/rank" || fail "whatif: $(head -3 "$tmpdir/rank")"
+[ "$(grep -c ' generated  gen:add:' "$tmpdir/rank")" -eq 5 ] ||
+    fail "whatif: not the top 5: $(cat "$tmpdir/rank")"
+
+set +e
+# shellcheck disable=SC2086
+env LD_PRELOAD="$shims/stand-in-gpu.so" EWB_STANDIN_OVERRUN=1 \
+    "$EWBENCH" run $args --block 64 -v add_f32 -o "$tmpdir/over" \
+    >"$tmpdir/out" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "overrun: exit $rc, want 3: $(tail -3 "$tmpdir/out")"
+caught=$(grep -c '^ewbench: CHECK FAILED: gen:add:.* wrote past the end of its output' \
+    "$tmpdir/out") || true
+[ "$caught" -eq 36 ] || fail "overrun: $caught of 36 caught"
+! grep -q '^[^,]*,gen:' "$tmpdir/over/timing.csv" ||
+    fail "overrun: a failing member was timed"
+grep -q '^[^,]*,add_f32,' "$tmpdir/over/timing.csv" ||
+    fail "overrun: the built-in beside them not timed"
+if PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
+    "$tmpdir/over" >/dev/null 2>&1; then
+	fail "overrun: a failing member ranked"
+fi
+echo "elementwise: 36 members x 2 blocks run, written and ranked; 36 overruns caught, none timed or ranked"

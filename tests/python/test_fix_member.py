@@ -1,0 +1,198 @@
+"""A user's kernel's named cause tested by the generated member of its op
+that makes exactly the change the cause names (report/experiments.py,
+fix_trial), scored as every other trial; and, where the run holds no
+such member, the run that would test it (fix_command).
+
+Real rows.  A user who runs `--kernel K.cu --elementwise OP.cu` gets one
+run holding both; the committed H200 rows hold them in two runs of the
+same GPU and session (reports/reference/nvidia-h200-user-kernels/:
+userfaults/chunked and offset, the fault examples as users' kernels with
+counters; elementwise/add, the 36 members of op_add.cu at blocks 64-1024,
+timed at 2^28, warm).  The test checks that they share the device UUID
+and the day, then joins the generated rows to the user's run in memory
+(no file is changed: each row keeps its own run_id).  As in
+test_low_occupancy.py, the runs are judged against the H200 reference's
+measured ceilings (reports/reference/nvidia-h200/ceilings), since the
+device's ceilings cache was not shipped."""
+
+import csv
+import dataclasses
+import io
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from ewbench.analysis.core import load
+from ewbench.analysis.core import study as stu
+from ewbench.analysis.report import experiments as ex
+from ewbench.analysis.report import model
+from ewbench.analysis.report import user_kernels as uk
+from ewbench.analysis.report.findings import common
+from ewbench.analysis.report.model import faults
+from ewbench.analysis.report.page import predictions as pr
+
+TOP = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
+REF = os.path.join(TOP, "reports", "reference")
+USERS = os.path.join(REF, "nvidia-h200-user-kernels")
+FAMILY = os.path.join(USERS, "elementwise", "add")
+CEILINGS = os.path.join(REF, "nvidia-h200", "ceilings")
+
+
+def _need(*paths):
+    for path in paths:
+        if not os.path.isdir(path):
+            pytest.skip("%s is not here" % path)
+
+
+def _session(manifest):
+    return manifest["device"]["uuid"], manifest["started_utc"][:10]
+
+
+def _judged(name, with_family):
+    """[(point, Verdict, Experiment)] of userfaults/NAME's user's kernel,
+    its run joined with the generated members of elementwise/add."""
+    path = os.path.join(USERS, "userfaults", name)
+    _need(path, FAMILY, CEILINGS)
+    run = load.load_run(path, ceilings_from=CEILINGS)
+    if with_family:
+        family = load.load_run(FAMILY)
+        assert _session(family.manifest) == _session(run.manifest)
+        generated = tuple(p for p in family.points
+                          if p.variant.startswith("gen:"))
+        run = dataclasses.replace(run, points=run.points + generated)
+    sctx = common.make_context(stu.single_run_study(run))
+    return run, sctx, uk.judged(sctx)
+
+
+def _fix(e):
+    found = [t for t in e.trials if t.kind == ex.FIX]
+    assert len(found) == 1, e.trials
+    return found[0]
+
+
+def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
+    run, _, rows = _judged("chunked", True)
+    (p, verdict, e), = rows
+    assert verdict.name == model.UNCOALESCED
+    t = _fix(e)
+    # add_chunked loops (32 elements a thread, 32-bit loads): its fix is
+    # the grid-stride member of the same word, one word an input a thread
+    assert t.point.variant == "gen:add:stride_v32_k1"
+    assert (t.point.n, t.point.block, t.point.cache) == (p.n, p.block,
+                                                         p.cache)
+    # the prediction is the fault's own: the run's fastest whole-sector
+    # kernel, never a generated member
+    fault = faults.access_fault(run, p)
+    assert not fault.evidence.count("gen:")
+    assert t.predicted == pytest.approx(fault.predicted)
+    # scored by the one definition, against the run's band
+    assert t.score == ex.score(t, p, e.band)
+    # measured on the H200: 3596 GB/s against 4416 predicted (x0.81):
+    # it rose, by less than the fix predicts
+    assert t.rose
+    assert t.score.outcome == ex.SIZE_OFF
+    assert e.outcome == ex.SIZE_OFF
+    assert "gen:add:stride_v32_k1" in verdict.rule
+    assert "Experiment (%s)" % ex.SIZE_OFF in verdict.rule
+
+
+def test_misaligned_fix_is_the_aligned_tile_member():
+    _, _, rows = _judged("offset", True)
+    (p, verdict, e), = rows
+    assert verdict.name == model.MISALIGNED
+    t = _fix(e)
+    # add_offset: one 32-bit word an input a thread, a single pass
+    assert t.point.variant == "gen:add:tile_v32_k1"
+    assert t.point.block == p.block == 256
+    assert t.score == ex.score(t, p, e.band)
+    assert t.score.ratio < 1.0 - e.band.width     # short of the fix's
+    assert t.score.outcome == ex.SIZE_OFF
+
+
+def test_fix_rows_in_predictions_csv():
+    _, sctx, _ = _judged("chunked", True)
+    text = pr.csv_texts(sctx, "NVIDIA H200")[pr.PREDICTIONS_CSV]
+    rows = list(csv.reader(io.StringIO(text)))[1:]
+    fix = [r for r in rows if r[3] == ex.FIX]
+    assert len(fix) == 1
+    assert fix[0][1] == "user:add_chunked"
+    assert "gen:add:stride_v32_k1" in fix[0][4]
+    assert fix[0][-2] == ex.SIZE_OFF
+
+
+def test_without_the_family_the_verdict_names_the_run_that_tests_it():
+    # add_few_blocks at 16Mi: no generated member at that size in any
+    # committed run; its grid-limited fix is the grid-stride member
+    for name, with_family in (("few", True), ("chunked", False)):
+        _, _, rows = _judged(name, with_family)
+        (p, verdict, e), = rows
+        assert not [t for t in e.trials if t.kind == ex.FIX]
+        line = e.to_test
+        assert "--elementwise OP.cu -s %d --cache warm --block %d" % (
+            p.n, p.block) in line
+        assert "gen:FUNCTION:stride_v32_k1" in line
+        assert line in verdict.rule
+    assert "--elems-per-thread 32 " in line       # chunked's own
+
+
+# constructed: the member a cause names, from a point's counters
+
+def _point(block=256, grid=None, n=1 << 20, loads=2.0, request=128.0):
+    """An f32 add point (two inputs) with its load counters, constructed
+    in the shape of the real rows above."""
+    from ewbench.analysis.core import select as sel
+    p = SimpleNamespace(variant="user:k", n=n, dtype="f32", block=block,
+                        grid=grid or n // block, bytes_moved=12 * n,
+                        key="k")
+    metrics = {sel.M_LD_REQUESTED_BYTES_PER_INST: request,
+               sel.M_LD_INST_PER_WARP: loads}
+    run = SimpleNamespace(metrics={"k": {k: SimpleNamespace(value=v)
+                                         for k, v in metrics.items()}})
+    return run, p
+
+
+def test_targets_of_each_cause():
+    run, p = _point()
+    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 32, 1)
+    assert ex.fix_target(run, p, model.GRID_LIMITED)[0] == ("stride", 32, 1)
+    assert ex.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 32, 2)
+    assert ex.fix_target(run, p, model.DRAM_BOUND) is None
+    # 128-bit words, two an input a thread (a float4 ILP2 kernel)
+    run, p = _point(grid=(1 << 20) // 256 // 8, loads=4.0, request=512.0)
+    assert ex.fix_target(run, p, model.MISALIGNED)[0] == ("tile", 128, 2)
+    assert ex.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 128, 4)
+    # a thread that loops: one word an input an iteration, grid-stride
+    run, p = _point(grid=8)
+    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("stride", 32, 1)
+    # 16-bit loads of an f32 op (64 bytes a warp's request), or 32-bit
+    # of an f16 one: its family's words are its element, 64 and 128 bits
+    run, p = _point(request=64.0)
+    assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    run, p = _point()
+    p.dtype, p.bytes_moved = "f16", 6 * p.n
+    assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    run, p = _point(request=64.0)
+    p.dtype, p.bytes_moved = "f16", 6 * p.n
+    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 16, 1)
+
+
+def test_a_generated_member_is_never_the_fix_s_prediction():
+    # constructed from the real chunked run: cub_add_f32's row and
+    # counters relabelled as a generated member.  A member tests the fix;
+    # were it also the prediction, the trial would score itself.
+    path = os.path.join(USERS, "userfaults", "chunked")
+    _need(path)
+    run = load.load_run(path)
+    cub = next(p for p in run.points if p.variant == "cub_add_f32")
+    user = next(p for p in run.points if p.variant == "user:add_chunked")
+    assert faults.coalesced_faster(run, user)[0] == "cub_add_f32"
+    member = dataclasses.replace(cub, variant="gen:add:tile_v128_k8")
+    metrics = dict(run.metrics)
+    metrics[member.key] = metrics.pop(cub.key)
+    relabelled = dataclasses.replace(
+        run, points=tuple(member if p is cub else p for p in run.points),
+        metrics=metrics)
+    found = faults.coalesced_faster(relabelled, user)
+    assert found is not None and not found[0].startswith("gen:")
+    assert found[2] < cub.bandwidth

@@ -1,0 +1,92 @@
+"""The what-if's ranking (python/ewbench/analysis/whatif.py): generated
+members ranked by kernel time beside the user's kernel, the best built-in
+and cub; a member whose check failed is never ranked, and one the run
+left untimed (its check failed: no row) is not either; the winner's
+margin by the run's noise rule."""
+
+import dataclasses
+
+from ewbench.analysis import whatif
+from ewbench.analysis.core import noise
+from ewbench.analysis.core.load import Point
+
+
+def point(variant, ns, block=256, check="pass", n=1 << 28, half=0.001):
+    """A warm stream row of `variant` whose kernel median is ns, with a
+    95 % interval of +-half of it."""
+    return Point(run_id="r", variant=variant, op="custom", dtype="f32", n=n,
+                 block=block, cache="warm", launch="stream", grid=None,
+                 footprint_bytes=12 * n, bytes_moved=12 * n, flops=0,
+                 iters=20, time_median_ns=ns, time_min_ns=None,
+                 time_max_ns=None, time_mean_ns=None, time_stddev_ns=None,
+                 activity_median_ns=None, bandwidth_median_bytes_per_s=None,
+                 bandwidth_max_bytes_per_s=None, spec_dram_pct=None,
+                 check=check, time_source="kernel",
+                 time_ci_low_ns=ns * (1 - half),
+                 time_ci_high_ns=ns * (1 + half))
+
+
+FLOOR = noise.gpu_floor("NVIDIA H100 80GB HBM3")  # F 0.2 %
+
+
+def test_ranked_by_time_user_and_peers_beside():
+    pts = [point("gen:add:tile_v128_k%d" % k, 1000.0 + 10 * k)
+           for k in (1, 2, 4, 8)]
+    pts += [point("gen:add:runs_v32_k1", 2000.0),
+            point("gen:add:stride_v64_k2", 1500.0),
+            point("user:my_add", 3000.0), point("add_f32x4_ilp4", 1005.0),
+            point("cub_add_f32", 1030.0, block=None)]
+    rows, win, count = whatif.ranking(pts, FLOOR)
+    assert count == 6
+    assert [r[2] for r in rows] == [
+        "gen:add:tile_v128_k1", "gen:add:tile_v128_k2",
+        "gen:add:tile_v128_k4", "gen:add:tile_v128_k8",
+        "gen:add:stride_v64_k2", "user:my_add", "add_f32x4_ilp4",
+        "cub_add_f32"]
+    # Places among every point of the group: the built-in (1005 ns) is
+    # first, cub (1030) fourth.
+    assert [r[0] for r in rows] == [2, 3, 5, 6, 7, 9, 1, 4]
+    assert [r[1] for r in rows][-3:] == ["user", "built-in", "cub"]
+    # 1010 against 1020: 0.99 %, beyond +-0.1 % intervals and the floor.
+    assert win.beyond and abs(win.difference_pct - 100 / 101) < 1e-9
+
+
+def test_a_failing_member_is_never_ranked():
+    """The deliberately wrong op: its members fail their check.  A row
+    marked fail is left out however fast it is; with none passing there
+    is no table at all."""
+    good = point("gen:add:tile_v128_k4", 1000.0)
+    wrong = point("gen:add:tile_v128_k8", 10.0, check="fail")
+    rows, _, count = whatif.ranking(
+        [p for p in [good, wrong] if whatif._passed(p)], FLOOR)
+    assert count == 1 and [r[2] for r in rows] == ["gen:add:tile_v128_k4"]
+    assert whatif.groups([wrong, point("add_f32x4", 5.0)]) == {}
+    # A relu moves fewer bytes than the generated add: not beside it.
+    relu = dataclasses.replace(point("relu_f32x4", 1.0),
+                               bytes_moved=8 << 28)
+    assert relu not in whatif.groups([good, relu])[
+        (1 << 28, "f32", "warm", "stream")]
+    grouped = whatif.groups([good, wrong, point("add_f32x4", 5.0)])
+    assert [p.variant for p in grouped[(1 << 28, "f32", "warm", "stream")]] == [
+        "gen:add:tile_v128_k4", "add_f32x4"]
+
+
+def test_within_the_noise_says_so():
+    pts = [point("gen:f:a", 1000.0, half=0.01),
+           point("gen:f:b", 1001.0, half=0.01)]
+    _, win, _ = whatif.ranking(pts, FLOOR)
+    assert not win.beyond
+    assert "borderline" in win.text()
+
+
+def test_header_from_run_json():
+    manifest = {"elementwise": {
+        "file": "op_add.cu", "function": "add", "inputs": 2, "dtype": "f32",
+        "arch": "sm_90", "nvrtc": "13.0", "compile_s": 2.5,
+        "checked_against": "generated", "variants": ["gen:add:x"] * 36},
+        "wall_s": {"total": 41.25}}
+    assert whatif._header(manifest) == (
+        "op_add.cu:add, 2 input(s) of f32: 36 kernels compiled for sm_90 "
+        "in 2.50 s (NVRTC 13.0), checked against generated; the run took "
+        "41.2 s")
+    assert whatif._header({}) is None
