@@ -381,6 +381,8 @@ opgen_build(const char *path, const char *function, unsigned arch,
 out:
 	if (prog != NULL)
 		nvrtcDestroyProgram(&prog);
+	if (rc != 0)
+		opgen_build_free(b);	/* a failed build holds nothing */
 	for (i = 0; i < nnames; i++)
 		free(names[i]);
 	free(names);

@@ -92,7 +92,8 @@ void		 opgen_name_kernels(struct opgen_build *b);
  * compiles the family and its reference: a cubin for sm_<arch>, or with
  * arch 0 PTX for compute_90 (no GPU needed either way).  -1 with *code
  * EWB_EXIT_USAGE and a one-line cause for a file, function or op that is
- * not one (the compiler's first error), EWB_EXIT_ERROR when NVRTC fails.
+ * not one (the compiler's first error), EWB_EXIT_ERROR when NVRTC fails;
+ * a failed build leaves nothing in *b to free.
  */
 int		 opgen_build(const char *path, const char *function,
 		    unsigned arch, struct opgen_build *b, int *code,
