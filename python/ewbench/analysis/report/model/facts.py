@@ -7,6 +7,7 @@ from typing import Optional
 from ...core import compare
 from ...core import select as sel
 from ...core import variants as var
+from . import blocks as blk
 from . import curve
 from . import faults as flt
 from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
@@ -299,21 +300,18 @@ def fixed_cost(point, fits, other=None, ceiling=None):
 
 def block_slots(run, point):
     """How many blocks of the point's block size the GPU holds at once:
-    the theoretical occupancy's blocks per SM (its counter, else the
-    device's thread and block limits) x SMs; None when not known."""
+    its resident blocks per SM (blocks.residency, from its theoretical
+    occupancy; without that counter, the device's thread and block limits,
+    blocks.slot_blocks) x SMs; None when not known."""
     sms = run.device.get("sm_count")
-    threads = run.device.get("max_threads_per_sm")
-    if not point.block or not sms or not threads:
+    if not point.block or not sms:
         return None
-    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
-    if theoretical is not None:
-        per_sm = int(theoretical / 100.0 * threads / point.block + 1e-6)
+    if sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY) is not None:
+        held = blk.residency(run, point)
+        per_sm = held.blocks if held is not None else None
     else:
-        per_sm = threads // point.block
-        most = run.device.get("max_blocks_per_sm")
-        if most:
-            per_sm = min(per_sm, most)
-    return per_sm * sms if per_sm > 0 else None
+        per_sm = blk.slot_blocks(run.device, point.block)
+    return per_sm * sms if per_sm else None
 
 
 def cold_twins(points):
