@@ -15,16 +15,17 @@
  * kernels (the L2 flush before each cold launch, the spin that holds a
  * queue) are recorded but never counted.
  *
- * A warm point also gets one round of kernel records, in its own launch
- * mode: the records' median span (activity_median_ns, the instrumented
- * timer beside the replay), the interval from one kernel's start to the
- * next one's (stream: as the host issues them; graph: replayed), and for
- * small stream kernels two more: launches queued behind a spin kernel
- * (the GPU's own launch rate, the host out of the way) and launches
- * replayed from a graph.  A CUDA event pair around each records round is
- * kept too (batch_ns).  Warm points the caller picks get a second,
- * independent time (crosscheck): stream launches queued behind a spin
- * kernel, the records paused, an event pair around them.
+ * A warm point whose kernels take under TIMING_PROBE_MAX_NS, or that the
+ * caller cross-checks, also gets one round of --iters launches under the
+ * kernel records, in its own launch mode: the records' median span
+ * (activity_median_ns, the instrumented timer beside the replay), the
+ * interval from one kernel's start to the next one's (stream: as the host
+ * issues them; graph: replayed), an event pair around the round
+ * (batch_ns), and for short stream kernels two more intervals: launches
+ * queued behind a spin kernel (the GPU's own launch rate, the host out of
+ * the way) and launches replayed from a graph.  The cross-checked points
+ * get a second, independent time (crosscheck): stream launches queued
+ * behind a spin kernel, the records paused, an event pair around them.
  * NVML is read once a round, while its launches run: the run's clock,
  * power and temperature summary, and the row's lowest clocks and any
  * throttling reason.
@@ -42,9 +43,6 @@
 #include "run/bench.h"
 #include "trace/trace.h"
 
-/* Warm stream rows whose kernels are shorter get the queued and graph
- * intervals: beyond it the launch path cannot set the time. */
-#define PROBE_MAX_NS		20e3
 /* The spin kernel gives up after this long on the GPU's clock: a queue
  * the host could not fill by then is reported, never waited for. */
 #define SPIN_TIMEOUT_NS		20000000ull
@@ -119,20 +117,29 @@ measure_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
 
 /* --warmup launches, and with the kernel clock also TIMING_WARMUP_MIN_S (the
  * event protocols keep an exact count: ncu and nsys users count on it);
- * --warmup 0: none. */
+ * --warmup 0: none.  *per_launch_ns: the last round's time per launch
+ * by an event pair around it, the host's issue included (so never less
+ * than the kernel); NaN without a warm-up. */
 static int
 warm_up(struct bench *b, const struct launch *l, enum cache_mode cache,
-    char **cause)
+    double *per_launch_ns, char **cause)
 {
 	double		start = monotonic_seconds();
 	double		min_s = trace_started() ? TIMING_WARMUP_MIN_S : 0;
 	unsigned	done = 0, chunk = b->warmup;
+	float		ms;
 
+	*per_launch_ns = NAN;
 	while (b->warmup > 0 && (done < b->warmup ||
 	    monotonic_seconds() - start < min_s)) {
+		CUDA_TRY(cudaEventRecord(b->events[0], b->stream), cause);
 		if (issue_round(b, l, cache, NULL, chunk, cause) != 0)
 			return -1;
+		CUDA_TRY(cudaEventRecord(b->events[1], b->stream), cause);
 		CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
+		CUDA_TRY(cudaEventElapsedTime(&ms, b->events[0],
+		    b->events[1]), cause);
+		*per_launch_ns = (double)ms * 1e6 / chunk;
 		done += chunk;
 	}
 	return 0;
@@ -323,11 +330,41 @@ out:
 	return rc;
 }
 
+/* One replay of a graph of TIMING_REPLAY_MIN_LAUNCHES launches between an
+ * event pair, per launch: the estimate a replay's size is set by when the
+ * warm-up gave none. */
+static int
+estimate_replay(struct bench *b, const struct launch *l, double *out_ns,
+    char **cause)
+{
+	cudaGraphExec_t	graph;
+	cudaError_t	e;
+	float		ms;
+
+	if (measure_graph(b, l, CACHE_WARM, TIMING_REPLAY_MIN_LAUNCHES,
+	    &graph, cause) != 0)
+		return -1;
+	e = cudaEventRecord(b->events[0], b->stream);
+	if (e == cudaSuccess)
+		e = cudaGraphLaunch(graph, b->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(b->events[1], b->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(b->stream);
+	if (e == cudaSuccess)
+		e = cudaEventElapsedTime(&ms, b->events[0], b->events[1]);
+	cudaGraphExecDestroy(graph);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "replay estimate", cause);
+	*out_ns = (double)ms * 1e6 / TIMING_REPLAY_MIN_LAUNCHES;
+	return 0;
+}
+
 /* Launches of l in a graph of their own, replayed with the kernel records
  * paused, an event pair around each replay: samples of the time per
  * launch until the stopping rule says enough (sampling.c), read back a
- * round at a time.  Each replay covers TIMING_REPLAY_NS at the records'
- * median `estimate_ns`.  It runs inside a point of its own, so that any
+ * round at a time.  Each replay covers TIMING_REPLAY_NS at `estimate_ns`
+ * per launch (the warm-up's; NaN: measured here first).  It runs inside a point of its own, so that any
  * record CUPTI still delivers while paused (the CONCURRENT_KERNEL kind has
  * been seen to record graph launches made while it was disabled) is
  * dropped with that point, not read as the next one's. */
@@ -341,7 +378,7 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 	enum sampling_state	 state = SAMPLING_MORE;
 	cudaGraphExec_t		 graph = NULL;
 	cudaError_t		 e = cudaSuccess;
-	double			 want = ceil(TIMING_REPLAY_NS / estimate_ns);
+	double			 want;
 	double			 started = monotonic_seconds(), gpu_s = 0;
 	unsigned		 k = TIMING_REPLAY_MIN_LAUNCHES, i, round, next;
 	size_t			 n = 0;
@@ -349,6 +386,22 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 	float			 ms;
 	int			 rc = -1;
 
+	if (trace_point_begin(&label, cause) != 0)
+		return -1;
+	if (trace_pause(true, cause) != 0) {
+		abandon_point();
+		return -1;
+	}
+	/* One stream launch with the records paused before the graph is
+	 * made: on an H200 the first graph of a process captured right
+	 * after instrumented launches ran as slow as they did (add_f32 at
+	 * 2^28: 992.8 against 934.8 us), the later ones did not. */
+	if (issue_round(b, l, CACHE_WARM, NULL, 1, cause) != 0)
+		goto resume;
+	if (!(estimate_ns > 0) &&
+	    estimate_replay(b, l, &estimate_ns, cause) != 0)
+		goto resume;
+	want = ceil(TIMING_REPLAY_NS / estimate_ns);
 	if (want > k)
 		k = want < (double)b->capacity ? (unsigned)want :
 		    (unsigned)b->capacity;
@@ -361,12 +414,6 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 	if (rule.max_samples < rule.min_samples)
 		rule.max_samples = rule.min_samples;
 	next = rule.min_samples;
-	if (trace_point_begin(&label, cause) != 0)
-		return -1;
-	if (trace_pause(true, cause) != 0) {
-		abandon_point();
-		return -1;
-	}
 	if (measure_graph(b, l, CACHE_WARM, k, &graph, cause) != 0)
 		goto resume;
 	/* Once untimed: its upload, the caches as the records left them. */
@@ -682,6 +729,33 @@ sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
+/* A warm point's round of --iters launches under the kernel records, in
+ * its launch mode, beside its replay: the records' median span
+ * (activity_median_ns), the launch interval, the events around the round
+ * (batch_ns) and NVML's clocks. */
+static int
+records_round(struct bench *b, const struct launch *l, enum launch_mode how,
+    struct timed *out, char **cause)
+{
+	struct timed	rec;
+
+	memset(&rec, 0, sizeof rec);
+	rec.batch_ns = NAN;
+	rec.sm_clock_min_mhz = rec.memory_clock_min_mhz = NAN;
+	rec.interval = out->interval;
+	if (sample_kernels(b, l, CACHE_WARM, how, true, &rec, cause) != 0)
+		return -1;
+	out->activity_median_ns = rec.st.median;
+	out->interval = rec.interval;
+	out->batch_ns = rec.batch_ns;
+	out->throttle |= rec.throttle;
+	out->sm_clock_min_mhz = fmin(out->sm_clock_min_mhz,
+	    rec.sm_clock_min_mhz);
+	out->memory_clock_min_mhz = fmin(out->memory_clock_min_mhz,
+	    rec.memory_clock_min_mhz);
+	return 0;
+}
+
 int
 measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
     enum launch_mode how, bool cross, struct timed *out, char **cause)
@@ -689,7 +763,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	struct trace_label	 label = { l->v->id, l->args.n,
 				     cache_name(cache), "warmup" };
 	bool			 filled, replay;
-	double			 t0;
+	double			 t0, estimate_ns;
 
 	memset(out, 0, sizeof *out);
 	if (l->kernels == 0) {
@@ -704,7 +778,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	/* The warm-up's kernels are read back and dropped with it. */
 	t0 = monotonic_seconds();
 	if (trace_point_begin(&label, cause) != 0 ||
-	    warm_up(b, l, cache, cause) != 0 ||
+	    warm_up(b, l, cache, &estimate_ns, cause) != 0 ||
 	    trace_point_end(NULL, NULL, cause) != 0)
 		return -1;
 	b->wall_warmup += monotonic_seconds() - t0;
@@ -712,19 +786,22 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 		return sample_events(b, l, cache, how, out, cause);
 	/* A traced run's records cannot be paused: they time it. */
 	replay = cache == CACHE_WARM && trace_mode() == TRACE_KERNELS;
-	if (sample_kernels(b, l, cache, how, replay, out, cause) != 0)
-		return -1;
-	if (replay) {
-		out->activity_median_ns = out->st.median;
-		if (sample_replay(b, l, out->activity_median_ns, out,
-		    cause) != 0)
+	if (!replay) {
+		if (sample_kernels(b, l, cache, how, false, out, cause) != 0)
 			return -1;
-	}
+	} else if (sample_replay(b, l, estimate_ns, out, cause) != 0 ||
+	    /* One round of records where they are needed: the launch
+	     * intervals of short kernels, and at the cross-checked sizes
+	     * their own median beside the replay (what the instrumentation
+	     * costs). */
+	    ((out->st.median < TIMING_PROBE_MAX_NS || cross) &&
+	    records_round(b, l, how, out, cause) != 0))
+		return -1;
 	if (cross && cache == CACHE_WARM &&
 	    crosscheck(b, l, out->st.median, &out->crosscheck_ns, cause) != 0)
 		return -1;
 	if (cache != CACHE_WARM || how != LAUNCH_STREAM ||
-	    !(out->st.median < PROBE_MAX_NS))
+	    !(out->st.median < TIMING_PROBE_MAX_NS))
 		return 0;
 	if (probe_queued(b, l, &out->queued, &filled, cause) != 0 ||
 	    probe_graph(b, l, &out->graph, cause) != 0)

@@ -588,9 +588,9 @@ timing_rule(const struct run_options *o)
  * then samples until the stopping rule (bench.c's timing_rule) says
  * enough; the estimate takes the samples the minimum GPU time needs (the
  * interval target is usually met by then), within the caps.  A warm point
- * outside a trace: one round of --iters launches under the records, then
- * its replays.  Without CUPTI, exactly the warm-up and --iters
- * launches. */
+ * outside a trace: its replays, and for short kernels a round of --iters
+ * launches under the records.  Without CUPTI, exactly the warm-up and
+ * --iters launches. */
 static double
 point_seconds(const struct run_options *o, double t, double per, bool cold)
 {
@@ -601,13 +601,15 @@ point_seconds(const struct run_options *o, double t, double per, bool cold)
 		return (o->warmup + o->iters) * per;
 	if (o->warmup > 0 && warm < TIMING_WARMUP_MIN_S)
 		warm = TIMING_WARMUP_MIN_S;
-	/* Warm, not traced: one round of records, then the replays (one
-	 * untimed); their stopping rule is usually met at the minimum. */
+	/* Warm, not traced: the replays (one untimed; their stopping rule
+	 * is usually met at the minimum), and a round of records for short
+	 * kernels. */
 	if (!cold && o->trace == NULL) {
 		k = fmax(TIMING_REPLAY_MIN_LAUNCHES, ceil(TIMING_REPLAY_NS *
 		    1e-9 / t));
 		samples = fmax(TIMING_REPLAY_MIN_SAMPLES, ceil(o->iters / k));
-		return warm + o->iters * per + (samples + 1) * k * t;
+		return warm + (samples + 1) * k * t +
+		    (t < TIMING_PROBE_MAX_NS * 1e-9 ? o->iters * per : 0);
 	}
 	samples = ceil(rule.min_gpu_s / t);
 	if (samples < rule.min_samples)

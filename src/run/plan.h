@@ -117,6 +117,10 @@ void		 plan_print(const struct plan *, const struct run_options *,
 #define TIMING_REPLAY_NS		0.5e6
 #define TIMING_REPLAY_MIN_LAUNCHES	2u
 #define TIMING_REPLAY_MIN_SAMPLES	5u
+/* Warm rows whose kernels are shorter get their launch intervals (and a
+ * round of kernel records for them): beyond it the launch path cannot set
+ * the time. */
+#define TIMING_PROBE_MAX_NS		20e3
 /* The stopping rule of a run's timed points (measure.c), from its
  * options. */
 struct sampling_rule timing_rule(const struct run_options *);

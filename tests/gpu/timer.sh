@@ -7,9 +7,10 @@
 #  - every row is timed by the uninstrumented graph replay and carries its
 #    cross-check (stream launches queued behind a spin kernel, the records
 #    paused) and the records' own median;
-#  - replay and cross-check agree within 1 % on every row, and the replay
-#    and the Range Profiler's gpu__time_duration.sum within 1 % at 2^28
-#    (one profiled launch at 2^24 scatters by more);
+#  - at 2^28 the replay, the cross-check and the Range Profiler's
+#    gpu__time_duration.sum agree within 1 %; at 2^24 the cross-check
+#    stays within its allowance (2 % and a 2 us launch gap: stream
+#    launches follow each other with a longer gap than a graph's);
 #  - the records still run slow on add_f16 at 2^28 (by more than 5 %):
 #    what the replay leaves out is the instrumentation, not a kernel's
 #    work;
@@ -44,9 +45,10 @@ for r in rows:
                   rp[key], 100 * (rp[key] / t - 1)) if key in rp else "-"))
     if r["time_source"] != "replay":
         bad.append((key, "time_source", r["time_source"]))
-    if abs(x / t - 1) > 0.01:
+    big = r["n"] == str(1 << 28)
+    if abs(x / t - 1) > (0.01 if big else 0.02 + 2000 / t):
         bad.append((key, "queued", x / t))
-    if r["n"] == str(1 << 28) and key in rp and abs(rp[key] / t - 1) > 0.01:
+    if big and key in rp and abs(rp[key] / t - 1) > 0.01:
         bad.append((key, "profiler", rp[key] / t))
     if key == ("add_f16", str(1 << 28)) and rec / t < 1.05:
         bad.append((key, "records not slow", rec / t))
@@ -69,3 +71,16 @@ assert ("the two timers disagree" in text) == bool(flagged), flagged
 print("flagged:", sorted(flagged))
 PY
     fail "the report's cross-check"
+# A process's first point: its replay must be as fast as its cross-check
+# (the first graph captured after instrumented launches once ran at the
+# records' speed: docs/analysis.md, "The timer's own cost").
+"$EWBENCH" run -q -v add_f32 -s 256Mi --cache warm --no-counters \
+    -o "$tmpdir/first" || fail "the one-point run failed"
+"${PYTHON:-python3}" - "$tmpdir/first/timing.csv" <<'PY' ||
+import csv, sys
+r, = csv.DictReader(open(sys.argv[1]))
+t, x = float(r["time_median_ns"]), float(r["crosscheck_ns"])
+print("first point: replay %.1f, queued %.1f (%+.2f %%)" % (t, x, 100 * (x / t - 1)))
+assert abs(x / t - 1) < 0.01, (t, x)
+PY
+    fail "a process's first replay is slowed"
