@@ -231,10 +231,11 @@ note_clocks(struct bench *b, struct timed *out)
 }
 
 /* Rounds of kernel records until the stopping rule says enough
- * (sampling.c), or with `once` a single round of --iters launches. */
+ * (sampling.c), or with `once` > 0 a single round of that many
+ * launches. */
 static int
 sample_kernels(struct bench *b, const struct launch *l,
-    enum cache_mode cache, enum launch_mode how, bool once,
+    enum cache_mode cache, enum launch_mode how, unsigned once,
     struct timed *out, char **cause)
 {
 	struct trace_label	 label = { l->v->id, l->args.n,
@@ -242,7 +243,8 @@ sample_kernels(struct bench *b, const struct launch *l,
 	cudaGraphExec_t		 graph = NULL;
 	enum sampling_state	 state = SAMPLING_MORE;
 	size_t			 n = 0, nintervals = 0, framed = 0;
-	unsigned		 want = b->rule.min_samples, group, first;
+	unsigned		 want = once > 0 ? once : b->rule.min_samples;
+	unsigned		 group, first;
 	double			 started = monotonic_seconds(), gpu_s = 0;
 	double			 events_ms = 0, elapsed, nvml_s = 0;
 	float			 ms;
@@ -729,21 +731,29 @@ sample_events(struct bench *b, const struct launch *l, enum cache_mode cache,
 	return 0;
 }
 
-/* A warm point's round of --iters launches under the kernel records, in
- * its launch mode, beside its replay: the records' median span
+/* A warm point's round of launches under the kernel records, in its
+ * launch mode, beside its replay: the records' median span
  * (activity_median_ns), the launch interval, the events around the round
- * (batch_ns) and NVML's clocks. */
+ * (batch_ns) and NVML's clocks.  As many launches as cover
+ * TIMING_REPLAY_NS, at least TIMING_RECORDS_MIN_LAUNCHES and at most
+ * --iters. */
 static int
 records_round(struct bench *b, const struct launch *l, enum launch_mode how,
     struct timed *out, char **cause)
 {
 	struct timed	rec;
+	double		want = ceil(TIMING_REPLAY_NS / out->st.median);
+	unsigned	launches = b->rule.min_samples;
+
+	if (want < launches)
+		launches = want > TIMING_RECORDS_MIN_LAUNCHES ?
+		    (unsigned)want : TIMING_RECORDS_MIN_LAUNCHES;
 
 	memset(&rec, 0, sizeof rec);
 	rec.batch_ns = NAN;
 	rec.sm_clock_min_mhz = rec.memory_clock_min_mhz = NAN;
 	rec.interval = out->interval;
-	if (sample_kernels(b, l, CACHE_WARM, how, true, &rec, cause) != 0)
+	if (sample_kernels(b, l, CACHE_WARM, how, launches, &rec, cause) != 0)
 		return -1;
 	out->activity_median_ns = rec.st.median;
 	out->interval = rec.interval;
@@ -787,7 +797,7 @@ measure_time(struct bench *b, const struct launch *l, enum cache_mode cache,
 	/* A traced run's records cannot be paused: they time it. */
 	replay = cache == CACHE_WARM && trace_mode() == TRACE_KERNELS;
 	if (!replay) {
-		if (sample_kernels(b, l, cache, how, false, out, cause) != 0)
+		if (sample_kernels(b, l, cache, how, 0, out, cause) != 0)
 			return -1;
 	} else if (sample_replay(b, l, estimate_ns, out, cause) != 0 ||
 	    /* One round of records where they are needed: the launch

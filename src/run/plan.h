@@ -121,6 +121,9 @@ void		 plan_print(const struct plan *, const struct run_options *,
  * round of kernel records for them): beyond it the launch path cannot set
  * the time. */
 #define TIMING_PROBE_MAX_NS		20e3
+/* That round of records covers TIMING_REPLAY_NS in at least this many
+ * launches, and at most --iters. */
+#define TIMING_RECORDS_MIN_LAUNCHES	3u
 /* The stopping rule of a run's timed points (measure.c), from its
  * options. */
 struct sampling_rule timing_rule(const struct run_options *);

@@ -63,7 +63,11 @@ run = load.load_run(sys.argv[1] + "/run")
 flagged = {(c.point.variant, c.point.n) for c in crosscheck.checks(run.points)
            if c.flagged}
 text = " ".join(open(sys.argv[1] + "/report/report.md").read().split())
-assert "**Timer cross-check**: 12 warm points" in text, "Method line"
+assert "**Timer cross-check**: warm points are timed by replays of a graph" \
+    in text, "Method line"
+assert "12 warm points (at up to three sizes of each run) timed by the " \
+    "uninstrumented graph replay and again by stream launches queued " \
+    "behind a spin kernel" in text, "Method line: the two timers"
 assert "of the 12 whose kernels take 20 µs or more" in text, "judged"
 for variant, n in flagged:
     assert variant in text or variant.replace("_", "\\_") in text, variant

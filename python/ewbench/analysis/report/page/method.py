@@ -159,7 +159,8 @@ def _timer_text(study):
                          100 * worst.disagreement, worst_part,
                          sinks.markdown(worst.point.variant),
                          size_label(worst.point.n),
-                         "none is" if not flagged else "**%d** are" % flagged,
+                         "none is" if not flagged else "**%d** %s" % (
+                             flagged, "is" if flagged == 1 else "are"),
                          crosscheck.TOLERANCE_PCT, crosscheck.GAP_NS / 1e3,
                          " (Threats to validity lists them)" if flagged
                          else ""))
