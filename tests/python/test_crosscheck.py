@@ -32,9 +32,14 @@ def test_a_slowed_kernel_is_flagged_and_an_agreeing_one_is_not():
 
 def test_the_row_interval_and_the_gap_widen_the_tolerance():
     # 5 % apart at 100 us: beyond 2 % + 2 us + a 0.2 % interval, within
-    # the same with a 2 % interval.
-    assert crosscheck.check(point(100e3, 95e3, ci_pct=0.2)).flagged
-    assert not crosscheck.check(point(100e3, 95e3, ci_pct=2.0)).flagged
+    # the same with a 2 % interval (replay rows); records-timed rows
+    # allow a 1 us gap: 4 % apart is beyond 2 % + 1 us + 0.2 %.
+    replay = dict(source="replay")
+    assert crosscheck.check(point(100e3, 95e3, ci_pct=0.2, **replay)).flagged
+    assert not crosscheck.check(point(100e3, 95e3, ci_pct=2.0,
+                                      **replay)).flagged
+    assert crosscheck.check(point(100e3, 96e3, ci_pct=0.2)).flagged
+    assert not crosscheck.check(point(100e3, 96e3, ci_pct=2.0)).flagged
     # Queued stream launches 1.51 us longer than a 25 us replay (6 %):
     # the stream's gap (cub_add_f16 at 2^24 on an H200).
     assert not crosscheck.check(point(25.04e3, 26.55e3, n=1 << 24,

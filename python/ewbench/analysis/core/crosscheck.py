@@ -3,7 +3,7 @@
 A run times its warm points twice at up to three sizes (all of a run's
 when it has no more, else its smallest and largest), by two timers that
 reach the kernels by different paths; a row whose timers disagree by more
-than TOLERANCE_PCT and an inter-kernel gap (GAP_NS) beyond its own
+than TOLERANCE_PCT and a launch gap (GAP_NS) beyond its own
 confidence interval is flagged, never silently used.
 
 Since 2026-11-29 (time_source "replay") a warm point's time is a graph of
@@ -36,14 +36,14 @@ TOLERANCE_PCT = 2.0
 CONCURRENT_TIMER = "cupti_kernel_activity"
 
 # Back-to-back launches follow each other with a gap that a kernel's own
-# span leaves out and whose size depends on the launch path.  On H200s of
-# 2026-11-29: replay minus records per launch 0.2-0.86 us for the kernels
-# that saturate DRAM between 20 and 100 us (GPU-ba58bedc, the 128-bit,
-# ILP4 and bulk-copy adds at 2^24); stream launches queued behind a spin
+# span leaves out and whose size depends on the launch path, so a row's
+# allowance holds this much of its time besides TOLERANCE_PCT, per
+# protocol.  On H200s of 2026-11-29: stream launches queued behind a spin
 # minus the replay 0.93-1.67 us for all 40 study variants, probes and cub
-# adds at 2^24 (GPU-968ff663), 1.5-6.0 % of them.  So a row's allowance
-# holds this much of its time besides TOLERANCE_PCT.
-GAP_NS = 2000.0
+# adds at 2^24 (GPU-968ff663), 1.5-6.0 % of them; replay minus records
+# 0.2-0.86 us for the kernels that saturate DRAM between 20 and 100 us
+# (GPU-ba58bedc, the 128-bit, ILP4 and bulk-copy adds at 2^24).
+GAP_NS = {"replay": 2000.0, "kernel": 1000.0}
 
 # Kernels shorter than this are cross-checked but not judged: back to
 # back, a kernel's first blocks start while the one before drains, so a
@@ -81,6 +81,11 @@ class Check:
         """(the row's timer, the second one), in words."""
         return TIMERS[self.point.time_source]
 
+    @property
+    def gap_ns(self):
+        """The launch gap its allowance holds."""
+        return GAP_NS[self.point.time_source]
+
 
 def _ci(point):
     """The larger half of the row's CI, a fraction of its median."""
@@ -99,7 +104,7 @@ def check(point) -> Optional[Check]:
         return None
     return Check(point, other / point.time_median_ns - 1.0,
                  TOLERANCE_PCT / 100.0 + _ci(point) +
-                 GAP_NS / point.time_median_ns)
+                 GAP_NS[point.time_source] / point.time_median_ns)
 
 
 def checks(points):

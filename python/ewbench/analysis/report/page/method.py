@@ -161,7 +161,7 @@ def _timer_text(study):
                          size_label(worst.point.n),
                          "none is" if not flagged else "**%d** %s" % (
                              flagged, "is" if flagged == 1 else "are"),
-                         crosscheck.TOLERANCE_PCT, crosscheck.GAP_NS / 1e3,
+                         crosscheck.TOLERANCE_PCT, worst.gap_ns / 1e3,
                          " (Threats to validity lists them)" if flagged
                          else ""))
         if len(judged) < len(done):
