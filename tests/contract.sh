@@ -47,6 +47,9 @@ for line in open(sys.argv[2]):
 # 28 timing values, 24 energy ones, 3 cross-checks (one row has none)
 assert checked == 28 + 24 + 3 and run.manifest["status"] == "complete", checked
 assert run.manifest["energy"]["points"] == 2 and len(run.energy) == 6
+# --residency: what the calibration reads each row's cap from
+from ewbench.analysis.report.model import calibration
+assert calibration.residency(run) == 5, run.manifest["settings"]
 print("contract: %d values read back exactly" % checked)
 PY
 
