@@ -139,3 +139,20 @@ def test_the_band_narrows_as_designed(studies):
                 old = next(o for o in bctx.experiments[base].trials
                            if o.kind == ex.BLOCKS and o.factor == t.factor)
                 assert t.predicted < old.predicted
+
+
+def test_the_rules_read_it(studies):
+    """add_f16 at 2^28 on the H200 moves 0.86 of what the scaled curve
+    allows its loads in flight: not latency-bound by the rules, its
+    experiment not run.  On a curve its own kernels measured through it,
+    it is, and its probes test it."""
+    _, bctx, after, actx, _ = studies
+    _, a = _article_point(after, "add_f16")
+    before = bctx.parts["article"].verdicts[a.key]
+    now = actx.parts["article"].verdicts[a.key]
+    assert before.name != model.LATENCY_BOUND
+    assert now.name == model.LATENCY_BOUND
+    assert "on the calibration of add_f16 and its probes (1-8 resident " \
+        "blocks per SM, 24 rows)" in now.rule
+    assert actx.experiments["add_f16"].outcome in (ex.CONFIRMED,
+                                                   ex.SIZE_OFF)
