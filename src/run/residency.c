@@ -24,15 +24,14 @@ resident(const struct ewb_variant *v, unsigned block, size_t pad,
 }
 
 /* The least padding with which v at block holds `want` blocks per SM,
- * into *pad.  1 when no padding gives exactly want (*held: the blocks it
- * holds without any when fewer, else at the most a block may have); -1
+ * into *pad.  1 when no padding gives exactly want, why in reason; -1
  * with a cause on a CUDA error. */
 static int
 residency_pad(const struct ewb_variant *v, unsigned block, unsigned want,
-    size_t *pad, int *held, char **cause)
+    size_t *pad, char *reason, size_t size, char **cause)
 {
 	struct cudaFuncAttributes	attr;
-	int				device, optin, blocks;
+	int				device, optin, blocks, held;
 	size_t				lo, hi, mid, room;
 
 	*pad = 0;
@@ -46,10 +45,17 @@ residency_pad(const struct ewb_variant *v, unsigned block, unsigned want,
 	 * first; allowing it reserves nothing. */
 	CUDA_TRY(cudaFuncSetAttribute(v->kernel,
 	    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)room), cause);
-	if (resident(v, block, 0, held, cause) != 0)
+	if (resident(v, block, 0, &held, cause) != 0)
 		return -1;
-	if (*held <= (int)want)
-		return *held == (int)want ? 0 : 1;
+	if (held == (int)want)
+		return 0;
+	if (held < (int)want) {
+		snprintf(reason, size, "--residency %u left out at block %u: "
+		    "the occupancy calculator holds %d of its blocks per SM "
+		    "without any padding (its registers, threads or block "
+		    "limit)", want, block, held);
+		return 1;
+	}
 	/* The most shared memory an SM may give: the split of the SM's
 	 * memory between L1 and shared memory the calculator assumes, and
 	 * the one its launches get (the study's kernels stream; L1 holds
@@ -57,10 +63,15 @@ residency_pad(const struct ewb_variant *v, unsigned block, unsigned want,
 	CUDA_TRY(cudaFuncSetAttribute(v->kernel,
 	    cudaFuncAttributePreferredSharedMemoryCarveout,
 	    cudaSharedmemCarveoutMaxShared), cause);
-	if (resident(v, block, room, held, cause) != 0)
+	if (resident(v, block, room, &held, cause) != 0)
 		return -1;
-	if (*held > (int)want)
+	if (held > (int)want) {
+		snprintf(reason, size, "--residency %u left out at block %u: "
+		    "the occupancy calculator holds %d of its blocks per SM "
+		    "at the most shared memory a block may have (%zu bytes)",
+		    want, block, held, room);
 		return 1;
+	}
 	/* The blocks an SM holds fall as the padding grows: the least
 	 * padding at which they are want or fewer, between lo (more) and hi
 	 * (not more). */
@@ -76,9 +87,15 @@ residency_pad(const struct ewb_variant *v, unsigned block, unsigned want,
 			hi = mid;
 	}
 	*pad = hi;
-	if (resident(v, block, hi, held, cause) != 0)
+	if (resident(v, block, hi, &held, cause) != 0)
 		return -1;
-	return *held == (int)want ? 0 : 1;
+	if (held == (int)want)
+		return 0;
+	snprintf(reason, size, "--residency %u left out at block %u: the "
+	    "occupancy calculator holds more than %u of its blocks per SM "
+	    "with %zu bytes of padding and %d with %zu", want, block, want,
+	    lo, held, hi);
+	return 1;
 }
 
 int
@@ -87,24 +104,18 @@ residency_plan(struct plan *p, unsigned want, char **cause)
 	struct plan_case	*c;
 	char			 reason[320];
 	size_t			 i = 0;
-	int			 held, rc;
+	int			 rc;
 
 	while (i < p->ncases) {
 		c = &p->cases[i];
-		rc = residency_pad(c->v, c->block, want, &c->shared_pad, &held,
-		    cause);
+		rc = residency_pad(c->v, c->block, want, &c->shared_pad,
+		    reason, sizeof reason, cause);
 		if (rc < 0)
 			return -1;
-		if (rc == 0) {
+		if (rc == 0)
 			i++;
-			continue;
-		}
-		snprintf(reason, sizeof reason, "--residency %u left out at "
-		    "block %u: the occupancy calculator holds %d of its blocks "
-		    "per SM %s", want, c->block, held, held < (int)want ?
-		    "without any padding (its registers, threads or block "
-		    "limit)" : "at the most shared memory a block may have");
-		plan_leave_out(p, i, reason);
+		else
+			plan_leave_out(p, i, reason);
 	}
 	if (p->ncases == 0) {
 		*cause = xasprintf("nothing left to run: %s: %s%s",
