@@ -43,7 +43,9 @@ def anchors(reference):
     """family -> (its article point's loads in flight per SM at 2^28
     warm, that point's achieved occupancy, its experiments' base
     bandwidth, its op's DRAM ceiling)."""
-    article = load.load_run(os.path.join(reference, "article"))
+    article = load.load_run(os.path.join(reference, "article"),
+                            ceilings_from=os.path.join(reference,
+                                                       "ceilings"))
     exp = load.load_run(os.path.join(reference, "experiments"))
     most = article.device["max_threads_per_sm"]
     out = {}

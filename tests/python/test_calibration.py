@@ -156,3 +156,14 @@ def test_the_rules_read_it(studies):
         "blocks per SM, 24 rows)" in now.rule
     assert actx.experiments["add_f16"].outcome in (ex.CONFIRMED,
                                                    ex.SIZE_OFF)
+
+
+def test_the_report_says_which_curve(studies):
+    from ewbench.analysis.report.page import predictions as pr
+    _, bctx, _, actx, _ = studies
+    said = [b for b in pr.section(actx) if "their own calibration" in
+            getattr(b, "text", "")]
+    assert len(said) == 1 and "`add_f16` (24 rows" in said[0].text
+    assert "1-8 resident blocks per SM" in said[0].text
+    assert not [b for b in pr.section(bctx) if "calibration" in
+                getattr(b, "text", "")]

@@ -80,8 +80,8 @@ def _rows(runs):
             kib = kib_in_flight_per_sm(p, occ, most)
             if kib is None or kib <= 0:
                 continue
-            yield base, Level(kib, p.bandwidth, "%s at %d blocks per SM" % (
-                p.variant, cap)), cap
+            yield base, Level(kib, p.bandwidth, "%s at %d block%s per SM"
+                              % (p.variant, cap, "" if cap == 1 else "s")), cap
 
 
 def pooled(levels):
