@@ -167,3 +167,16 @@ def test_the_report_says_which_curve(studies):
     assert "1-8 resident blocks per SM" in said[0].text
     assert not [b for b in pr.section(bctx) if "calibration" in
                 getattr(b, "text", "")]
+
+
+def test_the_figure_draws_it(studies, tmp_path):
+    from ewbench.analysis.report.plots import concurrency
+    after = studies[2]
+    drawn = concurrency.plot_concurrency(after.run(stu.ARTICLE),
+                                         str(tmp_path))
+    assert drawn
+    svg = open(os.path.join(str(tmp_path), "concurrency.svg"),
+               encoding="utf-8").read()
+    for family in fixture.CALIBRATED:
+        assert family in svg
+    assert "read unscaled" in svg
