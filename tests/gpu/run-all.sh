@@ -56,7 +56,9 @@
 #             one untimed `import torch` (the bytecode cache warm for
 #             both): the step table side by side (tests/gpu/steps.py),
 #             in steps.md, and both studies packed into OUT
-#   calibration issue 51's calibrated curve: scripts/calibrate.sh (the
+#   calibration issue 51's calibrated curve: tests/gpu/residency.sh (the
+#             --residency cap, confirmed by both occupancies), then
+#             scripts/calibrate.sh (the
 #             scalar study variants and their probes at 2^28, warm, at 1 to
 #             8 resident blocks per SM, ewbench run --residency N, with the
 #             achieved occupancy) into a copy of the shipped reference
@@ -529,6 +531,8 @@ probes)
 	;;
 calibration)
 	log calibration
+	make check TESTS=tests/gpu/residency.sh >/dev/null 2>&1
+	tail -n 12 tests/gpu/residency.log | tee "$out/residency.txt"
 	name=$(./ewbench info 2>/dev/null | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')
 	ref=
 	for d in reports/reference/nvidia-*/; do
