@@ -59,7 +59,7 @@ for command in info list run check sweep tune ceilings; do
 	"$EWBENCH" "$command" --help >"$tmpdir/page"
 	! grep -q -e '^Analysis commands' -e '^Commands' "$tmpdir/page" ||
 	    fail "$command --help is the overview, not its page"
-	[ "$(wc -l <"$tmpdir/page")" -lt 170 ] ||
+	[ "$(wc -l <"$tmpdir/page")" -lt 175 ] ||
 	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
 done
 # Every page calls itself a page (metrics said "this text").
@@ -176,6 +176,29 @@ expect 0 '^skipped: add_f32: --block x8 left out: 8 x its published block of 256
 refused 2 '^ewbench run: nothing left to run: add_f32: --block x8 left out: 8 x its published block of 256 is 2048 threads' \
     run --dry-run --chip h100 --no-cupti -v add_f32 -s 1Mi --block x8
 refused 2 'nothing left to run: add_f32: --block x8 left out: .* (and every other case likewise)$'	tune --dry-run --chip h100 -v add_f32,add_f32x4_ilp2 -s 1Mi --block x8,x16
+# --residency N (issue 51's calibration): run's, a whole number, never
+# beside --misalign (its scalar fallback is not the kernel capped); the
+# plan shows the cap and leaves out, saying why, what it cannot pad (a
+# library's, a grid-stride kernel) and a block of which an SM cannot hold
+# N by threads or its block limit.  The occupancy calculator's
+# confirmation runs on a GPU (tests/gpu/residency.sh).
+expect 0 '^      --residency N '	run --help
+expect 2 "^ewbench run: --residency: '0' is not a whole number from 1 to 1024\$"	run --residency 0
+expect 2 "^ewbench run: --residency: '2x' is not a whole number from 1 to 1024\$"	run --residency 2x
+expect 2 "^ewbench run: --residency given twice ('2', then '3'): give it once\$"	run --residency 2 --residency 3
+expect 2 "^ewbench tune: --residency is run's, not tune's"	tune --residency 2
+expect 2 "^ewbench run: --residency with --misalign: a misaligned operand runs a variant's scalar kernel" \
+    run --residency 2 --misalign -v add_f32
+expect 0 '^residency: at most 3 blocks per SM, each block given the dynamic shared memory that caps it' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32_ilp2 -s 2^28 --residency 3
+expect 0 '^skipped: add_f32: --residency 3 left out at block 1024: 3072 threads, past the 2048 an SM of this GPU holds$' \
+    run --dry-run --chip h200 --no-cupti -v add_f32 -s 2^28 --residency 3 --block own,x4
+expect 0 '^skipped: add_f32x4_grid: --residency left out: a grid-stride kernel' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32x4_grid,cub_add_f32 -s 2^28 --residency 2
+expect 0 '^skipped: cub_add_f32: --residency left out: it caps the study' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32x4_grid,cub_add_f32 -s 2^28 --residency 2
+refused 2 '^ewbench run: nothing left to run: add_f32: --residency 33 left out: an SM of this GPU holds at most 32 blocks$' \
+    run --dry-run --chip h200 --no-cupti -v add_f32 -s 2^28 --residency 33
 # The experiments' probes: only by name, never by a pattern or default
 expect 0 '^add_f32_ilp2 '	run --dry-run --no-cupti -v add_f32_ilp2 -s 1Mi
 expect 2 "'add_f32_ilp\*' matches only the experiments' probes, which run only when named: add_f32_ilp2, add_f32_ilp4"	run --dry-run --no-cupti -v 'add_f32_ilp*' -s 1Mi

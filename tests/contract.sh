@@ -48,6 +48,9 @@ for line in open(sys.argv[2]):
 # records' median of the 2 warm (replay-timed) rows
 assert checked == 28 + 24 + 3 + 2 and run.manifest["status"] == "complete", checked
 assert run.manifest["energy"]["points"] == 2 and len(run.energy) == 6
+# --residency: what the calibration reads each row's cap from
+from ewbench.analysis.report.model import calibration
+assert calibration.residency(run) == 5, run.manifest["settings"]
 print("contract: %d values read back exactly" % checked)
 PY
 

@@ -133,6 +133,15 @@ run_command(int argc, char **argv)
 		nvtx_pop();
 		goto refuse;
 	}
+	/* --residency: each case's padding, confirmed by the occupancy
+	 * calculator (a dry run plans without it). */
+	if (r.opts.residency > 0 && !r.opts.dry_run &&
+	    (rc = residency_plan(&r.plan, r.opts.residency, &cause)) != 0) {
+		if (rc == PLAN_NOTHING_LEFT)
+			code = EWB_EXIT_USAGE;
+		nvtx_pop();
+		goto refuse;
+	}
 	r.man.sizes = r.plan.sizes;
 	r.man.nsizes = r.plan.nsizes;
 	r.man.choices = r.plan.choices;

@@ -103,6 +103,11 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 			json_u64(j, NULL, o->block_times[i]);
 		json_end_array(j);
 	}
+	/* --residency: every case capped at that many resident blocks
+	 * per SM (its dynamic shared memory in the metrics' theoretical
+	 * occupancy). */
+	if (o->residency > 0)
+		json_u64(j, "residency", o->residency);
 	json_u64(j, "iters", o->iters);
 	json_u64(j, "warmup", o->warmup);
 	json_begin_array(j, "cache");

@@ -132,6 +132,53 @@ variant_blocks(struct plan *p, const struct run_options *o,
 	return n;
 }
 
+/* --residency N pads the blocks of the study's one-tile kernels and of
+ * the probes (ewb_study_launch): another variant is left out, saying
+ * why, and so is a block of which an SM cannot hold N by its threads
+ * (whole warps) or its block limit; the rest the occupancy calculator
+ * decides at the run (residency.c).  Returns the blocks left. */
+static size_t
+residency_blocks(struct plan *p, const struct run_options *o,
+    const struct device_facts *d, const struct ewb_variant *v,
+    unsigned *blocks, size_t n)
+{
+	struct skipped_variant	*s;
+	size_t			 i, kept = 0;
+	unsigned long		 threads;
+
+	if (o->residency == 0)
+		return n;
+	if ((strcmp(v->origin, "study") != 0 &&
+	    strcmp(v->origin, "probe") != 0) || v->grid_stride) {
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		snprintf(s->reason, sizeof s->reason, "--residency left out: "
+		    "%s", v->grid_stride ? "a grid-stride kernel's grid is "
+		    "sized to the blocks an SM holds" : "it caps the study's "
+		    "one-tile kernels and the probes only");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		threads = (unsigned long)o->residency *
+		    ((blocks[i] + 31) / 32 * 32);
+		if (threads <= (unsigned long)d->max_threads_per_sm &&
+		    o->residency <= (unsigned)d->max_blocks_per_sm) {
+			blocks[kept++] = blocks[i];
+			continue;
+		}
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		if (o->residency > (unsigned)d->max_blocks_per_sm)
+			snprintf(s->reason, sizeof s->reason, "--residency %u "
+			    "left out: an SM of this GPU holds at most %d "
+			    "blocks", o->residency, d->max_blocks_per_sm);
+		else
+			snprintf(s->reason, sizeof s->reason, "--residency %u "
+			    "left out at block %u: %lu threads, past the %d an "
+			    "SM of this GPU holds", o->residency, blocks[i],
+			    threads, d->max_threads_per_sm);
+	}
+	return kept;
+}
+
 static void
 add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
     unsigned block)
@@ -143,6 +190,7 @@ add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
 	c->v = v;
 	c->n = n;
 	c->block = block;
+	c->shared_pad = 0;
 	c->added = p->ncases - 1;
 }
 
@@ -411,6 +459,11 @@ plan_totals(struct plan *p)
 {
 	size_t	i, bytes;
 
+	free(p->sizes);
+	p->array_bytes = 0;
+	p->largest_n = 0;
+	p->guarded_bytes = 0;
+	p->more_inputs = 0;
 	p->sizes = xmalloc((p->ncases + 1) * sizeof *p->sizes);
 	for (i = 0; i < p->ncases; i++) {
 		p->sizes[i] = p->cases[i].n;
@@ -474,7 +527,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			return -1;
 		}
 		sizes_sort_unique(sizes, &count);	/* a tier size also given */
-		nb = variant_blocks(p, o, v, blocks);
+		nb = residency_blocks(p, o, d, v, blocks,
+		    variant_blocks(p, o, v, blocks));
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
 				/* A size past the GPU's memory is the memory
@@ -513,6 +567,19 @@ plan_free(struct plan *p)
 	free(p->skipped);
 	free(p->fallbacks);
 	memset(p, 0, sizeof *p);
+}
+
+void
+plan_leave_out(struct plan *p, size_t i, const char *reason)
+{
+	struct skipped_variant	*s;
+
+	s = skipped_entry(&p->skipped, &p->nskipped, p->cases[i].v);
+	snprintf(s->reason, sizeof s->reason, "%s", reason);
+	memmove(&p->cases[i], &p->cases[i + 1],
+	    (p->ncases - i - 1) * sizeof *p->cases);
+	p->ncases--;
+	plan_totals(p);
 }
 
 size_t
@@ -712,6 +779,11 @@ plan_print(const struct plan *p, const struct run_options *o,
 	for (i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,
 		    p->skipped[i].reason);
+	if (o->residency > 0)
+		fprintf(f, "residency: at most %u block%s per SM, each block "
+		    "given the dynamic shared memory that caps it (the "
+		    "occupancy calculator confirms it at the run)\n",
+		    o->residency, o->residency == 1 ? "" : "s");
 	secs = plan_estimate_seconds(p, o, d, passes);
 	bytes_format((double)plan_device_bytes(p), mem, sizeof mem);
 	size_format(p->largest_n, size, sizeof size);

@@ -22,6 +22,10 @@ struct plan_case {
 	unsigned		 block;	/* threads per block, resolved by the
 					   plan; 0: a peer's, which picks its
 					   own */
+	size_t			 shared_pad;	/* dynamic shared memory its
+					   blocks are given, unused:
+					   --residency's cap (residency.c);
+					   0: none */
 	size_t			 added;	/* its place in the order the plan
 					   added cases: the sort's last key,
 					   which keeps a variant's blocks in
@@ -74,6 +78,10 @@ int		 plan_build(const struct run_options *,
 		    const struct device_facts *, size_t free_bytes,
 		    bool counters, struct plan *, char **cause);
 void		 plan_free(struct plan *);
+/* Case i left out of p, `reason` saying why in its skipped list (a
+ * case the run finds it cannot measure as asked, before the first
+ * launch: residency.c). */
+void		 plan_leave_out(struct plan *, size_t i, const char *reason);
 
 /* Timed points (rows of timing.csv) and counter points. */
 size_t		 plan_timed_points(const struct plan *);

@@ -145,6 +145,14 @@ settings_finish(struct run_options *o, char **cause)
 	if (o->max_iters == 0)
 		o->max_iters = o->iters > SETTINGS_MAX_SAMPLES ? o->iters :
 		    SETTINGS_MAX_SAMPLES;
+	/* A misaligned operand runs the variant's scalar kernel, not the
+	 * one whose residency the cap was confirmed for. */
+	if (o->residency > 0 && o->misalign) {
+		*cause = xstrdup("--residency with --misalign: a misaligned "
+		    "operand runs a variant's scalar kernel, whose residency "
+		    "the cap was not set for");
+		return -1;
+	}
 	if (o->max_iters < o->iters) {
 		*cause = xasprintf("--max-iters %u is below --iters %u",
 		    o->max_iters, o->iters);

@@ -33,6 +33,9 @@ struct run_options {
 	unsigned	*block_times;	/* --block x2,x4: multiples of each
 					   variant's own block */
 	size_t		 nblock_times;
+	unsigned	 residency;	/* --residency: resident blocks per
+					   SM, capped (residency.c); 0: not
+					   capped */
 	unsigned	 iters;		/* samples: at least */
 	unsigned	 max_iters;	/* at most */
 	double		 max_time_ms;	/* of sampling, once iters are in */

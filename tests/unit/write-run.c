@@ -65,6 +65,7 @@ main(int argc, char **argv)
 	snprintf(dev.pci_bus_id, sizeof dev.pci_bus_id, "0000:00:00.0");
 	if (cli_parse_run(1, args, &opts, &cause) != 0)
 		die("options", cause);
+	opts.residency = 5;	/* run.json's settings.residency */
 	if (output_claim_dir(argv[1], &created, &cause) != 0)
 		die("claim", cause);
 	free(created);

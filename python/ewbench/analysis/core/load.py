@@ -252,6 +252,9 @@ class Run:
     sass: Optional[dict] = None
     # energy.csv's rows (EnergyWindow), in file order; None without it
     energy: Optional[tuple] = None
+    # load.Run of its study's calibration/residency-N/ runs (study.py;
+    # report/model/calibration.py); () without them
+    calibration: tuple = ()
 
     @property
     def run_id(self):

@@ -87,7 +87,7 @@ from ..core.units import gbps
 from ..core.validate.contract import DTYPE_BYTES
 from ..whatif import GENERATED_PREFIX, SHAPES, member
 from . import model
-from .model import blocks, curve
+from .model import blocks, calibration, curve
 from .model.facts import user_faults
 from .model.faults import coalesced_faster
 from .model.rules import MAX_SINGLE_PASS_READ_BYTES
@@ -248,7 +248,8 @@ def predict(run, article_point, trial_point, kind, factor, dram,
         kib *= resident / (occ / 100.0 * most)
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
-    placed = model.place(run.ceilings, article_point.op, request, kib, dram)
+    placed = model.place(run.ceilings, article_point.op, request, kib, dram,
+                         calibration.series_for(run, article_point.variant))
     if placed is None:
         return None
     floor_ns = (model.measured_launch_floor(run.ceilings, "graph") or

@@ -172,6 +172,8 @@ RUN_JSON = Object({
         "sizes": ListOf(integer(1)),
         "blocks": ListOf(integer(0)),     # 0: "own", the published shape
         "block_times": ListOf(integer(1)),  # --block xK: K x its own
+        "residency": integer(1),    # --residency N: resident blocks
+        #                             per SM, capped
         "iters": integer(1),
         "warmup": integer(),
         "cache": ListOf(text(CACHES)),

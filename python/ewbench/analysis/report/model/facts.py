@@ -8,15 +8,17 @@ from ...core import compare
 from ...core import select as sel
 from ...core import variants as var
 from . import blocks as blk
+from . import calibration
 from . import curve
 from . import faults as flt
 from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
                        l2_ceiling, launch_floor, measured_block_rate,
                        run_block_rate, run_dram_ceiling)
 from .above import late_writes
+from .inflight import kib_in_flight_per_sm, occupancy
 from .fit import fit_series, series_key
 from .rules import (CEILING_BEATEN_PCT, DRAM_FRACTION, FIT_RESIDUAL, LAUNCH_ABS_NS, LAUNCH_FACTOR,
-                    MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
+                    MATERIAL_PCT,
                     SIBLING_FRACTION, classify)
 
 
@@ -114,32 +116,6 @@ class PointFacts:
 
 # facts from a run
 
-def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
-    """Loads in flight per SM if every resident thread has all its loads
-    outstanding at once: read bytes per thread x resident threads.  None
-    when the shape is unknown or the threads loop over the data."""
-    if not point.grid or not point.block or occupancy_pct is None \
-            or not max_threads_per_sm:
-        return None
-    read = point.bytes_moved * READ_FRACTION.get(point.op, 0.5)
-    per_thread = read / (point.grid * point.block)
-    if per_thread > MAX_SINGLE_PASS_READ_BYTES:
-        return None
-    resident = occupancy_pct / 100.0 * max_threads_per_sm
-    return per_thread * resident / 1024.0
-
-
-def occupancy(run, point):
-    """(pct, kind): achieved when measured, else theoretical, else None."""
-    achieved = sel.metric(run, point, sel.M_OCCUPANCY)
-    if achieved is not None:
-        return achieved, "achieved"
-    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
-    if theoretical is not None:
-        return theoretical, "theoretical"
-    return None, "achieved"
-
-
 def sibling_key(point):
     """Points that move the same bytes under the same conditions."""
     return (point.op, point.dtype, point.n, point.cache, point.launch)
@@ -214,7 +190,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         full_speed_kib_in_flight=full_kib,
         full_speed_sibling=full_name,
         on_curve=curve.place(run.ceilings, point.op, sel.metric(
-            run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram),
+            run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram,
+            calibration.series_for(run, point.variant)),
         stalls=tuple(sel.stall_shares(run, point)),
         grid=point.grid,
         block_rate=block_rate(point),
