@@ -14,7 +14,15 @@ from ewbench.analysis.core import load
 run = load.load_run(sys.argv[1])
 points = {(p.variant, p.n, p.cache): p for p in run.points}
 checked = 0
+from ewbench.analysis.core import select
 for line in open(sys.argv[2]):
+    if line.startswith("primary_blocks "):      # VARIANT BLOCK|null ...
+        f = line.split()[1:]
+        want = {f[i]: None if f[i + 1] == "null" else int(f[i + 1])
+                for i in range(0, len(f), 2)}
+        assert select.recorded_primary_blocks(run) == want, \
+            (run.manifest["settings"].get("primary_blocks"), want)
+        continue
     variant, n, cache, column, value = line.split(" ", 4)
     value = value.strip()
     p = points[(variant, int(n), cache)]

@@ -148,6 +148,8 @@ run_command(int argc, char **argv)
 	r.man.nchoices = r.plan.nchoices;
 	r.man.skipped = r.plan.skipped;
 	r.man.nskipped = r.plan.nskipped;
+	r.man.cases = r.plan.cases;
+	r.man.ncases = r.plan.ncases;
 	r.man.fallbacks = r.plan.fallbacks;
 	r.man.nfallbacks = r.plan.nfallbacks;
 	r.man.flush_bytes = r.plan.flush_bytes;
