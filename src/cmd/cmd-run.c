@@ -148,8 +148,7 @@ run_command(int argc, char **argv)
 	r.man.nchoices = r.plan.nchoices;
 	r.man.skipped = r.plan.skipped;
 	r.man.nskipped = r.plan.nskipped;
-	r.man.cases = r.plan.cases;
-	r.man.ncases = r.plan.ncases;
+	runner_primary_blocks(&r);
 	r.man.fallbacks = r.plan.fallbacks;
 	r.man.nfallbacks = r.plan.nfallbacks;
 	r.man.flush_bytes = r.plan.flush_bytes;
@@ -233,6 +232,7 @@ run_command(int argc, char **argv)
 	else
 		code = r.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
 	host_facts_end(&r.host);
+	runner_primary_blocks(&r);
 	if (manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
 	    "interrupted" : "complete", &cause) != 0) {
 		say_cause(cause);

@@ -21,7 +21,6 @@
 #include "revision.h"
 #include "run/energy.h"
 #include "run/output.h"
-#include "run/plan.h"
 #include "device/placement.h"
 
 static void
@@ -73,34 +72,18 @@ variant_notes_json(struct json *j, const char *key,
 	json_end_array(j);
 }
 
-/* Each variant's primary block: the one its points are judged and drawn
- * at when it ran with several (docs/data-format.md, settings): its
- * published block where it ran with it, else the first it ran with; null
- * for a library's, which picks its own.  The plan's cases hold a
- * variant's blocks in --block order. */
 static void
 primary_blocks_json(const struct manifest *m, struct json *j)
 {
-	size_t		i, k;
-	unsigned	block;
+	size_t	i;
 
 	json_begin_object(j, "primary_blocks");
-	for (i = 0; i < m->ncases; i++) {
-		const struct ewb_variant *v = m->cases[i].v;
-
-		for (k = 0; k < i && m->cases[k].v != v; k++)
-			;
-		if (k < i)
-			continue;	/* written at its first case */
-		block = m->cases[i].block;
-		for (k = i; k < m->ncases && block != v->default_block; k++)
-			if (m->cases[k].v == v &&
-			    m->cases[k].block == v->default_block)
-				block = v->default_block;
-		if (block == 0)
-			json_null(j, v->id);
+	for (i = 0; i < m->nprimary; i++) {
+		if (m->primary[i].block == 0)
+			json_null(j, m->primary[i].variant);
 		else
-			json_u64(j, v->id, block);
+			json_u64(j, m->primary[i].variant,
+			    m->primary[i].block);
 	}
 	json_end_object(j);
 }

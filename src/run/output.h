@@ -29,9 +29,8 @@ struct manifest {
 	size_t			 nchoices;
 	const struct skipped_variant *skipped;
 	size_t			 nskipped;
-	const struct plan_case	*cases;		/* the plan's, for each
-						   variant's primary block */
-	size_t			 ncases;
+	const struct primary_block *primary;	/* each variant's */
+	size_t			 nprimary;
 	const struct skipped_variant *fallbacks;
 	size_t			 nfallbacks;
 	const char		*timer;		/* "graph_replay+" (warm

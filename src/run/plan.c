@@ -808,3 +808,23 @@ plan_print(const struct plan *p, const struct run_options *o,
 	fprintf(f, "%zu sizes up to %s; GPU memory %s; about %.0f s\n",
 	    p->nsizes, size, mem, secs < 1 ? 1 : ceil(secs));
 }
+
+size_t
+plan_primary_blocks(const struct plan *p, struct primary_block *out)
+{
+	size_t	i, k, n = 0;
+
+	for (i = 0; i < p->ncases; i++) {
+		const struct ewb_variant *v = p->cases[i].v;
+
+		for (k = 0; k < n && strcmp(out[k].variant, v->id) != 0; k++)
+			;
+		if (k == n) {
+			out[n].variant = v->id;
+			out[n++].block = p->cases[i].block;
+		} else if (p->cases[i].block == v->default_block &&
+		    v->default_block != 0)
+			out[k].block = v->default_block;
+	}
+	return n;
+}

@@ -108,6 +108,12 @@ double		 plan_estimate_seconds(const struct plan *,
  * newest SASS of cc's major not above cc, else its PTX when not above cc
  * (JIT-compiled by the driver); 0 when it has none. */
 unsigned	 plan_code_arch(const char *arch_list, unsigned cc);
+/* Each variant's primary block into out (room for p->ncases): its
+ * published block where the plan runs it with it, else the first it runs
+ * with (cases keep a variant's blocks in --block order); 0 for a
+ * library's.  Returns how many. */
+size_t		 plan_primary_blocks(const struct plan *,
+		    struct primary_block *out);
 /* --dry-run: the plan, one line per case group, and its cost. */
 void		 plan_print(const struct plan *, const struct run_options *,
 		    const struct device_facts *, int passes, FILE *);

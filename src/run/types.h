@@ -40,6 +40,13 @@ struct skipped_variant {
 	char		 reason[320];
 };
 
+/* A variant's primary block: the one plots and findings judge it at
+ * (run.json "primary_blocks"); 0: a library's, which picks its own. */
+struct primary_block {
+	const char	*variant;
+	unsigned	 block;
+};
+
 /* Where a run's wall time went, in seconds (run.json "wall_s"). */
 struct run_wall {
 	double	 setup;		/* device, counters, plan, buffers */

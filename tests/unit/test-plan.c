@@ -498,6 +498,44 @@ test_block_times_past_the_limit(void)
 	settings_free(&o);
 }
 
+/* Each variant's primary block (run.json primary_blocks): its published
+ * one where the plan runs it with it, wherever in the --block list; else
+ * the first it runs with; a library's 0. */
+static void
+test_primary_blocks(void)
+{
+	static const unsigned	 with_own[] = { 512, 0, 128 }, without[] = {
+		512, 128 };
+	struct primary_block	 pb[16];
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+	size_t			 n;
+
+	fake_device(&d, 9);
+	settings(&o, CMD_RUN, "add_f32,cub_add_f32", "1Mi,16Mi");
+	blocks(&o, with_own, 3);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	n = plan_primary_blocks(&p, pb);
+	CHECK(n == 2);
+	CHECK(strcmp(pb[0].variant, "add_f32") == 0 && pb[0].block == 256);
+	CHECK(strcmp(pb[1].variant, "cub_add_f32") == 0 && pb[1].block == 0);
+	plan_free(&p);
+	settings_free(&o);
+
+	settings(&o, CMD_RUN, "add_f32", "1Mi");
+	blocks(&o, without, 2);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(plan_primary_blocks(&p, pb) == 1 && pb[0].block == 512);
+	plan_free(&p);
+	settings_free(&o);
+}
+
 /* --residency: the blocks an SM cannot hold N of are left out at the
  * plan, so is a kernel it cannot pad; a case the run's occupancy
  * calculator refuses leaves through plan_leave_out, which keeps the
@@ -567,6 +605,7 @@ main(void)
 	test_grid_past_the_limit();
 	test_block_times_past_the_limit();
 	test_residency();
+	test_primary_blocks();
 	test_code_arch();
 	return check_exit();
 }

@@ -13,7 +13,6 @@
 #include "cmd/cli.h"
 #include "run/energy.h"
 #include "run/output.h"
-#include "run/plan.h"
 #include "run/sass.h"
 
 static void
@@ -39,7 +38,7 @@ main(int argc, char **argv)
 	struct stats		 st;
 	struct timed		 t;
 	struct point		 p;
-	struct plan_case	 cases[4];
+	struct primary_block	 primary[3];
 	char			*cause = NULL, *created = NULL;
 	size_t			 i;
 	double			 samples[5];
@@ -72,7 +71,6 @@ main(int argc, char **argv)
 		die("claim", cause);
 	free(created);
 	memset(&man, 0, sizeof man);
-	memset(cases, 0, sizeof cases);
 	man.command = "run";
 	man.argc = 1;
 	man.argv = args;
@@ -81,26 +79,19 @@ main(int argc, char **argv)
 	man.counters_status = "off";
 	man.sizes = sizes;
 	man.nsizes = 2;
-	/* Primary blocks: variant 0 at twice its published block, then at
-	 * it (its published block wins); variant 1 at another only (its
-	 * first); a library's (null). */
-	cases[0].v = cases[1].v = &ewb_variants[0];
-	cases[0].block = 2 * ewb_variants[0].default_block;
-	cases[1].block = ewb_variants[0].default_block;
-	cases[2].v = &ewb_variants[1];
-	cases[2].block = 2 * ewb_variants[1].default_block;
-	for (i = 0; i < ewb_variant_count; i++)
-		if (strcmp(ewb_variants[i].origin, "peer") == 0)
-			break;
-	if (i == ewb_variant_count)
-		die("registry", "no peer variant");
-	cases[3].v = &ewb_variants[i];
-	cases[3].block = 0;
-	man.cases = cases;
-	man.ncases = 4;
-	printf("primary_blocks %s %u %s %u %s null\n", ewb_variants[0].id,
-	    ewb_variants[0].default_block, ewb_variants[1].id,
-	    2 * ewb_variants[1].default_block, ewb_variants[i].id);
+	/* run.json's primary_blocks (plan_primary_blocks decides them:
+	 * tests/unit/test-plan.c): a block, and a library's null. */
+	primary[0].variant = ewb_variants[0].id;
+	primary[0].block = ewb_variants[0].default_block;
+	primary[1].variant = ewb_variants[1].id;
+	primary[1].block = 2 * ewb_variants[1].default_block;
+	primary[2].variant = "cub_add_f32";
+	primary[2].block = 0;
+	man.primary = primary;
+	man.nprimary = 3;
+	printf("primary_blocks %s %u %s %u cub_add_f32 null\n",
+	    ewb_variants[0].id, ewb_variants[0].default_block,
+	    ewb_variants[1].id, 2 * ewb_variants[1].default_block);
 	output_utc_now(man.started_utc, sizeof man.started_utc);
 	snprintf(man.run_id, sizeof man.run_id, "contract-run");
 	if ((timing = timing_csv_open(argv[1], &cause)) == NULL ||

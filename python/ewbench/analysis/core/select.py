@@ -4,9 +4,10 @@ A variant may have been timed at several block sizes (tune rows, --block
 LIST).  Plots and findings that compare variants use each variant's
 "primary" block only, so a tune sweep does not add a second line for the
 same kernel.  The run decides it and run.json says it (settings
-`primary_blocks`, since 2026-11-29): the variant's published block where
-it ran with it (a user's kernel: `--kernel-block`), else the first block it
-ran with.  Runs written before say nothing, and for them it is inferred
+`primary_blocks`, since 2026-11-29): for `tune`, the block it found
+fastest at the variant's largest size; else the variant's published block
+where it ran with it (a user's kernel: `--kernel-block`), else the first
+block it ran with.  Runs written before say nothing, and for them it is inferred
 from the rows: the block timed at the most sizes (ties: the larger count of
 rows, then the faster block at the largest size they share, its tuned
 shape, then the smaller block), a user's kernel's `--kernel-block` where
