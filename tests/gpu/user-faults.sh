@@ -22,13 +22,15 @@
 #     load request where 4 would do; its verdict is printed (named
 #     "misaligned access" only where the extra sector costs);
 #  5. add_chunked.cu again, with `--elementwise examples/op_add.cu` at
-#     256Mi, block 256 only, cub beside (the fix's prediction): its
+#     256Mi, block 256 only, cub beside (the fault's cost): its
 #     cause's fix is tested by the generated member that makes it,
-#     gen:add:stride_v32_k1 (coalesced 32-bit loads, grid-stride), which
-#     must rise: confirmed, or direction right, size off (on the H200's
-#     committed rows, two runs of one session joined: 3596 GB/s against
-#     cub's 4416 predicted, x0.81, size off; tests/python/test_fix_member.py),
-#     never refuted; the fix is a row of the report's predictions.csv.
+#     gen:add:stride_v32_k1 (coalesced 32-bit loads, grid-stride),
+#     predicted at its own words (the curve at 16 KiB in flight an SM),
+#     which must rise: confirmed, or direction right, size off (on the
+#     H200's committed rows, two runs of one session joined: 3596 GB/s
+#     against 3619 predicted, x0.99, confirmed; tests/python/
+#     test_fix_member.py), never refuted; the fix is a row of the
+#     report's predictions.csv.
 # Every verdict and its rule go to stdout (and, with USER_FAULTS_OUT, the
 # run directories and verdicts.txt there).  Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
