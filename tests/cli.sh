@@ -204,6 +204,27 @@ grep -q '^add_f32x4 *1Mi *1Mi *1$' "$tmpdir/out" ||
     fail "--elementwise: a built-in not at its own block: $(cat "$tmpdir/out")"
 expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *2$'	run --dry-run --chip h100 \
     --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi --block own,64
+# -v picks among the built-ins and the members alike: members it names
+# run alone (a glob, an id); a -v that names none leaves all 36; a
+# pattern matching neither is refused in one line, members suggested.
+expect 0 '^gen:add:tile_v128_k8 '	run --dry-run --chip h100 --no-cupti \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v 'gen:add:tile*'
+[ "$(grep -c '^gen:add:tile_' "$tmpdir/out")" -eq 12 ] &&
+    ! grep -q -e '^gen:add:stride' -e '^gen:add:runs' -e '^add_f32' "$tmpdir/out" ||
+    fail "-v 'gen:add:tile*': $(cat "$tmpdir/out")"
+expect 0 '^gen:add:stride_v32_k1 *1Mi *1Mi *1$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi \
+    --block 256 -v gen:add:stride_v32_k1,cub_add_f32
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 1 ] &&
+    grep -q '^cub_add_f32 ' "$tmpdir/out" ||
+    fail "-v a member and cub: $(cat "$tmpdir/out")"
+expect 0 '^add_f32x4 '	check --dry-run --chip h100 \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 7 -v add_f32x4
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] ||
+    fail "-v of built-ins only: not the whole family: $(cat "$tmpdir/out")"
+refused 2 "^ewbench run: unknown variant 'gen:add:tile_v128_k9'; did you mean gen:add:tile_v128_k1, .*(--elementwise's members: gen:add:tile_v32_k1 \\.\\.\\. gen:add:runs_v128_k8" \
+    run --dry-run --chip h100 --no-cupti \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v gen:add:tile_v128_k9
 refused 2 "^ewbench run: --elementwise $op_dir/bad_type.cu:twice: not a per-element op NVRTC [0-9.]* compiles: ewbench: --elementwise needs T twice(T, ...)" \
     run --dry-run --chip h100 --elementwise "$op_dir/bad_type.cu"
 refused 2 'bad_syntax.cu:inc: not a per-element op NVRTC [0-9.]* compiles: .*error' \

@@ -36,6 +36,24 @@ grep -q '^n=1000003 f32 warm stream: 72 checked generated kernels ranked' \
 [ "$(grep -c ' generated  gen:add:' "$tmpdir/rank")" -eq 5 ] ||
     fail "whatif: not the top 5: $(cat "$tmpdir/rank")"
 
+# -v naming members: those alone checked, timed and listed, beside the
+# built-in it names; the compiled family is still all 36 (run.json's
+# elementwise.variants).
+# shellcheck disable=SC2086
+env LD_PRELOAD="$shims/stand-in-gpu.so" "$EWBENCH" run $args --block 64 \
+    -v 'gen:add:*_v128_k1,add_f32' -o "$tmpdir/some" >"$tmpdir/out" 2>&1 ||
+    fail "-v members: exit $?: $(tail -5 "$tmpdir/out")"
+PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/some" <<'PY' || fail "-v members"
+import csv, json, sys
+run = json.load(open(sys.argv[1] + "/run.json"))
+want = ["add_f32", "gen:add:tile_v128_k1", "gen:add:stride_v128_k1",
+        "gen:add:runs_v128_k1"]
+assert run["settings"]["variants"] == want, run["settings"]["variants"]
+assert len(run["elementwise"]["variants"]) == 36, run["elementwise"]
+rows = list(csv.DictReader(open(sys.argv[1] + "/timing.csv")))
+assert sorted({r["variant"] for r in rows}) == sorted(want), rows
+PY
+
 set +e
 # shellcheck disable=SC2086
 env LD_PRELOAD="$shims/stand-in-gpu.so" EWB_STANDIN_OVERRUN=1 \
@@ -55,4 +73,4 @@ if PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
     "$tmpdir/over" >/dev/null 2>&1; then
 	fail "overrun: a failing member ranked"
 fi
-echo "elementwise: 36 members x 2 blocks run, written and ranked; 36 overruns caught, none timed or ranked"
+echo "elementwise: 36 members x 2 blocks run, written and ranked; -v's 3 members alone; 36 overruns caught, none timed or ranked"

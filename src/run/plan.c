@@ -37,7 +37,7 @@ variant_index(const struct ewb_variant *v)
 }
 
 /* Variant i of those a plan may hold, in variant_index's order (NULL: a
- * registry row not selected, or no user's kernel); i below
+ * registry row or a member not selected, or no user's kernel); i below
  * plan_candidates(o). */
 static size_t
 plan_candidates(const struct run_options *o)
@@ -52,7 +52,9 @@ plan_candidate(const struct run_options *o, size_t i)
 		return o->selected[i] ? &ewb_variants[i] : NULL;
 	if (i == ewb_variant_count)
 		return o->user_variant;
-	return &o->generated[i - ewb_variant_count - 1];
+	i -= ewb_variant_count + 1;
+	return o->generated_selected == NULL || o->generated_selected[i] ?
+	    &o->generated[i] : NULL;
 }
 
 /* b into blocks[] (n so far) unless it is there already. */
