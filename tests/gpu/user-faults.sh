@@ -30,7 +30,12 @@
 #     H200's committed rows, two runs of one session joined: 3596 GB/s
 #     against 3619 predicted, x0.99, confirmed; tests/python/
 #     test_fix_member.py), never refuted; the fix is a row of the
-#     report's predictions.csv.
+#     report's predictions.csv;
+#  6. add_offset.cu again, with the one member that fixes it picked by -v
+#     (gen:add:tile_v32_k1, beside cub): only that member timed, and,
+#     where the verdict is "misaligned access", its fix tested by it at its
+#     own words and occupancy (x0.96 on the committed rows, confirmed),
+#     never refuted.
 # Every verdict and its rule go to stdout (and, with USER_FAULTS_OUT, the
 # run directories and verdicts.txt there).  Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
@@ -85,7 +90,9 @@ run low --kernel "$ex/add_low_occupancy.cu" --kernel-block 128 \
 run offset --kernel "$ex/add_offset.cu" -s 256Mi
 run chunkedfix --kernel "$ex/add_chunked.cu" --elems-per-thread 32 \
     --elementwise "$ex/op_add.cu" --block 256 -v cub_add_f32 -s 256Mi
-for name in chunked few low offset chunkedfix; do
+run offsetfix --kernel "$ex/add_offset.cu" --elementwise "$ex/op_add.cu" \
+    --block 256 -v gen:add:tile_v32_k1,cub_add_f32 -s 256Mi
+for name in chunked few low offset chunkedfix offsetfix; do
 	verdicts "$name" >/dev/null
 done
 cat "$keep/verdicts.txt"
@@ -128,6 +135,20 @@ grep -q '^[^,]*,user:add_chunked,uncoalesced access,generated fix,.*gen:add:stri
     "$tmpdir/chunkedfix-report/predictions.csv" ||
     fail "add_chunked: its fix is no row of predictions.csv"
 echo "add_chunked: its fix tested by gen:add:stride_v32_k1"
+
+# 6. -v picks the one member; the misaligned kernel's fix tested by it.
+members=$(cut -d, -f2 "$keep/offsetfix/timing.csv" | grep '^gen:' | sort -u)
+[ "$members" = gen:add:tile_v32_k1 ] ||
+    fail "offsetfix: -v gen:add:tile_v32_k1 ran: $members"
+fix=$(sed -n "\|^== $keep/offsetfix\$|,\$p" "$keep/verdicts.txt" |
+    grep '^268435456 256 warm ') || fail "offsetfix: no point at 256Mi"
+if echo "$fix" | grep -q ': misaligned access |'; then
+	echo "$fix" | grep -Eq '\(gen:add:tile_v32_k1, generated\): [0-9]+ GB/s \([+-][0-9.]+ %\), predicted [0-9]+ GB/s \(x[0-9.]+, (confirmed|direction right, size off)' ||
+	    fail "add_offset: its fix not tested and risen by gen:add:tile_v32_k1: $fix"
+	echo "add_offset: its fix tested by gen:add:tile_v32_k1"
+else
+	echo "add_offset: not misaligned here (the extra sector did not cost), no fix to test"
+fi
 
 # 4. The misaligned geometry, in the counters.
 "$py" - "$keep/offset" <<'PY' || fail "add_offset: not 5 sectors a request"
