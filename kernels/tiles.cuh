@@ -402,6 +402,38 @@ barrier_wait(ewb_barrier *bar)
 		    : "=r"(done) : "r"(smem(bar)) : "memory");
 	} while (!done);
 }
+/*
+ * The leader's part of a bulk tile of `count` packets per input from
+ * packet `first` (both forms of bulk_tile): the stages' barriers
+ * initialised and made visible to the copy engine; for each stage (the
+ * tile's first and second half) wholly inside the array's `packets`, its
+ * bytes announced on its barrier and one copy per input into
+ * staged[k * count ...].
+ */
+template <unsigned Inputs, unsigned Lanes, typename T, unsigned H>
+static __device__ __forceinline__ void
+bulk_stages(ewb_barrier (&full)[2], packet *staged, const T *const (&in)[H],
+    unsigned count, size_t first, size_t packets)
+{
+	unsigned half = count / 2;
+
+	barrier_init(&full[0]);
+	barrier_init(&full[1]);
+	fence_proxy_async();
+#pragma unroll
+	for (unsigned s = 0; s < 2; s++) {
+		unsigned lo = s == 0 ? 0 : half;
+		unsigned hi = s == 0 ? half : count;
+
+		if (lo == hi || first + hi > packets)
+			continue;
+		barrier_expect(&full[s], Inputs * (hi - lo) * 16);
+		for (unsigned k = 0; k < Inputs; k++)
+			bulk_load(staged + k * count + lo,
+			    in[k] + (first + lo) * Lanes, (hi - lo) * 16,
+			    &full[s]);
+	}
+}
 #endif
 
 /*
@@ -430,25 +462,9 @@ bulk_tile(const typename Op::elem *const (&in)[H], typename Op::elem *c,
 	size_t				first = (size_t)blockIdx.x * count;
 	size_t				packets = n / lanes;
 
-	if (threadIdx.x == 0) {
-		barrier_init(&full[0]);
-		barrier_init(&full[1]);
-		fence_proxy_async();
-#pragma unroll
-		for (unsigned s = 0; s < 2; s++) {
-			unsigned lo = s == 0 ? 0 : half;
-			unsigned hi = s == 0 ? half : count;
-
-			if (lo == hi || first + hi > packets)
-				continue;
-			barrier_expect(&full[s], Op::inputs * (hi - lo) * 16);
-#pragma unroll
-			for (unsigned k = 0; k < Op::inputs; k++)
-				bulk_load(staged + k * count + lo,
-				    in[k] + (first + lo) * lanes, (hi - lo) * 16,
-				    &full[s]);
-		}
-	}
+	if (threadIdx.x == 0)
+		bulk_stages<Op::inputs, lanes>(full, staged, in, count, first,
+		    packets);
 	__syncthreads();
 #pragma unroll
 	for (unsigned j = 0; j < Rows; j++) {
@@ -600,24 +616,9 @@ bulk_tile(const typename Op::elem *a, const typename Op::elem *b,
 	size_t				 first = (size_t)blockIdx.x * count;
 	size_t				 packets = n / lanes;
 
-	if (threadIdx.x == 0) {
-		barrier_init(&full[0]);
-		barrier_init(&full[1]);
-		fence_proxy_async();
-#pragma unroll
-		for (unsigned s = 0; s < 2; s++) {
-			unsigned lo = s == 0 ? 0 : half;
-			unsigned hi = s == 0 ? half : count;
-
-			if (lo == hi || first + hi > packets)
-				continue;
-			barrier_expect(&full[s], Op::inputs * (hi - lo) * 16);
-			for (unsigned k = 0; k < Op::inputs; k++)
-				bulk_load(staged + k * count + lo,
-				    in[k] + (first + lo) * lanes, (hi - lo) * 16,
-				    &full[s]);
-		}
-	}
+	if (threadIdx.x == 0)
+		bulk_stages<Op::inputs, lanes>(full, staged, in, count, first,
+		    packets);
 	__syncthreads();
 #pragma unroll
 	for (unsigned j = 0; j < Rows; j++) {
