@@ -196,12 +196,15 @@ plan_code_arch(const char *arch_list, unsigned cc)
 
 /* The code a variant's kernel runs as: what the driver loaded for the
  * GPU (a device), else what this build would give a GPU of its compute
- * capability (planning by --chip). */
+ * capability (planning by --chip); a user's op's family, the GPU's own
+ * (NVRTC compiles it for the GPU, src/opgen/). */
 static unsigned
 variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
 {
 	unsigned	cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
 
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0)
+		return cc;
 	if (d->index >= 0 && v->kernel != NULL)
 		return ewb_code_arch(v->kernel);
 	return plan_code_arch(EWB_CUDA_ARCH, cc);

@@ -738,7 +738,7 @@ def member_prediction(run, point, member_point, dram):
     inputs x words x word bytes (a grid-stride or persistent member's, an
     iteration's) times the threads resident per SM:
 
-      tile          the user's point's achieved occupancy: the same
+      tile, bulk    the user's point's achieved occupancy: the same
                     block, the same launch; the fix changes what each
                     thread loads, not how many threads are resident
       stride, runs  its grid's threads per SM (a one-wave grid, resident
@@ -760,7 +760,8 @@ def member_prediction(run, point, member_point, dram):
         return None
     inputs = int(round((point.bytes_moved - point.n * size) /
                        float(point.n * size)))
-    if found.shape == "tile":
+    one_tile = found.shape in ("tile", "bulk")
+    if one_tile:
         occ, _ = model.occupancy(run, point)
         resident = occ / 100.0 * most if occ else None
     else:
@@ -776,7 +777,7 @@ def member_prediction(run, point, member_point, dram):
                          dram)
     if placed is None:
         return None
-    on_curve = placed.reachable if found.shape == "tile" else \
+    on_curve = placed.reachable if one_tile else \
         min(placed.ceiling, placed.series.bandwidth_at(kib))
     return _lowest_roof(run, member_point, dram, on_curve)
 
