@@ -592,18 +592,30 @@ timing_rule(const struct run_options *o)
  * point's flush), by measure.c's protocol: the warm-up (at least 1 ms),
  * then samples until the stopping rule (bench.c's timing_rule) says
  * enough; the estimate takes the samples the minimum GPU time needs (the
- * interval target is usually met by then), within the caps.  Without
- * CUPTI, exactly the warm-up and --iters launches. */
+ * interval target is usually met by then), within the caps.  A warm point
+ * outside a trace: its replays, and for short kernels a round of --iters
+ * launches under the records.  Without CUPTI, exactly the warm-up and
+ * --iters launches. */
 static double
-point_seconds(const struct run_options *o, double t, double per)
+point_seconds(const struct run_options *o, double t, double per, bool cold)
 {
 	struct sampling_rule	rule = timing_rule(o);
-	double			warm = o->warmup * per, samples;
+	double			warm = o->warmup * per, samples, k;
 
 	if (o->no_cupti)
 		return (o->warmup + o->iters) * per;
 	if (o->warmup > 0 && warm < TIMING_WARMUP_MIN_S)
 		warm = TIMING_WARMUP_MIN_S;
+	/* Warm, not traced: the replays (one untimed; their stopping rule
+	 * is usually met at the minimum), and a round of records for short
+	 * kernels. */
+	if (!cold && o->trace == NULL) {
+		k = fmax(TIMING_REPLAY_MIN_LAUNCHES, ceil(TIMING_REPLAY_NS *
+		    1e-9 / t));
+		samples = fmax(TIMING_REPLAY_MIN_SAMPLES, ceil(o->iters / k));
+		return warm + (samples + 1) * k * t +
+		    (t < TIMING_PROBE_MAX_NS * 1e-9 ? o->iters * per : 0);
+	}
 	samples = ceil(rule.min_gpu_s / t);
 	if (samples < rule.min_samples)
 		samples = rule.min_samples;
@@ -647,7 +659,8 @@ plan_estimate_seconds(const struct plan *p, const struct run_options *o,
 			double per = t + (p->caches[k] == CACHE_COLD ?
 			    flush + LAUNCH_FLOOR_S : 0);
 
-			total += p->nlaunches * point_seconds(o, t, per);
+			total += p->nlaunches * point_seconds(o, t, per,
+			    p->caches[k] == CACHE_COLD);
 			if (p->counters)
 				total += passes * 2 * (per + PROFILED_KERNEL_S);
 		}

@@ -107,6 +107,23 @@ void		 plan_print(const struct plan *, const struct run_options *,
 /* A timed point's warm-up with the kernel clock: --warmup launches and at
  * least this long (measure.c; the plan's estimate counts it too). */
 #define TIMING_WARMUP_MIN_S	1e-3
+/* A warm point is timed by replays of a graph of its launches, the kernel
+ * records paused (measure.c): each replay covers TIMING_REPLAY_NS of the
+ * GPU's time in at least TIMING_REPLAY_MIN_LAUNCHES launches (its event
+ * pair costs about 2.4 us on an H200: 0.5 % of it at most; docs/
+ * analysis.md, "The timer's own cost"), and a point takes at least
+ * TIMING_REPLAY_MIN_SAMPLES replays and never fewer launches than
+ * --iters. */
+#define TIMING_REPLAY_NS		0.5e6
+#define TIMING_REPLAY_MIN_LAUNCHES	2u
+#define TIMING_REPLAY_MIN_SAMPLES	5u
+/* Warm rows whose kernels are shorter get their launch intervals (and a
+ * round of kernel records for them): beyond it the launch path cannot set
+ * the time. */
+#define TIMING_PROBE_MAX_NS		20e3
+/* That round of records covers TIMING_REPLAY_NS in at least this many
+ * launches, and at most --iters. */
+#define TIMING_RECORDS_MIN_LAUNCHES	3u
 /* The stopping rule of a run's timed points (measure.c), from its
  * options. */
 struct sampling_rule timing_rule(const struct run_options *);

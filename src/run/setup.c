@@ -106,8 +106,14 @@ runner_open_device(struct runner *r, char **cause)
 	if (r->opts.trace == NULL && !r->opts.no_cupti &&
 	    r->opts.command != CMD_CHECK && !r->opts.dry_run)
 		(void)trace_start(TRACE_KERNELS, &trace_cause);
+	/* Warm points of a run that is not traced are timed by replays of
+	 * a graph, the records paused (measure.c); the rest by records. */
 	if (trace_started())
-		r->man.timer = strcmp(trace_kernel_kind(), "kernel") == 0 ?
+		r->man.timer = trace_mode() == TRACE_KERNELS ?
+		    (strcmp(trace_kernel_kind(), "kernel") == 0 ?
+		    "graph_replay+cupti_kernel_records" :
+		    "graph_replay+cupti_kernel_activity") :
+		    strcmp(trace_kernel_kind(), "kernel") == 0 ?
 		    "cupti_kernel_records" : "cupti_kernel_activity";
 	/* Without a usable GPU CUPTI fails too (CUPTI_ERROR_UNKNOWN): the
 	 * GPU's own reason is the one to say. */

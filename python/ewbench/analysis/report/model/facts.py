@@ -284,15 +284,14 @@ def fixed_cost(point, fits, other=None, ceiling=None):
     fit = (fits or {}).get(series_key(point))
     if fit_holds(fit, ceiling):
         return fit.t0_ns, "its series' fitted intercept"
-    kernel = point.time_source == "kernel"
-    if kernel:
+    if point.kernel_timed:
         for (variant, block, cache, _), fit in (other or {}).items():
             if (variant, block, cache) == (point.variant, point.block,
                                            point.cache) and \
                     fit_holds(fit, ceiling):
                 return fit.t0_ns, "the fitted intercept of its sweep"
     ns, source = fitted_launch_floor(fits or {}, point.cache, point.launch)
-    if ns is None and kernel and other:
+    if ns is None and point.kernel_timed and other:
         ns, source = fitted_launch_floor(other, point.cache)
         source = source and source + " of the sweep"
     return ns, source
@@ -328,7 +327,7 @@ def _host_artefact(warm, cold, floor_ns):
     """At launch scale, warm slower than cold beyond the noise
     (noise.py's rule, as compare applies it), on host-side timers only:
     a kernel's own duration has no host in it."""
-    if warm.time_source == "kernel":
+    if warm.kernel_timed:
         return False
     scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
     return cold.time_median_ns <= scale and \
@@ -342,7 +341,7 @@ def warm_slower_kernels(run):
     while it runs; a cold one starts after a read-only flush)."""
     twins = cold_twins(run.points)
     return [(p, twins[p.key]) for p in run.points
-            if p.key in twins and p.time_source == "kernel" and
+            if p.key in twins and p.kernel_timed and
             compare.compare_points(twins[p.key], p).flag == compare.SLOWER]
 
 
