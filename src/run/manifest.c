@@ -103,7 +103,8 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 	if (o->user_variant != NULL)
 		json_str(j, NULL, o->user_variant->id);
 	for (i = 0; i < o->ngenerated; i++)
-		json_str(j, NULL, o->generated[i].id);
+		if (o->generated_selected == NULL || o->generated_selected[i])
+			json_str(j, NULL, o->generated[i].id);
 	json_end_array(j);
 	json_begin_array(j, "sizes");
 	for (i = 0; i < m->nsizes; i++)

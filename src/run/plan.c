@@ -37,7 +37,7 @@ variant_index(const struct ewb_variant *v)
 }
 
 /* Variant i of those a plan may hold, in variant_index's order (NULL: a
- * registry row not selected, or no user's kernel); i below
+ * registry row or a member not selected, or no user's kernel); i below
  * plan_candidates(o). */
 static size_t
 plan_candidates(const struct run_options *o)
@@ -52,7 +52,9 @@ plan_candidate(const struct run_options *o, size_t i)
 		return o->selected[i] ? &ewb_variants[i] : NULL;
 	if (i == ewb_variant_count)
 		return o->user_variant;
-	return &o->generated[i - ewb_variant_count - 1];
+	i -= ewb_variant_count + 1;
+	return o->generated_selected == NULL || o->generated_selected[i] ?
+	    &o->generated[i] : NULL;
 }
 
 /* b into blocks[] (n so far) unless it is there already. */
@@ -242,12 +244,15 @@ plan_code_arch(const char *arch_list, unsigned cc)
 
 /* The code a variant's kernel runs as: what the driver loaded for the
  * GPU (a device), else what this build would give a GPU of its compute
- * capability (planning by --chip). */
+ * capability (planning by --chip); a user's op's family, the GPU's own
+ * (NVRTC compiles it for the GPU, src/opgen/). */
 static unsigned
 variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
 {
 	unsigned	cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
 
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0)
+		return cc;
 	if (d->index >= 0 && v->kernel != NULL)
 		return ewb_code_arch(v->kernel);
 	return plan_code_arch(EWB_CUDA_ARCH, cc);

@@ -358,6 +358,10 @@ runner_start_elementwise(struct runner *r, char **cause)
 	r->gen_path = path;
 	free(function);
 	opgen_op_init(&r->gen, &b);
+	/* -v, now that the members' ids are known */
+	if (settings_select_members(&r->opts, r->gen.variants, r->gen.count,
+	    cause) != 0)
+		return EWB_EXIT_USAGE;
 	if (!r->opts.quiet)
 		printf("ewbench: --elementwise %s:%s: %u kernels (%u input%s, "
 		    "%s) compiled for sm_%u in %.2f s (NVRTC %d.%d), checked "

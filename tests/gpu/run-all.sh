@@ -27,7 +27,7 @@
 #             where configure found cuobjdump), then
 #             tests/gpu/elementwise.sh: add, ReLU and abs given as
 #             per-element functions (--elementwise): every generated
-#             kernel checked at every tail, the what-if at 2^28 (180
+#             kernel checked at every tail, the what-if at 2^28 (190
 #             candidates each beside the built-ins, cub and, for add, a
 #             user's kernel) ranked with its seconds, a wrong op never
 #             ranked; then `ewbench ceilings` and the tanh GELU f16,
