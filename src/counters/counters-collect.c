@@ -119,6 +119,143 @@ out:
 	return rc;
 }
 
+/* A clean counter data image (no range of an earlier collection) and the
+ * profiler object configured for one session of c's metrics. */
+static int
+configure_session(struct counters *c, char **cause)
+{
+	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
+
+	init.pRangeProfilerObject = c->profiler;
+	init.counterDataSize = c->data_size;
+	init.pCounterData = c->data;
+	if (cupti_check(cuptiRangeProfilerCounterDataImageInitialize(&init),
+	    "cuptiRangeProfilerCounterDataImageInitialize", cause) != 0)
+		return -1;
+
+	config.pRangeProfilerObject = c->profiler;
+	config.configSize = c->config_size;
+	config.pConfig = c->config;
+	config.counterDataImageSize = c->data_size;
+	config.pCounterDataImage = c->data;
+	config.range = c->range;
+	config.replayMode = c->replay;
+	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
+	config.numNestingLevels = 1;
+	config.minNestingLevel = 1;
+	config.passIndex = 0;
+	config.targetNestingLevel = 1;
+	return cupti_check(cuptiRangeProfilerSetConfig(&config),
+	    "cuptiRangeProfilerSetConfig", cause);
+}
+
+/*
+ * The caller's launches of npoints points (collect's issue and ctx)
+ * between a start and a stop of the profiler, once in kernel replay (it
+ * submits every pass within each launch), once per pass in user replay,
+ * until CUPTI has them all.  On failure *retry says whether collecting
+ * again may help (passes left to submit).
+ */
+static int
+issue_passes(struct counters *c, size_t npoints,
+    int (*issue)(void *, size_t), void *ctx, bool *retry, char **cause)
+{
+	PARAMS(start, CUpti_RangeProfiler_Start_Params);
+	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
+	cudaError_t	 sync;
+	size_t		 i;
+	int		 launched = 0, pass;
+
+	for (pass = 0; pass <= c->passes; pass++) {
+		start.pRangeProfilerObject = c->profiler;
+		if (cupti_check(cuptiRangeProfilerStart(&start),
+		    "cuptiRangeProfilerStart", cause) != 0)
+			return -1;
+		for (i = 0; i < npoints && launched == 0; i++) {
+			c->issuing = i;
+			launched = issue(ctx, i);
+		}
+		sync = cudaDeviceSynchronize();
+		stop.pRangeProfilerObject = c->profiler;
+		if (cupti_check(cuptiRangeProfilerStop(&stop),
+		    "cuptiRangeProfilerStop", cause) != 0)
+			return -1;
+		if (launched != 0) {
+			*cause = xstrdup("a profiled launch failed");
+			return -1;
+		}
+		if (counters_cuda_check(sync, "cudaDeviceSynchronize (after the "
+		    "profiled launches)", cause) != 0)
+			return -1;
+		if (stop.isAllPassSubmitted)
+			return 0;
+	}
+	*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
+	    "submit after %d rounds (next pass %zu of %d)", pass,
+	    stop.passIndex, c->passes);
+	*retry = true;
+	return -1;
+}
+
+/* The session's data decoded into *decoded ranges, none dropped.  On
+ * failure *retry says whether collecting again may help (ranges dropped,
+ * or none decoded). */
+static int
+decode_ranges(struct counters *c, size_t *decoded, bool *retry,
+    char **cause)
+{
+	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
+	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
+
+	decode.pRangeProfilerObject = c->profiler;
+	if (cupti_check(cuptiRangeProfilerDecodeData(&decode),
+	    "cuptiRangeProfilerDecodeData", cause) != 0)
+		return -1;
+	info.pCounterDataImage = c->data;
+	info.counterDataImageSize = c->data_size;
+	if (cupti_check(cuptiRangeProfilerGetCounterDataInfo(&info),
+	    "cuptiRangeProfilerGetCounterDataInfo", cause) != 0)
+		return -1;
+	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
+		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
+		    "dropped, %zu decoded", decode.numOfRangeDropped,
+		    info.numTotalRanges);
+		*retry = true;
+		return -1;
+	}
+	*decoded = info.numTotalRanges;
+	return 0;
+}
+
+/* Each point's values from the decoded ranges (of total issued, ranges[i]
+ * of them point i's, its last the measured one; collect says how ranges
+ * are matched to points). */
+static int
+evaluate_points(struct counters *c, size_t npoints, const unsigned *ranges,
+    size_t total, size_t decoded, double *values, char **cause)
+{
+	size_t	i, range;
+
+	if (npoints == 1)
+		/* The profiled launch is the last range. */
+		return evaluate(c, decoded - 1, values, cause);
+	if (decoded != total) {
+		if (c->range != CUPTI_UserRange) {
+			*cause = xasprintf("a counter session decoded %zu "
+			    "ranges, %zu expected", decoded, total);
+			return -1;
+		}
+		return evaluate_by_name(c, npoints, decoded, values, cause);
+	}
+	for (i = 0, range = 0; i < npoints; i++) {
+		range += ranges[i];
+		if (evaluate(c, range - 1, values + i * c->count, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * One collection of npoints points in one session (AutoRange: every
  * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
@@ -136,19 +273,9 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
     int (*issue)(void *, size_t), void *ctx, double *values, bool *retry,
     char **cause)
 {
-	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
-	PARAMS(start, CUpti_RangeProfiler_Start_Params);
-	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
-	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
-	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
-	const char	*fn;
-	CUptiResult	 rc;
-	cudaError_t	 sync;
-	size_t		 i, total = 0, range;
-	bool		 reused;
-	int		 launched = 0, pass;
-	double		 t0 = monotonic_seconds(), t1;
+	size_t	 i, total = 0, decoded;
+	bool	 reused;
+	double	 t0 = monotonic_seconds(), t1;
 
 	*retry = false;
 	for (i = 0; i < npoints; i++)
@@ -163,117 +290,28 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	reused = c->profiler_used;
 	c->profiler_used = true;
 
-	/* A clean image every time: no range of an earlier collection. */
-	init.pRangeProfilerObject = c->profiler;
-	init.counterDataSize = c->data_size;
-	init.pCounterData = c->data;
-	fn = "cuptiRangeProfilerCounterDataImageInitialize";
-	if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&init)) !=
-	    CUPTI_SUCCESS)
-		goto cupti_fail;
-
-	config.pRangeProfilerObject = c->profiler;
-	config.configSize = c->config_size;
-	config.pConfig = c->config;
-	config.counterDataImageSize = c->data_size;
-	config.pCounterDataImage = c->data;
-	config.range = c->range;
-	config.replayMode = c->replay;
-	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
-	config.numNestingLevels = 1;
-	config.minNestingLevel = 1;
-	config.passIndex = 0;
-	config.targetNestingLevel = 1;
-	fn = "cuptiRangeProfilerSetConfig";
-	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-
+	if (configure_session(c, cause) != 0)
+		goto fail;
 	t1 = monotonic_seconds();
 	c->wall.config += t1 - t0;
 	c->wall.sessions++;
-	/* Kernel replay submits every pass within each launch: one round.
-	 * User replay: one round per pass, until CUPTI has them all. */
-	for (pass = 0; pass <= c->passes; pass++) {
-		start.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStart";
-		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		for (i = 0; i < npoints && launched == 0; i++) {
-			c->issuing = i;
-			launched = issue(ctx, i);
-		}
-		sync = cudaDeviceSynchronize();
-		stop.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStop";
-		if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		if (launched != 0) {
-			*cause = xstrdup("a profiled launch failed");
-			goto fail;
-		}
-		if (counters_cuda_check(sync, "cudaDeviceSynchronize (after the "
-		    "profiled launches)", cause) != 0)
-			goto fail;
-		if (stop.isAllPassSubmitted)
-			break;
-	}
-	if (!stop.isAllPassSubmitted) {
-		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
-		    "submit after %d rounds (next pass %zu of %d)", pass,
-		    stop.passIndex, c->passes);
-		*retry = true;
+	if (issue_passes(c, npoints, issue, ctx, retry, cause) != 0)
 		goto fail;
-	}
-
 	t0 = monotonic_seconds();
 	c->wall.passes += t0 - t1;
 	c->wall.ranges += total;
-	decode.pRangeProfilerObject = c->profiler;
-	fn = "cuptiRangeProfilerDecodeData";
-	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	info.pCounterDataImage = c->data;
-	info.counterDataImageSize = c->data_size;
-	fn = "cuptiRangeProfilerGetCounterDataInfo";
-	if ((rc = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
-		goto cupti_fail;
-	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
-		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
-		    "dropped, %zu decoded", decode.numOfRangeDropped,
-		    info.numTotalRanges);
-		*retry = true;
+	if (decode_ranges(c, &decoded, retry, cause) != 0)
 		goto fail;
-	}
 	t1 = monotonic_seconds();
 	c->wall.decode += t1 - t0;
-	if (npoints == 1) {
-		/* The profiled launch is the last range. */
-		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
-			goto fail;
-	} else if (info.numTotalRanges != total) {
-		if (c->range != CUPTI_UserRange) {
-			*cause = xasprintf("a counter session decoded %zu "
-			    "ranges, %zu expected", info.numTotalRanges, total);
-			goto fail;
-		}
-		if (evaluate_by_name(c, npoints, info.numTotalRanges, values,
-		    cause) != 0)
-			goto fail;
-	} else {
-		for (i = 0, range = 0; i < npoints; i++) {
-			range += ranges[i];
-			if (evaluate(c, range - 1, values + i * c->count,
-			    cause) != 0)
-				goto fail;
-		}
-	}
+	if (evaluate_points(c, npoints, ranges, total, decoded, values,
+	    cause) != 0)
+		goto fail;
 	c->wall.evaluate += monotonic_seconds() - t1;
 	if (!c->reuse)
 		counters_profiler_disable(c);
 	return 0;
 
-cupti_fail:
-	*cause = cupti_error(fn, rc);
 fail:
 	if (reused && c->reuse) {
 		/* SetConfig again on a used object did not work: fall back
