@@ -15,7 +15,8 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/compare.cu \
 	%reldir%/fill.cu \
 	%reldir%/ceilings.cu
-noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
+noinst_HEADERS += %reldir%/registry.h %reldir%/cover.h %reldir%/common.cuh \
+	%reldir%/ops.cuh \
 	%reldir%/tiles.cuh %reldir%/family.cuh \
 	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
 	%reldir%/inflight.def \
