@@ -322,8 +322,8 @@ run_command(int argc, char **argv)
 {
 	struct runner	 r;
 	char		*cause = NULL;
-	size_t		 free_bytes = 0;
 	int		 code;
+	size_t		 free_bytes = 0;
 
 	memset(&r, 0, sizeof r);
 	/* Caught from the start: a signal at any point from the claim on

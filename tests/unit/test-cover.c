@@ -21,46 +21,56 @@ fewest_blocks(unsigned long long n, unsigned per, unsigned block)
 	return g;
 }
 
-static void
-test_edges(void)
-{
+/* The edges, each with its grid; what it covers is the grid's threads'
+ * elements. */
+static const struct edge {
+	unsigned long long	n;
+	unsigned		per, block;
+	unsigned long long	grid;
+} edges[] = {
 	/* No elements: no blocks, nothing covered. */
-	CHECK(ewb_cover_grid(0, 1, 256) == 0);
-	CHECK(ewb_cover_elems(0, 4, 256) == 0);
+	{ 0, 1, 256, 0 }, { 0, 4, 256, 0 },
 	/* One element: one block, a whole block's share covered. */
-	CHECK(ewb_cover_grid(1, 1, 256) == 1);
-	CHECK(ewb_cover_elems(1, 4, 64) == 256);
-	CHECK(ewb_cover_elems(1, 1, 1) == 1);
-	/* Odd counts and an odd block. */
-	CHECK(ewb_cover_grid(7, 1, 3) == 3);
-	CHECK(ewb_cover_elems(7, 1, 3) == 9);
-	CHECK(ewb_cover_grid(1023, 4, 256) == 1);
-	CHECK(ewb_cover_grid(1025, 4, 256) == 2);
-	CHECK(ewb_cover_grid(1027, 8, 33) == 4);
+	{ 1, 1, 256, 1 }, { 1, 4, 64, 1 }, { 1, 1, 1, 1 },
+	/* Odd counts and odd blocks. */
+	{ 7, 1, 3, 3 }, { 1023, 4, 256, 1 }, { 1027, 8, 33, 4 },
 	/* A whole grid, and one element past it (misaligned: a partial
 	 * group of a thread starts a block of its own). */
-	CHECK(ewb_cover_grid(1024, 4, 256) == 1);
-	CHECK(ewb_cover_elems(1024, 4, 256) == 1024);
-	CHECK(ewb_cover_grid(1024 + 1, 4, 256) == 2);
-	CHECK(ewb_cover_elems(1024 + 1, 4, 256) == 2048);
+	{ 1024, 4, 256, 1 }, { 1025, 4, 256, 2 },
 	/* Around 2^31 (a user kernel's int count) and 2^32 (32-bit
 	 * unsigned), one thread and four a group. */
-	CHECK(ewb_cover_grid(2147483647ULL, 1, 256) == 8388608);
-	CHECK(ewb_cover_elems(2147483647ULL, 1, 256) == 2147483648ULL);
-	CHECK(ewb_cover_grid(2147483648ULL, 1, 256) == 8388608);
-	CHECK(ewb_cover_grid(2147483649ULL, 1, 256) == 8388609);
-	CHECK(ewb_cover_elems(2147483649ULL, 1, 256) ==
-	    2147483648ULL + 256);
-	CHECK(ewb_cover_grid(2147483649ULL, 4, 64) == 8388609);
-	CHECK(ewb_cover_elems(2147483649ULL, 4, 64) ==
-	    2147483648ULL + 256);
-	CHECK(ewb_cover_grid(4294967297ULL, 4, 1024) == 1048577);
+	{ 2147483647ULL, 1, 256, 8388608 }, { 2147483648ULL, 1, 256, 8388608 },
+	{ 2147483649ULL, 1, 256, 8388609 }, { 2147483649ULL, 4, 64, 8388609 },
+	{ 4294967297ULL, 4, 1024, 1048577 },
 	/* A block of one thread: the grid is the thread count, past the
 	 * most a launch may have from 2^31 elements on (the plan leaves
 	 * such a launch out). */
-	CHECK(ewb_cover_grid(2147483647ULL, 1, 1) == EWB_MAX_GRID);
-	CHECK(ewb_cover_grid(2147483648ULL, 1, 1) == EWB_MAX_GRID + 1);
-	CHECK(ewb_cover_grid(1ULL << 40, 1, 32) == 1ULL << 35);
+	{ 2147483647ULL, 1, 1, EWB_MAX_GRID },
+	{ 2147483648ULL, 1, 1, EWB_MAX_GRID + 1 },
+	{ 1ULL << 40, 1, 32, 1ULL << 35 },
+};
+
+static void
+test_edges(void)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+		const struct edge *e = &edges[i];
+
+		if (ewb_cover_grid(e->n, e->per, e->block) != e->grid ||
+		    ewb_cover_elems(e->n, e->per, e->block) !=
+		    e->grid * e->block * e->per) {
+			fprintf(stderr, "edge %zu: n=%llu, %u a thread, block "
+			    "%u: grid %llu, want %llu\n", i, e->n, e->per,
+			    e->block, ewb_cover_grid(e->n, e->per, e->block),
+			    e->grid);
+			check_failures++;
+		}
+	}
+	/* What the launch covers, past n by less than one block's share. */
+	CHECK(ewb_cover_elems(2147483649ULL, 4, 64) == 2147483648ULL + 256);
+	CHECK(ewb_cover_elems(1, 4, 64) == 256);
 	/* Rounding up twice (to whole threads, then whole blocks) is
 	 * rounding up once to a whole block's share. */
 	CHECK(ewb_cover_grid(4294967297ULL, 8, 128) ==
