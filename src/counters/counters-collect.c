@@ -119,37 +119,6 @@ out:
 	return rc;
 }
 
-/* A clean counter data image (no range of an earlier collection) and the
- * profiler object configured for one session of c's metrics. */
-static int
-configure_session(struct counters *c, char **cause)
-{
-	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
-	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
-
-	init.pRangeProfilerObject = c->profiler;
-	init.counterDataSize = c->data_size;
-	init.pCounterData = c->data;
-	if (cupti_check(cuptiRangeProfilerCounterDataImageInitialize(&init),
-	    "cuptiRangeProfilerCounterDataImageInitialize", cause) != 0)
-		return -1;
-
-	config.pRangeProfilerObject = c->profiler;
-	config.configSize = c->config_size;
-	config.pConfig = c->config;
-	config.counterDataImageSize = c->data_size;
-	config.pCounterDataImage = c->data;
-	config.range = c->range;
-	config.replayMode = c->replay;
-	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
-	config.numNestingLevels = 1;
-	config.minNestingLevel = 1;
-	config.passIndex = 0;
-	config.targetNestingLevel = 1;
-	return cupti_check(cuptiRangeProfilerSetConfig(&config),
-	    "cuptiRangeProfilerSetConfig", cause);
-}
-
 /*
  * The caller's launches of npoints points (collect's issue and ctx)
  * between a start and a stop of the profiler, once in kernel replay (it
@@ -198,36 +167,6 @@ issue_passes(struct counters *c, size_t npoints,
 	return -1;
 }
 
-/* The session's data decoded into *decoded ranges, none dropped.  On
- * failure *retry says whether collecting again may help (ranges dropped,
- * or none decoded). */
-static int
-decode_ranges(struct counters *c, size_t *decoded, bool *retry,
-    char **cause)
-{
-	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
-	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
-
-	decode.pRangeProfilerObject = c->profiler;
-	if (cupti_check(cuptiRangeProfilerDecodeData(&decode),
-	    "cuptiRangeProfilerDecodeData", cause) != 0)
-		return -1;
-	info.pCounterDataImage = c->data;
-	info.counterDataImageSize = c->data_size;
-	if (cupti_check(cuptiRangeProfilerGetCounterDataInfo(&info),
-	    "cuptiRangeProfilerGetCounterDataInfo", cause) != 0)
-		return -1;
-	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
-		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
-		    "dropped, %zu decoded", decode.numOfRangeDropped,
-		    info.numTotalRanges);
-		*retry = true;
-		return -1;
-	}
-	*decoded = info.numTotalRanges;
-	return 0;
-}
-
 /* Each point's values from the decoded ranges (of total issued, ranges[i]
  * of them point i's, its last the measured one; collect says how ranges
  * are matched to points). */
@@ -273,9 +212,15 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
     int (*issue)(void *, size_t), void *ctx, double *values, bool *retry,
     char **cause)
 {
-	size_t	 i, total = 0, decoded;
-	bool	 reused;
-	double	 t0 = monotonic_seconds(), t1;
+	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
+	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
+	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
+	const char	*fn;
+	CUptiResult	 rc;
+	size_t		 i, total = 0;
+	bool		 reused;
+	double		 t0 = monotonic_seconds(), t1;
 
 	*retry = false;
 	for (i = 0; i < npoints; i++)
@@ -290,28 +235,68 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	reused = c->profiler_used;
 	c->profiler_used = true;
 
-	if (configure_session(c, cause) != 0)
-		goto fail;
+	/* A clean image every time: no range of an earlier collection. */
+	init.pRangeProfilerObject = c->profiler;
+	init.counterDataSize = c->data_size;
+	init.pCounterData = c->data;
+	fn = "cuptiRangeProfilerCounterDataImageInitialize";
+	if ((rc = cuptiRangeProfilerCounterDataImageInitialize(&init)) !=
+	    CUPTI_SUCCESS)
+		goto cupti_fail;
+
+	config.pRangeProfilerObject = c->profiler;
+	config.configSize = c->config_size;
+	config.pConfig = c->config;
+	config.counterDataImageSize = c->data_size;
+	config.pCounterDataImage = c->data;
+	config.range = c->range;
+	config.replayMode = c->replay;
+	config.maxRangesPerPass = COUNTERS_MAX_RANGES;
+	config.numNestingLevels = 1;
+	config.minNestingLevel = 1;
+	config.passIndex = 0;
+	config.targetNestingLevel = 1;
+	fn = "cuptiRangeProfilerSetConfig";
+	if ((rc = cuptiRangeProfilerSetConfig(&config)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+
 	t1 = monotonic_seconds();
 	c->wall.config += t1 - t0;
 	c->wall.sessions++;
 	if (issue_passes(c, npoints, issue, ctx, retry, cause) != 0)
 		goto fail;
+
 	t0 = monotonic_seconds();
 	c->wall.passes += t0 - t1;
 	c->wall.ranges += total;
-	if (decode_ranges(c, &decoded, retry, cause) != 0)
+	decode.pRangeProfilerObject = c->profiler;
+	fn = "cuptiRangeProfilerDecodeData";
+	if ((rc = cuptiRangeProfilerDecodeData(&decode)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	info.pCounterDataImage = c->data;
+	info.counterDataImageSize = c->data_size;
+	fn = "cuptiRangeProfilerGetCounterDataInfo";
+	if ((rc = cuptiRangeProfilerGetCounterDataInfo(&info)) != CUPTI_SUCCESS)
+		goto cupti_fail;
+	if (decode.numOfRangeDropped != 0 || info.numTotalRanges == 0) {
+		*cause = xasprintf("cuptiRangeProfilerDecodeData: %zu range(s) "
+		    "dropped, %zu decoded", decode.numOfRangeDropped,
+		    info.numTotalRanges);
+		*retry = true;
 		goto fail;
+	}
 	t1 = monotonic_seconds();
 	c->wall.decode += t1 - t0;
-	if (evaluate_points(c, npoints, ranges, total, decoded, values,
-	    cause) != 0)
+	if (evaluate_points(c, npoints, ranges, total, info.numTotalRanges,
+	    values, cause) != 0)
 		goto fail;
 	c->wall.evaluate += monotonic_seconds() - t1;
 	if (!c->reuse)
 		counters_profiler_disable(c);
 	return 0;
 
+cupti_fail:
+	*cause = cupti_error(fn, rc);
 fail:
 	if (reused && c->reuse) {
 		/* SetConfig again on a used object did not work: fall back
