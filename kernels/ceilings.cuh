@@ -90,14 +90,13 @@ struct ceil_copy_op {
 	__device__ __forceinline__ void
 	group(const size_t *at)
 	{
-		uint4		v[K];
-		unsigned	k;
+		uint4	v[K];
 
 #pragma unroll
-		for (k = 0; k < K; k++)
+		for (unsigned k = 0; k < K; k++)
 			v[k] = src[at[k]];
 #pragma unroll
-		for (k = 0; k < K; k++)
+		for (unsigned k = 0; k < K; k++)
 			dst[at[k]] = v[k];
 	}
 };
