@@ -3,8 +3,10 @@
  * CUDA (host and device code): one thread per group of per_thread
  * consecutive elements, the last group possibly partial, block threads a
  * block.  The launchers shape their grids with it (common.cuh, a user's
- * kernel in src/userkernel/, an --elementwise family in src/opgen/), and
- * the plan judges with it which launches fit (src/run/plan.c).
+ * kernel in src/userkernel/, an --elementwise family in src/opgen/), the
+ * plan judges with it which launches fit (src/run/plan.c), and the
+ * device templates count their tiles with it (tiles.cuh).  NVRTC compiles
+ * it too (embedded beside tiles.cuh): it includes nothing.
  */
 #ifndef EWB_COVER_H
 #define EWB_COVER_H
