@@ -2,7 +2,8 @@
  * ceilings.h - helper kernels of `ewbench ceilings`: what the machine can
  * do at best (DRAM and L2 bandwidth, DRAM latency unloaded and under load,
  * launch cost, block launch rate, FMA throughput), to set the study's
- * results against.  Not variants: the registry never sees them.
+ * results against.  Not variants: the registry never sees them.  The
+ * kernels: ceilings_*.cu, one file a kind of ceiling (ceilings.cuh).
  *
  * Every launcher is C-callable, launches one kernel asynchronously on the
  * given stream and returns cudaGetLastError(); none synchronises.  Buffers

@@ -20,6 +20,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "cover.h"
 #include "ops.cuh"
 #include "registry.h"
 #include "tiles.cuh"
@@ -33,12 +34,6 @@ ewb_is_aligned(const void *p, size_t bytes)
 	return (uintptr_t)p % bytes == 0;
 }
 
-static inline unsigned long long
-ewb_div_up(unsigned long long x, unsigned long long y)
-{
-	return x / y + (x % y != 0);
-}
-
 /*
  * One thread per group of `per_thread` consecutive elements, the last group
  * possibly partial.  The grid is not capped: a kernel without a loop cannot
@@ -50,7 +45,7 @@ ewb_shape_cover(size_t n, unsigned per_thread, unsigned block)
 	struct ewb_shape s;
 
 	s.block = block;
-	s.grid = ewb_div_up(ewb_div_up(n, per_thread), block);
+	s.grid = ewb_cover_grid(n, per_thread, block);
 	return s;
 }
 

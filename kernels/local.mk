@@ -14,10 +14,15 @@ noinst_LIBRARIES += %reldir%/libewbkernels.a
 	%reldir%/spin.cu \
 	%reldir%/compare.cu \
 	%reldir%/fill.cu \
-	%reldir%/ceilings.cu
-noinst_HEADERS += %reldir%/registry.h %reldir%/common.cuh %reldir%/ops.cuh \
+	%reldir%/ceilings_memory.cu \
+	%reldir%/ceilings_latency.cu \
+	%reldir%/ceilings_inflight.cu \
+	%reldir%/ceilings_launch.cu \
+	%reldir%/ceilings_fma.cu
+noinst_HEADERS += %reldir%/registry.h %reldir%/cover.h %reldir%/common.cuh \
+	%reldir%/ops.cuh \
 	%reldir%/tiles.cuh %reldir%/family.cuh \
 	%reldir%/study.def %reldir%/fast.def %reldir%/probe.def \
 	%reldir%/inflight.def \
 	%reldir%/peer_cub.cuh \
-	%reldir%/ceilings.h
+	%reldir%/ceilings.h %reldir%/ceilings.cuh

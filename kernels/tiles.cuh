@@ -4,7 +4,8 @@
  * (fast.cu, through common.cuh), and NVRTC, at run time, the family it
  * generates for a user's per-element op (family.cuh, src/opgen/).  So it
  * includes nothing of the host: no CUDA runtime, no registry, no <atomic>;
- * what it needs NVRTC has with the toolkit's include directory.
+ * what it needs NVRTC has with the toolkit's include directory, and
+ * cover.h, embedded beside it.
  *
  * An operation (ops.cuh's, or a user's as src/opgen/ wraps it) is a
  * struct with
@@ -28,6 +29,8 @@
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
+
+#include "cover.h"	/* ewb_div_up: how many tiles cover n */
 
 /* Thread indexing, in 64 bits so that n > 2^31 works. */
 static __device__ __forceinline__ size_t
@@ -301,7 +304,7 @@ ilp_stride(const typename Op::elem *const (&in)[H], typename Op::elem *c,
     size_t n)
 {
 	size_t per_tile = ilp_tile_elements<Op, K, P>();
-	size_t tiles = n / per_tile + (n % per_tile != 0);
+	size_t tiles = ewb_div_up(n, per_tile);
 
 	for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
 		ilp_tile<Op, K, Access, P>(in, c, n, tile);
@@ -317,8 +320,8 @@ ilp_runs(const typename Op::elem *const (&in)[H], typename Op::elem *c,
     size_t n)
 {
 	size_t per_tile = ilp_tile_elements<Op, K, P>();
-	size_t tiles = n / per_tile + (n % per_tile != 0);
-	size_t run = tiles / gridDim.x + (tiles % gridDim.x != 0);
+	size_t tiles = ewb_div_up(n, per_tile);
+	size_t run = ewb_div_up(tiles, gridDim.x);
 	size_t end = (blockIdx.x + 1) * run;
 
 	if (end > tiles)
@@ -572,7 +575,7 @@ ilp_stride(const typename Op::elem *a, const typename Op::elem *b,
 {
 	size_t per_tile = (size_t)K * blockDim.x *
 	    (sizeof(P) / sizeof(typename Op::elem));
-	size_t tiles = n / per_tile + (n % per_tile != 0);
+	size_t tiles = ewb_div_up(n, per_tile);
 
 	for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x)
 		ilp_tile<Op, K, Access, P>(a, b, c, n, tile);

@@ -52,7 +52,7 @@ static const unsigned curve_kib[] = {
 #define CURVE_LEVELS	(sizeof curve_kib / sizeof curve_kib[0])
 #define CURVE_ROWS	(CURVE_SERIES * CURVE_LEVELS)
 /* Loads per thread per input the curve's kernel is built for, fewest
- * first (kernels/ceilings.cu's INFLIGHT_LOADS). */
+ * first (kernels/ceilings_inflight.cu's INFLIGHT_LOADS). */
 static const unsigned curve_loads[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
 
 /*

@@ -120,6 +120,82 @@ out:
 }
 
 /*
+ * The caller's launches of npoints points (collect's issue and ctx)
+ * between a start and a stop of the profiler, once in kernel replay (it
+ * submits every pass within each launch), once per pass in user replay,
+ * until CUPTI has them all.  On failure *retry says whether collecting
+ * again may help (passes left to submit).
+ */
+static int
+issue_passes(struct counters *c, size_t npoints,
+    int (*issue)(void *, size_t), void *ctx, bool *retry, char **cause)
+{
+	PARAMS(start, CUpti_RangeProfiler_Start_Params);
+	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
+	cudaError_t	 sync;
+	size_t		 i;
+	int		 launched = 0, pass;
+
+	for (pass = 0; pass <= c->passes; pass++) {
+		start.pRangeProfilerObject = c->profiler;
+		if (cupti_check(cuptiRangeProfilerStart(&start),
+		    "cuptiRangeProfilerStart", cause) != 0)
+			return -1;
+		for (i = 0; i < npoints && launched == 0; i++) {
+			c->issuing = i;
+			launched = issue(ctx, i);
+		}
+		sync = cudaDeviceSynchronize();
+		stop.pRangeProfilerObject = c->profiler;
+		if (cupti_check(cuptiRangeProfilerStop(&stop),
+		    "cuptiRangeProfilerStop", cause) != 0)
+			return -1;
+		if (launched != 0) {
+			*cause = xstrdup("a profiled launch failed");
+			return -1;
+		}
+		if (counters_cuda_check(sync, "cudaDeviceSynchronize (after the "
+		    "profiled launches)", cause) != 0)
+			return -1;
+		if (stop.isAllPassSubmitted)
+			return 0;
+	}
+	*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
+	    "submit after %d rounds (next pass %zu of %d)", pass,
+	    stop.passIndex, c->passes);
+	*retry = true;
+	return -1;
+}
+
+/* Each point's values from the decoded ranges (of total issued, ranges[i]
+ * of them point i's, its last the measured one; collect says how ranges
+ * are matched to points). */
+static int
+evaluate_points(struct counters *c, size_t npoints, const unsigned *ranges,
+    size_t total, size_t decoded, double *values, char **cause)
+{
+	size_t	i, range;
+
+	if (npoints == 1)
+		/* The profiled launch is the last range. */
+		return evaluate(c, decoded - 1, values, cause);
+	if (decoded != total) {
+		if (c->range != CUPTI_UserRange) {
+			*cause = xasprintf("a counter session decoded %zu "
+			    "ranges, %zu expected", decoded, total);
+			return -1;
+		}
+		return evaluate_by_name(c, npoints, decoded, values, cause);
+	}
+	for (i = 0, range = 0; i < npoints; i++) {
+		range += ranges[i];
+		if (evaluate(c, range - 1, values + i * c->count, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * One collection of npoints points in one session (AutoRange: every
  * kernel is a range).  issue(ctx, i) launches point i's kernels, ranges[i]
  * of them, the last one measured; with user replay the whole sequence is
@@ -138,16 +214,12 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 {
 	PARAMS(init, CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
 	PARAMS(config, CUpti_RangeProfiler_SetConfig_Params);
-	PARAMS(start, CUpti_RangeProfiler_Start_Params);
-	PARAMS(stop, CUpti_RangeProfiler_Stop_Params);
 	PARAMS(decode, CUpti_RangeProfiler_DecodeData_Params);
 	PARAMS(info, CUpti_RangeProfiler_GetCounterDataInfo_Params);
 	const char	*fn;
 	CUptiResult	 rc;
-	cudaError_t	 sync;
-	size_t		 i, total = 0, range;
+	size_t		 i, total = 0;
 	bool		 reused;
-	int		 launched = 0, pass;
 	double		 t0 = monotonic_seconds(), t1;
 
 	*retry = false;
@@ -191,39 +263,8 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	t1 = monotonic_seconds();
 	c->wall.config += t1 - t0;
 	c->wall.sessions++;
-	/* Kernel replay submits every pass within each launch: one round.
-	 * User replay: one round per pass, until CUPTI has them all. */
-	for (pass = 0; pass <= c->passes; pass++) {
-		start.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStart";
-		if ((rc = cuptiRangeProfilerStart(&start)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		for (i = 0; i < npoints && launched == 0; i++) {
-			c->issuing = i;
-			launched = issue(ctx, i);
-		}
-		sync = cudaDeviceSynchronize();
-		stop.pRangeProfilerObject = c->profiler;
-		fn = "cuptiRangeProfilerStop";
-		if ((rc = cuptiRangeProfilerStop(&stop)) != CUPTI_SUCCESS)
-			goto cupti_fail;
-		if (launched != 0) {
-			*cause = xstrdup("a profiled launch failed");
-			goto fail;
-		}
-		if (counters_cuda_check(sync, "cudaDeviceSynchronize (after the "
-		    "profiled launches)", cause) != 0)
-			goto fail;
-		if (stop.isAllPassSubmitted)
-			break;
-	}
-	if (!stop.isAllPassSubmitted) {
-		*cause = xasprintf("cuptiRangeProfilerStop: passes still to "
-		    "submit after %d rounds (next pass %zu of %d)", pass,
-		    stop.passIndex, c->passes);
-		*retry = true;
+	if (issue_passes(c, npoints, issue, ctx, retry, cause) != 0)
 		goto fail;
-	}
 
 	t0 = monotonic_seconds();
 	c->wall.passes += t0 - t1;
@@ -246,27 +287,9 @@ collect(struct counters *c, size_t npoints, const unsigned *ranges,
 	}
 	t1 = monotonic_seconds();
 	c->wall.decode += t1 - t0;
-	if (npoints == 1) {
-		/* The profiled launch is the last range. */
-		if (evaluate(c, info.numTotalRanges - 1, values, cause) != 0)
-			goto fail;
-	} else if (info.numTotalRanges != total) {
-		if (c->range != CUPTI_UserRange) {
-			*cause = xasprintf("a counter session decoded %zu "
-			    "ranges, %zu expected", info.numTotalRanges, total);
-			goto fail;
-		}
-		if (evaluate_by_name(c, npoints, info.numTotalRanges, values,
-		    cause) != 0)
-			goto fail;
-	} else {
-		for (i = 0, range = 0; i < npoints; i++) {
-			range += ranges[i];
-			if (evaluate(c, range - 1, values + i * c->count,
-			    cause) != 0)
-				goto fail;
-		}
-	}
+	if (evaluate_points(c, npoints, ranges, total, info.numTotalRanges,
+	    values, cause) != 0)
+		goto fail;
 	c->wall.evaluate += monotonic_seconds() - t1;
 	if (!c->reuse)
 		counters_profiler_disable(c);

@@ -24,6 +24,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/cover.h"
 #include "opgen/opgen.h"
 
 static struct opgen_op	*active;	/* the run's op, once initialised */
@@ -100,13 +101,12 @@ shape_of(unsigned i, const struct ewb_launch_args *a)
 {
 	unsigned		 m = member(i, a);
 	const struct opgen_kernel *g = &active->build.kernels[m];
-	unsigned long long	 per_tile = (unsigned long long)g->k *
-				    g->lanes * a->block, wave;
+	unsigned long long	 wave;
 	struct ewb_shape	 s;
 	int			 per_sm = 0;
 
 	s.block = a->block;
-	s.grid = a->n / per_tile + (a->n % per_tile != 0);
+	s.grid = ewb_cover_grid(a->n, g->k * g->lanes, a->block);
 	if (g->shape == OPGEN_TILE || g->shape == OPGEN_BULK)
 		return s;
 	if (g->shape == OPGEN_RUNS && kernels[m] != NULL &&
@@ -192,8 +192,8 @@ launch_member(unsigned i, const struct ewb_launch_args *a)
 cudaError_t
 opgen_reference_launch(const struct ewb_launch_args *a)
 {
-	unsigned long long blocks = a->n / OPGEN_REFERENCE_BLOCK +
-	    (a->n % OPGEN_REFERENCE_BLOCK != 0);
+	unsigned long long blocks = ewb_cover_grid(a->n, 1,
+	    OPGEN_REFERENCE_BLOCK);
 
 	if (active == NULL || reference == NULL)
 		return cudaErrorInvalidValue;

@@ -3,8 +3,8 @@
  * function (--elementwise FILE.cu[:FUNCTION], docs/user-kernels.md) made
  * into the family of kernels the study is made of, compiled by NVRTC from
  * the templates ewbench's own variants are built from (kernels/tiles.cuh,
- * kernels/family.cuh, embedded at build time), checked and measured as a
- * user's kernels are.
+ * kernels/family.cuh and the cover.h they include, embedded at build
+ * time), checked and measured as a user's kernels are.
  *
  *   family.c    the family, as data: which kernels, their names (no
  *               compiler)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cover.h"
 #include "run/energy.h"
 #include "device/device.h"
 #include "run/plan.h"
@@ -302,15 +303,19 @@ skip_variant(struct plan *p, const struct run_options *o,
 	return !o->allow_fallback;
 }
 
+/* Elements each thread of v covers (0 in a row: 1). */
+static unsigned
+elems_per_thread(const struct ewb_variant *v)
+{
+	return v->elems_per_thread != 0 ? v->elems_per_thread : 1;
+}
+
 /* Elements a launch of v at n elements and block (resolved: not 0)
  * covers: grid x block x elements per thread, as the launcher shapes it. */
 static uint64_t
 launch_cover(const struct ewb_variant *v, uint64_t n, unsigned block)
 {
-	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
-	uint64_t	threads = n / per + (n % per != 0);
-
-	return (threads / block + (threads % block != 0)) * block * per;
+	return ewb_cover_elems(n, elems_per_thread(v), block);
 }
 
 /*
@@ -326,17 +331,16 @@ static bool
 unlaunchable(const struct ewb_variant *v, uint64_t n, unsigned block,
     char *reason, size_t size)
 {
-	uint64_t	per = v->elems_per_thread != 0 ? v->elems_per_thread : 1;
-	uint64_t	threads = n / per + (n % per != 0);
+	unsigned	per = elems_per_thread(v);
 	/* The smallest block whose grid fits. */
-	uint64_t	fits = (threads + EWB_MAX_GRID - 1) / EWB_MAX_GRID;
+	uint64_t	fits = ewb_div_up(ewb_div_up(n, per), EWB_MAX_GRID);
 	uint64_t	cover, grid;
 
 	/* A library's peer (block 0) chooses its own launch. */
 	if (block == 0)
 		return false;
 	cover = launch_cover(v, n, block);
-	grid = cover / (block * per);
+	grid = ewb_cover_grid(n, per, block);
 	/* The count itself (n) and every index the launch forms (up to
 	 * cover - 1) must fit. */
 	if (v->max_cover != 0 && (n >= v->max_cover || cover > v->max_cover)) {

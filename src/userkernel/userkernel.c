@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/cover.h"
 #include "userkernel/userkernel.h"
 
 /* The loaded kernel the launcher starts: one user kernel per run (a
@@ -22,14 +23,11 @@ static const struct user_kernel	*loaded;
 static struct ewb_shape
 user_shape(const struct ewb_launch_args *a)
 {
-	const struct ewb_variant	*v = &loaded->variant;
-	struct ewb_shape		 s;
-	unsigned long long		 threads;
+	struct ewb_shape	s;
 
 	s.block = a->block;
-	threads = a->n / v->elems_per_thread +
-	    (a->n % v->elems_per_thread != 0);
-	s.grid = threads / s.block + (threads % s.block != 0);
+	s.grid = ewb_cover_grid(a->n, loaded->variant.elems_per_thread,
+	    s.block);
 	return s;
 }
 
@@ -92,8 +90,8 @@ user_launch(const struct ewb_launch_args *a)
 cudaError_t
 user_reference_launch(const struct ewb_launch_args *a)
 {
-	unsigned long long	blocks = a->n / USER_REFERENCE_BLOCK +
-				    (a->n % USER_REFERENCE_BLOCK != 0);
+	unsigned long long	blocks = ewb_cover_grid(a->n, 1,
+				    USER_REFERENCE_BLOCK);
 	uint64_t		cover;
 
 	if (loaded == NULL || loaded->ref.function == NULL)

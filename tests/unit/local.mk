@@ -4,6 +4,7 @@
 
 %canon_reldir%_tests = \
 	%reldir%/test-sizes \
+	%reldir%/test-cover \
 	%reldir%/test-match \
 	%reldir%/test-stats \
 	%reldir%/test-half \
@@ -25,6 +26,8 @@ TESTS += $(%canon_reldir%_tests)
 
 %canon_reldir%_test_sizes_SOURCES = %reldir%/test-sizes.c %reldir%/check.h
 %canon_reldir%_test_sizes_LDADD = $(%canon_reldir%_ldadd)
+%canon_reldir%_test_cover_SOURCES = %reldir%/test-cover.c %reldir%/check.h
+%canon_reldir%_test_cover_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_match_SOURCES = %reldir%/test-match.c %reldir%/check.h
 %canon_reldir%_test_match_LDADD = $(%canon_reldir%_ldadd)
 %canon_reldir%_test_stats_SOURCES = %reldir%/test-stats.c %reldir%/check.h

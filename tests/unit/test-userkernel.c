@@ -778,45 +778,26 @@ reference_spec(struct user_spec *s, const char *kernel, const char *ref,
 	return user_spec_finish(s, cause);
 }
 
+/* The examples the --reference tests share: a 3-input bf16 op and a
+ * 2-input f32 one, each with its reference. */
+struct ref_examples {
+	char	*fma, *fma_ref, *silu, *silu_ref;
+};
+
 /* A user's own op (--reference): the 3-input bf16 example and its
  * reference compile for sm_90 without a GPU (the example not for sm_75,
- * named in one line); arity, dtype, bytes per
- * element and the tolerance follow from the signature and the options;
- * in place and 4 inputs too; a reference of another signature, --op
- * beside --reference, a tolerance without a reference, bf16 without one
- * and a fifth input are refused. */
+ * named in one line); arity, dtype, bytes per element and the tolerance
+ * follow from the signature and the options. */
 static void
-test_reference(void)
+test_reference_bf16(const struct ref_examples *ex)
 {
 	struct user_spec	 s;
 	struct user_build	 b, r;
 	struct user_kernel	 u;
 	char			*cause = NULL;
-	char			*fma = example("fma_bf16.cu");
-	char			*fma_ref = example("fma_bf16_ref.cu");
-	char			*silu = example("silu_mul_f32.cu");
-	char			*silu_ref = example("silu_mul_f32_ref.cu");
-	char			*sq = scratch("sq.cu", "__global__ void sq("
-		    "float *x, int n) { int i = blockIdx.x * blockDim.x + "
-		    "threadIdx.x; if (i < n) x[i] = x[i] * x[i]; }\n");
-	char			*sq_ref = scratch("sqr.cu", "__global__ void "
-		    "sq_ref(float *x, size_t n) { size_t i = blockIdx.x * "
-		    "(size_t)blockDim.x + threadIdx.x; if (i < n) x[i] *= "
-		    "x[i]; }\n");
-	char			*four = scratch("four.cu", "#include "
-		    "<cuda_fp16.h>\n__global__ void four(const __half *a, "
-		    "const __half *b, float *c, const __half *d, __half *out, "
-		    "size_t n) {}\n");
-	char			*four_ok = scratch("four_ok.cu", "#include "
-		    "<cuda_fp16.h>\n__global__ void four_ok(const __half *a, "
-		    "const __half *b, const half *c, __half *d, __half *out, "
-		    "size_t n) {}\n");
-	char			*five = scratch("five.cu", "__global__ void "
-		    "five(float *a, float *b, float *c, float *d, float *e, "
-		    "float *out, size_t n) {}\n");
 	int			 code = 0;
 
-	CHECK(reference_spec(&s, fma, fma_ref, "1", &cause) == 0);
+	CHECK(reference_spec(&s, ex->fma, ex->fma_ref, "1", &cause) == 0);
 	CHECK(s.op == EWB_OP_CUSTOM && s.dtype == EWB_BF16 && s.inputs == 3);
 	CHECK(user_spec_inputs(&s) == 3);
 	CHECK_STR(s.ref_function, "fma_bf16_ref");
@@ -851,11 +832,39 @@ test_reference(void)
 	CHECK(variant_tolerance(&u.variant) == &s.tol);
 	user_kernel_free(&u);
 	user_spec_free(&s);
+}
+
+/* In f32 with --rel, in place with an int count, with 4 inputs; a
+ * reference or an input of another signature is refused by the
+ * compiler. */
+static void
+test_reference_signatures(const struct ref_examples *ex)
+{
+	char			*sq = scratch("sq.cu", "__global__ void sq("
+		    "float *x, int n) { int i = blockIdx.x * blockDim.x + "
+		    "threadIdx.x; if (i < n) x[i] = x[i] * x[i]; }\n");
+	char			*sq_ref = scratch("sqr.cu", "__global__ void "
+		    "sq_ref(float *x, size_t n) { size_t i = blockIdx.x * "
+		    "(size_t)blockDim.x + threadIdx.x; if (i < n) x[i] *= "
+		    "x[i]; }\n");
+	char			*four = scratch("four.cu", "#include "
+		    "<cuda_fp16.h>\n__global__ void four(const __half *a, "
+		    "const __half *b, float *c, const __half *d, __half *out, "
+		    "size_t n) {}\n");
+	char			*four_ok = scratch("four_ok.cu", "#include "
+		    "<cuda_fp16.h>\n__global__ void four_ok(const __half *a, "
+		    "const __half *b, const half *c, __half *d, __half *out, "
+		    "size_t n) {}\n");
+	char			*cause = NULL;
+	struct user_spec	 s;
+	struct user_build	 b, r;
+	struct user_kernel	 u;
+	int			 code = 0;
 
 	/* f32, 2 inputs, --rel; sm_75 too. */
 	memset(&s, 0, sizeof s);
-	CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
-	    user_spec_reference(&s, silu_ref, &cause) == 0 &&
+	CHECK(user_spec_kernel(&s, ex->silu, &cause) == 0 &&
+	    user_spec_reference(&s, ex->silu_ref, &cause) == 0 &&
 	    user_spec_rel(&s, "1e-5", &cause) == 0 &&
 	    user_spec_finish(&s, &cause) == 0);
 	CHECK(s.op == EWB_OP_CUSTOM && s.dtype == EWB_F32 && s.inputs == 2);
@@ -900,7 +909,7 @@ test_reference(void)
 	user_spec_free(&s);
 
 	/* A reference of another signature. */
-	CHECK(reference_spec(&s, fma, silu_ref, NULL, &cause) == 0);
+	CHECK(reference_spec(&s, ex->fma, ex->silu_ref, NULL, &cause) == 0);
 	CHECK(user_build(&s, 90, &b, &code, &cause) == 0);
 	CHECK(user_build_reference(&s, 90, &r, &code, &cause) == -1 &&
 	    code == EWB_EXIT_USAGE);
@@ -911,24 +920,40 @@ test_reference(void)
 	user_build_free(&b);
 	user_build_free(&r);
 	user_spec_free(&s);
+	free(sq);
+	free(sq_ref);
+	free(four);
+	free(four_ok);
+}
 
-	/* Refusals before any compile. */
+/* Refused before any compile: a fifth input, --op beside --reference, a
+ * tolerance without a reference, bf16 without one, tolerances out of
+ * range. */
+static void
+test_reference_refusals(const struct ref_examples *ex)
+{
+	struct user_spec	 s;
+	char			*cause = NULL;
+	char			*five = scratch("five.cu", "__global__ void "
+		    "five(float *a, float *b, float *c, float *d, float *e, "
+		    "float *out, size_t n) {}\n");
+
 	CHECK(reference_spec(&s, five, five, NULL, &cause) == -1);
 	CHECK(cause != NULL && strstr(cause, "must take 1 to 4 input arrays"));
 	free(cause);
 	user_spec_free(&s);
 	memset(&s, 0, sizeof s);
-	CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
-	    user_spec_reference(&s, fma_ref, &cause) == 0 &&
+	CHECK(user_spec_kernel(&s, ex->fma, &cause) == 0 &&
+	    user_spec_reference(&s, ex->fma_ref, &cause) == 0 &&
 	    user_spec_op(&s, "add", &cause) == 0);
 	expect_unfinished(&s, "leave out --op");
 	memset(&s, 0, sizeof s);
-	CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
+	CHECK(user_spec_kernel(&s, ex->silu, &cause) == 0 &&
 	    user_spec_ulps(&s, "2", &cause) == 0);
 	expect_unfinished(&s, "tolerance of a check against --reference");
 	memset(&s, 0, sizeof s);
 	/* bf16, no reference. */
-	CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
+	CHECK(user_spec_kernel(&s, ex->fma, &cause) == 0 &&
 	    user_spec_op(&s, "add", &cause) == 0);
 	expect_unfinished(&s, "in bf16 needs a reference");
 	memset(&s, 0, sizeof s);
@@ -948,64 +973,79 @@ test_reference(void)
 	CHECK(user_spec_atol(&s, "1e-3,", &cause) == -1);
 	free(cause);
 	user_spec_free(&s);
-
-	/* --atol and --rtol (assert_close's rule): one alone takes the
-	 * other's default for the dtype the signature says; both as given;
-	 * neither: the rule is off.  Without --reference: refused. */
-	{
-		static const struct {
-			const char	*atol, *rtol;
-			double		 want_atol, want_rtol;
-		} cases[] = {
-			{ "1e-3", NULL, 1e-3, 1.6e-2 },	/* bf16's rtol */
-			{ NULL, "0.05", 1e-5, 0.05 },
-			{ "0", "0.001", 0, 1e-3 },
-			{ NULL, NULL, 0, 0 },
-		};
-		size_t	i;
-
-		for (i = 0; i < sizeof cases / sizeof *cases; i++) {
-			memset(&s, 0, sizeof s);
-			CHECK(user_spec_kernel(&s, fma, &cause) == 0 &&
-			    user_spec_reference(&s, fma_ref, &cause) == 0);
-			if (cases[i].atol != NULL)
-				CHECK(user_spec_atol(&s, cases[i].atol,
-				    &cause) == 0);
-			if (cases[i].rtol != NULL)
-				CHECK(user_spec_rtol(&s, cases[i].rtol,
-				    &cause) == 0);
-			CHECK(user_spec_finish(&s, &cause) == 0);
-			CHECK(s.dtype == EWB_BF16);
-			CHECK(s.tol.atol == cases[i].want_atol &&
-			    s.tol.rtol == cases[i].want_rtol);
-			CHECK(s.tol.ulps == 0 && s.tol.rel == 0);
-			user_spec_free(&s);
-		}
-		/* f32's default rtol, beside --ulps. */
-		memset(&s, 0, sizeof s);
-		CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
-		    user_spec_reference(&s, silu_ref, &cause) == 0 &&
-		    user_spec_ulps(&s, "4", &cause) == 0 &&
-		    user_spec_atol(&s, "1e-4", &cause) == 0);
-		CHECK(user_spec_finish(&s, &cause) == 0);
-		CHECK(s.dtype == EWB_F32 && s.tol.ulps == 4 &&
-		    s.tol.atol == 1e-4 && s.tol.rtol == 1.3e-6);
-		user_spec_free(&s);
-		memset(&s, 0, sizeof s);
-		CHECK(user_spec_kernel(&s, silu, &cause) == 0 &&
-		    user_spec_rtol(&s, "1e-3", &cause) == 0);
-		expect_unfinished(&s, "--ulps, --rel, --atol and --rtol are "
-		    "the tolerance of a check against --reference");
-	}
-	free(fma);
-	free(fma_ref);
-	free(silu);
-	free(silu_ref);
-	free(sq);
-	free(sq_ref);
-	free(four);
-	free(four_ok);
 	free(five);
+}
+
+/* --atol and --rtol (assert_close's rule): one alone takes the
+ * other's default for the dtype the signature says; both as given;
+ * neither: the rule is off.  Without --reference: refused. */
+static void
+test_reference_tolerance(const struct ref_examples *ex)
+{
+	static const struct {
+		const char	*atol, *rtol;
+		double		 want_atol, want_rtol;
+	} cases[] = {
+		{ "1e-3", NULL, 1e-3, 1.6e-2 },	/* bf16's rtol */
+		{ NULL, "0.05", 1e-5, 0.05 },
+		{ "0", "0.001", 0, 1e-3 },
+		{ NULL, NULL, 0, 0 },
+	};
+	struct user_spec	 s;
+	char			*cause = NULL;
+	size_t			 i;
+
+	for (i = 0; i < sizeof cases / sizeof *cases; i++) {
+		memset(&s, 0, sizeof s);
+		CHECK(user_spec_kernel(&s, ex->fma, &cause) == 0 &&
+		    user_spec_reference(&s, ex->fma_ref, &cause) == 0);
+		if (cases[i].atol != NULL)
+			CHECK(user_spec_atol(&s, cases[i].atol,
+			    &cause) == 0);
+		if (cases[i].rtol != NULL)
+			CHECK(user_spec_rtol(&s, cases[i].rtol,
+			    &cause) == 0);
+		CHECK(user_spec_finish(&s, &cause) == 0);
+		CHECK(s.dtype == EWB_BF16);
+		CHECK(s.tol.atol == cases[i].want_atol &&
+		    s.tol.rtol == cases[i].want_rtol);
+		CHECK(s.tol.ulps == 0 && s.tol.rel == 0);
+		user_spec_free(&s);
+	}
+	/* f32's default rtol, beside --ulps. */
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, ex->silu, &cause) == 0 &&
+	    user_spec_reference(&s, ex->silu_ref, &cause) == 0 &&
+	    user_spec_ulps(&s, "4", &cause) == 0 &&
+	    user_spec_atol(&s, "1e-4", &cause) == 0);
+	CHECK(user_spec_finish(&s, &cause) == 0);
+	CHECK(s.dtype == EWB_F32 && s.tol.ulps == 4 &&
+	    s.tol.atol == 1e-4 && s.tol.rtol == 1.3e-6);
+	user_spec_free(&s);
+	memset(&s, 0, sizeof s);
+	CHECK(user_spec_kernel(&s, ex->silu, &cause) == 0 &&
+	    user_spec_rtol(&s, "1e-3", &cause) == 0);
+	expect_unfinished(&s, "--ulps, --rel, --atol and --rtol are "
+	    "the tolerance of a check against --reference");
+}
+
+/* A user's own op against its --reference. */
+static void
+test_reference(void)
+{
+	struct ref_examples	ex = { example("fma_bf16.cu"),
+				    example("fma_bf16_ref.cu"),
+				    example("silu_mul_f32.cu"),
+				    example("silu_mul_f32_ref.cu") };
+
+	test_reference_bf16(&ex);
+	test_reference_signatures(&ex);
+	test_reference_refusals(&ex);
+	test_reference_tolerance(&ex);
+	free(ex.fma);
+	free(ex.fma_ref);
+	free(ex.silu);
+	free(ex.silu_ref);
 }
 
 int

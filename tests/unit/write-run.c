@@ -22,6 +22,168 @@ die(const char *what, char *cause)
 	exit(1);
 }
 
+/* The device the run is written for, described by hand. */
+static void
+contract_device(struct device_facts *dev)
+{
+	memset(dev, 0, sizeof *dev);
+	snprintf(dev->name, sizeof dev->name, "Contract GPU");
+	dev->cc_major = 9;
+	dev->sm_count = 132;
+	dev->l2_bytes = 50u << 20;
+	dev->memory_bytes = 80ULL << 30;
+	dev->dram_bandwidth = 3.35232e12;
+	dev->max_threads_per_sm = 2048;
+	dev->max_blocks_per_sm = 32;
+	dev->memory_clock_khz = 2619000;
+	dev->sm_clock_khz = 1980000;
+	dev->bus_width_bits = 5120;
+	dev->shared_memory_per_sm = 228u << 10;
+	dev->registers_per_sm = 0;	/* unknown: written as null */
+	dev->driver_version = 13000;
+	dev->runtime_version = 13000;
+	snprintf(dev->uuid, sizeof dev->uuid, "GPU-contract");
+	snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "0000:00:00.0");
+}
+
+/* Point p's "variant n cache column value" line. */
+static void
+say(const struct point *p, const char *column, double value)
+{
+	printf("%s %llu %s %s %.17g\n", p->v->id, (unsigned long long)p->n,
+	    cache_name(p->cache), column, value);
+}
+
+/* Point i's timing (and its metrics.csv row), into t; what it wrote,
+ * said. */
+static void
+write_timing(struct csv *timing, struct csv *metrics, const char *run_id,
+    const struct device_facts *dev, const struct point *p, size_t i,
+    struct timed *t)
+{
+	double		samples[5];
+	struct stats	st;
+	char		*cause = NULL;
+
+	/* Values that do not round-trip by luck: thirds and an odd
+	 * count of samples. */
+	samples[0] = 1e4 / 3 * (i + 1);
+	samples[1] = samples[0] * 1.001;
+	samples[2] = samples[0] * 0.999;
+	samples[3] = samples[0] * 1.25;
+	samples[4] = samples[0] * 1.0000001;
+	memset(t, 0, sizeof *t);
+	stats_compute(samples, 5, &t->st);
+	st = t->st;
+	t->launches = 5;
+	/* Warm rows timed by the replay, beside the records' median; cold
+	 * ones by the records. */
+	t->source = p->cache == CACHE_WARM ? "replay" : "kernel";
+	t->activity_median_ns = p->cache == CACHE_WARM ? samples[0] * 1.09 :
+	    NAN;
+	t->stop = i % 2 ? "ci" : "cap";
+	t->throttle = i == 3 ? 0x4 : 0;
+	t->interval.median_ns = samples[0] * 1.5;
+	t->interval.ci_ns = samples[0] / 100;
+	t->queued.median_ns = t->queued.ci_ns = NAN;
+	t->graph = i == 0 ? t->interval : t->queued;
+	t->batch_ns = samples[0] * 1.3;
+	/* The timer cross-check: one row without. */
+	t->crosscheck_ns = i == 1 ? NAN : samples[0] * 0.99;
+	/* NVML's lowest clocks: one row without (no NVML). */
+	t->sm_clock_min_mhz = i == 2 ? NAN : 1980 - i / 3.0;
+	t->memory_clock_min_mhz = i == 2 ? NAN : 2619;
+	if (timing_csv_row(timing, run_id, p, t, dev->dram_bandwidth, true,
+	    &cause) != 0 ||
+	    metrics_csv_row(metrics, run_id, p, "dram__bytes_read.sum",
+	    2.0 / 3 * p->n * 8, "byte", "cupti", &cause) != 0)
+		die("row", cause);
+	say(p, "time_median_ns", st.median);
+	say(p, "time_stddev_ns", st.stddev);
+	say(p, "dram__bytes_read.sum", 2.0 / 3 * p->n * 8);
+	/* Schema 2: the interval of the median, the launch interval,
+	 * the batch cross-check. */
+	say(p, "time_ci_high_ns", st.ci_high);
+	say(p, "interval_ns", t->interval.median_ns);
+	say(p, "batch_ns", t->batch_ns);
+	if (!isnan(t->crosscheck_ns))
+		say(p, "crosscheck_ns", t->crosscheck_ns);
+	if (!isnan(t->activity_median_ns))
+		say(p, "activity_median_ns", t->activity_median_ns);
+	say(p, "sm_clock_min_mhz", t->sm_clock_min_mhz);
+}
+
+/* energy.csv: warm point i's windows, in thirds; the second point's idle
+ * window read no clock.  What it wrote, said. */
+static void
+write_energy(struct csv *energy, const char *run_id, struct point *p,
+    size_t i)
+{
+	struct energy_window	 idle, busy;
+	struct energy_result	 r;
+	unsigned		 k;
+	char			*cause = NULL;
+
+	p->launch = "graph";
+	memset(&idle, 0, sizeof idle);
+	idle.seconds = 1.0 + 1.0 / 3;
+	idle.energy_mj = 100001;
+	idle.updates = 67;
+	idle.sm_clock_min_mhz = i == 1 ? NAN : 1980;
+	idle.temperature_max_c = 40.5;
+	idle.memory_clock_min_mhz = NAN;
+	for (k = 1; k <= ENERGY_WINDOWS; k++) {
+		busy = idle;
+		busy.seconds = 1.0 + k / 3.0;
+		busy.energy_mj = 400000 + 7 * k;
+		busy.launches = 1e4 / 3 * k;
+		busy.drained = k == 3;
+		busy.power_limit_w = 700;
+		busy.throttle = k == 2 ? 0x4 : 0;
+		if (energy_csv_row(energy, run_id, p, k, &idle, &busy, 25,
+		    &cause) != 0)
+			die("energy row", cause);
+		energy_result(&busy, &idle, point_bytes_moved(p), &r);
+		printf("%s %llu warm energy.%u.pj_per_byte %.17g\n",
+		    p->v->id, (unsigned long long)p->n, k, r.pj_per_byte);
+		printf("%s %llu warm energy.%u.board_w %.17g\n",
+		    p->v->id, (unsigned long long)p->n, k, r.board_w);
+		printf("%s %llu warm energy.%u.launches %.17g\n",
+		    p->v->id, (unsigned long long)p->n, k, busy.launches);
+		printf("%s %llu warm energy.%u.idle_sm_clock_min_mhz "
+		    "%.17g\n", p->v->id, (unsigned long long)p->n, k,
+		    idle.sm_clock_min_mhz);
+	}
+}
+
+/* sass.csv: a 128-bit load and a bulk copy of no named width (an empty
+ * bits field) of the first variant timed, at n; what it wrote, said. */
+static void
+write_sass(const char *dir, struct manifest *man, uint64_t n)
+{
+	static const struct sass_row	rows[] = {
+		{ NULL, "sm_90", "load", "LDG.E.128", 128, 2 },
+		{ NULL, "sm_90", "load", "UBLKCP.S.G", 0, 4 },
+	};
+	struct sass_row			 mine[2];
+	const struct sass_row		*list[2];
+	char				*cause = NULL;
+	size_t				 i;
+
+	for (i = 0; i < 2; i++) {
+		mine[i] = rows[i];
+		mine[i].variant = ewb_variants[0].id;
+		list[i] = &mine[i];
+	}
+	if (sass_csv_write(dir, man->run_id, list, 2, &cause) != 0)
+		die("sass", cause);
+	man->sass = "recorded for sm_90";
+	printf("%s %llu warm sass %s,%s,%s,%u,%u %s,%s,%s,-,%u\n",
+	    ewb_variants[0].id, (unsigned long long)n, mine[0].arch,
+	    mine[0].kind, mine[0].instruction, mine[0].bits, mine[0].count,
+	    mine[1].arch, mine[1].kind, mine[1].instruction, mine[1].count);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -32,38 +194,16 @@ main(int argc, char **argv)
 	struct manifest		 man;
 	struct csv		*timing, *metrics, *energy;
 	struct energy		 en;
-	struct energy_window	 idle, busy;
-	struct energy_result	 r;
-	unsigned		 k;
-	struct stats		 st;
 	struct timed		 t;
 	struct point		 p;
 	struct primary_block	 primary[3];
 	char			*cause = NULL, *created = NULL;
 	size_t			 i;
-	double			 samples[5];
 	uint64_t		 sizes[] = { 1000003, 1u << 24 };
 
 	if (argc != 2)
 		die("usage", "write-run DIR");
-	memset(&dev, 0, sizeof dev);
-	snprintf(dev.name, sizeof dev.name, "Contract GPU");
-	dev.cc_major = 9;
-	dev.sm_count = 132;
-	dev.l2_bytes = 50u << 20;
-	dev.memory_bytes = 80ULL << 30;
-	dev.dram_bandwidth = 3.35232e12;
-	dev.max_threads_per_sm = 2048;
-	dev.max_blocks_per_sm = 32;
-	dev.memory_clock_khz = 2619000;
-	dev.sm_clock_khz = 1980000;
-	dev.bus_width_bits = 5120;
-	dev.shared_memory_per_sm = 228u << 10;
-	dev.registers_per_sm = 0;	/* unknown: written as null */
-	dev.driver_version = 13000;
-	dev.runtime_version = 13000;
-	snprintf(dev.uuid, sizeof dev.uuid, "GPU-contract");
-	snprintf(dev.pci_bus_id, sizeof dev.pci_bus_id, "0000:00:00.0");
+	contract_device(&dev);
 	if (cli_parse_run(1, args, &opts, &cause) != 0)
 		die("options", cause);
 	opts.residency = 5;	/* run.json's settings.residency */
@@ -106,102 +246,9 @@ main(int argc, char **argv)
 		p.grid = (p.n + 255) / 256;
 		p.cache = i < 2 ? CACHE_WARM : CACHE_COLD;
 		p.launch = "stream";
-		/* Values that do not round-trip by luck: thirds and an odd
-		 * count of samples. */
-		samples[0] = 1e4 / 3 * (i + 1);
-		samples[1] = samples[0] * 1.001;
-		samples[2] = samples[0] * 0.999;
-		samples[3] = samples[0] * 1.25;
-		samples[4] = samples[0] * 1.0000001;
-		memset(&t, 0, sizeof t);
-		stats_compute(samples, 5, &t.st);
-		st = t.st;
-		t.launches = 5;
-		/* Warm rows timed by the replay, beside the records' median;
-		 * cold ones by the records. */
-		t.source = p.cache == CACHE_WARM ? "replay" : "kernel";
-		t.activity_median_ns = p.cache == CACHE_WARM ?
-		    samples[0] * 1.09 : NAN;
-		t.stop = i % 2 ? "ci" : "cap";
-		t.throttle = i == 3 ? 0x4 : 0;
-		t.interval.median_ns = samples[0] * 1.5;
-		t.interval.ci_ns = samples[0] / 100;
-		t.queued.median_ns = t.queued.ci_ns = NAN;
-		t.graph = i == 0 ? t.interval : t.queued;
-		t.batch_ns = samples[0] * 1.3;
-		/* The timer cross-check: one row without. */
-		t.crosscheck_ns = i == 1 ? NAN : samples[0] * 0.99;
-		/* NVML's lowest clocks: one row without (no NVML). */
-		t.sm_clock_min_mhz = i == 2 ? NAN : 1980 - i / 3.0;
-		t.memory_clock_min_mhz = i == 2 ? NAN : 2619;
-		if (timing_csv_row(timing, man.run_id, &p, &t,
-		    dev.dram_bandwidth, true, &cause) != 0 ||
-		    metrics_csv_row(metrics, man.run_id, &p,
-		    "dram__bytes_read.sum", 2.0 / 3 * p.n * 8, "byte", "cupti",
-		    &cause) != 0)
-			die("row", cause);
-		printf("%s %llu %s time_median_ns %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache), st.median);
-		printf("%s %llu %s time_stddev_ns %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache), st.stddev);
-		printf("%s %llu %s dram__bytes_read.sum %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache),
-		    2.0 / 3 * p.n * 8);
-		/* Schema 2: the interval of the median, the launch interval,
-		 * the batch cross-check. */
-		printf("%s %llu %s time_ci_high_ns %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache),
-		    st.ci_high);
-		printf("%s %llu %s interval_ns %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache),
-		    t.interval.median_ns);
-		printf("%s %llu %s batch_ns %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache), t.batch_ns);
-		if (!isnan(t.crosscheck_ns))
-			printf("%s %llu %s crosscheck_ns %.17g\n", p.v->id,
-			    (unsigned long long)p.n, cache_name(p.cache),
-			    t.crosscheck_ns);
-		if (!isnan(t.activity_median_ns))
-			printf("%s %llu %s activity_median_ns %.17g\n",
-			    p.v->id, (unsigned long long)p.n,
-			    cache_name(p.cache), t.activity_median_ns);
-		printf("%s %llu %s sm_clock_min_mhz %.17g\n", p.v->id,
-		    (unsigned long long)p.n, cache_name(p.cache),
-		    t.sm_clock_min_mhz);
-		if (p.cache != CACHE_WARM)
-			continue;
-		/* energy.csv: the warm points' windows, in thirds; the
-		 * second point's idle window read no clock. */
-		p.launch = "graph";
-		memset(&idle, 0, sizeof idle);
-		idle.seconds = 1.0 + 1.0 / 3;
-		idle.energy_mj = 100001;
-		idle.updates = 67;
-		idle.sm_clock_min_mhz = i == 1 ? NAN : 1980;
-		idle.temperature_max_c = 40.5;
-		idle.memory_clock_min_mhz = NAN;
-		for (k = 1; k <= ENERGY_WINDOWS; k++) {
-			busy = idle;
-			busy.seconds = 1.0 + k / 3.0;
-			busy.energy_mj = 400000 + 7 * k;
-			busy.launches = 1e4 / 3 * k;
-			busy.drained = k == 3;
-			busy.power_limit_w = 700;
-			busy.throttle = k == 2 ? 0x4 : 0;
-			if (energy_csv_row(energy, man.run_id, &p, k, &idle,
-			    &busy, 25, &cause) != 0)
-				die("energy row", cause);
-			energy_result(&busy, &idle, point_bytes_moved(&p), &r);
-			printf("%s %llu warm energy.%u.pj_per_byte %.17g\n",
-			    p.v->id, (unsigned long long)p.n, k, r.pj_per_byte);
-			printf("%s %llu warm energy.%u.board_w %.17g\n",
-			    p.v->id, (unsigned long long)p.n, k, r.board_w);
-			printf("%s %llu warm energy.%u.launches %.17g\n",
-			    p.v->id, (unsigned long long)p.n, k, busy.launches);
-			printf("%s %llu warm energy.%u.idle_sm_clock_min_mhz "
-			    "%.17g\n", p.v->id, (unsigned long long)p.n, k,
-			    idle.sm_clock_min_mhz);
-		}
+		write_timing(timing, metrics, man.run_id, &dev, &p, i, &t);
+		if (p.cache == CACHE_WARM)
+			write_energy(energy, man.run_id, &p, i);
 	}
 	if (csv_close(timing, &cause) != 0 || csv_close(metrics, &cause) != 0 ||
 	    csv_close(energy, &cause) != 0)
@@ -211,30 +258,7 @@ main(int argc, char **argv)
 	en.other_processes = 0;
 	en.points = 2;
 	man.energy = &en;
-	/* sass.csv: a 128-bit load and a bulk copy of no named width (an
-	 * empty bits field) of the first variant timed. */
-	{
-		static const struct sass_row	rows[] = {
-			{ NULL, "sm_90", "load", "LDG.E.128", 128, 2 },
-			{ NULL, "sm_90", "load", "UBLKCP.S.G", 0, 4 },
-		};
-		struct sass_row			 mine[2];
-		const struct sass_row		*list[2];
-
-		for (i = 0; i < 2; i++) {
-			mine[i] = rows[i];
-			mine[i].variant = ewb_variants[0].id;
-			list[i] = &mine[i];
-		}
-		if (sass_csv_write(argv[1], man.run_id, list, 2, &cause) != 0)
-			die("sass", cause);
-		man.sass = "recorded for sm_90";
-		printf("%s %llu warm sass %s,%s,%s,%u,%u %s,%s,%s,-,%u\n",
-		    ewb_variants[0].id, (unsigned long long)sizes[0],
-		    mine[0].arch, mine[0].kind, mine[0].instruction,
-		    mine[0].bits, mine[0].count, mine[1].arch, mine[1].kind,
-		    mine[1].instruction, mine[1].count);
-	}
+	write_sass(argv[1], &man, sizes[0]);
 	if (manifest_write(argv[1], &man, "complete", &cause) != 0)
 		die("manifest", cause);
 	settings_free(&opts);
