@@ -57,7 +57,8 @@ def test_the_table_is_the_whatifs_ranking():
     assert table.rows[6][4] == "widest load 128-bit (SASS)"
     text = text_of(blocks)
     assert "%d candidates checked and ranked" % count in text
-    assert count == 180
+    # 38 members (36, and two bulk-copy ones on sm_90) x 5 blocks.
+    assert count == 190
 
 
 def test_the_winner_beside_the_users_kernel_by_the_noise_rule():
@@ -67,7 +68,7 @@ def test_the_winner_beside_the_users_kernel_by_the_noise_rule():
     winner, user = rows[0], next(r for r in rows if r[1] == "user")
     gain = 100.0 * (winner[5] / user[5] - 1)
     text = text_of(blocks_of(run))
-    # 4414 against 4395 GB/s: 0.4 %, inside the run's 2.3 % noise limit.
+    # 4422 against 4401 GB/s: 0.5 %, inside the run's 2.4 % noise limit.
     assert "Over your kernel: %+.1f %% GB/s, within the noise" % gain \
         in " ".join(text.split())
     assert "The run collected no counters" in text
@@ -130,7 +131,9 @@ def test_a_cause_is_named_only_for_a_lead_beyond_the_noise():
             f: 2 * getattr(p, f) for f in (
                 "time_median_ns", "time_ci_low_ns", "time_ci_high_ns")})
     slow = dataclasses.replace(run, points=tuple(map(slower, run.points)))
+    rows, _, _ = whatif.ranking(whatif.groups(slow.points)[KEY],
+                                noise.run_floor(slow))
     text = " ".join(text_of(blocks_of(slow)).split())
     assert re.search(r"Over your kernel: \+10[01]\.\d % GB/s, beyond the "
                      r"noise limit", text)
-    assert "Why: `gen:add:tile_v128_k1` loads 128-bit words" in text
+    assert "Why: `%s` loads 128-bit words" % rows[0][2] in text
