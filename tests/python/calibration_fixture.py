@@ -61,15 +61,22 @@ def anchors(reference):
     return out
 
 
-def make_study(reference, where, truth):
-    """A study directory at `where`: reference's parts linked, and
-    calibration/residency-N/ for N in LEVELS whose rows follow
-    truth(family, kib) (byte/s)."""
+def plain_study(reference, where):
+    """A study directory at `where`: reference's parts linked but its
+    report and its own calibration."""
     os.makedirs(where)
     for name in os.listdir(reference):
-        if name != "report":
+        if name not in ("report", "calibration"):
             os.symlink(os.path.join(reference, name),
                        os.path.join(where, name))
+    return where
+
+
+def make_study(reference, where, truth):
+    """A study directory at `where`: reference's parts linked (but its
+    report and its own calibration), and calibration/residency-N/ for N
+    in LEVELS whose rows follow truth(family, kib) (byte/s)."""
+    plain_study(reference, where)
     kb = anchors(reference)
     src = os.path.join(reference, "experiments")
     with open(os.path.join(src, "run.json"), encoding="utf-8") as f:

@@ -53,9 +53,10 @@ def studies(tmp_path_factory):
     if not os.path.isdir(os.path.join(H200, "experiments")):
         pytest.skip("the H200 reference is not in this tree")
     truth = fixture.knee_truth(H200)
-    path = fixture.make_study(
-        H200, str(tmp_path_factory.mktemp("cal") / "study"), truth)
-    before, after = stu.open_study(H200), stu.open_study(path)
+    where = tmp_path_factory.mktemp("cal")
+    path = fixture.make_study(H200, str(where / "study"), truth)
+    plain = fixture.plain_study(H200, str(where / "plain"))
+    before, after = stu.open_study(plain), stu.open_study(path)
     return (before, common.make_context(before), after,
             common.make_context(after), truth)
 
@@ -104,7 +105,7 @@ def test_predictions_are_the_curve_unscaled(studies):
                     dram.value, truth(base, t.factor * kb[base][0])),
                     rel=1e-6)
         placed = model.place(run.ceilings, a.op, 128, kb[base][0], dram,
-                             cal.series_for(run, base))
+                             cal.series_for(run, base, a.block))
         assert not placed.scaled and placed.reachable == placed.bandwidth
         assert "calibration of %s" % base in placed.text
         assert "scaled" not in placed.text
@@ -119,7 +120,7 @@ def test_others_keep_the_scaled_curve(studies):
         a = [t.predicted for t in actx.experiments[variant].trials]
         assert a == b
     run, a = _article_point(studies[2], "add_f16x2")
-    assert cal.series_for(run, "add_f16x2") is None
+    assert cal.series_for(run, "add_f16x2", a.block) is None
 
 
 def test_the_band_narrows_as_designed(studies):
@@ -142,18 +143,19 @@ def test_the_band_narrows_as_designed(studies):
 
 
 def test_the_rules_read_it(studies):
-    """add_f16 at 2^28 on the H200 moves 0.86 of what the scaled curve
-    allows its loads in flight: not latency-bound by the rules, its
-    experiment not run.  On a curve its own kernels measured through it,
-    it is, and its probes test it."""
+    """add_f16 at 2^28 on the H200: placed on the ceilings' curve,
+    scaled, without a calibration; on the curve its own family measured
+    (its own point held out) with one, latency-bound, and its probes test
+    it."""
     _, bctx, after, actx, _ = studies
     _, a = _article_point(after, "add_f16")
     before = bctx.parts["article"].verdicts[a.key]
     now = actx.parts["article"].verdicts[a.key]
-    assert before.name != model.LATENCY_BOUND
+    assert "calibration of" not in before.rule
     assert now.name == model.LATENCY_BOUND
+    # 24 rows, its own at 8 blocks per SM held out
     assert "on the calibration of add_f16 and its probes (1-8 resident " \
-        "blocks per SM, 24 rows)" in now.rule
+        "blocks per SM, 23 rows)" in now.rule
     assert actx.experiments["add_f16"].outcome in (ex.CONFIRMED,
                                                    ex.SIZE_OFF)
 

@@ -251,7 +251,8 @@ def predict(run, article_point, trial_point, kind, factor, dram,
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
     placed = model.place(run.ceilings, article_point.op, request, kib, dram,
-                         calibration.series_for(run, article_point.variant))
+                         calibration.series_for(run, trial_point.variant,
+                                                trial_point.block))
     if placed is None:
         return None
     return _lowest_roof(run, trial_point, dram, placed.reachable)

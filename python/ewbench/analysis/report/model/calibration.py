@@ -11,7 +11,13 @@ level: its loads in flight per SM, counted as a study point's are
 blocks), against the bandwidth it streamed.
 
 A kernel and its probes (the same loads, 1, 2 and 4 per thread: its
-family) make one series.  Where loads in flight rise and the bandwidth
+family) make one series.  A point is never placed on its own
+measurement: the calibration's top level of a kernel at its block (the
+most blocks per SM it was run with, which the cap no longer binds: the
+kernel as the article and the experiments run it) is the very point the
+verdicts judge and the experiments' trials measure.  So each point's
+series leaves that row out (held out); its kernel's lower levels and the
+rest of its family place it.  Where loads in flight rise and the bandwidth
 falls (noise, or the fall past the peak that OnCurve.reachable leaves out
 of the ceilings' curve) the levels are pooled, so the series never falls
 (pool adjacent violators).  A study point of the family is placed on it
@@ -62,8 +68,13 @@ class Calibrated(Series):
                                                  max(self.residencies))
 
 
-def _rows(runs):
-    """(family, Level, N) of every usable calibration row."""
+def _rows(runs, leave_out=None):
+    """(family, Level, N) of every usable calibration row but
+    leave_out's own point, a (variant, block): its row at the most
+    blocks per SM it was run with."""
+    top = max((residency(run) or 0 for run in runs
+               if any((p.variant, p.block) == leave_out
+                      for p in run.points)), default=None)
     for run in runs:
         cap = residency(run)
         most = run.device.get("max_threads_per_sm")
@@ -72,7 +83,8 @@ def _rows(runs):
         for p in run.points:
             base = family(p.variant)
             if base is None or p.cache != "warm" or p.check == "fail" or \
-                    not p.bandwidth or not p.block or impossible(run, p):
+                    not p.bandwidth or not p.block or impossible(run, p) or \
+                    ((p.variant, p.block) == leave_out and cap == top):
                 continue
             occ = occupancy(run, p)[0]
             if occ is None:
@@ -110,16 +122,16 @@ def pooled(levels):
 _CACHE = {}
 
 
-def calibrated(runs):
-    """family -> Calibrated from the study's calibration runs (load.Run),
-    the families with at least two distinct loads in flight; {} without
-    calibration runs."""
+def calibrated(runs, leave_out=None):
+    """family -> Calibrated from the study's calibration runs (load.Run)
+    without leave_out's rows (a (variant, block)), the families with at
+    least two distinct loads in flight; {} without calibration runs."""
     if not runs:
         return {}
-    key = id(runs)
+    key = (id(runs), leave_out)
     if key not in _CACHE or _CACHE[key][0] is not runs:
         found = {}
-        for base, level, cap in _rows(runs):
+        for base, level, cap in _rows(runs, leave_out):
             found.setdefault(base, []).append((level, cap))
         out = {}
         for base, rows in found.items():
@@ -134,10 +146,12 @@ def calibrated(runs):
     return _CACHE[key][1]
 
 
-def series_for(run, variant):
+def series_for(run, variant, block):
     """The Calibrated series of variant's family from run's study
-    (run.calibration), or None: then the ceilings' curve, scaled."""
+    (run.calibration), held out: without variant's own point at block
+    (_rows); or None: then the ceilings' curve, scaled."""
     base = family(variant)
     if base is None:
         return None
-    return calibrated(getattr(run, "calibration", ())).get(base)
+    return calibrated(getattr(run, "calibration", ()),
+                      (variant, block)).get(base)

@@ -191,7 +191,7 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         full_speed_sibling=full_name,
         on_curve=curve.place(run.ceilings, point.op, sel.metric(
             run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram,
-            calibration.series_for(run, point.variant)),
+            calibration.series_for(run, point.variant, point.block)),
         stalls=tuple(sel.stall_shares(run, point)),
         grid=point.grid,
         block_rate=block_rate(point),
