@@ -53,6 +53,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/energy.py \
 	%reldir%/ewbench/analysis/report/experiments.py \
 	%reldir%/ewbench/analysis/report/environment.py \
+	%reldir%/ewbench/analysis/report/figures.py \
 	%reldir%/ewbench/analysis/report/findings/__init__.py \
 	%reldir%/ewbench/analysis/report/findings/blocks.py \
 	%reldir%/ewbench/analysis/report/findings/common.py \

@@ -64,6 +64,8 @@ report/     the report of a study or one run (`ewbench report`)
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)
             and which finding, verdict or figure that leaves undecided
+  figures   the Figures section's figures in order, one spec each (name,
+            title, caption, its draw, the runs it is drawn from)
   uses      what a conclusion reads from metrics.csv (Use), for the
             findings' specs and unmeasured's table
   environment  the GPU's settings and clocks per part as evidence, and
