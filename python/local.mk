@@ -75,6 +75,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/inflight.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
+	%reldir%/ewbench/analysis/report/model/thresholds.py \
 	%reldir%/ewbench/analysis/report/page/__init__.py \
 	%reldir%/ewbench/analysis/report/page/build.py \
 	%reldir%/ewbench/analysis/report/page/common.py \

@@ -115,6 +115,8 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   blocks    resident threads at another block size: Little's law on
             blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify
+  thresholds  the rules' thresholds, each with its why, and the
+            verdicts' names
   facts     the facts of a point the rules look at, classify_run
   faults    a user's kernel's classic faults, named by their counters,
             with the gain each fix predicts

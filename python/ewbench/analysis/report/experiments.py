@@ -91,7 +91,7 @@ from . import model
 from .model import blocks, calibration, curve
 from .model.facts import user_faults
 from .model.faults import coalesced_faster
-from .model.rules import MAX_SINGLE_PASS_READ_BYTES
+from .model.thresholds import MAX_SINGLE_PASS_READ_BYTES
 
 MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
 # The band's width: this quantile of the model's |error| on the bases.

@@ -46,8 +46,8 @@ from ...core import select as sel
 from ...core.units import gbps
 from ...core.validate.contract import DTYPE_BYTES
 from ...whatif import GENERATED_PREFIX
-from .rules import (GRID_LIMITED, MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES,
-                    MISALIGNED, UNCOALESCED)
+from .thresholds import (GRID_LIMITED, MATERIAL_PCT,
+                         MAX_SINGLE_PASS_READ_BYTES, MISALIGNED, UNCOALESCED)
 
 # Extra sectors per request, over what the requested bytes need: from
 # MISALIGNED_EXTRA one sector more (a request straddling a boundary: 5
