@@ -96,7 +96,9 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/plots/study.py \
 	%reldir%/ewbench/analysis/report/plots/timeline.py \
 	%reldir%/ewbench/analysis/report/published.py \
+	%reldir%/ewbench/analysis/report/scoring.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
+	%reldir%/ewbench/analysis/report/user_experiments.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/report/uses.py \
 	%reldir%/ewbench/analysis/report/whatif.py \

@@ -60,6 +60,10 @@ report/     the report of a study or one run (`ewbench report`)
             per op; the method and its limits
   experiments  each verdict at the DRAM tier tested by the change it
             predicts (probes, larger blocks, siblings), measured
+  scoring   a trial's prediction scored against its measurement in the
+            band of the model's own error
+  user_experiments  a user's kernel's experiments: its larger blocks and
+            the generated member that makes its cause's fix
   published the write-ups' published numbers beside this GPU's, each as
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)

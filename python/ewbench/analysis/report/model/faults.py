@@ -170,7 +170,7 @@ def coalesced_faster(run, point):
     sectors, faster than the point beyond the noise and by more than
     MATERIAL_PCT (facts.faster_sibling's test); None.  A generated
     member of the op (`--elementwise`) is not one: it is the fix's test
-    (experiments.fix_trial), not its prediction."""
+    (user_experiments.fix_trial), not its prediction."""
     best = None
     for q in run.points:
         if q is point or q.variant.startswith(GENERATED_PREFIX) or \
