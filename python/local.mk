@@ -107,6 +107,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py \
+	%reldir%/ewbench/peers/torch_plan.py \
 	%reldir%/ewbench/stops.py
 
 # The definitions the analysis reads: links to the C side's files in the
