@@ -77,7 +77,8 @@ def plan(run):
     for variant, op, dtype in VARIANTS:
         for n in sizes:
             for cache in caches:
-                if (variant, n, None, cache, "stream") in present:
+                if load.PointKey(variant, n, None, cache,
+                                 "stream") in present:
                     continue
                 jobs.append(Job(variant, op, dtype, n, cache,
                                 int(timing["min_samples"]),
