@@ -53,6 +53,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/energy.py \
 	%reldir%/ewbench/analysis/report/experiments.py \
 	%reldir%/ewbench/analysis/report/environment.py \
+	%reldir%/ewbench/analysis/report/figures.py \
 	%reldir%/ewbench/analysis/report/findings/__init__.py \
 	%reldir%/ewbench/analysis/report/findings/blocks.py \
 	%reldir%/ewbench/analysis/report/findings/common.py \
@@ -74,6 +75,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/model/fit.py \
 	%reldir%/ewbench/analysis/report/model/inflight.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
+	%reldir%/ewbench/analysis/report/model/thresholds.py \
 	%reldir%/ewbench/analysis/report/page/__init__.py \
 	%reldir%/ewbench/analysis/report/page/build.py \
 	%reldir%/ewbench/analysis/report/page/common.py \
@@ -94,7 +96,9 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/plots/study.py \
 	%reldir%/ewbench/analysis/report/plots/timeline.py \
 	%reldir%/ewbench/analysis/report/published.py \
+	%reldir%/ewbench/analysis/report/scoring.py \
 	%reldir%/ewbench/analysis/report/unmeasured.py \
+	%reldir%/ewbench/analysis/report/user_experiments.py \
 	%reldir%/ewbench/analysis/report/user_kernels.py \
 	%reldir%/ewbench/analysis/report/uses.py \
 	%reldir%/ewbench/analysis/report/whatif.py \
@@ -103,6 +107,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/peers/__init__.py \
 	%reldir%/ewbench/peers/output.py \
 	%reldir%/ewbench/peers/torch_ops.py \
+	%reldir%/ewbench/peers/torch_plan.py \
 	%reldir%/ewbench/stops.py
 
 # The definitions the analysis reads: links to the C side's files in the

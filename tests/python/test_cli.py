@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from ewbench.analysis import cli
+from ewbench.analysis.report import findings
 from ewbench.analysis.__main__ import (EXIT_DATA, EXIT_ERROR, EXIT_OK,
                                        EXIT_SLOWER, EXIT_USAGE, main)
 from ewbench.analysis.core import study
@@ -224,7 +225,7 @@ def test_report_command_writes_outputs(fixture_dir, tmp_path, capsys,
     figures = os.listdir(out / "figures")
     assert len(figures) >= 3 and all(f.endswith(".svg") for f in figures)
     printed = capsys.readouterr().out
-    assert printed.count("finding ") == 6
+    assert printed.count("finding ") == len(findings.NUMBERS)
 
 
 def test_report_command_reads_a_study_directory(study_dir, capsys,

@@ -16,7 +16,7 @@ from ewbench.analysis.contest import rank as contest
 from ewbench.analysis.contest import page as contest_report
 from ewbench.analysis.core import noise
 from ewbench.analysis.__main__ import EXIT_DATA, EXIT_OK, main
-from ewbench.analysis.core.load import DataError, load_run
+from ewbench.analysis.core.load import DataError, PointKey, load_run
 from conftest import FIXTURE, ROOT, rewrite
 
 GOALS_PATH = os.path.join(ROOT, "scripts", "contest-goals.py")
@@ -32,8 +32,8 @@ def goals_module():
 
 def entry(variant, bandwidths, block=256, n=1 << 28, dtype="f32",
           cache="warm", launch="stream"):
-    return contest.Entry(variant, "add", dtype, n, block, cache, launch,
-                         tuple(bandwidths))
+    return contest.Entry(PointKey(variant, n, block, cache, launch), "add",
+                         dtype, tuple(bandwidths))
 
 
 def test_median_and_spread_over_three_repeats():
@@ -56,8 +56,7 @@ def test_gather_takes_keys_of_every_run(fixture_run):
     adds = [p for p in fixture_run.points if p.op == "add"]
     assert len(entries) == len(adds) - 1
     first = fixture_run.points[0]
-    assert first.key not in {(e.variant, e.n, e.block, e.cache, e.launch)
-                             for e in entries}
+    assert first.key not in {e.key for e in entries}
     assert any("1 add point not in every run" in n and first.variant
                in n for n in notes)
     for e in entries:

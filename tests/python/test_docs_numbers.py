@@ -11,7 +11,7 @@ from ewbench.analysis.core import study as stu
 from ewbench.analysis.report import experiments as ex
 from ewbench.analysis.report import model
 from ewbench.analysis.report.findings import common
-from ewbench.analysis.report.model import rules
+from ewbench.analysis.report.model import thresholds
 
 TOP = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 DOC = os.path.join(TOP, "docs", "analysis.md")
@@ -31,15 +31,15 @@ def _section(text, heading):
 
 # constant -> (its value in the code, as the table writes it)
 VALUES = {
-    "MATERIAL_PCT": (rules.MATERIAL_PCT, "3 %"),
-    "DRAM_FRACTION": (100 * rules.DRAM_FRACTION, "80 %"),
-    "DRAM_BAND": (100 * rules.DRAM_BAND, "±2.5 %"),
-    "CEILING_BEATEN_PCT": (rules.CEILING_BEATEN_PCT, "3 %"),
+    "MATERIAL_PCT": (thresholds.MATERIAL_PCT, "3 %"),
+    "DRAM_FRACTION": (100 * thresholds.DRAM_FRACTION, "80 %"),
+    "DRAM_BAND": (100 * thresholds.DRAM_BAND, "±2.5 %"),
+    "CEILING_BEATEN_PCT": (thresholds.CEILING_BEATEN_PCT, "3 %"),
     "SPEC_EXCESS_PCT": (model.SPEC_EXCESS_PCT, "10 %"),
-    "FIT_RESIDUAL": (100 * rules.FIT_RESIDUAL, "10 %"),
-    "FIXED_BAND": (100 * rules.FIXED_BAND, "5 %"),
-    "OCCUPANCY_PCT": (rules.OCCUPANCY_PCT, "50 %"),
-    "BLOCK_LAUNCH_SHARE": (100 * rules.BLOCK_LAUNCH_SHARE, "90 %"),
+    "FIT_RESIDUAL": (100 * thresholds.FIT_RESIDUAL, "10 %"),
+    "FIXED_BAND": (100 * thresholds.FIXED_BAND, "5 %"),
+    "OCCUPANCY_PCT": (thresholds.OCCUPANCY_PCT, "50 %"),
+    "BLOCK_LAUNCH_SHARE": (100 * thresholds.BLOCK_LAUNCH_SHARE, "90 %"),
 }
 
 
@@ -60,13 +60,13 @@ def test_the_thresholds_table_gives_the_codes_values():
     # the rows of several constants
     text = table.replace("\\|", "")
     assert "| `FIXED_SHARE`, `FIXED_COST_SHARE` | %.0f %%, %.0f %% |" % (
-        100 * rules.FIXED_SHARE, 100 * rules.FIXED_COST_SHARE) in text
+        100 * thresholds.FIXED_SHARE, 100 * thresholds.FIXED_COST_SHARE) in text
     assert "| `CURVE_ENOUGH`, `CURVE_TOLERANCE` | %.0f %%, ±%.0f %% |" % (
-        100 * rules.CURVE_ENOUGH, 100 * rules.CURVE_TOLERANCE) in text
+        100 * thresholds.CURVE_ENOUGH, 100 * thresholds.CURVE_TOLERANCE) in text
     assert "| `STALL_DOMINANT`, `ISSUE_BYTES_PER_INST`, `ISSUE_MARGIN`, " \
         "`ISSUE_BAND` | %.0f %%, %.0f B, %.0f %%, %.0f %% |" % (
-            100 * rules.STALL_DOMINANT, rules.ISSUE_BYTES_PER_INST,
-            100 * rules.ISSUE_MARGIN, 100 * rules.ISSUE_BAND) in text
+            100 * thresholds.STALL_DOMINANT, thresholds.ISSUE_BYTES_PER_INST,
+            100 * thresholds.ISSUE_MARGIN, 100 * thresholds.ISSUE_BAND) in text
     assert "| `BAND_QUANTILE` (experiments) | p%.0f " % (
         100 * ex.BAND_QUANTILE) in text
 

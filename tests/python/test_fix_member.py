@@ -26,6 +26,7 @@ import pytest
 from ewbench.analysis.core import load
 from ewbench.analysis.core import study as stu
 from ewbench.analysis.report import experiments as ex
+from ewbench.analysis.report import user_experiments as ux
 from ewbench.analysis.report import model
 from ewbench.analysis.report import user_kernels as uk
 from ewbench.analysis.report.findings import common
@@ -88,7 +89,7 @@ def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
     fault = faults.access_fault(run, p)
     assert not fault.evidence.count("gen:")
     assert t.predicted == pytest.approx(
-        ex.member_prediction(run, p, t.point, _dram(run)).value)
+        ux.member_prediction(run, p, t.point, _dram(run)).value)
     assert t.predicted < 0.85 * fault.predicted
     assert t.roof == ex.ROOF_CURVE
     # scored by the one definition, against the run's band
@@ -132,10 +133,10 @@ def test_every_member_predicted_at_its_own_geometry():
     (p, _, _), = rows
     errors = {}
     for q in run.points:
-        m = ex.member(q.variant)
+        m = ux.member(q.variant)
         if m is None or (m.shape == "tile" and q.block != p.block):
             continue
-        got = ex.member_prediction(run, p, q, _dram(run))
+        got = ux.member_prediction(run, p, q, _dram(run))
         errors.setdefault(m.shape, []).append(
             abs(q.bandwidth / got.value - 1.0))
     assert {k: len(v) for k, v in errors.items()} == \
@@ -157,10 +158,10 @@ def test_without_the_curve_the_fix_predicts_the_fault_s_gain():
     run = dataclasses.replace(run, points=run.points + tuple(
         q for q in family.points if q.variant.startswith("gen:")))
     p = next(q for q in run.points if q.variant == "user:add_offset")
-    member = ex.fix_member(run, p, ("tile", 32, 1))
+    member = ux.fix_member(run, p, ("tile", 32, 1))
     dram = _dram(run)
-    assert ex.member_prediction(run, p, member, dram) is None
-    got = ex._fix_prediction(run, p, model.MISALIGNED, member, dram)
+    assert ux.member_prediction(run, p, member, dram) is None
+    got = ux._fix_prediction(run, p, model.MISALIGNED, member, dram)
     fault = faults.access_fault(run, p)
     assert got == ex.Prediction(fault.predicted, ex.ROOF_COALESCED)
 
@@ -209,27 +210,27 @@ def _point(block=256, grid=None, n=1 << 20, loads=2.0, request=128.0):
 
 def test_targets_of_each_cause():
     run, p = _point()
-    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 32, 1)
-    assert ex.fix_target(run, p, model.GRID_LIMITED)[0] == ("stride", 32, 1)
-    assert ex.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 32, 2)
-    assert ex.fix_target(run, p, model.DRAM_BOUND) is None
+    assert ux.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 32, 1)
+    assert ux.fix_target(run, p, model.GRID_LIMITED)[0] == ("stride", 32, 1)
+    assert ux.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 32, 2)
+    assert ux.fix_target(run, p, model.DRAM_BOUND) is None
     # 128-bit words, two an input a thread (a float4 ILP2 kernel)
     run, p = _point(grid=(1 << 20) // 256 // 8, loads=4.0, request=512.0)
-    assert ex.fix_target(run, p, model.MISALIGNED)[0] == ("tile", 128, 2)
-    assert ex.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 128, 4)
+    assert ux.fix_target(run, p, model.MISALIGNED)[0] == ("tile", 128, 2)
+    assert ux.fix_target(run, p, model.LATENCY_BOUND)[0] == ("tile", 128, 4)
     # a thread that loops: one word an input an iteration, grid-stride
     run, p = _point(grid=8)
-    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("stride", 32, 1)
+    assert ux.fix_target(run, p, model.UNCOALESCED)[0] == ("stride", 32, 1)
     # 16-bit loads of an f32 op (64 bytes a warp's request), or 32-bit
     # of an f16 one: its family's words are its element, 64 and 128 bits
     run, p = _point(request=64.0)
-    assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    assert ux.fix_target(run, p, model.UNCOALESCED) is None
     run, p = _point()
     p.dtype, p.bytes_moved = "f16", 6 * p.n
-    assert ex.fix_target(run, p, model.UNCOALESCED) is None
+    assert ux.fix_target(run, p, model.UNCOALESCED) is None
     run, p = _point(request=64.0)
     p.dtype, p.bytes_moved = "f16", 6 * p.n
-    assert ex.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 16, 1)
+    assert ux.fix_target(run, p, model.UNCOALESCED)[0] == ("tile", 16, 1)
 
 
 def test_a_generated_member_is_never_the_fix_s_prediction():
@@ -262,5 +263,5 @@ def test_a_bulk_member_is_predicted_as_its_tile():
     tile = next(q for q in run.points if
                 q.variant == "gen:add:tile_v128_k2" and q.block == p.block)
     bulk = dataclasses.replace(tile, variant="gen:add:bulk_v128_k2")
-    assert ex.member_prediction(run, p, bulk, _dram(run)) == \
-        ex.member_prediction(run, p, tile, _dram(run))
+    assert ux.member_prediction(run, p, bulk, _dram(run)) == \
+        ux.member_prediction(run, p, tile, _dram(run))

@@ -267,3 +267,18 @@ def test_schema_2_timing_columns_reach_the_kernel_time(run_copy):
             lambda t: t.replace(",kernel,", ",kernal,", 1))
     with pytest.raises(DataError, match=r"timing.csv:2: .*kernal"):
         load_run(str(run_copy))
+
+
+def test_a_point_key_is_one_type_in_every_file(fixture_run):
+    """Point.key, the contest's Entry and a CSV row's key
+    (validate.point_key) name a point alike: load.PointKey, which looks
+    up the plain tuple a row gives (issue 56)."""
+    from ewbench.analysis.contest import rank
+    from ewbench.analysis.core.load import PointKey
+    p = fixture_run.points[0]
+    assert type(p.key) is PointKey
+    assert p.key == (p.variant, p.n, p.block, p.cache, p.launch)
+    assert fixture_run.metrics[p.key] is fixture_run.metrics[tuple(p.key)]
+    entries, _ = rank.gather([fixture_run])
+    assert entries and all(type(e.key) is PointKey for e in entries)
+    assert {e.key for e in entries} <= {q.key for q in fixture_run.points}

@@ -17,6 +17,7 @@ from ewbench.analysis.core.load import DataError, load_run
 from conftest import FIXTURE, PACKAGE, ROOT, rewrite
 from ewbench.peers import output
 from ewbench.peers import torch_ops as tj
+from ewbench.peers import torch_plan as tp
 import torch_standin
 
 
@@ -37,11 +38,11 @@ def peer_csv(run_copy):
 # the plan and the rows
 
 def test_plan_covers_sizes_caches_and_skips_present(fixture_run, run_copy):
-    assert tj.plan(fixture_run) == []       # fixture: torch in timing.csv
+    assert tp.plan(fixture_run) == []       # fixture: torch in timing.csv
     drop_torch_rows(run_copy)
-    jobs = tj.plan(load_run(str(run_copy)))
+    jobs = tp.plan(load_run(str(run_copy)))
     assert len(jobs) == 3 * 5 * 2
-    assert {j.variant for j in jobs} == {v for v, _, _ in tj.VARIANTS}
+    assert {j.variant for j in jobs} == {v for v, _, _ in tp.VARIANTS}
     # the fixture's run.json predates settings.timing: ewbench's defaults
     assert {(j.min_samples, j.max_samples, j.target_pct) for j in jobs} == \
         {(20, 2000, 0.5)} and {j.warmup for j in jobs} == {10}
@@ -49,35 +50,35 @@ def test_plan_covers_sizes_caches_and_skips_present(fixture_run, run_copy):
 
 def test_median_interval_matches_ewbench():
     # src/base/stats.c on 100..1: ranks 40 and 61 (tests/unit/test-stats.c)
-    assert tj.median_interval(list(range(100, 0, -1))) == (40.0, 61.0)
-    assert tj.median_interval([5, 1, 3]) == (1.0, 5.0)
-    job = tj.Job("torch_add_f32", "add", "f32", 1 << 20, "warm", 20, 40,
+    assert tp.median_interval(list(range(100, 0, -1))) == (40.0, 61.0)
+    assert tp.median_interval([5, 1, 3]) == (1.0, 5.0)
+    job = tp.Job("torch_add_f32", "add", "f32", 1 << 20, "warm", 20, 40,
                  0.5, 10)
-    assert tj.stop_reason(job, [1000.0] * 19, 1) == ""
-    assert tj.stop_reason(job, [1000.0] * 20, 1) == "ci"   # no scatter
+    assert tp.stop_reason(job, [1000.0] * 19, 1) == ""
+    assert tp.stop_reason(job, [1000.0] * 20, 1) == "ci"   # no scatter
     wide = [1000.0 + 100 * (i % 7) for i in range(20)]
-    assert tj.stop_reason(job, wide, 1) == ""
-    assert tj.stop_reason(job, wide * 2, 1) == "cap"       # max_samples
-    assert tj.stop_reason(job, wide, tj.ROUNDS) == "cap"   # rounds
+    assert tp.stop_reason(job, wide, 1) == ""
+    assert tp.stop_reason(job, wide * 2, 1) == "cap"       # max_samples
+    assert tp.stop_reason(job, wide, tp.ROUNDS) == "cap"   # rounds
     slow = [1e6 + 1e5 * (i % 7) for i in range(20)]        # 20 ms > 10
-    assert tj.stop_reason(job, slow, 1) == "time"
+    assert tp.stop_reason(job, slow, 1) == "time"
 
 
 def test_traffic_matches_data_format():
-    assert tj.traffic("add", "f32", 10) == (120, 120, 10)
-    assert tj.traffic("add", "f16", 10) == (60, 60, 10)
-    assert tj.traffic("relu", "f32", 10) == (80, 80, 0)
+    assert tp.traffic("add", "f32", 10) == (120, 120, 10)
+    assert tp.traffic("add", "f16", 10) == (60, 60, 10)
+    assert tp.traffic("relu", "f32", 10) == (80, 80, 0)
 
 
 def test_rows_go_to_peer_csv_with_timing_columns(run_copy):
     drop_torch_rows(run_copy)
     timing = (run_copy / "timing.csv").read_bytes()
     run = load_run(str(run_copy))
-    jobs = tj.plan(run)
+    jobs = tp.plan(run)
     samples = [4000.0, 4100.0, 3900.0, 4050.0]
     intervals = [20000.0, 21000.0, 19500.0]
     output.add_rows(str(peer_csv(run_copy)),
-                    [tj.row_values(run, jobs[0], samples, intervals, "cap",
+                    [tp.row_values(run, jobs[0], samples, intervals, "cap",
                                    "pass")])
     text = peer_csv(run_copy).read_text()
     assert text.split("\n")[0].split(",") == [
@@ -93,15 +94,15 @@ def test_rows_go_to_peer_csv_with_timing_columns(run_copy):
     assert p.time_source == "kernel" and p.stop == "cap"
     assert (p.time_ci_low_ns, p.time_ci_high_ns) == (3900.0, 4100.0)
     assert p.interval_ns == 20000.0 and p.interval_ci_ns == 1000.0
-    assert p.bytes_moved == tj.traffic(jobs[0].op, jobs[0].dtype,
+    assert p.bytes_moved == tp.traffic(jobs[0].op, jobs[0].dtype,
                                        jobs[0].n)[1]
     assert p.bandwidth == pytest.approx(p.bytes_moved / 4025e-9)
     # a second batch keeps the first rows as they were
     output.add_rows(str(peer_csv(run_copy)),
-                    [tj.row_values(again, jobs[1], samples, [], "ci",
+                    [tp.row_values(again, jobs[1], samples, [], "ci",
                                    "fail")])
     assert peer_csv(run_copy).read_text().startswith(text)
-    assert len(tj.plan(load_run(str(run_copy)))) == len(jobs) - 2
+    assert len(tp.plan(load_run(str(run_copy)))) == len(jobs) - 2
     assert (run_copy / "timing.csv").read_bytes() == timing
 
 

@@ -21,6 +21,7 @@ from ewbench.analysis.core.load import DataError, load_run
 from conftest import rewrite, scale_times
 from ewbench.peers import output
 from ewbench.peers import torch_ops as tj
+from ewbench.peers import torch_plan as tp
 
 
 def set_cell(run_dir, line, column, value):
@@ -489,7 +490,7 @@ def fake_profiled_torch(monkeypatch, kernel_ns):
 
 
 def torch_job(cache, **kw):
-    return tj.Job("torch_add_f32", "add", "f32", 1024, cache,
+    return tp.Job("torch_add_f32", "add", "f32", 1024, cache,
                   **dict(dict(min_samples=20, max_samples=2000,
                               target_pct=0.5, warmup=2), **kw))
 
@@ -535,8 +536,8 @@ def test_torch_batches_fill_the_time_budget_then_stop(monkeypatch):
         monkeypatch, lambda i: 1_000_000 + 50_000 * (i % 5))
     torch.cuda.warmup_ms = 1.0
     job = torch_job("warm", warmup=1)
-    assert tj.batch_size(job, [], 1e6) == 20        # min_samples
-    assert tj.batch_size(job, [], 1e3) == tj.BATCH  # 10 ms at 1 us
+    assert tp.batch_size(job, [], 1e6) == 20        # min_samples
+    assert tp.batch_size(job, [], 1e3) == tp.BATCH  # 10 ms at 1 us
     got = measured(torch, [job])
     durations, _, stop, _ = got[job]
     assert len(durations) == 20 and stop == "time"
@@ -552,7 +553,7 @@ def test_torch_points_with_wide_intervals_get_another_session(monkeypatch):
     got = measured(torch, [job])
     durations, _, stop, _ = got[job]
     assert torch.log.count("profile") >= 2
-    assert len(durations) > tj.BATCH
+    assert len(durations) > tp.BATCH
     assert stop in ("ci", "cap")
 
 

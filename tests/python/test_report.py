@@ -7,6 +7,7 @@ import re
 import pytest
 
 from ewbench.analysis.core import document as doc
+from ewbench.analysis.report import findings as fnd
 from ewbench.analysis.report import plots
 from ewbench.analysis.report import page as report
 from ewbench.analysis.core import study
@@ -32,7 +33,7 @@ def test_markdown_has_every_section_and_six_verdicts(written):
     # per byte section, no Predictions scored.
     assert headings == ["Answers", "Contents"] + [
         t for a, t in report.SECTIONS if a not in ("energy", "predictions")]
-    for number in range(1, 7):
+    for number in fnd.NUMBERS:
         assert re.search(r"^### Finding %d: " % number, text, re.M)
     assert [f.verdict for f in judged] == re.findall(
         r"^\| \[\d\]\(#finding-\d-[\w-]+\) \| [^|]+ \| "
@@ -41,7 +42,7 @@ def test_markdown_has_every_section_and_six_verdicts(written):
     # each row links to its finding's section, by the anchor GitHub gives
     # its heading (report.md has no <a id> of its own)
     slugs = {doc.github_slug(h) for h in re.findall(r"^#+ (.+)$", text, re.M)}
-    for number in range(1, 7):
+    for number in fnd.NUMBERS:
         target = re.search(r"^\| \[%d\]\(#([\w-]+)\)" % number, text,
                            re.M).group(1)
         assert target.startswith("finding-%d-" % number) and target in slugs
@@ -266,7 +267,6 @@ def test_reproduce_lists_every_part(tmp_path):
 
 def test_warm_slower_than_cold_is_a_threat(run_copy):
     import dataclasses
-    from ewbench.analysis.report import findings as fnd
     from ewbench.analysis.report import model
     from ewbench.analysis.core.load import load_run
     run = load_run(str(run_copy))

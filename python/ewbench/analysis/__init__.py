@@ -60,10 +60,16 @@ report/     the report of a study or one run (`ewbench report`)
             per op; the method and its limits
   experiments  each verdict at the DRAM tier tested by the change it
             predicts (probes, larger blocks, siblings), measured
+  scoring   a trial's prediction scored against its measurement in the
+            band of the model's own error
+  user_experiments  a user's kernel's experiments: its larger blocks and
+            the generated member that makes its cause's fix
   published the write-ups' published numbers beside this GPU's, each as
             a share of its own GPU's DRAM peak
   unmeasured  what the GPU's chip could not measure (counters.left_out)
             and which finding, verdict or figure that leaves undecided
+  figures   the Figures section's figures in order, one spec each (name,
+            title, caption, its draw, the runs it is drawn from)
   uses      what a conclusion reads from metrics.csv (Use), for the
             findings' specs and unmeasured's table
   environment  the GPU's settings and clocks per part as evidence, and
@@ -113,6 +119,8 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   blocks    resident threads at another block size: Little's law on
             blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify
+  thresholds  the rules' thresholds, each with its why, and the
+            verdicts' names
   facts     the facts of a point the rules look at, classify_run
   faults    a user's kernel's classic faults, named by their counters,
             with the gain each fix predicts

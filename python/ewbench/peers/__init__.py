@@ -11,6 +11,8 @@ measuring stays out of the package that judges.  Modules:
   output     peer-<name>.csv and its sidecar, written atomically
   torch_ops  torch.add and torch.relu timed like ewbench's stream rows
              (`ewbench torch RUN_DIR`, python3 -m ewbench.analysis torch)
+  torch_plan  the points a torch run times (and --dry-run says), the
+             stopping rule, a row's statistics and columns: no torch
 
 analysis/ never imports this package (its command line only hands `torch`
 to torch_ops); this package imports analysis for the contract (columns,

@@ -12,7 +12,7 @@ difference is larger than the repeat-to-repeat spread.
 
 Definitions:
 
-  - A point key is (variant, n, block, cache, launch), as load.Point.key.
+  - A point key is load.PointKey (variant, n, block, cache, launch).
     Only keys present in EVERY run are used; the others are counted and
     listed in a note.  Points whose correctness check failed in any run
     are left out (a wrong kernel wins nothing), also with a note.
@@ -55,11 +55,13 @@ Definitions:
 
 import statistics
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Optional
 
 from ..core import noise
 from ..core import sinks
 from ..core import variants as var
+from ..core.load import PointKey
 from ..core.validate import CACHES, DTYPE_BYTES, DTYPES, LAUNCHES, check_rounds
 from ..core.units import bytes_label, size_label
 
@@ -81,14 +83,16 @@ NO_PEER = "no peer"
 @dataclass(frozen=True)
 class Entry:
     """One point key over all runs: per-run bandwidths in run order."""
-    variant: str
+    key: PointKey           # the same in every run
     op: str
     dtype: str
-    n: int
-    block: Optional[int]
-    cache: str
-    launch: str
     bandwidths: tuple       # byte/s, one per run
+
+    variant = property(attrgetter("key.variant"))
+    n = property(attrgetter("key.n"))
+    block = property(attrgetter("key.block"))
+    cache = property(attrgetter("key.cache"))
+    launch = property(attrgetter("key.launch"))
 
     @property
     def origin(self):
@@ -243,9 +247,7 @@ def gather(runs):
             missing.append(key)
             continue
         first = points[0]
-        entries.append(Entry(first.variant, first.op, first.dtype, first.n,
-                             first.block, first.cache, first.launch,
-                             bandwidths))
+        entries.append(Entry(first.key, first.op, first.dtype, bandwidths))
     if len(runs) == 1:
         notes.append("one repeat: the spread is unknown; %g %% stands in "
                      "for it (the noise rule)" % noise.UNKNOWN_PCT)

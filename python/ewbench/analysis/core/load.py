@@ -28,7 +28,7 @@ import glob
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from . import derived
 from . import noise
@@ -64,6 +64,18 @@ ENERGY = "energy.csv"
 PEER_PREFIX = "peer-"
 # The sidecar `analysis torch` wrote before peer-torch.json existed.
 LEGACY_TORCH_SIDECAR = "torch-baseline.json"
+
+
+class PointKey(NamedTuple):
+    """What names one point of a run, in every file that has rows of it
+    (timing.csv, metrics.csv, energy.csv, a peer's): a tuple, so the
+    plain tuple validate.point_key makes of a CSV row looks the same one
+    up."""
+    variant: str
+    n: int
+    block: Optional[int]    # None: a library's, which picks its own
+    cache: str
+    launch: str
 
 
 @dataclass(frozen=True)
@@ -125,7 +137,8 @@ class Point:
 
     @property
     def key(self):
-        return (self.variant, self.n, self.block, self.cache, self.launch)
+        return PointKey(self.variant, self.n, self.block, self.cache,
+                        self.launch)
 
     @property
     def bandwidth(self):
@@ -220,7 +233,8 @@ class EnergyWindow:
 
     @property
     def key(self):
-        return (self.variant, self.n, self.block, self.cache, self.launch)
+        return PointKey(self.variant, self.n, self.block, self.cache,
+                        self.launch)
 
 
 @dataclass(frozen=True)
@@ -392,7 +406,7 @@ def attach_launch_modes(metrics, points):
     for p in points:
         if p.launch == COUNTER_LAUNCH:
             continue
-        counted = metrics.get(p.key[:-1] + (COUNTER_LAUNCH,))
+        counted = metrics.get(p.key._replace(launch=COUNTER_LAUNCH))
         if counted is None:
             continue
         own = metrics.get(p.key)

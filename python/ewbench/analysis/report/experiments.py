@@ -63,17 +63,7 @@ rose into another roof, which the other lever's change lifts, is
 CO_LIMITED (co_limited()).  The curve's predictions never fall past its
 peak (curve.OnCurve.reachable).
 
-A user's kernel (user_experiments) is tested the same way where its run
-holds the change: its points at 2x and 4x its block (`--block`), the
-work-per-block lever.  A cause that cannot be fixed from outside is
-tested where the run also holds the family generated for the same op
-(`--kernel K.cu --elementwise OP.cu`): the generated member that makes
-exactly the change the cause names, at the kernel's own size, cache
-state, launch and block (fix_member()), is the trial (FIX; for
-latency-bound, BYTES), its measured bandwidth scored like every other
-trial against the prediction of that member (member_prediction(): the
-curve at its own word and words a thread).  Where the run has no such member,
-the verdict says which run would test it (fix_command()).
+A user's kernel is tested the same way: user_experiments.py.
 """
 
 from dataclasses import dataclass, replace
@@ -85,25 +75,12 @@ from ..core import compare
 from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
-from ..core.validate.contract import DTYPE_BYTES
-from ..whatif import GENERATED_PREFIX, SHAPES, member
 from . import model
 from .model import blocks, calibration, curve
-from .model.facts import user_faults
-from .model.faults import coalesced_faster
-from .model.rules import MAX_SINGLE_PASS_READ_BYTES
-
-MATERIAL_PCT = model.MATERIAL_PCT    # the rules' and the experiments'
-# The band's width: this quantile of the model's |error| on the bases.
-BAND_QUANTILE = 0.9
-BAND_QUANTILE_NAME = "p90"
-
-CONFIRMED = "confirmed"
-SIZE_OFF = "direction right, size off"
-REFUTED = "refuted"
-OUTCOMES = (CONFIRMED, SIZE_OFF, REFUTED)
-# A prediction's outcome has the same three names.
-HIT, MISS = CONFIRMED, REFUTED
+# Scoring's names, as the pages and tests read them here (experiments.X).
+from .scoring import (BAND_QUANTILE, CONFIRMED, HIT, MATERIAL_PCT, MISS,
+                      OUTCOMES, REFUTED, SIZE_OFF, Band, Prediction, Score,
+                      band_of, score)
 
 # What a refuted DRAM-bound grid-stride kernel at the curve's top is.
 GRID_TOP = "persistent-grid-bound"
@@ -255,10 +232,10 @@ def predict(run, article_point, trial_point, kind, factor, dram,
                                                 trial_point.block))
     if placed is None:
         return None
-    return _lowest_roof(run, trial_point, dram, placed.reachable)
+    return lowest_roof(run, trial_point, dram, placed.reachable)
 
 
-def _lowest_roof(run, trial_point, dram, on_curve):
+def lowest_roof(run, trial_point, dram, on_curve):
     """The Prediction: the lowest of the DRAM ceiling, the curve's
     `on_curve` byte/s and the block-launch roof of the trial's grid."""
     floor_ns = (model.measured_launch_floor(run.ceilings, "graph") or
@@ -274,99 +251,17 @@ def _lowest_roof(run, trial_point, dram, on_curve):
     return Prediction(value, name)
 
 
-# scoring a prediction
-
-@dataclass(frozen=True)
-class Prediction:
-    value: float            # byte/s
-    roof: str               # ROOFS: the one that binds
-
-
-@dataclass(frozen=True)
-class Band:
-    """The two-sided band around a prediction inside which a measurement
-    confirms it: +-width, the model's own measured error where it had
-    nothing to predict but the kernel as measured (its experiments' bases,
-    each predicted from its own counters at its own loads and block), at
-    least MATERIAL_PCT."""
-    width: float            # a fraction: 0.06 is ±6 %
-    errors: tuple           # |measured / predicted - 1| of each base
-
-    def text(self):
-        return "±%.1f %%: the %s of the model's |error| on the %d " \
-            "experiments' bases (each kernel as measured, predicted from " \
-            "its own counters), at least %.0f %%" % (
-                100 * self.width, BAND_QUANTILE_NAME, len(self.errors),
-                MATERIAL_PCT)
-
-
-def band_of(errors):
-    """The Band of these base errors; with none, MATERIAL_PCT alone."""
-    errors = tuple(sorted(errors))
-    width = float(np.quantile(errors, BAND_QUANTILE)) if errors else 0.0
-    return Band(max(width, MATERIAL_PCT / 100.0), errors)
-
-
-@dataclass(frozen=True)
-class Score:
-    outcome: str            # HIT, SIZE_OFF or MISS
-    ratio: float            # measured / predicted
-    note: str               # "" or why (a roof that did not bind)
-
-
-def _direction(pct):
-    """+1, -1 or 0: a move of pct % is one beyond MATERIAL_PCT."""
-    if pct > MATERIAL_PCT:
-        return 1
-    if pct < -MATERIAL_PCT:
-        return -1
-    return 0
-
-
-def _moved(change):
-    """+1, -1 or 0: the measured move, beyond the noise and MATERIAL_PCT."""
-    if change.flag not in (compare.FASTER, compare.SLOWER):
-        return 0
-    return _direction(change.bandwidth_pct or 0.0)
-
-
-def score(trial, base, band):
-    """The Score of a trial's prediction against its measurement, or None
-    without a prediction.  HIT: inside the band and, where the prediction
-    moves from the base by more than MATERIAL_PCT, measured moving that
-    way beyond the noise; SIZE_OFF: outside the band but moving the
-    predicted way; MISS: it does not move the predicted way (or moves where
-    none was predicted, beyond the band).  Above the band, the prediction's
-    binding roof is named as one that did not bind."""
-    if trial.predicted is None or trial.predicted <= 0:
-        return None
-    ratio = trial.point.bandwidth / trial.predicted
-    inside = abs(ratio - 1.0) <= band.width
-    wanted = _direction(100.0 * (trial.predicted / base.bandwidth - 1.0))
-    moved = _moved(trial.change)
-    if wanted == 0:
-        outcome = HIT if inside else MISS
-    elif moved == wanted:
-        outcome = HIT if inside else SIZE_OFF
-    else:
-        outcome = MISS
-    note = ""
-    if ratio > 1.0 + band.width and trial.roof:
-        note = "above the %s it said binds: that roof did not bind" % \
-            trial.roof
-    return Score(outcome, ratio, note)
-
-
 # the experiments of a study
 
-def _trial(kind, what, point, factor, prediction, base):
+def make_trial(kind, what, point, factor, prediction, base):
     return Trial(kind, what, point, factor,
                  prediction.value if prediction else None,
                  compare.compare_points(base, point),
                  prediction.roof if prediction else None)
 
 
-def _trials(exp_run, article_run, article_point, base, dram, spread=None):
+def change_trials(exp_run, article_run, article_point, base, dram,
+                  spread=None):
     out = []
     for probe in var.probes_of(base.variant):
         rows = [p for p in exp_run.points if p.variant == probe.id and
@@ -375,7 +270,7 @@ def _trials(exp_run, article_run, article_point, base, dram, spread=None):
                 p.check != "fail"]
         factor = probe.loads
         for p in rows:
-            out.append(_trial(BYTES, "%dx the loads per thread (%s)" % (
+            out.append(make_trial(BYTES, "%dx the loads per thread (%s)" % (
                 factor, probe.id), p, factor, predict(
                     article_run, article_point, p, BYTES, factor, dram),
                 base))
@@ -386,7 +281,7 @@ def _trials(exp_run, article_run, article_point, base, dram, spread=None):
                 p.block % base.block or p.check == "fail":
             continue
         factor = p.block // base.block
-        out.append(_trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
+        out.append(make_trial(BLOCKS, "block %d (%dx)" % (p.block, factor), p,
                           factor, predict(article_run, article_point, p,
                                           BLOCKS, factor, dram, spread,
                                           base), base))
@@ -598,7 +493,7 @@ def study_experiments(sctx):
     out = {}
     for base, a, verdict, dram in found:
         trials = tuple(replace(t, score=score(t, base, band)) for t in
-                       _trials(exp_run, run, a, base, dram, spread))
+                       change_trials(exp_run, run, a, base, dram, spread))
         bad = refused(exp_run, (base,) + tuple(t.point for t in trials))
         if base in bad:
             out[base.variant] = Experiment(base.variant, base, verdict, (),
@@ -658,262 +553,3 @@ def error_table(experiments):
             float(np.quantile(errs, 0.9)) if errs else None,
             sum(t.score.outcome != HIT for t in ts)))
     return tuple(rows)
-
-
-# the fix of a user's kernel, made by a generated member of its op
-
-# The members' words beside the element's own, and words a thread
-# (whatif.member; docs/user-kernels.md: v16 or v32, v64, v128; k1-k8).
-MEMBER_WIDE_BITS = (64, 128)
-MEMBER_WORDS = (1, 2, 4, 8)
-
-
-def _geometry(run, point):
-    """(shape, bits, words) a generated member of the kernel's own access
-    would be named by: the word a thread loads (its warp's requested bytes
-    a load instruction / 32), the words a thread loads per input (a
-    single pass: its load instructions a warp / inputs; a kernel whose
-    threads loop loads one word an input an iteration, and its member is
-    the grid-stride one); None where a counter is missing or no member
-    has that width."""
-    size = DTYPE_BYTES.get(point.dtype)
-    request = sel.metric(run, point, sel.M_LD_REQUESTED_BYTES_PER_INST)
-    if not size or not request or not point.grid or not point.block:
-        return None
-    bits = int(round(request / 32.0 * 8))
-    read = point.bytes_moved - point.n * size
-    inputs = int(round(read / float(point.n * size)))
-    if bits not in (8 * size,) + MEMBER_WIDE_BITS or inputs < 1:
-        return None
-    if read / (point.grid * point.block) > MAX_SINGLE_PASS_READ_BYTES:
-        return "stride", bits, 1
-    loads = sel.metric(run, point, sel.M_LD_INST_PER_WARP)
-    words = max([k for k in MEMBER_WORDS if loads and k <= loads / inputs],
-                default=1)
-    return "tile", bits, words
-
-
-def fix_target(run, point, cause):
-    """(shape, bits, words) of the generated member that makes exactly
-    the change the cause names, and a phrase of that change; None where
-    the cause names none: uncoalesced or misaligned access, the same
-    shape, word and words a thread, coalesced and aligned (every member
-    is); grid-limited, the grid-stride member (its grid one wave of the
-    GPU); latency-bound, twice the words a thread."""
-    shape = _geometry(run, point)
-    if shape is None:
-        return None
-    kind, bits, words = shape
-    if cause in (model.UNCOALESCED, model.MISALIGNED):
-        return shape, "coalesced and aligned, as its %d-bit words, %d " \
-            "an input a thread, %s" % (bits, words, SHAPES[kind])
-    if cause == model.GRID_LIMITED:
-        return ("stride", bits, words), "grid-stride over a grid of one " \
-            "wave, as its %d-bit words, %d an input a thread" % (bits, words)
-    if cause == model.LATENCY_BOUND and 2 * words in MEMBER_WORDS:
-        return (kind, bits, 2 * words), "2x the loads per thread, %d " \
-            "%d-bit words an input, %s" % (2 * words, bits, SHAPES[kind])
-    return None
-
-
-def fix_member(run, point, target):
-    """The run's checked generated member named by target at the point's
-    size, dtype, cache state, launch and block, moving its bytes; None."""
-    for q in run.points:
-        if q.variant.startswith(GENERATED_PREFIX) and \
-                tuple(member(q.variant) or ()) == target and \
-                (q.n, q.dtype, q.cache, q.launch, q.block,
-                 q.bytes_moved) == (point.n, point.dtype, point.cache,
-                                    point.launch, point.block,
-                                    point.bytes_moved) and \
-                q.check in (None, "pass") and q.bandwidth:
-            return q
-    return None
-
-
-def member_prediction(run, point, member_point, dram):
-    """The Prediction of a generated member run in place of the user's
-    point (same size, block, cache state and launch), from what its name
-    says it loads: the lowest of the DRAM ceiling, the block-launch roof
-    of its grid and the concurrency curve at its own request (32 of its
-    words a warp load) and its own loads in flight per SM, a thread's
-    inputs x words x word bytes (a grid-stride or persistent member's, an
-    iteration's) times the threads resident per SM:
-
-      tile, bulk    the user's point's achieved occupancy: the same
-                    block, the same launch; the fix changes what each
-                    thread loads, not how many threads are resident
-      stride, runs  its grid's threads per SM (a one-wave grid, resident
-                    for the whole kernel), at most the SM's slots
-
-    A one-tile member is read on the curve scaled to the op's DRAM ceiling
-    (OnCurve.reachable), as predict() reads every one-tile kernel; a
-    looping member on the curve as measured: the curve's own kernel is a
-    persistent grid, and its shortfall against one-tile kernels is that
-    shape's (on the H200 reference, add_f32x4_grid, 64 KiB of 512-byte
-    requests in flight per SM, measured 4122 GB/s where the curve reads
-    4101).  None where the curve, the counters or the device record
-    cannot place it."""
-    found = member(member_point.variant)
-    size = DTYPE_BYTES.get(point.dtype)
-    most = run.device.get("max_threads_per_sm")
-    if found is None or not size or not most or dram is None or \
-            not member_point.block:
-        return None
-    inputs = int(round((point.bytes_moved - point.n * size) /
-                       float(point.n * size)))
-    one_tile = found.shape in ("tile", "bulk")
-    if one_tile:
-        occ, _ = model.occupancy(run, point)
-        resident = occ / 100.0 * most if occ else None
-    else:
-        sms = run.device.get("sm_count")
-        slots = blocks.slot_threads(run.device, member_point.block)
-        resident = min(member_point.grid * member_point.block / float(sms),
-                       slots) if sms and slots and member_point.grid \
-            else None
-    if not resident or inputs < 1:
-        return None
-    kib = inputs * found.words * found.bits / 8.0 * resident / 1024.0
-    placed = model.place(run.ceilings, point.op, 32 * found.bits / 8.0, kib,
-                         dram)
-    if placed is None:
-        return None
-    on_curve = placed.reachable if one_tile else \
-        min(placed.ceiling, placed.series.bandwidth_at(kib))
-    return _lowest_roof(run, member_point, dram, on_curve)
-
-
-def _fix_prediction(run, point, cause, member_point, dram):
-    """The Prediction of the fix made by the generated member
-    `member_point`: the member's own (member_prediction(): its word, its
-    words a thread); latency-bound's, the curve at twice the loads
-    (predict()).  Where the curve cannot place the member, a fault's own
-    (model/faults.py: the run's fastest whole-sector kernel, or Little's
-    law on resident blocks up to the DRAM ceiling), its roof named so;
-    None without one."""
-    if cause == model.LATENCY_BOUND:
-        return predict(run, point, member_point, BYTES, 2, dram)
-    own = member_prediction(run, point, member_point, dram)
-    if own is not None:
-        return own
-    fault = next((f for f in user_faults(run, point,
-                                         model.block_slots(run, point), dram)
-                  if f.name == cause), None)
-    if fault is None or not fault.predicted:
-        return None
-    if cause == model.GRID_LIMITED:
-        roof = ROOF_DRAM if dram is not None and \
-            fault.predicted >= dram.value else ROOF_RESIDENT
-    else:
-        roof = ROOF_COALESCED
-    return Prediction(fault.predicted, roof)
-
-
-def fix_trial(run, point, cause, dram):
-    """(Trial or None, target, change phrase): the generated member that
-    makes the cause's fix, measured beside the point, with the fix's
-    prediction; (None, None, None) where the cause names no member."""
-    found = fix_target(run, point, cause)
-    if found is None:
-        return None, None, None
-    target, change = found
-    q = fix_member(run, point, target)
-    if q is None:
-        return None, target, change
-    kind = BYTES if cause == model.LATENCY_BOUND else FIX
-    factor = 2 if kind == BYTES else 1
-    return _trial(kind, "%s (%s, generated)" % (change, q.variant), q,
-                  factor, _fix_prediction(run, point, cause, q, dram),
-                  point), target, change
-
-
-def fix_command(run, point, target, change):
-    """The one line that says which run would test the fix: the user's
-    kernel again, with the op's family generated beside it."""
-    entry = next((e for e in run.manifest.get("user_kernels") or ()
-                  if isinstance(e, dict) and e.get("variant") ==
-                  point.variant), {})
-    kernel = entry.get("file") or "K.cu"
-    if entry.get("function"):
-        kernel += ":" + entry["function"]
-    per = " --elems-per-thread %d" % entry["elems_per_thread"] \
-        if isinstance(entry.get("elems_per_thread"), int) and \
-        entry["elems_per_thread"] > 1 else ""
-    # the kernel the fault's prediction is, where it is one
-    faster = coalesced_faster(run, point)
-    beside = " -v %s" % faster[0] if faster else ""
-    shape, bits, words = target
-    return "Its fix (%s) is untested: no generated member of its op in " \
-        "this run. `ewbench run --kernel %s%s --elementwise OP.cu -s %d " \
-        "--cache %s --block %d%s` tests it (OP.cu: your op as a " \
-        "per-element function, docs/user-kernels.md), with the member " \
-        "gen:FUNCTION:%s_v%d_k%d" % (
-            change, kernel, per, point.n, point.cache, point.block, beside,
-            shape, bits, words)
-
-
-# the experiments of a user's kernel
-
-def user_experiments(ctx):
-    """point key -> Experiment for each point of a user's kernel (at its
-    published block) whose run also holds it at 2x, 4x ... that block,
-    same size, cache state and launch (`ewbench run --kernel ... --block
-    LIST`): its verdict's change made from outside, predicted and scored
-    as the study's are.  The band is the model's error on the run's own
-    points at the bases' sizes, each predicted from its own counters at
-    its own block."""
-    run = ctx.run
-    users = [p for p in ctx.points
-             if var.role(p.variant) == var.USER and p.key in ctx.verdicts]
-    # The spread of warp lifetimes a larger block is predicted with: that
-    # of the run's kernels at the users' sizes, cache states and launches,
-    # as the study's experiments take it of theirs.
-    shapes = {(p.n, p.cache, p.launch) for p in users}
-    spread = run_spread(run, [q for q in ctx.points if
-                              (q.n, q.cache, q.launch) in shapes]) \
-        if users else None
-    bases, untested, out = [], {}, {}
-    for p in users:
-        dram = model.run_dram_ceiling(run, p.op)
-        verdict = ctx.verdicts[p.key]
-        trials = _trials(run, run, p, p, dram, spread)
-        fix, target, change = fix_trial(run, p, verdict.name, dram)
-        if fix is not None:
-            trials += (fix,)
-        elif target is not None:
-            untested[p.key] = fix_command(run, p, target, change)
-        if trials:
-            bases.append((p, dram, trials))
-        elif p.key in untested:     # nothing measured: the line alone
-            out[p.key] = Experiment(p.variant, p, verdict, (), None,
-                                    verdict.name, "",
-                                    to_test=untested[p.key])
-    if not bases:
-        return out
-    shapes = {(p.n, p.cache, p.launch) for p, _, _ in bases}
-    # The generated members are the fixes' trials: they set no band.
-    errors = []
-    for q in ctx.points:
-        if (q.n, q.cache, q.launch) not in shapes or \
-                q.variant.startswith(GENERATED_PREFIX):
-            continue
-        own = predict(run, q, q, BYTES, 1, model.run_dram_ceiling(run, q.op))
-        if own is not None and own.value > 0 and not refused(run, (q,)):
-            errors.append(abs(q.bandwidth / own.value - 1.0))
-    band = band_of(errors)
-    for p, dram, trials in bases:
-        verdict = ctx.verdicts[p.key]
-        trials = tuple(replace(t, score=score(t, p, band)) for t in trials)
-        bad = refused(run, (p,) + tuple(t.point for t in trials))
-        trials = tuple(t for t in trials if t.point not in bad)
-        outcome, final, text = judge(verdict, p, trials)
-        both = co_limited(verdict, outcome, trials)
-        if both is not None:
-            final, text = CO_LIMITED, text + "; " + both
-        if bad:
-            text += ("; " if text else "") + refused_text(run, bad)
-        out[p.key] = Experiment(p.variant, p, verdict, trials, outcome,
-                                final, text, bad, band,
-                                untested.get(p.key, ""))
-    return out

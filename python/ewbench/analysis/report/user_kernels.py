@@ -136,11 +136,12 @@ def judged(sctx):
     kernel at its published block, in its run's Context: the study's rules
     with the faults of model/faults.py, and where the run holds its
     kernel at 2x or 4x the block, that change predicted and scored
-    (experiments.user_experiments)."""
+    (user_experiments.py)."""
     from . import experiments as ex
+    from .user_experiments import user_experiments
     out = []
     for ctx in sctx.parts.values():
-        tested = ex.user_experiments(ctx)
+        tested = user_experiments(ctx)
         for p in sorted((p for p in ctx.points
                          if var.role(p.variant) == var.USER),
                         key=lambda p: (p.variant, p.n, p.cache, p.launch)):

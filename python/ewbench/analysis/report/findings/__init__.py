@@ -29,8 +29,9 @@ from .common import (BORDERLINE, FAILS, HOLDS, UNTESTABLE, at_size,
                      make_context)
 from .l2 import F2_FIT_FRACTION, F2_ONSET_PCT, effective_l2
 from .loads import load_story
-from .registry import JUDGES, evaluate
+from .registry import FINDINGS, JUDGES, NUMBERS, evaluate
 
 __all__ = ["BORDERLINE", "F2_FIT_FRACTION", "F2_ONSET_PCT", "FAILS",
-           "HOLDS", "JUDGES", "UNTESTABLE", "at_size", "block_sweeps",
-           "effective_l2", "evaluate", "load_story", "make_context"]
+           "FINDINGS", "HOLDS", "JUDGES", "NUMBERS", "UNTESTABLE", "at_size",
+           "block_sweeps", "effective_l2", "evaluate", "load_story",
+           "make_context"]

@@ -8,7 +8,7 @@ bandwidth on either side.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 from typing import Optional
 
@@ -277,102 +277,161 @@ def finding_2(sctx):
         numbers.append(("effective L2 for streaming", _effective_text(
             eff, l2)))
     limit = eff.bytes if eff else F2_FIT_FRACTION * l2
-    exceed, never, spill_bad, untested = [], [], [], []
+    tally = _Tally(numbers)
+    for v in variants:
+        _judge_variant(sctx, ctx, v, (ceiling, floor), limit, tally)
+    eff_text = _effective_paragraph(eff, l2)
+    deciding = _deciding(eff, l2, tally)
+    note = " " + _article_note(l2)
+    if tally.untested:
+        note = " Not judged (launch-bound wherever they fit): %s." % \
+            and_list(tally.untested) + note
+    if not tally.exceed and not tally.never:
+        return SPEC.finding(UNTESTABLE, numbers, eff_text + "No study add "
+                            "variant has a size in L2 that is not "
+                            "launch-bound." + note, deciding, part)
+    fails = _failures(tally)
+    if tally.exceed:
+        ok = "Above DRAM speed in L2: %s." % ", ".join(
+            "%s %.2fx" % x[:2] for x in tally.exceed)
+    else:
+        ok = ""
+    if fails:
+        return SPEC.finding(FAILS, numbers, eff_text + ". ".join(fails) +
+                            ". " + ok + note, deciding, part,
+                            _regimes(tally.exceed, tally.capped,
+                                     tally.launched, tally.others,
+                                     tally.spill_bad))
+    return SPEC.finding(HOLDS, numbers, eff_text + "Every study add variant "
+                        "runs above DRAM speed while its working set is in L2 "
+                        "and falls to DRAM speed beyond it. " + ok + note,
+                        deciding, part)
+
+
+@dataclass
+class _Tally:
+    """What finding 2 found of each study add, by outcome."""
+    numbers: list           # the numbers table: (label, text), a row each
+    exceed: list = field(default_factory=list)  # (variant, x DRAM,
+    #                         Margin) of those above DRAM speed in L2
+    never: list = field(default_factory=list)   # text of each never above
+    spill_bad: list = field(default_factory=list)  # text of each above
+    #                         F2_DRAM_CAP past twice the effective L2
+    untested: list = field(default_factory=list)   # launch-bound in L2
     # Never above DRAM speed, by why: capped, block-launch-bound there with
     # their blocks' bytes at the block rate below DRAM speed; launched,
     # block-launch-bound with that above it (the launch of the kernel and
     # its blocks takes nearly all the time); others, neither.
-    capped, launched, others = [], [], []
-    below = []      # (variant, x DRAM, Margin) of those never above
-    for v in variants:
-        t = transition(ctx, v, ceiling)
-        peak = _fits_peak(ctx, v, ceiling, limit)
-        where = _where_text(t)
-        if peak is None:
-            untested.append(v)
-            numbers.append((v, where + "; no size in L2 that is not "
-                            "launch-bound"))
-            continue
-        p, share = peak
-        r = p.bandwidth / ceiling
-        faster = p.bandwidth > ceiling * (
-            1 + floor.pct_at(p.time_median_ns) / 100)
-        beyond = [q for q in _warm_series(ctx, v)
-                  if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
-        top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
-        text = "%s; in L2: best %s at %s (%s%s) = %.2fx DRAM" % (
-            where, gbps(p.bandwidth), bytes_label(p.footprint_bytes),
-            size_label(p.n), ", %.0f%% of reads from L2" % share
-            if share is not None else "", r)
-        if top is not None:
-            text += "; from %s: at most %.2fx DRAM" % (
-                bytes_label(F2_SPILL_FACTOR * limit),
-                top.bandwidth / ceiling)
-            if top.bandwidth > F2_DRAM_CAP * ceiling:
-                spill_bad.append("%s reaches %.2fx DRAM at %s" % (
-                    v, top.bandwidth / ceiling,
-                    bytes_label(top.footprint_bytes)))
-        numbers.append((v, text))
-        distance = noise.distance(p.bandwidth, ceiling,
-                                  floor.pct_at(p.time_median_ns),
-                                  floor.pct_at(p.time_median_ns))
-        if faster:
-            exceed.append((v, r, distance))
-        else:
-            story = counter_story(run, p)
-            if "per issued instruction" not in story:
-                story = ", ".join(x for x in (story, _article_bpi(sctx, v))
-                                  if x)
-            if ctx.verdicts[p.key].name == model.BLOCK_LAUNCH_BOUND:
-                cap, text = _block_cap(run, p)
-                (capped if cap < ceiling else launched).append((v, r))
-                story = "block-launch-bound: %s" % text
-            else:
-                others.append((v, r))
-            below.append((v, r, distance))
-            never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
-                v, r, bytes_label(p.footprint_bytes),
-                " with %.0f%% of reads from L2" % share
-                if share is not None else "",
-                "; " + story if story else ""))
+    # (variant, x DRAM) each.
+    capped: list = field(default_factory=list)
+    launched: list = field(default_factory=list)
+    others: list = field(default_factory=list)
+    below: list = field(default_factory=list)   # (variant, x DRAM, Margin)
+    #                         of those never above
+
+
+def _judge_variant(sctx, ctx, v, dram, limit, tally):
+    """One study add: its numbers-table row, and the tally's list its
+    best point in L2 (footprint <= limit) and its points past twice the
+    limit put it in.  dram: (the DRAM ceiling in byte/s, the run's noise
+    floor, noise.run_floor)."""
+    run = ctx.run
+    ceiling, floor = dram
+    t = transition(ctx, v, ceiling)
+    peak = _fits_peak(ctx, v, ceiling, limit)
+    where = _where_text(t)
+    if peak is None:
+        tally.untested.append(v)
+        tally.numbers.append((v, where + "; no size in L2 that is not "
+                              "launch-bound"))
+        return
+    p, share = peak
+    r = p.bandwidth / ceiling
+    faster = p.bandwidth > ceiling * (
+        1 + floor.pct_at(p.time_median_ns) / 100)
+    beyond = [q for q in _warm_series(ctx, v)
+              if q.footprint_bytes >= F2_SPILL_FACTOR * limit]
+    top = max(beyond, key=lambda q: q.bandwidth) if beyond else None
+    text = "%s; in L2: best %s at %s (%s%s) = %.2fx DRAM" % (
+        where, gbps(p.bandwidth), bytes_label(p.footprint_bytes),
+        size_label(p.n), ", %.0f%% of reads from L2" % share
+        if share is not None else "", r)
+    if top is not None:
+        text += "; from %s: at most %.2fx DRAM" % (
+            bytes_label(F2_SPILL_FACTOR * limit),
+            top.bandwidth / ceiling)
+        if top.bandwidth > F2_DRAM_CAP * ceiling:
+            tally.spill_bad.append("%s reaches %.2fx DRAM at %s" % (
+                v, top.bandwidth / ceiling,
+                bytes_label(top.footprint_bytes)))
+    tally.numbers.append((v, text))
+    distance = noise.distance(p.bandwidth, ceiling,
+                              floor.pct_at(p.time_median_ns),
+                              floor.pct_at(p.time_median_ns))
+    if faster:
+        tally.exceed.append((v, r, distance))
+        return
+    story = counter_story(run, p)
+    if "per issued instruction" not in story:
+        story = ", ".join(x for x in (story, _article_bpi(sctx, v)) if x)
+    if ctx.verdicts[p.key].name == model.BLOCK_LAUNCH_BOUND:
+        cap, text = _block_cap(run, p)
+        (tally.capped if cap < ceiling else tally.launched).append((v, r))
+        story = "block-launch-bound: %s" % text
+    else:
+        tally.others.append((v, r))
+    tally.below.append((v, r, distance))
+    tally.never.append("%s (at most %.2fx DRAM, at %s%s%s)" % (
+        v, r, bytes_label(p.footprint_bytes),
+        " with %.0f%% of reads from L2" % share
+        if share is not None else "",
+        "; " + story if story else ""))
+
+
+def _effective_paragraph(eff, l2):
+    """The explanation's opening: the effective L2 located (or bracketed),
+    '' without one."""
     if eff and eff.located:
-        eff_text = "The effective L2 for streaming is %s (%.2fx the " \
+        return "The effective L2 for streaming is %s (%.2fx the " \
             "nominal %s): beyond it most reads come from DRAM%s. " % (
                 bytes_label(eff.bytes), eff.bytes / l2, bytes_label(l2),
                 "; the share of reads from L2 starts to fall at %s" %
                 bytes_label(eff.onset_bytes)
                 if eff.onset_bytes is not None else "")
-    elif eff:
-        eff_text = "The effective L2 for streaming lies between %s and %s " \
+    if eff:
+        return "The effective L2 for streaming lies between %s and %s " \
             "(the nominal L2 is %s; the sizes measured locate it no " \
             "closer): beyond it the reads come from DRAM. " % (
                 bytes_label(eff.bracket[0]), bytes_label(eff.bracket[1]),
                 bytes_label(l2))
-    else:
-        eff_text = ""
+    return ""
+
+
+def _deciding(eff, l2, tally):
+    """The deciding line: the effective L2, how many study adds exceed
+    DRAM in L2, and the margin of each side closest to DRAM speed."""
     deciding = "%s; %d of %d study adds exceed DRAM in L2" % (
         effective_l2_text(eff, l2) if eff else
         "effective L2 n/a of %s" % bytes_label(l2),
-        len(exceed), len(exceed) + len(never))
-    # The margin of each side: the one closest to the line (DRAM speed).
-    if exceed:
-        v, r, m = min(exceed, key=lambda x: x[1])
+        len(tally.exceed), len(tally.exceed) + len(tally.never))
+    if tally.exceed:
+        v, r, m = min(tally.exceed, key=lambda x: x[1])
         deciding += "; the lowest above: %s %.2fx DRAM (%s)" % (
             v, r, m.text())
-    if below:
-        v, r, m = max(below, key=lambda x: x[1])
+    if tally.below:
+        v, r, m = max(tally.below, key=lambda x: x[1])
         deciding += "; the highest below: %s %.2fx DRAM (%s)" % (
             v, r, m.text())
-    note = " " + _article_note(l2)
-    if untested:
-        note = " Not judged (launch-bound wherever they fit): %s." % \
-            and_list(untested) + note
-    if not exceed and not never:
-        return SPEC.finding(UNTESTABLE, numbers, eff_text + "No study add "
-                            "variant has a size in L2 that is not "
-                            "launch-bound." + note, deciding, part)
+    return deciding
+
+
+def _failures(tally):
+    """The sentences of what fails the claim: the adds never above DRAM
+    speed in L2 with why, those above F2_DRAM_CAP past it."""
     fails = []
-    if never:
+    if tally.never:
+        capped, launched, others = tally.capped, tally.launched, \
+            tally.others
         why = []
         if capped:
             why.append("Their block launches cap them: %s launch%s blocks "
@@ -392,24 +451,11 @@ def finding_2(sctx):
                        "instruction or keep enough in flight" % (
                            "For %s, t" % _names(others) if why else "T"))
         fails.append("Never above DRAM speed while its data is in L2: %s. "
-                     "%s" % ("; ".join(never), ". ".join(why)))
-    if spill_bad:
+                     "%s" % ("; ".join(tally.never), ". ".join(why)))
+    if tally.spill_bad:
         fails.append("Above %.1fx DRAM past twice the effective L2: %s" % (
-            F2_DRAM_CAP, "; ".join(spill_bad)))
-    if exceed:
-        ok = "Above DRAM speed in L2: %s." % ", ".join(
-            "%s %.2fx" % x[:2] for x in exceed)
-    else:
-        ok = ""
-    if fails:
-        return SPEC.finding(FAILS, numbers, eff_text + ". ".join(fails) +
-                            ". " + ok + note, deciding, part,
-                            _regimes(exceed, capped, launched, others,
-                                     spill_bad))
-    return SPEC.finding(HOLDS, numbers, eff_text + "Every study add variant "
-                        "runs above DRAM speed while its working set is in L2 "
-                        "and falls to DRAM speed beyond it. " + ok + note,
-                        deciding, part)
+            F2_DRAM_CAP, "; ".join(tally.spill_bad)))
+    return fails
 
 
 def _effective_text(eff, l2):

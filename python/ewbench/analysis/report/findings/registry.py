@@ -16,9 +16,10 @@ FINDINGS = (
     relu.SPEC,      # 6: vector ReLU against naive and PyTorch
 )
 JUDGES = tuple(spec.judge for spec in FINDINGS)
+NUMBERS = tuple(spec.number for spec in FINDINGS)   # what the tests count
 
 
 def evaluate(study, sctx=None):
-    """All six findings, in order, of a Study (or of one run)."""
+    """Every finding, in order, of a Study (or of one run)."""
     sctx = sctx or make_context(study)
     return [judge(sctx) for judge in JUDGES]

@@ -8,6 +8,7 @@ Everything here is a pure function of its arguments.  Modules:
   calibration  the curve calibrated with the study's own kernels
   inflight  a point's loads in flight per SM, and its occupancy
   rules     the verdict rules in order (the rule table), classify
+  thresholds  the rules' thresholds and the verdicts' names (Verdict)
   facts     the PointFacts of a point from a run, classify_run
   above     the bytes a timed window moved (late_writes), rows above a
             measured DRAM ceiling with their explanation
@@ -32,17 +33,18 @@ from .facts import (PointFacts, block_slots, classify_run, fit_holds,
                     sibling_groups, sibling_key, warm_slower_kernels,
                     warm_slower_than_cold)
 from .fit import fit_launch_model, fit_series, served_by_l2
-from .rules import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
-                    CEILING_BEATEN_PCT, CURVE_ENOUGH, CURVE_TOLERANCE,
-                    DRAM_BOUND, DRAM_FRACTION, FIXED_COST_BOUND,
-                    FIXED_COST_SHARE, FIXED_SHARE, ISSUE_BAND, ISSUE_BOUND,
-                    ISSUE_BYTES_PER_INST, ISSUE_MARGIN, L2_BOUND,
-                    L2_DRAM_FRACTION, L2_SHARE, LATENCY_BOUND, MATERIAL_PCT,
-                    LATENCY_STALLS, LAUNCH_BAND, LAUNCH_BOUND, LAUNCH_FACTOR,
-                    OCCUPANCY_BOUND, OCCUPANCY_PCT, SIBLING_BAND,
-                    SIBLING_FRACTION, STALL_DOMINANT, UNKNOWN, VERDICTS,
-                    FAULTS, GRID_LIMITED, MISALIGNED, UNCOALESCED,
-                    WRITES_DEFERRED, Verdict, classify, rule_dram,
-                    rule_fixed_cost,
-                    rule_issue, rule_l2, rule_latency, rule_launch,
-                    rule_occupancy, rule_writes_deferred)
+from .rules import (classify, rule_dram, rule_fixed_cost, rule_issue,
+                    rule_l2, rule_latency, rule_launch, rule_occupancy,
+                    rule_writes_deferred)
+from .thresholds import (BLOCK_LAUNCH_BOUND, BLOCK_LAUNCH_SHARE,
+                         CEILING_BEATEN_PCT, CURVE_ENOUGH, CURVE_TOLERANCE,
+                         DRAM_BOUND, DRAM_FRACTION, FAULTS, FIXED_COST_BOUND,
+                         FIXED_COST_SHARE, FIXED_SHARE, GRID_LIMITED,
+                         ISSUE_BAND, ISSUE_BOUND, ISSUE_BYTES_PER_INST,
+                         ISSUE_MARGIN, L2_BOUND, L2_DRAM_FRACTION, L2_SHARE,
+                         LATENCY_BOUND, LATENCY_STALLS, LAUNCH_BAND,
+                         LAUNCH_BOUND, LAUNCH_FACTOR, MATERIAL_PCT,
+                         MISALIGNED, OCCUPANCY_BOUND, OCCUPANCY_PCT,
+                         SIBLING_BAND, SIBLING_FRACTION, STALL_DOMINANT,
+                         UNCOALESCED, UNKNOWN, VERDICTS, WRITES_DEFERRED,
+                         Verdict)

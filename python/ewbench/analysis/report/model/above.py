@@ -8,7 +8,7 @@ from typing import Optional
 from ...core import select as sel
 from .ceilings import run_dram_ceiling
 from .fit import served_by_l2
-from .rules import CEILING_BEATEN_PCT, READ_FRACTION
+from .thresholds import CEILING_BEATEN_PCT, READ_FRACTION
 
 
 # the bytes the window moved

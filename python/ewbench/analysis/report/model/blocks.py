@@ -61,7 +61,7 @@ from typing import Optional
 
 from ...core import select as sel
 from .ceilings import block_rate, measured_block_rate
-from .rules import BLOCK_LAUNCH_SHARE
+from .thresholds import BLOCK_LAUNCH_SHARE
 
 WARP = 32
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core import validate
 from ...core.units import gbps
-from .rules import BLOCK_RATE_AGREE, BLOCK_RATE_BAND, BLOCK_RATE_MIN_GRID
+from .thresholds import BLOCK_RATE_AGREE, BLOCK_RATE_BAND, BLOCK_RATE_MIN_GRID
 
 
 # ceilings

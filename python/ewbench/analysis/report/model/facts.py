@@ -17,9 +17,10 @@ from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
 from .above import late_writes
 from .inflight import kib_in_flight_per_sm, occupancy
 from .fit import fit_series, series_key
-from .rules import (CEILING_BEATEN_PCT, DRAM_FRACTION, FIT_RESIDUAL, LAUNCH_ABS_NS, LAUNCH_FACTOR,
-                    MATERIAL_PCT,
-                    SIBLING_FRACTION, classify)
+from .rules import classify
+from .thresholds import (CEILING_BEATEN_PCT, DRAM_FRACTION, FIT_RESIDUAL,
+                         LAUNCH_ABS_NS, LAUNCH_FACTOR, MATERIAL_PCT,
+                         SIBLING_FRACTION)
 
 
 @dataclass(frozen=True)

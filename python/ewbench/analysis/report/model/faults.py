@@ -46,8 +46,8 @@ from ...core import select as sel
 from ...core.units import gbps
 from ...core.validate.contract import DTYPE_BYTES
 from ...whatif import GENERATED_PREFIX
-from .rules import (GRID_LIMITED, MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES,
-                    MISALIGNED, UNCOALESCED)
+from .thresholds import (GRID_LIMITED, MATERIAL_PCT,
+                         MAX_SINGLE_PASS_READ_BYTES, MISALIGNED, UNCOALESCED)
 
 # Extra sectors per request, over what the requested bytes need: from
 # MISALIGNED_EXTRA one sector more (a request straddling a boundary: 5
@@ -170,7 +170,7 @@ def coalesced_faster(run, point):
     sectors, faster than the point beyond the noise and by more than
     MATERIAL_PCT (facts.faster_sibling's test); None.  A generated
     member of the op (`--elementwise`) is not one: it is the fix's test
-    (experiments.fix_trial), not its prediction."""
+    (user_experiments.fix_trial), not its prediction."""
     best = None
     for q in run.points:
         if q is point or q.variant.startswith(GENERATED_PREFIX) or \

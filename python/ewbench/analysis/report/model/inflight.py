@@ -3,7 +3,7 @@ from: what places a point on the concurrency curve (curve.py) and a
 calibration run's rows on theirs (calibration.py)."""
 
 from ...core import select as sel
-from .rules import MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION
+from .thresholds import MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION
 
 
 def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):

@@ -8,6 +8,7 @@ from .. import answers as ans
 from .. import energy as en
 from ...core import atomic
 from ...core import document as doc
+from .. import figures as fig
 from .. import findings as fnd
 from .. import l2_counts as l2c
 from .. import published as pub
@@ -27,12 +28,10 @@ from .threats import threats_section
 from . import predictions as pr
 
 
-# Every figure a report may draw (report/plots' FIGURES, which imports
-# matplotlib, the page does not; user_kernels.py, energy.py): with the two
-# pages, the only files `ewbench report` writes into OUTDIR.
-# tests/python/test_plots.py holds plots' list inside this one.
-FIGURES = ("cache_tier", "roofline", "blocks", "dram_share", "concurrency",
-           "instructions", uk.FIGURE, en.FIGURE)
+# Every figure a report may draw (the Figures section's, figures.py; those
+# of user_kernels.py and energy.py): with the two pages, the only files
+# `ewbench report` writes into OUTDIR.
+FIGURES = fig.NAMES + (uk.FIGURE, en.FIGURE)
 FILES = doc.report_files(FIGURES) | frozenset(pr.CSV_FILES)
 
 SECTIONS = (("findings", "Findings"),

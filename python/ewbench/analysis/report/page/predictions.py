@@ -127,7 +127,7 @@ def _num(value, digits):
 
 def user_scored(sctx):
     """(Experiment, Trial) of every scored prediction of a user's kernel
-    (experiments.user_experiments: its block xK, and its cause's fix made
+    (user_experiments.py: its block xK, and its cause's fix made
     by a generated member), each with its own band."""
     from .. import user_kernels as uk
     return tuple((e, t) for _, _, e in uk.judged(sctx) if e is not None

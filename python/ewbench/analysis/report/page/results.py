@@ -5,6 +5,7 @@ verdict per point and the rule that fired) and Launch-floor fits."""
 import os
 
 from ...core import document as doc
+from .. import figures as fig
 from .. import findings as fnd
 from .. import model
 from ...core import noise
@@ -14,110 +15,6 @@ from ...core import study as stu
 from ...core import variants as var
 from ...core.units import gbps, gbps_number, pct, size_label, us
 from .common import FIGURES_DIR, block_cell, cell_text, pct_spec, role_order
-
-
-FIGURE_TEXT = {
-    "cache_tier": (
-        "Cache-tier plot",
-        "Bandwidth (bytes moved / median time) against the footprint of one "
-        "launch, one panel per op family (fp32 and fp16 adds apart): warm "
-        "solid, cold dashed and paler. The bandwidth axis is linear from "
-        "zero, the footprint axis logarithmic. The study's variants in "
-        "colour with a marker each, the fastest of ewbench's additions in "
-        "purple; peers and other additions, where the sweep has them, as "
-        "the legend under each panel keys every series. Each series marks "
-        "one size per octave, staggered against the others, so lines that "
-        "lie on one another still show every series' markers. Black dotted "
-        "vertical line: the nominal L2 capacity; dashed line, named by "
-        "the arrow: the effective L2 for streaming that finding 2 located "
-        "(where the share of reads served by L2 falls through 50 %), over "
-        "a blue band from where that share starts to fall (95 %); thick "
-        "translucent red line: the op's measured DRAM ceiling, dotted red: "
-        "the spec peak, each named on its line; the L2 read ceiling (blue "
-        "dash-dot) is drawn only where it lies near the data, else named "
-        "in the panel title. Thick translucent grey line, named on it: the "
-        "block-launch roof of the highlighted variants whose blocks move "
-        "the same bytes at every size, the bytes of one block times the "
-        "measured block-launch rate of its block size (the legend names "
-        "the variants, bytes a block and rate), drawn where it lies within "
-        "the axis. Where the run has one-pass residency "
-        "counters, the grey dotted line (right axis) is the median share "
-        "of reads served by L2 over the warm points of each footprint."),
-    "roofline": (
-        "Hierarchical roofline",
-        "One panel per study variant that does FLOPs (the adds; relu and "
-        "abs do none), fp32 and fp16 in columns, all on the same "
-        "logarithmic axes: FLOP/s achieved against FLOPs per byte counted "
-        "at each memory level, for one size per octave of the run "
-        "(sweep, else article), warm where its counters describe a warm "
-        "L2, else cold (the title says which). Red squares: DRAM bytes "
-        "(dram__bytes_read.sum + dram__bytes_write.sum); blue dots: L2 "
-        "bytes (lts__t_bytes.sum, else the read and write sectors x 32 B); "
-        "green triangles: L1 bytes, where the run counted them (the title "
-        "says which levels it has); a thin grey line joins one size's "
-        "levels. Red line: the op's DRAM ceiling times FLOP per byte; blue "
-        "dash-dot: the measured L2 read ceiling times FLOP per byte; both "
-        "stop at the FMA roof of the dtype (black, fp32_fma or fp16_fma), "
-        "drawn right of the first ridge; thick grey line: the variant's "
-        "block-launch roof, FLOPs of one block times the measured block "
-        "rate of its block size, where its blocks do the same work at "
-        "every size."),
-    "blocks": (
-        "Block sizes",
-        "Bandwidth against threads per block, one panel per op family; "
-        "each variant's largest size solid (smaller sizes dashed, dotted). "
-        "A ring marks the block the study published; the green band is 128 "
-        "to 256 threads (finding 5); the horizontal line is the op's DRAM "
-        "ceiling. Thick grey lines, named where they leave the panel: the "
-        "block-launch roof of each variant's largest size, its bytes of "
-        "one block times the measured block-launch rate of that block "
-        "size (between two measured sizes with the same rate, that rate; "
-        "no roof at a size without one)."),
-    "dram_share": (
-        "Share of the DRAM ceiling",
-        "At the largest size (warm when measured), per variant grouped by "
-        "op family, fastest first, coloured by role (study, ewbench "
-        "addition, peer). Left: bandwidth in % of the op's measured DRAM "
-        "ceiling (dram_add for add, dram_copy for relu and abs), a dot at "
-        "the median and a bar over the 95 % confidence interval of the "
-        "median (most are narrower than the dot: the numbers at the right "
-        "give each median and interval); red rings: the same rows' medians "
-        "in the repeat rounds, where the study has them; red line: the "
-        "ceiling (100 %); dotted grey: 80 %, the DRAM-bound rule's floor "
-        "(the rule also needs no sibling faster by more than 3 %); "
-        "dotted red: the spec peak, per op family. Right, where counters "
-        "were taken: the bytes counted at DRAM (red squares), L2 (blue "
-        "dots; hollow: less the sectors that crossed the fabric between "
-        "the L2's partitions, where measured) and L1 (green triangles) "
-        "over the bytes the kernel must move, on a logarithmic axis with "
-        "1x marked. The title gives each "
-        "op family's intensity (FLOP per byte moved) and how far under "
-        "the ridge of its FMA roof and DRAM ceiling it lies."),
-    "concurrency": (
-        "Concurrency curve",
-        "The memory-concurrency curve that `ewbench ceilings` measured: "
-        "DRAM bandwidth (bytes read and written over time) against the KiB "
-        "of loads in flight per SM that its kernel holds, on a logarithmic "
-        "axis, one panel per shape (copy, the shape of relu and abs; add), "
-        "one line per request size (bytes per warp load instruction). "
-        "Dotted verticals, with their KiB: where each line reaches 95 % of "
-        "its top, what the latency rule takes as enough. Thick red line: "
-        "the op's DRAM ceiling. Diamonds: the study's variants at the "
-        "largest size, at their own estimated loads in flight per SM "
-        "(bytes read per thread x resident threads) and measured "
-        "bandwidth, filled in the colour of the line they are placed on "
-        "(their own request size, else the nearest measured); variants "
-        "whose loads in flight are unknown are named in the title."),
-    "instructions": (
-        "Instruction efficiency",
-        "At the largest size, per variant (grouped by op family, fastest "
-        "first; colour = study, ewbench addition or peer): bytes moved per "
-        "issued warp instruction with the issue-bound threshold of each row "
-        "in red, global-load bytes per warp load instruction (128 B scalar "
-        "fp32, 512 B for 128-bit loads) and the share of the DRAM ceiling "
-        "with 80 % dotted, the DRAM-bound rule's floor (the rule also "
-        "needs no sibling faster by more than 3 %)."),
-}
 
 
 def _window_pct(run, p, ceiling, digits):
@@ -252,21 +149,21 @@ def blocks_table(ctx):
 
 
 def figures_section(figures, notes=None):
-    """The figures with their captions; notes: {name: a paragraph under
+    """The figures (figures.FIGURES) with their captions; notes: {name: a paragraph under
     the figure} (what the data say of it: dram_share's L2 count)."""
     blocks = [doc.Heading(2, "Figures", "figures")]
     if not figures:
         return blocks + [doc.Paragraph("No figures.")]
-    for name, (title, caption) in FIGURE_TEXT.items():
-        if name not in figures:
+    for spec in fig.FIGURES:
+        if spec.name not in figures:
             continue
-        png, svg = figures[name]
-        blocks.append(doc.Heading(3, title, "fig-" + name))
+        png, svg = figures[spec.name]
+        blocks.append(doc.Heading(3, spec.title, "fig-" + spec.name))
         blocks.append(doc.Image("%s/%s" % (FIGURES_DIR, os.path.basename(png)),
-                                title, caption, "%s/%s" % (
+                                spec.title, spec.caption, "%s/%s" % (
                                     FIGURES_DIR, os.path.basename(svg))))
-        if (notes or {}).get(name):
-            blocks.append(doc.Paragraph(notes[name]))
+        if (notes or {}).get(spec.name):
+            blocks.append(doc.Paragraph(notes[spec.name]))
     return blocks
 
 

@@ -16,31 +16,13 @@ PyTorch in brown.
   common        the styles, the figure with its footer, save (PNG + SVG),
                 the roofs (FMA, block launch), labels placed beside points
                 and on lines
-  cache_tier    bandwidth (linear) vs footprint, one panel per op family,
-                warm solid and cold dashed, staggered markers, the nominal
-                and effective L2, the DRAM ceilings, the block-launch
-                roofs, the share of reads served by L2 on a second axis
-                (sweep part)
-  roofline      hierarchical roofline: per study add, FLOP/s vs FLOP per
-                byte counted at DRAM, L2 (and L1 where counted) across the
-                sizes, against the DRAM and L2 ceilings, the FMA roof and
-                the block-launch roof (sweep part)
-  blocks        bandwidth vs threads per block per variant, one panel per
-                op family, a line style per size tier, the published block
-                circled, the block-launch roof rising with the block
-                (blocks part)
-  dram_share    per variant at the largest size: % of its op's DRAM
-                ceiling with the 95 % interval of the median and the repeat
-                rounds, and the bytes counted at DRAM, L2 and L1 over the
-                bytes moved (it replaces a roofline: docs/analysis.md)
-  concurrency   the measured concurrency curve (DRAM bandwidth vs KiB of
-                loads in flight per SM, a line per request size), one panel
-                per shape (copy, add), with the study's variants at the
-                largest size placed on it (ceilings + article part)
-  instructions  bytes per issued instruction, global-load bytes per warp
-                load instruction, and % of DRAM ceiling, per variant
-  study         plot_study: every figure the study's parts allow
+  study         plot_study: every figure of report/figures.py's FIGURES
+                that the study's parts allow
   timeline      plot_timeline: a window of an `ewbench run --trace` file
+
+and one module per figure of the Figures section, each named, titled,
+captioned and given its runs by its spec in report/figures.py (the
+package docstring of ewbench.analysis says what each draws).
 
 This package's names below are those the rest of the analysis and the
 tests use as plots.NAME.

@@ -1,52 +1,41 @@
-"""Every figure of a study, drawn from the runs its parts allow, in
-forked processes where the platform has fork (core/workers.py)."""
+"""Every figure of a study's Figures section (report/figures.py's
+FIGURES), drawn from the runs its parts allow, in forked processes where
+the platform has fork (core/workers.py)."""
 
+import importlib
 import multiprocessing
 import os
 
 from ...core import workers
-from ...core import study as stu
-from ...core import variants as var
-from .blocks import plot_blocks
-from .cache_tier import plot_cache_tier
-from .concurrency import plot_concurrency
-from .dram_share import plot_dram_share
-from .instructions import plot_instructions
-from .roofline import plot_roofline
+from .. import figures as fig
 
-
-FIGURES = ("cache_tier", "roofline", "blocks", "dram_share", "concurrency",
-           "instructions")
+FIGURES = fig.NAMES
 
 
 def plot_study(study, outdir, marks=None):
-    """{name: [png, svg]} of every figure the study's parts allow: the
-    cache-tier plot and the hierarchical roofline from the sweep (else the
-    article run), the block plot from the block sweep, the DRAM share
-    (with the repeat rounds), the concurrency curve (where ceilings.csv
-    has it) and instructions from the article run.  marks: what the
-    findings located, drawn where it belongs ({"effective_l2":
-    EffectiveL2.mark}).  The figures are drawn in parallel where the platform
-    forks (seconds each, in matplotlib)."""
+    """{name: [png, svg]} of every figure the study's parts allow, in
+    figures.FIGURES' order: each spec's inputs(study, marks) name the runs
+    it is drawn from (None: not this study's figure), its draw draws it.
+    marks: what the findings located, drawn where it belongs
+    ({"effective_l2": EffectiveL2.mark}).  The figures are drawn in
+    parallel where the platform forks (seconds each, in matplotlib)."""
     marks = marks or {}
-    main = study.run(stu.ARTICLE) or study.main
-    sweep = study.run(stu.SWEEP) or main
-    jobs = [("cache_tier", plot_cache_tier,
-             (sweep, outdir, marks.get("effective_l2"))),
-            ("roofline", plot_roofline, (sweep, outdir))]
-    blocks = study.run(stu.BLOCKS)
-    if blocks is not None or any(
-            len({p.block for p in main.points if p.variant == v}) > 1
-            for v in {p.variant for p in main.points}):
-        published = var.STUDY_BLOCKS if blocks is not None else None
-        jobs.append(("blocks", plot_blocks, (blocks or main, outdir,
-                                             published)))
-    jobs += [("dram_share", plot_dram_share, (main, outdir, study.repeats)),
-             ("concurrency", plot_concurrency, (main, outdir)),
-             ("instructions", plot_instructions, (main, outdir))]
+    jobs = []
+    for spec in fig.FIGURES:
+        inputs = spec.inputs(study, marks)
+        if inputs is not None:
+            jobs.append((spec.name, _draw_function(spec),
+                         (inputs[0], outdir) + tuple(inputs[1:])))
     drawn = _draw_all([(draw, args) for _, draw, args in jobs])
     return {name: paths for (name, _, _), paths in zip(jobs, drawn)
             if paths}
+
+
+def _draw_function(spec):
+    """The function spec.draw names ("module.function" under plots/)."""
+    module, function = spec.draw.rsplit(".", 1)
+    return getattr(importlib.import_module("." + module, __package__),
+                   function)
 
 
 def _draw_one(job):
