@@ -1,11 +1,12 @@
-"""The concurrency curve calibrated with the study's own kernels
+"""The concurrency curve measured with the study's own kernels
 (report/model/calibration.py, issue 51): a synthetic calibration/ beside
 the shipped H200 reference (calibration_fixture.py), whose rows follow a
-known curve per family, is read by the model: the calibrated kernels'
-predictions are that curve at their loads in flight, unscaled, in both
-directions (the bases, the probes' rise, the larger blocks' fall); the
-other kernels keep the ceilings' scaled curve; a study without one is
-read as before."""
+known curve per family.  The study reads it; its held-out error is each
+kernel's own point against the rest of its family, never the point
+itself; the model's predictions and verdicts do not move with it (held
+out, the H200's measured calibration read its kernels 1-13 % low, worse
+than the ceilings' scaled curve: docs/analysis.md, "Calibrating the
+concurrency curve"); the report says so and the figure draws it."""
 
 import os
 import sys
@@ -84,89 +85,52 @@ def _article_point(study, variant):
                      p.n == 1 << 28 and p.cache == "warm")
 
 
-def test_predictions_are_the_curve_unscaled(studies):
-    _, _, after, actx, truth = studies
+def test_predictions_and_verdicts_do_not_move_with_it(studies):
+    _, bctx, _, actx, _ = studies
+    for variant, e in bctx.experiments.items():
+        assert [t.predicted for t in actx.experiments[variant].trials] == \
+            [t.predicted for t in e.trials], variant
+    assert next(iter(actx.experiments.values())).band == \
+        next(iter(bctx.experiments.values())).band
+    before, after = bctx.parts["article"], actx.parts["article"]
+    for key, verdict in before.verdicts.items():
+        assert after.verdicts[key] == verdict, key
+
+
+def test_held_out_leaves_the_point_itself_out(studies):
+    _, _, after, _, truth = studies
+    held = cal.held_out(after.calibration)
     kb = fixture.anchors(H200)
-    for base in fixture.CALIBRATED:
-        run, a = _article_point(after, base)
-        dram = model.run_dram_ceiling(run, a.op)
-        exp = actx.experiments[base]
-        # its own point: the curve where its counters put it, which the
-        # truth passes through its measured bandwidth (ratio 1, where no
-        # scaled curve gave it: 0.86-0.96 on this reference)
-        own = ex.predict(run, a, exp.base, ex.BYTES, 1, dram)
-        assert own.value == pytest.approx(
-            min(dram.value, truth(base, kb[base][0])), rel=1e-6)
-        assert own.value == pytest.approx(
-            min(dram.value, exp.base.bandwidth), rel=1e-6)
-        for t in exp.trials:
-            if t.kind == ex.BYTES:      # a rise: the curve at k x
-                assert t.predicted == pytest.approx(min(
-                    dram.value, truth(base, t.factor * kb[base][0])),
-                    rel=1e-6)
-        placed = model.place(run.ceilings, a.op, 128, kb[base][0], dram,
-                             cal.series_for(run, base, a.block))
-        assert not placed.scaled and placed.reachable == placed.bandwidth
-        assert "calibration of %s" % base in placed.text
-        assert "scaled" not in placed.text
+    # every calibrated kernel once, at its top level
+    assert sorted(h.variant for h in held) == sorted(
+        v for r in after.calibration for v in {p.variant for p in r.points}
+        if cal.family(v) is not None and r is after.calibration[-1])
+    assert all(h.residency == max(fixture.LEVELS) for h in held)
+    for h in held:
+        series = cal.calibrated(after.calibration, (h.variant, 256))[
+            cal.family(h.variant)]
+        # the point's own row is not in its series ...
+        assert not any(level.name.startswith(h.variant + " at %d " %
+                                             h.residency)
+                       for level in series.levels)
+        # ... and the prediction is that series at its loads in flight
+        assert h.predicted == pytest.approx(series.bandwidth_at(h.kib))
+    # a base's own point lies on the known curve through its measurement
+    base = next(h for h in held if h.variant == "add_f16")
+    assert base.measured == pytest.approx(
+        truth("add_f16", kb["add_f16"][0]), rel=1e-6)
 
 
-def test_others_keep_the_scaled_curve(studies):
-    _, bctx, _, actx, _ = studies
-    for variant in ("add_f16x2", "add_f32x4", "relu_f32x4"):
-        if variant not in bctx.experiments:
-            continue
-        b = [t.predicted for t in bctx.experiments[variant].trials]
-        a = [t.predicted for t in actx.experiments[variant].trials]
-        assert a == b
-    run, a = _article_point(studies[2], "add_f16x2")
-    assert cal.series_for(run, "add_f16x2", a.block) is None
-
-
-def test_the_band_narrows_as_designed(studies):
-    _, bctx, _, actx, _ = studies
-    b = next(iter(bctx.experiments.values())).band
-    a = next(iter(actx.experiments.values())).band
-    # the four calibrated bases now predicted as measured: their errors
-    # leave the band's p90
-    assert len(a.errors) == len(b.errors)
-    assert sum(e < 1e-6 for e in a.errors) >= 4
-    assert a.width < b.width
-    # their larger blocks, over-predicted by the scaled curve (0.82-0.91),
-    # now predicted on the curve through their own measurements
-    for base in fixture.CALIBRATED:
-        for t in actx.experiments[base].trials:
-            if t.kind == ex.BLOCKS:
-                old = next(o for o in bctx.experiments[base].trials
-                           if o.kind == ex.BLOCKS and o.factor == t.factor)
-                assert t.predicted < old.predicted
-
-
-def test_the_rules_read_it(studies):
-    """add_f16 at 2^28 on the H200: placed on the ceilings' curve,
-    scaled, without a calibration; on the curve its own family measured
-    (its own point held out) with one, latency-bound, and its probes test
-    it."""
-    _, bctx, after, actx, _ = studies
-    _, a = _article_point(after, "add_f16")
-    before = bctx.parts["article"].verdicts[a.key]
-    now = actx.parts["article"].verdicts[a.key]
-    assert "calibration of" not in before.rule
-    assert now.name == model.LATENCY_BOUND
-    # 24 rows, its own at 8 blocks per SM held out
-    assert "on the calibration of add_f16 and its probes (1-8 resident " \
-        "blocks per SM, 23 rows)" in now.rule
-    assert actx.experiments["add_f16"].outcome in (ex.CONFIRMED,
-                                                   ex.SIZE_OFF)
-
-
-def test_the_report_says_which_curve(studies):
+def test_the_report_says_what_it_measured(studies):
     from ewbench.analysis.report.page import predictions as pr
     _, bctx, _, actx, _ = studies
-    said = [b for b in pr.section(actx) if "their own calibration" in
+    said = [b for b in pr.section(actx) if "The study's calibration" in
             getattr(b, "text", "")]
     assert len(said) == 1 and "`add_f16` (24 rows" in said[0].text
     assert "1-8 resident blocks per SM" in said[0].text
+    assert "held out" in said[0].text
+    assert "the model places every point on the ceilings' curve, " \
+        "scaled" in said[0].text
     assert not [b for b in pr.section(bctx) if "calibration" in
                 getattr(b, "text", "")]
 
@@ -181,4 +145,4 @@ def test_the_figure_draws_it(studies, tmp_path):
                encoding="utf-8").read()
     for family in fixture.CALIBRATED:
         assert family in svg
-    assert "read unscaled" in svg
+    assert "not read by the model" in svg

@@ -76,7 +76,7 @@ from ..core import select as sel
 from ..core import variants as var
 from ..core.units import gbps
 from . import model
-from .model import blocks, calibration, curve
+from .model import blocks, curve
 # Scoring's names, as the pages and tests read them here (experiments.X).
 from .scoring import (BAND_QUANTILE, CONFIRMED, HIT, MATERIAL_PCT, MISS,
                       OUTCOMES, REFUTED, SIZE_OFF, Band, Prediction, Score,
@@ -227,9 +227,7 @@ def predict(run, article_point, trial_point, kind, factor, dram,
         kib *= resident / (occ / 100.0 * most)
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
-    placed = model.place(run.ceilings, article_point.op, request, kib, dram,
-                         calibration.series_for(run, trial_point.variant,
-                                                trial_point.block))
+    placed = model.place(run.ceilings, article_point.op, request, kib, dram)
     if placed is None:
         return None
     return lowest_roof(run, trial_point, dram, placed.reachable)

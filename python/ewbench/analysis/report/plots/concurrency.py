@@ -199,8 +199,8 @@ def plot_concurrency(run, outdir):
         for i, s in enumerate(own_by_shape[shape]):
             handles.append(Line2D(
                 [], [], color=OWN_COLOUR, ls=OWN_DASHES[i % len(OWN_DASHES)],
-                marker=".", ms=4, lw=1.2, label="%s and its probes, "
-                "calibrated (calibration/, %s), read unscaled" % (
+                marker=".", ms=4, lw=1.2, label="%s and its probes at "
+                "%s (calibration/), not read by the model" % (
                     plot_text(s.family), s.span)))
     handles.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], lw=2.4,
                           alpha=0.45, label="the op's DRAM ceiling "
