@@ -315,7 +315,8 @@ struct ewb_study_launch {
 			return cudaErrorInvalidValue;
 		if (s.grid > EWB_MAX_GRID)
 			return cudaErrorInvalidConfiguration;
-		operands::launch(vector_ok(args) ? Kernel : Scalar, s, args);
+		operands::launch(vector_ok(args) ? Kernel : Scalar, s, args,
+		    args->shared_pad);
 		return cudaGetLastError();
 	}
 };

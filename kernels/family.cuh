@@ -39,6 +39,8 @@ struct ewb_family_args {
  *   stride  tiles in a grid-stride loop (ilp_stride; a one-wave grid)
  *   runs    a run of consecutive tiles per block (ilp_runs; the
  *           persistent shape, a one-wave grid)
+ *   bulk    one tile per block brought into shared memory by bulk
+ *           copies (bulk_tile; 16-byte packets, K 1 or 2; sm_90 on)
  * Each under fast.cu's register cap, ILP_REGS (64), which also lets
  * every block size up to 1024 launch (64 x 1024 registers fill an SM's
  * file): a member whose loads would need more has ptxas use the first
@@ -63,6 +65,20 @@ __global__ void ILP_REGS
 ewb_family_runs(EWB_FAMILY_ARGS(Op) a)
 {
 	ilp_runs<Op, K, plain_access, P>(a.in, a.out, a.n);
+}
+
+/* The bulk-copy (TMA) shape: tile's tile of K packets per thread per
+ * input, brought into dynamic shared memory by sm_90's 1-D bulk copies
+ * (bulk_tile, the one fast.cu's *_tma variants are made of; the launcher
+ * gives it inputs x K x blockDim.x x 16 bytes).  Under the cap like every
+ * member, so that it launches at every block up to 1024. */
+template <typename Op, unsigned K, typename P>
+__global__ void ILP_REGS
+ewb_family_bulk(EWB_FAMILY_ARGS(Op) a)
+{
+	static_assert(sizeof(P) == sizeof(packet),
+	    "bulk copies move 16-byte packets");
+	bulk_tile<Op, K>(a.in, a.out, a.n);
 }
 
 /* The expected output, one element per thread, the way the op's

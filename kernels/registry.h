@@ -50,6 +50,12 @@ struct ewb_launch_args {
 						   one-wave grids; 0: ask the
 						   current device */
 	int		 max_blocks_per_sm;
+	size_t		 shared_pad;	/* bytes of dynamic shared memory
+					   given each block and unused by
+					   the kernel: --residency's cap on
+					   its resident blocks per SM (0:
+					   none).  Only ewb_study_launch's
+					   one-tile kernels take it */
 	cudaStream_t	 stream;
 };
 

@@ -66,11 +66,13 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/report/model/__init__.py \
 	%reldir%/ewbench/analysis/report/model/above.py \
 	%reldir%/ewbench/analysis/report/model/blocks.py \
+	%reldir%/ewbench/analysis/report/model/calibration.py \
 	%reldir%/ewbench/analysis/report/model/ceilings.py \
 	%reldir%/ewbench/analysis/report/model/curve.py \
 	%reldir%/ewbench/analysis/report/model/facts.py \
 	%reldir%/ewbench/analysis/report/model/faults.py \
 	%reldir%/ewbench/analysis/report/model/fit.py \
+	%reldir%/ewbench/analysis/report/model/inflight.py \
 	%reldir%/ewbench/analysis/report/model/rules.py \
 	%reldir%/ewbench/analysis/report/page/__init__.py \
 	%reldir%/ewbench/analysis/report/page/build.py \

@@ -24,6 +24,12 @@
 #                at that size, warm, timing only; torch.add rows timed
 #                right after each round (interleaved): the DRAM-tier
 #                comparison with its round-to-round spread
+#     calibration/ only with CALIBRATE=yes (`make report-calibrated`):
+#                residency-1/..residency-8/, the scalar study variants and
+#                their probes at that size, warm, at 1 to 8 resident
+#                blocks per SM, with the achieved occupancy
+#                (scripts/calibrate.sh): the concurrency curve calibrated
+#                with the study's own kernels
 #     energy/    only with ENERGY=yes (`make report-energy`): the study's
 #                variants and cub at that size and at 2^20 (L2-resident),
 #                warm, timing only, with their energy per byte (run
@@ -34,7 +40,8 @@
 #   results under SRCDIR/reports/reference/<gpu>/, and the fleet
 #   references under SRCDIR/reports/reference/fleet-*/ (if any), into
 #   OUTDIR/rendered/<name>/ (the shipped folders are left as they are).
-# EWBENCH, PYTHON and ENERGY come from the environment (make sets them).
+# EWBENCH, PYTHON, ENERGY and CALIBRATE come from the environment (make
+# sets them).
 set -eu
 srcdir=$(cd "$1" && pwd)
 # Absolute: the paths it prints are usable from wherever the user is
@@ -172,6 +179,12 @@ if [ "$rc" = 0 ]; then
 	    -v "$study_variants,$probe_variants" \
 	    -s "$dram_size" --cache warm --block own,x2,x4 --no-counters \
 	    -o "$study/experiments"
+	# The calibrated curve, only when asked for (make report-calibrated):
+	# some 4 s of timed launches, 8 runs of about 3 s each.
+	if [ "${CALIBRATE:-no}" = yes ]; then
+		step calibration part calibration \
+		    sh "$srcdir/scripts/calibrate.sh" "$study"
+	fi
 	# Energy per byte, only when asked for (make report-energy): a GPU
 	# whose energy counter cannot measure the run refuses it, exit 5,
 	# saying why, and leaves no directory; the study goes on without.

@@ -59,7 +59,7 @@ for command in info list run check sweep tune ceilings; do
 	"$EWBENCH" "$command" --help >"$tmpdir/page"
 	! grep -q -e '^Analysis commands' -e '^Commands' "$tmpdir/page" ||
 	    fail "$command --help is the overview, not its page"
-	[ "$(wc -l <"$tmpdir/page")" -lt 170 ] ||
+	[ "$(wc -l <"$tmpdir/page")" -lt 175 ] ||
 	    fail "$command --help: $(wc -l <"$tmpdir/page") lines"
 done
 # Every page calls itself a page (metrics said "this text").
@@ -176,6 +176,29 @@ expect 0 '^skipped: add_f32: --block x8 left out: 8 x its published block of 256
 refused 2 '^ewbench run: nothing left to run: add_f32: --block x8 left out: 8 x its published block of 256 is 2048 threads' \
     run --dry-run --chip h100 --no-cupti -v add_f32 -s 1Mi --block x8
 refused 2 'nothing left to run: add_f32: --block x8 left out: .* (and every other case likewise)$'	tune --dry-run --chip h100 -v add_f32,add_f32x4_ilp2 -s 1Mi --block x8,x16
+# --residency N (issue 51's calibration): run's, a whole number, never
+# beside --misalign (its scalar fallback is not the kernel capped); the
+# plan shows the cap and leaves out, saying why, what it cannot pad (a
+# library's, a grid-stride kernel) and a block of which an SM cannot hold
+# N by threads or its block limit.  The occupancy calculator's
+# confirmation runs on a GPU (tests/gpu/residency.sh).
+expect 0 '^      --residency N '	run --help
+expect 2 "^ewbench run: --residency: '0' is not a whole number from 1 to 1024\$"	run --residency 0
+expect 2 "^ewbench run: --residency: '2x' is not a whole number from 1 to 1024\$"	run --residency 2x
+expect 2 "^ewbench run: --residency given twice ('2', then '3'): give it once\$"	run --residency 2 --residency 3
+expect 2 "^ewbench tune: --residency is run's, not tune's"	tune --residency 2
+expect 2 "^ewbench run: --residency with --misalign: a misaligned operand runs a variant's scalar kernel" \
+    run --residency 2 --misalign -v add_f32
+expect 0 '^residency: at most 3 blocks per SM, each block given the dynamic shared memory that caps it' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32_ilp2 -s 2^28 --residency 3
+expect 0 '^skipped: add_f32: --residency 3 left out at block 1024: 3072 threads, past the 2048 an SM of this GPU holds$' \
+    run --dry-run --chip h200 --no-cupti -v add_f32 -s 2^28 --residency 3 --block own,x4
+expect 0 '^skipped: add_f32x4_grid: --residency left out: a grid-stride kernel' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32x4_grid,cub_add_f32 -s 2^28 --residency 2
+expect 0 '^skipped: cub_add_f32: --residency left out: it caps the study' \
+    run --dry-run --chip h200 --no-cupti -v add_f32,add_f32x4_grid,cub_add_f32 -s 2^28 --residency 2
+refused 2 '^ewbench run: nothing left to run: add_f32: --residency 33 left out: an SM of this GPU holds at most 32 blocks$' \
+    run --dry-run --chip h200 --no-cupti -v add_f32 -s 2^28 --residency 33
 # The experiments' probes: only by name, never by a pattern or default
 expect 0 '^add_f32_ilp2 '	run --dry-run --no-cupti -v add_f32_ilp2 -s 1Mi
 expect 2 "'add_f32_ilp\*' matches only the experiments' probes, which run only when named: add_f32_ilp2, add_f32_ilp4"	run --dry-run --no-cupti -v 'add_f32_ilp*' -s 1Mi
@@ -187,13 +210,14 @@ grep -q '^add_f32x4 ' "$tmpdir/out" && ! grep -q '^add_f32_ilp' "$tmpdir/out" ||
     fail "--kernel without -v: $(cat "$tmpdir/out")"
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
-# --elementwise (issue 52): the op's family of 36 in the plan, no
-# built-in without -v; a file that is not a per-element op refused in one
-# line, NVRTC's first error or the signature it needs.
+# --elementwise (issue 52): the op's family of 38 in the plan (36, and
+# the 2 bulk-copy members on sm_90 and later), no built-in without -v; a
+# file that is not a per-element op refused in one line, NVRTC's first
+# error or the signature it needs.
 op_dir=$top_srcdir/tests/opgen
-expect 0 '^gen:add:runs_v128_k8 '	run --dry-run --chip h100 --no-cupti \
+expect 0 '^gen:add:bulk_v128_k2 '	run --dry-run --chip h100 --no-cupti \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi
-[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] &&
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 38 ] &&
     ! grep -q '^add_f32' "$tmpdir/out" ||
     fail "--elementwise without -v: $(cat "$tmpdir/out")"
 # Without --block each member at the five blocks 64 to 1024, a built-in
@@ -204,6 +228,27 @@ grep -q '^add_f32x4 *1Mi *1Mi *1$' "$tmpdir/out" ||
     fail "--elementwise: a built-in not at its own block: $(cat "$tmpdir/out")"
 expect 0 '^gen:add:tile_v32_k1 *1Mi *1Mi *2$'	run --dry-run --chip h100 \
     --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi --block own,64
+# -v picks among the built-ins and the members alike: members it names
+# run alone (a glob, an id); a -v that names none leaves all 36; a
+# pattern matching neither is refused in one line, members suggested.
+expect 0 '^gen:add:tile_v128_k8 '	run --dry-run --chip h100 --no-cupti \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v 'gen:add:tile*'
+[ "$(grep -c '^gen:add:tile_' "$tmpdir/out")" -eq 12 ] &&
+    ! grep -q -e '^gen:add:stride' -e '^gen:add:runs' -e '^add_f32' "$tmpdir/out" ||
+    fail "-v 'gen:add:tile*': $(cat "$tmpdir/out")"
+expect 0 '^gen:add:stride_v32_k1 *1Mi *1Mi *1$'	run --dry-run --chip h100 \
+    --no-cupti --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi \
+    --block 256 -v gen:add:stride_v32_k1,cub_add_f32
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 1 ] &&
+    grep -q '^cub_add_f32 ' "$tmpdir/out" ||
+    fail "-v a member and cub: $(cat "$tmpdir/out")"
+expect 0 '^add_f32x4 '	check --dry-run --chip h100 \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 7 -v add_f32x4
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 38 ] ||
+    fail "-v of built-ins only: not the whole family: $(cat "$tmpdir/out")"
+refused 2 "^ewbench run: unknown variant 'gen:add:tile_v128_k9'; did you mean gen:add:tile_v128_k1, .*(--elementwise's members: gen:add:tile_v32_k1 \\.\\.\\. gen:add:bulk_v128_k2" \
+    run --dry-run --chip h100 --no-cupti \
+    --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v gen:add:tile_v128_k9
 refused 2 "^ewbench run: --elementwise $op_dir/bad_type.cu:twice: not a per-element op NVRTC [0-9.]* compiles: ewbench: --elementwise needs T twice(T, ...)" \
     run --dry-run --chip h100 --elementwise "$op_dir/bad_type.cu"
 refused 2 'bad_syntax.cu:inc: not a per-element op NVRTC [0-9.]* compiles: .*error' \
@@ -218,6 +263,11 @@ refused 2 "^ewbench run: --elementwise $top_srcdir/examples/op_fma_bf16.cu:fma3:
     run --dry-run --chip T4 --elementwise "$top_srcdir/examples/op_fma_bf16.cu" -s 7
 expect 0 '^gen:add:tile_v32_k1 '	check --dry-run --chip T4 \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 7
+# Bulk copies are sm_90's: on a T4 the bulk members are left out, saying
+# why, and the other 36 planned.
+grep -q '^skipped: gen:add:bulk_v128_k1: needs compute capability 9\.0, this GPU has 7\.5' \
+    "$tmpdir/out" && [ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] ||
+    fail "--elementwise on a T4: the bulk members not left out: $(cat "$tmpdir/out")"
 expect 2 "--elementwise given twice ('a.cu', then 'b.cu'): one op of yours per run" \
     run --elementwise a.cu --elementwise b.cu
 expect 2 "--elementwise"	sweep --elementwise a.cu

@@ -14,7 +14,15 @@ from ewbench.analysis.core import load
 run = load.load_run(sys.argv[1])
 points = {(p.variant, p.n, p.cache): p for p in run.points}
 checked = 0
+from ewbench.analysis.core import select
 for line in open(sys.argv[2]):
+    if line.startswith("primary_blocks "):      # VARIANT BLOCK|null ...
+        f = line.split()[1:]
+        want = {f[i]: None if f[i + 1] == "null" else int(f[i + 1])
+                for i in range(0, len(f), 2)}
+        assert select.recorded_primary_blocks(run) == want, \
+            (run.manifest["settings"].get("primary_blocks"), want)
+        continue
     variant, n, cache, column, value = line.split(" ", 4)
     value = value.strip()
     p = points[(variant, int(n), cache)]
@@ -44,9 +52,13 @@ for line in open(sys.argv[2]):
     else:
         assert got == float(value), (variant, n, cache, column, got, value)
     checked += 1
-# 28 timing values, 24 energy ones, 3 cross-checks (one row has none)
-assert checked == 28 + 24 + 3 and run.manifest["status"] == "complete", checked
+# 28 timing values, 24 energy ones, 3 cross-checks (one row has none), the
+# records' median of the 2 warm (replay-timed) rows
+assert checked == 28 + 24 + 3 + 2 and run.manifest["status"] == "complete", checked
 assert run.manifest["energy"]["points"] == 2 and len(run.energy) == 6
+# --residency: what the calibration reads each row's cap from
+from ewbench.analysis.report.model import calibration
+assert calibration.residency(run) == 5, run.manifest["settings"]
 print("contract: %d values read back exactly" % checked)
 PY
 

@@ -133,12 +133,22 @@ run_command(int argc, char **argv)
 		nvtx_pop();
 		goto refuse;
 	}
+	/* --residency: each case's padding, confirmed by the occupancy
+	 * calculator (a dry run plans without it). */
+	if (r.opts.residency > 0 && !r.opts.dry_run &&
+	    (rc = residency_plan(&r.plan, r.opts.residency, &cause)) != 0) {
+		if (rc == PLAN_NOTHING_LEFT)
+			code = EWB_EXIT_USAGE;
+		nvtx_pop();
+		goto refuse;
+	}
 	r.man.sizes = r.plan.sizes;
 	r.man.nsizes = r.plan.nsizes;
 	r.man.choices = r.plan.choices;
 	r.man.nchoices = r.plan.nchoices;
 	r.man.skipped = r.plan.skipped;
 	r.man.nskipped = r.plan.nskipped;
+	runner_primary_blocks(&r);
 	r.man.fallbacks = r.plan.fallbacks;
 	r.man.nfallbacks = r.plan.nfallbacks;
 	r.man.flush_bytes = r.plan.flush_bytes;
@@ -222,6 +232,7 @@ run_command(int argc, char **argv)
 	else
 		code = r.man.nfailures > 0 ? EWB_EXIT_CHECK : EWB_EXIT_OK;
 	host_facts_end(&r.host);
+	runner_primary_blocks(&r);
 	if (manifest_update(r.dir, &r.man, code == EWB_EXIT_INTERRUPTED ?
 	    "interrupted" : "complete", &cause) != 0) {
 		say_cause(cause);

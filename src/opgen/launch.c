@@ -11,7 +11,11 @@
  * operands; a tile kernel's grid covers the array, a stride kernel's is
  * one wave by thread count (sm_count x min(threads per SM / block, blocks
  * per SM)), a runs kernel's one wave by the occupancy calculator, never
- * more blocks than tiles.
+ * more blocks than tiles.  A bulk kernel's grid covers the array like a
+ * tile's, each block given its tile's shared memory (inputs x K x block x
+ * 16 bytes; ewb_bulk_launch's rule for the built-ins); in code built
+ * below sm_90 (a plan's --allow-fallback) the tile kernel of the same
+ * word and K runs instead, as a built-in's fallback would.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -49,14 +53,46 @@ aligned(const struct ewb_launch_args *a, unsigned inputs, unsigned bytes)
 	return (uintptr_t)a->c % bytes == 0;
 }
 
+/* The tile member of a bulk member's word and K. */
+static unsigned
+tile_of(const struct opgen_kernel *bulk)
+{
+	unsigned	i;
+
+	for (i = 0; i < active->build.nkernels; i++) {
+		const struct opgen_kernel *g = &active->build.kernels[i];
+
+		if (g->shape == OPGEN_TILE && g->access == bulk->access &&
+		    g->k == bulk->k)
+			return i;
+	}
+	return 0;
+}
+
 /* The kernel that runs for family member i over a's operands: i, or the
- * scalar one (member 0) when an operand is not aligned to i's word. */
+ * scalar one (member 0) when an operand is not aligned to i's word, or
+ * for a bulk member in code without bulk copies its tile member. */
 static unsigned
 member(unsigned i, const struct ewb_launch_args *a)
 {
 	const struct opgen_kernel *g = &active->build.kernels[i];
 
-	return aligned(a, active->build.inputs, g->word_bytes) ? i : 0;
+	if (!aligned(a, active->build.inputs, g->word_bytes))
+		return 0;
+	if (g->shape == OPGEN_BULK && active->build.arch < OPGEN_BULK_MIN_CC)
+		return tile_of(g);
+	return i;
+}
+
+/* The dynamic shared memory member m's kernel takes at `block` threads:
+ * a bulk member's tile of every input. */
+static size_t
+shared_bytes(const struct opgen_build *b, unsigned m, unsigned block)
+{
+	const struct opgen_kernel *g = &b->kernels[m];
+
+	return g->shape == OPGEN_BULK ? (size_t)b->inputs * g->k * block *
+	    g->word_bytes : 0;
 }
 
 static struct ewb_shape
@@ -71,7 +107,7 @@ shape_of(unsigned i, const struct ewb_launch_args *a)
 
 	s.block = a->block;
 	s.grid = a->n / per_tile + (a->n % per_tile != 0);
-	if (g->shape == OPGEN_TILE)
+	if (g->shape == OPGEN_TILE || g->shape == OPGEN_BULK)
 		return s;
 	if (g->shape == OPGEN_RUNS && kernels[m] != NULL &&
 	    a->block <= EWB_MAX_BLOCK) {
@@ -121,7 +157,7 @@ pack_args(const struct ewb_launch_args *a, unsigned char *buf)
 
 static cudaError_t
 launch_kernel(cudaKernel_t kernel, unsigned long long grid, unsigned block,
-    const struct ewb_launch_args *a)
+    size_t shared, const struct ewb_launch_args *a)
 {
 	_Alignas(struct family_args) unsigned char buf[
 			    sizeof(struct family_args)];
@@ -134,18 +170,23 @@ launch_kernel(cudaKernel_t kernel, unsigned long long grid, unsigned block,
 	pack_args(a, buf);
 	g.x = (unsigned)grid;
 	b.x = block;
-	e = cudaLaunchKernel((const void *)kernel, g, b, params, 0, a->stream);
+	e = cudaLaunchKernel((const void *)kernel, g, b, params, shared,
+	    a->stream);
 	return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 static cudaError_t
 launch_member(unsigned i, const struct ewb_launch_args *a)
 {
-	struct ewb_shape s = shape_of(i, a);
+	struct ewb_shape s;
+	unsigned	 m;
 
 	if (a->n == 0 || active == NULL)
 		return cudaErrorInvalidValue;
-	return launch_kernel(kernels[member(i, a)], s.grid, s.block, a);
+	s = shape_of(i, a);
+	m = member(i, a);
+	return launch_kernel(kernels[m], s.grid, s.block,
+	    shared_bytes(&active->build, m, s.block), a);
 }
 
 cudaError_t
@@ -156,17 +197,18 @@ opgen_reference_launch(const struct ewb_launch_args *a)
 
 	if (active == NULL || reference == NULL)
 		return cudaErrorInvalidValue;
-	return launch_kernel(reference, blocks, OPGEN_REFERENCE_BLOCK, a);
+	return launch_kernel(reference, blocks, OPGEN_REFERENCE_BLOCK, 0, a);
 }
 
-/* Each member's own launcher and shaper, members 0 to 35. */
+/* Each member's own launcher and shaper, members 0 to 37. */
 #define MEMBERS \
 	MEMBER(0) MEMBER(1) MEMBER(2) MEMBER(3) MEMBER(4) MEMBER(5) \
 	MEMBER(6) MEMBER(7) MEMBER(8) MEMBER(9) MEMBER(10) MEMBER(11) \
 	MEMBER(12) MEMBER(13) MEMBER(14) MEMBER(15) MEMBER(16) MEMBER(17) \
 	MEMBER(18) MEMBER(19) MEMBER(20) MEMBER(21) MEMBER(22) MEMBER(23) \
 	MEMBER(24) MEMBER(25) MEMBER(26) MEMBER(27) MEMBER(28) MEMBER(29) \
-	MEMBER(30) MEMBER(31) MEMBER(32) MEMBER(33) MEMBER(34) MEMBER(35)
+	MEMBER(30) MEMBER(31) MEMBER(32) MEMBER(33) MEMBER(34) MEMBER(35) \
+	MEMBER(36) MEMBER(37)
 #define MEMBER(i) \
 	static cudaError_t launch_##i(const struct ewb_launch_args *a) \
 	{ return launch_member(i, a); } \
@@ -205,6 +247,8 @@ opgen_op_init(struct opgen_op *op, struct opgen_build *b)
 		    b->function, b->path, b->source_sha256,
 		    g->shape == OPGEN_TILE ? "one tile per block" :
 		    g->shape == OPGEN_STRIDE ? "grid-stride over one wave" :
+		    g->shape == OPGEN_BULK ? "one tile per block by bulk "
+		    "copies (TMA) into shared memory" :
 		    "a run of tiles per block over one wave (persistent)",
 		    g->word_bytes * 8, g->k);
 		v->id = op->ids[i];
@@ -219,11 +263,12 @@ opgen_op_init(struct opgen_op *op, struct opgen_build *b)
 		v->write_bytes = elem;
 		v->flops = 0;
 		v->in_place = false;
-		v->grid_stride = g->shape != OPGEN_TILE;
+		v->grid_stride = g->shape != OPGEN_TILE &&
+		    g->shape != OPGEN_BULK;
 		v->launch = members[i].launch;
 		v->shape = members[i].shape;
 		v->kernel = NULL;	/* until loaded */
-		v->min_cc = 0;
+		v->min_cc = g->shape == OPGEN_BULK ? OPGEN_BULK_MIN_CC : 0;
 		v->max_cover = 0;	/* 64-bit indexing throughout */
 		v->unavailable = NULL;
 	}
@@ -251,6 +296,21 @@ opgen_op_load(struct opgen_op *op, char **cause)
 	if (e != cudaSuccess) {
 		*cause = xasprintf("--elementwise %s: loading its sm_%u cubin: "
 		    "%s", op->build.path, op->build.arch,
+		    cudaGetErrorString(e));
+		return -1;
+	}
+	/* Above 48 KiB a block's dynamic shared memory must be allowed
+	 * first: a bulk member's at the largest block, where it has bulk
+	 * copies (their tiles fit there, opgen.h). */
+	for (i = 0; e == cudaSuccess && op->build.arch >= OPGEN_BULK_MIN_CC &&
+	    i < op->count; i++)
+		if (op->build.kernels[i].shape == OPGEN_BULK)
+			e = cudaFuncSetAttribute((const void *)kernels[i],
+			    cudaFuncAttributeMaxDynamicSharedMemorySize,
+			    (int)shared_bytes(&op->build, i, EWB_MAX_BLOCK));
+	if (e != cudaSuccess) {
+		*cause = xasprintf("--elementwise %s: allowing its bulk "
+		    "members' shared memory: %s", op->build.path,
 		    cudaGetErrorString(e));
 		return -1;
 	}

@@ -23,12 +23,27 @@
 /* The family's axes: the memory word, the words per thread per input,
  * the launch shape; threads per block are the run's --block. */
 enum opgen_access { OPGEN_SCALAR, OPGEN_V64, OPGEN_V128 };
-enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS };
+enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS, OPGEN_BULK };
 #define OPGEN_ACCESSES		3u
-#define OPGEN_SHAPES		3u
+#define OPGEN_SHAPES		4u
+/* The shapes made at every access and K: tile, stride, runs. */
+#define OPGEN_WORD_SHAPES	3u
 #define OPGEN_KS		4u	/* 1, 2, 4, 8 */
-/* Kernels of one op: every access x K x shape. */
-#define OPGEN_KERNELS		(OPGEN_ACCESSES * OPGEN_KS * OPGEN_SHAPES)
+/* The bulk-copy (TMA) shape: 16-byte packets only, K 1 and 2 (the
+ * built-ins' *_tma and *_tma2), each K whose tile (inputs x K x 1024
+ * threads x 16 bytes of shared memory) fits the least a block may opt in
+ * to on a GPU with bulk copies, sm_120's 99 KiB (sm_90's and sm_100's:
+ * 227 KiB): K 2 for 1 to 3 inputs. */
+#define OPGEN_BULK_KS		2u
+#define OPGEN_BULK_SHARED_MOST	(99u << 10)
+/* Bulk copies are sm_90's: below it the plan leaves the bulk members out,
+ * saying why (their min_cc), and with --allow-fallback the tile member of
+ * the same word and K runs under their names. */
+#define OPGEN_BULK_MIN_CC	90u
+/* Kernels of one op, at most: every access x K x word shape, and the
+ * bulk ones. */
+#define OPGEN_KERNELS		(OPGEN_ACCESSES * OPGEN_KS * \
+				    OPGEN_WORD_SHAPES + OPGEN_BULK_KS)
 /* The blocks a member runs at without --block: 64 << 0 to 64 << 4,
  * 64 to 1024 (plan.c). */
 #define OPGEN_BLOCKS		5u
@@ -48,8 +63,8 @@ struct opgen_kernel {
 };
 
 /* The family of an op of `inputs` (1 to 4) inputs of dtype: fills out
- * (OPGEN_KERNELS of them) and returns how many; names and words only
- * (expr and lowered NULL). */
+ * (at most OPGEN_KERNELS of them: 38, 37 for 4 inputs) and returns how
+ * many; names and words only (expr and lowered NULL). */
 unsigned	 opgen_family(enum ewb_dtype, unsigned inputs,
 		    struct opgen_kernel *out);
 const char	*opgen_shape_name(enum opgen_shape);

@@ -148,6 +148,7 @@ bench_case(struct bench *b, const struct plan_case *c, struct launch *l,
 	l->args.sm_count = b->dev->sm_count;
 	l->args.max_threads_per_sm = b->dev->max_threads_per_sm;
 	l->args.max_blocks_per_sm = b->dev->max_blocks_per_sm;
+	l->args.shared_pad = c->shared_pad;
 	l->args.stream = b->stream;
 	shape = c->v->shape(&l->args);
 	memset(p, 0, sizeof *p);

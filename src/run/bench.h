@@ -8,6 +8,8 @@
  *   measure.c   timed launches: stream and graph, warm and cold; the
  *               kernels' own times, launch intervals
  *   profile.c   counters of a group of points in one profiler session
+ *   residency.c --residency: the padding that caps a case's resident
+ *               blocks per SM
  */
 #ifndef EWB_BENCH_H
 #define EWB_BENCH_H
@@ -134,6 +136,17 @@ struct occupancy {
 };
 int		 measure_occupancy(const struct bench *,
 		    const struct point *, struct occupancy *, bool *known,
+		    char **cause);
+
+/* residency.c */
+/* Each case of p given the least dynamic shared memory (its shared_pad)
+ * with which the occupancy calculator holds exactly `want` of its blocks
+ * per SM; a case it cannot cap so is left out, saying why.  -1 on a CUDA
+ * error, PLAN_NOTHING_LEFT (with the cause) when no case is left. */
+int		 residency_plan(struct plan *p, unsigned want, char **cause);
+/* The theoretical occupancy of l with its padding, into occ (its
+ * registers left as they are). */
+int		 residency_occupancy(const struct launch *, struct occupancy *,
 		    char **cause);
 
 /* profile.c */

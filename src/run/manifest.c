@@ -73,6 +73,22 @@ variant_notes_json(struct json *j, const char *key,
 }
 
 static void
+primary_blocks_json(const struct manifest *m, struct json *j)
+{
+	size_t	i;
+
+	json_begin_object(j, "primary_blocks");
+	for (i = 0; i < m->nprimary; i++) {
+		if (m->primary[i].block == 0)
+			json_null(j, m->primary[i].variant);
+		else
+			json_u64(j, m->primary[i].variant,
+			    m->primary[i].block);
+	}
+	json_end_object(j);
+}
+
+static void
 manifest_settings_json(const struct manifest *m, struct json *j)
 {
 	const struct run_options	*o = m->opts;
@@ -87,7 +103,8 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 	if (o->user_variant != NULL)
 		json_str(j, NULL, o->user_variant->id);
 	for (i = 0; i < o->ngenerated; i++)
-		json_str(j, NULL, o->generated[i].id);
+		if (o->generated_selected == NULL || o->generated_selected[i])
+			json_str(j, NULL, o->generated[i].id);
 	json_end_array(j);
 	json_begin_array(j, "sizes");
 	for (i = 0; i < m->nsizes; i++)
@@ -97,12 +114,18 @@ manifest_settings_json(const struct manifest *m, struct json *j)
 	for (i = 0; i < o->nblocks; i++)
 		json_u64(j, NULL, o->blocks[i]);
 	json_end_array(j);
+	primary_blocks_json(m, j);
 	if (o->nblock_times > 0) {
 		json_begin_array(j, "block_times");
 		for (i = 0; i < o->nblock_times; i++)
 			json_u64(j, NULL, o->block_times[i]);
 		json_end_array(j);
 	}
+	/* --residency: every case capped at that many resident blocks
+	 * per SM (its dynamic shared memory in the metrics' theoretical
+	 * occupancy). */
+	if (o->residency > 0)
+		json_u64(j, "residency", o->residency);
 	json_u64(j, "iters", o->iters);
 	json_u64(j, "warmup", o->warmup);
 	json_begin_array(j, "cache");

@@ -151,7 +151,7 @@ timing_csv_row(struct csv *csv, const char *run_id, const struct point *p,
 	csv_f64(csv, s->max);
 	csv_f64(csv, s->mean);
 	csv_f64(csv, s->stddev);
-	csv_f64(csv, NAN);	/* activity_median_ns: time_median_ns now */
+	csv_f64(csv, t->activity_median_ns);
 	csv_f64(csv, bw);
 	csv_f64(csv, moved / (s->min * 1e-9));
 	csv_f64(csv, spec_bandwidth > 0 ? 100.0 * bw / spec_bandwidth : NAN);

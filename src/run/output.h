@@ -29,12 +29,18 @@ struct manifest {
 	size_t			 nchoices;
 	const struct skipped_variant *skipped;
 	size_t			 nskipped;
+	const struct primary_block *primary;	/* each variant's */
+	size_t			 nprimary;
 	const struct skipped_variant *fallbacks;
 	size_t			 nfallbacks;
-	const char		*timer;		/* "cupti_kernel_activity"
-						   (CONCURRENT_KERNEL),
-						   "cupti_kernel_records"
-						   (KERNEL), "cuda_events" */
+	const char		*timer;		/* "graph_replay+" (warm
+						   points) beside the kind
+						   of records that time the
+						   rest: "cupti_kernel_
+						   activity" (CONCURRENT_
+						   KERNEL), "cupti_kernel_
+						   records" (KERNEL);
+						   "cuda_events" */
 	double			 timer_step_ns;	/* kernel times' step; 0:
 						   unknown */
 	const char		*counters_status;	/* ok, off, unavailable */

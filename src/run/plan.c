@@ -37,7 +37,7 @@ variant_index(const struct ewb_variant *v)
 }
 
 /* Variant i of those a plan may hold, in variant_index's order (NULL: a
- * registry row not selected, or no user's kernel); i below
+ * registry row or a member not selected, or no user's kernel); i below
  * plan_candidates(o). */
 static size_t
 plan_candidates(const struct run_options *o)
@@ -52,7 +52,9 @@ plan_candidate(const struct run_options *o, size_t i)
 		return o->selected[i] ? &ewb_variants[i] : NULL;
 	if (i == ewb_variant_count)
 		return o->user_variant;
-	return &o->generated[i - ewb_variant_count - 1];
+	i -= ewb_variant_count + 1;
+	return o->generated_selected == NULL || o->generated_selected[i] ?
+	    &o->generated[i] : NULL;
 }
 
 /* b into blocks[] (n so far) unless it is there already. */
@@ -132,6 +134,53 @@ variant_blocks(struct plan *p, const struct run_options *o,
 	return n;
 }
 
+/* --residency N pads the blocks of the study's one-tile kernels and of
+ * the probes (ewb_study_launch): another variant is left out, saying
+ * why, and so is a block of which an SM cannot hold N by its threads
+ * (whole warps) or its block limit; the rest the occupancy calculator
+ * decides at the run (residency.c).  Returns the blocks left. */
+static size_t
+residency_blocks(struct plan *p, const struct run_options *o,
+    const struct device_facts *d, const struct ewb_variant *v,
+    unsigned *blocks, size_t n)
+{
+	struct skipped_variant	*s;
+	size_t			 i, kept = 0;
+	unsigned long		 threads;
+
+	if (o->residency == 0)
+		return n;
+	if ((strcmp(v->origin, "study") != 0 &&
+	    strcmp(v->origin, "probe") != 0) || v->grid_stride) {
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		snprintf(s->reason, sizeof s->reason, "--residency left out: "
+		    "%s", v->grid_stride ? "a grid-stride kernel's grid is "
+		    "sized to the blocks an SM holds" : "it caps the study's "
+		    "one-tile kernels and the probes only");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		threads = (unsigned long)o->residency *
+		    ((blocks[i] + 31) / 32 * 32);
+		if (threads <= (unsigned long)d->max_threads_per_sm &&
+		    o->residency <= (unsigned)d->max_blocks_per_sm) {
+			blocks[kept++] = blocks[i];
+			continue;
+		}
+		s = skipped_entry(&p->skipped, &p->nskipped, v);
+		if (o->residency > (unsigned)d->max_blocks_per_sm)
+			snprintf(s->reason, sizeof s->reason, "--residency %u "
+			    "left out: an SM of this GPU holds at most %d "
+			    "blocks", o->residency, d->max_blocks_per_sm);
+		else
+			snprintf(s->reason, sizeof s->reason, "--residency %u "
+			    "left out at block %u: %lu threads, past the %d an "
+			    "SM of this GPU holds", o->residency, blocks[i],
+			    threads, d->max_threads_per_sm);
+	}
+	return kept;
+}
+
 static void
 add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
     unsigned block)
@@ -143,6 +192,7 @@ add_case(struct plan *p, const struct ewb_variant *v, uint64_t n,
 	c->v = v;
 	c->n = n;
 	c->block = block;
+	c->shared_pad = 0;
 	c->added = p->ncases - 1;
 }
 
@@ -194,12 +244,15 @@ plan_code_arch(const char *arch_list, unsigned cc)
 
 /* The code a variant's kernel runs as: what the driver loaded for the
  * GPU (a device), else what this build would give a GPU of its compute
- * capability (planning by --chip). */
+ * capability (planning by --chip); a user's op's family, the GPU's own
+ * (NVRTC compiles it for the GPU, src/opgen/). */
 static unsigned
 variant_code_arch(const struct device_facts *d, const struct ewb_variant *v)
 {
 	unsigned	cc = (unsigned)(d->cc_major * 10 + d->cc_minor);
 
+	if (strcmp(v->origin, OPGEN_ORIGIN) == 0)
+		return cc;
 	if (d->index >= 0 && v->kernel != NULL)
 		return ewb_code_arch(v->kernel);
 	return plan_code_arch(EWB_CUDA_ARCH, cc);
@@ -411,6 +464,11 @@ plan_totals(struct plan *p)
 {
 	size_t	i, bytes;
 
+	free(p->sizes);
+	p->array_bytes = 0;
+	p->largest_n = 0;
+	p->guarded_bytes = 0;
+	p->more_inputs = 0;
 	p->sizes = xmalloc((p->ncases + 1) * sizeof *p->sizes);
 	for (i = 0; i < p->ncases; i++) {
 		p->sizes[i] = p->cases[i].n;
@@ -474,7 +532,8 @@ plan_build(const struct run_options *o, const struct device_facts *d,
 			return -1;
 		}
 		sizes_sort_unique(sizes, &count);	/* a tier size also given */
-		nb = variant_blocks(p, o, v, blocks);
+		nb = residency_blocks(p, o, d, v, blocks,
+		    variant_blocks(p, o, v, blocks));
 		for (k = 0; k < count; k++) {
 			for (b = 0; b < nb; b++) {
 				/* A size past the GPU's memory is the memory
@@ -513,6 +572,19 @@ plan_free(struct plan *p)
 	free(p->skipped);
 	free(p->fallbacks);
 	memset(p, 0, sizeof *p);
+}
+
+void
+plan_leave_out(struct plan *p, size_t i, const char *reason)
+{
+	struct skipped_variant	*s;
+
+	s = skipped_entry(&p->skipped, &p->nskipped, p->cases[i].v);
+	snprintf(s->reason, sizeof s->reason, "%s", reason);
+	memmove(&p->cases[i], &p->cases[i + 1],
+	    (p->ncases - i - 1) * sizeof *p->cases);
+	p->ncases--;
+	plan_totals(p);
 }
 
 size_t
@@ -587,18 +659,30 @@ timing_rule(const struct run_options *o)
  * point's flush), by measure.c's protocol: the warm-up (at least 1 ms),
  * then samples until the stopping rule (bench.c's timing_rule) says
  * enough; the estimate takes the samples the minimum GPU time needs (the
- * interval target is usually met by then), within the caps.  Without
- * CUPTI, exactly the warm-up and --iters launches. */
+ * interval target is usually met by then), within the caps.  A warm point
+ * outside a trace: its replays, and for short kernels a round of --iters
+ * launches under the records.  Without CUPTI, exactly the warm-up and
+ * --iters launches. */
 static double
-point_seconds(const struct run_options *o, double t, double per)
+point_seconds(const struct run_options *o, double t, double per, bool cold)
 {
 	struct sampling_rule	rule = timing_rule(o);
-	double			warm = o->warmup * per, samples;
+	double			warm = o->warmup * per, samples, k;
 
 	if (o->no_cupti)
 		return (o->warmup + o->iters) * per;
 	if (o->warmup > 0 && warm < TIMING_WARMUP_MIN_S)
 		warm = TIMING_WARMUP_MIN_S;
+	/* Warm, not traced: the replays (one untimed; their stopping rule
+	 * is usually met at the minimum), and a round of records for short
+	 * kernels. */
+	if (!cold && o->trace == NULL) {
+		k = fmax(TIMING_REPLAY_MIN_LAUNCHES, ceil(TIMING_REPLAY_NS *
+		    1e-9 / t));
+		samples = fmax(TIMING_REPLAY_MIN_SAMPLES, ceil(o->iters / k));
+		return warm + (samples + 1) * k * t +
+		    (t < TIMING_PROBE_MAX_NS * 1e-9 ? o->iters * per : 0);
+	}
 	samples = ceil(rule.min_gpu_s / t);
 	if (samples < rule.min_samples)
 		samples = rule.min_samples;
@@ -642,7 +726,8 @@ plan_estimate_seconds(const struct plan *p, const struct run_options *o,
 			double per = t + (p->caches[k] == CACHE_COLD ?
 			    flush + LAUNCH_FLOOR_S : 0);
 
-			total += p->nlaunches * point_seconds(o, t, per);
+			total += p->nlaunches * point_seconds(o, t, per,
+			    p->caches[k] == CACHE_COLD);
 			if (p->counters)
 				total += passes * 2 * (per + PROFILED_KERNEL_S);
 		}
@@ -699,6 +784,11 @@ plan_print(const struct plan *p, const struct run_options *o,
 	for (i = 0; i < p->nskipped; i++)
 		fprintf(f, "skipped: %s: %s\n", p->skipped[i].variant,
 		    p->skipped[i].reason);
+	if (o->residency > 0)
+		fprintf(f, "residency: at most %u block%s per SM, each block "
+		    "given the dynamic shared memory that caps it (the "
+		    "occupancy calculator confirms it at the run)\n",
+		    o->residency, o->residency == 1 ? "" : "s");
 	secs = plan_estimate_seconds(p, o, d, passes);
 	bytes_format((double)plan_device_bytes(p), mem, sizeof mem);
 	size_format(p->largest_n, size, sizeof size);
@@ -722,4 +812,24 @@ plan_print(const struct plan *p, const struct run_options *o,
 		    ceil(energy_point_seconds(o->energy_window_s)));
 	fprintf(f, "%zu sizes up to %s; GPU memory %s; about %.0f s\n",
 	    p->nsizes, size, mem, secs < 1 ? 1 : ceil(secs));
+}
+
+size_t
+plan_primary_blocks(const struct plan *p, struct primary_block *out)
+{
+	size_t	i, k, n = 0;
+
+	for (i = 0; i < p->ncases; i++) {
+		const struct ewb_variant *v = p->cases[i].v;
+
+		for (k = 0; k < n && strcmp(out[k].variant, v->id) != 0; k++)
+			;
+		if (k == n) {
+			out[n].variant = v->id;
+			out[n++].block = p->cases[i].block;
+		} else if (p->cases[i].block == v->default_block &&
+		    v->default_block != 0)
+			out[k].block = v->default_block;
+	}
+	return n;
 }

@@ -22,6 +22,10 @@ struct plan_case {
 	unsigned		 block;	/* threads per block, resolved by the
 					   plan; 0: a peer's, which picks its
 					   own */
+	size_t			 shared_pad;	/* dynamic shared memory its
+					   blocks are given, unused:
+					   --residency's cap (residency.c);
+					   0: none */
 	size_t			 added;	/* its place in the order the plan
 					   added cases: the sort's last key,
 					   which keeps a variant's blocks in
@@ -74,6 +78,10 @@ int		 plan_build(const struct run_options *,
 		    const struct device_facts *, size_t free_bytes,
 		    bool counters, struct plan *, char **cause);
 void		 plan_free(struct plan *);
+/* Case i left out of p, `reason` saying why in its skipped list (a
+ * case the run finds it cannot measure as asked, before the first
+ * launch: residency.c). */
+void		 plan_leave_out(struct plan *, size_t i, const char *reason);
 
 /* Timed points (rows of timing.csv) and counter points. */
 size_t		 plan_timed_points(const struct plan *);
@@ -100,6 +108,12 @@ double		 plan_estimate_seconds(const struct plan *,
  * newest SASS of cc's major not above cc, else its PTX when not above cc
  * (JIT-compiled by the driver); 0 when it has none. */
 unsigned	 plan_code_arch(const char *arch_list, unsigned cc);
+/* Each variant's primary block into out (room for p->ncases): its
+ * published block where the plan runs it with it, else the first it runs
+ * with (cases keep a variant's blocks in --block order); 0 for a
+ * library's.  Returns how many. */
+size_t		 plan_primary_blocks(const struct plan *,
+		    struct primary_block *out);
 /* --dry-run: the plan, one line per case group, and its cost. */
 void		 plan_print(const struct plan *, const struct run_options *,
 		    const struct device_facts *, int passes, FILE *);
@@ -107,6 +121,23 @@ void		 plan_print(const struct plan *, const struct run_options *,
 /* A timed point's warm-up with the kernel clock: --warmup launches and at
  * least this long (measure.c; the plan's estimate counts it too). */
 #define TIMING_WARMUP_MIN_S	1e-3
+/* A warm point is timed by replays of a graph of its launches, the kernel
+ * records paused (measure.c): each replay covers TIMING_REPLAY_NS of the
+ * GPU's time in at least TIMING_REPLAY_MIN_LAUNCHES launches (its event
+ * pair costs about 2.4 us on an H200: 0.5 % of it at most; docs/
+ * analysis.md, "The timer's own cost"), and a point takes at least
+ * TIMING_REPLAY_MIN_SAMPLES replays and never fewer launches than
+ * --iters. */
+#define TIMING_REPLAY_NS		0.5e6
+#define TIMING_REPLAY_MIN_LAUNCHES	2u
+#define TIMING_REPLAY_MIN_SAMPLES	5u
+/* Warm rows whose kernels are shorter get their launch intervals (and a
+ * round of kernel records for them): beyond it the launch path cannot set
+ * the time. */
+#define TIMING_PROBE_MAX_NS		20e3
+/* That round of records covers TIMING_REPLAY_NS in at least this many
+ * launches, and at most --iters. */
+#define TIMING_RECORDS_MIN_LAUNCHES	3u
 /* The stopping rule of a run's timed points (measure.c), from its
  * options. */
 struct sampling_rule timing_rule(const struct run_options *);

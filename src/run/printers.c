@@ -224,6 +224,32 @@ printers_counters(struct printers *pr, const struct point *p,
 	    "occupancy_api", cause);
 }
 
+bool
+printers_tuned_block(const struct printers *pr, const char *variant,
+    unsigned *block)
+{
+	const struct tuned	*best = NULL;
+	uint64_t		 largest = 0;
+	size_t			 i;
+
+	for (i = 0; i < pr->ntuned; i++)
+		if (strcmp(pr->tuned[i].v->id, variant) == 0 &&
+		    pr->tuned[i].n > largest)
+			largest = pr->tuned[i].n;
+	for (i = 0; i < pr->ntuned; i++) {
+		const struct tuned *t = &pr->tuned[i];
+
+		if (strcmp(t->v->id, variant) == 0 && t->n == largest &&
+		    (best == NULL || t->median_ns < best->median_ns ||
+		    (t->median_ns == best->median_ns && t->block < best->block)))
+			best = t;
+	}
+	if (best == NULL)
+		return false;
+	*block = best->block;
+	return true;
+}
+
 void
 printers_tune_table(const struct printers *pr)
 {

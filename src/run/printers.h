@@ -32,6 +32,11 @@ struct printers {
 void	 printers_init(struct printers *, const struct device_facts *,
 	    const char *run_id, bool quiet, size_t total);
 void	 printers_free(struct printers *);
+/* tune: the block of variant that was fastest at its largest size (any
+ * cache state and launch mode; ties: the smaller block); false before any
+ * of its points was timed. */
+bool	 printers_tuned_block(const struct printers *, const char *variant,
+	    unsigned *block);
 /* The device and the table's header (not for check). */
 void	 printers_header(const struct printers *);
 /* A timed point: console row, timing.csv row, progress, tune memory. */

@@ -84,6 +84,7 @@ runner_free(struct runner *r)
 		opgen_op_free(&r->gen);
 	free(r->gen_path);
 	plan_free(&r->plan);
+	free(r->primary);
 	free(r->man.failures);
 	free(r->man.counters_reason);
 	free(r->created);
@@ -368,4 +369,21 @@ runner_name_fault(struct runner *r, char **cause)
 	free(what);
 	free(how);
 	free(was);
+}
+
+void
+runner_primary_blocks(struct runner *r)
+{
+	size_t	i;
+
+	if (r->primary == NULL)
+		r->primary = xcalloc(r->plan.ncases + 1, sizeof *r->primary);
+	r->man.nprimary = plan_primary_blocks(&r->plan, r->primary);
+	r->man.primary = r->primary;
+	if (!r->pr.tune)
+		return;
+	for (i = 0; i < r->man.nprimary; i++)
+		if (r->primary[i].block != 0)
+			(void)printers_tuned_block(&r->pr,
+			    r->primary[i].variant, &r->primary[i].block);
 }

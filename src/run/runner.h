@@ -50,6 +50,7 @@ struct runner {
 	double			 started;
 	char			 default_dir[256];
 	char			 sass_note[256];	/* run.json "sass" */
+	struct primary_block	*primary;	/* man.primary */
 };
 
 /* runner.c */
@@ -73,6 +74,9 @@ int	 runner_write_trace(struct runner *);
  * the point at work and the compute-sanitizer command that finds it. */
 void	 runner_name_fault(struct runner *, char **cause);
 void	 runner_free(struct runner *);
+/* run.json's primary_blocks from the plan, and for tune from the blocks
+ * it found fastest (printers_tuned_block). */
+void	 runner_primary_blocks(struct runner *);
 
 /* setup.c */
 void	 runner_start_counters(struct runner *);

@@ -99,6 +99,59 @@ select_variants(struct run_options *o, char **cause)
 	return 0;
 }
 
+int
+settings_select_members(struct run_options *o,
+    const struct ewb_variant *members, size_t n, char **cause)
+{
+	size_t		 count = ewb_variant_count + n, i, k;
+	const char	**ids = xcalloc(count, sizeof *ids);
+	bool		*probe = xcalloc(count, sizeof *probe);
+	bool		*one = xcalloc(count, sizeof *one);
+	bool		*any = xcalloc(count, sizeof *any);
+	bool		 named = false;
+	int		 rc = 0;
+
+	for (i = 0; i < count; i++) {
+		ids[i] = i < ewb_variant_count ? ewb_variants[i].id :
+		    members[i - ewb_variant_count].id;
+		probe[i] = i < ewb_variant_count &&
+		    variant_named_only(&ewb_variants[i]);
+	}
+	for (k = 0; k < o->nvariant_lists && rc == 0; k++) {
+		rc = ids_select(o->variant_lists[k], ids, probe, count, one,
+		    cause);
+		for (i = 0; rc == 0 && i < count; i++)
+			any[i] = any[i] || one[i];
+	}
+	if (rc != 0 && n > 0) {
+		char	*more = xasprintf("%s (--elementwise's members: %s "
+		    "... %s, docs/user-kernels.md)", *cause, members[0].id,
+		    members[n - 1].id);
+
+		free(*cause);
+		*cause = more;
+	}
+	if (rc == 0 && o->nvariant_lists > 0) {
+		for (i = 0; i < ewb_variant_count; i++)
+			o->selected[i] = any[i];
+		for (i = 0; i < n; i++)
+			named = named || any[ewb_variant_count + i];
+		free(o->generated_selected);
+		o->generated_selected = NULL;
+		if (named) {
+			o->generated_selected = xcalloc(n, sizeof *any);
+			for (i = 0; i < n; i++)
+				o->generated_selected[i] =
+				    any[ewb_variant_count + i];
+		}
+	}
+	free(ids);
+	free(probe);
+	free(one);
+	free(any);
+	return rc;
+}
+
 /* With --kernel and no -v: the built-in variants of the kernel's op and
  * dtype, to measure it beside; for a user's op (--reference), those that
  * move as many bytes per element (a 3-input bf16 op, 8: relu and abs
@@ -128,8 +181,10 @@ settings_finish(struct run_options *o, char **cause)
 		return -1;
 	if (o->kernel.path != NULL && o->nvariant_lists == 0)
 		select_family(o);
-	else if (o->elementwise != NULL && o->nvariant_lists == 0)
-		;	/* the op's family alone; -v adds built-ins */
+	else if (o->elementwise != NULL)
+		;	/* the op's family alone, or -v's choice among the
+			   built-ins and the members once the family is
+			   built (settings_select_members) */
 	else if (select_variants(o, cause) != 0)
 		return -1;
 	/* The family's launches are a user's code: under the watchdog. */
@@ -145,6 +200,14 @@ settings_finish(struct run_options *o, char **cause)
 	if (o->max_iters == 0)
 		o->max_iters = o->iters > SETTINGS_MAX_SAMPLES ? o->iters :
 		    SETTINGS_MAX_SAMPLES;
+	/* A misaligned operand runs the variant's scalar kernel, not the
+	 * one whose residency the cap was confirmed for. */
+	if (o->residency > 0 && o->misalign) {
+		*cause = xstrdup("--residency with --misalign: a misaligned "
+		    "operand runs a variant's scalar kernel, whose residency "
+		    "the cap was not set for");
+		return -1;
+	}
 	if (o->max_iters < o->iters) {
 		*cause = xasprintf("--max-iters %u is below --iters %u",
 		    o->max_iters, o->iters);
@@ -189,6 +252,7 @@ void
 settings_free(struct run_options *o)
 {
 	free(o->selected);
+	free(o->generated_selected);
 	free(o->variant_lists);
 	free(o->sizes);
 	free(o->blocks);

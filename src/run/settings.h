@@ -33,6 +33,9 @@ struct run_options {
 	unsigned	*block_times;	/* --block x2,x4: multiples of each
 					   variant's own block */
 	size_t		 nblock_times;
+	unsigned	 residency;	/* --residency: resident blocks per
+					   SM, capped (residency.c); 0: not
+					   capped */
 	unsigned	 iters;		/* samples: at least */
 	unsigned	 max_iters;	/* at most */
 	double		 max_time_ms;	/* of sampling, once iters are in */
@@ -85,6 +88,9 @@ struct run_options {
 	const char	*elementwise;
 	const struct ewb_variant *generated;
 	size_t		 ngenerated;
+	/* generated[i] is run: the members -v names (settings_select_
+	 * members); NULL, every member. */
+	bool		*generated_selected;
 };
 
 /* The timing defaults (docs/analysis.md, "How a point is timed"). */
@@ -109,6 +115,13 @@ int	 settings_preset(struct run_options *o, const char *name,
  * default metric set and sizes, sizes ascending and each once.  -1 with
  * a cause for settings that contradict each other. */
 int	 settings_finish(struct run_options *o, char **cause);
+/* --elementwise with -v, once its family of n members is built: each -v
+ * pattern matched against the built-in variants and the members alike
+ * (a typo's suggestions from both); the built-ins it names selected, and
+ * the members it names, or every member where it names none.  -1 with a
+ * cause where a pattern matches neither. */
+int	 settings_select_members(struct run_options *o,
+	    const struct ewb_variant *members, size_t n, char **cause);
 void	 settings_free(struct run_options *o);
 
 #endif

@@ -106,8 +106,14 @@ runner_open_device(struct runner *r, char **cause)
 	if (r->opts.trace == NULL && !r->opts.no_cupti &&
 	    r->opts.command != CMD_CHECK && !r->opts.dry_run)
 		(void)trace_start(TRACE_KERNELS, &trace_cause);
+	/* Warm points of a run that is not traced are timed by replays of
+	 * a graph, the records paused (measure.c); the rest by records. */
 	if (trace_started())
-		r->man.timer = strcmp(trace_kernel_kind(), "kernel") == 0 ?
+		r->man.timer = trace_mode() == TRACE_KERNELS ?
+		    (strcmp(trace_kernel_kind(), "kernel") == 0 ?
+		    "graph_replay+cupti_kernel_records" :
+		    "graph_replay+cupti_kernel_activity") :
+		    strcmp(trace_kernel_kind(), "kernel") == 0 ?
 		    "cupti_kernel_records" : "cupti_kernel_activity";
 	/* Without a usable GPU CUPTI fails too (CUPTI_ERROR_UNKNOWN): the
 	 * GPU's own reason is the one to say. */
@@ -352,6 +358,10 @@ runner_start_elementwise(struct runner *r, char **cause)
 	r->gen_path = path;
 	free(function);
 	opgen_op_init(&r->gen, &b);
+	/* -v, now that the members' ids are known */
+	if (settings_select_members(&r->opts, r->gen.variants, r->gen.count,
+	    cause) != 0)
+		return EWB_EXIT_USAGE;
 	if (!r->opts.quiet)
 		printf("ewbench: --elementwise %s:%s: %u kernels (%u input%s, "
 		    "%s) compiled for sm_%u in %.2f s (NVRTC %d.%d), checked "

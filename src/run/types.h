@@ -40,6 +40,13 @@ struct skipped_variant {
 	char		 reason[320];
 };
 
+/* A variant's primary block: the one plots and findings judge it at
+ * (run.json "primary_blocks"); 0: a library's, which picks its own. */
+struct primary_block {
+	const char	*variant;
+	unsigned	 block;
+};
+
 /* Where a run's wall time went, in seconds (run.json "wall_s"). */
 struct run_wall {
 	double	 setup;		/* device, counters, plan, buffers */
@@ -67,15 +74,23 @@ struct timed {
 	struct stats		 st;		/* of the samples */
 	unsigned		 launches;	/* launches timed */
 	const char		*source;	/* "kernel": CUPTI's kernel
-						   times; "events": an event
-						   pair per launch; "batch":
-						   per replay of a graph */
+						   times; "replay": per
+						   launch of an uninstrumented
+						   graph replay; "events": an
+						   event pair per launch;
+						   "batch": per replay of a
+						   graph (no CUPTI) */
 	const char		*stop;		/* sampling_name(), or "count" */
 	double			 batch_ns;	/* events around the rounds,
 						   per launch */
-	double			 crosscheck_ns;	/* a graph replay with kernel
-						   records off, per launch;
-						   NaN: not cross-checked */
+	double			 activity_median_ns;	/* a replay-timed
+						   point's kernel records:
+						   their median span; NaN:
+						   none */
+	double			 crosscheck_ns;	/* stream launches queued
+						   behind a spin, records
+						   off, per launch; NaN: not
+						   cross-checked */
 	struct interval		 interval;	/* in the row's launch mode */
 	struct interval		 queued;	/* behind a spin kernel */
 	struct interval		 graph;		/* replayed from a graph */

@@ -251,6 +251,8 @@ profile_cases(struct runner *r, const struct plan_case *cases, size_t count,
 	for (i = 0; i < n; i++) {
 		if (measure_occupancy(&r->bench, &pts[i].p, &occ, &known,
 		    cause) != 0 ||
+		    (known && r->opts.residency > 0 &&
+		    residency_occupancy(&pts[i].l, &occ, cause) != 0) ||
 		    printers_counters(&r->pr, &pts[i].p, &r->mset, r->counters,
 		    values + i * m, &occ, known, cause) != 0)
 			goto out;

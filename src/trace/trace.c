@@ -9,8 +9,10 @@
  * time back-to-back launches as they overlap, stream and graph alike.  Its
  * instrumentation slows the kernels that keep few bytes in flight (a
  * scalar fp16 add 6-13 % on an H200; those that saturate DRAM are
- * untouched), which the timer cross-check (measure.c) measures in every
- * run.  The KERNEL kind leaves the kernels' speed alone but serialises
+ * untouched), so measure.c pauses the records (trace_pause) and times
+ * warm points by an uninstrumented graph replay, and measures what the
+ * records make of them beside it.  The KERNEL kind leaves the kernels'
+ * speed alone but serialises
  * them: its records carry 1.0-1.5 us more than the kernel (44 % of a
  * 1Mi add) and graph-launched kernels get no timestamps at all, so it is
  * only a switch, EWBENCH_CUPTI_KERNEL_KIND=kernel, for measuring that.

@@ -36,6 +36,9 @@ import os
 import sys
 
 
+# Rows timed on the GPU alone (CUPTI records, an uninstrumented replay).
+GPU_TIMED = ("kernel", "replay")
+
 def rows(directory):
     """{(run, variant, n, block, cache, launch): row} of a run or study."""
     parts = [""]
@@ -134,8 +137,9 @@ def main(argv):
         for i, a in enumerate(found):
             for b in found[i + 1:]:
                 for k in set(a) & set(b):
-                    if a[k].get("time_source") == "kernel" == \
-                            b[k].get("time_source"):
+                    if a[k].get("time_source") in GPU_TIMED and \
+                            b[k].get("time_source") == \
+                            a[k].get("time_source"):
                         pairs.append((needed_floor(a[k], b[k]), (
                             float(a[k]["time_median_ns"]) +
                             float(b[k]["time_median_ns"])) / 2))

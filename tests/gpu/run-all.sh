@@ -27,7 +27,7 @@
 #             where configure found cuobjdump), then
 #             tests/gpu/elementwise.sh: add, ReLU and abs given as
 #             per-element functions (--elementwise): every generated
-#             kernel checked at every tail, the what-if at 2^28 (180
+#             kernel checked at every tail, the what-if at 2^28 (190
 #             candidates each beside the built-ins, cub and, for add, a
 #             user's kernel) ranked with its seconds, a wrong op never
 #             ranked; then `ewbench ceilings` and the tanh GELU f16,
@@ -56,6 +56,20 @@
 #             one untimed `import torch` (the bytecode cache warm for
 #             both): the step table side by side (tests/gpu/steps.py),
 #             in steps.md, and both studies packed into OUT
+#   calibration issue 51's calibrated curve: tests/gpu/residency.sh (the
+#             --residency cap, confirmed by both occupancies), then
+#             scripts/calibrate.sh (the
+#             scalar study variants and their probes at 2^28, warm, at 1 to
+#             8 resident blocks per SM, ewbench run --residency N, with the
+#             achieved occupancy) into a copy of the shipped reference
+#             study of this GPU's model (reports/reference/nvidia-h200 on
+#             an H200), its report rendered with it; calibration.tar.gz
+#             (the run directories), the copy's predictions.csv and
+#             model-error.csv beside the shipped ones' (calibration-*.csv)
+#             into OUT
+#   mainjob-calibrated `make report-calibrated` as a user runs it, timed;
+#             the study directory it writes (calibration/ included) packed
+#             into OUT
 #   timing    tests/gpu/timing.sh: the timing protocol's properties
 #   timer     tests/gpu/timer-kinds.sh: what recording the kernels costs
 #             them (KERNEL and CONCURRENT_KERNEL records, with and
@@ -514,6 +528,48 @@ probes)
 	timed probes-misalign ./ewbench check -q --misalign -v "$ids" -s 1,3,33,1000003 &&
 	timed probes-blocks ./ewbench check -q --block 32,96,1024 -v "$ids" -s 3,1000003
 	tail -n 2 "$work"/probes-*.log
+	;;
+calibration)
+	log calibration
+	make check TESTS=tests/gpu/residency.sh >/dev/null 2>&1
+	tail -n 12 tests/gpu/residency.log | tee "$out/residency.txt"
+	name=$(./ewbench info 2>/dev/null | sed -n '1{s/^device [0-9]*: //;s/[^A-Za-z0-9]\{1,\}/-/g;p;}' | tr 'A-Z' 'a-z')
+	ref=
+	for d in reports/reference/nvidia-*/; do
+		d=${d%/}
+		[ -f "$d/article/run.json" ] && case $name in
+		    "$(basename "$d")"*) ref=$d; break ;; esac
+	done
+	rm -rf "$work/calibrated" && mkdir -p "$work/calibrated"
+	if [ -n "$ref" ]; then
+		for part in "$ref"/*; do
+			[ "$(basename "$part")" = report ] ||
+			    ln -s "$top/$part" "$work/calibrated/"
+		done
+	fi
+	timed calibration sh scripts/calibrate.sh "$work/calibrated" &&
+	    tar czf "$out/calibration.tar.gz" -C "$work/calibrated" calibration
+	tail -n 3 "$work/calibration.log"
+	if [ -n "$ref" ] && [ -d "$work/calibrated/calibration" ]; then
+		timed calibration-report env EWBENCH_PYTHON=python3 MPLBACKEND=Agg \
+		    ./ewbench report "$work/calibrated" -o "$work/calibrated/report" &&
+		for f in predictions model-error; do
+			cp "$ref/report/$f.csv" "$out/calibration-$f-shipped.csv"
+			cp "$work/calibrated/report/$f.csv" "$out/calibration-$f.csv"
+		done
+		cat "$out/calibration-model-error-shipped.csv" "$out/calibration-model-error.csv"
+	else
+		echo "calibration: no shipped reference of this GPU model to render it with"
+	fi
+	;;
+mainjob-calibrated)
+	log make report-calibrated
+	rm -rf reports/nvidia-*
+	timed mainjob-calibrated make report-calibrated
+	tail -15 "$work/mainjob-calibrated.log"
+	for d in reports/nvidia-*/; do
+		[ -d "$d" ] && tar czf "$out/study-$(basename "$d").tar.gz" -C reports "$(basename "$d")"
+	done
 	;;
 mainjob)
 	log make report

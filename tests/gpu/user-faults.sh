@@ -22,13 +22,21 @@
 #     load request where 4 would do; its verdict is printed (named
 #     "misaligned access" only where the extra sector costs);
 #  5. add_chunked.cu again, with `--elementwise examples/op_add.cu` at
-#     256Mi, block 256 only, cub beside (the fix's prediction): its
+#     256Mi, block 256 only, cub beside (the fault's cost): its
 #     cause's fix is tested by the generated member that makes it,
-#     gen:add:stride_v32_k1 (coalesced 32-bit loads, grid-stride), which
-#     must rise: confirmed, or direction right, size off (on the H200's
-#     committed rows, two runs of one session joined: 3596 GB/s against
-#     cub's 4416 predicted, x0.81, size off; tests/python/test_fix_member.py),
-#     never refuted; the fix is a row of the report's predictions.csv.
+#     gen:add:stride_v32_k1 (coalesced 32-bit loads, grid-stride),
+#     predicted at its own words (the curve at 16 KiB in flight an SM),
+#     which must rise: confirmed, or direction right, size off (on the
+#     H200's committed rows, two runs of one session joined: 3596 GB/s
+#     against 3619 predicted, x0.99, confirmed; tests/python/
+#     test_fix_member.py), never refuted; the fix is a row of the
+#     report's predictions.csv;
+#  6. add_few_blocks and add_offset the same way, each with the one
+#     member that fixes it picked by -v (and cub), and only that member
+#     timed: gen:add:stride_v32_k1 (a grid of one wave) and
+#     gen:add:tile_v32_k1 (aligned warps, at add_offset's own words and
+#     occupancy: x0.96 on the committed rows; only where add_offset is
+#     named misaligned).
 # Every verdict and its rule go to stdout (and, with USER_FAULTS_OUT, the
 # run directories and verdicts.txt there).  Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
@@ -83,7 +91,13 @@ run low --kernel "$ex/add_low_occupancy.cu" --kernel-block 128 \
 run offset --kernel "$ex/add_offset.cu" -s 256Mi
 run chunkedfix --kernel "$ex/add_chunked.cu" --elems-per-thread 32 \
     --elementwise "$ex/op_add.cu" --block 256 -v cub_add_f32 -s 256Mi
-for name in chunked few low offset chunkedfix; do
+run fewfix --kernel "$ex/add_few_blocks.cu" --elems-per-thread 1024 \
+    --elementwise "$ex/op_add.cu" --block 256 \
+    -v gen:add:stride_v32_k1,cub_add_f32 -s 16Mi
+run offsetfix --kernel "$ex/add_offset.cu" \
+    --elementwise "$ex/op_add.cu" --block 256 \
+    -v gen:add:tile_v32_k1,cub_add_f32 -s 256Mi
+for name in chunked few low offset chunkedfix fewfix offsetfix; do
 	verdicts "$name" >/dev/null
 done
 cat "$keep/verdicts.txt"
@@ -140,4 +154,22 @@ print("add_offset: %.2f sectors per load request where %.1f do" % (
     a.per_request, a.ideal))
 sys.exit(0 if abs(a.per_request - a.ideal - 1.0) < 0.1 else 1)
 PY
+
+# 6. The other two faults' fixes, tested the same way: a grid of one wave
+#    (gen:add:stride_v32_k1) for add_few_blocks, aligned warps
+#    (gen:add:tile_v32_k1) for add_offset where its extra sector costs.
+fixed() {	# fixed NAME SIZE MEMBER
+	members=$(cut -d, -f2 "$keep/$1/timing.csv" | grep '^gen:' | sort -u)
+	[ "$members" = "$3" ] || fail "$1: -v $3 ran: $members"
+	line=$(sed -n "\|^== $keep/$1\$|,/^== /p" "$keep/verdicts.txt" |
+	    grep "^$2 256 warm ") || fail "$1: no point at $2"
+	echo "$line" | grep -Eq "\($3, generated\): [0-9]+ GB/s \(\+[0-9.]+ %\), predicted [0-9]+ GB/s \(x[0-9.]+, (confirmed|direction right, size off)" ||
+	    fail "$1: its fix not tested and risen by $3: $line"
+	echo "$1: its fix tested by $3: $(echo "$line" | grep -Eo "\($3, generated\)[^|]*" | head -1)"
+}
+fixed fewfix 16777216 gen:add:stride_v32_k1
+if grep -q '^268435456 256 warm [0-9]* GB/s: misaligned access' \
+    "$keep/verdicts.txt"; then
+	fixed offsetfix 268435456 gen:add:tile_v32_k1
+fi
 echo "PASS: the examples' faults named"

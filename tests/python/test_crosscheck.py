@@ -31,12 +31,19 @@ def test_a_slowed_kernel_is_flagged_and_an_agreeing_one_is_not():
 
 
 def test_the_row_interval_and_the_gap_widen_the_tolerance():
-    # 4 % apart at 100 us: beyond 2 % + 1 us + a 0.2 % interval, within
-    # the same with a 2 % interval.
+    # 5 % apart at 100 us: beyond 2 % + 2 us + a 0.2 % interval, within
+    # the same with a 2 % interval (replay rows); records-timed rows
+    # allow a 1 us gap: 4 % apart is beyond 2 % + 1 us + 0.2 %.
+    replay = dict(source="replay")
+    assert crosscheck.check(point(100e3, 95e3, ci_pct=0.2, **replay)).flagged
+    assert not crosscheck.check(point(100e3, 95e3, ci_pct=2.0,
+                                      **replay)).flagged
     assert crosscheck.check(point(100e3, 96e3, ci_pct=0.2)).flagged
     assert not crosscheck.check(point(100e3, 96e3, ci_pct=2.0)).flagged
-    # A replay 0.86 us longer than a 24 us kernel (3.6 %): its gap.
-    assert not crosscheck.check(point(24e3, 24.86e3, n=1 << 24)).flagged
+    # Queued stream launches 1.51 us longer than a 25 us replay (6 %):
+    # the stream's gap (cub_add_f16 at 2^24 on an H200).
+    assert not crosscheck.check(point(25.04e3, 26.55e3, n=1 << 24,
+                                      source="replay")).flagged
 
 
 def test_short_kernels_are_checked_but_never_judged():
@@ -57,3 +64,25 @@ def test_the_concurrent_kernel_timer_is_named():
     assert not crosscheck.instrumented_timer(
         {"settings": {"timer": "cuda_events"}})
     assert not crosscheck.instrumented_timer(None)
+
+
+def test_each_protocol_names_its_two_timers():
+    replayed = crosscheck.check(point(772.9e3, 774.5e3, source="replay"))
+    assert replayed.timers[0] == "the uninstrumented graph replay"
+    assert "queued behind a spin" in replayed.timers[1]
+    recorded = crosscheck.check(point(826.6e3, 746.9e3))
+    assert recorded.timers == ("the kernel records",
+                               "the uninstrumented graph replay")
+
+
+def test_the_records_cost_is_read_beside_the_replay():
+    # add_f16 at 2^28 on an H200: records 853.6 us, replay 772.9 us.
+    slowed = point(772.9e3, 774.5e3, source="replay",
+                   activity_median_ns=853.6e3)
+    assert abs(crosscheck.records_cost(slowed) - 0.1044) < 1e-3
+    # Only replay rows, only judged sizes, only where the records ran.
+    assert crosscheck.records_cost(point(853.6e3, 772.9e3)) is None
+    assert crosscheck.records_cost(point(3.3e3, 3.3e3, source="replay",
+                                         activity_median_ns=3.4e3)) is None
+    assert crosscheck.records_cost(point(772.9e3, None,
+                                         source="replay")) is None

@@ -59,6 +59,27 @@ def test_primary_block_of_a_tune_sweep_is_its_fastest():
     assert sel.primary_blocks(pts) == {"v": 512}
 
 
+def test_a_recorded_primary_block_is_read_not_inferred():
+    # run.json's settings.primary_blocks (since 2026-11-29) decides, even
+    # where the rows alone would pick another block (512, the fastest).
+    import types
+    times = {256: 5200.0, 512: 5000.0}
+    pts = [make_point(n=n, block=b, time_median_ns=t * n)
+           for b, t in times.items() for n in (1, 2)]
+    pts.append(make_point(variant="cub", block=None))
+    run = types.SimpleNamespace(points=pts, manifest={
+        "settings": {"primary_blocks": {"v": 256, "cub": None}}})
+    assert sel.recorded_primary_blocks(run) == {"v": 256, "cub": None}
+    chosen = sel.primary_points(run)
+    assert {(p.variant, p.block) for p in chosen} == {("v", 256),
+                                                       ("cub", None)}
+    # Without it (runs written before): inferred, the fastest block.
+    run.manifest = {"settings": {}}
+    assert sel.recorded_primary_blocks(run) is None
+    assert {p.block for p in sel.primary_points(run)
+            if p.variant == "v"} == {512}
+
+
 # Residency from one-pass counters
 
 def _with_fraction(run, passes, fraction):

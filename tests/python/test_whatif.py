@@ -90,3 +90,12 @@ def test_header_from_run_json():
         "in 2.50 s (NVRTC 13.0), checked against generated; the run took "
         "41.2 s")
     assert whatif._header({}) is None
+
+
+def test_every_shape_of_the_family_is_a_member():
+    # the ids src/opgen/family.c gives, the bulk-copy shape among them
+    assert whatif.member("gen:add:bulk_v128_k2") == \
+        whatif.Member("bulk", 128, 2)
+    assert whatif.member("gen:f:runs_v16_k8") == whatif.Member("runs", 16, 8)
+    assert whatif.member("gen:add:warp_v128_k2") is None
+    assert set(whatif.SHAPES) == {"tile", "stride", "runs", "bulk"}

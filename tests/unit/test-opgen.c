@@ -37,9 +37,13 @@ test_family(void)
 			unsigned	 bytes[17] = { 0 }, per_k[9] = { 0 };
 			unsigned	 elem = ewb_dtype_size(dtypes[d]);
 
+			/* K 2's bulk tile at 1024 threads: 32 KiB an input,
+			 * past sm_120's 99 KiB for 4 inputs */
+			unsigned	 bulk = inputs < 4 ? 2 : 1;
+
 			n = opgen_family(dtypes[d], inputs, k);
-			CHECK(n == 36);
-			CHECK(n * OPGEN_BLOCKS == 180);
+			CHECK(n == 36 + bulk);
+			CHECK(n <= OPGEN_KERNELS);
 			for (i = 0; i < n; i++) {
 				shape[k[i].shape]++;
 				bytes[k[i].word_bytes]++;
@@ -48,18 +52,26 @@ test_family(void)
 				for (j = 0; j < i; j++)
 					CHECK(strcmp(k[i].name, k[j].name) != 0);
 			}
-			for (i = 0; i < OPGEN_SHAPES; i++)
+			for (i = 0; i < OPGEN_WORD_SHAPES; i++)
 				CHECK(shape[i] == 12);
+			CHECK(shape[OPGEN_BULK] == bulk);
 			CHECK(bytes[elem] == 12 && bytes[8] == 12 &&
-			    bytes[16] == 12);
-			CHECK(per_k[1] == 9 && per_k[2] == 9 && per_k[4] == 9 &&
-			    per_k[8] == 9);
+			    bytes[16] == 12 + bulk);
+			CHECK(per_k[1] == 10 && per_k[2] == 8 + bulk &&
+			    per_k[4] == 9 && per_k[8] == 9);
+			/* the bulk members last: the word shapes' order kept */
+			for (i = 36; i < n; i++)
+				CHECK(k[i].shape == OPGEN_BULK &&
+				    k[i].word_bytes == 16 &&
+				    inputs * k[i].k * EWB_MAX_BLOCK * 16 <=
+				    OPGEN_BULK_SHARED_MOST);
 		}
 	}
 	/* Names say the shape, the word's bits and K. */
 	n = opgen_family(EWB_F32, 2, k);
 	CHECK_STR(k[0].name, "tile_v32_k1");
-	CHECK_STR(k[n - 1].name, "runs_v128_k8");
+	CHECK_STR(k[35].name, "runs_v128_k8");
+	CHECK_STR(k[n - 1].name, "bulk_v128_k2");
 	n = opgen_family(EWB_F16, 1, k);
 	CHECK_STR(k[0].name, "tile_v16_k1");
 }
@@ -143,7 +155,7 @@ test_compile(const char *file, const char *function, enum ewb_dtype dtype,
 	}
 	CHECK(b.inputs == inputs);
 	CHECK(b.dtype == dtype);
-	CHECK(b.nkernels == 36);
+	CHECK(b.nkernels == (inputs < 4 ? 38 : 37));
 	ptx = b.image;
 	CHECK(ptx != NULL && strstr(ptx, ".target sm_90") != NULL);
 	CHECK(b.reference != NULL && (body = entry_body(ptx, b.reference)));
@@ -173,6 +185,16 @@ test_compile(const char *file, const char *function, enum ewb_dtype dtype,
 		/* The tail, an element at a time, unless the word is one. */
 		if (bits > elem_bits)
 			CHECK(has_access(body, "st", elem_bits));
+		/* A bulk member's tile comes by bulk copies on an mbarrier
+		 * (compute_90); no other member has one. */
+		if ((strstr(body, "cp.async.bulk.shared::cluster.global.") !=
+		    NULL && strstr(body, "mbarrier.try_wait") != NULL) !=
+		    (g->shape == OPGEN_BULK)) {
+			fprintf(stderr, "%s: %s: bulk copies %s\n", file,
+			    g->name, g->shape == OPGEN_BULK ? "missing" :
+			    "where none belong");
+			CHECK(!"bulk copies in the bulk members alone");
+		}
 		free(body);
 	}
 	opgen_build_free(&b);

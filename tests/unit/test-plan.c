@@ -498,6 +498,101 @@ test_block_times_past_the_limit(void)
 	settings_free(&o);
 }
 
+/* Each variant's primary block (run.json primary_blocks): its published
+ * one where the plan runs it with it, wherever in the --block list; else
+ * the first it runs with; a library's 0. */
+static void
+test_primary_blocks(void)
+{
+	static const unsigned	 with_own[] = { 512, 0, 128 }, without[] = {
+		512, 128 };
+	struct primary_block	 pb[16];
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+	size_t			 n;
+
+	fake_device(&d, 9);
+	settings(&o, CMD_RUN, "add_f32,cub_add_f32", "1Mi,16Mi");
+	blocks(&o, with_own, 3);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	n = plan_primary_blocks(&p, pb);
+	CHECK(n == 2);
+	CHECK(strcmp(pb[0].variant, "add_f32") == 0 && pb[0].block == 256);
+	CHECK(strcmp(pb[1].variant, "cub_add_f32") == 0 && pb[1].block == 0);
+	plan_free(&p);
+	settings_free(&o);
+
+	settings(&o, CMD_RUN, "add_f32", "1Mi");
+	blocks(&o, without, 2);
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(plan_primary_blocks(&p, pb) == 1 && pb[0].block == 512);
+	plan_free(&p);
+	settings_free(&o);
+}
+
+/* --residency: the blocks an SM cannot hold N of are left out at the
+ * plan, so is a kernel it cannot pad; a case the run's occupancy
+ * calculator refuses leaves through plan_leave_out, which keeps the
+ * sizes and the largest array true to the cases left. */
+static void
+test_residency(void)
+{
+	static const unsigned	 x2_x4[] = { 2, 4 };
+	struct run_options	 o;
+	struct device_facts	 d;
+	struct plan		 p;
+	char			*cause = NULL;
+
+	fake_device(&d, 9);
+	d.max_blocks_per_sm = 32;
+	/* add_f32 at 256, 512, 1024 threads: 3 x 1024 > 2048 threads. */
+	settings(&o, CMD_RUN, "add_f32,add_f32x4_grid,add_f16", "1Mi,2^28");
+	block_times(&o, x2_x4, 2);
+	o.nblocks = 1;
+	o.blocks = xcalloc(1, sizeof *o.blocks);	/* own */
+	o.residency = 3;
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	/* add_f32 and add_f16 at 256 and 512, two sizes each. */
+	CHECK(p.ncases == 8);
+	for (size_t i = 0; i < p.ncases; i++)
+		CHECK(p.cases[i].block <= 512 && p.cases[i].shared_pad == 0);
+	CHECK(p.nskipped == 3);
+	CHECK(strstr(p.skipped[1].reason, "--residency left out: a "
+	    "grid-stride kernel") != NULL);
+	CHECK(strstr(p.skipped[0].reason, "--residency 3 left out at block "
+	    "1024: 3072 threads, past the 2048") != NULL);
+	CHECK(p.largest_n == 1ULL << 28 && p.nsizes == 2);
+	/* The 2^28 cases left at the run: the sizes follow. */
+	while (p.ncases > 0 && p.cases[p.ncases - 1].n == 1ULL << 28)
+		plan_leave_out(&p, p.ncases - 1, "refused by the calculator");
+	CHECK(p.ncases == 4 && p.nsizes == 1 && p.largest_n == 1ULL << 20);
+	CHECK(p.array_bytes == (1u << 20) * 4u);
+	CHECK(p.nskipped == 7 && strcmp(p.skipped[6].reason,
+	    "refused by the calculator") == 0);
+	plan_free(&p);
+	settings_free(&o);
+
+	/* More than the SM's block limit: nothing left. */
+	settings(&o, CMD_RUN, "add_f32", "1Mi");
+	o.residency = 33;
+	o.no_cupti = true;
+	CHECK(finish(&o) == 0);
+	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) ==
+	    PLAN_NOTHING_LEFT);
+	CHECK(cause != NULL && strstr(cause, "--residency 33 left out: an SM "
+	    "of this GPU holds at most 32 blocks") != NULL);
+	free(cause);
+	settings_free(&o);
+}
+
 int
 main(void)
 {
@@ -509,6 +604,8 @@ main(void)
 	test_user_int_count();
 	test_grid_past_the_limit();
 	test_block_times_past_the_limit();
+	test_residency();
+	test_primary_blocks();
 	test_code_arch();
 	return check_exit();
 }

@@ -105,6 +105,11 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
   curve     the measured concurrency curve, and a point's place on it
+  calibration  the curve calibrated with the study's own kernels (its
+            calibration/ runs: the scalar kernels and their probes at
+            capped residencies), read unscaled for those kernels
+  inflight  a point's loads in flight per SM and the occupancy they are
+            counted from
   blocks    resident threads at another block size: Little's law on
             blocks (the experiments' block-size predictions)
   rules     the verdict rules in order (the rule table), classify

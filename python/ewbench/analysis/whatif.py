@@ -29,13 +29,14 @@ TORCH_PREFIX = "torch_"
 TOP = 5
 
 # A member's id, gen:FUNCTION:SHAPE_vBITS_kK (docs/user-kernels.md).
-_MEMBER = re.compile(r"^gen:.+:(tile|stride|runs)_v(\d+)_k(\d+)$")
+_MEMBER = re.compile(r"^gen:.+:(tile|stride|runs|bulk)_v(\d+)_k(\d+)$")
 SHAPES = {"tile": "one tile per block", "stride": "grid-stride",
-          "runs": "persistent runs of tiles"}
+          "runs": "persistent runs of tiles",
+          "bulk": "one tile per block by bulk copies (TMA)"}
 
 
 class Member(NamedTuple):
-    shape: str      # "tile", "stride" or "runs"
+    shape: str      # "tile", "stride", "runs" or "bulk"
     bits: int       # the memory word a thread loads, in bits
     words: int      # words a thread loads per input before using the first
 

@@ -41,6 +41,22 @@ GRAPH_REPLAYS = 10
 # Schema 2, time_source "batch" (--no-cupti): a sample is one replay of a
 # graph of this many launches (src/run/bench.h, MEASURE_GRAPH_LAUNCHES).
 BATCH_GRAPH_LAUNCHES = 16
+# Time sources that hold no host (time_source "kernel": CUPTI's records;
+# "replay": a graph of the point's launches replayed, the records paused).
+GPU_TIMED = ("kernel", "replay")
+# A replay-timed row's sample is one replay of enough launches to cover
+# REPLAY_NS at the records' median, at least REPLAY_MIN_LAUNCHES
+# (src/run/plan.h, TIMING_REPLAY_NS and TIMING_REPLAY_MIN_LAUNCHES).
+REPLAY_NS = 0.5e6
+REPLAY_MIN_LAUNCHES = 2
+
+
+def replay_launches(records_median_ns):
+    """Launches in one replay of a replay-timed row."""
+    if not records_median_ns:
+        return REPLAY_MIN_LAUNCHES
+    return max(REPLAY_MIN_LAUNCHES,
+               int(math.ceil(REPLAY_NS / records_median_ns)))
 
 TIMING = "timing.csv"
 SASS = "sass.csv"
@@ -80,7 +96,7 @@ class Point:
     # columns that schema-1 rows lack, so None there.  They fill in from
     # src/run/columns.def's TIMING(...) lines of the same names; analysis/
     # timing.py is the one reader that turns them into a kernel's time.
-    time_source: Optional[str] = None  # "kernel", "events" or "batch"
+    time_source: Optional[str] = None  # contract.TIME_SOURCES
     time_ci_low_ns: Optional[float] = None  # 95 % CI of the median
     time_ci_high_ns: Optional[float] = None
     time_iqr_ns: Optional[float] = None
@@ -127,6 +143,8 @@ class Point:
         launch alone: kernel records, or an event pair per launch."""
         if self.time_source == "kernel" or self.time_source == "events":
             return 1
+        if self.time_source == "replay":
+            return replay_launches(self.activity_median_ns)
         if self.time_source == "batch":
             return BATCH_GRAPH_LAUNCHES
         if self.launch == "graph" and self.cache == "warm" and \
@@ -136,9 +154,9 @@ class Point:
 
     @property
     def kernel_timed(self):
-        """Whether time_median_ns is the kernels' own (CUPTI's records),
-        not a host-side timer's."""
-        return self.time_source == "kernel"
+        """Whether time_median_ns is the GPU's own (CUPTI's records, or a
+        replay of a graph of launches), not a host-side timer's."""
+        return self.time_source in GPU_TIMED
 
 
 @dataclass(frozen=True)
@@ -234,6 +252,9 @@ class Run:
     sass: Optional[dict] = None
     # energy.csv's rows (EnergyWindow), in file order; None without it
     energy: Optional[tuple] = None
+    # load.Run of its study's calibration/residency-N/ runs (study.py;
+    # report/model/calibration.py); () without them
+    calibration: tuple = ()
 
     @property
     def run_id(self):

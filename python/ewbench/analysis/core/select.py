@@ -1,14 +1,17 @@
 """Queries over a loaded run: sizes, the points of one size, metrics.
 
-A variant may have been timed at several block sizes (tune rows).  The
-"primary" block of a variant is the one it was timed with at the most sizes
-(ties: the larger count of rows, then the faster block at the largest size
-they share, its tuned shape, then the smaller block); plots and findings
-that compare variants use primary-block points only, so a tune sweep does
-not add a second line for the same kernel, and a kernel is not judged at a
-shape the sweep showed to be poor.  A user's kernel is judged at the block
-it was given (`--kernel-block`, its published shape) wherever that was
-timed at as many sizes as any other: `--block LIST` adds its changes.
+A variant may have been timed at several block sizes (tune rows, --block
+LIST).  Plots and findings that compare variants use each variant's
+"primary" block only, so a tune sweep does not add a second line for the
+same kernel.  The run decides it and run.json says it (settings
+`primary_blocks`, since 2026-11-29): for `tune`, the block it found
+fastest at the variant's largest size; else the variant's published block
+where it ran with it (a user's kernel: `--kernel-block`), else the first
+block it ran with.  Runs written before say nothing, and for them it is inferred
+from the rows: the block timed at the most sizes (ties: the larger count of
+rows, then the faster block at the largest size they share, its tuned
+shape, then the smaller block), a user's kernel's `--kernel-block` where
+that was timed at as many sizes as any other.
 """
 
 import math
@@ -125,8 +128,21 @@ def user_blocks(run):
     return out
 
 
+def recorded_primary_blocks(run):
+    """variant -> its primary block as the run recorded it (run.json
+    settings.primary_blocks; None for a library's), or None for runs
+    written before it."""
+    blocks = ((run.manifest or {}).get("settings") or {}).get(
+        "primary_blocks")
+    return dict(blocks) if isinstance(blocks, dict) else None
+
+
 def primary_points(run):
-    return primary_points_of(run.points, user_blocks(run))
+    recorded = recorded_primary_blocks(run)
+    if recorded is None:
+        return primary_points_of(run.points, user_blocks(run))
+    return [p for p in run.points
+            if p.variant not in recorded or p.block == recorded[p.variant]]
 
 
 def select(points, **where):

@@ -13,6 +13,12 @@
       experiments/ ewbench run -v <study variants, probes> -s 2^28 --cache
                   warm --block own,x2,x4 --no-counters: the interventions
                   the verdicts predict (report/experiments.py)
+      calibration/ residency-1/..residency-N/: ewbench run -v <the scalar
+                  study variants and their probes> -s 2^28 --cache warm
+                  --residency N, with the achieved occupancy: the
+                  concurrency curve calibrated with the study's own
+                  kernels (report/model/calibration.py); only from
+                  `make report-calibrated` or scripts/calibrate.sh
       energy/     ewbench run -v <study variants, cub> -s 2^20,2^28 --cache
                   warm --no-counters --energy: the energy per byte of
                   each (energy.csv; report/energy.py); only from `make
@@ -26,7 +32,9 @@ ceilings of ceilings/.  stalls/ lends its warp stall reasons to the
 article's points of the same key (with_metrics_of); the repeat rounds
 (Study.rounds) make the DRAM-tier comparison's repeats; experiments/,
 like them a run that is not a part, the verdicts' experiments; energy/,
-another, the report's Energy per byte.
+another, the report's Energy per byte; calibration/'s runs, more, lent
+to every run of the study (load.Run.calibration), whose model places the
+calibrated kernels on them.
 A single run directory is a study of one part (`article`), so the report
 code has one shape to handle.
 """
@@ -49,6 +57,8 @@ PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
 EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 ENERGY = "energy"                   # a run, not a part: energy per byte
+CALIBRATION = "calibration"         # CALIBRATION/residency-N/: more runs,
+CALIBRATION_RUN = "residency-"      # not a part: the calibrated curve
 REPORT_DIR = "report"
 # The layout, as `report --help` and the refusal of a directory that is
 # not one name it.
@@ -102,6 +112,8 @@ class Study:
     experiments: Optional[object] = None        # load.Run of experiments/
     steps: tuple = ()                           # Step of steps.json, in order
     energy: Optional[object] = None             # load.Run of energy/
+    calibration: tuple = ()                     # load.Run of calibration/
+    #                                             residency-N/, by N
 
     def run(self, part):
         return self.runs.get(part)
@@ -109,12 +121,14 @@ class Study:
     def every_run(self):
         """[(folder, load.Run)] of every run the study holds, in the order
         `make report` measures them: the parts, experiments/, each
-        repeats/round-N/, energy/."""
+        repeats/round-N/, energy/, calibration/residency-N/."""
         runs = [(part, self.run(part)) for part in PARTS]
         runs.append((EXPERIMENTS, self.experiments))
         runs += [("%s/%s" % (REPEATS, os.path.basename(
             os.path.normpath(r.path))), r) for r in self.repeats]
         runs.append((ENERGY, self.energy))
+        runs += [("%s/%s" % (CALIBRATION, os.path.basename(
+            os.path.normpath(r.path))), r) for r in self.calibration]
         return [(folder, r) for folder, r in runs if r is not None]
 
     @property
@@ -266,14 +280,38 @@ def load_study(path):
         if is_run_dir(sub) else None
         for sub in (os.path.join(path, EXPERIMENTS),
                     os.path.join(path, ENERGY)))
+    calibration = _calibration_runs(path, ceilings_from)
     names = {r.device.get("name") for r in list(runs.values()) + list(
-        repeats) + [r for r in (experiments, energy) if r]}
+        repeats) + list(calibration) + [r for r in (experiments, energy)
+                                        if r]}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
                                  sorted(str(n) for n in names)))
+    if calibration:     # every run's model reads the calibrated curve
+        runs = {part: replace(r, calibration=calibration)
+                for part, r in runs.items()}
+        repeats = tuple(replace(r, calibration=calibration)
+                        for r in repeats)
+        experiments, energy = (replace(r, calibration=calibration)
+                               if r else None
+                               for r in (experiments, energy))
     return Study(path, runs, ceilings_from, repeats, experiments,
-                 load_steps(path), energy)
+                 load_steps(path), energy, calibration)
+
+
+def _calibration_runs(path, ceilings_from):
+    """The runs of STUDY/calibration/residency-N/, by N; () without."""
+    folder = os.path.join(path, CALIBRATION)
+    if not os.path.isdir(folder):
+        return ()
+    names = [name for name in os.listdir(folder)
+             if re.fullmatch(CALIBRATION_RUN + "[0-9]+", name) and
+             is_run_dir(os.path.join(folder, name))]
+    return tuple(load.load_run(os.path.join(folder, name),
+                               ceilings_from=ceilings_from)
+                 for name in sorted(names, key=lambda n: int(
+                     n[len(CALIBRATION_RUN):])))
 
 
 def load_steps(path):

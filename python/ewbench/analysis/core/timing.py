@@ -6,6 +6,11 @@ A row's time is a median with a 95 % confidence interval of that median:
   kernel   (schema 2, time_source "kernel") the median of the GPU's own
            start/end of each launch (CUPTI activity records), its CI from
            time_ci_low_ns / time_ci_high_ns as ewbench measured it;
+  replay   (schema 2, time_source "replay": warm points since
+           2026-11-29) the median over replays of a graph of the point's
+           launches, the kernel records paused, an event pair around each
+           replay, per launch: back-to-back kernels nothing instruments,
+           with the CI the row records;
   batch    (schema 2, time_source "batch", --no-cupti) CUDA events around
            a whole batch, per launch: the kernel plus whatever gap the
            launch left, with the CI the row records;
@@ -37,11 +42,14 @@ from . import noise
 from . import select as sel
 
 KERNEL = "kernel"
+REPLAY = "replay"
 BATCH = "batch"
 EVENTS = "events"
 COUNTER = "counter"
 SOURCE_LABELS = {
     KERNEL: "kernel duration (CUPTI activity), median and 95 % CI",
+    REPLAY: "per launch of an uninstrumented graph replay, median and "
+            "95 % CI",
     BATCH: "batch events per launch, median and 95 % CI",
     EVENTS: "per-launch event pair (schema 1, old protocol: host launch "
             "path included), CI estimated from the spread",
@@ -57,7 +65,7 @@ class KernelTime:
     median_ns: float
     low_ns: float           # 95 % CI of the median
     high_ns: float
-    source: str             # KERNEL, BATCH, EVENTS or COUNTER
+    source: str             # KERNEL, REPLAY, BATCH, EVENTS or COUNTER
 
     @property
     def half_width_pct(self):
@@ -92,7 +100,7 @@ def _estimated_ci(point):
 def row_time(point):
     """The row's own time with its CI (never the profiler's)."""
     m = point.time_median_ns
-    if point.time_source in (KERNEL, BATCH):
+    if point.time_source in (KERNEL, REPLAY, BATCH):
         low = point.time_ci_low_ns if point.time_ci_low_ns is not None \
             else m
         high = point.time_ci_high_ns if point.time_ci_high_ns is not None \
@@ -115,7 +123,7 @@ def counter_time(run, point):
 def kernel_time(point, run=None):
     """A kernel's duration: the row's kernel median (schema 2), else with a
     run the profiler's duration of the point, else the row's own time."""
-    if point.time_source == KERNEL:
+    if point.kernel_timed:
         return row_time(point)
     counted = counter_time(run, point)
     return counted if counted is not None else row_time(point)
@@ -127,7 +135,7 @@ def is_kernel(point, run=None):
     by events (their launch path is ewbench's own, the same for all);
     never a PyTorch row's event time, which is its Python launch path."""
     source = kernel_time(point, run).source
-    if source in (KERNEL, COUNTER):
+    if source in (KERNEL, REPLAY, COUNTER):
         return True
     return not point.variant.startswith("torch_")
 

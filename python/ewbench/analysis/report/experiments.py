@@ -70,8 +70,9 @@ tested where the run also holds the family generated for the same op
 (`--kernel K.cu --elementwise OP.cu`): the generated member that makes
 exactly the change the cause names, at the kernel's own size, cache
 state, launch and block (fix_member()), is the trial (FIX; for
-latency-bound, BYTES), its measured bandwidth scored against the fix's
-prediction like every other trial.  Where the run has no such member,
+latency-bound, BYTES), its measured bandwidth scored like every other
+trial against the prediction of that member (member_prediction(): the
+curve at its own word and words a thread).  Where the run has no such member,
 the verdict says which run would test it (fix_command()).
 """
 
@@ -87,7 +88,7 @@ from ..core.units import gbps
 from ..core.validate.contract import DTYPE_BYTES
 from ..whatif import GENERATED_PREFIX, SHAPES, member
 from . import model
-from .model import blocks, curve
+from .model import blocks, calibration, curve
 from .model.facts import user_faults
 from .model.faults import coalesced_faster
 from .model.rules import MAX_SINGLE_PASS_READ_BYTES
@@ -117,7 +118,8 @@ ROOF_BLOCKS = "block-launch roof"
 # A grid-stride kernel at another block with the same threads: nothing
 # it keeps in flight changes (model.blocks).
 ROOF_SAME = "its own residency"
-# A fault's fix predicts these (model/faults.py).
+# A fault's fix predicts these (model/faults.py), where the curve cannot
+# place the member that tests it (_fix_prediction()).
 ROOF_COALESCED = "bandwidth of the run's fastest whole-sector kernel"
 ROOF_RESIDENT = "resident blocks (Little's law)"
 
@@ -248,14 +250,21 @@ def predict(run, article_point, trial_point, kind, factor, dram,
         kib *= resident / (occ / 100.0 * most)
     request = sel.metric(run, article_point,
                          sel.M_LD_REQUESTED_BYTES_PER_INST)
-    placed = model.place(run.ceilings, article_point.op, request, kib, dram)
+    placed = model.place(run.ceilings, article_point.op, request, kib, dram,
+                         calibration.series_for(run, article_point.variant))
     if placed is None:
         return None
+    return _lowest_roof(run, trial_point, dram, placed.reachable)
+
+
+def _lowest_roof(run, trial_point, dram, on_curve):
+    """The Prediction: the lowest of the DRAM ceiling, the curve's
+    `on_curve` byte/s and the block-launch roof of the trial's grid."""
     floor_ns = (model.measured_launch_floor(run.ceilings, "graph") or
                 model.Bound(0.0, "", False)).value
     latency = (run.ceilings or {}).get("dram_latency")
     # ties go to the first: the curve is already capped at the ceiling
-    roofs = [(dram.value, ROOF_DRAM), (placed.reachable, ROOF_CURVE)]
+    roofs = [(dram.value, ROOF_DRAM), (on_curve, ROOF_CURVE)]
     roof = _block_roof(run, trial_point, floor_ns,
                        latency.value if latency is not None else None)
     if roof is not None:
@@ -721,13 +730,72 @@ def fix_member(run, point, target):
     return None
 
 
+def member_prediction(run, point, member_point, dram):
+    """The Prediction of a generated member run in place of the user's
+    point (same size, block, cache state and launch), from what its name
+    says it loads: the lowest of the DRAM ceiling, the block-launch roof
+    of its grid and the concurrency curve at its own request (32 of its
+    words a warp load) and its own loads in flight per SM, a thread's
+    inputs x words x word bytes (a grid-stride or persistent member's, an
+    iteration's) times the threads resident per SM:
+
+      tile, bulk    the user's point's achieved occupancy: the same
+                    block, the same launch; the fix changes what each
+                    thread loads, not how many threads are resident
+      stride, runs  its grid's threads per SM (a one-wave grid, resident
+                    for the whole kernel), at most the SM's slots
+
+    A one-tile member is read on the curve scaled to the op's DRAM ceiling
+    (OnCurve.reachable), as predict() reads every one-tile kernel; a
+    looping member on the curve as measured: the curve's own kernel is a
+    persistent grid, and its shortfall against one-tile kernels is that
+    shape's (on the H200 reference, add_f32x4_grid, 64 KiB of 512-byte
+    requests in flight per SM, measured 4122 GB/s where the curve reads
+    4101).  None where the curve, the counters or the device record
+    cannot place it."""
+    found = member(member_point.variant)
+    size = DTYPE_BYTES.get(point.dtype)
+    most = run.device.get("max_threads_per_sm")
+    if found is None or not size or not most or dram is None or \
+            not member_point.block:
+        return None
+    inputs = int(round((point.bytes_moved - point.n * size) /
+                       float(point.n * size)))
+    one_tile = found.shape in ("tile", "bulk")
+    if one_tile:
+        occ, _ = model.occupancy(run, point)
+        resident = occ / 100.0 * most if occ else None
+    else:
+        sms = run.device.get("sm_count")
+        slots = blocks.slot_threads(run.device, member_point.block)
+        resident = min(member_point.grid * member_point.block / float(sms),
+                       slots) if sms and slots and member_point.grid \
+            else None
+    if not resident or inputs < 1:
+        return None
+    kib = inputs * found.words * found.bits / 8.0 * resident / 1024.0
+    placed = model.place(run.ceilings, point.op, 32 * found.bits / 8.0, kib,
+                         dram)
+    if placed is None:
+        return None
+    on_curve = placed.reachable if one_tile else \
+        min(placed.ceiling, placed.series.bandwidth_at(kib))
+    return _lowest_roof(run, member_point, dram, on_curve)
+
+
 def _fix_prediction(run, point, cause, member_point, dram):
-    """The Prediction of the fix: a fault's own (model/faults.py: the
-    run's fastest whole-sector kernel, or Little's law on resident blocks
-    up to the DRAM ceiling); latency-bound's, the curve at twice the
-    loads (predict()); None without one."""
+    """The Prediction of the fix made by the generated member
+    `member_point`: the member's own (member_prediction(): its word, its
+    words a thread); latency-bound's, the curve at twice the loads
+    (predict()).  Where the curve cannot place the member, a fault's own
+    (model/faults.py: the run's fastest whole-sector kernel, or Little's
+    law on resident blocks up to the DRAM ceiling), its roof named so;
+    None without one."""
     if cause == model.LATENCY_BOUND:
         return predict(run, point, member_point, BYTES, 2, dram)
+    own = member_prediction(run, point, member_point, dram)
+    if own is not None:
+        return own
     fault = next((f for f in user_faults(run, point,
                                          model.block_slots(run, point), dram)
                   if f.name == cause), None)

@@ -21,7 +21,7 @@ LAUNCHES = ("stream", "graph")
 CHECKS = ("pass", "fail")
 # timing.csv time_source: CUPTI's kernel records, an event pair per launch,
 # events around a replay of a graph of launches.
-TIME_SOURCES = ("kernel", "events", "batch")
+TIME_SOURCES = ("kernel", "replay", "events", "batch")
 # timing.csv stop: the stopping rule that ended sampling (or a fixed count).
 STOPS = ("ci", "step", "cap", "time", "count")
 SOURCES = ("cupti", "derived", "occupancy_api")

@@ -172,6 +172,11 @@ RUN_JSON = Object({
         "sizes": ListOf(integer(1)),
         "blocks": ListOf(integer(0)),     # 0: "own", the published shape
         "block_times": ListOf(integer(1)),  # --block xK: K x its own
+        # Each variant's primary block, as the plan resolved it (since
+        # 2026-11-29): null for a library's.
+        "primary_blocks": MapOf(Nullable(integer(1))),
+        "residency": integer(1),    # --residency N: resident blocks
+        #                             per SM, capped
         "iters": integer(1),
         "warmup": integer(),
         "cache": ListOf(text(CACHES)),

@@ -5,6 +5,8 @@ Everything here is a pure function of its arguments.  Modules:
   fit       the launch-floor fit t = t0 + V / B per series (LaunchFit)
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency (Bound)
   curve     the measured concurrency curve, and a point's place on it
+  calibration  the curve calibrated with the study's own kernels
+  inflight  a point's loads in flight per SM, and its occupancy
   rules     the verdict rules in order (the rule table), classify
   facts     the PointFacts of a point from a run, classify_run
   above     the bytes a timed window moved (late_writes), rows above a

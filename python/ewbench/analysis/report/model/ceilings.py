@@ -127,13 +127,13 @@ def fitted_launch_floor(fits, cache, launch=None):
 
 def launch_floor(run, point, fits):
     """(ns, source): the cost of one launch, or (None, None).  A kernel's
-    own duration (time_source "kernel") holds no host: the GPU's cost, the
-    measured launch_graph (empty kernels back to back inside a graph, no
-    host between them), whatever its launch mode.  A time from host events
+    own duration (time_source "kernel" or "replay") holds no host: the
+    GPU's cost, the measured launch_graph (empty kernels back to back
+    inside a graph, no host between them), whatever its launch mode.  A time from host events
     holds the host's launch path: the measured launch_stream or
     launch_graph of its launch mode.  Else the median fitted t0 of its
     cache state and launch mode."""
-    mode = "graph" if point.time_source == "kernel" else point.launch
+    mode = "graph" if point.kernel_timed else point.launch
     measured = measured_launch_floor(run.ceilings, mode)
     if measured is not None:
         return measured.value, measured.source

@@ -8,15 +8,17 @@ from ...core import compare
 from ...core import select as sel
 from ...core import variants as var
 from . import blocks as blk
+from . import calibration
 from . import curve
 from . import faults as flt
 from .ceilings import (Bound, block_rate, fitted_launch_floor, idle_latency,
                        l2_ceiling, launch_floor, measured_block_rate,
                        run_block_rate, run_dram_ceiling)
 from .above import late_writes
+from .inflight import kib_in_flight_per_sm, occupancy
 from .fit import fit_series, series_key
 from .rules import (CEILING_BEATEN_PCT, DRAM_FRACTION, FIT_RESIDUAL, LAUNCH_ABS_NS, LAUNCH_FACTOR,
-                    MATERIAL_PCT, MAX_SINGLE_PASS_READ_BYTES, READ_FRACTION,
+                    MATERIAL_PCT,
                     SIBLING_FRACTION, classify)
 
 
@@ -114,32 +116,6 @@ class PointFacts:
 
 # facts from a run
 
-def kib_in_flight_per_sm(point, occupancy_pct, max_threads_per_sm):
-    """Loads in flight per SM if every resident thread has all its loads
-    outstanding at once: read bytes per thread x resident threads.  None
-    when the shape is unknown or the threads loop over the data."""
-    if not point.grid or not point.block or occupancy_pct is None \
-            or not max_threads_per_sm:
-        return None
-    read = point.bytes_moved * READ_FRACTION.get(point.op, 0.5)
-    per_thread = read / (point.grid * point.block)
-    if per_thread > MAX_SINGLE_PASS_READ_BYTES:
-        return None
-    resident = occupancy_pct / 100.0 * max_threads_per_sm
-    return per_thread * resident / 1024.0
-
-
-def occupancy(run, point):
-    """(pct, kind): achieved when measured, else theoretical, else None."""
-    achieved = sel.metric(run, point, sel.M_OCCUPANCY)
-    if achieved is not None:
-        return achieved, "achieved"
-    theoretical = sel.metric(run, point, sel.M_THEORETICAL_OCCUPANCY)
-    if theoretical is not None:
-        return theoretical, "theoretical"
-    return None, "achieved"
-
-
 def sibling_key(point):
     """Points that move the same bytes under the same conditions."""
     return (point.op, point.dtype, point.n, point.cache, point.launch)
@@ -214,7 +190,8 @@ def point_facts(run, point, fits, siblings=None, cold=None,
         full_speed_kib_in_flight=full_kib,
         full_speed_sibling=full_name,
         on_curve=curve.place(run.ceilings, point.op, sel.metric(
-            run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram),
+            run, point, sel.M_LD_REQUESTED_BYTES_PER_INST), kib, dram,
+            calibration.series_for(run, point.variant)),
         stalls=tuple(sel.stall_shares(run, point)),
         grid=point.grid,
         block_rate=block_rate(point),
@@ -284,15 +261,14 @@ def fixed_cost(point, fits, other=None, ceiling=None):
     fit = (fits or {}).get(series_key(point))
     if fit_holds(fit, ceiling):
         return fit.t0_ns, "its series' fitted intercept"
-    kernel = point.time_source == "kernel"
-    if kernel:
+    if point.kernel_timed:
         for (variant, block, cache, _), fit in (other or {}).items():
             if (variant, block, cache) == (point.variant, point.block,
                                            point.cache) and \
                     fit_holds(fit, ceiling):
                 return fit.t0_ns, "the fitted intercept of its sweep"
     ns, source = fitted_launch_floor(fits or {}, point.cache, point.launch)
-    if ns is None and kernel and other:
+    if ns is None and point.kernel_timed and other:
         ns, source = fitted_launch_floor(other, point.cache)
         source = source and source + " of the sweep"
     return ns, source
@@ -328,7 +304,7 @@ def _host_artefact(warm, cold, floor_ns):
     """At launch scale, warm slower than cold beyond the noise
     (noise.py's rule, as compare applies it), on host-side timers only:
     a kernel's own duration has no host in it."""
-    if warm.time_source == "kernel":
+    if warm.kernel_timed:
         return False
     scale = LAUNCH_FACTOR * floor_ns if floor_ns else LAUNCH_ABS_NS
     return cold.time_median_ns <= scale and \
@@ -342,7 +318,7 @@ def warm_slower_kernels(run):
     while it runs; a cold one starts after a read-only flush)."""
     twins = cold_twins(run.points)
     return [(p, twins[p.key]) for p in run.points
-            if p.key in twins and p.time_source == "kernel" and
+            if p.key in twins and p.kernel_timed and
             compare.compare_points(twins[p.key], p).flag == compare.SLOWER]
 
 

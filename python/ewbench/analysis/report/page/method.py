@@ -126,43 +126,62 @@ def method_section(study):
 
 
 def _timer_text(study):
-    """The timer cross-check's line: how many points two timers measured
-    and their largest disagreement, and what the runs' kernel records are
-    known to do."""
+    """The timer's line: what timed the warm points, how many points a
+    second timer measured and their largest disagreement, and what the
+    kernel records are known to do."""
     runs = study.every_run()
     old = [part for part, r in runs
            if crosscheck.instrumented_timer(r.manifest)]
     done = [(part, c) for part, r in runs
             for c in crosscheck.checks(r.points)]
     text = "**Timer cross-check**: "
+    replayed = any(p.time_source == "replay" for _, r in runs
+                   for p in r.points)
+    if replayed:
+        text += ("warm points are timed by replays of a graph of their "
+                 "launches with CUPTI's kernel records paused (docs/"
+                 "analysis.md, \"The timer's own cost\"); ")
     if done:
+        first, second = done[0][1].timers
         judged = [(part, c) for part, c in done if c.judged]
         flagged = sum(c.flagged for _, c in judged)
         text += ("%d warm points (at up to three sizes of each run) timed "
-                 "again by a graph replay with the kernel records off "
-                 "(docs/analysis.md, \"The timer cross-check\")" % len(done))
+                 "by %s and again by %s (docs/analysis.md, \"The timer "
+                 "cross-check\")" % (len(done), first, second))
         if judged:
             worst_part, worst = max(judged,
                                     key=lambda pc: abs(pc[1].disagreement))
             text += ("; of the %d whose kernels take %.0f µs or more, the "
                      "largest disagreement is %+.1f %% (`%s/` %s@%s), and %s "
-                     "beyond %.0f %%, a replay's %.0f µs gap and the row's "
+                     "beyond %.0f %%, a %.0f µs launch gap and the row's "
                      "own interval%s" % (
                          len(judged), crosscheck.JUDGED_MIN_NS / 1e3,
                          100 * worst.disagreement, worst_part,
                          sinks.markdown(worst.point.variant),
                          size_label(worst.point.n),
-                         "none is" if not flagged else "**%d** are" % flagged,
-                         crosscheck.TOLERANCE_PCT, crosscheck.GAP_NS / 1e3,
+                         "none is" if not flagged else "**%d** %s" % (
+                             flagged, "is" if flagged == 1 else "are"),
+                         crosscheck.TOLERANCE_PCT, worst.gap_ns / 1e3,
                          " (Threats to validity lists them)" if flagged
                          else ""))
         if len(judged) < len(done):
             text += ("; the %d shorter ones are in `timing.csv` "
-                     "(`crosscheck_ns`) but not judged: a replay overlaps "
-                     "such kernels by as much as the effect" % (
+                     "(`crosscheck_ns`) but not judged: back to back, such "
+                     "kernels overlap by as much as the effect" % (
                          len(done) - len(judged)))
     else:
         text += "none recorded (runs measured before 2026-11-29)"
+    costs = [(part, p, crosscheck.records_cost(p)) for part, r in runs
+             for p in r.points if crosscheck.records_cost(p) is not None]
+    if costs:
+        part, p, worst = max(costs, key=lambda c: c[2])
+        text += ("; the kernel records, run beside the replay at those "
+                 "sizes, span %+.1f to %+.1f %% of it on %d points (the "
+                 "most: `%s/` %s@%s), what their instrumentation costs the "
+                 "kernels that keep few bytes in flight, left out of every "
+                 "time" % (100 * min(c[2] for c in costs), 100 * worst,
+                           len(costs), part, sinks.markdown(p.variant),
+                           size_label(p.n)))
     if old:
         text += ("; kernel times of %s come from CUPTI's CONCURRENT_KERNEL "
                  "records, whose instrumentation slowed the kernels that "

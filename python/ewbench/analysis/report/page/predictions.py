@@ -8,6 +8,7 @@ from ...core import document as doc
 from ...core import sinks
 from ...core.units import gbps
 from .. import experiments as exp
+from ..model import calibration as cal
 
 ANCHOR = "predictions"
 TITLE = "Predictions scored"
@@ -69,6 +70,9 @@ def section(sctx):
         doc.Table(("lever", "predictions", "median |error|", "p90 |error|",
                    "outside the band or the wrong way"),
                   error_rows(experiments))]
+    calibrated = cal.calibrated(getattr(sctx.study, "calibration", ()))
+    if calibrated:
+        blocks.insert(2, doc.Paragraph(_calibration_text(calibrated)))
     rows = []
     for variant, t in exp.scored_trials(experiments):
         e = experiments[variant]
@@ -89,6 +93,24 @@ def section(sctx):
             "grid-stride kernel's loads in flight): %s." % "; ".join(
                 sinks.markdown(x) for x in unscored)))
     return blocks
+
+
+def _calibration_text(calibrated):
+    """Which kernels' curve is their own calibration, and what it is."""
+    parts = []
+    for family in sorted(calibrated):
+        series = calibrated[family]
+        parts.append("%s (%d rows, %.1f-%.1f KiB in flight per SM, %s-%s)"
+                     % (sinks.code(family), series.rows,
+                        series.levels[0].kib, series.levels[-1].kib,
+                        gbps(series.levels[0].bandwidth),
+                        gbps(series.levels[-1].bandwidth)))
+    return ("The concurrency curve of %s and their probes is their own "
+            "calibration (`calibration/`: the kernels at %s, each row at "
+            "its loads in flight per SM), read as measured; every other "
+            "kernel's is the ceilings' curve, scaled by its top "
+            "(docs/analysis.md, \"Calibrating the concurrency curve\")." % (
+                "; ".join(parts), next(iter(calibrated.values())).span))
 
 
 def _csv(columns, rows):

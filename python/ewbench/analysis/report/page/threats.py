@@ -178,10 +178,10 @@ def threats_section(study, sctx):
         count = Counter((c.point.variant, c.point.n) for c in disagree)
         twice = {key for key, n in count.items() if n > 1}
         if disagree:
-            items.append("`%s/`: **the two timers disagree** at %s: the "
-                         "kernel records and the uninstrumented graph "
-                         "replay differ by more than %.0f %% and a "
-                         "replay's gap beyond the row's interval, so its "
+            first, second = disagree[0].timers
+            items.append("`%s/`: **the two timers disagree** at %s: %s "
+                         "and %s differ by more than %.0f %% and a "
+                         "launch gap beyond the row's interval, so its "
                          "time is in doubt "
                          "(Method, \"Timer cross-check\")." % (
                              part, ", ".join(
@@ -194,7 +194,7 @@ def threats_section(study, sctx):
                                  for c in disagree[:8]) +
                              (" and %d more" % (len(disagree) - 8)
                               if len(disagree) > 8 else ""),
-                             crosscheck.TOLERANCE_PCT))
+                             first, second, crosscheck.TOLERANCE_PCT))
         counters = m.get("counters") or {}
         above = model.above_dram_ceiling(run, noise.run_floor(run))
         if above:

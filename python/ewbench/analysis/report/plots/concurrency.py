@@ -4,7 +4,9 @@ size, ceilings.csv's dram_<shape>_inflight* rows, model/curve.py), one
 panel per shape (copy: relu and abs; add), the op's DRAM ceiling, where
 each series reaches the latency rule's share of its top, and the study's
 variants at the largest size placed on it by their own estimated loads in
-flight per SM and measured bandwidth (article part)."""
+flight per SM and measured bandwidth (article part); where the study has
+a calibration (model/calibration.py), each calibrated kernel's own curve
+beside it, dashed."""
 
 import textwrap
 
@@ -12,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
 from .. import model
-from ..model import curve
+from ..model import calibration, curve
 from ...core import select as sel
 from ...core import variants as var
 from ...core.sinks import plot_text
@@ -28,6 +30,8 @@ OTHER_REQUEST = ("#666666", "x")
 SHAPE_TITLES = {"copy": "copy (dst = a): relu, abs",
                 "add": "add (c = a + b)"}
 SHAPE_OP = {"copy": "relu", "add": "add"}   # an op of the shape: its ceiling
+OWN_COLOUR = "#222222"      # a curve calibrated with the study's kernels,
+OWN_DASHES = ((0, (4, 2)), (0, (7, 2, 1, 2)))   # by its place in its panel
 
 
 def _request_style(request):
@@ -84,11 +88,12 @@ def _groups(placed, ax, near_px=5.0):
     return [(x, y, names) for x, y, names in groups]
 
 
-def _panel(ax, run, shape, series, placed):
+def _panel(ax, run, shape, series, placed, own=()):
     dram = model.run_dram_ceiling(run, SHAPE_OP[shape])
-    kibs = [lv.kib for s in series for lv in s.levels]
+    kibs = [lv.kib for s in tuple(series) + tuple(own) for lv in s.levels]
     kibs += [oc.kib for _, oc in placed]
-    top = max([lv.bandwidth for s in series for lv in s.levels] +
+    top = max([lv.bandwidth for s in tuple(series) + tuple(own)
+               for lv in s.levels] +
               [p.bandwidth for p, _ in placed] +
               [dram.value if dram is not None else 0.0]) / 1e9
     ax.set_xscale("log", base=2)
@@ -108,6 +113,12 @@ def _panel(ax, run, shape, series, placed):
             ax.plot([knee, knee], [0, s.bandwidth_at(knee) / 1e9],
                     color=colour, ls=(0, (1, 2)), lw=1.2, zorder=3)
             knees.append((knee, colour))
+    # A calibrated kernel's own curve (its probes' levels in it).
+    for i, s in enumerate(own):
+        ax.plot([lv.kib for lv in s.levels],
+                [lv.bandwidth / 1e9 for lv in s.levels], color=OWN_COLOUR,
+                ls=OWN_DASHES[i % len(OWN_DASHES)], marker=".", ms=4,
+                lw=1.2, zorder=5)
     # One label for knees within 10 % of one another.
     knees.sort()
     while knees:
@@ -157,6 +168,9 @@ def plot_concurrency(run, outdir):
     if not shapes:
         return None
     placed = placed_points(run)
+    own = calibration.calibrated(getattr(run, "calibration", ()))
+    own_by_shape = {shape: [s for _, s in sorted(own.items())
+                            if s.shape == shape] for shape in shapes}
     fig, body = new_figure([run], 6.2)
     axes = body.subplots(1, len(shapes), squeeze=False)[0]
     missing, labels = [], []
@@ -166,7 +180,7 @@ def plot_concurrency(run, outdir):
                         key=lambda s: s.request)
         mine = [(p, oc) for p, oc in placed
                 if curve.SHAPE[p.op] == shape and oc is not None]
-        _panel(ax, run, shape, series, mine)
+        _panel(ax, run, shape, series, mine, own_by_shape[shape])
         labels.append((ax, mine))
         missing += [p.variant for p, oc in placed
                     if curve.SHAPE[p.op] == shape and oc is None]
@@ -181,6 +195,13 @@ def plot_concurrency(run, outdir):
                           label="where a series reaches %.0f %% of its top "
                                 "(the latency rule's 'enough')" %
                                 (100 * model.CURVE_ENOUGH)))
+    for shape in shapes:
+        for i, s in enumerate(own_by_shape[shape]):
+            handles.append(Line2D(
+                [], [], color=OWN_COLOUR, ls=OWN_DASHES[i % len(OWN_DASHES)],
+                marker=".", ms=4, lw=1.2, label="%s and its probes, "
+                "calibrated (calibration/, %s), read unscaled" % (
+                    plot_text(s.family), s.span)))
     handles.append(Line2D([], [], color=LEVEL_COLOURS["DRAM"], lw=2.4,
                           alpha=0.45, label="the op's DRAM ceiling "
                                             "(dram_copy, dram_add)"))
