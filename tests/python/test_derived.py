@@ -34,6 +34,7 @@ def test_table_holds_the_names_the_analysis_uses():
     ("first(a__b.sum, read_bytes)", {"read_bytes": 5}, 5.0),
     ("first(a__b.sum, read_bytes)", {"a__b.sum": 1, "read_bytes": 5}, 1.0),
     ("-x * 2", {"x": 3}, -6.0),
+    ("100 - 100 * a / b", {"a": 1, "b": 4}, 75.0),
 ])
 def test_evaluate(formula, values, expected):
     got = derived.evaluate(formula, values)

@@ -70,6 +70,10 @@ def _break_line(path, line_no, edit):
      r"column op: expected one of add, relu, abs, custom, got 'mul'"),
     (lambda l: l.replace(",1048576,", ",1.5,", 1),
      r"column n: expected a positive integer, got '1.5'"),
+    # What one column of the row accepted (its op) is still refused in
+    # another (read_csv keeps each column's parsed fields apart).
+    (lambda l: l.replace(",add,f32,1048576,", ",add,f32,add,", 1),
+     r"column n: expected a positive integer, got 'add'"),
     (lambda l: re.sub(r",(warm|cold),", ",tepid,", l, count=1),
      r"column cache: expected one of warm, cold"),
     (lambda l: l.rsplit(",", 1)[0] + ",maybe",

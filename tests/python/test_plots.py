@@ -9,6 +9,7 @@ from PIL import Image
 from matplotlib.text import Text
 
 from ewbench.analysis.report import plots
+from ewbench.analysis.report.plots import study as plot_module
 from ewbench.analysis.core import study
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.core.load import load_run
@@ -383,10 +384,17 @@ def model_kib(run, p):
                                       run.device.get("max_threads_per_sm"))
 
 
+def _not_drawn(*args):
+    return []
+
+
 def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path,
-                                                      figures_once):
+                                                      figures_once,
+                                                      monkeypatch):
     # The fixture's study as it is: drawn once a session
-    # (conftest.FiguresDrawnOnce); with the curve, drawn here.
+    # (conftest.FiguresDrawnOnce); with the curve, drawn here, its
+    # concurrency figure alone: the others, drawn with a curve, are the
+    # references' (each has one: test_figure_layout.py draws them all).
     plain = figures_once.plot_study(study.load_study(str(study_dir)),
                                     str(tmp_path / "a"))
     assert "concurrency" not in plain and "roofline" in plain
@@ -395,6 +403,9 @@ def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path,
         for name, (value, unit) in _curve_rows().items():
             f.write("20261121T204512Z-fixture-h100,%s,%r,%s,,curve\n" % (
                 name, value, unit))
+    for draw in ("plot_cache_tier", "plot_roofline", "plot_blocks",
+                 "plot_dram_share", "plot_instructions"):
+        monkeypatch.setattr(plot_module, draw, _not_drawn)
     curved = plots.plot_study(study.load_study(str(study_dir)),
                               str(tmp_path / "b"))
     assert "concurrency" in curved

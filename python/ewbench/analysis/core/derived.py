@@ -64,41 +64,73 @@ def _dotted(node):
 def evaluate(formula, values):
     """The formula's value; values maps names to numbers (absent or NaN:
     unknown).  Unknown inputs and division by zero give NaN, as in C."""
-    return _evaluate(formula, _parse(formula), values)
+    return _compiled(formula)(values)
 
 
 @functools.lru_cache(maxsize=None)
-def _parse(formula):
-    return ast.parse(formula, mode="eval").body
+def _compiled(formula):
+    """The formula as a function of values, its syntax walked once (a
+    load evaluates every formula for every point)."""
+    return _compile(formula, ast.parse(formula, mode="eval").body)
 
 
-def _evaluate(formula, body, values):
-    def value(node):
-        if isinstance(node, ast.Constant) and isinstance(node.value,
-                                                         (int, float)):
-            return float(node.value)
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            v = values.get(_dotted(node))
-            return math.nan if v is None else float(v)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -value(node.operand)
-        if isinstance(node, ast.BinOp):
-            x, y = value(node.left), value(node.right)
-            if isinstance(node.op, ast.Add):
-                return x + y
-            if isinstance(node.op, ast.Sub):
-                return x - y
-            if isinstance(node.op, ast.Mult):
-                return x * y
-            if isinstance(node.op, ast.Div):
-                return math.nan if y == 0 or math.isnan(y) else x / y
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "first" and len(node.args) == 2):
-            x = value(node.args[0])
-            return value(node.args[1]) if math.isnan(x) else x
+def _compile(formula, node):
+    """values -> node's value.  What cannot be evaluated raises when it
+    is evaluated, as a walk at each evaluation would: a `first` whose
+    first argument is known never evaluates its second."""
+    def unsupported(values):
         raise ValueError("formula %r: unsupported %s" %
                          (formula, type(node).__name__))
-    return value(body)
+    if isinstance(node, ast.Constant) and isinstance(node.value,
+                                                     (int, float)):
+        constant = float(node.value)
+        return lambda values: constant
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        try:
+            name = _dotted(node)
+        except ValueError as e:
+            error = e
+
+            def not_a_name(values):
+                raise error
+            return not_a_name
+
+        def named(values):
+            v = values.get(name)
+            return math.nan if v is None else float(v)
+        return named
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        operand = _compile(formula, node.operand)
+        return lambda values: -operand(values)
+    if isinstance(node, ast.BinOp):
+        left, right = (_compile(formula, node.left),
+                       _compile(formula, node.right))
+        if isinstance(node.op, ast.Add):
+            return lambda values: left(values) + right(values)
+        if isinstance(node.op, ast.Sub):
+            return lambda values: left(values) - right(values)
+        if isinstance(node.op, ast.Mult):
+            return lambda values: left(values) * right(values)
+        if isinstance(node.op, ast.Div):
+            def divided(values):
+                x, y = left(values), right(values)
+                return math.nan if y == 0 or math.isnan(y) else x / y
+            return divided
+
+        def other_operator(values):
+            left(values), right(values)
+            unsupported(values)
+        return other_operator
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "first" and len(node.args) == 2):
+        given, otherwise = (_compile(formula, node.args[0]),
+                            _compile(formula, node.args[1]))
+
+        def first(values):
+            x = given(values)
+            return otherwise(values) if math.isnan(x) else x
+        return first
+    return unsupported
 
 
 # Facts of the point a formula may name besides metrics (src/counters/formula.h).

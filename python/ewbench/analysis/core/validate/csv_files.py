@@ -155,6 +155,11 @@ def read_csv(path, columns):
     lines = [line + "\n" for line in text_.split("\n")[:-1]]
     reader = csv.reader(lines, strict=True)
     rows = []
+    # parse_field depends on the field and its column alone: a name, an
+    # id or a count that repeats down a column (metrics.csv's key, metric
+    # and unit on every row) is parsed once a file.  Numbers, which
+    # rarely repeat, are not kept.
+    seen = {c.name: {} for c in columns if c.kind != NUMBER}
     try:
         header = next(reader)
         index = _header_map(path, header, columns)
@@ -170,12 +175,18 @@ def read_csv(path, columns):
                 if column.name not in index:    # an ADDED column, absent
                     row[column.name] = None
                     continue
+                field = fields[index[column.name]]
+                parsed = seen.get(column.name)
+                if parsed is not None and field in parsed:
+                    row[column.name] = parsed[field]
+                    continue
                 try:
-                    row[column.name] = parse_field(fields[index[column.name]],
-                                                   column)
+                    row[column.name] = parse_field(field, column)
                 except ValueError as e:
                     raise DataError(path, line, "column %s: %s" %
                                     (column.name, e)) from None
+                if parsed is not None:
+                    parsed[field] = row[column.name]
             rows.append((line, row))
             line = reader.line_num + 1
     except csv.Error as e:

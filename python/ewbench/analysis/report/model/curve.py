@@ -109,7 +109,12 @@ def impossible_levels(ceilings):
     """The curve's rows faster than DRAM could serve (above.beyond_dram,
     every write of the shape missed by the window): refused as evidence,
     never a level of a series."""
-    return [row for (shape, _), _, row in _levels(ceilings)
+    return _impossible(_levels(ceilings))
+
+
+def _impossible(levels):
+    """impossible_levels of _levels' rows."""
+    return [row for (shape, _), _, row in levels
             if beyond_dram(row.value, row.spec_value,
                            1.0 - READ_FRACTION["add" if shape == "add"
                                                else "relu"])]
@@ -119,11 +124,13 @@ def curves(ceilings):
     """(shape, request) -> Series, from the run's ceilings: the series with
     at least two measured levels, none of impossible_levels().  {} when
     the curve was not measured."""
+    # The rows looked up once (a report asks this of every point).
+    measured = list(_levels(ceilings))
+    refused = {row.name for row in _impossible(measured)}
     out = {}
-    refused = {row.name for row in impossible_levels(ceilings)}
     for shape, request in validate.INFLIGHT_SERIES:
         levels = [Level(float(kib), row.value, row.name)
-                  for key, kib, row in _levels(ceilings)
+                  for key, kib, row in measured
                   if key == (shape, request) and row.name not in refused]
         if len(levels) >= 2:
             out[(shape, request)] = Series(shape, request, tuple(levels))
@@ -135,8 +142,13 @@ def series_for(ceilings, op, request):
     instruction: that series when measured, else the nearest request size
     measured (in factors of two; exact False); (None, False) when the
     curve was not measured for the shape or op is not add, relu or abs."""
+    return _series_for(curves(ceilings), op, request)
+
+
+def _series_for(measured, op, request):
+    """series_for among curves()' series, `measured`."""
     shape = SHAPE.get(op)
-    found = [s for (sh, _), s in curves(ceilings).items() if sh == shape]
+    found = [s for (sh, _), s in measured.items() if sh == shape]
     if not found:
         return None, False
     if not request or request <= 0:
@@ -149,7 +161,12 @@ def series_for(ceilings, op, request):
 def reference(ceilings, shape):
     """The shape's series of the largest requests: its top is what the
     curve's grid streams at best, the scale of every prediction."""
-    found = [s for (sh, _), s in curves(ceilings).items() if sh == shape]
+    return _reference(curves(ceilings), shape)
+
+
+def _reference(measured, shape):
+    """reference among curves()' series, `measured`."""
+    found = [s for (sh, _), s in measured.items() if sh == shape]
     return max(found, key=lambda s: s.request) if found else None
 
 
@@ -230,10 +247,11 @@ def place(ceilings, op, request, kib, dram_ceiling, calibrated=None):
         return OnCurve(calibrated, True, kib, calibrated.share_at(kib),
                        min(ceiling, calibrated.bandwidth_at(kib)), ceiling,
                        calibrated, scaled=False)
-    series, exact = series_for(ceilings, op, request)
+    measured = curves(ceilings)
+    series, exact = _series_for(measured, op, request)
     if series is None:
         return None
-    top = reference(ceilings, series.shape)
+    top = _reference(measured, series.shape)
     ceiling = getattr(dram_ceiling, "value", dram_ceiling)
     predicted = min(ceiling, series.bandwidth_at(kib) * ceiling /
                     top.top.bandwidth)
