@@ -14,8 +14,6 @@ import sys
 import pytest
 
 from ewbench.analysis.core import study as stu
-from ewbench.analysis.report import experiments as ex
-from ewbench.analysis.report import model
 from ewbench.analysis.report.findings import common
 from ewbench.analysis.report.model import calibration as cal
 from ewbench.analysis.report.model.curve import Level

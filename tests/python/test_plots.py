@@ -1,6 +1,7 @@
 """Every figure is drawn from the fixture, with and without counters."""
 
 import dataclasses
+import importlib
 import os
 
 import numpy as np
@@ -9,7 +10,6 @@ from PIL import Image
 from matplotlib.text import Text
 
 from ewbench.analysis.report import plots
-from ewbench.analysis.report.plots import study as plot_module
 from ewbench.analysis.core import study
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.core.load import load_run
@@ -403,9 +403,13 @@ def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path,
         for name, (value, unit) in _curve_rows().items():
             f.write("20261121T204512Z-fixture-h100,%s,%r,%s,,curve\n" % (
                 name, value, unit))
-    for draw in ("plot_cache_tier", "plot_roofline", "plot_blocks",
-                 "plot_dram_share", "plot_instructions"):
-        monkeypatch.setattr(plot_module, draw, _not_drawn)
+    from ewbench.analysis.report import figures
+    for spec in figures.FIGURES:
+        if spec.name != "concurrency":
+            module, function = spec.draw.rsplit(".", 1)
+            monkeypatch.setattr(importlib.import_module(
+                "ewbench.analysis.report.plots." + module), function,
+                _not_drawn)
     curved = plots.plot_study(study.load_study(str(study_dir)),
                               str(tmp_path / "b"))
     assert "concurrency" in curved

@@ -111,9 +111,9 @@ report/model/  launch-floor fit, ceilings, bottleneck verdict rules (pure)
   fit       the launch-floor fit t = t0 + V / B per series
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency
   curve     the measured concurrency curve, and a point's place on it
-  calibration  the curve calibrated with the study's own kernels (its
+  calibration  the curve measured with the study's own kernels (its
             calibration/ runs: the scalar kernels and their probes at
-            capped residencies), read unscaled for those kernels
+            capped residencies) and its held-out error; drawn, not read
   inflight  a point's loads in flight per SM and the occupancy they are
             counted from
   blocks    resident threads at another block size: Little's law on

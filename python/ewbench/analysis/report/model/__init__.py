@@ -5,7 +5,7 @@ Everything here is a pure function of its arguments.  Modules:
   fit       the launch-floor fit t = t0 + V / B per series (LaunchFit)
   ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency (Bound)
   curve     the measured concurrency curve, and a point's place on it
-  calibration  the curve calibrated with the study's own kernels
+  calibration  the curve measured with the study's own kernels, held out
   inflight  a point's loads in flight per SM, and its occupancy
   rules     the verdict rules in order (the rule table), classify
   thresholds  the rules' thresholds and the verdicts' names (Verdict)

@@ -186,14 +186,3 @@ def held_out(runs):
         out.append(HeldOut(variant, top, mine[0].kib, mine[0].bandwidth,
                            series.bandwidth_at(mine[0].kib)))
     return tuple(out)
-
-
-def series_for(run, variant, block):
-    """The Calibrated series of variant's family from run's study
-    (run.calibration), held out: without variant's own point at block
-    (_rows); or None: then the ceilings' curve, scaled."""
-    base = family(variant)
-    if base is None:
-        return None
-    return calibrated(getattr(run, "calibration", ()),
-                      (variant, block)).get(base)

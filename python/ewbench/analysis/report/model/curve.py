@@ -19,10 +19,9 @@ and an H200), and that shortfall is the grid's, not the loads'.  A series
 of smaller requests may top out lower still: what its share of the
 reference top says (more, smaller requests for the same bytes).
 
-Where the study's own kernels calibrated it (calibration.py: the scalar
-kernels and their probes at capped residencies), a point of theirs is
-placed on its family's calibrated series instead, whose bandwidth is the
-prediction, unscaled.
+A study's calibration (calibration.py: the scalar kernels and their
+probes at capped residencies) is measured beside it and drawn, not read:
+held out it predicted worse than this curve, scaled.
 
 Between two measured levels the bandwidth is linear in the bytes in
 flight (Little's law: below the knee bandwidth is in-flight / latency);
@@ -180,8 +179,6 @@ class OnCurve:
     bandwidth: float        # the prediction, byte/s
     ceiling: float          # the op's DRAM ceiling
     reference: Series       # the shape's largest requests: the scale
-    scaled: bool = True     # False: a calibrated series (calibration.py),
-    #                         read as measured
 
     @property
     def reachable(self):
@@ -190,10 +187,7 @@ class OnCurve:
         predict.  The curve falls 3-8 % past its peak; the study's kernels
         do not (the references' 4x probes, past it, beat the curve there
         by 5-11 %, issue 51): that fall is the curve's own persistent
-        grid's.  The rules read the curve as measured.  A calibrated
-        series never falls: the prediction itself."""
-        if not self.scaled:
-            return self.bandwidth
+        grid's.  The rules read the curve as measured."""
         levels = [x.bandwidth for x in self.series.levels if x.kib <= self.kib]
         if not levels:
             return self.bandwidth
@@ -205,20 +199,12 @@ class OnCurve:
         """Its series tops out below the reference's (by more than 5 %):
         requests of its size cannot reach the ceiling at any bytes in
         flight; None otherwise, else the share of the reference top."""
-        if not self.scaled:
-            return None
         share = self.series.top.bandwidth / self.reference.top.bandwidth
         return share if share < 0.95 else None
 
     @property
     def text(self):
         """How the prediction was got, for a verdict's text."""
-        if not self.scaled:
-            return ("on the %s (%s, %d rows), %.1f KiB in flight per SM "
-                    "reach %.0f%% of its top: %s, as its kernels measured "
-                    "it" % (self.series.label, self.series.span,
-                            self.series.rows, self.kib, 100 * self.share,
-                            gbps(self.bandwidth)))
         request = "%d-byte requests" % self.series.request
         if not self.exact:
             request += " (the nearest measured)"
@@ -234,19 +220,12 @@ class OnCurve:
         return text
 
 
-def place(ceilings, op, request, kib, dram_ceiling, calibrated=None):
+def place(ceilings, op, request, kib, dram_ceiling):
     """OnCurve for a point of op with `request` bytes per warp load and
     `kib` KiB in flight per SM, against the op's DRAM ceiling (a Bound or
-    a number); None without a curve, an estimate of kib or a ceiling.
-    With `calibrated` (its family's series, calibration.py), on that,
-    unscaled."""
+    a number); None without a curve, an estimate of kib or a ceiling."""
     if kib is None or dram_ceiling is None:
         return None
-    if calibrated is not None:
-        ceiling = getattr(dram_ceiling, "value", dram_ceiling)
-        return OnCurve(calibrated, True, kib, calibrated.share_at(kib),
-                       min(ceiling, calibrated.bandwidth_at(kib)), ceiling,
-                       calibrated, scaled=False)
     measured = curves(ceilings)
     series, exact = _series_for(measured, op, request)
     if series is None:
