@@ -332,6 +332,25 @@ out:
 	return rc;
 }
 
+/* `count` replays of graph, each between its own pair of the bench's
+ * events (events 2i and 2i + 1), queued on its stream. */
+static cudaError_t
+replays_between_events(struct bench *b, cudaGraphExec_t graph,
+    unsigned count)
+{
+	cudaError_t	e = cudaSuccess;
+	unsigned	i;
+
+	for (i = 0; i < count && e == cudaSuccess; i++) {
+		e = cudaEventRecord(b->events[2 * i], b->stream);
+		if (e == cudaSuccess)
+			e = cudaGraphLaunch(graph, b->stream);
+		if (e == cudaSuccess)
+			e = cudaEventRecord(b->events[2 * i + 1], b->stream);
+	}
+	return e;
+}
+
 /* One replay of a graph of TIMING_REPLAY_MIN_LAUNCHES launches between an
  * event pair, per launch: the estimate a replay's size is set by when the
  * warm-up gave none. */
@@ -419,14 +438,7 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 		round = next < b->rule.min_samples ? next : b->rule.min_samples;
 		if (round > rule.max_samples - n)
 			round = (unsigned)(rule.max_samples - n);
-		for (i = 0; i < round && e == cudaSuccess; i++) {
-			e = cudaEventRecord(b->events[2 * i], b->stream);
-			if (e == cudaSuccess)
-				e = cudaGraphLaunch(graph, b->stream);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(b->events[2 * i + 1],
-				    b->stream);
-		}
+		e = replays_between_events(b, graph, round);
 		if (e == cudaSuccess)
 			note_clocks(b, out);
 		if (e == cudaSuccess)
@@ -666,7 +678,6 @@ events_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
 	cudaGraphExec_t		 graph = NULL;
 	cudaGraph_t		 captured;
 	cudaError_t		 e = cudaSuccess;
-	unsigned		 i;
 
 	if (cache == CACHE_COLD) {
 		if (bench_capture(b, events_each_body, &body, &captured,
@@ -680,14 +691,7 @@ events_graph(struct bench *b, const struct launch *l, enum cache_mode cache,
 		if (measure_graph(b, l, cache, MEASURE_GRAPH_LAUNCHES, &graph,
 		    cause) != 0)
 			return -1;
-		for (i = 0; i < b->rule.min_samples && e == cudaSuccess; i++) {
-			e = cudaEventRecord(b->events[2 * i], b->stream);
-			if (e == cudaSuccess)
-				e = cudaGraphLaunch(graph, b->stream);
-			if (e == cudaSuccess)
-				e = cudaEventRecord(b->events[2 * i + 1],
-				    b->stream);
-		}
+		e = replays_between_events(b, graph, b->rule.min_samples);
 	}
 	if (graph != NULL)
 		cudaGraphExecDestroy(graph);
