@@ -502,6 +502,25 @@ def test_not_latency_bound_below_its_curve():
     assert model.classify(f).name == model.LATENCY_BOUND
 
 
+def test_not_latency_bound_past_the_knee_where_the_curve_falls():
+    # The curve falls past its peak (its own grid's: 2628 GB/s at 128 KiB,
+    # 0.94 of its 2799 top); a point there holds far more than the 12-16
+    # KiB the knee needs (the H200's abs_f32_tma at 2^28: 60 KiB where 15
+    # suffice): no shortfall of loads in flight, whatever its share.
+    placed = _on_curve(200.0)
+    assert placed.share < model.CURVE_ENOUGH
+    f = facts(bandwidth=1.05 * placed.bandwidth, kib_in_flight_per_sm=200.0,
+              on_curve=placed, occupancy_pct=95.0)
+    assert model.rule_latency(f) is None
+    assert model.classify(f).name != model.LATENCY_BOUND
+    # below the knee, the same share is a shortfall
+    short = _on_curve(8.0)
+    assert short.share < model.CURVE_ENOUGH
+    f = facts(bandwidth=1.05 * short.bandwidth, kib_in_flight_per_sm=8.0,
+              on_curve=short, occupancy_pct=95.0)
+    assert model.rule_latency(f).name == model.LATENCY_BOUND
+
+
 def test_occupancy_never_for_a_grid_under_one_wave_nor_a_met_curve():
     # 13 cold 1Mi points on the H100: 128-512 blocks against 1056 slots
     low = dict(occupancy_pct=30.0, grid=512, block_slots=1056)

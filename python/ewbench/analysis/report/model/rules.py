@@ -1,8 +1,7 @@
 """The bottleneck verdict rules, and classify.
 
 Verdict rules, tried in order; the first that fires names the point.
-Siblings of a point are the points of the same op, dtype, size, cache
-state and launch mode (every variant, peers included).
+Siblings: the points of the same op, dtype, size, cache, launch and timer.
 
   launch-bound     at launch scale (cold time <= LAUNCH_FACTOR x the
                    launch floor, or < LAUNCH_ABS_NS without one), warm time
@@ -312,16 +311,18 @@ def rule_dram(f):
 
 
 def _curve_short(f):
-    """The point's place on the concurrency curve when the curve says its
-    loads in flight fall short (< CURVE_ENOUGH of the curve's top), else
-    None."""
+    """Its place on the curve when its loads in flight are short of the
+    knee (where its series first reaches CURVE_ENOUGH of its top), else
+    None: past the knee the curve may fall, which is no shortfall."""
     oc = f.on_curve
-    return oc if oc is not None and oc.share < CURVE_ENOUGH else None
+    knee = oc.series.kib_for(CURVE_ENOUGH) if oc is not None else None
+    short = oc is not None and (oc.kib < knee if knee is not None else
+                                oc.share < CURVE_ENOUGH)
+    return oc if short else None
 
 
-def _curve_enough(f):
-    """The curve says its loads in flight suffice."""
-    return f.on_curve is not None and f.on_curve.share >= CURVE_ENOUGH
+def _curve_enough(f):     # the curve says its loads in flight suffice
+    return f.on_curve is not None and _curve_short(f) is None
 
 
 def rule_latency(f):
