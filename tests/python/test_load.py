@@ -286,3 +286,33 @@ def test_a_point_key_is_one_type_in_every_file(fixture_run):
     entries, _ = rank.gather([fixture_run])
     assert entries and all(type(e.key) is PointKey for e in entries)
     assert {e.key for e in entries} <= {q.key for q in fixture_run.points}
+
+
+def test_a_replay_rows_sample_holds_the_launches_of_half_a_millisecond():
+    # src/run/plan.h: TIMING_REPLAY_NS 0.5 ms, at least 2 launches; the
+    # row's median stands in for the warm-up's time per launch.
+    import dataclasses
+    from ewbench.analysis.core import load
+    from test_model import make_point
+    p = make_point(time_source="replay", time_median_ns=3300.0,
+                   cache="warm")
+    assert p.launches_per_sample == 152
+    assert dataclasses.replace(p, time_median_ns=50e3).launches_per_sample \
+        == 10
+    assert dataclasses.replace(p, time_median_ns=750e3) \
+        .launches_per_sample == load.REPLAY_MIN_LAUNCHES == 2
+    assert dataclasses.replace(p, time_source="kernel") \
+        .launches_per_sample == 1
+
+
+def test_the_replays_constants_are_the_c_sides():
+    from conftest import ROOT
+    from ewbench.analysis.core import load
+    path = os.path.join(ROOT, "src", "run", "plan.h")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    ns = re.search(r"#define TIMING_REPLAY_NS\s+([0-9.e]+)", text).group(1)
+    least = re.search(r"#define TIMING_REPLAY_MIN_LAUNCHES\s+(\d+)u",
+                      text).group(1)
+    assert float(ns) == load.REPLAY_NS
+    assert int(least) == load.REPLAY_MIN_LAUNCHES

@@ -45,18 +45,21 @@ BATCH_GRAPH_LAUNCHES = 16
 # "replay": a graph of the point's launches replayed, the records paused).
 GPU_TIMED = ("kernel", "replay")
 # A replay-timed row's sample is one replay of enough launches to cover
-# REPLAY_NS at the records' median, at least REPLAY_MIN_LAUNCHES
-# (src/run/plan.h, TIMING_REPLAY_NS and TIMING_REPLAY_MIN_LAUNCHES).
+# REPLAY_NS at the warm-up's time per launch, at least REPLAY_MIN_LAUNCHES
+# (src/run/plan.h, TIMING_REPLAY_NS and TIMING_REPLAY_MIN_LAUNCHES).  The
+# row does not record that time: its launches are estimated from its
+# median (the warm-up's host-paced launches are as long or a little
+# longer, so the estimate may hold one launch more).
 REPLAY_NS = 0.5e6
 REPLAY_MIN_LAUNCHES = 2
 
 
-def replay_launches(records_median_ns):
-    """Launches in one replay of a replay-timed row."""
-    if not records_median_ns:
+def replay_launches(median_ns):
+    """Launches in one replay of a replay-timed row of this median time,
+    estimated (above)."""
+    if not median_ns:
         return REPLAY_MIN_LAUNCHES
-    return max(REPLAY_MIN_LAUNCHES,
-               int(math.ceil(REPLAY_NS / records_median_ns)))
+    return max(REPLAY_MIN_LAUNCHES, int(math.ceil(REPLAY_NS / median_ns)))
 
 TIMING = "timing.csv"
 SASS = "sass.csv"
@@ -157,7 +160,7 @@ class Point:
         if self.time_source == "kernel" or self.time_source == "events":
             return 1
         if self.time_source == "replay":
-            return replay_launches(self.activity_median_ns)
+            return replay_launches(self.time_median_ns)
         if self.time_source == "batch":
             return BATCH_GRAPH_LAUNCHES
         if self.launch == "graph" and self.cache == "warm" and \
