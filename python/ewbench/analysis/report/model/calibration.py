@@ -73,13 +73,24 @@ class Calibrated(Series):
                                                  max(self.residencies))
 
 
+def _tops(runs):
+    """(variant, block) -> the most blocks per SM a calibrated kernel was
+    run with: its top level, the kernel as the study runs it."""
+    tops = {}
+    for run in runs:
+        cap = residency(run)
+        for p in run.points:
+            if family(p.variant) is not None and cap is not None:
+                key = (p.variant, p.block)
+                tops[key] = max(tops.get(key, 0), cap)
+    return tops
+
+
 def _rows(runs, leave_out=None):
     """(family, Level, N) of every usable calibration row but
-    leave_out's own point, a (variant, block): its row at the most
-    blocks per SM it was run with."""
-    top = max((residency(run) or 0 for run in runs
-               if any((p.variant, p.block) == leave_out
-                      for p in run.points)), default=None)
+    leave_out's own point, a (variant, block): its row at its top level
+    (_tops)."""
+    top = _tops(runs).get(leave_out)
     for run in runs:
         cap = residency(run)
         most = run.device.get("max_threads_per_sm")
@@ -170,16 +181,10 @@ def held_out(runs):
     """HeldOut of every calibrated kernel's top level, in family and
     variant order; () without calibration runs."""
     out = []
-    tops = {}
-    for run in runs:
-        cap = residency(run)
-        for p in run.points:
-            if family(p.variant) is not None and cap is not None:
-                key = (p.variant, p.block)
-                tops[key] = max(tops.get(key, 0), cap)
-    for (variant, block), top in sorted(tops.items()):
+    rows = list(_rows(runs))
+    for (variant, block), top in sorted(_tops(runs).items()):
         series = calibrated(runs, (variant, block)).get(family(variant))
-        mine = [level for base, level, cap in _rows(runs)
+        mine = [level for _, level, cap in rows
                 if cap == top and level.name.startswith(variant + " at ")]
         if series is None or len(mine) != 1:
             continue

@@ -171,8 +171,12 @@ def _timer_text(study):
                          len(done) - len(judged)))
     else:
         text += "none recorded (runs measured before 2026-11-29)"
-    costs = [(part, p, crosscheck.records_cost(p)) for part, r in runs
-             for p in r.points if crosscheck.records_cost(p) is not None]
+    costs = []
+    for part, r in runs:
+        for p in r.points:
+            cost = crosscheck.records_cost(p)
+            if cost is not None:
+                costs.append((part, p, cost))
     if costs:
         part, p, worst = max(costs, key=lambda c: c[2])
         text += ("; the kernel records, run beside the replay at those "
