@@ -156,6 +156,39 @@ abandon_point(void)
 	free(ignored);
 }
 
+/* A warm point of its own with the kernel records paused (a replay, the
+ * cross-check): any record CUPTI still delivers while paused is dropped
+ * with the point, not read as the next one's. */
+static int
+paused_point_begin(const struct launch *l, const char *what, char **cause)
+{
+	struct trace_label	label = { l->v->id, l->args.n, "warm", what };
+
+	if (trace_point_begin(&label, cause) != 0)
+		return -1;
+	if (trace_pause(true, cause) != 0) {
+		abandon_point();
+		return -1;
+	}
+	return 0;
+}
+
+/* Resumes the records and ends paused_point_begin's point.  rc is the
+ * timing's own outcome: after a failure its cause is the one reported,
+ * and a later one is dropped. */
+static int
+paused_point_end(int rc, char **cause)
+{
+	char	*ignored = NULL;
+
+	if (trace_pause(false, rc == 0 ? cause : &ignored) != 0)
+		rc = -1;
+	if (trace_point_end(NULL, NULL, rc == 0 ? cause : &ignored) != 0)
+		rc = -1;
+	free(ignored);
+	return rc;
+}
+
 /*
  * The kernels of `launches` launches, read back after they ran: launch
  * i's duration is from its first kernel's start to its last one's end (a
@@ -393,8 +426,6 @@ static int
 sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
     struct timed *out, char **cause)
 {
-	struct trace_label	 label = { l->v->id, l->args.n, "warm",
-				     "replay" };
 	struct sampling_rule	 rule = b->rule;
 	enum sampling_state	 state = SAMPLING_MORE;
 	cudaGraphExec_t		 graph = NULL;
@@ -403,16 +434,11 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 	double			 started = monotonic_seconds(), gpu_s = 0;
 	unsigned		 k = TIMING_REPLAY_MIN_LAUNCHES, i, round, next;
 	size_t			 n = 0;
-	char			*ignored = NULL;
 	float			 ms;
 	int			 rc = -1;
 
-	if (trace_point_begin(&label, cause) != 0)
+	if (paused_point_begin(l, "replay", cause) != 0)
 		return -1;
-	if (trace_pause(true, cause) != 0) {
-		abandon_point();
-		return -1;
-	}
 	if (!(estimate_ns > 0) &&
 	    estimate_replay(b, l, &estimate_ns, cause) != 0)
 		goto resume;
@@ -471,12 +497,7 @@ sample_replay(struct bench *b, const struct launch *l, double estimate_ns,
 resume:
 	if (graph != NULL)
 		cudaGraphExecDestroy(graph);
-	if (trace_pause(false, rc == 0 ? cause : &ignored) != 0)
-		rc = -1;
-	if (trace_point_end(NULL, NULL, rc == 0 ? cause : &ignored) != 0)
-		rc = -1;
-	free(ignored);
-	return rc;
+	return paused_point_end(rc, cause);
 }
 
 /*
@@ -492,13 +513,10 @@ static int
 crosscheck(struct bench *b, const struct launch *l, double median_ns,
     double *out_ns, char **cause)
 {
-	struct trace_label	 label = { l->v->id, l->args.n, "warm",
-				     "crosscheck" };
 	volatile unsigned	*word = b->spin_word;
 	cudaError_t		 e;
 	double			 want = ceil(CROSSCHECK_NS / median_ns);
 	unsigned		 launches = CROSSCHECK_MIN_LAUNCHES;
-	char			*ignored = NULL;
 	float			 ms;
 	int			 rc = -1;
 
@@ -508,12 +526,8 @@ crosscheck(struct bench *b, const struct launch *l, double median_ns,
 	if (want > launches)
 		launches = want < (double)b->queue_launches ? (unsigned)want :
 		    b->queue_launches;
-	if (trace_point_begin(&label, cause) != 0)
+	if (paused_point_begin(l, "crosscheck", cause) != 0)
 		return -1;
-	if (trace_pause(true, cause) != 0) {
-		abandon_point();
-		return -1;
-	}
 	*word = EWB_SPIN_WAIT;
 	__sync_synchronize();
 	e = ewb_spin(b->spin_word_device, SPIN_TIMEOUT_NS, b->stream);
@@ -541,12 +555,7 @@ crosscheck(struct bench *b, const struct launch *l, double median_ns,
 		*out_ns = (double)ms * 1e6 / launches;
 	rc = 0;
 resume:
-	if (trace_pause(false, rc == 0 ? cause : &ignored) != 0)
-		rc = -1;
-	if (trace_point_end(NULL, NULL, rc == 0 ? cause : &ignored) != 0)
-		rc = -1;
-	free(ignored);
-	return rc;
+	return paused_point_end(rc, cause);
 }
 
 /* Launches queued behind a spin kernel: the host has issued every one
