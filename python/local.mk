@@ -115,7 +115,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 ewbenchdefsdir = $(pkgdatadir)/python/ewbench/defs
 ewbenchdefs_DATA = src/run/columns.def src/base/data-limits.h \
 	metrics/derived.def \
-	kernels/study.def kernels/inflight.def kernels/probe.def
+	kernels/study.def kernels/inflight.def kernels/probe.def kernels/fast.def
 EXTRA_DIST += %reldir%/ewbench/defs
 
 # Byte-compiled at install by automake's py-compile through a wrapper that

@@ -16,26 +16,9 @@ use_standins
 d=$tmpdir
 args='-q -s 1Ki --no-cupti --iters 3 --warmup 1 --energy'
 
-# on_standin DIR ARGS... [-- VAR=VALUE...]: ewbench run into DIR on both
-# stand-ins; $rc its status, its output in $d/out.
-on_standin() {
-	local dir=$1 envs=()
-	shift
-	local opts=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	envs=("$@")
-	set +e
-	env LD_PRELOAD="$shims/stand-in-gpu.so" \
-	    LD_LIBRARY_PATH="$shims/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	    EWB_STANDIN_GRAPH_US=2000 "${envs[@]}" \
-	    "$EWBENCH" run $args "${opts[@]}" -o "$dir" >"$d/out" 2>&1
-	rc=$?
-	set -e
-}
-
 # Two variants of one op: one point each, three windows.
-on_standin "$d/energy" -v add_f32,add_f32x4
+# shellcheck disable=SC2086
+on_standins "$d/energy" EWB_STANDIN_GRAPH_US=2000 -- $args -v add_f32,add_f32x4
 [ "$rc" = 0 ] || fail "run --energy: exit $rc: $(head -c 600 "$d/out")"
 
 "$py" - "$d/energy" <<'PY' || fail "energy.csv does not hold the stand-in's draws"
@@ -96,7 +79,8 @@ done
 refused() {	# refused NAME PATTERN [VAR=VALUE...]
 	local name=$1 pattern=$2
 	shift 2
-	on_standin "$d/$name" -v add_f32 -- "$@"
+	# shellcheck disable=SC2086
+	on_standins "$d/$name" EWB_STANDIN_GRAPH_US=2000 "$@" -- $args -v add_f32
 	[ "$rc" = 5 ] || fail "$name: exit $rc, expected 5: $(head -c 600 "$d/out")"
 	grep -q -e "--energy refused: .*$pattern" "$d/out" ||
 	    fail "$name: no reason '$pattern': $(head -c 600 "$d/out")"

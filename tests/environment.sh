@@ -15,25 +15,20 @@ d=$tmpdir
 # samples, read once).
 args='-q -v add_f32,add_f16 -s 1Ki,4Ki --no-cupti --iters 3 --warmup 1'
 
-# on_standin DIR [VAR=VALUE...]: a run into DIR on both stand-ins.
-on_standin() {
-	local dir=$1
-	shift
-	env LD_PRELOAD="$shims/stand-in-gpu.so" \
-	    LD_LIBRARY_PATH="$shims/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-	    "$@" "$EWBENCH" run $args -o "$dir" >"$d/out" 2>&1 ||
-	    fail "run into $dir: $(head -c 600 "$d/out")"
+# run_into DIR [VAR=VALUE...]: a run into DIR on both stand-ins.
+run_into() {
+	# shellcheck disable=SC2086
+	on_standins "$@" -- $args
+	[ "$rc" = 0 ] || fail "run into $1: $(head -c 600 "$d/out")"
 }
 
 # The SM clock reads 1500 MHz with the power cap after its 4th reading:
 # the start reading and the first three points' are at 1980 MHz, the last
 # point's (and the end reading) at 1500.
-on_standin "$d/slowed" EWB_STANDIN_NVML_SLOW_AFTER=4
-on_standin "$d/bare" EWB_STANDIN_NVML_BARE=1
+run_into "$d/slowed" EWB_STANDIN_NVML_SLOW_AFTER=4
+run_into "$d/bare" EWB_STANDIN_NVML_BARE=1
 # No NVML at all: a directory without the library on the path.
-env LD_PRELOAD="$shims/stand-in-gpu.so" LD_LIBRARY_PATH="$d/none" \
-    "$EWBENCH" run $args -o "$d/none-run" >"$d/out" 2>&1 ||
-    fail "run without NVML: $(head -c 600 "$d/out")"
+run_into "$d/none-run" LD_LIBRARY_PATH="$d/none"
 
 "$py" - "$d" <<'PY' || fail "run.json or timing.csv lacks the environment"
 import json, sys

@@ -111,3 +111,25 @@ use_standins() {
 	done
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 }
+
+# on_standins DIR [VAR=VALUE...] -- ARGS...: ewbench run ARGS -o DIR on
+# both stand-ins (use_standins), each VAR=VALUE in its environment after
+# theirs (LD_LIBRARY_PATH=EMPTY_DIR: no NVML at all); $rc its status, its
+# output in $tmpdir/out.
+on_standins() {
+	standin_dir=$1
+	shift
+	set +e
+	(
+		export LD_PRELOAD="$shims/stand-in-gpu.so"
+		export LD_LIBRARY_PATH="$shims/nvml${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			export "${1?}"
+			shift
+		done
+		[ $# -gt 0 ] && shift
+		exec "$EWBENCH" run "$@" -o "$standin_dir"
+	) >"$tmpdir/out" 2>&1
+	rc=$?
+	set -e
+}

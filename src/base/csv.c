@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,24 +138,30 @@ csv_str(struct csv *csv, const char *s)
 	csv_append_bytes(csv, "\"", 1);
 }
 
+/* A field of one integer as `format` writes it (never quoted). */
+static void __attribute__((format(printf, 2, 3)))
+append_integer(struct csv *csv, const char *format, ...)
+{
+	char	buf[32];
+	va_list	ap;
+	int	len;
+
+	va_start(ap, format);
+	len = vsnprintf(buf, sizeof buf, format, ap);
+	va_end(ap);
+	append_field(csv, buf, (size_t)len);
+}
+
 void
 csv_u64(struct csv *csv, uint64_t v)
 {
-	char	buf[32];
-	int	len;
-
-	len = snprintf(buf, sizeof buf, "%" PRIu64, v);
-	append_field(csv, buf, (size_t)len);
+	append_integer(csv, "%" PRIu64, v);
 }
 
 void
 csv_i64(struct csv *csv, int64_t v)
 {
-	char	buf[32];
-	int	len;
-
-	len = snprintf(buf, sizeof buf, "%" PRId64, v);
-	append_field(csv, buf, (size_t)len);
+	append_integer(csv, "%" PRId64, v);
 }
 
 void

@@ -196,22 +196,14 @@ device_print(const struct device_facts *f, FILE *fp)
 	    f->runtime_version / 1000, f->runtime_version % 1000 / 10);
 }
 
-/* A fact the runtime did not give (0) is written as null, unknown: the
- * analysis divides by these and refuses a 0. */
+/* A fact the runtime did not give (0, or a negative int) is written as
+ * null, unknown: the analysis divides by these and refuses a 0.  Counts
+ * come as doubles too: exact, and written as integers, below 2^53. */
 static void
 fact(struct json *j, const char *key, double value)
 {
 	if (value > 0)
 		json_f64(j, key, value);
-	else
-		json_null(j, key);
-}
-
-static void
-count_fact(struct json *j, const char *key, uint64_t value)
-{
-	if (value > 0)
-		json_u64(j, key, value);
 	else
 		json_null(j, key);
 }
@@ -248,25 +240,18 @@ device_json(const struct device_facts *f, struct json *j)
 	json_str(j, "uuid", f->uuid);
 	json_str(j, "pci_bus_id", f->pci_bus_id);
 	json_str(j, "compute_capability", cc);
-	count_fact(j, "sm_count", f->sm_count > 0 ? (uint64_t)f->sm_count : 0);
-	count_fact(j, "l2_bytes", f->l2_bytes);
-	count_fact(j, "memory_bytes", f->memory_bytes);
-	count_fact(j, "bus_width_bits",
-	    f->bus_width_bits > 0 ? (uint64_t)f->bus_width_bits : 0);
-	count_fact(j, "memory_clock_khz",
-	    f->memory_clock_khz > 0 ? (uint64_t)f->memory_clock_khz : 0);
-	count_fact(j, "sm_clock_khz",
-	    f->sm_clock_khz > 0 ? (uint64_t)f->sm_clock_khz : 0);
+	fact(j, "sm_count", f->sm_count);
+	fact(j, "l2_bytes", f->l2_bytes);
+	fact(j, "memory_bytes", f->memory_bytes);
+	fact(j, "bus_width_bits", f->bus_width_bits);
+	fact(j, "memory_clock_khz", f->memory_clock_khz);
+	fact(j, "sm_clock_khz", f->sm_clock_khz);
 	fact(j, "dram_bandwidth_bytes_per_s", f->dram_bandwidth);
-	count_fact(j, "max_threads_per_sm",
-	    f->max_threads_per_sm > 0 ? (uint64_t)f->max_threads_per_sm : 0);
-	count_fact(j, "max_blocks_per_sm",
-	    f->max_blocks_per_sm > 0 ? (uint64_t)f->max_blocks_per_sm : 0);
-	count_fact(j, "shared_memory_per_sm_bytes", f->shared_memory_per_sm);
-	count_fact(j, "registers_per_sm",
-	    f->registers_per_sm > 0 ? (uint64_t)f->registers_per_sm : 0);
-	count_fact(j, "fp32_lanes_per_sm",
-	    (uint64_t)device_fp32_lanes_per_sm(f));
+	fact(j, "max_threads_per_sm", f->max_threads_per_sm);
+	fact(j, "max_blocks_per_sm", f->max_blocks_per_sm);
+	fact(j, "shared_memory_per_sm_bytes", f->shared_memory_per_sm);
+	fact(j, "registers_per_sm", f->registers_per_sm);
+	fact(j, "fp32_lanes_per_sm", device_fp32_lanes_per_sm(f));
 	json_end_object(j);
 }
 

@@ -6,7 +6,9 @@
  *   bench.c     buffers, streams, events; one launch of a case
  *   checker.c   inputs, the CPU reference, the comparison on the GPU
  *   measure.c   timed launches: stream and graph, warm and cold; the
- *               kernels' own times, launch intervals
+ *               kernels' own times, launch intervals (the timers:
+ *               measure-records.c, measure-events.c; their launches:
+ *               measure-launch.c)
  *   profile.c   counters of a group of points in one profiler session
  *   residency.c --residency: the padding that caps a case's resident
  *               blocks per SM

@@ -9,7 +9,7 @@
  * time back-to-back launches as they overlap, stream and graph alike.  Its
  * instrumentation slows the kernels that keep few bytes in flight (a
  * scalar fp16 add 6-13 % on an H200; those that saturate DRAM are
- * untouched), so measure.c pauses the records (trace_pause) and times
+ * untouched), so measure-events.c pauses the records (trace_pause) and times
  * warm points by an uninstrumented graph replay, and measures what the
  * records make of them beside it.  The KERNEL kind leaves the kernels'
  * speed alone but serialises

@@ -84,21 +84,25 @@ PY
 
 # An occupied run directory is refused (a command-line error) and left
 # exactly as it was: not one byte of the earlier run changes.
+# refused WHAT STATUS PATTERN ARGS...: ewbench ARGS exits STATUS, saying
+# PATTERN.
+refused() {
+	what=$1 want=$2 pattern=$3
+	shift 3
+	set +e
+	"$EWBENCH" "$@" >"$tmpdir/msg" 2>&1
+	rc=$?
+	set -e
+	[ "$rc" = "$want" ] && grep -q "$pattern" "$tmpdir/msg" ||
+	    fail "$what: exit $rc: $(cat "$tmpdir/msg")"
+}
 (cd "$out" && cksum run.json timing.csv) >"$tmpdir/before"
-set +e
-"$EWBENCH" run -q -v add_f32 -s 1Ki -o "$out" >"$tmpdir/msg" 2>&1
-rc=$?
-set -e
-[ "$rc" = 2 ] && grep -q 'already holds a run' "$tmpdir/msg" ||
-    fail "occupied --out: exit $rc: $(cat "$tmpdir/msg")"
+refused "occupied --out" 2 'already holds a run' \
+    run -q -v add_f32 -s 1Ki -o "$out"
 (cd "$out" && cksum run.json timing.csv) | cmp -s - "$tmpdir/before" ||
     fail "occupied --out: the earlier run was changed"
 
 # A size that cannot fit is refused before anything is allocated.
-set +e
-"$EWBENCH" run -q -v add_f32 -s 1Ti -o "$tmpdir/big" >"$tmpdir/msg" 2>&1
-rc=$?
-set -e
-[ "$rc" = 4 ] && grep -q 'of GPU memory' "$tmpdir/msg" ||
-    fail "oversized run: exit $rc: $(cat "$tmpdir/msg")"
+refused "oversized run" 4 'of GPU memory' \
+    run -q -v add_f32 -s 1Ti -o "$tmpdir/big"
 echo "run: ok"

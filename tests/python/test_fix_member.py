@@ -72,16 +72,26 @@ def _fix(e):
     return found[0]
 
 
-def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
-    run, _, rows = _judged("chunked", True)
+def _fix_of(name, cause, member):
+    """userfaults/NAME's kernel judged with the add family beside it: its
+    verdict names `cause`, and its one fix trial is `member` at the
+    kernel's own size, block and cache, scored as every other trial."""
+    run, _, rows = _judged(name, True)
     (p, verdict, e), = rows
-    assert verdict.name == model.UNCOALESCED
+    assert verdict.name == cause
     t = _fix(e)
-    # add_chunked loops (32 elements a thread, 32-bit loads): its fix is
-    # the grid-stride member of the same word, one word an input a thread
-    assert t.point.variant == "gen:add:stride_v32_k1"
+    assert t.point.variant == member
     assert (t.point.n, t.point.block, t.point.cache) == (p.n, p.block,
                                                          p.cache)
+    assert t.score == ex.score(t, p, e.band)
+    return run, p, verdict, e, t
+
+
+def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
+    # add_chunked loops (32 elements a thread, 32-bit loads): its fix is
+    # the grid-stride member of the same word, one word an input a thread
+    run, p, verdict, e, t = _fix_of("chunked", model.UNCOALESCED,
+                                    "gen:add:stride_v32_k1")
     # the fault's own gain is the run's fastest whole-sector kernel's,
     # never a generated member's; the trial predicts the member that runs:
     # 32-bit words, one an input a thread, its one-wave grid's 2048
@@ -92,8 +102,6 @@ def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
         ux.member_prediction(run, p, t.point, _dram(run)).value)
     assert t.predicted < 0.85 * fault.predicted
     assert t.roof == ex.ROOF_CURVE
-    # scored by the one definition, against the run's band
-    assert t.score == ex.score(t, p, e.band)
     # measured on the H200: 3565 GB/s against 3616 predicted (x0.986; it
     # was x0.81 of cub's 4416, which the fault predicted)
     assert t.rose
@@ -105,14 +113,10 @@ def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
 
 
 def test_misaligned_fix_is_the_aligned_tile_member():
-    _, _, rows = _judged("offset", True)
-    (p, verdict, e), = rows
-    assert verdict.name == model.MISALIGNED
-    t = _fix(e)
     # add_offset: one 32-bit word an input a thread, a single pass
-    assert t.point.variant == "gen:add:tile_v32_k1"
-    assert t.point.block == p.block == 256
-    assert t.score == ex.score(t, p, e.band)
+    _, p, _, e, t = _fix_of("offset", model.MISALIGNED,
+                            "gen:add:tile_v32_k1")
+    assert p.block == 256
     # its own 32-bit words at the user's occupancy: 3421 GB/s predicted;
     # measured 3445 (x1.007, inside the band; it was x0.75 of cub's 4415)
     assert t.score.ratio == pytest.approx(1.007, abs=0.001)

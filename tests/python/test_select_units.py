@@ -43,38 +43,75 @@ def test_mid_size():
     assert sel.mid_size([1 << 20, 1 << 28]) is None
 
 
-def test_primary_block_is_the_one_timed_at_most_sizes():
-    pts = [make_point(n=n, block=256) for n in (1, 2, 3)]
-    pts += [make_point(n=2, block=b) for b in (32, 64, 1024)]
-    assert sel.primary_blocks(pts) == {"v": 256}
-    assert len(sel.primary_points_of(pts)) == 3
+def _old_run(command, points, user_kernels=()):
+    """A run written before 2026-11-29: run.json without
+    settings.primary_blocks."""
+    import types
+    return types.SimpleNamespace(points=points, manifest={
+        "command": command, "settings": {},
+        "user_kernels": [{"variant": v, "default_block": b}
+                         for v, b in user_kernels]})
 
 
-def test_primary_block_of_a_tune_sweep_is_its_fastest():
-    # Every block at the same sizes (a tune run): the block that was
-    # fastest at the largest size represents the variant, not block 32.
-    times = {32: 9000.0, 256: 5200.0, 512: 5000.0, 1024: 5100.0}
-    pts = [make_point(n=n, block=b, time_median_ns=t * n)
-           for b, t in times.items() for n in (1, 2)]
-    assert sel.primary_blocks(pts) == {"v": 512}
+def test_an_old_runs_primary_block_is_the_first_it_ran_with():
+    # `run --block 512,256`: rows in case order (size, then the --block
+    # order), add_f32's published 256 timed at fewer sizes than 512 and
+    # slower, add_f32x4 (published 64) not at its own: the published
+    # block, else the first; the old tie-break took 512 for add_f32 (most
+    # sizes) and 256 for add_f32x4 (faster).
+    pts = [make_point(variant="add_f32", n=1, block=512, time_median_ns=9.0),
+           make_point(variant="add_f32x4", n=1, block=512,
+                      time_median_ns=9.0),
+           make_point(variant="add_f32x4", n=1, block=256,
+                      time_median_ns=5.0),
+           make_point(variant="add_f32", n=2, block=512, time_median_ns=9.0),
+           make_point(variant="add_f32", n=2, block=256, time_median_ns=12.0),
+           make_point(variant="cub_add_f32", n=2, block=None)]
+    run = _old_run("run", pts)
+    assert sel.rule_primary_blocks(run) == {
+        "add_f32": 256, "add_f32x4": 512, "cub_add_f32": None}
+    assert [(p.variant, p.n, p.block) for p in sel.primary_points(run)] == [
+        ("add_f32x4", 1, 512), ("add_f32", 2, 256), ("cub_add_f32", 2, None)]
+
+
+def test_an_old_users_kernel_is_judged_at_its_kernel_block():
+    # --kernel-block 128 with --block 64,128: the given block, not the
+    # first; without it, the first.
+    pts = [make_point(variant="user:k", block=b, time_median_ns=t)
+           for b, t in ((64, 4.0), (128, 5.0))]
+    assert sel.rule_primary_blocks(
+        _old_run("run", pts, [("user:k", 128)])) == {"user:k": 128}
+    assert sel.rule_primary_blocks(_old_run("run", pts)) == {"user:k": 64}
+
+
+def test_an_old_tune_runs_primary_block_is_its_fastest_at_its_largest_size():
+    # The least median time at the variant's largest size, whatever it
+    # was at smaller sizes or in how many rows; a tie: the smaller block.
+    times = {(1, 32): 1.0, (2, 32): 9.0, (2, 256): 5.0, (2, 512): 5.0,
+             (2, 1024): 5.1, (1, 1024): 0.5}
+    pts = [make_point(n=n, block=b, time_median_ns=t)
+           for (n, b), t in times.items()]
+    pts.append(make_point(n=1, block=1024, cache="cold", time_median_ns=0.4))
+    assert sel.rule_primary_blocks(_old_run("tune", pts)) == {"v": 256}
+    # The same rows written by `run`: the first block it ran with.
+    assert sel.rule_primary_blocks(_old_run("run", pts)) == {"v": 32}
 
 
 def test_a_recorded_primary_block_is_read_not_inferred():
     # run.json's settings.primary_blocks (since 2026-11-29) decides, even
-    # where the rows alone would pick another block (512, the fastest).
-    import types
+    # where the rule would pick another block (512, the fastest).
     times = {256: 5200.0, 512: 5000.0}
     pts = [make_point(n=n, block=b, time_median_ns=t * n)
            for b, t in times.items() for n in (1, 2)]
     pts.append(make_point(variant="cub", block=None))
-    run = types.SimpleNamespace(points=pts, manifest={
-        "settings": {"primary_blocks": {"v": 256, "cub": None}}})
+    run = _old_run("tune", pts)
+    run.manifest["settings"] = {"primary_blocks": {"v": 256, "cub": None}}
     assert sel.recorded_primary_blocks(run) == {"v": 256, "cub": None}
     chosen = sel.primary_points(run)
     assert {(p.variant, p.block) for p in chosen} == {("v", 256),
                                                        ("cub", None)}
-    # Without it (runs written before): inferred, the fastest block.
-    run.manifest = {"settings": {}}
+    # Without it (runs written before): tune's rule, the fastest block.
+    run.manifest["settings"] = {}
     assert sel.recorded_primary_blocks(run) is None
     assert {p.block for p in sel.primary_points(run)
             if p.variant == "v"} == {512}
@@ -149,7 +186,7 @@ def test_published_blocks_are_study_def_default_blocks(fixture_run):
     assert variants.STUDY_BLOCKS["add_f32"] == 256
     assert variants.STUDY_BLOCKS["add_f32x4"] == 64
     assert variants.STUDY_BLOCKS["add_f16x8_pack"] == 32
-    primary = sel.primary_blocks(fixture_run.points)
+    primary = sel.rule_primary_blocks(fixture_run)
     timed = [v for v in primary if v in variants.STUDY_BLOCKS]
     assert timed
     assert all(primary[v] == variants.STUDY_BLOCKS[v] for v in timed)

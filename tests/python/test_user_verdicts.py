@@ -363,19 +363,24 @@ def test_a_users_block_xk_change_is_predicted_and_scored(tmp_path):
     assert mine == pytest.approx(theirs)
 
 
-def test_a_users_kernel_is_judged_at_the_block_it_was_given():
-    """Real rows: the H200 blocks run's add_f32, timed at ten blocks at
-    the same three sizes, a tie the fastest block breaks; a user's
-    --kernel-block names its published shape, which wins the tie."""
+@pytest.mark.parametrize("part", ["blocks", "experiments",
+                                  os.path.join("repeats", "round-1")])
+def test_the_old_runs_rule_gives_the_blocks_c_recorded(part):
+    """Real rows: H200 runs that record settings.primary_blocks (a tune
+    run of ten blocks; `--block own,x2,x4`; `--block own,128,...,1024`).
+    Without the record, the rule the analysis applies to older runs
+    (select.rule_primary_blocks) gives each variant the block C wrote."""
+    import dataclasses
     from ewbench.analysis.core import select as sel
-    _have("blocks")
-    run = load_run(ur.reference(GPU, "blocks"))
-    pts = [p for p in run.points if p.variant == "add_f32"]
-    fastest = {p.block for p in sel.primary_points_of(pts)}
-    assert fastest != {128}
-    given = {p.block for p in sel.primary_points_of(pts, {"add_f32": 128})}
-    assert given == {128}
-    # A block timed at fewer sizes than another does not win.
-    fewer = [p for p in pts if p.block != 96 or p.n == pts[0].n]
-    assert {p.block for p in sel.primary_points_of(
-        fewer, {"add_f32": 96})} != {96}
+    _have(part)
+    run = load_run(ur.reference(GPU, part))
+    recorded = sel.recorded_primary_blocks(run)
+    assert recorded
+    old = dataclasses.replace(run, manifest=dict(run.manifest, settings={
+        k: v for k, v in run.manifest["settings"].items()
+        if k != "primary_blocks"}))
+    assert sel.recorded_primary_blocks(old) is None
+    rule = sel.rule_primary_blocks(old)
+    # peer-torch.csv's rows are not the run's plan: not recorded.
+    assert {v: rule[v] for v in recorded} == recorded
+    assert sel.primary_points(old) == sel.primary_points(run)

@@ -86,6 +86,18 @@ finish(struct run_options *o)
 	return rc;
 }
 
+/* finish() then plan_build(): o's plan on d as a run with `free_bytes` of
+ * GPU memory free (counters: a counter pass will run); plan_build's
+ * status, or -1 when the settings are refused. */
+static int
+build(struct run_options *o, const struct device_facts *d, size_t free_bytes,
+    bool counters, struct plan *p, char **cause)
+{
+	if (finish(o) != 0)
+		return -1;
+	return plan_build(o, d, free_bytes, counters, p, cause);
+}
+
 static void
 test_order_and_counts(void)
 {
@@ -102,8 +114,7 @@ test_order_and_counts(void)
 	blocks(&o, list, 2);
 	o.cache = CACHE_BOTH;
 	o.launch = LAUNCH_BOTH;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	/* 4 variants x 2 sizes x 2 blocks, each timed warm/cold x
 	 * stream/graph, counted in both cache states. */
 	CHECK(p.ncases == 16);
@@ -143,8 +154,7 @@ test_fallback_skipped(void)
 
 	fake_device(&d, 8);
 	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(p.ncases == 1 && p.nskipped == 1);
 	CHECK_STR(p.skipped[0].variant, "add_f32_tma");
 	CHECK(strstr(p.skipped[0].reason, "9.0") != NULL);
@@ -153,8 +163,7 @@ test_fallback_skipped(void)
 
 	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
 	o.allow_fallback = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(p.ncases == 2 && p.nskipped == 0 && p.nfallbacks == 1);
 	CHECK(strstr(p.fallbacks[0].reason, "fallback kernel ran") != NULL);
 	plan_free(&p);
@@ -165,8 +174,7 @@ test_fallback_skipped(void)
 	 * the bulk copies and says why. */
 	fake_device(&d, 9);
 	settings(&o, CMD_RUN, "add_f32_tma,add_f32", "1Mi");
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	if (plan_code_arch(EWB_CUDA_ARCH, 90) >= 90)
 		CHECK(p.ncases == 2 && p.nskipped == 0);
 	else {
@@ -189,8 +197,7 @@ test_tiers_and_check(void)
 	fake_device(&d, 9);
 	settings(&o, CMD_RUN, "add_f32", "3Ki");
 	CHECK(settings_preset(&o, "tiers", &cause) == 0);
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	/* Three tiers plus the given size, each with its reason. */
 	CHECK(p.ncases == 4 && p.nchoices == 3);
 	CHECK(p.cases[0].n == 3072);
@@ -199,8 +206,7 @@ test_tiers_and_check(void)
 
 	/* check: its own sizes, cases only, no timed or counter points. */
 	settings(&o, CMD_CHECK, "add_f32", NULL);
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, true, &p, &cause) == 0);
 	CHECK(p.ncases == 8 && plan_timed_points(&p) == 0 &&
 	    plan_profiled_points(&p) == 0);
 	plan_free(&p);
@@ -356,8 +362,7 @@ test_grid_past_the_limit(void)
 	settings(&o, CMD_RUN, "add_f32,add_f32x4", "1Mi,3Gi");
 	blocks(&o, list, 2);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 190ULL << 30, false, &p, &cause) == 0);
 	/* add_f32 at 3Gi and block 1: 3221225472 blocks; add_f32x4 (4 a
 	 * thread) needs 805306368 there: planned. */
 	CHECK(p.ncases == 7);
@@ -375,8 +380,7 @@ test_grid_past_the_limit(void)
 	settings(&o, CMD_RUN, "add_f32", "3Gi");
 	blocks(&o, list, 1);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 190ULL << 30, false, &p, &cause) ==
+	CHECK(build(&o, &d, 190ULL << 30, false, &p, &cause) ==
 	    PLAN_NOTHING_LEFT);
 	CHECK(cause != NULL && strstr(cause, "nothing left to run") != NULL);
 	free(cause);
@@ -475,8 +479,7 @@ test_block_times_past_the_limit(void)
 	settings(&o, CMD_RUN, "add_f32", "1Mi");
 	block_times(&o, x8, 1);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) ==
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) ==
 	    PLAN_NOTHING_LEFT);
 	CHECK(cause != NULL && strstr(cause, "nothing left to run: add_f32: "
 	    "--block x8 left out: 8 x its published block of 256 is 2048 "
@@ -489,8 +492,7 @@ test_block_times_past_the_limit(void)
 	settings(&o, CMD_RUN, "add_f32", "1Mi");
 	block_times(&o, x2_x8, 2);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(p.ncases == 1 && p.cases[0].block == 512);
 	CHECK(p.nskipped == 1 && strcmp(p.skipped[0].variant, "add_f32") == 0 &&
 	    strstr(p.skipped[0].reason, "--block x8 left out") != NULL);
@@ -517,8 +519,7 @@ test_primary_blocks(void)
 	settings(&o, CMD_RUN, "add_f32,cub_add_f32", "1Mi,16Mi");
 	blocks(&o, with_own, 3);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	n = plan_primary_blocks(&p, pb);
 	CHECK(n == 2);
 	CHECK(strcmp(pb[0].variant, "add_f32") == 0 && pb[0].block == 256);
@@ -529,8 +530,7 @@ test_primary_blocks(void)
 	settings(&o, CMD_RUN, "add_f32", "1Mi");
 	blocks(&o, without, 2);
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	CHECK(plan_primary_blocks(&p, pb) == 1 && pb[0].block == 512);
 	plan_free(&p);
 	settings_free(&o);
@@ -558,8 +558,7 @@ test_residency(void)
 	o.blocks = xcalloc(1, sizeof *o.blocks);	/* own */
 	o.residency = 3;
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) == 0);
 	/* add_f32 and add_f16 at 256 and 512, two sizes each. */
 	CHECK(p.ncases == 8);
 	for (size_t i = 0; i < p.ncases; i++)
@@ -584,8 +583,7 @@ test_residency(void)
 	settings(&o, CMD_RUN, "add_f32", "1Mi");
 	o.residency = 33;
 	o.no_cupti = true;
-	CHECK(finish(&o) == 0);
-	CHECK(plan_build(&o, &d, 70ULL << 30, false, &p, &cause) ==
+	CHECK(build(&o, &d, 70ULL << 30, false, &p, &cause) ==
 	    PLAN_NOTHING_LEFT);
 	CHECK(cause != NULL && strstr(cause, "--residency 33 left out: an SM "
 	    "of this GPU holds at most 32 blocks") != NULL);

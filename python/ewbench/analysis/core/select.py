@@ -3,19 +3,22 @@
 A variant may have been timed at several block sizes (tune rows, --block
 LIST).  Plots and findings that compare variants use each variant's
 "primary" block only, so a tune sweep does not add a second line for the
-same kernel.  The run decides it and run.json says it (settings
-`primary_blocks`, since 2026-11-29): for `tune`, the block it found
-fastest at the variant's largest size; else the variant's published block
-where it ran with it (a user's kernel: `--kernel-block`), else the first
-block it ran with.  Runs written before say nothing, and for them it is inferred
-from the rows: the block timed at the most sizes (ties: the larger count of
-rows, then the faster block at the largest size they share, its tuned
-shape, then the smaller block), a user's kernel's `--kernel-block` where
-that was timed at as many sizes as any other.
+same kernel.  The run decides it (src/run/plan.c `plan_primary_blocks`,
+and for `tune` src/run/printers.c `printers_tuned_block`) and run.json
+says it (settings `primary_blocks`, since 2026-11-29): for `tune`, the
+block it found fastest at the variant's largest size (the least median
+time of any of its rows there; on a tie the smaller block); else the
+variant's published block where it ran with it (kernels/*.def's default
+block; a user's kernel: `--kernel-block`), else the first block it ran
+with.  For a run written before 2026-11-29 the same rule is applied to
+what it recorded: `command` says whether it was `tune`, and timing.csv's
+rows stand in the plan's case order (size, then variant, then the
+--block list's order), so a variant's first row has its first block.
 """
 
 import math
-from collections import Counter
+
+from . import variants
 
 # Metric names used by the analysis (spelled as CUPTI / data-format.md).
 M_DRAM_READ = "dram__bytes_read.sum"
@@ -69,52 +72,35 @@ def representative_sizes(run, limit=6):
     return [all_sizes[i] for i in sorted(picks)]
 
 
-def primary_blocks(points):
-    """variant -> its primary block (see module comment)."""
-    per_variant = {}
-    for p in points:
-        per_variant.setdefault(p.variant, []).append(p)
-    result = {}
-    for variant, rows in per_variant.items():
-        sizes_per_block = {}
-        rows_per_block = Counter()
-        for p in rows:
-            sizes_per_block.setdefault(p.block, set()).add(p.n)
-            rows_per_block[p.block] += 1
-        most = max(len(sizes) for sizes in sizes_per_block.values())
-        tied = [b for b in sizes_per_block
-                if len(sizes_per_block[b]) == most]
-        shared = set.intersection(*(sizes_per_block[b] for b in tied))
-        speed = _best_bandwidth_at(rows, max(shared)) if shared else {}
-        result[variant] = min(sizes_per_block, key=lambda b: (
-            -len(sizes_per_block[b]), -rows_per_block[b],
-            -speed.get(b, 0.0), b if b is not None else -1))
-    return result
+def rule_primary_blocks(run):
+    """variant -> its primary block by the run's own rule (module
+    comment), from its command, its rows and its published blocks."""
+    published = dict(variants.PUBLISHED_BLOCKS)
+    published.update(user_blocks(run))
+    rows = {}
+    for p in run.points:
+        rows.setdefault(p.variant, []).append(p)
+    if (run.manifest or {}).get("command") == "tune":
+        return {v: _fastest_at_largest(ps) for v, ps in rows.items()}
+    return {v: _published_else_first(ps, published.get(v))
+            for v, ps in rows.items()}
 
 
-def _best_bandwidth_at(rows, n):
-    """block -> the highest bandwidth among one variant's rows at size n."""
-    best = {}
-    for p in rows:
-        if p.n == n and p.bandwidth is not None:
-            best[p.block] = max(best.get(p.block, 0.0), p.bandwidth)
-    return best
+def _published_else_first(rows, published):
+    """The published block where one of the rows ran with it, else the
+    first row's block (a library's: None)."""
+    if published is not None and any(p.block == published for p in rows):
+        return published
+    return rows[0].block
 
 
-def primary_points_of(points, published=None):
-    """The points timed with their variant's primary block; published:
-    variant -> the block its author named, which wins where the variant
-    was timed with it at as many sizes as with any other."""
-    primary = primary_blocks(points)
-    for variant, block in (published or {}).items():
-        sizes = {}
-        for p in points:
-            if p.variant == variant:
-                sizes.setdefault(p.block, set()).add(p.n)
-        if block in sizes and \
-                len(sizes[block]) == max(len(s) for s in sizes.values()):
-            primary[variant] = block
-    return [p for p in points if p.block == primary[p.variant]]
+def _fastest_at_largest(rows):
+    """The block of the least median time among rows at their largest
+    size, the smaller block on a tie (a library's: None)."""
+    largest = max(p.n for p in rows)
+    return min((p for p in rows if p.n == largest),
+               key=lambda p: (p.time_median_ns,
+                              -1 if p.block is None else p.block)).block
 
 
 def user_blocks(run):
@@ -138,11 +124,14 @@ def recorded_primary_blocks(run):
 
 
 def primary_points(run):
-    recorded = recorded_primary_blocks(run)
-    if recorded is None:
-        return primary_points_of(run.points, user_blocks(run))
+    """The points timed with their variant's primary block: as run.json
+    records it, else by the run's rule (module comment).  A variant the
+    record leaves out (a peer's file, peer-torch.csv) keeps every point."""
+    primary = recorded_primary_blocks(run)
+    if primary is None:
+        primary = rule_primary_blocks(run)
     return [p for p in run.points
-            if p.variant not in recorded or p.block == recorded[p.variant]]
+            if p.variant not in primary or p.block == primary[p.variant]]
 
 
 def select(points, **where):

@@ -28,6 +28,7 @@ DEFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                     os.pardir, "defs")
 STUDY_DEF = os.path.join(DEFS, "study.def")
 PROBE_DEF = os.path.join(DEFS, "probe.def")
+FAST_DEF = os.path.join(DEFS, "fast.def")
 
 
 def _rows(path, macro):
@@ -68,6 +69,18 @@ class Probe:
 
 PROBES = {row[0]: Probe(row[0], row[1], int(row[3]), int(row[4]), row[5])
           for row in _rows(PROBE_DEF, "PROBE")}
+
+# Where fast.def's rows name the default block: TILE(id, operation, K,
+# access, block, ...), BULK(id, operation, K, block, fallback, ...).
+_FAST_BLOCK_FIELD = {"TILE": 4, "STRIDE": 4, "BULK": 3, "BULK_STORE": 3}
+# id -> the block a variant is published with (its .def row's default
+# block): the one `ewbench run` times it at unless told otherwise.  A
+# library's (cub) picks its own and is not listed.
+PUBLISHED_BLOCKS = {**STUDY_BLOCKS,
+                    **{k: p.block for k, p in PROBES.items()},
+                    **{row[0]: int(row[field])
+                       for macro, field in _FAST_BLOCK_FIELD.items()
+                       for row in _rows(FAST_DEF, macro)}}
 
 
 def probes_of(variant):

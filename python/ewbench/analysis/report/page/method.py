@@ -89,7 +89,10 @@ def method_section(study):
         "(relu, abs), else the spec peak; launch floor = measured "
         "`launch_stream` or `launch_graph` by launch mode.",
         "**Primary block**: a variant timed at several blocks is compared "
-        "with others at the block it was timed with at the most sizes.",
+        "with others at the one its run chose (run.json primary_blocks; "
+        "before 2026-11-29 the same rule on its rows): for tune the "
+        "fastest at its largest size, else its published block where it "
+        "ran with it, else the first it ran with.",
         "**Roles**: the study's 14 variants (docs/study.md), ewbench's "
         "additions, and the peers cub and PyTorch.",
     ]
