@@ -1,9 +1,11 @@
 /*
  * walk.c - `ewbench run` walks its plan: per case a check on the GPU
  * against the CPU reference (checker.c), then the timed points along the
- * plan's axes (measure.c) and --energy's windows; after the cases of a
- * size and dtype, their counters in as few profiler sessions as fit
- * (profile.c).  Each stretch of GPU work runs under the watchdog.
+ * plan's axes (measure.c) and --energy's windows; then the counters of
+ * the cases timed so far, in as few profiler sessions as fit (profile.c):
+ * after each size and dtype where a user's kernel is among them, else
+ * once they hold COUNTERS_SLICE_POINTS points or the plan ends.  Each
+ * stretch of GPU work runs under the watchdog.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -265,11 +267,40 @@ out:
 	return rc;
 }
 
+/*
+ * A profiler session's start costs about 25 ms on an H200 (CUDA 13.0,
+ * 129 of them were 3.2 s of a sweep's 14.4), whatever its ranges: the
+ * counters of several groups share sessions, up to this many points
+ * (half of a session's ranges: a cold point takes two, its flush's and
+ * its kernel's).  The study's kernels move the same bytes and issue the
+ * same instructions whatever values their inputs hold, so a point
+ * profiled after later groups refilled the inputs reads what it would
+ * have read right after its own; a user's kernel might branch on them,
+ * and its group is profiled at once, with its own inputs.
+ */
+#define COUNTERS_SLICE_POINTS	(counters_max_ranges() / 2)
+
+/* Whether the counters of cases[from, to) are to be collected now: the
+ * plan ends, a user's kernel is among them, or they fill a slice. */
+static bool
+counters_due(const struct runner *r, size_t from, size_t to)
+{
+	const struct plan	*pl = &r->plan;
+	size_t			 i;
+
+	if (to >= pl->ncases)
+		return true;
+	for (i = from; i < to; i++)
+		if (variant_is_user(pl->cases[i].v))
+			return true;
+	return (to - from) * pl->ncaches >= COUNTERS_SLICE_POINTS;
+}
+
 int
 runner_walk_plan(struct runner *r, char **cause)
 {
 	const struct plan	*pl = &r->plan;
-	size_t			 start, i;
+	size_t			 start, i, unprofiled = 0;
 
 	for (start = 0; start < pl->ncases && !interrupt_pending();
 	    start = i) {
@@ -287,9 +318,12 @@ runner_walk_plan(struct runner *r, char **cause)
 		}
 		t0 = monotonic_seconds();
 		if (r->counters != NULL && pl->counters &&
-		    !interrupt_pending() &&
-		    profile_cases(r, first, i - start, cause) != 0)
-			return -1;
+		    !interrupt_pending() && counters_due(r, unprofiled, i)) {
+			if (profile_cases(r, &pl->cases[unprofiled],
+			    i - unprofiled, cause) != 0)
+				return -1;
+			unprofiled = i;
+		}
 		r->man.wall.counters += monotonic_seconds() - t0;
 		if (manifest_update(r->dir, &r->man, "running", cause) != 0)
 			return -1;
