@@ -140,20 +140,46 @@ if [ "$rc" = 0 ]; then
 	# ceilings and the article time the host's own launch path (stream
 	# launch intervals, the launch ceilings), which a core busy importing
 	# beside them can (shared caches, memory bandwidth, clock boost), so
-	# they run before it.  It touches the GPU only when the first round
-	# is asked for, between two ewbench processes, and answers once its
-	# kernels are done: no PyTorch kernel runs while ewbench times.
+	# they run before it.  It touches the GPU first when asked to prepare
+	# (torch_prepare, before the experiments), and runs kernels only for a
+	# round's rows, between two ewbench processes, answering once they
+	# are done: no PyTorch kernel runs while ewbench times.
 	fifos=$(mktemp -d "${TMPDIR:-/tmp}/ewbench-torch.XXXXXX")
 	mkfifo "$fifos/requests" "$fifos/answers"
 	analysis torch --serve <"$fifos/requests" >"$fifos/answers" &
 	torch_pid=$!
 	exec 3>"$fifos/requests" 4<"$fifos/answers"
 	rm -rf "$fifos"
+	# torch_prepare RUN_DIR: has the server do now what its first request
+	# would wait for (the run's GPU made current, its flush buffer, its
+	# profiler's first start: 5 to 7 s on an H200, no kernel), while
+	# ewbench times the parts that follow; its answer is read by
+	# torch_ready.  Only parts without counters or energy windows run
+	# beside it: ewbench's replays timed beside a PyTorch process doing
+	# this moved by no more than from one run of their own to the next
+	# (docs/peers.md); the others were not measured so.
+	torch_prepare() {
+		( trap '' PIPE; printf '%s\n' --prepare "$@" "" >&3 ) \
+		    2>/dev/null || return 0
+		prepared=pending
+	}
+	# torch_ready: the answer of a prepare request still unread, waited
+	# for (its lines shown); fails once the server has ended.
+	torch_ready() {
+		[ "${prepared:-}" = pending ] || return 0
+		prepared=
+		while IFS= read -r line <&4; do
+			[ -n "$line" ] || return 0
+			printf '%s\n' "$line"
+		done
+		return 1
+	}
 	# torch_rows RUN_DIR...: the torch rows of these runs, measured now,
 	# the server's lines shown as it prints them.  Fails once the server
 	# has ended: without PyTorch it says so and exits 5 (no rows, no
 	# error, and it is not asked again).
 	torch_rows() {
+		torch_ready || return 1
 		( trap '' PIPE; printf '%s\n' "$@" "" >&3 ) 2>/dev/null || return 1
 		while IFS= read -r line <&4; do
 			[ -n "$line" ] || return 0
@@ -173,6 +199,7 @@ if [ "$rc" = 0 ]; then
 	    --warmup 3 -o "$study/blocks"
 	step stalls part stalls "$EWBENCH" run -q -v "$study_variants" -s "$dram_size" \
 	    --cache both --metrics stalls -o "$study/stalls"
+	torch_prepare "$study/article"
 	# Timing only: each intervention is judged against its base point
 	# of the same run, its prediction from the article's counters.
 	step experiments part experiments "$EWBENCH" run -q \
@@ -182,6 +209,7 @@ if [ "$rc" = 0 ]; then
 	# The calibrated curve, only when asked for (make report-calibrated):
 	# some 4 s of timed launches, 8 runs of about 3 s each.
 	if [ "${CALIBRATE:-no}" = yes ]; then
+		torch_ready || :
 		step calibration part calibration \
 		    sh "$srcdir/scripts/calibrate.sh" "$study"
 	fi
@@ -189,6 +217,7 @@ if [ "$rc" = 0 ]; then
 	# whose energy counter cannot measure the run refuses it, exit 5,
 	# saying why, and leaves no directory; the study goes on without.
 	if [ "${ENERGY:-no}" = yes ]; then
+		torch_ready || :
 		step energy part energy \
 		    "$EWBENCH" run -q -v "$study_variants,cub_add_f32,cub_add_f16" \
 		    -s "$l2_size,$dram_size" --cache warm --no-counters --energy \

@@ -267,6 +267,33 @@ def test_serve_imports_once_touches_the_gpu_on_the_first_request(
         assert side["rows"] == 30 and side["method"] == tj.METHOD
 
 
+def test_serve_prepares_the_gpu_ahead_and_answers_with_an_empty_line(
+        tmp_path, monkeypatch):
+    dirs = round_copies(tmp_path, 1)
+    events = []
+    fake_gpu(monkeypatch)
+    monkeypatch.setattr(tj, "check_cuda", lambda torch: events.append(
+        "gpu"))
+    monkeypatch.setattr(tj, "empty_session", lambda torch: events.append(
+        "profiler"))
+    monkeypatch.setattr(tj, "measure", lambda torch, jobs, flush, done: (
+        events.append("measure"),
+        torch_standin.fake_measure(torch, jobs, flush, done)))
+    answers = Answers(events, dirs)
+    tj.serve(tj.Peer(), Requests([tj.PREPARE + "\n", dirs[0] + "\n", "\n",
+                                  dirs[0] + "\n", "\n"], events), answers)
+    assert [e for e in events if e != "flush"] == [
+        "read --prepare", "read round-1", "read ",
+        "gpu", "profiler",           # the GPU made ready, no point measured
+        "answered; rows of ",        # its answer: the empty line alone
+        "read round-1", "read ",
+        "measure",                   # the GPU not set up again
+        "answered; rows of round-1", "end of input"]
+    assert answers.text.startswith("\n")
+    assert answers.text.endswith("wrote 30 rows to %s\n\n" % os.path.join(
+        dirs[0], "peer-torch.csv"))
+
+
 def test_serve_answers_an_empty_request_and_keeps_one_gpu(
         tmp_path, monkeypatch):
     dirs = round_copies(tmp_path, 2)

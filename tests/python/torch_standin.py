@@ -7,7 +7,8 @@ measuring (every point one median, no kernel) are faked.
 
 is `ewbench torch ARGS...` with the stand-in.  --log appends one line per
 event to FILE ("torch import", "torch gpu", "torch measure begin DIRS",
-"torch measure end", "torch release"), O_APPEND writes that interleave in order with the
+"torch measure end", "torch release", "torch profiler": a prepare
+request's empty session), O_APPEND writes that interleave in order with the
 lines other processes append (tests/python/test_report_steps.py's
 stand-in ewbench); --no-torch is a machine without PyTorch."""
 
@@ -99,6 +100,7 @@ def install(setattr_, torch=True):
     setattr_(tj, "import_torch", FakeTorch if torch else no_torch)
     setattr_(tj, "check_device", lambda torch, run: 0)
     setattr_(tj, "measure", fake_measure)
+    setattr_(tj, "empty_session", lambda torch: note("torch profiler"))
 
 
 def main(argv):

@@ -219,6 +219,13 @@ def warm_up(torch, job, launch, flush):
     return start.elapsed_time(end) * 1e6 / max(job.warmup, 1)
 
 
+def empty_session(torch):
+    """One profiler session around no kernel (Peer.prepare)."""
+    with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CUDA]):
+        torch.cuda.synchronize()
+
+
 def session(torch, jobs, size, flush, check):
     """One profiler session: for each job, its operands, its warm-up, a
     marked batch of size(job, warm-up pace in ns) launches and (if check)
@@ -355,6 +362,21 @@ class Peer:
         free, _ = cuda.mem_get_info()
         return free + cuda.memory_reserved() - cuda.memory_allocated()
 
+    def prepare(self, run_dirs):
+        """Everything before the first point, done ahead (a `--serve`
+        request `PREPARE`): the runs' GPU made current, the flush buffer,
+        and one profiler session around no kernel.  The first session of a
+        process starts CUPTI and Kineto: 5 to 7 s on an H200 (2026-11-29),
+        which the first request would otherwise wait for.  No kernel of
+        PyTorch's runs; ewbench's replays timed beside it moved by no more
+        than between two runs of their own (docs/peers.md)."""
+        runs = [load.load_run(d) for d in distinct(run_dirs)]
+        try:
+            self._gpu(runs)
+            empty_session(self.torch)
+        except RuntimeError as e:
+            raise TorchFailed(e) from e
+
     def measure_runs(self, run_dirs, say=print):
         """Measure the missing points of every run directory, all in each
         profiler session of measure() (the runs in the order given, each
@@ -448,6 +470,11 @@ def requests(lines):
         yield dirs
 
 
+# A request whose first line is this asks for Peer.prepare of the run
+# directories on the lines after it (no run directory is named so).
+PREPARE = "--prepare"
+
+
 def serve(peer, requests_in, replies):
     """Answer each request of requests_in (a text stream, requests())
     with the rows of its runs, measured by peer, as `ewbench torch
@@ -455,8 +482,10 @@ def serve(peer, requests_in, replies):
     written to replies and flushed, once every row is on disk, the GPU
     idle and PyTorch's cache given back (Peer.release).  PyTorch is
     imported before the first request is read and the GPU is first
-    touched when the first request with points to measure comes, so a
-    client can start the server while it times its own kernels.  Returns at the end of the input; a failure (CannotRun,
+    touched when the first request with points to measure, or a PREPARE
+    request, comes, so a client can start the server while it times its
+    own kernels.  A PREPARE request's answer is the empty line alone, once
+    Peer.prepare is done.  Returns at the end of the input; a failure (CannotRun,
     DataError, OSError) ends it with its exception, as it ends `ewbench
     torch RUN_DIR...`."""
     def say(text):
@@ -464,7 +493,9 @@ def serve(peer, requests_in, replies):
         replies.flush()
     peer.start()
     for run_dirs in requests(iter(requests_in.readline, "")):
-        if run_dirs:
+        if run_dirs[:1] == [PREPARE]:
+            peer.prepare(run_dirs[1:])
+        elif run_dirs:
             say_written(peer.measure_runs(run_dirs, say), say)
             peer.release()
         say("")
