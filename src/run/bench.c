@@ -45,6 +45,8 @@ timer_step(struct bench *b, char **cause)
 	return 0;
 }
 
+#define EXPECTED_PIN_RATIO	5
+
 int
 bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
     const struct device_facts *d, int *code, char **cause)
@@ -77,8 +79,13 @@ bench_open(struct bench *b, const struct plan *p, const struct run_options *o,
 	CUDA_TRY(cudaMalloc(&b->d_flush, b->flush_bytes), cause);
 	CUDA_TRY(cudaMalloc((void **)&b->d_result, sizeof *b->d_result),
 	    cause);
-	/* Page-locked, the expected outputs upload at full PCIe speed. */
-	b->h_pinned = cudaMallocHost(&b->h_expected, bytes + 1) == cudaSuccess;
+	/* Page-locked, the expected outputs upload at full speed, but the
+	 * locking costs: on an H200's host (2026-11-29) 0.5-0.7 s to allocate
+	 * a GiB and 0.1-0.16 s to free it, where pageable memory uploads a GiB
+	 * in 0.13-0.17 s more.  So page-locked only for a plan that uploads
+	 * more than EXPECTED_PIN_RATIO times the buffer. */
+	b->h_pinned = plan_expected_bytes(p) > EXPECTED_PIN_RATIO * bytes &&
+	    cudaMallocHost(&b->h_expected, bytes + 1) == cudaSuccess;
 	if (!b->h_pinned) {
 		cudaGetLastError();
 		b->h_expected = xmalloc(bytes + 1);

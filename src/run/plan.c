@@ -614,6 +614,26 @@ plan_device_bytes(const struct plan *p)
 	return arrays * p->array_bytes + p->flush_bytes + p->guarded_bytes;
 }
 
+size_t
+plan_expected_bytes(const struct plan *p)
+{
+	const struct ewb_variant	*v, *last = NULL;
+	size_t				 i, total = 0;
+	uint64_t			 n = 0;
+
+	for (i = 0; i < p->ncases; i++) {
+		v = p->cases[i].v;
+		if (last == NULL || p->cases[i].n != n ||
+		    v->dtype != last->dtype || v->op != last->op) {
+			if (v->op != EWB_OP_CUSTOM)
+				total += p->cases[i].n * ewb_dtype_size(v->dtype);
+		}
+		last = v;
+		n = p->cases[i].n;
+	}
+	return total;
+}
+
 int
 plan_fits(const struct plan *p, size_t have, const char *chip, char **cause)
 {

@@ -90,6 +90,10 @@ size_t		 plan_profiled_points(const struct plan *);
  * third and fourth inputs), the expected output, the flush buffer, and a
  * user kernel's guarded output. */
 size_t		 plan_device_bytes(const struct plan *);
+/* The bytes of expected output the plan's checks upload from the host:
+ * a CPU reference for each run of cases of one size, dtype and op (a
+ * user's op computes its own on the GPU; checker.c). */
+size_t		 plan_expected_bytes(const struct plan *);
 /* Whether the plan's GPU memory (plan_device_bytes) fits in have bytes:
  * the GPU's free memory, or for a dry run planned by name (chip: its
  * name, else NULL) the chip's whole memory.  -1 with the cause the run

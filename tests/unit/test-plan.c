@@ -139,6 +139,9 @@ test_order_and_counts(void)
 		    p.cases[i].block == 128 && p.cases[i + 1].block == 64);
 	/* Three operand arrays, the expected output and 4 x L2 of flush. */
 	CHECK(plan_device_bytes(&p) == 4 * (64u << 20) + 4 * (50u << 20));
+	/* One expected output a size, dtype and op: f32 add, ReLU, then f16
+	 * add, at 1Mi (4 + 4 + 2 MiB) and 16Mi (64 + 64 + 32 MiB). */
+	CHECK(plan_expected_bytes(&p) == 170u << 20);
 	CHECK(plan_estimate_seconds(&p, &o, &d, 4) > 0);
 	plan_free(&p);
 	settings_free(&o);
