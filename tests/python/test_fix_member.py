@@ -12,8 +12,9 @@ timed at 2^28, warm).  The test checks that they share the device UUID
 and the day, then joins the generated rows to the user's run in memory
 (no file is changed: each row keeps its own run_id).  As in
 test_low_occupancy.py, the runs are judged against the H200 reference's
-measured ceilings (reports/reference/nvidia-h200/ceilings), since the
-device's ceilings cache was not shipped."""
+measured ceilings of the same GPU and call (reports/reference/
+nvidia-h200-user-kernels/ceilings, the H200 reference's of commit
+5ae9682), since the device's ceilings cache was not shipped."""
 
 import csv
 import dataclasses
@@ -37,7 +38,7 @@ TOP = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 REF = os.path.join(TOP, "reports", "reference")
 USERS = os.path.join(REF, "nvidia-h200-user-kernels")
 FAMILY = os.path.join(USERS, "elementwise", "add")
-CEILINGS = os.path.join(REF, "nvidia-h200", "ceilings")
+CEILINGS = os.path.join(REF, "nvidia-h200-user-kernels", "ceilings")
 
 
 def _need(*paths):

@@ -10,7 +10,8 @@ examples/add_low_occupancy.cu (a 48 KiB static shared tile) measured on
 an H200 at blocks 128, 256 and 512.  Its run directory holds no
 ceilings (they were the device's ceilings cache's, not shipped): it is
 judged here against the H200 reference's measured ceilings
-(reports/reference/nvidia-h200/ceilings), another run of that GPU model,
+(reports/reference/nvidia-h200-user-kernels/ceilings: the H200 reference's
+of commit 5ae9682, the same GPU and call, another run than the cache's),
 so its DRAM ceiling and concurrency curve are those, not the ones in
 userfaults/verdicts.txt."""
 
@@ -34,7 +35,7 @@ from test_experiments import BLOCK, point, trial
 TOP = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 REF = os.path.join(TOP, "reports", "reference")
 LOW = os.path.join(REF, "nvidia-h200-user-kernels", "userfaults", "low")
-CEILINGS = os.path.join(REF, "nvidia-h200", "ceilings")
+CEILINGS = os.path.join(REF, "nvidia-h200-user-kernels", "ceilings")
 USER = "user:add_low_occupancy"
 
 # An H200's device record (run.json of the references).
