@@ -276,7 +276,10 @@ out:
  * same instructions whatever values their inputs hold, so a point
  * profiled after later groups refilled the inputs reads what it would
  * have read right after its own; a user's kernel might branch on them,
- * and its group is profiled at once, with its own inputs.
+ * and its group is profiled at once, with its own inputs.  Fewer
+ * sessions also disturb fewer points: a session slows the short kernels
+ * timed right after it (docs/metrics.md, "A session slows what runs
+ * after it").
  */
 #define COUNTERS_SLICE_POINTS	(counters_max_ranges() / 2)
 
