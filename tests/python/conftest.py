@@ -63,7 +63,7 @@ class FiguresDrawnOnce:
     each study's figures drawn once a session (a worker's) and copied
     into outdir after, some 5 s of CPU each time: for the tests of what a
     render does around its figures (its words, its swap, its staging),
-    not of the figures (test_plots.py, test_figure_layout.py draw their
+    not of the figures (test_plots.py, tests/references.sh draw their
     own).  A study's figures drawn twice are the same (the SVGs byte for
     byte: test_plots.py, test_figures_are_deterministic; the PNG previews
     to a few pixels) and name no path, so the copies are what the test's
