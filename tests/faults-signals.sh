@@ -106,16 +106,43 @@ JSON
 		[ -z "$(find "$2" -name '*.tmp' 2>/dev/null)" ] ||
 		    fail "42: $1 left $(find "$2" -name '*.tmp')"
 	}
+	# A signal while a finished command exits (after Python's
+	# finalization): exit 0, its output as written, nothing on stderr
+	# (fleet-report was killed: 143, 129, or 130 without a word).  First,
+	# so that the swaps below start from the reports written here; each
+	# stop with the signal it has always had (the swaps' and -o's five
+	# stops, TERM, HUP, INT, TERM, HUP, came first).
+	sig=INT
+	for cmd in fleet-report fleet-report fleet-report report compare contest timeline; do
+		case $cmd in
+		report)       args="$fixture -o $d/exit42-r" ;;
+		fleet-report) args="$fleet -o $d/exit42-f" ;;
+		compare)      args="$fixture $fixture" ;;
+		contest)      args="$fixture" ;;
+		timeline)     args="$d/t42.json -o $d/exit42.png" ;;
+		esac
+		analysis42 EWB_SLOW_EXIT=ewbench.analysis -- $cmd $args
+		[ -e "$d/a42.mark" ] || fail "42: $cmd never reached its exit: $(cat "$d/a42.err")"
+		[ "$threads" -ge 2 ] || fail "42: $cmd had $threads thread(s) at its exit"
+		send42
+		wait42
+		[ "$rc" = 0 ] && [ ! -s "$d/a42.err" ] ||
+		    fail "42: SIG$sig while a finished $cmd exits: exit $rc: $(cat "$d/a42.err")"
+		[ -s "$d/a42.out" ] || fail "42: $cmd printed nothing"
+		next_sig
+	done
+	sig=TERM
 	# A signal during the swap of a report: exit 130 and the new report
 	# whole (the swap, once begun, ends), or else the previous one; never
 	# some of each (fleet-report's was: report.md and the figure new,
-	# report.html old).
+	# report.html old).  The previous report: the one the same command
+	# wrote above, run to its end under the same shims (a render of the
+	# same files is the same, byte for byte).
 	for cmd in report fleet-report; do
-		src=$fixture
-		[ $cmd = report ] || src=$fleet
+		src=$fixture prev=$d/exit42-r
+		[ $cmd = report ] || src=$fleet prev=$d/exit42-f
 		out=$d/swap42-$cmd
-		EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" $cmd "$src" -o "$out" \
-		    >/dev/null 2>&1 || fail "42: $cmd of $src"
+		cp -R "$prev" "$out"
 		new=$(state42 "$out")
 		for f in "$out"/report.md "$out"/report.html "$out"/figures/*.svg; do
 			echo '<!-- previous -->' >>"$f"
@@ -141,27 +168,6 @@ JSON
 		stop42 "$cmd -o" "$d" "$out" $cmd $args
 		! cmp -s "$out" "$d/previous42" && [ -s "$out" ] ||
 		    fail "42: SIG$sig during $cmd -o: $out is not the new one"
-		next_sig
-	done
-	# A signal while a finished command exits (after Python's
-	# finalization): exit 0, its output as written, nothing on stderr
-	# (fleet-report was killed: 143, 129, or 130 without a word).
-	for cmd in fleet-report fleet-report fleet-report report compare contest timeline; do
-		case $cmd in
-		report)       args="$fixture -o $d/exit42-r" ;;
-		fleet-report) args="$fleet -o $d/exit42-f" ;;
-		compare)      args="$fixture $fixture" ;;
-		contest)      args="$fixture" ;;
-		timeline)     args="$d/t42.json -o $d/exit42.png" ;;
-		esac
-		analysis42 EWB_SLOW_EXIT=ewbench.analysis -- $cmd $args
-		[ -e "$d/a42.mark" ] || fail "42: $cmd never reached its exit: $(cat "$d/a42.err")"
-		[ "$threads" -ge 2 ] || fail "42: $cmd had $threads thread(s) at its exit"
-		send42
-		wait42
-		[ "$rc" = 0 ] && [ ! -s "$d/a42.err" ] ||
-		    fail "42: SIG$sig while a finished $cmd exits: exit $rc: $(cat "$d/a42.err")"
-		[ -s "$d/a42.out" ] || fail "42: $cmd printed nothing"
 		next_sig
 	done
 	echo "faults: 42: signals during the swap, the write and the exit of" \

@@ -8,7 +8,14 @@
 # same report.html but for its embedded PNG previews and the same figure
 # files (the images themselves are matplotlib's, and differ between its
 # versions).  A change of the analysis that moves a reference's words or
-# numbers fails here until the references are rendered again.
+# numbers fails here until the references are rendered again.  And every
+# figure of a reference study's or fleet's report is laid out so that
+# nothing covers what it must not (tests/python/figure_layout.py: no
+# legend over an axes, a tick label, an axis label, a title or another
+# legend, none off the figure, no axes' labels into another axes), on the
+# matplotlib that renders it (CI: Debian 12's 3.6 and PyPI's newest),
+# measured in the render itself as each figure is saved
+# (tests/figure-layout/sitecustomize.py).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 skip_when_collecting
 py=${PYTHON:-python3}
@@ -18,6 +25,29 @@ if ! missing=$("$py" -c 'import numpy, matplotlib' 2>&1); then
 	exit 77
 fi
 analysis() { EWBENCH_PYTHON=$py MPLBACKEND=Agg "$EWBENCH" "$@"; }
+# measured NAME ARGS...: analysis ARGS, the layout of each figure it saves
+# measured into $tmpdir/layout-NAME (tests/figure-layout).
+measured() {
+	layout=$tmpdir/layout-$1
+	shift
+	mkdir -p "$layout"
+	EWB_LAYOUT_DIR=$layout \
+	    PYTHONPATH=$top_srcdir/tests/figure-layout:$PYTHONPATH analysis "$@"
+}
+# laid_out NAME RENDERED_DIR: every figure measured, none covering.
+laid_out() {
+	n=0
+	for svg in "$2"/figures/*.svg; do
+		[ -e "$svg" ] || break
+		faults=$tmpdir/layout-$1/$(basename "$svg").faults
+		[ -f "$faults" ] || fail "$1: $(basename "$svg") was not measured"
+		[ ! -s "$faults" ] ||
+		    fail "$1: $(basename "$svg"): $(cat "$faults")"
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || fail "$1: no figure in $2/figures"
+	laid=$((laid + n))
+}
 # report.html without its data: URIs (the figures' PNG previews).
 text_of() { sed 's/data:image\/[a-z]*;base64,[A-Za-z0-9+\/=]*/data:/g' "$1"; }
 same() {	# same WHAT COMMITTED RENDERED
@@ -38,21 +68,23 @@ same_report() {	# same_report COMMITTED_DIR RENDERED_DIR
 	(cd "$2/figures" && ls) >"$tmpdir/rendered.ls"
 	same "figure files" "$tmpdir/committed.ls" "$tmpdir/rendered.ls"
 }
-count=0
+count=0 laid=0
 for ref in "$top_srcdir"/reports/reference/*/; do
 	ref=${ref%/}
 	name=$(basename "$ref")
 	if [ -f "$ref/article/run.json" ] && [ -d "$ref/report" ]; then
-		analysis report "$ref" -o "$tmpdir/$name" >/dev/null ||
+		measured "$name" report "$ref" -o "$tmpdir/$name" >/dev/null ||
 		    fail "ewbench report $ref"
 		same_report "$ref/report" "$tmpdir/$name"
+		laid_out "$name" "$tmpdir/$name"
 		count=$((count + 1))
 	fi
 	case $name in
 	fleet-*)
-		analysis fleet-report "$ref" -o "$tmpdir/$name" >/dev/null ||
-		    fail "ewbench fleet-report $ref"
+		measured "$name" fleet-report "$ref" -o "$tmpdir/$name" \
+		    >/dev/null || fail "ewbench fleet-report $ref"
 		same_report "$ref/report" "$tmpdir/$name"
+		laid_out "$name" "$tmpdir/$name"
 		count=$((count + 1)) ;;
 	esac
 	if [ -f "$ref/contest/contest.md" ]; then
@@ -76,4 +108,4 @@ for ref in "$top_srcdir"/reports/reference/*/; do
 	done
 done
 [ "$count" -ge 4 ] || fail "only $count references found under reports/reference"
-echo "references: $count renderings as committed"
+echo "references: $count renderings as committed, the $laid figures of their reports covering nothing"

@@ -63,36 +63,37 @@ class FiguresDrawnOnce:
     each study's figures drawn once a session (a worker's) and copied
     into outdir after, some 5 s of CPU each time: for the tests of what a
     render does around its figures (its words, its swap, its staging),
-    not of the figures (test_plots.py, test_figure_layout.py draw their
+    not of the figures (test_plots.py, tests/references.sh draw their
     own).  A study's figures drawn twice are the same (the SVGs byte for
     byte: test_plots.py, test_figures_are_deterministic; the PNG previews
     to a few pixels) and name no path, so the copies are what the test's
     own drawing would have written.  Two studies are the same when the
-    files they are read from are (_key).  The drawings are kept in root,
-    one folder a study (its figures and NAMES: {figure: [file names]}),
-    each moved in whole: pytest-xdist's workers share one."""
+    files they are read from are (_key).  A fleet report's figure alike
+    (plot_fleet, about 0.5 s each).  The drawings are kept in root, one
+    folder a study or fleet (its figures and NAMES: {figure: [file
+    names]}), each moved in whole: pytest-xdist's workers share one."""
 
     NAMES = "names.json"
 
     def __init__(self, root):
+        from ewbench.analysis.fleet import plots as fleet_plots
         self.root = root
+        # The drawing itself (report_figures_drawn_once puts plot_fleet
+        # in its place).
+        self._plot_fleet = fleet_plots.plot_fleet
 
     @staticmethod
-    def _key(study, marks, outdir):
-        """A digest of what the figures are drawn from: the marks and
-        every file, by its path, under the study's folder, its runs' and
-        its ceilings' folders, less the output (outdir, or the report
-        whose staging's figures/ it is); None where one of them is a link
-        or neither a file nor a folder, or the output holds them."""
+    def _key(roots, outdir, extra):
+        """A digest of what the figures are drawn from: extra (the marks,
+        a fleet's name) and every file, by its path, under roots, less the
+        output (outdir, or the report whose staging's figures/ it is);
+        None where one of them is a link or neither a file nor a folder,
+        or the output holds them."""
         from ewbench.analysis.core import atomic
         report = os.path.realpath(outdir)
         if atomic.is_stage(os.path.basename(os.path.dirname(report))):
             report = os.path.dirname(os.path.dirname(report))
-        roots = [study.path] + [r.path for _, r in study.every_run()]
-        if study.ceilings_path:
-            roots.append(study.ceilings_path)
-        digest = hashlib.sha256(repr(sorted((marks or {}).items()))
-                                .encode())
+        digest = hashlib.sha256(repr(extra).encode())
         for root in roots:
             root = os.path.realpath(root)
             if report == root or root.startswith(report + os.sep):
@@ -113,9 +114,9 @@ class FiguresDrawnOnce:
                             digest.update(f.read())
         return digest.hexdigest()
 
-    def plot_study(self, study, outdir, marks=None):
-        from ewbench.analysis.report.plots import study as plot_module
-        key = self._key(study, marks, outdir)
+    def _drawn_once(self, key, outdir, draw):
+        """draw()'s {name: [paths]} in outdir, drawn the first time a key
+        is asked for, copied from the kept drawing after."""
         kept = os.path.join(self.root, key) if key else None
         if kept and os.path.isfile(os.path.join(kept, self.NAMES)):
             with open(os.path.join(kept, self.NAMES), encoding="utf-8") as f:
@@ -125,7 +126,7 @@ class FiguresDrawnOnce:
                                        os.path.join(outdir, f))
                            for f in files]
                     for name, files in names.items()}
-        figures = plot_module.plot_study(study, outdir, marks)
+        figures = draw()
         if kept:
             part = "%s.%d.part" % (kept, os.getpid())
             os.makedirs(part)
@@ -141,6 +142,26 @@ class FiguresDrawnOnce:
             except OSError:             # another worker's came first
                 shutil.rmtree(part)
         return figures
+
+    def plot_study(self, study, outdir, marks=None):
+        from ewbench.analysis.report.plots import study as plot_module
+        roots = [study.path] + [r.path for _, r in study.every_run()]
+        if study.ceilings_path:
+            roots.append(study.ceilings_path)
+        key = self._key(roots, outdir, sorted((marks or {}).items()))
+        return self._drawn_once(key, outdir, lambda: plot_module.plot_study(
+            study, outdir, marks))
+
+    def plot_fleet(self, judged, outdir):
+        """fleet.plots.plot_fleet(judged, outdir) as a fleet report calls
+        it, drawn once a session for each fleet folder's files and name
+        (the figure's footer names the folder, never its path)."""
+        path = judged.fleet.path
+        key = self._key([path], outdir, ("fleet", os.path.basename(
+            os.path.normpath(path))))
+        figure = self._drawn_once(key, outdir, lambda: {
+            "fleet": self._plot_fleet(judged, outdir) or []})
+        return figure["fleet"] or None
 
 
 @pytest.fixture(scope="session")
@@ -158,10 +179,13 @@ def figures_once(tmp_path_factory):
 
 @pytest.fixture
 def report_figures_drawn_once(monkeypatch, figures_once):
-    """`main(["report", ...])` with its figures from figures_once (a test
-    of what the command does around its figures)."""
+    """`main(["report", ...])` and `main(["fleet-report", ...])` with
+    their figures from figures_once (a test of what the command does
+    around its figures)."""
+    from ewbench.analysis.fleet import plots as fleet_plots
     from ewbench.analysis.report import plots
     monkeypatch.setattr(plots, "plot_study", figures_once.plot_study)
+    monkeypatch.setattr(fleet_plots, "plot_fleet", figures_once.plot_fleet)
 
 
 @pytest.fixture(scope="session")

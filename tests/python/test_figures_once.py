@@ -62,3 +62,51 @@ def test_a_study_is_drawn_once_and_a_changed_one_again(study_dir, tmp_path,
     os.symlink(run_json, study_dir / "sweep" / "link.json")
     assert _draw(once, study_dir, tmp_path / "c") == "drawing 4\n"
     assert _draw(once, study_dir, tmp_path / "d") == "drawing 5\n"
+
+
+def test_a_fleet_is_drawn_once_and_a_changed_or_renamed_one_again(
+        tmp_path, monkeypatch):
+    from ewbench.analysis.fleet import answers, members
+    from ewbench.analysis.fleet import plots as fleet_plots
+    from fleet_fixtures import make_fleet_dir
+    calls = []
+
+    def draw(judged, outdir):
+        calls.append(outdir)
+        if len(judged.fleet.members) < 2:
+            return None
+        paths = [os.path.join(outdir, "fleet." + ext) for ext in
+                 ("png", "svg")]
+        for path in paths:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("drawing %d\n" % len(calls))
+        return paths
+    monkeypatch.setattr(fleet_plots, "plot_fleet", draw)
+    once = FiguresDrawnOnce(str(tmp_path / "kept"))
+
+    def drawn(fleet, outdir):
+        os.makedirs(outdir)
+        paths = once.plot_fleet(answers.judge(members.open_fleet(fleet)),
+                                str(outdir))
+        if paths is None:
+            return None
+        assert [os.path.basename(p) for p in paths] == ["fleet.png",
+                                                        "fleet.svg"]
+        with open(paths[1], encoding="utf-8") as f:
+            return f.read()
+    two = make_fleet_dir(str(tmp_path / "a" / "f"), ["h-gpu0", "h-gpu1"])
+    assert drawn(two, tmp_path / "o1") == "drawing 1\n"
+    # The same files under the same name elsewhere: the same figure.
+    same = make_fleet_dir(str(tmp_path / "b" / "f"), ["h-gpu0", "h-gpu1"])
+    assert drawn(same, tmp_path / "o2") == "drawing 1\n"
+    # Under another name (the footer names the folder): drawn again.
+    renamed = make_fleet_dir(str(tmp_path / "c" / "g"), ["h-gpu0",
+                                                         "h-gpu1"])
+    assert drawn(renamed, tmp_path / "o3") == "drawing 2\n"
+    slowed = make_fleet_dir(str(tmp_path / "d" / "f"), ["h-gpu0", "h-gpu1"],
+                            slow={"h-gpu1": 0.8})
+    assert drawn(slowed, tmp_path / "o4") == "drawing 3\n"
+    # No figure (one GPU) is kept as none.
+    one = make_fleet_dir(str(tmp_path / "e" / "f"), ["h-gpu0"])
+    assert drawn(one, tmp_path / "o5") is None
+    assert drawn(one, tmp_path / "o6") is None and len(calls) == 4

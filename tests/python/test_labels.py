@@ -31,15 +31,15 @@ REFERENCES = ("nvidia-h100", "nvidia-h200")
 LATENCY_FLOOR = 0.9
 
 
-def _facts(ctx):
-    """point key -> PointFacts of the article's points, as classify_run
-    builds them."""
+def _facts(ctx, points):
+    """point key -> PointFacts of these points of the Context, as
+    classify_run builds them (each point's from the whole run)."""
     run = ctx.run
     siblings = model.sibling_groups(run)
     return {p.key: model.point_facts(
         run, p, ctx.fits, siblings, None,
         model.measured_block_rate(run.ceilings, p.block))
-        for p in ctx.points}
+        for p in points}
 
 
 def contradicted(path):
@@ -52,7 +52,7 @@ def contradicted(path):
 
 def contradicted_in(ctx, points):
     """contradicted()'s criteria on these points of a Context."""
-    facts = _facts(ctx)
+    facts = _facts(ctx, points)
     out = []
     for p in points:
         label = ctx.verdicts[p.key].name

@@ -36,7 +36,8 @@ def render(command, source, out):
 def previous_output(command, source, out, fixture_report):
     """out made to hold what `command source -o out` writes: for report,
     the fixture run's report, rendered once a session, copied
-    (conftest.fixture_report); a fleet report is drawn (about 1 s)."""
+    (conftest.fixture_report); a fleet report is rendered (its figure
+    from figures_once where the test has command_and_source)."""
     if command == "report":
         shutil.copytree(fixture_report, out)
     else:
@@ -46,9 +47,9 @@ def previous_output(command, source, out, fixture_report):
 @pytest.fixture(params=["report", "fleet-report"])
 def command_and_source(request, run_copy, tmp_path,
                        report_figures_drawn_once):
-    """(command, source), the report's figures drawn once a session
-    (conftest.FiguresDrawnOnce: these tests are of the output directory,
-    not of the figures)."""
+    """(command, source), the report's figures and the fleet report's
+    drawn once a session (conftest.FiguresDrawnOnce: these tests are of
+    the output directory, not of the figures)."""
     source = run_copy if request.param == "report" else fleet(tmp_path)
     return request.param, source
 

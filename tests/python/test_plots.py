@@ -3,6 +3,7 @@
 import dataclasses
 import importlib
 import os
+import textwrap
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from PIL import Image
 from matplotlib.text import Text
 
 from ewbench.analysis.report import plots
+from ewbench.analysis.report.plots import cache_tier as cache_tier_module
 from ewbench.analysis.core import study
 from ewbench.analysis.core import variants as var
 from ewbench.analysis.core.load import load_run
@@ -323,7 +325,11 @@ def test_cache_tier_draws_the_block_launch_roof(fixture_run, tmp_path):
                for line in ax.get_lines())
     text = _svg_text(plots.plot_cache_tier(run, str(tmp_path)))
     assert "block-launch roof 2534 GB/s" in text
-    assert "1.5 KiB a block x 1.65 G blocks/s" in text
+    # Its key, wrapped as the panel's legend wraps every key.
+    key = "block-launch roof of %s: 1.5 KiB a block x 1.65 G blocks/s" % \
+        ", ".join(names)
+    assert all(line in text for line in
+               textwrap.wrap(key, cache_tier_module.KEY_CHARS))
     # No measured rate: no roof, no label.
     assert "block-launch roof" not in _svg_text(
         plots.plot_cache_tier(fixture_run, str(tmp_path / "none")))
@@ -394,7 +400,7 @@ def test_plot_study_draws_the_curve_only_when_measured(study_dir, tmp_path,
     # The fixture's study as it is: drawn once a session
     # (conftest.FiguresDrawnOnce); with the curve, drawn here, its
     # concurrency figure alone: the others, drawn with a curve, are the
-    # references' (each has one: test_figure_layout.py draws them all).
+    # references' (each has one: tests/references.sh renders them all).
     plain = figures_once.plot_study(study.load_study(str(study_dir)),
                                     str(tmp_path / "a"))
     assert "concurrency" not in plain and "roofline" in plain

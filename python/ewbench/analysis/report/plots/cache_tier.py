@@ -83,6 +83,12 @@ def _label_at_line(ax, y, text, colour, above):
                                            foreground="white")])
 
 
+# A key of a panel's legend is wrapped at this many characters: its two
+# columns then fit under the panel, half the figure's width (at 63 and 60,
+# the effective L2's and a block-launch roof's keys ran 9 px off the
+# figure on matplotlib 3.6, whose constrained layout does not make room).
+KEY_CHARS = 44
+
 # The legend's key of the effective L2 by how its band was made
 # (EffectiveL2.mark).
 _EFFECTIVE_KEYS = {
@@ -125,9 +131,9 @@ def _block_roofs(ax, run, points, styles, top):
         ax.axhline(value / 1e9, zorder=1, **BLOCK_ROOF)
         labels.append((value / 1e9, "block-launch roof %s" %
                        gbps_short(value)))
-        handles.append(Line2D([], [], label="\n".join(textwrap.wrap(
+        handles.append(Line2D([], [], label=(
             "block-launch roof of %s: %s a block x %.2f G blocks/s" % (
-                ", ".join(names), bytes_label(size), rate / 1e9), 60)),
+                ", ".join(names), bytes_label(size), rate / 1e9)),
             **BLOCK_ROOF))
     return labels, handles
 
@@ -266,7 +272,11 @@ def cache_tier_panel(ax, run, points, fam, effective_l2=None):
     ax.grid(True, alpha=0.3)
     ax.set_title(var.family_label(fam) + ("\n(%s)" % note if note else ""),
                  fontsize=10)
-    ax.legend(handles=legend_handles(styles, with_cold=True) + refs,
+    handles = legend_handles(styles, with_cold=True) + refs
+    for handle in handles:
+        handle.set_label("\n".join(textwrap.wrap(handle.get_label(),
+                                                 KEY_CHARS)))
+    ax.legend(handles=handles,
               loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2,
               fontsize=7.5, frameon=False)
     return [(ax, y, text) for y, text in roof_labels]
