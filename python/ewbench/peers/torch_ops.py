@@ -533,8 +533,8 @@ def make_parser(prog):
                         "an empty line ending a request; measure each "
                         "request's runs when it ends and answer with the "
                         "lines RUN_DIR... would print and an empty line "
-                        "(docs/peers.md; `make report` serves its rounds "
-                        "so)")
+                        "(a request led by the line --prepare only readies "
+                        "the GPU; docs/peers.md)")
     return parser
 
 
