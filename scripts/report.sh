@@ -150,6 +150,21 @@ if [ "$rc" = 0 ]; then
 	torch_pid=$!
 	exec 3>"$fifos/requests" 4<"$fifos/answers"
 	rm -rf "$fifos"
+	# torch_ask LINE...: one request to the server, its lines then an
+	# empty line; fails once the server has ended.
+	torch_ask() {
+		( trap '' PIPE; printf '%s\n' "$@" "" >&3 ) 2>/dev/null
+	}
+	# torch_answer: the answer to the oldest request not yet read, its
+	# lines shown as the server prints them, up to the empty line that
+	# ends it; fails once the server has ended.
+	torch_answer() {
+		while IFS= read -r line <&4; do
+			[ -n "$line" ] || return 0
+			printf '%s\n' "$line"
+		done
+		return 1
+	}
 	# torch_prepare RUN_DIR: has the server do now what its first request
 	# would wait for (the run's GPU made current, its flush buffer, its
 	# profiler's first start: 5 to 7 s on an H200, no kernel), while
@@ -159,8 +174,7 @@ if [ "$rc" = 0 ]; then
 	# this moved by no more than from one run of their own to the next
 	# (docs/peers.md); the others were not measured so.
 	torch_prepare() {
-		( trap '' PIPE; printf '%s\n' --prepare "$@" "" >&3 ) \
-		    2>/dev/null || return 0
+		torch_ask --prepare "$@" || return 0
 		prepared=pending
 	}
 	# torch_ready: the answer of a prepare request still unread, waited
@@ -168,24 +182,14 @@ if [ "$rc" = 0 ]; then
 	torch_ready() {
 		[ "${prepared:-}" = pending ] || return 0
 		prepared=
-		while IFS= read -r line <&4; do
-			[ -n "$line" ] || return 0
-			printf '%s\n' "$line"
-		done
-		return 1
+		torch_answer
 	}
 	# torch_rows RUN_DIR...: the torch rows of these runs, measured now,
 	# the server's lines shown as it prints them.  Fails once the server
 	# has ended: without PyTorch it says so and exits 5 (no rows, no
 	# error, and it is not asked again).
 	torch_rows() {
-		torch_ready || return 1
-		( trap '' PIPE; printf '%s\n' "$@" "" >&3 ) 2>/dev/null || return 1
-		while IFS= read -r line <&4; do
-			[ -n "$line" ] || return 0
-			printf '%s\n' "$line"
-		done
-		return 1
+		torch_ready && torch_ask "$@" && torch_answer
 	}
 	# The sweep's cold rows draw the cold line of the cache-tier figure:
 	# 2 ms of samples each (an L2 flush before every one) is enough there.
