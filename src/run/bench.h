@@ -99,8 +99,12 @@ int		 bench_kernels(const struct launch *, unsigned *count,
 		    char **cause);
 
 /* checker.c */
-/* Fresh inputs of case c's size and dtype on the device, and the expected
- * output of its op; computed only when they change. */
+/* The inputs of case c's size and dtype on the device (drawn from the
+ * run's seed, so the same values each time), unless they are there. */
+int		 checker_inputs(struct bench *, const struct plan_case *c,
+		    char **cause);
+/* Those inputs, and the expected output of its op; computed only when
+ * they change. */
 int		 checker_prepare(struct bench *, const struct plan_case *c,
 		    char **cause);
 /* One launch on a poisoned output (or restored in-place input), compared

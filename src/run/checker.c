@@ -106,36 +106,45 @@ reference_on_gpu(struct bench *b, const struct plan_case *c, char **cause)
 }
 
 int
+checker_inputs(struct bench *b, const struct plan_case *c, char **cause)
+{
+	const struct ewb_variant *v = c->v;
+	double		t0 = monotonic_seconds();
+	unsigned	k;
+
+	if (b->have_inputs && b->n == c->n && b->dtype == v->dtype)
+		return 0;
+	b->have_inputs = b->have_expected = false;
+	/* On the device for the kernels (no upload); the host generates the
+	 * same values again for the reference. */
+	for (k = 0; k < 4; k++) {
+		void	*array = k == 0 ? b->d_a : k == 1 ? b->d_b :
+			    b->d_more[k - 2];
+
+		if (array != NULL)
+			CUDA_TRY(ewb_fill_random(array, v->dtype, c->n,
+			    input_seed(b->seed, c->n, v->dtype, k), b->stream),
+			    cause);
+	}
+	b->n = c->n;
+	b->dtype = v->dtype;
+	b->have_inputs = true;
+	b->wall_fill += monotonic_seconds() - t0;
+	return 0;
+}
+
+int
 checker_prepare(struct bench *b, const struct plan_case *c, char **cause)
 {
 	const struct ewb_variant *v = c->v;
 	size_t		bytes = c->n * ewb_dtype_size(v->dtype);
 	uint64_t	seed_a = input_seed(b->seed, c->n, v->dtype, 0);
 	uint64_t	seed_b = input_seed(b->seed, c->n, v->dtype, 1);
-	double		t0 = monotonic_seconds(), t1;
-	unsigned	k;
+	double		t0, t1;
 
-	if (!b->have_inputs || b->n != c->n || b->dtype != v->dtype) {
-		b->have_inputs = b->have_expected = false;
-		/* On the device for the kernels (no upload); the host
-		 * generates the same values again for the reference. */
-		CUDA_TRY(ewb_fill_random(b->d_a, v->dtype, c->n, seed_a,
-		    b->stream), cause);
-		CUDA_TRY(ewb_fill_random(b->d_b, v->dtype, c->n, seed_b,
-		    b->stream), cause);
-		for (k = 0; k < 2; k++) {
-			if (b->d_more[k] != NULL)
-				CUDA_TRY(ewb_fill_random(b->d_more[k],
-				    v->dtype, c->n, input_seed(b->seed, c->n,
-				    v->dtype, 2 + k), b->stream), cause);
-		}
-		b->n = c->n;
-		b->dtype = v->dtype;
-		b->have_inputs = true;
-		t1 = monotonic_seconds();
-		b->wall_fill += t1 - t0;
-		t0 = t1;
-	}
+	if (checker_inputs(b, c, cause) != 0)
+		return -1;
+	t0 = monotonic_seconds();
 	if (b->have_expected && b->op == v->op)
 		return 0;
 	if (v->op == EWB_OP_CUSTOM) {

@@ -1,11 +1,9 @@
 /*
  * walk.c - `ewbench run` walks its plan: per case a check on the GPU
  * against the CPU reference (checker.c), then the timed points along the
- * plan's axes (measure.c) and --energy's windows; then the counters of
- * the cases timed so far, in as few profiler sessions as fit (profile.c):
- * after each size and dtype where a user's kernel is among them, else
- * once they hold COUNTERS_SLICE_POINTS points or the plan ends.  Each
- * stretch of GPU work runs under the watchdog.
+ * plan's axes (measure.c) and --energy's windows; once every point is
+ * timed, the counters, in as few profiler sessions as fit (profile.c).
+ * Each stretch of GPU work runs under the watchdog.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -268,47 +266,59 @@ out:
 }
 
 /*
- * A profiler session's start costs about 25 ms on an H200 (CUDA 13.0,
- * 129 of them were 3.2 s of a sweep's 14.4), whatever its ranges: the
- * counters of several groups share sessions, up to this many points
- * (half of a session's ranges: a cold point takes two, its flush's and
- * its kernel's).  The study's kernels move the same bytes and issue the
- * same instructions whatever values their inputs hold, so a point
- * profiled after later groups refilled the inputs reads what it would
- * have read right after its own; a user's kernel might branch on them,
- * and its group is profiled at once, with its own inputs.  Fewer
- * sessions also disturb fewer points: a session slows the short kernels
- * timed right after it (docs/metrics.md, "A session slows what runs
- * after it").
+ * The counters come once every point is timed.  A profiler session slows
+ * what the process runs after it: on an H200 (CUDA 13.0, 2026-11-29) graph
+ * replays of 1-2 us kernels ran some 180 ns a launch slower after one, and
+ * cold kernels' records read some 150 ns shorter, while points timed with
+ * the profiler object enabled but no session yet read as without
+ * counters; a fresh object per session avoided it but cost 0.44 s a
+ * session.  So: the built-in kernels' points in as few sessions as their
+ * ranges fit (profile.c; a session's start costs about 25 ms whatever its
+ * ranges), whatever inputs the buffers hold by then (those kernels move
+ * the same bytes and issue the same instructions whatever the values);
+ * then each size and dtype's user kernels in sessions of their own, their
+ * inputs drawn again (the same values: checker_inputs), since a user's
+ * kernel may branch on them.
  */
-#define COUNTERS_SLICE_POINTS	(counters_max_ranges() / 2)
-
-/* Whether the counters of cases[from, to) are to be collected now: the
- * plan ends, a user's kernel is among them, or they fill a slice. */
-static bool
-counters_due(const struct runner *r, size_t from, size_t to)
+static int
+profile_plan(struct runner *r, char **cause)
 {
 	const struct plan	*pl = &r->plan;
-	size_t			 i;
+	struct plan_case	*some = xcalloc(pl->ncases + 1, sizeof *some);
+	size_t			 start, i, n = 0;
+	int			 rc = -1;
 
-	if (to >= pl->ncases)
-		return true;
-	for (i = from; i < to; i++)
-		if (variant_is_user(pl->cases[i].v))
-			return true;
-	return (to - from) * pl->ncaches >= COUNTERS_SLICE_POINTS;
+	for (i = 0; i < pl->ncases; i++)
+		if (!variant_is_user(pl->cases[i].v))
+			some[n++] = pl->cases[i];
+	if (n > 0 && profile_cases(r, some, n, cause) != 0)
+		goto out;
+	for (start = 0; start < pl->ncases; start = i) {
+		for (n = 0, i = start; i < pl->ncases &&
+		    pl->cases[i].n == pl->cases[start].n &&
+		    pl->cases[i].v->dtype == pl->cases[start].v->dtype; i++)
+			if (variant_is_user(pl->cases[i].v))
+				some[n++] = pl->cases[i];
+		if (n > 0 && (checker_inputs(&r->bench, &some[0], cause) != 0 ||
+		    profile_cases(r, some, n, cause) != 0))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(some);
+	return rc;
 }
 
 int
 runner_walk_plan(struct runner *r, char **cause)
 {
 	const struct plan	*pl = &r->plan;
-	size_t			 start, i, unprofiled = 0;
+	size_t			 start, i;
+	double			 t0;
 
 	for (start = 0; start < pl->ncases && !interrupt_pending();
 	    start = i) {
 		const struct plan_case *first = &pl->cases[start];
-		double			t0;
 
 		/* A group: the cases of one size and dtype. */
 		if (r->pause_counters)
@@ -319,17 +329,14 @@ runner_walk_plan(struct runner *r, char **cause)
 			if (run_case(r, &pl->cases[i], cause) != 0)
 				return -1;
 		}
-		t0 = monotonic_seconds();
-		if (r->counters != NULL && pl->counters &&
-		    !interrupt_pending() && counters_due(r, unprofiled, i)) {
-			if (profile_cases(r, &pl->cases[unprofiled],
-			    i - unprofiled, cause) != 0)
-				return -1;
-			unprofiled = i;
-		}
-		r->man.wall.counters += monotonic_seconds() - t0;
 		if (manifest_update(r->dir, &r->man, "running", cause) != 0)
 			return -1;
 	}
-	return 0;
+	if (r->counters == NULL || !pl->counters || interrupt_pending())
+		return 0;
+	t0 = monotonic_seconds();
+	if (profile_plan(r, cause) != 0)
+		return -1;
+	r->man.wall.counters += monotonic_seconds() - t0;
+	return manifest_update(r->dir, &r->man, "running", cause);
 }
