@@ -509,8 +509,8 @@ bulk_tile(const typename Op::elem *const (&in)[H], typename Op::elem *c,
  *
  * A bulk copy moves a multiple of 16 bytes from a 16-byte boundary, so a
  * tile is copied only when it lies wholly inside the array and its bytes,
- * K x blockDim.x x sizeof(P), are a multiple of 16 (every block of 8
- * threads or more a multiple of 8 does); any other tile, and every tile in
+ * K x blockDim.x x sizeof(P), are a multiple of 16 (they are whenever
+ * blockDim.x is a multiple of 8); any other tile, and every tile in
  * code built below sm_90, is ilp_tile's own, by ordinary loads.  The
  * dynamic shared memory it needs: inputs x K x blockDim.x x sizeof(P)
  * bytes; operands 16-byte aligned (the launcher's duty, src/opgen/).
