@@ -40,7 +40,12 @@ struct ewb_family_args {
  *   runs    a run of consecutive tiles per block (ilp_runs; the
  *           persistent shape, a one-wave grid)
  *   bulk    one tile per block brought into shared memory by bulk
- *           copies (bulk_tile; 16-byte packets, K 1 or 2; sm_90 on)
+ *           copies in two stages on two mbarriers (bulk_tile; 16-byte
+ *           packets, K 1 or 2; sm_90 on)
+ *   bulkone one tile per block by bulk copies in one stage on one
+ *           mbarrier (bulk_whole_tile; the element or 16-byte packets,
+ *           K 2, 3, 4, 6 and 1, 2: CCCL's DeviceTransform's design on
+ *           sm_90; sm_90 on)
  * Each under fast.cu's register cap, ILP_REGS (64), which also lets
  * every block size up to 1024 launch (64 x 1024 registers fill an SM's
  * file): a member whose loads would need more has ptxas use the first
@@ -79,6 +84,17 @@ ewb_family_bulk(EWB_FAMILY_ARGS(Op) a)
 	static_assert(sizeof(P) == sizeof(packet),
 	    "bulk copies move 16-byte packets");
 	bulk_tile<Op, K>(a.in, a.out, a.n);
+}
+
+/* The one-stage bulk-copy shape: tile's tile of K words P per thread per
+ * input on one mbarrier (bulk_whole_tile; the launcher gives it inputs x
+ * K x blockDim.x x sizeof(P) bytes on sm_90 and later, where it copies;
+ * built below sm_90 it is the tile member of the same word and K). */
+template <typename Op, unsigned K, typename P>
+__global__ void ILP_REGS
+ewb_family_bulkone(EWB_FAMILY_ARGS(Op) a)
+{
+	bulk_whole_tile<Op, K, P>(a.in, a.out, a.n);
 }
 
 /* The expected output, one element per thread, the way the op's

@@ -495,6 +495,69 @@ bulk_tile(const typename Op::elem *const (&in)[H], typename Op::elem *c,
 }
 
 /*
+ * The one-stage bulk tile (the family's bulkone members, family.cuh):
+ * ilp_tile's tile of K words P per thread per input, any word from the
+ * element itself to a 16-byte packet, brought into dynamic shared memory
+ * by one bulk copy per input, all on one mbarrier.  The design point of
+ * CCCL's cub::DeviceTransform on sm_90 (docs/user-kernels.md): thread 0
+ * initialises the barrier, announces the whole tile's bytes and issues
+ * the copies; after a block barrier every thread waits for the one phase
+ * once, then reads its K words from shared memory (thread t word t, t +
+ * blockDim.x, ...: conflict-free, each warp's stores coalesced) and stores
+ * each result straight to global memory.  bulk_tile above splits the same
+ * tile in two stages on two barriers, 16-byte packets only.
+ *
+ * A bulk copy moves a multiple of 16 bytes from a 16-byte boundary, so a
+ * tile is copied only when it lies wholly inside the array and its bytes,
+ * K x blockDim.x x sizeof(P), are a multiple of 16 (they are whenever
+ * blockDim.x is a multiple of 8); any other tile, and every tile in
+ * code built below sm_90, is ilp_tile's own, by ordinary loads.  The
+ * dynamic shared memory it needs: inputs x K x blockDim.x x sizeof(P)
+ * bytes; operands 16-byte aligned (the launcher's duty, src/opgen/).
+ */
+template <typename Op, unsigned K, typename P, unsigned H>
+static __device__ __forceinline__ void
+bulk_whole_tile(const typename Op::elem *const (&in)[H],
+    typename Op::elem *c, size_t n)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	constexpr unsigned	lanes = sizeof(P) / sizeof(typename Op::elem);
+	extern __shared__ __align__(128) packet staged[];
+	__shared__ ewb_barrier	full;
+	P			*words = (P *)staged;
+	unsigned		 count = K * blockDim.x;
+	unsigned		 bytes = count * (unsigned)sizeof(P);
+	size_t			 first = (size_t)blockIdx.x * count;
+
+	if (bytes % 16 == 0 && first + count <= n / lanes) {
+		if (threadIdx.x == 0) {
+			barrier_init(&full);
+			fence_proxy_async();
+			barrier_expect(&full, Op::inputs * bytes);
+			for (unsigned k = 0; k < Op::inputs; k++)
+				bulk_load(words + k * count,
+				    in[k] + first * lanes, bytes, &full);
+		}
+		__syncthreads();
+		barrier_wait(&full);
+#pragma unroll
+		for (unsigned j = 0; j < K; j++) {
+			unsigned	q = j * blockDim.x + threadIdx.x;
+			P		v[H][1];
+
+#pragma unroll
+			for (unsigned k = 0; k < H; k++)
+				v[k][0] = words[(k < Op::inputs ? k : 0) *
+				    count + q];
+			((P *)c)[first + q] = apply_column<Op>(v, 0);
+		}
+		return;
+	}
+#endif
+	ilp_tile<Op, K, plain_access, P>(in, c, n, blockIdx.x);
+}
+
+/*
  * The built-in variants' form (fast.cu): the operands as (a, b, c, n),
  * EWB_OPERANDS_ of ops.cuh, a unary operation's b its a, an in-place
  * one's a and b its c.  The same tiles as the N-input forms above, word

@@ -210,14 +210,16 @@ grep -q '^add_f32x4 ' "$tmpdir/out" && ! grep -q '^add_f32_ilp' "$tmpdir/out" ||
     fail "--kernel without -v: $(cat "$tmpdir/out")"
 expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_srcdir/examples/add_f32x4.cu'): one kernel of yours per run" \
     run --kernel "$top_srcdir/examples/add_f32x4.cu" --kernel "$top_srcdir/examples/add_f32x4.cu"
-# --elementwise (issue 52): the op's family of 38 in the plan (36, and
-# the 2 bulk-copy members on sm_90 and later), no built-in without -v; a
+# --elementwise (issue 52): the op's family of 44 in the plan (36, and
+# the 8 bulk-copy members on sm_90 and later: 2 in two stages, 6 in one),
+# no built-in without -v; a
 # file that is not a per-element op refused in one line, NVRTC's first
 # error or the signature it needs.
 op_dir=$top_srcdir/tests/opgen
 expect 0 '^gen:add:bulk_v128_k2 '	run --dry-run --chip h100 --no-cupti \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi
-[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 38 ] &&
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 44 ] &&
+    grep -q '^gen:add:bulkone_v32_k3 ' "$tmpdir/out" &&
     ! grep -q '^add_f32' "$tmpdir/out" ||
     fail "--elementwise without -v: $(cat "$tmpdir/out")"
 # Without --block each member at the five blocks 64 to 1024, a built-in
@@ -244,9 +246,9 @@ expect 0 '^gen:add:stride_v32_k1 *1Mi *1Mi *1$'	run --dry-run --chip h100 \
     fail "-v a member and cub: $(cat "$tmpdir/out")"
 expect 0 '^add_f32x4 '	check --dry-run --chip h100 \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 7 -v add_f32x4
-[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 38 ] ||
+[ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 44 ] ||
     fail "-v of built-ins only: not the whole family: $(cat "$tmpdir/out")"
-refused 2 "^ewbench run: unknown variant 'gen:add:tile_v128_k9'; did you mean gen:add:tile_v128_k1, .*(--elementwise's members: gen:add:tile_v32_k1 \\.\\.\\. gen:add:bulk_v128_k2" \
+refused 2 "^ewbench run: unknown variant 'gen:add:tile_v128_k9'; did you mean gen:add:tile_v128_k1, .*(--elementwise's members: gen:add:tile_v32_k1 \\.\\.\\. gen:add:bulkone_v128_k2" \
     run --dry-run --chip h100 --no-cupti \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi -v gen:add:tile_v128_k9
 refused 2 "^ewbench run: --elementwise $op_dir/bad_type.cu:twice: not a per-element op NVRTC [0-9.]* compiles: ewbench: --elementwise needs T twice(T, ...)" \
@@ -263,9 +265,11 @@ refused 2 "^ewbench run: --elementwise $top_srcdir/examples/op_fma_bf16.cu:fma3:
     run --dry-run --chip T4 --elementwise "$top_srcdir/examples/op_fma_bf16.cu" -s 7
 expect 0 '^gen:add:tile_v32_k1 '	check --dry-run --chip T4 \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 7
-# Bulk copies are sm_90's: on a T4 the bulk members are left out, saying
-# why, and the other 36 planned.
+# Bulk copies are sm_90's: on a T4 the bulk and bulkone members are left
+# out, saying why, and the other 36 planned.
 grep -q '^skipped: gen:add:bulk_v128_k1: needs compute capability 9\.0, this GPU has 7\.5' \
+    "$tmpdir/out" &&
+    grep -q '^skipped: gen:add:bulkone_v32_k3: needs compute capability 9\.0, this GPU has 7\.5' \
     "$tmpdir/out" && [ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 36 ] ||
     fail "--elementwise on a T4: the bulk members not left out: $(cat "$tmpdir/out")"
 expect 2 "--elementwise given twice ('a.cu', then 'b.cu'): one op of yours per run" \

@@ -17,13 +17,13 @@ env LD_PRELOAD="$shims/stand-in-gpu.so" "$EWBENCH" run $args --block 64,256 \
     -o "$tmpdir/ok" >"$tmpdir/out" 2>&1 ||
     fail "run: exit $?: $(tail -5 "$tmpdir/out")"
 rows=$(grep -c '^[^,]*,gen:add:' "$tmpdir/ok/timing.csv") || true
-[ "$rows" -eq 76 ] || fail "run: $rows generated rows, want 38 x 2 blocks"
+[ "$rows" -eq 88 ] || fail "run: $rows generated rows, want 44 x 2 blocks"
 PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/ok" <<'PY' || fail "run.json"
 import json, sys
 v = json.load(open(sys.argv[1] + "/run.json"))["settings"]["variants"]
 gen = [x for x in v if x.startswith("gen:add:")]
-assert len(gen) == 38 and len(set(gen)) == 38, v
-assert gen[0] == "gen:add:tile_v32_k1" and gen[-1] == "gen:add:bulk_v128_k2", gen
+assert len(gen) == 44 and len(set(gen)) == 44, v
+assert gen[0] == "gen:add:tile_v32_k1" and gen[-1] == "gen:add:bulkone_v128_k2", gen
 e = json.load(open(sys.argv[1] + "/run.json"))["elementwise"]
 assert e["variants"] == gen and e["inputs"] == 2 and e["dtype"] == "f32", e
 assert e["function"] == "add" and e["checked_against"] == "generated", e
@@ -31,13 +31,13 @@ assert e["compile_s"] > 0 and e["arch"].startswith("sm_"), e
 PY
 PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif "$tmpdir/ok" \
     >"$tmpdir/rank" || fail "whatif: exit $?"
-grep -q '^n=1000003 f32 warm stream: 76 checked generated kernels ranked' \
+grep -q '^n=1000003 f32 warm stream: 88 checked generated kernels ranked' \
     "$tmpdir/rank" || fail "whatif: $(head -3 "$tmpdir/rank")"
 [ "$(grep -c ' generated  gen:add:' "$tmpdir/rank")" -eq 5 ] ||
     fail "whatif: not the top 5: $(cat "$tmpdir/rank")"
 
 # -v naming members: those alone checked, timed and listed, beside the
-# built-in it names; the compiled family is still all 38 (run.json's
+# built-in it names; the compiled family is still all 44 (run.json's
 # elementwise.variants).
 # shellcheck disable=SC2086
 env LD_PRELOAD="$shims/stand-in-gpu.so" "$EWBENCH" run $args --block 64 \
@@ -47,9 +47,10 @@ PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/some" <<'PY' || fail "-v members"
 import csv, json, sys
 run = json.load(open(sys.argv[1] + "/run.json"))
 want = ["add_f32", "gen:add:tile_v128_k1", "gen:add:stride_v128_k1",
-        "gen:add:runs_v128_k1", "gen:add:bulk_v128_k1"]
+        "gen:add:runs_v128_k1", "gen:add:bulk_v128_k1",
+        "gen:add:bulkone_v128_k1"]
 assert run["settings"]["variants"] == want, run["settings"]["variants"]
-assert len(run["elementwise"]["variants"]) == 38, run["elementwise"]
+assert len(run["elementwise"]["variants"]) == 44, run["elementwise"]
 rows = list(csv.DictReader(open(sys.argv[1] + "/timing.csv")))
 assert sorted({r["variant"] for r in rows}) == sorted(want), rows
 PY
@@ -64,7 +65,7 @@ set -e
 [ "$rc" -eq 3 ] || fail "overrun: exit $rc, want 3: $(tail -3 "$tmpdir/out")"
 caught=$(grep -c '^ewbench: CHECK FAILED: gen:add:.* wrote past the end of its output' \
     "$tmpdir/out") || true
-[ "$caught" -eq 38 ] || fail "overrun: $caught of 38 caught"
+[ "$caught" -eq 44 ] || fail "overrun: $caught of 44 caught"
 ! grep -q '^[^,]*,gen:' "$tmpdir/over/timing.csv" ||
     fail "overrun: a failing member was timed"
 grep -q '^[^,]*,add_f32,' "$tmpdir/over/timing.csv" ||
@@ -73,4 +74,4 @@ if PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
     "$tmpdir/over" >/dev/null 2>&1; then
 	fail "overrun: a failing member ranked"
 fi
-echo "elementwise: 38 members x 2 blocks run, written and ranked; -v's 4 members alone; 38 overruns caught, none timed or ranked"
+echo "elementwise: 44 members x 2 blocks run, written and ranked; -v's 5 members alone; 44 overruns caught, none timed or ranked"

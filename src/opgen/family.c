@@ -4,8 +4,9 @@
  * thread per input (1, 2, 4, 8) x launch shape (one tile per block,
  * grid-stride, persistent runs), the three axes of the study's variants
  * (docs/kernels.md), and the bulk-copy (TMA) tile of 16-byte packets, K 1
- * and 2 where its shared memory fits (opgen.h); the threads per block
- * are the run's --block.
+ * and 2, in two stages (bulk) and in one (bulkone, also of the element
+ * itself at K 2, 3, 4 and 6), each where its shared memory fits
+ * (opgen.h); the threads per block are the run's --block.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,12 +14,14 @@
 #include "opgen/opgen.h"
 
 static const unsigned ks[OPGEN_KS] = { 1, 2, 4, 8 };
+static const unsigned one_elem_ks[OPGEN_ONE_ELEM_KS] = { 2, 3, 4, 6 };
+static const unsigned one_packet_ks[OPGEN_ONE_PACKET_KS] = { 1, 2 };
 
 const char *
 opgen_shape_name(enum opgen_shape s)
 {
 	static const char *const names[] = { "tile", "stride", "runs",
-	    "bulk" };
+	    "bulk", "bulkone" };
 
 	return names[s];
 }
@@ -38,6 +41,15 @@ member(struct opgen_kernel *g, enum opgen_shape s, enum opgen_access a,
 	    opgen_shape_name(g->shape), g->word_bytes * 8, g->k);
 }
 
+/* Whether a bulk-copy member's tile at the largest block fits the shared
+ * memory every GPU with bulk copies gives a block (opgen.h). */
+static bool
+bulk_fits(unsigned inputs, unsigned k, unsigned word_bytes)
+{
+	return inputs * k * EWB_MAX_BLOCK * word_bytes <=
+	    OPGEN_BULK_SHARED_MOST;
+}
+
 /* Every member loads every input; only the bulk members' shared memory
  * depends on how many. */
 unsigned
@@ -52,8 +64,15 @@ opgen_family(enum ewb_dtype dtype, unsigned inputs, struct opgen_kernel *out)
 				member(&out[n++], (enum opgen_shape)s,
 				    (enum opgen_access)a, ks[k], elem);
 	for (k = 0; k < OPGEN_BULK_KS; k++)
-		if (inputs * ks[k] * EWB_MAX_BLOCK * 16 <=
-		    OPGEN_BULK_SHARED_MOST)
+		if (bulk_fits(inputs, ks[k], 16))
 			member(&out[n++], OPGEN_BULK, OPGEN_V128, ks[k], elem);
+	for (k = 0; k < OPGEN_ONE_ELEM_KS; k++)
+		if (bulk_fits(inputs, one_elem_ks[k], elem))
+			member(&out[n++], OPGEN_BULK_ONE, OPGEN_SCALAR,
+			    one_elem_ks[k], elem);
+	for (k = 0; k < OPGEN_ONE_PACKET_KS; k++)
+		if (bulk_fits(inputs, one_packet_ks[k], 16))
+			member(&out[n++], OPGEN_BULK_ONE, OPGEN_V128,
+			    one_packet_ks[k], elem);
 	return n;
 }

@@ -11,11 +11,14 @@
  * operands; a tile kernel's grid covers the array, a stride kernel's is
  * one wave by thread count (sm_count x min(threads per SM / block, blocks
  * per SM)), a runs kernel's one wave by the occupancy calculator, never
- * more blocks than tiles.  A bulk kernel's grid covers the array like a
- * tile's, each block given its tile's shared memory (inputs x K x block x
- * 16 bytes; ewb_bulk_launch's rule for the built-ins); in code built
- * below sm_90 (a plan's --allow-fallback) the tile kernel of the same
- * word and K runs instead, as a built-in's fallback would.
+ * more blocks than tiles.  A bulk or bulkone kernel's grid covers the
+ * array like a tile's, each block given its tile's shared memory (inputs x
+ * K x block x word bytes; ewb_bulk_launch's rule for the built-ins), its
+ * operands 16-byte aligned (bulk copies move 16-byte units) or the scalar
+ * kernel runs; in code built below sm_90 (a plan's --allow-fallback) a
+ * bulk member's tile kernel of the same word and K runs instead, as a
+ * built-in's fallback would, and a bulkone kernel, built there as that
+ * tile (tiles.cuh), runs without shared memory.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -54,6 +57,15 @@ aligned(const struct ewb_launch_args *a, unsigned inputs, unsigned bytes)
 	return (uintptr_t)a->c % bytes == 0;
 }
 
+/* The alignment member g's kernel needs of every operand: its word, or
+ * for the bulk-copy shapes 16 bytes. */
+static unsigned
+alignment(const struct opgen_kernel *g)
+{
+	return g->shape == OPGEN_BULK || g->shape == OPGEN_BULK_ONE ? 16 :
+	    g->word_bytes;
+}
+
 /* The tile member of a bulk member's word and K. */
 static unsigned
 tile_of(const struct opgen_kernel *bulk)
@@ -71,14 +83,14 @@ tile_of(const struct opgen_kernel *bulk)
 }
 
 /* The kernel that runs for family member i over a's operands: i, or the
- * scalar one (member 0) when an operand is not aligned to i's word, or
+ * scalar one (member 0) when an operand is not aligned as i needs, or
  * for a bulk member in code without bulk copies its tile member. */
 static unsigned
 member(unsigned i, const struct ewb_launch_args *a)
 {
 	const struct opgen_kernel *g = &active->build.kernels[i];
 
-	if (!aligned(a, active->build.inputs, g->word_bytes))
+	if (!aligned(a, active->build.inputs, alignment(g)))
 		return 0;
 	if (g->shape == OPGEN_BULK && active->build.arch < OPGEN_BULK_MIN_CC)
 		return tile_of(g);
@@ -86,14 +98,16 @@ member(unsigned i, const struct ewb_launch_args *a)
 }
 
 /* The dynamic shared memory member m's kernel takes at `block` threads:
- * a bulk member's tile of every input. */
+ * a bulk member's tile of every input, a bulkone member's where its code
+ * has bulk copies. */
 static size_t
 shared_bytes(const struct opgen_build *b, unsigned m, unsigned block)
 {
 	const struct opgen_kernel *g = &b->kernels[m];
+	bool	staged = g->shape == OPGEN_BULK ||
+		    (g->shape == OPGEN_BULK_ONE && b->arch >= OPGEN_BULK_MIN_CC);
 
-	return g->shape == OPGEN_BULK ? (size_t)b->inputs * g->k * block *
-	    g->word_bytes : 0;
+	return staged ? (size_t)b->inputs * g->k * block * g->word_bytes : 0;
 }
 
 static struct ewb_shape
@@ -107,7 +121,8 @@ shape_of(unsigned i, const struct ewb_launch_args *a)
 
 	s.block = a->block;
 	s.grid = ewb_cover_grid(a->n, g->k * g->lanes, a->block);
-	if (g->shape == OPGEN_TILE || g->shape == OPGEN_BULK)
+	if (g->shape == OPGEN_TILE || g->shape == OPGEN_BULK ||
+	    g->shape == OPGEN_BULK_ONE)
 		return s;
 	if (g->shape == OPGEN_RUNS && kernels[m] != NULL &&
 	    a->block <= EWB_MAX_BLOCK) {
@@ -200,7 +215,7 @@ opgen_reference_launch(const struct ewb_launch_args *a)
 	return launch_kernel(reference, blocks, OPGEN_REFERENCE_BLOCK, 0, a);
 }
 
-/* Each member's own launcher and shaper, members 0 to 37. */
+/* Each member's own launcher and shaper, members 0 to 43. */
 #define MEMBERS \
 	MEMBER(0) MEMBER(1) MEMBER(2) MEMBER(3) MEMBER(4) MEMBER(5) \
 	MEMBER(6) MEMBER(7) MEMBER(8) MEMBER(9) MEMBER(10) MEMBER(11) \
@@ -208,7 +223,8 @@ opgen_reference_launch(const struct ewb_launch_args *a)
 	MEMBER(18) MEMBER(19) MEMBER(20) MEMBER(21) MEMBER(22) MEMBER(23) \
 	MEMBER(24) MEMBER(25) MEMBER(26) MEMBER(27) MEMBER(28) MEMBER(29) \
 	MEMBER(30) MEMBER(31) MEMBER(32) MEMBER(33) MEMBER(34) MEMBER(35) \
-	MEMBER(36) MEMBER(37)
+	MEMBER(36) MEMBER(37) MEMBER(38) MEMBER(39) MEMBER(40) MEMBER(41) \
+	MEMBER(42) MEMBER(43)
 #define MEMBER(i) \
 	static cudaError_t launch_##i(const struct ewb_launch_args *a) \
 	{ return launch_member(i, a); } \
@@ -248,7 +264,9 @@ opgen_op_init(struct opgen_op *op, struct opgen_build *b)
 		    g->shape == OPGEN_TILE ? "one tile per block" :
 		    g->shape == OPGEN_STRIDE ? "grid-stride over one wave" :
 		    g->shape == OPGEN_BULK ? "one tile per block by bulk "
-		    "copies (TMA) into shared memory" :
+		    "copies (TMA) into shared memory, two stages" :
+		    g->shape == OPGEN_BULK_ONE ? "one tile per block by bulk "
+		    "copies (TMA) into shared memory, one stage" :
 		    "a run of tiles per block over one wave (persistent)",
 		    g->word_bytes * 8, g->k);
 		v->id = op->ids[i];
@@ -263,12 +281,13 @@ opgen_op_init(struct opgen_op *op, struct opgen_build *b)
 		v->write_bytes = elem;
 		v->flops = 0;
 		v->in_place = false;
-		v->grid_stride = g->shape != OPGEN_TILE &&
-		    g->shape != OPGEN_BULK;
+		v->grid_stride = g->shape == OPGEN_STRIDE ||
+		    g->shape == OPGEN_RUNS;
 		v->launch = members[i].launch;
 		v->shape = members[i].shape;
 		v->kernel = NULL;	/* until loaded */
-		v->min_cc = g->shape == OPGEN_BULK ? OPGEN_BULK_MIN_CC : 0;
+		v->min_cc = g->shape == OPGEN_BULK ||
+		    g->shape == OPGEN_BULK_ONE ? OPGEN_BULK_MIN_CC : 0;
 		v->max_cover = 0;	/* 64-bit indexing throughout */
 		v->unavailable = NULL;
 	}
@@ -300,11 +319,12 @@ opgen_op_load(struct opgen_op *op, char **cause)
 		return -1;
 	}
 	/* Above 48 KiB a block's dynamic shared memory must be allowed
-	 * first: a bulk member's at the largest block, where it has bulk
-	 * copies (their tiles fit there, opgen.h). */
+	 * first: a bulk or bulkone member's at the largest block, where it
+	 * has bulk copies (their tiles fit there, opgen.h). */
 	for (i = 0; e == cudaSuccess && op->build.arch >= OPGEN_BULK_MIN_CC &&
 	    i < op->count; i++)
-		if (op->build.kernels[i].shape == OPGEN_BULK)
+		if (op->build.kernels[i].shape == OPGEN_BULK ||
+		    op->build.kernels[i].shape == OPGEN_BULK_ONE)
 			e = cudaFuncSetAttribute((const void *)kernels[i],
 			    cudaFuncAttributeMaxDynamicSharedMemorySize,
 			    (int)shared_bytes(&op->build, i, EWB_MAX_BLOCK));

@@ -23,9 +23,10 @@
 /* The family's axes: the memory word, the words per thread per input,
  * the launch shape; threads per block are the run's --block. */
 enum opgen_access { OPGEN_SCALAR, OPGEN_V64, OPGEN_V128 };
-enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS, OPGEN_BULK };
+enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS, OPGEN_BULK,
+	OPGEN_BULK_ONE };
 #define OPGEN_ACCESSES		3u
-#define OPGEN_SHAPES		4u
+#define OPGEN_SHAPES		5u
 /* The shapes made at every access and K: tile, stride, runs. */
 #define OPGEN_WORD_SHAPES	3u
 #define OPGEN_KS		4u	/* 1, 2, 4, 8 */
@@ -36,14 +37,30 @@ enum opgen_shape { OPGEN_TILE, OPGEN_STRIDE, OPGEN_RUNS, OPGEN_BULK };
  * 227 KiB): K 2 for 1 to 3 inputs. */
 #define OPGEN_BULK_KS		2u
 #define OPGEN_BULK_SHARED_MOST	(99u << 10)
-/* Bulk copies are sm_90's: below it the plan leaves the bulk members out,
- * saying why (their min_cc), and with --allow-fallback the tile member of
- * the same word and K runs under their names. */
+/* The one-stage bulk-copy shape (bulkone, CCCL's DeviceTransform's design
+ * on sm_90, docs/user-kernels.md): the element itself at K 2, 3, 4 and 6,
+ * and 16-byte packets at K 1 and 2 (the two-stage bulk members' twins),
+ * under the same shared-memory rule.  CCCL sizes its tile (256 threads)
+ * until 48 KiB are in flight per SM; with 8 such blocks resident (2048
+ * threads, which its 15-register kernel allows) that is an element count
+ * per thread of 48 KiB / (2048 x the bytes the op reads per element),
+ * rounded up: 3 for a two-input f32 op, 6 for one input of f32 or two of
+ * f16, 2 for three or four f32 inputs, 4 for three f16 (12 for one f16
+ * input, not a member). */
+#define OPGEN_ONE_ELEM_KS	4u	/* 2, 3, 4, 6 */
+#define OPGEN_ONE_PACKET_KS	2u	/* 1, 2 */
+#define OPGEN_BULK_ONE_KS	(OPGEN_ONE_ELEM_KS + OPGEN_ONE_PACKET_KS)
+/* Bulk copies are sm_90's: below it the plan leaves the bulk and bulkone
+ * members out, saying why (their min_cc), and with --allow-fallback the
+ * tile of the same word and K runs under their names (a bulk member's by
+ * the tile member, a bulkone member's by its own code built below
+ * sm_90). */
 #define OPGEN_BULK_MIN_CC	90u
 /* Kernels of one op, at most: every access x K x word shape, and the
- * bulk ones. */
+ * bulk and bulkone ones. */
 #define OPGEN_KERNELS		(OPGEN_ACCESSES * OPGEN_KS * \
-				    OPGEN_WORD_SHAPES + OPGEN_BULK_KS)
+				    OPGEN_WORD_SHAPES + OPGEN_BULK_KS + \
+				    OPGEN_BULK_ONE_KS)
 /* The blocks a member runs at without --block: 64 << 0 to 64 << 4,
  * 64 to 1024 (plan.c). */
 #define OPGEN_BLOCKS		5u
@@ -63,7 +80,7 @@ struct opgen_kernel {
 };
 
 /* The family of an op of `inputs` (1 to 4) inputs of dtype: fills out
- * (at most OPGEN_KERNELS of them: 38, 37 for 4 inputs) and returns how
+ * (at most OPGEN_KERNELS of them: 44, 42 for 4 inputs) and returns how
  * many; names and words only (expr and lowered NULL). */
 unsigned	 opgen_family(enum ewb_dtype, unsigned inputs,
 		    struct opgen_kernel *out);

@@ -27,13 +27,19 @@
 #             where configure found cuobjdump), then
 #             tests/gpu/elementwise.sh: add, ReLU and abs given as
 #             per-element functions (--elementwise): every generated
-#             kernel checked at every tail, the what-if at 2^28 (190
+#             kernel checked at every tail, the what-if at 2^28 (220
 #             candidates each beside the built-ins, cub and, for add, a
 #             user's kernel) ranked with its seconds, a wrong op never
 #             ranked; then `ewbench ceilings` and the tanh GELU f16,
 #             SiLU*mul f32 and bf16 FMA what-ifs, each winner asserted at
 #             90 % of the measured DRAM ceiling for its byte mix; run
 #             directories and rankings under OUT/elementwise
+#   cubmatch  tests/gpu/cub-match.sh: the add what-if at 2^28 (the
+#             one-stage bulk-copy members, cub's design point among them,
+#             last session's best members and built-ins, blocks 64 to
+#             1024) beside cub_add_f32 in CUB_MATCH_ROUNDS (default 5)
+#             interleaved rounds: each candidate's median µs and its speed
+#             against cub's; rounds and cub-match.csv into OUT/cub-match
 #   userfaults tests/gpu/user-faults.sh: the fault examples of examples/
 #             (add_chunked, add_few_blocks, add_low_occupancy, add_offset)
 #             run as their headers say, after `ewbench ceilings` (stored
@@ -403,6 +409,12 @@ elementwise)
 	timed elementwise env EWBENCH="$EWBENCH" top_srcdir="$PWD" OUT="$out" \
 	    sh tests/gpu/elementwise.sh
 	cat "$work/elementwise.log"
+	;;
+cubmatch)
+	log cub match
+	timed cubmatch env EWBENCH="$EWBENCH" top_srcdir="$PWD" OUT="$out" \
+	    sh tests/gpu/cub-match.sh
+	cat "$work/cubmatch.log"
 	;;
 userfaults)
 	log user faults

@@ -260,13 +260,15 @@ def test_a_generated_member_is_never_the_fix_s_prediction():
 
 
 def test_a_bulk_member_is_predicted_as_its_tile():
-    # a bulk-copy member loads the same tile as the one-tile member of its
-    # word and K (into shared memory): the same loads in flight, the same
-    # prediction (constructed: tile_v128_k2's row relabelled)
+    # a bulk-copy member, two stages or one, loads the same tile as the
+    # one-tile member of its word and K (into shared memory): the same
+    # loads in flight, the same prediction (constructed: tile_v128_k2's
+    # row relabelled)
     run, _, rows = _judged("offset", True)
     (p, _, _), = rows
     tile = next(q for q in run.points if
                 q.variant == "gen:add:tile_v128_k2" and q.block == p.block)
-    bulk = dataclasses.replace(tile, variant="gen:add:bulk_v128_k2")
-    assert ux.member_prediction(run, p, bulk, _dram(run)) == \
-        ux.member_prediction(run, p, tile, _dram(run))
+    for name in ("gen:add:bulk_v128_k2", "gen:add:bulkone_v128_k2"):
+        bulk = dataclasses.replace(tile, variant=name)
+        assert ux.member_prediction(run, p, bulk, _dram(run)) == \
+            ux.member_prediction(run, p, tile, _dram(run)), name

@@ -96,6 +96,10 @@ def test_every_shape_of_the_family_is_a_member():
     # the ids src/opgen/family.c gives, the bulk-copy shape among them
     assert whatif.member("gen:add:bulk_v128_k2") == \
         whatif.Member("bulk", 128, 2)
+    # the one-stage bulk-copy shape, at CCCL's f32 add design point
+    assert whatif.member("gen:add:bulkone_v32_k3") == \
+        whatif.Member("bulkone", 32, 3)
     assert whatif.member("gen:f:runs_v16_k8") == whatif.Member("runs", 16, 8)
     assert whatif.member("gen:add:warp_v128_k2") is None
-    assert set(whatif.SHAPES) == {"tile", "stride", "runs", "bulk"}
+    assert set(whatif.SHAPES) == {"tile", "stride", "runs", "bulk",
+                                  "bulkone"}

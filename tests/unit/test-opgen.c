@@ -4,7 +4,9 @@
  * axis), every kernel of six ops (1 to 4 inputs, f32, f16, bf16: add,
  * ReLU, the bf16 FMA, the tanh GELU in f16, SiLU*mul, a four-input mix)
  * compiled by NVRTC to PTX from the headers built into ewbench, each found there
- * by its lowered name with the load and store width of its word; and the
+ * by its lowered name with the load and store width of its word (and a
+ * bulk-copy member's bulk copies on two mbarriers, a bulkone member's on
+ * one, with shared-memory reads of its word); and the
  * refusals, one line each: a function of another type, one that does not
  * compile, a file with no function or two.  Where the build found
  * cuobjdump (configure's CUOBJDUMP), the same widths in the SASS of an
@@ -38,11 +40,14 @@ test_family(void)
 			unsigned	 elem = ewb_dtype_size(dtypes[d]);
 
 			/* K 2's bulk tile at 1024 threads: 32 KiB an input,
-			 * past sm_120's 99 KiB for 4 inputs */
+			 * past sm_120's 99 KiB for 4 inputs; the same for
+			 * bulkone's packets, while its element tiles fit at
+			 * every K (6 x 4 KiB an f32 input at most) */
 			unsigned	 bulk = inputs < 4 ? 2 : 1;
+			unsigned	 one = 4 + bulk;
 
 			n = opgen_family(dtypes[d], inputs, k);
-			CHECK(n == 36 + bulk);
+			CHECK(n == 36 + bulk + one);
 			CHECK(n <= OPGEN_KERNELS);
 			for (i = 0; i < n; i++) {
 				shape[k[i].shape]++;
@@ -55,25 +60,36 @@ test_family(void)
 			for (i = 0; i < OPGEN_WORD_SHAPES; i++)
 				CHECK(shape[i] == 12);
 			CHECK(shape[OPGEN_BULK] == bulk);
-			CHECK(bytes[elem] == 12 && bytes[8] == 12 &&
-			    bytes[16] == 12 + bulk);
-			CHECK(per_k[1] == 10 && per_k[2] == 8 + bulk &&
-			    per_k[4] == 9 && per_k[8] == 9);
-			/* the bulk members last: the word shapes' order kept */
+			CHECK(shape[OPGEN_BULK_ONE] == one);
+			CHECK(bytes[elem] == 12 + 4 && bytes[8] == 12 &&
+			    bytes[16] == 12 + bulk + bulk);
+			CHECK(per_k[1] == 11 && per_k[2] == 8 + 2 * bulk &&
+			    per_k[3] == 1 && per_k[4] == 10 &&
+			    per_k[6] == 1 && per_k[8] == 9);
+			/* the bulk members, then the bulkone ones, last: the
+			 * word shapes' order kept */
 			for (i = 36; i < n; i++)
-				CHECK(k[i].shape == OPGEN_BULK &&
-				    k[i].word_bytes == 16 &&
-				    inputs * k[i].k * EWB_MAX_BLOCK * 16 <=
-				    OPGEN_BULK_SHARED_MOST);
+				CHECK(k[i].shape == (i < 36 + bulk ?
+				    OPGEN_BULK : OPGEN_BULK_ONE) &&
+				    (k[i].word_bytes == 16 ||
+				    (k[i].shape == OPGEN_BULK_ONE &&
+				    k[i].word_bytes == elem)) &&
+				    inputs * k[i].k * EWB_MAX_BLOCK *
+				    k[i].word_bytes <= OPGEN_BULK_SHARED_MOST);
 		}
 	}
 	/* Names say the shape, the word's bits and K. */
 	n = opgen_family(EWB_F32, 2, k);
 	CHECK_STR(k[0].name, "tile_v32_k1");
 	CHECK_STR(k[35].name, "runs_v128_k8");
-	CHECK_STR(k[n - 1].name, "bulk_v128_k2");
+	CHECK_STR(k[37].name, "bulk_v128_k2");
+	/* CCCL's DeviceTransform's design point for a two-input f32 op:
+	 * one stage, 3 elements a thread (opgen.h) */
+	CHECK_STR(k[39].name, "bulkone_v32_k3");
+	CHECK_STR(k[n - 1].name, "bulkone_v128_k2");
 	n = opgen_family(EWB_F16, 1, k);
 	CHECK_STR(k[0].name, "tile_v16_k1");
+	CHECK_STR(k[41].name, "bulkone_v16_k6");
 }
 
 /* The body of PTX entry `name`, up to the next entry. */
@@ -100,10 +116,11 @@ entry_body(const char *ptx, const char *name)
  * PTX's ld.global[.qualifiers][.vN].TYPE, N lanes of TYPE's bits each
  * (ld.global.v4.f32 128, ld.global.v2.u32 64, ld.global.u16 16). */
 static bool
-has_access(const char *body, const char *op, unsigned bits)
+has_access_in(const char *body, const char *op, const char *space,
+    unsigned bits)
 {
 	const char	*p = body;
-	char		*pat = xasprintf("%s.global.", op);
+	char		*pat = xasprintf("%s.%s.", op, space);
 	bool		 found = false;
 
 	while (!found && (p = strstr(p, pat)) != NULL) {
@@ -125,6 +142,26 @@ has_access(const char *body, const char *op, unsigned bits)
 	}
 	free(pat);
 	return found;
+}
+
+static bool
+has_access(const char *body, const char *op, unsigned bits)
+{
+	return has_access_in(body, op, "global", bits);
+}
+
+/* How many times `what` occurs in body. */
+static unsigned
+occurrences(const char *body, const char *what)
+{
+	const char	*p = body;
+	unsigned	 count = 0;
+
+	while ((p = strstr(p, what)) != NULL) {
+		count++;
+		p += strlen(what);
+	}
+	return count;
 }
 
 static bool
@@ -155,7 +192,7 @@ test_compile(const char *file, const char *function, enum ewb_dtype dtype,
 	}
 	CHECK(b.inputs == inputs);
 	CHECK(b.dtype == dtype);
-	CHECK(b.nkernels == (inputs < 4 ? 38 : 37));
+	CHECK(b.nkernels == (inputs < 4 ? 44 : 42));
 	ptx = b.image;
 	CHECK(ptx != NULL && strstr(ptx, ".target sm_90") != NULL);
 	CHECK(b.reference != NULL && (body = entry_body(ptx, b.reference)));
@@ -185,15 +222,32 @@ test_compile(const char *file, const char *function, enum ewb_dtype dtype,
 		/* The tail, an element at a time, unless the word is one. */
 		if (bits > elem_bits)
 			CHECK(has_access(body, "st", elem_bits));
-		/* A bulk member's tile comes by bulk copies on an mbarrier
-		 * (compute_90); no other member has one. */
+		/* A bulk or bulkone member's tile comes by bulk copies on
+		 * mbarriers (compute_90): a bulk member's in two stages, a
+		 * bulkone member's in one, read from shared memory a word at
+		 * a time; no other member has one. */
 		if ((strstr(body, "cp.async.bulk.shared::cluster.global.") !=
 		    NULL && strstr(body, "mbarrier.try_wait") != NULL) !=
-		    (g->shape == OPGEN_BULK)) {
+		    (g->shape == OPGEN_BULK || g->shape == OPGEN_BULK_ONE)) {
 			fprintf(stderr, "%s: %s: bulk copies %s\n", file,
-			    g->name, g->shape == OPGEN_BULK ? "missing" :
-			    "where none belong");
+			    g->name, g->shape == OPGEN_TILE ||
+			    g->shape == OPGEN_STRIDE || g->shape == OPGEN_RUNS ?
+			    "where none belong" : "missing");
 			CHECK(!"bulk copies in the bulk members alone");
+		}
+		if (g->shape == OPGEN_BULK || g->shape == OPGEN_BULK_ONE) {
+			unsigned barriers = occurrences(body, "mbarrier.init");
+
+			if (barriers != (g->shape == OPGEN_BULK ? 2u : 1u)) {
+				fprintf(stderr, "%s: %s: %u mbarriers\n", file,
+				    g->name, barriers);
+				CHECK(!"two stages' barriers, or one");
+			}
+			if (!has_access_in(body, "ld", "shared", bits)) {
+				fprintf(stderr, "%s: %s: no %u-bit shared "
+				    "load\n", file, g->name, bits);
+				CHECK(!"the staged word read at its width");
+			}
 		}
 		free(body);
 	}

@@ -29,14 +29,16 @@ TORCH_PREFIX = "torch_"
 TOP = 5
 
 # A member's id, gen:FUNCTION:SHAPE_vBITS_kK (docs/user-kernels.md).
-_MEMBER = re.compile(r"^gen:.+:(tile|stride|runs|bulk)_v(\d+)_k(\d+)$")
+_MEMBER = re.compile(
+    r"^gen:.+:(tile|stride|runs|bulk|bulkone)_v(\d+)_k(\d+)$")
 SHAPES = {"tile": "one tile per block", "stride": "grid-stride",
           "runs": "persistent runs of tiles",
-          "bulk": "one tile per block by bulk copies (TMA)"}
+          "bulk": "one tile per block by bulk copies (TMA)",
+          "bulkone": "one tile per block by bulk copies (TMA) in one stage"}
 
 
 class Member(NamedTuple):
-    shape: str      # "tile", "stride", "runs" or "bulk"
+    shape: str      # "tile", "stride", "runs", "bulk" or "bulkone"
     bits: int       # the memory word a thread loads, in bits
     words: int      # words a thread loads per input before using the first
 

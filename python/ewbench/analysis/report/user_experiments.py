@@ -111,7 +111,8 @@ def member_prediction(run, point, member_point, dram):
     inputs x words x word bytes (a grid-stride or persistent member's, an
     iteration's) times the threads resident per SM:
 
-      tile, bulk    the user's point's achieved occupancy: the same
+      tile, bulk, bulkone
+                    the user's point's achieved occupancy: the same
                     block, the same launch; the fix changes what each
                     thread loads, not how many threads are resident
       stride, runs  its grid's threads per SM (a one-wave grid, resident
@@ -133,7 +134,7 @@ def member_prediction(run, point, member_point, dram):
         return None
     inputs = int(round((point.bytes_moved - point.n * size) /
                        float(point.n * size)))
-    one_tile = found.shape in ("tile", "bulk")
+    one_tile = found.shape in ("tile", "bulk", "bulkone")
     if one_tile:
         occ, _ = model.occupancy(run, point)
         resident = occ / 100.0 * most if occ else None
