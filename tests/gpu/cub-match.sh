@@ -44,8 +44,7 @@ while [ "$i" -le "$rounds" ]; do
 	i=$((i + 1))
 done
 
-PYTHONPATH=$top_srcdir/python "$py" - "$dest" "$rounds" <<'PY' ||
-    fail "the table: exit $?"
+PYTHONPATH=$top_srcdir/python "$py" - "$dest" "$rounds" <<'PY' || fail "the table: exit $?"
 import csv, os, statistics, sys
 from ewbench.analysis.core import load, timing
 
