@@ -215,6 +215,25 @@ def test_figures_are_deterministic(fixture_run, tmp_path, name):
                 assert f.read() == g.read()
 
 
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_each_figure_is_laid_out_once(fixture_run, tmp_path, monkeypatch,
+                                      name):
+    """The constrained layout, most of a figure's drawing time, runs once
+    a figure: the labels placed after it (settle) are outside the layout,
+    so save has nothing to lay out again (it ran a second time)."""
+    from matplotlib import layout_engine
+    runs = []
+    layout = layout_engine.do_constrained_layout
+
+    def counted(fig, *args, **kwargs):
+        runs.append(fig)
+        return layout(fig, *args, **kwargs)
+
+    monkeypatch.setattr(layout_engine, "do_constrained_layout", counted)
+    check_outputs(DRAWS[name](fixture_run, str(tmp_path)))
+    assert len(runs) == 1
+
+
 # issue 40: every figure says what it draws
 
 def test_instruction_panels_are_titled_with_their_quantity(fixture_run,
