@@ -410,10 +410,12 @@ def _label_alignment(dx, dy):
 
 
 def settle(figure):
-    """Lay the figure out once (_lay_out), so that the labels placed
-    after it (place_labels, label_on_line: outside the layout) can
-    measure where everything is; the renderer they measure with."""
-    _lay_out(figure)
+    """Lay the figure out once and fix it there (_freeze_layout), so that
+    the labels placed after it (place_labels, label_on_line: outside the
+    layout, which they leave as it is) measure where everything will be
+    drawn; the renderer they measure with.  save's own _freeze_layout then
+    finds no engine to run: the layout is computed once, not twice."""
+    _freeze_layout(figure)
     return figure.canvas.get_renderer()
 
 
