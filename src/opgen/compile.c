@@ -261,6 +261,7 @@ cache_load(struct opgen_build *b)
 	b->image_bytes = (size_t)(end - p);
 	b->image = xmalloc(b->image_bytes + 1);
 	memcpy(b->image, p, b->image_bytes);
+	((char *)b->image)[b->image_bytes] = '\0';	/* PTX read as text */
 	free(payload);
 	b->cached = true;
 	return true;
