@@ -7,6 +7,9 @@
 # check): it takes the GPU lock as they do where there is one (setup.sh).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 gpu_lock_if_gpu
+# A compile cache of its own, empty at the start (--kernel, --elementwise):
+# nothing read from or written to the user's.
+export XDG_CACHE_HOME=$tmpdir/cache
 
 count=0
 expect() {	# expect STATUS PATTERN ARGS...
@@ -216,6 +219,59 @@ expect 2 "--kernel given twice ('$top_srcdir/examples/add_f32x4.cu', then '$top_
 # file that is not a per-element op refused in one line, NVRTC's first
 # error or the signature it needs.
 op_dir=$top_srcdir/tests/opgen
+# The family's compile cache (docs/user-kernels.md): the first dry run of
+# an op compiles it and stores the entry, the second takes it from there
+# in a fraction of the time and plans the same; a damaged entry is a miss,
+# compiled again and rewritten as the first compile wrote it (NVRTC's
+# output is the same for the same input); an edited source is another
+# entry.
+family_plan() {	# family_plan NAME OP.cu: stdout in $tmpdir/NAME, ms in $ms
+	start=$(date +%s%N)
+	"$EWBENCH" run --dry-run --chip h100 --no-cupti --elementwise "$2" \
+	    -s 1Mi >"$tmpdir/$1" 2>"$tmpdir/$1.err" ||
+	    fail "--elementwise $2: exit $?: $(cat "$tmpdir/$1.err")"
+	ms=$((($(date +%s%N) - start) / 1000000))
+	count=$((count + 1))
+}
+said() {	# said NAME PATTERN: NAME's line of the family's build matches
+	grep -q "^ewbench: --elementwise .*: 44 kernels (2 inputs, f32) $2" \
+	    "$tmpdir/$1" || fail "$1: not '$2': $(head -c 400 "$tmpdir/$1")"
+}
+same_plan() {	# same_plan NAME NAME: the plans alike but for that line
+	grep -v '^ewbench: --elementwise ' "$tmpdir/$1" >"$tmpdir/$1.plan"
+	grep -v '^ewbench: --elementwise ' "$tmpdir/$2" >"$tmpdir/$2.plan"
+	cmp -s "$tmpdir/$1.plan" "$tmpdir/$2.plan" ||
+	    fail "$1 and $2 plan differently: $(diff "$tmpdir/$1.plan" "$tmpdir/$2.plan" | head -5)"
+}
+op=$tmpdir/op_add.cu
+cp "$top_srcdir/examples/op_add.cu" "$op"
+family_plan miss "$op"
+said miss 'compiled for sm_90 in [0-9.]* s (NVRTC'
+compiled_ms=$ms
+entry=$(echo "$XDG_CACHE_HOME"/ewbench/*.family)
+[ -f "$entry" ] || fail "no family's entry in the cache: $(ls -l "$XDG_CACHE_HOME/ewbench")"
+family_plan hit "$op"
+said hit "for sm_90 from the cache ($entry)"
+same_plan miss hit
+[ $((ms * 3)) -lt "$compiled_ms" ] ||
+    fail "a cache hit took $ms ms, a compile $compiled_ms ms: not a third"
+cp "$entry" "$tmpdir/entry"
+# One byte of the image changed: the digest no longer matches.
+size=$(wc -c <"$entry")
+printf X | dd of="$entry" bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null
+cmp -s "$entry" "$tmpdir/entry" && fail "the entry was not damaged"
+family_plan damaged "$op"
+said damaged 'compiled for sm_90 in'
+same_plan miss damaged
+cmp -s "$entry" "$tmpdir/entry" ||
+    fail "the damaged entry not rewritten as the first compile wrote it"
+family_plan rewritten "$op"
+said rewritten 'for sm_90 from the cache'
+printf '// edited\n' >>"$op"
+family_plan edited "$op"
+said edited 'compiled for sm_90 in'
+[ "$(find "$XDG_CACHE_HOME/ewbench" -name "*.family" | wc -l)" -eq 2 ] ||
+    fail "the edited op's entry not beside the first: $(ls "$XDG_CACHE_HOME/ewbench")"
 expect 0 '^gen:add:bulk_v128_k2 '	run --dry-run --chip h100 --no-cupti \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi
 [ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 44 ] &&
@@ -424,7 +480,6 @@ done
 # compile and plan; a size whose launch an int count cannot cover is left
 # out for that kernel, saying why (issue 31).
 art=$top_srcdir/examples/article_add.cu
-export XDG_CACHE_HOME=$tmpdir/cache
 expect 0 '^user:elementwise_add_f16x8_pack_kernel 1Mi' run --dry-run --chip h100 \
     --kernel "$art:elementwise_add_f16x8_pack_kernel" --elems-per-thread 8 \
     --kernel-block 32 -v add_f16x8_pack -s 1Mi

@@ -10,6 +10,9 @@
 # Nothing the stand-in returns is a measurement: only the files' shape.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/setup.sh"
 use_standins
+# A compile cache of its own, empty: the first run compiles the family,
+# the others take it from there (run.json's elementwise.cached).
+export XDG_CACHE_HOME=$tmpdir/cache
 args="--elementwise $top_srcdir/examples/op_add.cu -s 1000003 --no-counters --no-cupti --iters 3 --warmup 1"
 
 # shellcheck disable=SC2086
@@ -28,6 +31,7 @@ e = json.load(open(sys.argv[1] + "/run.json"))["elementwise"]
 assert e["variants"] == gen and e["inputs"] == 2 and e["dtype"] == "f32", e
 assert e["function"] == "add" and e["checked_against"] == "generated", e
 assert e["compile_s"] > 0 and e["arch"].startswith("sm_"), e
+assert e["cached"] is False and len(e["cache_key"]) == 64, e
 PY
 PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif "$tmpdir/ok" \
     >"$tmpdir/rank" || fail "whatif: exit $?"
@@ -38,14 +42,17 @@ grep -q '^n=1000003 f32 warm stream: 88 checked generated kernels ranked' \
 
 # -v naming members: those alone checked, timed and listed, beside the
 # built-in it names; the compiled family is still all 44 (run.json's
-# elementwise.variants).
+# elementwise.variants), from the cache the first run filled.
 # shellcheck disable=SC2086
 env LD_PRELOAD="$shims/stand-in-gpu.so" "$EWBENCH" run $args --block 64 \
     -v 'gen:add:*_v128_k1,add_f32' -o "$tmpdir/some" >"$tmpdir/out" 2>&1 ||
     fail "-v members: exit $?: $(tail -5 "$tmpdir/out")"
-PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/some" <<'PY' || fail "-v members"
+PYTHONPATH=$top_srcdir/python "$py" - "$tmpdir/some" "$tmpdir/ok" <<'PY' || fail "-v"
 import csv, json, sys
 run = json.load(open(sys.argv[1] + "/run.json"))
+first = json.load(open(sys.argv[2] + "/run.json"))["elementwise"]
+assert run["elementwise"]["cached"] is True, run["elementwise"]
+assert run["elementwise"]["cache_key"] == first["cache_key"], first
 want = ["add_f32", "gen:add:tile_v128_k1", "gen:add:stride_v128_k1",
         "gen:add:runs_v128_k1", "gen:add:bulk_v128_k1",
         "gen:add:bulkone_v128_k1"]

@@ -3,7 +3,9 @@
  * file read and its function found, the op's inputs and dtype asked of
  * the compiler (a first, small compile whose probe's lowered name says
  * them), then the family and its reference in one program, one cubin (or
- * PTX, for the tests), each kernel found by its lowered name.
+ * PTX, for the tests), each kernel found by its lowered name; or all
+ * that from the compile cache (src/userkernel/cache.c), which a compile
+ * fills.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -20,6 +22,25 @@
  * the family's every kernel compiles for (sm_90: __maxnreg__ needs none,
  * bf16 arithmetic needs sm_80). */
 #define OPGEN_PTX_ARCH		90u
+/* NVRTC's options besides the architecture (arch_option). */
+static const char *const fixed_options[] = { "-std=c++17",
+    "-I" EWB_CUDA_INCLUDE, "--generate-line-info" };
+#define FIXED_OPTIONS	(sizeof fixed_options / sizeof fixed_options[0])
+/* The name expression of the family's reference. */
+#define REFERENCE_EXPR		"ewb_family_reference<ewb_user_op>"
+/* The kind and layout of a family's cache entry (user_cache_entry_load):
+ * its payload is a line "INPUTS DTYPE KERNELS" (DTYPE enum ewb_dtype's
+ * value), the reference's lowered name and each kernel's in family
+ * order, one a line, then the image. */
+#define CACHE_MAGIC		"ewbench-family 1 "
+
+/* NVRTC's architecture option for sm_<arch>, or compute_90 (arch 0). */
+static char *
+arch_option(unsigned arch)
+{
+	return arch != 0 ? xasprintf("--gpu-architecture=sm_%u", arch) :
+	    xasprintf("--gpu-architecture=compute_%u", OPGEN_PTX_ARCH);
+}
 
 /* len bytes of s, as a string. */
 static char *
@@ -133,6 +154,159 @@ first_error(const char *log)
 	return span(start, (size_t)(end - start));
 }
 
+/*
+ * b->key, from all that makes the image without compiling anything: the
+ * NVRTC version and options, the program's name (b->path, in the line
+ * info), the embedded headers, the probe's program and the family's for
+ * each count of inputs it may say (both hold the op's source and
+ * function), and the name expressions of every family it may be.
+ */
+static void
+cache_key(struct opgen_build *b, const char *source)
+{
+	static const enum ewb_dtype dtypes[] = { EWB_F32, EWB_F16, EWB_BF16 };
+	struct opgen_build	 family;
+	struct sha256		 h;
+	char			 version[32], *text;
+	unsigned		 inputs, d, i;
+
+	snprintf(version, sizeof version, "nvrtc %d.%d", b->nvrtc_major,
+	    b->nvrtc_minor);
+	sha256_init(&h);
+	user_cache_key_part(&h, CACHE_MAGIC);
+	user_cache_key_part(&h, version);
+	text = arch_option(b->arch);
+	user_cache_key_part(&h, text);
+	free(text);
+	for (i = 0; i < FIXED_OPTIONS; i++)
+		user_cache_key_part(&h, fixed_options[i]);
+	user_cache_key_part(&h, b->path);
+	for (i = 0; i < opgen_header_count; i++) {
+		user_cache_key_part(&h, opgen_header_names[i]);
+		user_cache_key_part(&h, opgen_header_texts[i]);
+	}
+	text = opgen_probe_expr();
+	user_cache_key_part(&h, text);
+	free(text);
+	user_cache_key_part(&h, REFERENCE_EXPR);
+	for (inputs = 0; inputs <= 4; inputs++) {
+		text = opgen_program_text(source, b->function, inputs);
+		user_cache_key_part(&h, text);
+		free(text);
+	}
+	for (inputs = 1; inputs <= 4; inputs++)
+		for (d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
+			memset(&family, 0, sizeof family);
+			family.inputs = inputs;
+			family.dtype = dtypes[d];
+			opgen_name_kernels(&family);
+			for (i = 0; i < family.nkernels; i++)
+				user_cache_key_part(&h, family.kernels[i].expr);
+			opgen_build_free(&family);
+		}
+	sha256_hex(&h, b->key);
+}
+
+/* The line at *p (before end), *p past its newline; NULL when there is
+ * none or it is empty. */
+static char *
+take_line(const char **p, const char *end)
+{
+	const char	*nl = memchr(*p, '\n', (size_t)(end - *p));
+	char		*line;
+
+	if (nl == NULL || nl == *p)
+		return NULL;
+	line = span(*p, (size_t)(nl - *p));
+	*p = nl + 1;
+	return line;
+}
+
+/* b's family, reference and image from its cache entry, as a compile
+ * leaves them; false (b as it was) when the entry is missing, answers
+ * another key, fails its digest or does not parse. */
+static bool
+cache_load(struct opgen_build *b)
+{
+	char		*payload, *line;
+	const char	*p, *end;
+	size_t		 len;
+	unsigned	 inputs, kernels, i;
+	int		 dtype;
+	char		 after;
+
+	if (!user_cache_entry_load(b->cache_path, CACHE_MAGIC, b->key,
+	    &payload, &len))
+		return false;
+	p = payload;
+	end = payload + len;
+	if ((line = take_line(&p, end)) == NULL ||
+	    sscanf(line, "%u %d %u%c", &inputs, &dtype, &kernels,
+	    &after) != 3 || inputs < 1 || inputs > 4 ||
+	    (dtype != EWB_F32 && dtype != EWB_F16 && dtype != EWB_BF16))
+		goto miss;
+	free(line);
+	line = NULL;
+	b->inputs = inputs;
+	b->dtype = (enum ewb_dtype)dtype;
+	opgen_name_kernels(b);
+	if (b->nkernels != kernels ||
+	    (b->reference = take_line(&p, end)) == NULL)
+		goto miss;
+	for (i = 0; i < b->nkernels; i++)
+		if ((b->kernels[i].lowered = take_line(&p, end)) == NULL)
+			goto miss;
+	if (p == end)
+		goto miss;
+	b->image_bytes = (size_t)(end - p);
+	b->image = xmalloc(b->image_bytes + 1);
+	memcpy(b->image, p, b->image_bytes);
+	((char *)b->image)[b->image_bytes] = '\0';	/* PTX read as text */
+	free(payload);
+	b->cached = true;
+	return true;
+miss:
+	free(line);
+	free(payload);
+	for (i = 0; i < b->nkernels; i++) {
+		free(b->kernels[i].expr);
+		free(b->kernels[i].lowered);
+	}
+	memset(b->kernels, 0, sizeof b->kernels);
+	b->nkernels = 0;
+	free(b->reference);
+	b->reference = NULL;
+	b->inputs = 0;
+	b->dtype = EWB_F32;
+	return false;
+}
+
+/* b in the cache (user_cache_entry_store: atomically, never fatal). */
+static void
+cache_store(const struct opgen_build *b)
+{
+	char		*head = xasprintf("%u %d %u\n%s\n", b->inputs,
+			    (int)b->dtype, b->nkernels, b->reference);
+	char		*payload, *p;
+	size_t		 len = strlen(head) + b->image_bytes;
+	unsigned	 i;
+
+	for (i = 0; i < b->nkernels; i++)
+		len += strlen(b->kernels[i].lowered) + 1;
+	p = payload = xmalloc(len);
+	p = mempcpy(p, head, strlen(head));
+	for (i = 0; i < b->nkernels; i++) {
+		p = mempcpy(p, b->kernels[i].lowered,
+		    strlen(b->kernels[i].lowered));
+		*p++ = '\n';
+	}
+	memcpy(p, b->image, b->image_bytes);
+	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, payload,
+	    len);
+	free(payload);
+	free(head);
+}
+
 static int compile(const struct opgen_build *, const char *, bool, bool,
     nvrtcProgram *, int *, char **);
 
@@ -174,19 +348,16 @@ static int
 compile(const struct opgen_build *b, const char *program, bool image,
     bool explain, nvrtcProgram *prog, int *code, char **cause)
 {
-	const char	*options[4];
+	const char	*options[FIXED_OPTIONS + 1];
 	char		*arch, *log, *probe = opgen_probe_expr(), *ref = NULL;
 	nvrtcResult	 r;
 	unsigned	 i;
 	int		 rc = -1;
 
 	*code = EWB_EXIT_ERROR;
-	arch = b->arch != 0 ? xasprintf("--gpu-architecture=sm_%u", b->arch) :
-	    xasprintf("--gpu-architecture=compute_%u", OPGEN_PTX_ARCH);
-	options[0] = arch;
-	options[1] = "-std=c++17";
-	options[2] = "-I" EWB_CUDA_INCLUDE;
-	options[3] = "--generate-line-info";
+	options[0] = arch = arch_option(b->arch);
+	for (i = 0; i < FIXED_OPTIONS; i++)
+		options[i + 1] = fixed_options[i];
 	if ((r = nvrtcCreateProgram(prog, program, b->path,
 	    (int)opgen_header_count, opgen_header_texts,
 	    opgen_header_names)) != NVRTC_SUCCESS) {
@@ -196,7 +367,7 @@ compile(const struct opgen_build *b, const char *program, bool image,
 	}
 	r = nvrtcAddNameExpression(*prog, probe);
 	if (image) {
-		ref = xstrdup("ewb_family_reference<ewb_user_op>");
+		ref = xstrdup(REFERENCE_EXPR);
 		if (r == NVRTC_SUCCESS)
 			r = nvrtcAddNameExpression(*prog, ref);
 		for (i = 0; i < b->nkernels && r == NVRTC_SUCCESS; i++)
@@ -207,7 +378,7 @@ compile(const struct opgen_build *b, const char *program, bool image,
 		    nvrtcGetErrorString(r));
 		goto out;
 	}
-	r = nvrtcCompileProgram(*prog, 4, options);
+	r = nvrtcCompileProgram(*prog, FIXED_OPTIONS + 1, options);
 	if (r != NVRTC_SUCCESS) {
 		struct at_arch	 at = { b, program, image };
 		unsigned	 needs = 0;
@@ -334,6 +505,14 @@ opgen_build(const char *path, const char *function, unsigned arch,
 		*cause = xstrdup("nvrtcVersion failed: NVRTC unusable");
 		goto out;
 	}
+	/* From the cache when it holds this very build. */
+	cache_key(b, source);
+	b->cache_path = user_cache_path(b->key, ".family");
+	if (cache_load(b)) {
+		b->compile_s = monotonic_seconds() - t0;
+		rc = 0;
+		goto out;
+	}
 	program = opgen_program_text(source, b->function, 0);
 	/* First what the op is, from the compiler. */
 	if (compile(b, program, false, true, &prog, code, cause) != 0 ||
@@ -354,8 +533,7 @@ opgen_build(const char *path, const char *function, unsigned arch,
 			goto out;
 		b->kernels[i].lowered = xstrdup(lowered);
 	}
-	if (!nvrtc_ok(nvrtcGetLoweredName(prog,
-	    "ewb_family_reference<ewb_user_op>", &lowered),
+	if (!nvrtc_ok(nvrtcGetLoweredName(prog, REFERENCE_EXPR, &lowered),
 	    "nvrtcGetLoweredName", b, cause))
 		goto out;
 	b->reference = xstrdup(lowered);
@@ -377,6 +555,7 @@ opgen_build(const char *path, const char *function, unsigned arch,
 			goto out;
 	}
 	b->compile_s = monotonic_seconds() - t0;
+	cache_store(b);
 	rc = 0;
 out:
 	if (prog != NULL)
@@ -404,5 +583,6 @@ opgen_build_free(struct opgen_build *b)
 	free(b->reference);
 	free(b->image);
 	free(b->path_owned);
+	free(b->cache_path);
 	memset(b, 0, sizeof *b);
 }

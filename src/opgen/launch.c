@@ -381,6 +381,8 @@ opgen_op_json(struct json *j, const void *ctx)
 	snprintf(text, sizeof text, "%d.%d", b->nvrtc_major, b->nvrtc_minor);
 	json_str(j, "nvrtc", text);
 	json_f64(j, "compile_s", b->compile_s);
+	json_str(j, "cache_key", b->key);
+	json_bool(j, "cached", b->cached);
 	json_str(j, "checked_against", op->given_reference ? "--reference" :
 	    "generated");
 	json_str(j, "reference_symbol", b->reference);

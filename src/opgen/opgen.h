@@ -106,7 +106,10 @@ struct opgen_build {
 	int		 nvrtc_major, nvrtc_minor;
 	void		*image;		/* cubin, or PTX text */
 	size_t		 image_bytes;
-	double		 compile_s;
+	char		 key[SHA256_HEX];	/* its compile cache key */
+	char		*cache_path;	/* its entry; NULL: no cache */
+	bool		 cached;	/* taken from the cache, not compiled */
+	double		 compile_s;	/* compiling, or reading the entry */
 };
 
 /* The program NVRTC compiles for function of source (program.c): with
@@ -122,10 +125,12 @@ void		 opgen_name_kernels(struct opgen_build *b);
  * Reads path, finds function (NULL: the file's only __device__ function
  * that is not __global__), asks the compiler the op's inputs and dtype and
  * compiles the family and its reference: a cubin for sm_<arch>, or with
- * arch 0 PTX for compute_90 (no GPU needed either way).  -1 with *code
- * EWB_EXIT_USAGE and a one-line cause for a file, function or op that is
- * not one (the compiler's first error), EWB_EXIT_ERROR when NVRTC fails;
- * a failed build leaves nothing in *b to free.
+ * arch 0 PTX for compute_90 (no GPU needed either way), or takes all that
+ * from the compile cache (userkernel.h's; b->cached says which) when an
+ * entry there answers its key, and stores it there when compiled.  -1
+ * with *code EWB_EXIT_USAGE and a one-line cause for a file, function or
+ * op that is not one (the compiler's first error), EWB_EXIT_ERROR when
+ * NVRTC fails; a failed build leaves nothing in *b to free.
  */
 int		 opgen_build(const char *path, const char *function,
 		    unsigned arch, struct opgen_build *b, int *code,
@@ -160,7 +165,8 @@ int		 opgen_op_load(struct opgen_op *op, char **cause);
 void		 opgen_op_free(struct opgen_op *op);
 /* run.json "elementwise": the op's file, function, hash, inputs, dtype,
  * the architecture and NVRTC it was compiled by and the seconds it took,
- * its kernels (manifest's op_json; ctx a struct opgen_op). */
+ * its cache key and whether it came from the cache, its kernels
+ * (manifest's op_json; ctx a struct opgen_op). */
 void		 opgen_op_json(struct json *j, const void *ctx);
 /* Whether a run has an op (opgen_op_init called, not yet freed). */
 bool		 opgen_active(void);

@@ -362,16 +362,21 @@ runner_start_elementwise(struct runner *r, char **cause)
 	if (settings_select_members(&r->opts, r->gen.variants, r->gen.count,
 	    cause) != 0)
 		return EWB_EXIT_USAGE;
-	if (!r->opts.quiet)
+	if (!r->opts.quiet) {
+		const struct opgen_build *g = &r->gen.build;
+		char	*how = g->cached ? xasprintf("for sm_%u from the cache "
+			    "(%s)", g->arch, g->cache_path) : xasprintf(
+			    "compiled for sm_%u in %.2f s (NVRTC %d.%d)",
+			    g->arch, g->compile_s, g->nvrtc_major,
+			    g->nvrtc_minor);
+
 		printf("ewbench: --elementwise %s:%s: %u kernels (%u input%s, "
-		    "%s) compiled for sm_%u in %.2f s (NVRTC %d.%d), checked "
-		    "against %s\n", r->gen.build.path, r->gen.build.function,
-		    r->gen.count, r->gen.build.inputs,
-		    r->gen.build.inputs == 1 ? "" : "s",
-		    ewb_dtype_name(r->gen.build.dtype), r->gen.build.arch,
-		    r->gen.build.compile_s, r->gen.build.nvrtc_major,
-		    r->gen.build.nvrtc_minor, s->ref_path != NULL ?
+		    "%s) %s, checked against %s\n", g->path, g->function,
+		    r->gen.count, g->inputs, g->inputs == 1 ? "" : "s",
+		    ewb_dtype_name(g->dtype), how, s->ref_path != NULL ?
 		    s->ref_path : "the function itself, one thread per element");
+		free(how);
+	}
 	r->opts.generated = r->gen.variants;
 	r->opts.ngenerated = r->gen.count;
 	r->gen.given_reference = s->ref_path != NULL;

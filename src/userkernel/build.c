@@ -281,7 +281,7 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
     int *code, char **cause)
 {
 	struct sha256	 h;
-	char		*source = NULL, *program = NULL, *dir;
+	char		*source = NULL, *program = NULL;
 	size_t		 len, i;
 	int		 rc = -1;
 
@@ -328,10 +328,7 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 		add_option(b, xstrdup(spec->flags[i]));
 	program = user_program_text(spec, source, b->function);
 	user_cache_key(b, program);
-	if ((dir = user_cache_dir()) != NULL) {
-		b->cache_path = xasprintf("%s/%s.cubin", dir, b->key);
-		free(dir);
-	}
+	b->cache_path = user_cache_path(b->key, ".cubin");
 	if (!user_cache_load(b)) {
 		if (compile(spec, program, b, code, cause) != 0)
 			goto out;

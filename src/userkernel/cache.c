@@ -1,7 +1,9 @@
 /*
- * cache.c - the compile cache of users' kernels: entries keyed by
- * SHA-256 of all that makes the cubin, in a directory only this user may
- * write to; a miss compiles again.  And a build's result freed.
+ * cache.c - the compile cache: entries keyed by SHA-256 of all that makes
+ * the compiled code, in a directory only this user may write to, checked
+ * before use; a miss compiles again.  --kernel's builds (here) and
+ * --elementwise's family (src/opgen/compile.c) alike.  And a build's
+ * result freed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,32 +15,38 @@
 
 #include "userkernel/internal.h"
 
-/* A cache entry: CACHE_MAGIC, the key it answers and the SHA-256 of the
- * key, a NUL and all that follows the first line (entry_digest), then a
- * line of the count's type (user_count as a digit), a space and the
- * lowered name; the cubin follows.  An entry whose key or digest does not
- * match is a miss. */
+/* A cache entry: its magic (the kind of build and the version of its
+ * layout), the key it answers and the SHA-256 of the key, a NUL and all
+ * that follows the first line (entry_digest), one line; then the payload,
+ * the kind's own.  An entry whose magic, key or digest does not match is a
+ * miss. */
+/* --kernel's payload: a line of the count's type (user_count as a digit),
+ * a space and the lowered name; the cubin follows. */
 #define CACHE_MAGIC	"ewbench-cubin 3 "
 /* The most bytes of a cache entry: more is a miss, never read whole. */
 #define ENTRY_MAX	(64u << 20)
 
 /*
- * The kernel cache is ewbench's private cache directory (private_cache_dir,
+ * The compile cache is ewbench's private cache directory (private_cache_dir,
  * as OpenSSH treats ~/.ssh: an entry planted by another user is never
- * loaded).  NULL with the reason said once on stderr: the kernel is
+ * loaded).  NULL with the reason said once on stderr: the build is
  * compiled and not cached.
  */
 char *
-user_cache_dir(void)
+user_cache_path(const char *key, const char *suffix)
 {
-	char	*why, *dir = private_cache_dir(&why);
+	char	*why, *dir = private_cache_dir(&why), *path;
 
-	if (dir == NULL && why != NULL) {
-		fprintf(stderr, "ewbench: kernel cache %s: not used (compiled, "
-		    "not cached)\n", why);
+	if (dir == NULL) {
+		if (why != NULL)
+			fprintf(stderr, "ewbench: kernel cache %s: not used "
+			    "(compiled, not cached)\n", why);
 		free(why);
+		return NULL;
 	}
-	return dir;
+	path = xasprintf("%s/%s%s", dir, key, suffix);
+	free(dir);
+	return path;
 }
 
 /* The digest an entry carries: the SHA-256 of the key it answers, a NUL
@@ -55,8 +63,8 @@ entry_digest(const char *key, const char *rest, size_t len,
 	sha256_hex(&h, hex);
 }
 
-static void
-key_part(struct sha256 *h, const char *s)
+void
+user_cache_key_part(struct sha256 *h, const char *s)
 {
 	sha256_update(h, s, strlen(s) + 1);	/* the NUL separates parts */
 }
@@ -72,13 +80,70 @@ user_cache_key(struct user_build *b, const char *program)
 	snprintf(version, sizeof version, "nvrtc %d.%d", b->nvrtc_major,
 	    b->nvrtc_minor);
 	sha256_init(&h);
-	key_part(&h, CACHE_MAGIC);
-	key_part(&h, version);
-	key_part(&h, b->function);
-	key_part(&h, program);
+	user_cache_key_part(&h, CACHE_MAGIC);
+	user_cache_key_part(&h, version);
+	user_cache_key_part(&h, b->function);
+	user_cache_key_part(&h, program);
 	for (i = 0; i < b->noptions; i++)
-		key_part(&h, b->options[i]);
+		user_cache_key_part(&h, b->options[i]);
 	sha256_hex(&h, b->key);
+}
+
+bool
+user_cache_entry_load(const char *path, const char *magic, const char *key,
+    char **payload, size_t *payload_len)
+{
+	char	*text = NULL, *cause = NULL, digest[SHA256_HEX];
+	size_t	 len, mlen = strlen(magic), first;
+
+	*payload = NULL;
+	*payload_len = 0;
+	if (path == NULL ||
+	    read_user_file(path, ENTRY_MAX, &text, &len, &cause) != 0) {
+		free(cause);
+		return false;
+	}
+	/* MAGIC KEY SPACE DIGEST NEWLINE */
+	first = mlen + (SHA256_HEX - 1) * 2 + 2;
+	if (len <= first || strncmp(text, magic, mlen) != 0 ||
+	    strncmp(text + mlen, key, SHA256_HEX - 1) != 0 ||
+	    text[mlen + SHA256_HEX - 1] != ' ' || text[first - 1] != '\n')
+		goto miss;
+	entry_digest(key, text + first, len - first, digest);
+	if (strncmp(text + mlen + SHA256_HEX, digest, SHA256_HEX - 1) != 0)
+		goto miss;
+	*payload_len = len - first;
+	*payload = xmalloc(*payload_len + 1);
+	memcpy(*payload, text + first, *payload_len);
+	(*payload)[*payload_len] = '\0';
+	free(text);
+	return true;
+miss:
+	free(text);
+	return false;
+}
+
+void
+user_cache_entry_store(const char *path, const char *magic, const char *key,
+    const void *payload, size_t payload_len)
+{
+	char	*data, *cause = NULL, digest[SHA256_HEX];
+	size_t	 first;
+
+	if (path == NULL)
+		return;
+	first = strlen(magic) + (SHA256_HEX - 1) * 2 + 2;
+	data = xmalloc(first + payload_len + 1);
+	entry_digest(key, payload, payload_len, digest);
+	snprintf(data, first + 1, "%s%s %s\n", magic, key, digest);
+	memcpy(data + first, payload, payload_len);
+	if (file_write_atomic_mode(path, data, first + payload_len, 0600,
+	    &cause) != 0) {
+		fprintf(stderr, "ewbench: kernel cache: %s (not cached)\n",
+		    cause);
+		free(cause);
+	}
+	free(data);
 }
 
 /* The cache entry for b->key: its lowered name and cubin, used only when
@@ -87,42 +152,27 @@ user_cache_key(struct user_build *b, const char *program)
 bool
 user_cache_load(struct user_build *b)
 {
-	char	*text = NULL, *cause = NULL, *rest, *nl, digest[SHA256_HEX];
-	size_t	 len, magic = strlen(CACHE_MAGIC), first, rest_len;
+	char	*rest, *nl;
+	size_t	 len;
 
-	if (b->cache_path == NULL ||
-	    read_user_file(b->cache_path, ENTRY_MAX, &text, &len,
-	    &cause) != 0) {
-		free(cause);
+	if (!user_cache_entry_load(b->cache_path, CACHE_MAGIC, b->key, &rest,
+	    &len))
+		return false;
+	/* COUNT SPACE LOWERED NEWLINE CUBIN */
+	if ((nl = memchr(rest, '\n', len)) == NULL || nl - rest < 3 ||
+	    nl + 1 == rest + len || rest[0] < '0' || rest[0] > '3' ||
+	    rest[1] != ' ') {
+		free(rest);
 		return false;
 	}
-	/* CACHE_MAGIC KEY SPACE DIGEST NEWLINE */
-	first = magic + (SHA256_HEX - 1) * 2 + 2;
-	if (len <= first || strncmp(text, CACHE_MAGIC, magic) != 0 ||
-	    strncmp(text + magic, b->key, SHA256_HEX - 1) != 0 ||
-	    text[magic + SHA256_HEX - 1] != ' ' || text[first - 1] != '\n')
-		goto miss;
-	rest = text + first;
-	rest_len = len - first;
-	entry_digest(b->key, rest, rest_len, digest);
-	if (strncmp(text + magic + SHA256_HEX, digest, SHA256_HEX - 1) != 0)
-		goto miss;
-	/* COUNT SPACE LOWERED NEWLINE CUBIN */
-	if ((nl = memchr(rest, '\n', rest_len)) == NULL || nl - rest < 3 ||
-	    nl + 1 == text + len || rest[0] < '0' || rest[0] > '3' ||
-	    rest[1] != ' ')
-		goto miss;
 	b->count = (enum user_count)(rest[0] - '0');
 	b->lowered = xasprintf("%.*s", (int)(nl - rest - 2), rest + 2);
-	b->cubin_bytes = len - (size_t)(nl + 1 - text);
+	b->cubin_bytes = len - (size_t)(nl + 1 - rest);
 	b->cubin = xmalloc(b->cubin_bytes);
 	memcpy(b->cubin, nl + 1, b->cubin_bytes);
-	free(text);
+	free(rest);
 	b->cached = true;
 	return true;
-miss:
-	free(text);
-	return false;
 }
 
 /* Stores b in the cache (0600), atomically; a cache that cannot be
@@ -130,26 +180,17 @@ miss:
 void
 user_cache_store(const struct user_build *b)
 {
-	char	*data, *rest, *cause = NULL, digest[SHA256_HEX];
-	size_t	 first, head;
+	char	*data;
+	size_t	 head;
 
 	if (b->cache_path == NULL)
 		return;
-	first = strlen(CACHE_MAGIC) + (SHA256_HEX - 1) * 2 + 2;
 	head = 2 + strlen(b->lowered) + 1;
-	data = xmalloc(first + head + b->cubin_bytes + 1);
-	rest = data + first;
-	snprintf(rest, head + 1, "%d %s\n", (int)b->count, b->lowered);
-	memcpy(rest + head, b->cubin, b->cubin_bytes);
-	entry_digest(b->key, rest, head + b->cubin_bytes, digest);
-	snprintf(data, first + 1, "%s%s %s\n", CACHE_MAGIC, b->key, digest);
-	rest[0] = (char)('0' + (int)b->count);	/* snprintf's NUL overwrote it */
-	if (file_write_atomic_mode(b->cache_path, data,
-	    first + head + b->cubin_bytes, 0600, &cause) != 0) {
-		fprintf(stderr, "ewbench: kernel cache: %s (not cached)\n",
-		    cause);
-		free(cause);
-	}
+	data = xmalloc(head + b->cubin_bytes + 1);
+	snprintf(data, head + 1, "%d %s\n", (int)b->count, b->lowered);
+	memcpy(data + head, b->cubin, b->cubin_bytes);
+	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, data,
+	    head + b->cubin_bytes);
 	free(data);
 }
 

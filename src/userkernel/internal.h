@@ -52,8 +52,8 @@ char		*user_count_probe(const char *function);
 int		 user_count_from_probe(const char *lowered,
 		    enum user_count *count);
 
-/* cache.c */
-char		*user_cache_dir(void);
+/* cache.c: --kernel's entries (user_cache_entry_load and _store, in
+ * userkernel.h, for their layout) */
 void		 user_cache_key(struct user_build *b, const char *program);
 bool		 user_cache_load(struct user_build *b);
 void		 user_cache_store(const struct user_build *b);

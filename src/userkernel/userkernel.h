@@ -190,6 +190,26 @@ char		*user_nvrtc_log(void *program);
  * for --kernel and --elementwise (src/opgen/) alike. */
 unsigned	 user_newer_arch_that_compiles(unsigned arch,
 		    bool (*compiles)(unsigned arch, void *ctx), void *ctx);
+/*
+ * The compile cache (cache.c), for --kernel's builds and --elementwise's
+ * family (src/opgen/) alike: $XDG_CACHE_HOME/ewbench, else
+ * ~/.cache/ewbench, private to this user (private_cache_dir).
+ * user_cache_path: the entry of key there (KEY SUFFIX), or NULL with the
+ * reason said on stderr when there is no cache to use.  A key is the
+ * SHA-256 of user_cache_key_part's parts (NUL-separated).  An entry is
+ * magic (the kind of build and its layout's version, ending in a space),
+ * the key, the digest of key and payload, a newline, then the payload:
+ * user_cache_entry_load gives the payload (malloc'd, NUL-terminated)
+ * only when magic, key and digest all match (anything else, the file
+ * missing included, is a miss: false); user_cache_entry_store writes it
+ * atomically, 0600, saying on stderr when it cannot (never fatal).
+ */
+char		*user_cache_path(const char *key, const char *suffix);
+void		 user_cache_key_part(struct sha256 *h, const char *part);
+bool		 user_cache_entry_load(const char *path, const char *magic,
+		    const char *key, char **payload, size_t *payload_len);
+void		 user_cache_entry_store(const char *path, const char *magic,
+		    const char *key, const void *payload, size_t payload_len);
 /* The C identifier of the file's only __global__ function; -1 with a
  * cause when there is none or more than one. */
 int		 user_find_function(const char *source, const char *path,

@@ -3,7 +3,8 @@
 # GPU (issue 52): add, ReLU and abs given as __device__ functions
 # (examples/op_*.cu).
 #  1. every generated kernel checked at every tail (1, 3, 7, 8, 33,
-#     1000003) at blocks 64 and 1024, aligned and (add) --misalign;
+#     1000003) at blocks 64 and 1024, aligned and (add) --misalign, that
+#     second check of add from the compile cache the first filled;
 #  2. the what-if at 2^28, warm: the 44 kernels (36, and the 8 bulk-copy
 #     ones of sm_90 and later, 2 in two stages and 6 in one) at blocks 64
 #     to 1024 (220 candidates) beside the op's built-in variants and cub (add: and the
@@ -39,7 +40,13 @@ for op in add relu abs; do
 		ok=$(grep -c '^gen:.* ok$' "$tmpdir/check.log") || true
 		[ "$ok" -eq $((44 * 6 * 2)) ] ||
 		    fail "check $op $mis: $ok of 528 passed: $(tail -20 "$tmpdir/check.log")"
-		echo "check $op $mis: all 44 kernels pass at 6 sizes x 2 blocks"
+		# The second check of add loads the cubin the first compiled,
+		# from the (private, fresh) compile cache.
+		[ "$op$mis" != add--misalign ] ||
+		    grep -q '^ewbench: --elementwise .*: 44 kernels .* for sm_[0-9]* from the cache' \
+		    "$tmpdir/check.log" ||
+		    fail "check add --misalign: not from the cache: $(grep '^ewbench: --elementwise' "$tmpdir/check.log")"
+		echo "check $op $mis: all 44 kernels pass at 6 sizes x 2 blocks${mis:+ (from the compile cache)}"
 	done
 done
 

@@ -89,6 +89,13 @@ def test_header_from_run_json():
         "op_add.cu:add, 2 input(s) of f32: 36 kernels compiled for sm_90 "
         "in 2.50 s (NVRTC 13.0), checked against generated; the run took "
         "41.2 s")
+    # From the compile cache: its seconds are the entry's reading, not a
+    # compile's, so the header says where the kernels came from instead.
+    manifest["elementwise"].update(cached=True, compile_s=0.01)
+    assert whatif._header(manifest) == (
+        "op_add.cu:add, 2 input(s) of f32: 36 kernels for sm_90 from the "
+        "compile cache (NVRTC 13.0), checked against generated; the run "
+        "took 41.2 s")
     assert whatif._header({}) is None
 
 

@@ -10,7 +10,8 @@
  * refusals, one line each: a function of another type, one that does not
  * compile, a file with no function or two.  Where the build found
  * cuobjdump (configure's CUOBJDUMP), the same widths in the SASS of an
- * sm_90 cubin.  Exit 77 where NVRTC does not work.
+ * sm_90 cubin.  A family from the compile cache (a private one) equal to
+ * the one compiled, PTX and cubin.  Exit 77 where NVRTC does not work.
  */
 #define _GNU_SOURCE
 #include <unistd.h>
@@ -411,9 +412,56 @@ test_refused(const char *file, const char *function, int want_code,
 	free(path);
 }
 
+static int	run_compile_tests(void);
+
+/* A family from the compile cache is the family compiled: the same
+ * inputs, dtype, kernels, lowered names and image, byte for byte. */
+static void
+test_cache(const char *file, unsigned arch)
+{
+	struct opgen_build	 fresh, hit;
+	char			*path = xasprintf("%s/%s", EWB_SRCDIR, file);
+	char			*cause = NULL;
+	unsigned		 i;
+	int			 code = 0;
+
+	memset(&hit, 0, sizeof hit);
+	if (opgen_build(path, NULL, arch, &fresh, &code, &cause) != 0) {
+		fprintf(stderr, "%s: %s\n", file, cause);
+		CHECK(!"the op compiles");
+		goto out;
+	}
+	/* Compiled again, its entry gone, and stored anew. */
+	CHECK(fresh.cache_path != NULL && unlink(fresh.cache_path) == 0);
+	opgen_build_free(&fresh);
+	CHECK(opgen_build(path, NULL, arch, &fresh, &code, &cause) == 0);
+	CHECK(!fresh.cached && access(fresh.cache_path, F_OK) == 0);
+	CHECK(opgen_build(path, NULL, arch, &hit, &code, &cause) == 0);
+	CHECK(hit.cached && strcmp(hit.key, fresh.key) == 0);
+	CHECK(hit.inputs == fresh.inputs && hit.dtype == fresh.dtype &&
+	    hit.nkernels == fresh.nkernels && hit.arch == fresh.arch);
+	CHECK(strcmp(hit.function, fresh.function) == 0 &&
+	    strcmp(hit.reference, fresh.reference) == 0);
+	for (i = 0; i < hit.nkernels && i < fresh.nkernels; i++)
+		CHECK(strcmp(hit.kernels[i].expr, fresh.kernels[i].expr) == 0 &&
+		    strcmp(hit.kernels[i].lowered,
+		    fresh.kernels[i].lowered) == 0);
+	CHECK(hit.image_bytes == fresh.image_bytes &&
+	    memcmp(hit.image, fresh.image, hit.image_bytes) == 0);
+	opgen_build_free(&hit);
+	opgen_build_free(&fresh);
+out:
+	free(cause);
+	free(path);
+}
+
 int
 main(void)
 {
+	char	 tmpl[] = "/tmp/ewbench-opgen-XXXXXX";
+	char	*cache, *cmd;
+	int	 rc;
+
 	test_family();
 	test_sass_reader();
 	if (!nvrtc_works()) {
@@ -421,6 +469,23 @@ main(void)
 		    "skipped\n");
 		return check_failures != 0 ? check_exit() : 77;
 	}
+	/* A compile cache of its own, never the user's. */
+	if ((cache = mkdtemp(tmpl)) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	setenv("XDG_CACHE_HOME", cache, 1);
+	rc = run_compile_tests();
+	cmd = xasprintf("rm -rf '%s'", cache);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", cache);
+	free(cmd);
+	return rc;
+}
+
+static int
+run_compile_tests(void)
+{
 	test_compile("examples/op_add.cu", NULL, EWB_F32, 2);
 	test_compile("examples/op_relu.cu", NULL, EWB_F32, 1);
 	test_compile("examples/op_fma_bf16.cu", NULL, EWB_BF16, 3);
@@ -429,6 +494,8 @@ main(void)
 	test_compile("examples/op_silu_mul_f32.cu", NULL, EWB_F32, 2);
 	test_sass("examples/op_add.cu", EWB_F32);
 	test_sass("examples/op_relu.cu", EWB_F32);
+	test_cache("examples/op_relu.cu", 0);
+	test_cache("examples/op_relu.cu", 90);
 	test_refused("tests/opgen/bad_type.cu", NULL, EWB_EXIT_USAGE,
 	    "ewbench: --elementwise needs T twice(T, ...)");
 	test_refused("tests/opgen/bad_syntax.cu", NULL, EWB_EXIT_USAGE,

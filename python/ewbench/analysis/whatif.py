@@ -120,11 +120,17 @@ def _header(manifest):
     if not isinstance(op, dict):
         return None
     total = (manifest.get("wall_s") or {}).get("total")
-    return "%s:%s, %s input(s) of %s: %d kernels compiled for %s in " \
-        "%.2f s (NVRTC %s), checked against %s; the run took %s" % (
+    # "cached" is absent before the family's compile cache: compiled.
+    if op.get("cached") is True:
+        built = "for %s from the compile cache (NVRTC %s)" % (
+            op.get("arch"), op.get("nvrtc"))
+    else:
+        built = "compiled for %s in %.2f s (NVRTC %s)" % (
+            op.get("arch"), op.get("compile_s") or 0.0, op.get("nvrtc"))
+    return "%s:%s, %s input(s) of %s: %d kernels %s, checked against %s; " \
+        "the run took %s" % (
             op.get("file"), op.get("function"), op.get("inputs"),
-            op.get("dtype"), len(op.get("variants") or ()), op.get("arch"),
-            op.get("compile_s") or 0.0, op.get("nvrtc"),
+            op.get("dtype"), len(op.get("variants") or ()), built,
             op.get("checked_against"),
             "%.1f s" % total if isinstance(total, (int, float))
             else "(unfinished)")
