@@ -272,6 +272,20 @@ family_plan edited "$op"
 said edited 'compiled for sm_90 in'
 [ "$(find "$XDG_CACHE_HOME/ewbench" -name "*.family" | wc -l)" -eq 2 ] ||
     fail "the edited op's entry not beside the first: $(ls "$XDG_CACHE_HOME/ewbench")"
+# A header the op #includes is part of the key: edited, the op compiles
+# again (a stale entry would run the old code under the new name).
+mkdir "$tmpdir/inc"
+printf '__device__ __forceinline__ float body(float a, float b) { return a + b; }\n' \
+    >"$tmpdir/inc/body.h"
+printf '#include "body.h"\n__device__ float\nadd(float a, float b)\n{\n\treturn body(a, b);\n}\n' \
+    >"$tmpdir/inc/op.cu"
+family_plan header "$tmpdir/inc/op.cu"
+said header 'compiled for sm_90 in'
+family_plan header_hit "$tmpdir/inc/op.cu"
+said header_hit 'for sm_90 from the cache'
+printf '// edited\n' >>"$tmpdir/inc/body.h"
+family_plan header_edited "$tmpdir/inc/op.cu"
+said header_edited 'compiled for sm_90 in'
 expect 0 '^gen:add:bulk_v128_k2 '	run --dry-run --chip h100 --no-cupti \
     --elementwise "$top_srcdir/examples/op_add.cu" -s 1Mi
 [ "$(grep -c '^gen:add:' "$tmpdir/out")" -eq 44 ] &&
@@ -496,6 +510,19 @@ expect 0 '^user:silu_f32: op relu, dtype f32, taken from its 3 parameters (const
     run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" -s 1Mi
 expect 0 '^user:silu_f32: op relu (--op), dtype f32 (from its parameters)$' \
     run --dry-run --chip h100 -q --kernel "$tmpdir/silu_f32.cu" --op relu -s 1Mi
+# A --kernel's #included header is part of its cache key too: edited,
+# the kernel compiles again.
+printf '__device__ __forceinline__ float twice(float x) { return x + x; }\n' \
+    >"$tmpdir/inc/twice.h"
+printf '#include "twice.h"\n__global__ void dbl(const float *x, float *y, size_t n) {\n  size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n  if (i < n) y[i] = twice(x[i]);\n}\n' \
+    >"$tmpdir/inc/dbl.cu"
+expect 0 'dbl.cu.* compiled for sm_90' run --dry-run --chip h100 \
+    --kernel "$tmpdir/inc/dbl.cu" --op relu -s 1Mi
+expect 0 'dbl.cu.* for sm_90 from the cache' run --dry-run --chip h100 \
+    --kernel "$tmpdir/inc/dbl.cu" --op relu -s 1Mi
+printf '// edited\n' >>"$tmpdir/inc/twice.h"
+expect 0 'dbl.cu.* compiled for sm_90' run --dry-run --chip h100 \
+    --kernel "$tmpdir/inc/dbl.cu" --op relu -s 1Mi
 
 # Your own op (issue 31): a 3-input bf16 kernel with its reference kernel
 # compiles and plans without a GPU, beside the built-in variants that move

@@ -157,9 +157,10 @@ first_error(const char *log)
 /*
  * b->key, from all that makes the image without compiling anything: the
  * NVRTC version and options, the program's name (b->path, in the line
- * info), the embedded headers, the probe's program and the family's for
- * each count of inputs it may say (both hold the op's source and
- * function), and the name expressions of every family it may be.
+ * info), the files the op #includes (their digest), the embedded
+ * headers, the probe's program and the family's for each count of inputs
+ * it may say (both hold the op's source and function), and the name
+ * expressions of every family it may be.
  */
 static void
 cache_key(struct opgen_build *b, const char *source)
@@ -181,6 +182,7 @@ cache_key(struct opgen_build *b, const char *source)
 	for (i = 0; i < FIXED_OPTIONS; i++)
 		user_cache_key_part(&h, fixed_options[i]);
 	user_cache_key_part(&h, b->path);
+	user_cache_key_part(&h, b->includes_sha256);
 	for (i = 0; i < opgen_header_count; i++) {
 		user_cache_key_part(&h, opgen_header_names[i]);
 		user_cache_key_part(&h, opgen_header_texts[i]);
@@ -500,6 +502,11 @@ opgen_build(const char *path, const char *function, unsigned arch,
 		    names[1], path);
 		goto out;
 	}
+	/* Its #includes, checked before NVRTC opens them, and their digest
+	 * for the key. */
+	if (user_includes(path, source, NULL, 0, b->includes_sha256,
+	    cause) != 0)
+		goto out;
 	*code = EWB_EXIT_ERROR;
 	if (nvrtcVersion(&b->nvrtc_major, &b->nvrtc_minor) != NVRTC_SUCCESS) {
 		*cause = xstrdup("nvrtcVersion failed: NVRTC unusable");

@@ -106,6 +106,8 @@ struct opgen_build {
 	int		 nvrtc_major, nvrtc_minor;
 	void		*image;		/* cubin, or PTX text */
 	size_t		 image_bytes;
+	char		 includes_sha256[SHA256_HEX];	/* of the files
+					   the op #includes (user_includes) */
 	char		 key[SHA256_HEX];	/* its compile cache key */
 	char		*cache_path;	/* its entry; NULL: no cache */
 	bool		 cached;	/* taken from the cache, not compiled */

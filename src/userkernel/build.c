@@ -303,7 +303,8 @@ user_build(const struct user_spec *spec, unsigned arch, struct user_build *b,
 	else if (user_find_function(source, spec->path, &b->function,
 	    cause) != 0)
 		goto out;
-	if (user_includes(spec, source, cause) != 0)
+	if (user_includes(spec->path, source, spec->flags, spec->nflags,
+	    b->includes_sha256, cause) != 0)
 		goto out;
 	*code = EWB_EXIT_ERROR;
 	if (nvrtcVersion(&b->nvrtc_major, &b->nvrtc_minor) != NVRTC_SUCCESS) {

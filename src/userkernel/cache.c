@@ -69,7 +69,8 @@ user_cache_key_part(struct sha256 *h, const char *s)
 	sha256_update(h, s, strlen(s) + 1);	/* the NUL separates parts */
 }
 
-/* b->key from everything that shapes the cubin. */
+/* b->key from everything that shapes the cubin: the files the kernel
+ * #includes too (their digest), so that an edited header compiles again. */
 void
 user_cache_key(struct user_build *b, const char *program)
 {
@@ -86,6 +87,7 @@ user_cache_key(struct user_build *b, const char *program)
 	user_cache_key_part(&h, program);
 	for (i = 0; i < b->noptions; i++)
 		user_cache_key_part(&h, b->options[i]);
+	user_cache_key_part(&h, b->includes_sha256);
 	sha256_hex(&h, b->key);
 }
 

@@ -33,10 +33,6 @@ bool		 user_template_instance(const char *s);
  * guess from the text (the compiler judges the exact signature). */
 bool		 user_infer_signature(const char *source, const char *function,
 		    unsigned *count, enum ewb_dtype *dtype, bool *declared);
-/* The files source #includes, checked before NVRTC opens them: -1 with a
- * cause for one that is not a regular file of at most SOURCE_MAX bytes. */
-int		 user_includes(const struct user_spec *spec,
-		    const char *source, char **cause);
 
 /* spec.c: what the spec says, in CUDA's words */
 const char	*user_type_name(enum ewb_dtype dtype);

@@ -261,13 +261,16 @@ user_infer_signature(const char *source, const char *function, unsigned *count,
  * the headers they include are checked alike, each file once.  One that is
  * nowhere is left to NVRTC's own message, and one in the toolkit's headers
  * is not looked into.  A directive inside a comment or an #if 0 is checked
- * too: the scan is of lines, not of the preprocessor's output.
+ * too: the scan is of lines, not of the preprocessor's output.  Each file
+ * read goes into a digest (its path as found and its bytes), which the
+ * compile caches key on: an edited header compiles again.
  */
 struct includes {
 	const char	**dirs;		/* the -I directories, in order */
 	size_t		  ndirs;
 	struct stat	 *seen;		/* st_dev and st_ino of files read */
 	size_t		  nseen;
+	struct sha256	  files;	/* the files read, in order */
 };
 
 static bool
@@ -323,8 +326,12 @@ include_candidate(struct includes *inc, const char *path, const char *name,
 		free(why);
 		return -1;
 	}
-	if (!include_seen(inc, &id) && memchr(text, '\0', len) == NULL)
-		rc = check_includes(inc, candidate, text, cause);
+	if (!include_seen(inc, &id)) {
+		user_cache_key_part(&inc->files, candidate);
+		sha256_update(&inc->files, text, len);
+		if (memchr(text, '\0', len) == NULL)
+			rc = check_includes(inc, candidate, text, cause);
+	}
 	free(text);
 	return rc;
 }
@@ -417,7 +424,8 @@ check_includes(struct includes *inc, const char *path, const char *source,
 /* The -I directories of flags (-IDIR, -I DIR, --include-path=DIR,
  * --include-path DIR), after the toolkit's; then check_includes. */
 int
-user_includes(const struct user_spec *spec, const char *source, char **cause)
+user_includes(const char *path, const char *source, char *const *flags,
+    size_t nflags, char digest[SHA256_HEX], char **cause)
 {
 	struct includes	 inc;
 	const char	*f, *dir;
@@ -425,22 +433,24 @@ user_includes(const struct user_spec *spec, const char *source, char **cause)
 	int		 rc;
 
 	memset(&inc, 0, sizeof inc);
-	inc.dirs = xmalloc((spec->nflags + 1) * sizeof *inc.dirs);
+	sha256_init(&inc.files);
+	inc.dirs = xmalloc((nflags + 1) * sizeof *inc.dirs);
 	inc.dirs[inc.ndirs++] = EWB_CUDA_INCLUDE;
-	for (i = 0; i < spec->nflags; i++) {
-		f = spec->flags[i];
+	for (i = 0; i < nflags; i++) {
+		f = flags[i];
 		dir = NULL;
 		if (strncmp(f, "-I", 2) == 0)
 			dir = f[2] != '\0' ? f + 2 : NULL;
 		else if (strncmp(f, "--include-path=", 15) == 0)
 			dir = f + 15;
 		if (dir == NULL && (strcmp(f, "-I") == 0 ||
-		    strcmp(f, "--include-path") == 0) && i + 1 < spec->nflags)
-			dir = spec->flags[++i];
+		    strcmp(f, "--include-path") == 0) && i + 1 < nflags)
+			dir = flags[++i];
 		if (dir != NULL && *dir != '\0')
 			inc.dirs[inc.ndirs++] = dir;
 	}
-	rc = check_includes(&inc, spec->path, source, cause);
+	rc = check_includes(&inc, path, source, cause);
+	sha256_hex(&inc.files, digest);
 	free(inc.dirs);
 	free(inc.seen);
 	return rc;

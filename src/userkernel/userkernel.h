@@ -144,6 +144,8 @@ struct user_build {
 	char		*lowered;	/* its symbol in the cubin */
 	enum user_count	 count;		/* its element count's type */
 	char		 source_sha256[SHA256_HEX];	/* of the file */
+	char		 includes_sha256[SHA256_HEX];	/* of the files
+					   it #includes (user_includes) */
 	char		 key[SHA256_HEX];	/* the cache key */
 	char		*cache_path;	/* NULL: no cache directory */
 	bool		 cached;	/* loaded from the cache */
@@ -205,6 +207,13 @@ unsigned	 user_newer_arch_that_compiles(unsigned arch,
  * atomically, 0600, saying on stderr when it cannot (never fatal).
  */
 char		*user_cache_path(const char *key, const char *suffix);
+/* The files source (the text of path) #includes, as NVRTC with these
+ * flags finds them, checked before NVRTC opens them: -1 with a cause for
+ * one that is not a regular file of at most SOURCE_MAX bytes.  digest:
+ * the SHA-256 of every file read (its path and bytes), for a cache key. */
+int		 user_includes(const char *path, const char *source,
+		    char *const *flags, size_t nflags, char digest[SHA256_HEX],
+		    char **cause);
 void		 user_cache_key_part(struct sha256 *h, const char *part);
 bool		 user_cache_entry_load(const char *path, const char *magic,
 		    const char *key, char **payload, size_t *payload_len);
