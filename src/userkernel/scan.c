@@ -327,7 +327,8 @@ include_candidate(struct includes *inc, const char *path, const char *name,
 		return -1;
 	}
 	if (!include_seen(inc, &id)) {
-		user_cache_key_part(&inc->files, candidate);
+		/* The NUL ends the path: path and bytes stay apart. */
+		sha256_update(&inc->files, candidate, strlen(candidate) + 1);
 		sha256_update(&inc->files, text, len);
 		if (memchr(text, '\0', len) == NULL)
 			rc = check_includes(inc, candidate, text, cause);
