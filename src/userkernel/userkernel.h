@@ -165,8 +165,8 @@ struct user_build {
  * Reads, checks and compiles spec's kernel to a cubin for a GPU of
  * compute capability arch (for the sm_ of user_nvrtc_arch; no GPU needed),
  * or takes it from the cache: $XDG_CACHE_HOME/ewbench, else
- * ~/.cache/ewbench, keyed by a SHA-256 of the program, the options
- * (architecture included) and NVRTC's version.  On failure returns -1
+ * ~/.cache/ewbench, keyed by a SHA-256 of the program, the files it
+ * #includes, the options (architecture included) and NVRTC's version.  On failure returns -1
  * with *code EWB_EXIT_USAGE (an unreadable file, no such function, a
  * signature that does not match the op, a compile error: NVRTC's log, its
  * file:line as the compiler wrote them) or EWB_EXIT_ERROR.
