@@ -250,9 +250,21 @@ def _freeze_layout(fig):
     fig.set_layout_engine("none")
 
 
+def _drop_layout_engine(fig):
+    """No layout engine at all, not even the placeholder that "none"
+    leaves: savefig draws a figure that has one a first time, unseen, before
+    the drawing it writes (to run its engine), and the frozen layout needs
+    no engine, so each file then costs one drawing, not two.  Under an
+    rc_context, since None takes the engine the rcParams name."""
+    with matplotlib.rc_context({"figure.autolayout": False,
+                                "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+
+
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
     _freeze_layout(fig)
+    _drop_layout_engine(fig)
     atomic.make_dirs(outdir)
     png = os.path.join(outdir, stem + ".png")
     svg = os.path.join(outdir, stem + ".svg")
