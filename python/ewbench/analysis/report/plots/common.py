@@ -180,11 +180,19 @@ def framed_figure(height):
 
 def _png_palette(fig):
     """The figure as a palette PNG (at most PNG_COLOURS colours): a third
-    of the bytes of a full-colour one, which keeps the HTML small."""
+    of the bytes of a full-colour one, which keeps the HTML small.  Drawn
+    as raw RGBA (Agg's buffer: the pixels a PNG of it would hold), so that
+    no full-colour PNG is compressed only to be read back."""
     buf = io.BytesIO()
-    fig.savefig(buf, dpi=DPI, format="png")
-    buf.seek(0)
-    image = Image.open(buf).convert("RGB").quantize(
+    fig.savefig(buf, dpi=DPI, format="rgba")
+    # Agg's canvas: the figure's size at DPI, each side rounded down.
+    width, height = (int(side) for side in fig.get_size_inches() * DPI)
+    rgba = buf.getvalue()
+    if len(rgba) != 4 * width * height:
+        raise ValueError("%d bytes of RGBA for a %d x %d px figure" % (
+            len(rgba), width, height))
+    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA",
+                             0, 1).convert("RGB").quantize(
         colors=PNG_COLOURS, method=Image.Quantize.FASTOCTREE,
         dither=Image.Dither.NONE)
     out = io.BytesIO()
