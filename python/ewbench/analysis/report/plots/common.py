@@ -13,7 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import Bbox
-from matplotlib.ticker import FuncFormatter, LogLocator
+from matplotlib.ticker import (FuncFormatter, Locator, LogFormatter,
+                               LogLocator, NullFormatter)
 from PIL import Image
 
 from .. import model
@@ -239,6 +240,63 @@ def _lay_out(fig):
         pass
 
 
+class _InView(Locator):
+    """A log axis's locator, less the ticks outside the view: LogLocator
+    gives a decade or two beyond each end, and matplotlib makes a tick
+    (two lines, a grid line, two texts) for each and moves it at every
+    measure of the axis (the layout's, each drawing's), only to leave it
+    undrawn.  What is drawn is the same: it draws the ticks within 1e-10
+    of the view's span (the scale's), and this keeps those within 1e-6, in
+    their order; their labels are the same where the formatter takes no
+    notice of a tick's index (_POSITIONLESS)."""
+
+    SLACK = 1e-6
+
+    def __init__(self, locator):
+        self.locator = locator      # on its own axis, as it was
+
+    def set_axis(self, axis):
+        self.locator.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.locator())
+        axis = self.locator.axis
+        if not len(locs) or axis is None:
+            return locs
+        scale = axis.get_transform()
+        lo, hi = sorted(scale.transform(axis.get_view_interval()))
+        slack = (hi - lo) * self.SLACK
+        at = scale.transform(locs)
+        return locs[(at >= lo - slack) & (at <= hi + slack)]
+
+    def tick_values(self, vmin, vmax):
+        return self.locator.tick_values(vmin, vmax)
+
+    def nonsingular(self, v0, v1):
+        return self.locator.nonsingular(v0, v1)
+
+    def view_limits(self, vmin, vmax):
+        return self.locator.view_limits(vmin, vmax)
+
+
+# Formatters whose labels do not depend on a tick's index (pos): every
+# FuncFormatter of these modules takes no notice of it.
+_POSITIONLESS = (LogFormatter, NullFormatter, FuncFormatter)
+
+
+def _ticks_in_view(fig):
+    """Every log axis of fig ticked by a LogLocator keeps only the ticks
+    it draws (_InView), before the layout first measures it."""
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log":
+                continue
+            for ticker in (axis.major, axis.minor):
+                if isinstance(ticker.locator, LogLocator) and \
+                        isinstance(ticker.formatter, _POSITIONLESS):
+                    ticker.locator = _InView(ticker.locator)
+
+
 def _freeze_layout(fig):
     """Settle the constrained layout once and fix every subfigure and
     axes where it put them, rounded to 1e-6 of their parent: the layout's
@@ -246,6 +304,7 @@ def _freeze_layout(fig):
     depends on what the process drew before), and the SVG names each
     axes' clip path by a hash of its exact box, so the same figure drawn
     twice would differ."""
+    _ticks_in_view(fig)
     _lay_out(fig)
     subfigures = list(fig.subfigs)
     while subfigures:
