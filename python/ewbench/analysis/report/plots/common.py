@@ -13,7 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.transforms import Bbox
-from matplotlib.ticker import FuncFormatter, LogLocator
+from matplotlib.ticker import (FuncFormatter, Locator, LogFormatter,
+                               LogLocator, NullFormatter)
 from PIL import Image
 
 from .. import model
@@ -180,11 +181,19 @@ def framed_figure(height):
 
 def _png_palette(fig):
     """The figure as a palette PNG (at most PNG_COLOURS colours): a third
-    of the bytes of a full-colour one, which keeps the HTML small."""
+    of the bytes of a full-colour one, which keeps the HTML small.  Drawn
+    as raw RGBA (Agg's buffer: the pixels a PNG of it would hold), so that
+    no full-colour PNG is compressed only to be read back."""
     buf = io.BytesIO()
-    fig.savefig(buf, dpi=DPI, format="png")
-    buf.seek(0)
-    image = Image.open(buf).convert("RGB").quantize(
+    fig.savefig(buf, dpi=DPI, format="rgba")
+    # Agg's canvas: the figure's size at DPI, each side rounded down.
+    width, height = (int(side) for side in fig.get_size_inches() * DPI)
+    rgba = buf.getvalue()
+    if len(rgba) != 4 * width * height:
+        raise ValueError("%d bytes of RGBA for a %d x %d px figure" % (
+            len(rgba), width, height))
+    image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA",
+                             0, 1).convert("RGB").quantize(
         colors=PNG_COLOURS, method=Image.Quantize.FASTOCTREE,
         dither=Image.Dither.NONE)
     out = io.BytesIO()
@@ -231,6 +240,63 @@ def _lay_out(fig):
         pass
 
 
+class _InView(Locator):
+    """A log axis's locator, less the ticks outside the view: LogLocator
+    gives a decade or two beyond each end, and matplotlib makes a tick
+    (two lines, a grid line, two texts) for each and moves it at every
+    measure of the axis (the layout's, each drawing's), only to leave it
+    undrawn.  What is drawn is the same: it draws the ticks within 1e-10
+    of the view's span (the scale's), and this keeps those within 1e-6, in
+    their order; their labels are the same where the formatter takes no
+    notice of a tick's index (_POSITIONLESS)."""
+
+    SLACK = 1e-6
+
+    def __init__(self, locator):
+        self.locator = locator      # on its own axis, as it was
+
+    def set_axis(self, axis):
+        self.locator.set_axis(axis)
+
+    def __call__(self):
+        locs = np.asarray(self.locator())
+        axis = self.locator.axis
+        if not len(locs) or axis is None:
+            return locs
+        scale = axis.get_transform()
+        lo, hi = sorted(scale.transform(axis.get_view_interval()))
+        slack = (hi - lo) * self.SLACK
+        at = scale.transform(locs)
+        return locs[(at >= lo - slack) & (at <= hi + slack)]
+
+    def tick_values(self, vmin, vmax):
+        return self.locator.tick_values(vmin, vmax)
+
+    def nonsingular(self, v0, v1):
+        return self.locator.nonsingular(v0, v1)
+
+    def view_limits(self, vmin, vmax):
+        return self.locator.view_limits(vmin, vmax)
+
+
+# Formatters whose labels do not depend on a tick's index (pos): every
+# FuncFormatter of these modules takes no notice of it.
+_POSITIONLESS = (LogFormatter, NullFormatter, FuncFormatter)
+
+
+def _ticks_in_view(fig):
+    """Every log axis of fig ticked by a LogLocator keeps only the ticks
+    it draws (_InView), before the layout first measures it."""
+    for ax in fig.get_axes():
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() != "log":
+                continue
+            for ticker in (axis.major, axis.minor):
+                if isinstance(ticker.locator, LogLocator) and \
+                        isinstance(ticker.formatter, _POSITIONLESS):
+                    ticker.locator = _InView(ticker.locator)
+
+
 def _freeze_layout(fig):
     """Settle the constrained layout once and fix every subfigure and
     axes where it put them, rounded to 1e-6 of their parent: the layout's
@@ -238,6 +304,7 @@ def _freeze_layout(fig):
     depends on what the process drew before), and the SVG names each
     axes' clip path by a hash of its exact box, so the same figure drawn
     twice would differ."""
+    _ticks_in_view(fig)
     _lay_out(fig)
     subfigures = list(fig.subfigs)
     while subfigures:
@@ -250,9 +317,21 @@ def _freeze_layout(fig):
     fig.set_layout_engine("none")
 
 
+def _drop_layout_engine(fig):
+    """No layout engine at all, not even the placeholder that "none"
+    leaves: savefig draws a figure that has one a first time, unseen, before
+    the drawing it writes (to run its engine), and the frozen layout needs
+    no engine, so each file then costs one drawing, not two.  Under an
+    rc_context, since None takes the engine the rcParams name."""
+    with matplotlib.rc_context({"figure.autolayout": False,
+                                "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+
+
 def save(fig, outdir, stem):
     """Write stem.png and stem.svg into outdir; return both paths."""
     _freeze_layout(fig)
+    _drop_layout_engine(fig)
     atomic.make_dirs(outdir)
     png = os.path.join(outdir, stem + ".png")
     svg = os.path.join(outdir, stem + ".svg")
