@@ -556,3 +556,16 @@ def test_every_figure_draws_a_name_with_dollars(run_copy, tmp_path):
     assert {"dram_share", "instructions", "cache_tier"} <= set(out)
     for paths in out.values():
         check_outputs(paths)
+
+
+def test_agg_canvas_size_either_rounding():
+    """The palette PNG reads Agg's raw buffer at the size Agg made it: a
+    side of 919.99... px is 919 on matplotlib 3.6 (rounded down) and 920
+    on newer ones (rounded), and a buffer of neither size is an error,
+    not a picture cut wrong (PyPI's 3.11 failed at 920 until 2026-11-29)."""
+    from ewbench.analysis.report.plots import common
+    size = (1180.0, 919.9999999)
+    assert common._agg_size(size, 4 * 1180 * 919) == (1180, 919)
+    assert common._agg_size(size, 4 * 1180 * 920) == (1180, 920)
+    with pytest.raises(ValueError):
+        common._agg_size(size, 4 * 1180 * 921)

@@ -179,6 +179,20 @@ def framed_figure(height):
     return fig, subs["body"], subs["foot"]
 
 
+def _agg_size(pixels, nbytes):
+    """Agg's canvas size (width, height) for a figure `pixels` (floats) in
+    size, given its RGBA buffer's length: each side rounded down
+    (matplotlib 3.6) or to the nearest (newer ones: a 919.99... px side
+    is 920), whichever the buffer holds; ValueError if neither does."""
+    sides = [sorted({math.floor(p), round(p)}) for p in pixels]
+    for width in sides[0]:
+        for height in sides[1]:
+            if 4 * width * height == nbytes:
+                return width, height
+    raise ValueError("%d bytes of RGBA for a %.2f x %.2f px figure" % (
+        nbytes, pixels[0], pixels[1]))
+
+
 def _png_palette(fig):
     """The figure as a palette PNG (at most PNG_COLOURS colours): a third
     of the bytes of a full-colour one, which keeps the HTML small.  Drawn
@@ -186,12 +200,8 @@ def _png_palette(fig):
     no full-colour PNG is compressed only to be read back."""
     buf = io.BytesIO()
     fig.savefig(buf, dpi=DPI, format="rgba")
-    # Agg's canvas: the figure's size at DPI, each side rounded down.
-    width, height = (int(side) for side in fig.get_size_inches() * DPI)
     rgba = buf.getvalue()
-    if len(rgba) != 4 * width * height:
-        raise ValueError("%d bytes of RGBA for a %d x %d px figure" % (
-            len(rgba), width, height))
+    width, height = _agg_size(fig.get_size_inches() * DPI, len(rgba))
     image = Image.frombuffer("RGBA", (width, height), rgba, "raw", "RGBA",
                              0, 1).convert("RGB").quantize(
         colors=PNG_COLOURS, method=Image.Quantize.FASTOCTREE,
