@@ -166,10 +166,11 @@ struct user_build {
  * compute capability arch (for the sm_ of user_nvrtc_arch; no GPU needed),
  * or takes it from the cache: $XDG_CACHE_HOME/ewbench, else
  * ~/.cache/ewbench, keyed by a SHA-256 of the program, the files it
- * #includes, the options (architecture included) and NVRTC's version.  On failure returns -1
- * with *code EWB_EXIT_USAGE (an unreadable file, no such function, a
- * signature that does not match the op, a compile error: NVRTC's log, its
- * file:line as the compiler wrote them) or EWB_EXIT_ERROR.
+ * #includes, the options (architecture included) and NVRTC's version.
+ * On failure returns -1 with *code EWB_EXIT_USAGE (an unreadable file,
+ * no such function, a signature that does not match the op, a compile
+ * error: NVRTC's log, its file:line as the compiler wrote them) or
+ * EWB_EXIT_ERROR.
  */
 int		 user_build(const struct user_spec *, unsigned arch,
 		    struct user_build *, int *code, char **cause);
@@ -207,6 +208,11 @@ unsigned	 user_newer_arch_that_compiles(unsigned arch,
  * atomically, 0600, saying on stderr when it cannot (never fatal).
  */
 char		*user_cache_path(const char *key, const char *suffix);
+void		 user_cache_key_part(struct sha256 *h, const char *part);
+bool		 user_cache_entry_load(const char *path, const char *magic,
+		    const char *key, char **payload, size_t *payload_len);
+void		 user_cache_entry_store(const char *path, const char *magic,
+		    const char *key, const void *payload, size_t payload_len);
 /* The files source (the text of path) #includes, as NVRTC with these
  * flags finds them, checked before NVRTC opens them: -1 with a cause for
  * one that is not a regular file of at most SOURCE_MAX bytes.  digest:
@@ -214,11 +220,6 @@ char		*user_cache_path(const char *key, const char *suffix);
 int		 user_includes(const char *path, const char *source,
 		    char *const *flags, size_t nflags, char digest[SHA256_HEX],
 		    char **cause);
-void		 user_cache_key_part(struct sha256 *h, const char *part);
-bool		 user_cache_entry_load(const char *path, const char *magic,
-		    const char *key, char **payload, size_t *payload_len);
-void		 user_cache_entry_store(const char *path, const char *magic,
-		    const char *key, const void *payload, size_t payload_len);
 /* The C identifier of the file's only __global__ function; -1 with a
  * cause when there is none or more than one. */
 int		 user_find_function(const char *source, const char *path,
