@@ -19,16 +19,11 @@
 #                beside the probes (a study variant's loads 2x and 4x per
 #                thread: more bytes in flight): what each verdict predicts
 #                would change, measured in one run
-#     repeats/   round-1/ and round-2/: the add kernels that can be the
+#     repeats/   round-1/..round-3/: the add kernels that can be the
 #                fastest, at their published block and 128-1024, and cub,
 #                at that size, warm, timing only; torch.add rows timed
 #                right after each round (interleaved): the DRAM-tier
 #                comparison with its round-to-round spread
-#     article-rounds/ round-2/ and round-3/, each after a repeat round:
-#                the article's smaller sizes (2^20, 2^24) again, warm and
-#                cold, timing only, each in a process of its own (the
-#                article is round 1): a point there is judged on the
-#                median of the three (docs/analysis.md, "Three processes")
 #     calibration/ only with CALIBRATE=yes (`make report-calibrated`):
 #                residency-1/..residency-8/, the scalar study variants and
 #                their probes at that size, warm, at 1 to 8 resident
@@ -72,10 +67,6 @@ probe_variants=$("$EWBENCH" list | awk '$4 == "probe" { printf "%s%s", sep, $1; 
 dram_size=2^28
 # The energy part's L2-resident size: the article preset's smallest.
 l2_size=2^20
-# The article preset's sizes below the DRAM tier, timed in two more
-# processes: one process's placement of its arrays moves a point there by
-# up to 4 %, across a verdict's line; the median of three does not.
-article_small=$l2_size,2^24
 # Every block the DRAM-tier comparison lets compete: each kernel's own
 # and the common sizes above the study's (a kernel's best block at 2^28
 # is not always its published one).
@@ -242,30 +233,20 @@ if [ "$rc" = 0 ]; then
 	fi
 	# Each round's torch rows right after it, so that a drift of the
 	# machine hits cub, torch and ewbench's kernels alike; the article's
-	# with round 1's.  After each, an article round: its smaller sizes
-	# timed again in a process of their own (round 2 and 3; the article
-	# is round 1).  Two repeat rounds: the DRAM-tier margins are judged
-	# against the cross-host floor (1.1 % on an H200), which is ten times
-	# the round-to-round spread, and a third round cost as much as the
-	# two article rounds.
+	# with round 1's.
 	torch=yes
-	for round in 1 2; do
+	for round in 1 2 3; do
 		step "repeat $round" part "repeats/round-$round" \
 		    "$EWBENCH" run -q -v "$repeat_variants" \
 		    -s "$dram_size" --block "$repeat_blocks" --no-counters \
 		    -o "$study/repeats/round-$round"
-		if [ "$torch" = yes ]; then
-			dirs=repeats/round-$round
-			[ "$round" = 1 ] && dirs="article $dirs"
-			set --
-			for dir in $dirs; do set -- "$@" "$study/$dir"; done
-			step "torch $round" peer "$dirs" torch_rows "$@" ||
-			    { torch=no; echo "report: torch peer rows skipped"; }
-		fi
-		again=$((round + 1))
-		step "article round $again" part "article-rounds/round-$again" \
-		    "$EWBENCH" run -q -s "$article_small" --cache both \
-		    --no-counters -o "$study/article-rounds/round-$again"
+		[ "$torch" = yes ] || continue
+		dirs=repeats/round-$round
+		[ "$round" = 1 ] && dirs="article $dirs"
+		set --
+		for dir in $dirs; do set -- "$@" "$study/$dir"; done
+		step "torch $round" peer "$dirs" torch_rows "$@" ||
+		    { torch=no; echo "report: torch peer rows skipped"; }
 	done
 	exec 3>&- 4<&-		# the end of its input: the server exits
 	wait "$torch_pid" || :

@@ -97,10 +97,7 @@ def _ci(point):
 
 
 def check(point) -> Optional[Check]:
-    """The point's cross-check, or None where it has none: of the row its
-    own process measured where its time is a median over processes (the
-    second timer timed that process's launches)."""
-    point = getattr(point, "own", None) or point
+    """The point's cross-check, or None where it has none."""
     other = getattr(point, "crosscheck_ns", None)
     if other is None or not point.time_median_ns or \
             point.time_source not in TIMERS:
@@ -120,7 +117,6 @@ def records_cost(point) -> Optional[float]:
     its replay: activity_median_ns / time_median_ns - 1; None for other
     rows.  Judged rows only (JUDGED_MIN_NS): shorter replays overlap
     their kernels."""
-    point = getattr(point, "own", None) or point
     if point.time_source != "replay" or not point.activity_median_ns or \
             not point.time_median_ns or \
             point.time_median_ns < JUDGED_MIN_NS:

@@ -137,10 +137,6 @@ class Point:
     # Since 2026-11-29 (issue 50): the independent timer of a warm point
     # at the run's smallest or largest size (core/crosscheck.py).
     crosscheck_ns: Optional[float] = None
-    # A point whose time is the median over processes (study.py,
-    # with_times_of): the row its own run measured, whose second timer
-    # and kernel records time that process's launches, not the median's.
-    own: Optional["Point"] = field(default=None, compare=False, repr=False)
 
     @property
     def key(self):

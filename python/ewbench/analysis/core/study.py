@@ -55,9 +55,6 @@ BLOCKS = "blocks"
 STALLS = "stalls"
 PARTS = (ARTICLE, SWEEP, BLOCKS, STALLS)  # the measuring runs, report order
 REPEATS = "repeats"                 # REPEATS/round-*/: more runs, not a part
-ARTICLE_ROUNDS = "article-rounds"   # ARTICLE_ROUNDS/round-*/: the article's
-#                                     smaller sizes timed again, each in a
-#                                     process of its own (with_times_of)
 EXPERIMENTS = "experiments"         # a run, not a part: the interventions
 ENERGY = "energy"                   # a run, not a part: energy per byte
 CALIBRATION = "calibration"         # CALIBRATION/residency-N/: more runs,
@@ -65,9 +62,9 @@ CALIBRATION_RUN = "residency-"      # not a part: the calibrated curve
 REPORT_DIR = "report"
 # The layout, as `report --help` and the refusal of a directory that is
 # not one name it.
-LAYOUT = "run directories: at least one of %s/, with %s/, %s/round-N/, " \
-    "%s/round-N/ and %s/ where measured" % (
-        "/, ".join(PARTS), CEILINGS, ARTICLE_ROUNDS, REPEATS, EXPERIMENTS)
+LAYOUT = "run directories: at least one of %s/, with %s/, %s/round-N/ " \
+    "and %s/ where measured" % ("/, ".join(PARTS), CEILINGS, REPEATS,
+                                EXPERIMENTS)
 # Where ewbench's source tree keeps the reference studies it ships, one
 # folder each (reports/reference/<name>/: a study, or a fleet).
 REFERENCES = "reports/reference"
@@ -117,8 +114,6 @@ class Study:
     energy: Optional[object] = None             # load.Run of energy/
     calibration: tuple = ()                     # load.Run of calibration/
     #                                             residency-N/, by N
-    article_rounds: tuple = ()                  # load.Run of article-rounds/
-    #                                             round-N/, by N
 
     def run(self, part):
         return self.runs.get(part)
@@ -126,14 +121,11 @@ class Study:
     def every_run(self):
         """[(folder, load.Run)] of every run the study holds, in the order
         `make report` measures them: the parts, experiments/, each
-        repeats/round-N/ and article-rounds/round-N/ (interleaved when
-        measured), energy/, calibration/residency-N/."""
+        repeats/round-N/, energy/, calibration/residency-N/."""
         runs = [(part, self.run(part)) for part in PARTS]
         runs.append((EXPERIMENTS, self.experiments))
-        for folder, rounds in ((REPEATS, self.repeats),
-                               (ARTICLE_ROUNDS, self.article_rounds)):
-            runs += [("%s/%s" % (folder, os.path.basename(
-                os.path.normpath(r.path))), r) for r in rounds]
+        runs += [("%s/%s" % (REPEATS, os.path.basename(
+            os.path.normpath(r.path))), r) for r in self.repeats]
         runs.append((ENERGY, self.energy))
         runs += [("%s/%s" % (CALIBRATION, os.path.basename(
             os.path.normpath(r.path))), r) for r in self.calibration]
@@ -275,11 +267,14 @@ def load_study(path):
             runs[part] = load.load_run(sub, ceilings_from=ceilings_from)
     if STALLS in runs and ARTICLE in runs:
         runs[ARTICLE] = with_metrics_of(runs[ARTICLE], runs[STALLS])
-    repeats = _rounds(os.path.join(path, REPEATS), ceilings_from)
-    article_rounds = _rounds(os.path.join(path, ARTICLE_ROUNDS),
-                             ceilings_from)
-    if ARTICLE in runs:
-        runs[ARTICLE] = with_times_of(runs[ARTICLE], article_rounds)
+    rounds = os.path.join(path, REPEATS)
+    repeats = tuple(
+        load.load_run(os.path.join(rounds, name),
+                      ceilings_from=ceilings_from)
+        for name in (sorted(os.listdir(rounds), key=_round_number)
+                     if os.path.isdir(rounds) else ())
+        if name.startswith("round-") and
+        is_run_dir(os.path.join(rounds, name)))
     experiments, energy = (
         load.load_run(sub, ceilings_from=ceilings_from)
         if is_run_dir(sub) else None
@@ -287,8 +282,8 @@ def load_study(path):
                     os.path.join(path, ENERGY)))
     calibration = _calibration_runs(path, ceilings_from)
     names = {r.device.get("name") for r in list(runs.values()) + list(
-        repeats) + list(article_rounds) + list(calibration) +
-        [r for r in (experiments, energy) if r]}
+        repeats) + list(calibration) + [r for r in (experiments, energy)
+                                        if r]}
     if len(names) > 1:
         raise load.DataError(path, None, "expected every run of a study on "
                              "one GPU model, got %s" % ", ".join(
@@ -302,18 +297,7 @@ def load_study(path):
                                if r else None
                                for r in (experiments, energy))
     return Study(path, runs, ceilings_from, repeats, experiments,
-                 load_steps(path), energy, calibration, article_rounds)
-
-
-def _rounds(folder, ceilings_from):
-    """The runs of FOLDER/round-N/, by N; () without."""
-    return tuple(
-        load.load_run(os.path.join(folder, name),
-                      ceilings_from=ceilings_from)
-        for name in (sorted(os.listdir(folder), key=_round_number)
-                     if os.path.isdir(folder) else ())
-        if name.startswith("round-") and
-        is_run_dir(os.path.join(folder, name)))
+                 load_steps(path), energy, calibration)
 
 
 def _calibration_runs(path, ceilings_from):
@@ -368,48 +352,6 @@ def with_metrics_of(run, other):
                 mine.setdefault(name, value)
     load.attach_launch_modes(merged, run.points)
     return replace(run, metrics=merged)
-
-
-# What a point's time is: the fields of its row that one process's timing
-# gives (with_times_of takes them together from the median row).
-TIME_FIELDS = ("iters", "time_median_ns", "time_min_ns", "time_max_ns",
-               "time_mean_ns", "time_stddev_ns",
-               "bandwidth_median_bytes_per_s", "bandwidth_max_bytes_per_s",
-               "spec_dram_pct", "time_ci_low_ns", "time_ci_high_ns",
-               "time_iqr_ns", "stop", "throttle", "sm_clock_min_mhz",
-               "memory_clock_min_mhz")
-
-
-def with_times_of(run, rounds):
-    """run with each point that every one of `rounds` timed again (the
-    same variant, size, block, cache state, launch mode and timer, its
-    check passed) timed by the median over the processes: the row, of
-    its own and the rounds', whose median time is the middle one, gives
-    its time, interval, bandwidth and clocks (TIME_FIELDS); its counters,
-    launch intervals and second timer stay its own run's (Point.own keeps
-    that row).  Where a point sits near a verdict rule's line, one
-    process's placement of its arrays moves it across (the warm 1Mi
-    points by up to 4 %, between processes of one GPU), and so two
-    studies of one GPU once split on 3-4 of 234 verdicts; the median of
-    three processes does not.  An even count of processes has no middle:
-    run is returned as it is unless the rounds make it odd."""
-    if not rounds or (len(rounds) + 1) % 2 == 0:
-        return run
-    again = [{p.key: p for p in r.points} for r in rounds]
-    points = []
-    for p in run.points:
-        rows = [m.get(p.key) for m in again]
-        if any(q is None or q.time_source != p.time_source or
-               q.check == "fail" or not q.time_median_ns for q in rows) or \
-                not p.time_median_ns:
-            points.append(p)
-            continue
-        middle = sorted([p] + rows, key=lambda q: q.time_median_ns)[
-            len(rows) // 2]
-        points.append(p if middle.time_median_ns == p.time_median_ns
-                      else replace(p, own=p, **{
-                          f: getattr(middle, f) for f in TIME_FIELDS}))
-    return replace(run, points=tuple(points))
 
 
 def single_run_study(run):

@@ -68,8 +68,6 @@ def method_section(study):
                              sinks.code(os.path.basename(r.path))
                              for r in study.repeats), ", ".join(
                              sinks.code(r.run_id) for r in study.repeats)))
-    if study.article_rounds:
-        items.append(_article_rounds_text(study))
     if study.ceilings_path:
         items.append("`ceilings/`: `ewbench ceilings` (DRAM read, write, "
                      "copy, add; L2 read; launch cost; FMA peaks); every "
@@ -128,32 +126,6 @@ def method_section(study):
                  sinks.markdown(study.ceilings[r.name].method or ""))
                 for r in rows)))
     return blocks
-
-
-def _article_rounds_text(study):
-    """The article rounds' line: what they timed, and how many of the
-    article's points took their time from another process's row."""
-    rounds = study.article_rounds
-    article = study.run(stu.ARTICLE)
-    again = {p.key for r in rounds for p in r.points}
-    judged = [p for p in (article.points if article else ())
-              if p.key in again]
-    moved = [p for p in judged if p.own is not None]
-    if len(rounds) % 2:
-        use = ("an even number of processes has no median: the article's "
-               "own times stand")
-    else:
-        use = ("each of the article's %d points there is timed by the "
-               "median of the %d processes (its own and the rounds'), %d "
-               "of them by another process's row; its counters, launch "
-               "intervals and second timer stay its own" % (
-                   len(judged), len(rounds) + 1, len(moved)))
-    return ("`%s/`: %s (runs %s): the article's sizes below its largest, "
-            "warm and cold, timing only, each in a process of its own "
-            "(docs/analysis.md, \"Three processes\"): %s." % (
-                stu.ARTICLE_ROUNDS, ", ".join(
-                    sinks.code(os.path.basename(r.path)) for r in rounds),
-                ", ".join(sinks.code(r.run_id) for r in rounds), use))
 
 
 def _timer_text(study):
