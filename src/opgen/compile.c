@@ -226,20 +226,23 @@ take_line(const char **p, const char *end)
 
 /* b's family, reference and image from its cache entry, as a compile
  * leaves them; false (b as it was) when the entry is missing, answers
- * another key, fails its digest or does not parse. */
+ * another key, fails its digest or does not parse.  Parsed into a build
+ * of its own first, which opgen_build_free clears on a miss. */
 static bool
 cache_load(struct opgen_build *b)
 {
-	char		*payload, *line;
-	const char	*p, *end;
-	size_t		 len;
-	unsigned	 inputs, kernels, i;
-	int		 dtype;
-	char		 after;
+	struct opgen_build	 got;
+	char			*payload, *line;
+	const char		*p, *end;
+	size_t			 len;
+	unsigned		 inputs, kernels, i;
+	int			 dtype;
+	char			 after;
 
 	if (!user_cache_entry_load(b->cache_path, CACHE_MAGIC, b->key,
 	    &payload, &len))
 		return false;
+	memset(&got, 0, sizeof got);
 	p = payload;
 	end = payload + len;
 	if ((line = take_line(&p, end)) == NULL ||
@@ -247,39 +250,36 @@ cache_load(struct opgen_build *b)
 	    &after) != 3 || inputs < 1 || inputs > 4 ||
 	    (dtype != EWB_F32 && dtype != EWB_F16 && dtype != EWB_BF16))
 		goto miss;
-	free(line);
-	line = NULL;
-	b->inputs = inputs;
-	b->dtype = (enum ewb_dtype)dtype;
-	opgen_name_kernels(b);
-	if (b->nkernels != kernels ||
-	    (b->reference = take_line(&p, end)) == NULL)
+	got.inputs = inputs;
+	got.dtype = (enum ewb_dtype)dtype;
+	opgen_name_kernels(&got);
+	if (got.nkernels != kernels ||
+	    (got.reference = take_line(&p, end)) == NULL)
 		goto miss;
-	for (i = 0; i < b->nkernels; i++)
-		if ((b->kernels[i].lowered = take_line(&p, end)) == NULL)
+	for (i = 0; i < got.nkernels; i++)
+		if ((got.kernels[i].lowered = take_line(&p, end)) == NULL)
 			goto miss;
 	if (p == end)
 		goto miss;
-	b->image_bytes = (size_t)(end - p);
-	b->image = xmalloc(b->image_bytes + 1);
-	memcpy(b->image, p, b->image_bytes);
-	((char *)b->image)[b->image_bytes] = '\0';	/* PTX read as text */
-	free(payload);
+	got.image_bytes = (size_t)(end - p);
+	got.image = xmalloc(got.image_bytes + 1);
+	memcpy(got.image, p, got.image_bytes);
+	((char *)got.image)[got.image_bytes] = '\0';	/* PTX read as text */
+	b->inputs = got.inputs;
+	b->dtype = got.dtype;
+	memcpy(b->kernels, got.kernels, sizeof b->kernels);
+	b->nkernels = got.nkernels;
+	b->reference = got.reference;
+	b->image = got.image;
+	b->image_bytes = got.image_bytes;
 	b->cached = true;
-	return true;
-miss:
 	free(line);
 	free(payload);
-	for (i = 0; i < b->nkernels; i++) {
-		free(b->kernels[i].expr);
-		free(b->kernels[i].lowered);
-	}
-	memset(b->kernels, 0, sizeof b->kernels);
-	b->nkernels = 0;
-	free(b->reference);
-	b->reference = NULL;
-	b->inputs = 0;
-	b->dtype = EWB_F32;
+	return true;
+miss:
+	opgen_build_free(&got);
+	free(line);
+	free(payload);
 	return false;
 }
 
@@ -288,24 +288,18 @@ static void
 cache_store(const struct opgen_build *b)
 {
 	char		*head = xasprintf("%u %d %u\n%s\n", b->inputs,
-			    (int)b->dtype, b->nkernels, b->reference);
-	char		*payload, *p;
-	size_t		 len = strlen(head) + b->image_bytes;
+			    (int)b->dtype, b->nkernels, b->reference), *p;
+	size_t		 len = strlen(head);
 	unsigned	 i;
 
 	for (i = 0; i < b->nkernels; i++)
 		len += strlen(b->kernels[i].lowered) + 1;
-	p = payload = xmalloc(len);
-	p = mempcpy(p, head, strlen(head));
-	for (i = 0; i < b->nkernels; i++) {
-		p = mempcpy(p, b->kernels[i].lowered,
-		    strlen(b->kernels[i].lowered));
-		*p++ = '\n';
-	}
-	memcpy(p, b->image, b->image_bytes);
-	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, payload,
-	    len);
-	free(payload);
+	head = xrealloc(head, len + 1);
+	p = head + strlen(head);
+	for (i = 0; i < b->nkernels; i++)
+		p += sprintf(p, "%s\n", b->kernels[i].lowered);
+	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, head,
+	    b->image, b->image_bytes);
 	free(head);
 }
 

@@ -50,16 +50,17 @@ user_cache_path(const char *key, const char *suffix)
 }
 
 /* The digest an entry carries: the SHA-256 of the key it answers, a NUL
- * and the entry after its first line. */
+ * and the entry after its first line (its text, then its bytes). */
 static void
-entry_digest(const char *key, const char *rest, size_t len,
-    char hex[SHA256_HEX])
+entry_digest(const char *key, const char *text, size_t text_len,
+    const void *bytes, size_t bytes_len, char hex[SHA256_HEX])
 {
 	struct sha256	 h;
 
 	sha256_init(&h);
 	sha256_update(&h, key, strlen(key) + 1);
-	sha256_update(&h, rest, len);
+	sha256_update(&h, text, text_len);
+	sha256_update(&h, bytes, bytes_len);
 	sha256_hex(&h, hex);
 }
 
@@ -111,7 +112,7 @@ user_cache_entry_load(const char *path, const char *magic, const char *key,
 	    strncmp(text + mlen, key, SHA256_HEX - 1) != 0 ||
 	    text[mlen + SHA256_HEX - 1] != ' ' || text[first - 1] != '\n')
 		goto miss;
-	entry_digest(key, text + first, len - first, digest);
+	entry_digest(key, text + first, len - first, NULL, 0, digest);
 	if (strncmp(text + mlen + SHA256_HEX, digest, SHA256_HEX - 1) != 0)
 		goto miss;
 	*payload_len = len - first;
@@ -127,20 +128,21 @@ miss:
 
 void
 user_cache_entry_store(const char *path, const char *magic, const char *key,
-    const void *payload, size_t payload_len)
+    const char *head, const void *body, size_t body_len)
 {
 	char	*data, *cause = NULL, digest[SHA256_HEX];
-	size_t	 first;
+	size_t	 first, head_len = strlen(head);
 
 	if (path == NULL)
 		return;
 	first = strlen(magic) + (SHA256_HEX - 1) * 2 + 2;
-	data = xmalloc(first + payload_len + 1);
-	entry_digest(key, payload, payload_len, digest);
+	data = xmalloc(first + head_len + body_len + 1);
+	entry_digest(key, head, head_len, body, body_len, digest);
 	snprintf(data, first + 1, "%s%s %s\n", magic, key, digest);
-	memcpy(data + first, payload, payload_len);
-	if (file_write_atomic_mode(path, data, first + payload_len, 0600,
-	    &cause) != 0) {
+	memcpy(data + first, head, head_len);
+	memcpy(data + first + head_len, body, body_len);
+	if (file_write_atomic_mode(path, data, first + head_len + body_len,
+	    0600, &cause) != 0) {
 		fprintf(stderr, "ewbench: kernel cache: %s (not cached)\n",
 		    cause);
 		free(cause);
@@ -182,18 +184,14 @@ user_cache_load(struct user_build *b)
 void
 user_cache_store(const struct user_build *b)
 {
-	char	*data;
-	size_t	 head;
+	char	*head;
 
 	if (b->cache_path == NULL)
 		return;
-	head = 2 + strlen(b->lowered) + 1;
-	data = xmalloc(head + b->cubin_bytes + 1);
-	snprintf(data, head + 1, "%d %s\n", (int)b->count, b->lowered);
-	memcpy(data + head, b->cubin, b->cubin_bytes);
-	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, data,
-	    head + b->cubin_bytes);
-	free(data);
+	head = xasprintf("%d %s\n", (int)b->count, b->lowered);
+	user_cache_entry_store(b->cache_path, CACHE_MAGIC, b->key, head,
+	    b->cubin, b->cubin_bytes);
+	free(head);
 }
 
 void

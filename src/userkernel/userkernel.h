@@ -204,15 +204,17 @@ unsigned	 user_newer_arch_that_compiles(unsigned arch,
  * the key, the digest of key and payload, a newline, then the payload:
  * user_cache_entry_load gives the payload (malloc'd, NUL-terminated)
  * only when magic, key and digest all match (anything else, the file
- * missing included, is a miss: false); user_cache_entry_store writes it
- * atomically, 0600, saying on stderr when it cannot (never fatal).
+ * missing included, is a miss: false); user_cache_entry_store writes
+ * one whose payload is head (text) then body (bytes), atomically, 0600,
+ * saying on stderr when it cannot (never fatal).
  */
 char		*user_cache_path(const char *key, const char *suffix);
 void		 user_cache_key_part(struct sha256 *h, const char *part);
 bool		 user_cache_entry_load(const char *path, const char *magic,
 		    const char *key, char **payload, size_t *payload_len);
 void		 user_cache_entry_store(const char *path, const char *magic,
-		    const char *key, const void *payload, size_t payload_len);
+		    const char *key, const char *head, const void *body,
+		    size_t body_len);
 /* The files source (the text of path) #includes, as NVRTC with these
  * flags finds them, checked before NVRTC opens them: -1 with a cause for
  * one that is not a regular file of at most SOURCE_MAX bytes.  digest:
