@@ -58,6 +58,7 @@ enum ceiling_id {
 	CEIL_DRAM_WRITE,
 	CEIL_DRAM_COPY,
 	CEIL_DRAM_ADD,
+	CEIL_DRAM_ADD_FIXED,	/* after dram_add: its rate */
 	CEIL_L2_READ,
 	CEIL_DRAM_LATENCY,
 	CEIL_LOADED_25,		/* after dram_copy and dram_latency: */
@@ -126,6 +127,8 @@ struct ceil_bench {
 	size_t			 l2_set_bytes;	/* L2 kernel's working set */
 	unsigned		 l2_passes;
 	cudaGraphExec_t		 graph;		/* LAUNCH_BATCH empty kernels */
+	cudaGraphExec_t		 fixed_graph;	/* FIXED_LAUNCHES of dram_add */
+	size_t			 fixed_bytes;	/* of each array, per launch */
 	unsigned		*per_sm;	/* the curve's blocks by SM */
 	size_t			 curve_bytes;	/* of each array, per sample */
 	char			 curve_names[CEIL_CURVE_ROWS][48];

@@ -46,6 +46,14 @@ ceil_describe(const struct ceil_bench *b, enum ceiling_id id, char *buf,
 		used = snprintf(buf, len, "c = a + b, float4, 3 arrays of %s; "
 		    "bytes read + written", array);
 		break;
+	case CEIL_DRAM_ADD_FIXED:
+		bytes_format((double)b->fixed_bytes, set, sizeof set);
+		used = snprintf(buf, len, "dram_add over 3 arrays of %s, a CUDA "
+		    "graph of %u launches back to back, replayed: time / %u - "
+		    "bytes read + written / dram_add, the fixed cost t0 of one "
+		    "launch in t = t0 + bytes / dram_add", set, FIXED_LAUNCHES,
+		    FIXED_LAUNCHES);
+		break;
 	case CEIL_L2_READ:
 		used = snprintf(buf, len, "%u passes over %s (1/4 of L2) in "
 		    "one launch, 16-byte ld.global.cg loads; bytes read",

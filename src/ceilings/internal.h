@@ -28,6 +28,12 @@
  * the other ceilings' 50 each, and ten already put the median within a
  * fraction of a percent of a kernel that streams for a millisecond. */
 #define CURVE_ITERS		10u
+/* dram_add_fixed_cost: launches of dram_add over arrays of 1/FIXED_SHARE
+ * of its size (128 MiB of 1 GiB: twice the L2 of an H100 or H200, so
+ * that the stream still comes from DRAM), back to back in a graph; about
+ * 90 us each on an H200, a fixed cost of ~2 us is 2 % of that. */
+#define FIXED_LAUNCHES		8u
+#define FIXED_SHARE		8u
 
 
 /* The concurrency curve: its series and levels (kernels/inflight.def). */
@@ -71,6 +77,7 @@ static const struct {
 	[CEIL_DRAM_WRITE] = { "dram_write", "byte/s" },
 	[CEIL_DRAM_COPY] = { "dram_copy", "byte/s" },
 	[CEIL_DRAM_ADD] = { "dram_add", "byte/s" },
+	[CEIL_DRAM_ADD_FIXED] = { "dram_add_fixed_cost", "ns" },
 	[CEIL_L2_READ] = { "l2_read", "byte/s" },
 	[CEIL_DRAM_LATENCY] = { "dram_latency", "ns" },
 	[CEIL_LOADED_25] = { "dram_latency_load25", "ns", 25,

@@ -15,9 +15,12 @@
 #include "run/tiers.h"
 #include "ceilings/internal.h"
 
-/* The graph of LAUNCH_BATCH empty kernels, captured from the stream. */
+/* A graph of `launches` kernels captured from the stream into *exec:
+ * empty ones (launch_graph), or dram_add over fixed_bytes of each array
+ * (dram_add_fixed_cost). */
 static int
-build_graph(struct ceil_bench *b, char **cause)
+build_graph(struct ceil_bench *b, bool add, unsigned launches,
+    cudaGraphExec_t *exec, char **cause)
 {
 	cudaGraph_t	graph = NULL;
 	cudaError_t	e = cudaSuccess;
@@ -25,16 +28,18 @@ build_graph(struct ceil_bench *b, char **cause)
 
 	CUDA_TRY(cudaStreamBeginCapture(b->stream,
 	    cudaStreamCaptureModeThreadLocal), cause);
-	for (i = 0; i < LAUNCH_BATCH && e == cudaSuccess; i++)
-		e = ewb_ceil_empty(b->stream);
+	for (i = 0; i < launches && e == cudaSuccess; i++)
+		e = add ? ewb_ceil_add(b->a, b->b, b->c, b->fixed_bytes / 16,
+		    b->stream) : ewb_ceil_empty(b->stream);
 	if (e != cudaSuccess) {
 		cudaStreamEndCapture(b->stream, &graph);
 		if (graph != NULL)
 			cudaGraphDestroy(graph);
-		return cuda_fail(e, "ewb_ceil_empty (graph capture)", cause);
+		return cuda_fail(e, add ? "ewb_ceil_add (graph capture)" :
+		    "ewb_ceil_empty (graph capture)", cause);
 	}
 	CUDA_TRY(cudaStreamEndCapture(b->stream, &graph), cause);
-	e = cudaGraphInstantiate(&b->graph, graph, 0);
+	e = cudaGraphInstantiate(exec, graph, 0);
 	cudaGraphDestroy(graph);
 	if (e != cudaSuccess)
 		return cuda_fail(e, "cudaGraphInstantiate", cause);
@@ -82,6 +87,8 @@ size_arrays(struct ceil_bench *b, size_t free_bytes, int *code, char **cause)
 		b->curve_bytes = b->array_bytes < 4 * b->dev.l2_bytes ?
 		    b->array_bytes : 4 * b->dev.l2_bytes;
 	b->curve_bytes -= b->curve_bytes % (1 << 20);
+	b->fixed_bytes = b->array_bytes / FIXED_SHARE;
+	b->fixed_bytes -= b->fixed_bytes % (1 << 20);
 	b->l2_set_bytes = b->dev.l2_bytes / 4;
 	b->l2_set_bytes -= b->l2_set_bytes % 4096;
 	if (b->l2_set_bytes == 0)
@@ -148,11 +155,13 @@ ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 		}
 	}
 	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
-	 * 3) at 90 % of the spec, L2 reads go about 2.5x faster, a launch
+	 * 3) and the fixed cost's 3 x FIXED_LAUNCHES / FIXED_SHARE more at
+	 * 90 % of the spec, L2 reads go about 2.5x faster, a launch
 	 * costs about 3 us, an FMA sample a few ms, a DRAM load about 0.5 us
 	 * alone and 1 us loaded, and ~1.5 blocks launch per ns. */
 	bw = 0.9 * b->dev.dram_bandwidth;
-	secs = (b->opts.iters + CEIL_WARMUP) * (7.0 * b->array_bytes / bw +
+	secs = (b->opts.iters + CEIL_WARMUP) * ((7.0 + 3.0 * FIXED_LAUNCHES /
+	    FIXED_SHARE) * b->array_bytes / bw +
 	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3 +
 	    CHASE_HOPS * (0.5e-6 + LOAD_LEVELS * 1e-6) +
 	    (CEIL_BLOCK_RATE_1024 - CEIL_BLOCK_RATE_32 + 1) * RATE_BLOCKS / 1.5e9);
@@ -198,7 +207,9 @@ ceilings_allocate(struct ceil_bench *b, int *code, char **cause)
 	if (events_create(&b->events, b->opts.iters, cause) != 0)
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-	return build_graph(b, cause);
+	if (build_graph(b, false, LAUNCH_BATCH, &b->graph, cause) != 0)
+		return -1;
+	return build_graph(b, true, FIXED_LAUNCHES, &b->fixed_graph, cause);
 }
 
 void
@@ -208,6 +219,8 @@ ceilings_release(struct ceil_bench *b)
 	free(b->samples);
 	if (b->graph != NULL)
 		cudaGraphExecDestroy(b->graph);
+	if (b->fixed_graph != NULL)
+		cudaGraphExecDestroy(b->fixed_graph);
 	cudaFree(b->a);
 	cudaFree(b->b);
 	cudaFree(b->c);

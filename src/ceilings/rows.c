@@ -159,6 +159,35 @@ loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
 	return 0;
 }
 
+/*
+ * dram_add_fixed_cost from its launch's time (c->value, ns): less the time
+ * its bytes take at dram_add's rate, what is left is the fixed cost t0 of
+ * t = t0 + bytes / dram_add (report/model/fit.py's model of a series), and
+ * its spread that of the launches' times against t0 itself.  False, with a
+ * warning, where nothing is left (the row is then left out: a ceiling is
+ * positive).
+ */
+static bool
+fixed_cost(const struct ceil_bench *b, const struct stats *st,
+    struct ceiling *c)
+{
+	const struct ceiling	*add = b->row_of[CEIL_DRAM_ADD];
+	double			 launch = c->value;
+
+	if (add == NULL)
+		fatalx("dram_add_fixed_cost measured before dram_add");
+	c->value -= 3.0 * b->fixed_bytes / add->value * 1e9;
+	if (!(c->value > 0)) {
+		fprintf(stderr, "ewbench ceilings: dram_add_fixed_cost left "
+		    "out: a launch over the smaller arrays took %.0f ns, no "
+		    "more than their bytes at dram_add's rate\n", launch);
+		return false;
+	}
+	c->spread_pct = st->count >= 2 ?
+	    100.0 * st->stddev / FIXED_LAUNCHES / c->value : NAN;
+	return true;
+}
+
 int
 ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 {
@@ -177,6 +206,8 @@ ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 		c.value = work / (st.median * 1e-9);
 	c.spec = spec_value(&b->dev, id);
 	c.spread_pct = spread_of(&st);
+	if (id == CEIL_DRAM_ADD_FIXED && !fixed_cost(b, &st, &c))
+		return 0;
 	ceil_describe(b, id, c.method, sizeof c.method);
 	/* A loaded latency and its stream's bandwidth: both rows or none. */
 	if (ceil_is_loaded(id) && loaded_bandwidth(b, id, &bandwidth, cause) != 0)

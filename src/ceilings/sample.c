@@ -56,6 +56,10 @@ enqueue(struct ceil_bench *b, enum ceiling_id id, double *work, char **cause)
 		    cause);
 		*work = 3.0 * b->array_bytes;
 		break;
+	case CEIL_DRAM_ADD_FIXED:
+		CUDA_TRY(cudaGraphLaunch(b->fixed_graph, b->stream), cause);
+		*work = FIXED_LAUNCHES;
+		break;
 	case CEIL_L2_READ:
 		CUDA_TRY(ewb_ceil_l2_read(b->a, b->l2_set_bytes / 16,
 		    b->l2_passes, b->sink, sm, b->stream), cause);

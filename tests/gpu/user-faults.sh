@@ -5,7 +5,8 @@
 # their header comments say, on this GPU, and the verdict each gets:
 #  0. `ewbench ceilings` first: its complete run is stored in the ceilings
 #     cache (a private XDG_CACHE_HOME), and every report below must say
-#     it was judged against those measured ceilings, found there;
+#     it was judged against those measured ceilings, found there (the
+#     run itself is kept as ceilings/ beside the others);
 #  1. add_chunked.cu (each thread walks 32 consecutive elements): 32
 #     sectors per global load request where 4 would do, "uncoalesced
 #     access" at 256Mi, predicting the bandwidth of a coalesced add;
@@ -38,14 +39,14 @@
 #     occupancy: x0.96 on the committed rows; only where add_offset is
 #     named misaligned).
 # Every verdict and its rule go to stdout (and, with USER_FAULTS_OUT, the
-# run directories and verdicts.txt there).  Skips without a GPU.
+# run directories, the ceilings run and verdicts.txt there).  Skips without a GPU.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/setup.sh"
 use_user_kernels
 require_python numpy
 keep=${USER_FAULTS_OUT:-$tmpdir/keep}
 mkdir -p "$keep"
 
-"$EWBENCH" ceilings -o "$tmpdir/ceilings" >"$tmpdir/ceilings.log" 2>&1 ||
+"$EWBENCH" ceilings -o "$keep/ceilings" >"$tmpdir/ceilings.log" 2>&1 ||
     fail "ewbench ceilings: exit $?: $(tail -5 "$tmpdir/ceilings.log")"
 grep -q "ceilings cached for this GPU and build in $XDG_CACHE_HOME/ewbench/ceilings/" \
     "$tmpdir/ceilings.log" ||

@@ -272,3 +272,29 @@ def test_a_bulk_member_is_predicted_as_its_tile():
         bulk = dataclasses.replace(tile, variant=name)
         assert ux.member_prediction(run, p, bulk, _dram(run)) == \
             ux.member_prediction(run, p, tile, _dram(run)), name
+
+
+def test_a_fix_pays_the_measured_fixed_cost_of_a_launch():
+    # the chunked fix as committed, then with a dram_add_fixed_cost row
+    # of 2 us beside its ceilings: the member's rate is the same, its
+    # time 2 us longer (constructed: the row is not in those ceilings)
+    run, p, _, e, t = _fix_of("chunked", model.UNCOALESCED,
+                              "gen:add:stride_v32_k1")
+    assert model.stream_fixed_cost(run.ceilings) is None
+    rate = ux.member_prediction(run, p, t.point, _dram(run))
+    fixed = SimpleNamespace(value=2000.0, unit="ns")
+    timed = dataclasses.replace(run, ceilings=dict(
+        run.ceilings, dram_add_fixed_cost=fixed))
+    got = ux.member_prediction(timed, p, t.point, _dram(run))
+    v = t.point.bytes_moved
+    assert got.roof == rate.roof == ex.ROOF_CURVE
+    assert v / got.value == pytest.approx(2e-6 + v / rate.value)
+    # at 256Mi that is 0.2 %; at 16Mi, 3.5 %
+    assert 0.997 < got.value / rate.value < 0.999
+    small = dataclasses.replace(t.point, n=t.point.n // 16,
+                                bytes_moved=v // 16)
+    assert ux.with_fixed_cost(timed, small, rate).value / rate.value == \
+        pytest.approx(1 / (1 + 2e-6 * rate.value / (v // 16)))
+    # the block-launch roof holds its own fixed terms: left as it is
+    roof = ex.Prediction(rate.value, ex.ROOF_BLOCKS)
+    assert ux.with_fixed_cost(timed, t.point, roof) == roof

@@ -72,7 +72,8 @@ def inflight_name(shape, kib, request):
 
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
-    "dram_add": "byte/s", "l2_read": "byte/s", "dram_latency": "ns",
+    "dram_add": "byte/s", "dram_add_fixed_cost": "ns", "l2_read": "byte/s",
+    "dram_latency": "ns",
     "launch_stream": "ns",
     "launch_graph": "ns", "fp32_fma": "flop/s", "fp16_fma": "flop/s",
 }

@@ -3,7 +3,8 @@
 Everything here is a pure function of its arguments.  Modules:
 
   fit       the launch-floor fit t = t0 + V / B per series (LaunchFit)
-  ceilings  DRAM, L2, launch floor, block launch rate, DRAM latency (Bound)
+  ceilings  DRAM, L2, launch floor, a streaming launch's fixed cost, block
+            launch rate, DRAM latency (Bound)
   curve     the measured concurrency curve, and a point's place on it
   calibration  the curve measured with the study's own kernels, held out
   inflight  a point's loads in flight per SM, and its occupancy
@@ -25,7 +26,7 @@ from .above import (BEATS_CEILING, SPEC_EXCESS_PCT, UNEXPLAINED,
 from .ceilings import (Bound, block_rate, block_rate_ceiling, dram_ceiling,
                        fitted_launch_floor, l2_ceiling, launch_floor,
                        measured_block_rate, measured_launch_floor, pct_of,
-                       run_dram_ceiling, spec_dram)
+                       run_dram_ceiling, spec_dram, stream_fixed_cost)
 from .curve import OnCurve, Series, curves, impossible_levels, place
 from .facts import (PointFacts, block_slots, classify_run, fit_holds,
                     fixed_cost,

@@ -7,6 +7,8 @@ for a kernel's own duration the measured launch_graph, the GPU's cost of
 one launch; for a time from host events launch_stream or launch_graph by
 launch mode; else the median usable fitted t0 of the point's cache state
 and launch.
+Stream fixed cost: measured dram_add_fixed_cost, the t0 of one streaming
+launch (stream_fixed_cost).
 Block launch rate: measured block_rate_b<threads> (block_rate_ceiling).
 DRAM latency: measured dram_latency, unloaded (one load's round trip).
 What loads in flight allow: the concurrency curve (curve.py).
@@ -61,6 +63,19 @@ def measured_launch_floor(ceilings, launch="stream"):
     if ceilings and name in ceilings and ceilings[name].value > 0:
         return Bound(ceilings[name].value, "measured %s" % name, True)
     return None
+
+
+def stream_fixed_cost(ceilings):
+    """The measured fixed cost (ns) of one launch of a kernel streaming
+    from DRAM, as a Bound: dram_add_fixed_cost, the t0 of dram_add's
+    t = t0 + bytes / dram_add (its launches over arrays 1/8 of its own,
+    back to back in a graph, against its rate: the launch, the first
+    loads' round trip, the ramp of its blocks and the drain of its last
+    stores); None where not measured."""
+    found = (ceilings or {}).get("dram_add_fixed_cost")
+    if found is None or not found.value > 0:
+        return None
+    return Bound(found.value, "measured dram_add_fixed_cost", True)
 
 
 def run_dram_ceiling(run, op):
