@@ -99,7 +99,8 @@ enum {
 #undef INFLIGHT_LEVEL
 };
 #define CEIL_CURVE_ROWS	(CEIL_CURVE_SERIES * CEIL_CURVE_LEVELS)
-#define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS + CEIL_CURVE_ROWS)
+/* Each curve point: its bandwidth and its fixed cost. */
+#define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS + 2 * CEIL_CURVE_ROWS)
 
 /* A ceilings run: its settings and files, the device memory it measures
  * with, the rows measured so far. */
@@ -132,6 +133,7 @@ struct ceil_bench {
 	unsigned		*per_sm;	/* the curve's blocks by SM */
 	size_t			 curve_bytes;	/* of each array, per sample */
 	char			 curve_names[CEIL_CURVE_ROWS][48];
+	char			 curve_fixed_names[CEIL_CURVE_ROWS][64];
 	struct ceiling		 rows[CEIL_ROWS];	/* measured so far */
 	size_t			 nrows;
 	const struct ceiling	*row_of[CEIL_COUNT];

@@ -117,6 +117,22 @@ ceil_describe_bandwidth(const struct ceil_bench *b, enum ceiling_id id,
 	    ceiling_kinds[id].name), buf, len);
 }
 
+/* The method of a curve point's fixed cost (measure_curve_fixed). */
+void
+ceil_describe_curve_fixed(const struct ceil_bench *b, const char *point,
+    char *buf, size_t len)
+{
+	char	region[32];
+
+	bytes_format((double)(b->curve_bytes / FIXED_SHARE), region,
+	    sizeof region);
+	describe_samples(ceil_curve_fixed_iters(b), snprintf(buf, len, "%s's "
+	    "kernel over %s of each array, a CUDA graph of %u launches back "
+	    "to back, replayed: time / %u - bytes read + written / %s, the "
+	    "fixed cost t0 of one launch in t = t0 + bytes / %s", point,
+	    region, FIXED_LAUNCHES, FIXED_LAUNCHES, point, point), buf, len);
+}
+
 void
 ceil_describe_curve(const struct ceil_bench *b, const struct curve_point *c,
     char *buf, size_t len)

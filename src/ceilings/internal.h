@@ -34,6 +34,9 @@
  * 90 us each on an H200, a fixed cost of ~2 us is 2 % of that. */
 #define FIXED_LAUNCHES		8u
 #define FIXED_SHARE		8u
+/* Samples of a curve point's fixed cost: each replays 8 launches (0.4-2 ms
+ * on an H200), and the 60 points' together stay under half a second. */
+#define CURVE_FIXED_ITERS	5u
 
 
 /* The concurrency curve: its series and levels (kernels/inflight.def). */
@@ -114,16 +117,23 @@ struct curve_point {
 	unsigned	 blocks_per_sm;
 };
 
-/* What a sample is: a ceiling of ceiling_kinds, or a curve point. */
+/* What a sample is: a ceiling of ceiling_kinds, a curve point, or a
+ * replay of a captured graph of `launches` launches. */
 struct sample {
 	enum ceiling_id			 id;
 	const struct curve_point	*point;		/* NULL: id */
+	cudaGraphExec_t			 graph;		/* non-NULL: this */
+	unsigned			 launches;
 };
+
+/* One launch on b's stream, for ceil_capture. */
+typedef cudaError_t (*ceil_launch_fn)(struct ceil_bench *, const void *arg);
 
 /* sample.c */
 enum ceiling_id	 ceil_family(enum ceiling_id id);
 /* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
 unsigned	 ceil_curve_iters(const struct ceil_bench *);
+unsigned	 ceil_curve_fixed_iters(const struct ceil_bench *);
 bool		 ceil_is_loaded(enum ceiling_id id);
 int		 ceil_enqueue_curve(struct ceil_bench *,
 		    const struct curve_point *, bool counted, double *work,
@@ -133,6 +143,9 @@ int		 ceil_sample_times(struct ceil_bench *, const struct sample *,
 		    double *work, char **cause);
 int		 ceil_measure(struct ceil_bench *, enum ceiling_id,
 		    struct stats *, double *work, char **cause);
+int		 ceil_capture(struct ceil_bench *, ceil_launch_fn, const void *arg,
+		    unsigned launches, cudaGraphExec_t *, const char *what,
+		    char **cause);
 
 /* describe.c */
 void		 ceil_describe(const struct ceil_bench *, enum ceiling_id,
@@ -141,6 +154,8 @@ void		 ceil_describe_bandwidth(const struct ceil_bench *,
 		    enum ceiling_id, char *buf, size_t len);
 void		 ceil_describe_curve(const struct ceil_bench *,
 		    const struct curve_point *, char *buf, size_t len);
+void		 ceil_describe_curve_fixed(const struct ceil_bench *,
+		    const char *point, char *buf, size_t len);
 
 /* rows.c */
 int		 ceil_curve_point(const struct ceil_bench *, size_t series,

@@ -15,35 +15,21 @@
 #include "run/tiers.h"
 #include "ceilings/internal.h"
 
-/* A graph of `launches` kernels captured from the stream into *exec:
- * empty ones (launch_graph), or dram_add over fixed_bytes of each array
+/* The launches ceil_capture makes graphs of: an empty kernel
+ * (launch_graph), dram_add over fixed_bytes of each array
  * (dram_add_fixed_cost). */
-static int
-build_graph(struct ceil_bench *b, bool add, unsigned launches,
-    cudaGraphExec_t *exec, char **cause)
+static cudaError_t
+launch_empty(struct ceil_bench *b, const void *arg)
 {
-	cudaGraph_t	graph = NULL;
-	cudaError_t	e = cudaSuccess;
-	unsigned	i;
+	(void)arg;
+	return ewb_ceil_empty(b->stream);
+}
 
-	CUDA_TRY(cudaStreamBeginCapture(b->stream,
-	    cudaStreamCaptureModeThreadLocal), cause);
-	for (i = 0; i < launches && e == cudaSuccess; i++)
-		e = add ? ewb_ceil_add(b->a, b->b, b->c, b->fixed_bytes / 16,
-		    b->stream) : ewb_ceil_empty(b->stream);
-	if (e != cudaSuccess) {
-		cudaStreamEndCapture(b->stream, &graph);
-		if (graph != NULL)
-			cudaGraphDestroy(graph);
-		return cuda_fail(e, add ? "ewb_ceil_add (graph capture)" :
-		    "ewb_ceil_empty (graph capture)", cause);
-	}
-	CUDA_TRY(cudaStreamEndCapture(b->stream, &graph), cause);
-	e = cudaGraphInstantiate(exec, graph, 0);
-	cudaGraphDestroy(graph);
-	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaGraphInstantiate", cause);
-	return 0;
+static cudaError_t
+launch_fixed_add(struct ceil_bench *b, const void *arg)
+{
+	(void)arg;
+	return ewb_ceil_add(b->a, b->b, b->c, b->fixed_bytes / 16, b->stream);
 }
 
 /* The sizes: three DRAM arrays of max(16 x L2, 1 GiB), or as large as
@@ -106,7 +92,7 @@ int
 ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 {
 	const char	*cupti;
-	char		*cause = NULL, what[CEIL_METHOD_SIZE], mem[32];
+	char		*cause = NULL, what[CEIL_METHOD_SIZE], mem[32], fixed[64];
 	size_t		 free_bytes = 0, total = 0;
 	double		 bw, secs, curve = 0;
 	int		 code, id, rows = CEIL_COUNT + LOAD_LEVELS;
@@ -150,8 +136,11 @@ ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 			ceil_curve_name(&c, mem, sizeof mem);
 			ceil_describe_curve(b, &c, what, sizeof what);
 			printf("%-31s %-7s %s\n", mem, "byte/s", what);
+			ceil_describe_curve_fixed(b, mem, what, sizeof what);
+			snprintf(fixed, sizeof fixed, "%s_fixed_cost", mem);
+			printf("%-31s %-7s %s\n", fixed, "ns", what);
 			curve += (c.inputs + 1.0) * b->curve_bytes;
-			rows++;
+			rows += 2;
 		}
 	}
 	/* Rough: the DRAM samples move 7 arrays (read, write, copy 2, add
@@ -165,8 +154,10 @@ ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 	    L2_TRAFFIC / (2.5 * bw) + 2 * LAUNCH_BATCH * 3e-6 + 2 * 5e-3 +
 	    CHASE_HOPS * (0.5e-6 + LOAD_LEVELS * 1e-6) +
 	    (CEIL_BLOCK_RATE_1024 - CEIL_BLOCK_RATE_32 + 1) * RATE_BLOCKS / 1.5e9);
-	/* The curve's points average about half the ceiling. */
-	secs += (ceil_curve_iters(b) + CEIL_WARMUP) * curve / (0.45 * bw);
+	/* The curve's points average about half the ceiling; each point's
+	 * fixed cost moves as much a sample as the point. */
+	secs += (ceil_curve_iters(b) + ceil_curve_fixed_iters(b) +
+	    2 * CEIL_WARMUP) * curve / (0.45 * bw);
 	bytes_format(3.0 * b->array_bytes, mem, sizeof mem);
 	printf("%d ceilings, %u samples each after %u warm-up (the "
 	    "concurrency curve's %u); GPU memory %s; about %.0f s\n", rows,
@@ -207,9 +198,11 @@ ceilings_allocate(struct ceil_bench *b, int *code, char **cause)
 	if (events_create(&b->events, b->opts.iters, cause) != 0)
 		return -1;
 	CUDA_TRY(cudaStreamSynchronize(b->stream), cause);
-	if (build_graph(b, false, LAUNCH_BATCH, &b->graph, cause) != 0)
+	if (ceil_capture(b, launch_empty, NULL, LAUNCH_BATCH, &b->graph,
+	    "ewb_ceil_empty", cause) != 0)
 		return -1;
-	return build_graph(b, true, FIXED_LAUNCHES, &b->fixed_graph, cause);
+	return ceil_capture(b, launch_fixed_add, NULL, FIXED_LAUNCHES,
+	    &b->fixed_graph, "ewb_ceil_add", cause);
 }
 
 void

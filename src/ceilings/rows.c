@@ -160,27 +160,25 @@ loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
 }
 
 /*
- * dram_add_fixed_cost from its launch's time (c->value, ns): less the time
- * its bytes take at dram_add's rate, what is left is the fixed cost t0 of
- * t = t0 + bytes / dram_add (report/model/fit.py's model of a series), and
- * its spread that of the launches' times against t0 itself.  False, with a
- * warning, where nothing is left (the row is then left out: a ceiling is
- * positive).
+ * A fixed cost from the median time of a sample of FIXED_LAUNCHES launches
+ * (st, ns) that each move `bytes`: less the time those take at the `rate`
+ * of the row named `of`, what is left of a launch is the fixed cost t0 of
+ * t = t0 + bytes / rate (report/model/fit.py's model of a series), into
+ * c->value; its spread, that of the launches' times against t0 itself.
+ * False, with a warning, where nothing is left (the row is then left out:
+ * a ceiling is positive).
  */
 static bool
-fixed_cost(const struct ceil_bench *b, const struct stats *st,
+fixed_cost(const struct stats *st, double bytes, double rate, const char *of,
     struct ceiling *c)
 {
-	const struct ceiling	*add = b->row_of[CEIL_DRAM_ADD];
-	double			 launch = c->value;
+	double	launch = st->median / FIXED_LAUNCHES;
 
-	if (add == NULL)
-		fatalx("dram_add_fixed_cost measured before dram_add");
-	c->value -= 3.0 * b->fixed_bytes / add->value * 1e9;
+	c->value = launch - bytes / rate * 1e9;
 	if (!(c->value > 0)) {
-		fprintf(stderr, "ewbench ceilings: dram_add_fixed_cost left "
-		    "out: a launch over the smaller arrays took %.0f ns, no "
-		    "more than their bytes at dram_add's rate\n", launch);
+		fprintf(stderr, "ewbench ceilings: %s left out: a launch over "
+		    "the smaller arrays took %.0f ns, no more than their bytes "
+		    "at %s's rate\n", c->name, launch, of);
 		return false;
 	}
 	c->spread_pct = st->count >= 2 ?
@@ -206,8 +204,13 @@ ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 		c.value = work / (st.median * 1e-9);
 	c.spec = spec_value(&b->dev, id);
 	c.spread_pct = spread_of(&st);
-	if (id == CEIL_DRAM_ADD_FIXED && !fixed_cost(b, &st, &c))
-		return 0;
+	if (id == CEIL_DRAM_ADD_FIXED) {
+		if (b->row_of[CEIL_DRAM_ADD] == NULL)
+			fatalx("dram_add_fixed_cost measured before dram_add");
+		if (!fixed_cost(&st, 3.0 * b->fixed_bytes,
+		    b->row_of[CEIL_DRAM_ADD]->value, "dram_add", &c))
+			return 0;
+	}
 	ceil_describe(b, id, c.method, sizeof c.method);
 	/* A loaded latency and its stream's bandwidth: both rows or none. */
 	if (ceil_is_loaded(id) && loaded_bandwidth(b, id, &bandwidth, cause) != 0)
@@ -279,7 +282,7 @@ static int
 measure_curve_point(struct ceil_bench *b, const struct curve_point *c,
     char *name, size_t len, char **cause)
 {
-	struct sample	 s = { CEIL_COUNT, c };
+	struct sample	 s = { CEIL_COUNT, c, NULL, 0 };
 	struct ceiling	 row;
 	struct stats	 st;
 	unsigned	*counts, lo = UINT_MAX, hi = 0, sms = 0, i;
@@ -326,20 +329,77 @@ measure_curve_point(struct ceil_bench *b, const struct curve_point *c,
 	return write_ceiling(b, &row, cause);
 }
 
-/* Every point of the curve that this GPU can run. */
+/* One launch of a curve point over the first 1/FIXED_SHARE of each
+ * array, for its fixed cost. */
+static cudaError_t
+launch_fixed_curve(struct ceil_bench *b, const void *arg)
+{
+	const struct curve_point	*c = arg;
+
+	return ewb_ceil_inflight(b->a, b->b, b->c, b->curve_bytes /
+	    FIXED_SHARE, c->inputs, c->request / 32, c->loads,
+	    c->blocks_per_sm, b->dev.sm_count, NULL, b->stream);
+}
+
+/*
+ * A curve point's fixed cost, its row `rate` (written before, its value
+ * the point's bandwidth) and name given: FIXED_LAUNCHES launches over the
+ * first 1/FIXED_SHARE of each array, back to back in a graph, less their
+ * bytes at the point's rate, as dram_add_fixed_cost is of dram_add's
+ * (fixed_cost): a persistent grid's start, and its end, where its warps
+ * finish their last iterations apart.  Left out, with a warning, where
+ * nothing is left.
+ */
+static int
+measure_curve_fixed(struct ceil_bench *b, const struct curve_point *c,
+    const struct ceiling *rate, char *name, size_t len, char **cause)
+{
+	struct sample	s = { CEIL_COUNT, NULL, NULL, FIXED_LAUNCHES };
+	struct ceiling	row;
+	struct stats	st;
+	double		work = 0;
+	int		rc;
+
+	snprintf(name, len, "%s_fixed_cost", rate->name);
+	if (ceil_capture(b, launch_fixed_curve, c, FIXED_LAUNCHES, &s.graph,
+	    "ewb_ceil_inflight", cause) != 0)
+		return -1;
+	rc = ceil_sample_times(b, &s, CEIL_WARMUP, ceil_curve_fixed_iters(b),
+	    &st, &work, cause);
+	cudaGraphExecDestroy(s.graph);
+	if (rc != 0)
+		return -1;
+	memset(&row, 0, sizeof row);
+	row.name = name;
+	row.unit = "ns";
+	row.spec = NAN;
+	if (!fixed_cost(&st, (c->inputs + 1.0) * (b->curve_bytes /
+	    FIXED_SHARE), rate->value, rate->name, &row))
+		return 0;
+	ceil_describe_curve_fixed(b, rate->name, row.method,
+	    sizeof row.method);
+	return write_ceiling(b, &row, cause);
+}
+
+/* Every point of the curve that this GPU can run, with its fixed cost. */
 int
 ceilings_measure_curve(struct ceil_bench *b, char **cause)
 {
 	struct curve_point	c;
-	size_t			series, level, k = 0;
+	size_t			series, level, k = 0, rows;
 
 	for (series = 0; series < CURVE_SERIES; series++) {
 		for (level = 0; level < CURVE_LEVELS &&
 		    !interrupt_pending(); level++, k++) {
 			if (!ceil_curve_point(b, series, level, true, &c))
 				continue;
+			rows = b->nrows;
 			if (measure_curve_point(b, &c, b->curve_names[k],
 			    sizeof b->curve_names[k], cause) != 0)
+				return -1;
+			if (b->nrows > rows && measure_curve_fixed(b, &c,
+			    &b->rows[b->nrows - 1], b->curve_fixed_names[k],
+			    sizeof b->curve_fixed_names[k], cause) != 0)
 				return -1;
 		}
 	}

@@ -165,8 +165,43 @@ static int
 enqueue_sample(struct ceil_bench *b, const struct sample *s, double *work,
     char **cause)
 {
+	if (s->graph != NULL) {
+		CUDA_TRY(cudaGraphLaunch(s->graph, b->stream), cause);
+		*work = s->launches;
+		return 0;
+	}
 	return s->point != NULL ? ceil_enqueue_curve(b, s->point, false, work,
 	    cause) : enqueue(b, s->id, work, cause);
+}
+
+/* `launches` calls of launch(b, arg), captured from the stream as a graph
+ * into *exec; `what` names the kernel in a failure. */
+int
+ceil_capture(struct ceil_bench *b, ceil_launch_fn launch, const void *arg,
+    unsigned launches, cudaGraphExec_t *exec, const char *what, char **cause)
+{
+	cudaGraph_t	graph = NULL;
+	cudaError_t	e = cudaSuccess;
+	unsigned	i;
+
+	CUDA_TRY(cudaStreamBeginCapture(b->stream,
+	    cudaStreamCaptureModeThreadLocal), cause);
+	for (i = 0; i < launches && e == cudaSuccess; i++)
+		e = launch(b, arg);
+	if (e != cudaSuccess) {
+		cudaStreamEndCapture(b->stream, &graph);
+		if (graph != NULL)
+			cudaGraphDestroy(graph);
+		*cause = xasprintf("%s (graph capture): %s", what,
+		    cudaGetErrorString(e));
+		return -1;
+	}
+	CUDA_TRY(cudaStreamEndCapture(b->stream, &graph), cause);
+	e = cudaGraphInstantiate(exec, graph, 0);
+	cudaGraphDestroy(graph);
+	if (e != cudaSuccess)
+		return cuda_fail(e, "cudaGraphInstantiate", cause);
+	return 0;
 }
 
 /* `warmup` untimed samples, then `iters` timed ones, each between its own
@@ -209,7 +244,7 @@ int
 ceil_measure(struct ceil_bench *b, enum ceiling_id id, struct stats *st,
     double *work, char **cause)
 {
-	struct sample	s = { id, NULL };
+	struct sample	s = { id, NULL, NULL, 0 };
 
 	/* The chain lives in array b (dram_add, measured before, is done
 	 * with it); the loaded chases walk on where the last one stopped. */
@@ -226,9 +261,17 @@ ceil_measure(struct ceil_bench *b, enum ceiling_id id, struct stats *st,
 	    cause);
 }
 
-/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer. */
+/* The curve's samples: CURVE_ITERS, fewer when --iters asks for fewer;
+ * of a point's fixed cost, CURVE_FIXED_ITERS. */
 unsigned
 ceil_curve_iters(const struct ceil_bench *b)
 {
 	return b->opts.iters < CURVE_ITERS ? b->opts.iters : CURVE_ITERS;
+}
+
+unsigned
+ceil_curve_fixed_iters(const struct ceil_bench *b)
+{
+	return b->opts.iters < CURVE_FIXED_ITERS ? b->opts.iters :
+	    CURVE_FIXED_ITERS;
 }

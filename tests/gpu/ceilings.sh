@@ -42,9 +42,10 @@ run = load.load_run(ceil)           # names, units, loaded pairs validated
 c = run.ceilings
 manifest = json.load(open(ceil + "/run.json"))
 assert manifest["status"] == "complete", manifest["status"]
-curve = {validate.inflight_name(shape, kib, request)
+curve = {name(shape, kib, request)
          for shape, request in validate.INFLIGHT_SERIES
-         for kib in validate.INFLIGHT_KIB}
+         for kib in validate.INFLIGHT_KIB
+         for name in (validate.inflight_name, validate.inflight_fixed_name)}
 assert set(c) == set(manifest["ceilings"])
 assert set(c) - curve == set(validate.CEILING_NAMES) - curve, \
     (set(validate.CEILING_NAMES) - curve) ^ (set(c) - curve)

@@ -274,27 +274,58 @@ def test_a_bulk_member_is_predicted_as_its_tile():
             ux.member_prediction(run, p, tile, _dram(run)), name
 
 
-def test_a_fix_pays_the_measured_fixed_cost_of_a_launch():
-    # the chunked fix as committed, then with a dram_add_fixed_cost row
-    # of 2 us beside its ceilings: the member's rate is the same, its
-    # time 2 us longer (constructed: the row is not in those ceilings)
-    run, p, _, e, t = _fix_of("chunked", model.UNCOALESCED,
-                              "gen:add:stride_v32_k1")
-    assert model.stream_fixed_cost(run.ceilings) is None
-    rate = ux.member_prediction(run, p, t.point, _dram(run))
-    fixed = SimpleNamespace(value=2000.0, unit="ns")
-    timed = dataclasses.replace(run, ceilings=dict(
-        run.ceilings, dram_add_fixed_cost=fixed))
-    got = ux.member_prediction(timed, p, t.point, _dram(run))
-    v = t.point.bytes_moved
-    assert got.roof == rate.roof == ex.ROOF_CURVE
-    assert v / got.value == pytest.approx(2e-6 + v / rate.value)
-    # at 256Mi that is 0.2 %; at 16Mi, 3.5 %
-    assert 0.997 < got.value / rate.value < 0.999
+def _with_fixed_costs(run, stream_ns, curve_ns):
+    """run with a dram_add_fixed_cost row of stream_ns and a fixed-cost
+    row of curve_ns beside each of its curve's rows (constructed: the
+    committed ceilings are older than the rows)."""
+    ceilings = dict(run.ceilings)
+    ceilings["dram_add_fixed_cost"] = SimpleNamespace(value=stream_ns,
+                                                      unit="ns")
+    for name in list(run.ceilings):
+        if "_inflight" in name:
+            ceilings[name + "_fixed_cost"] = SimpleNamespace(value=curve_ns,
+                                                             unit="ns")
+    return dataclasses.replace(run, ceilings=ceilings)
+
+
+def test_a_fix_pays_the_measured_fixed_cost_of_its_shape():
+    # the chunked fix (grid-stride) and the offset fix (one tile) as
+    # committed, then with fixed costs beside their ceilings: each
+    # member's rate is the same, its time longer by the t0 of its shape's
+    # kernel, the curve's for a looping member, dram_add's for a tile
+    for name, cause, member, shape_ns in (
+            ("chunked", model.UNCOALESCED, "gen:add:stride_v32_k1", 3000.0),
+            ("offset", model.MISALIGNED, "gen:add:tile_v32_k1", 1000.0)):
+        run, p, _, e, t = _fix_of(name, cause, member)
+        assert model.stream_fixed_cost(run.ceilings) is None
+        rate = ux.member_prediction(run, p, t.point, _dram(run))
+        timed = _with_fixed_costs(run, 1000.0, 3000.0)
+        got = ux.member_prediction(timed, p, t.point, _dram(run))
+        v = t.point.bytes_moved
+        assert got.roof == rate.roof
+        assert v / got.value == pytest.approx(shape_ns * 1e-9 +
+                                              v / rate.value), name
+        # at 256Mi 1-3 us is 0.1-0.3 % of a launch
+        assert 0.996 < got.value / rate.value < 0.9995, name
     small = dataclasses.replace(t.point, n=t.point.n // 16,
                                 bytes_moved=v // 16)
-    assert ux.with_fixed_cost(timed, small, rate).value / rate.value == \
-        pytest.approx(1 / (1 + 2e-6 * rate.value / (v // 16)))
-    # the block-launch roof holds its own fixed terms: left as it is
+    assert ux.with_fixed_cost(small, rate, 3000.0).value / rate.value == \
+        pytest.approx(1 / (1 + 3e-6 * rate.value / (v // 16)))
+    # the block-launch roof holds its own fixed terms: left as it is;
+    # without a measured t0, the rate alone
     roof = ex.Prediction(rate.value, ex.ROOF_BLOCKS)
-    assert ux.with_fixed_cost(timed, t.point, roof) == roof
+    assert ux.with_fixed_cost(t.point, roof, 3000.0) == roof
+    assert ux.with_fixed_cost(t.point, rate, None) == rate
+
+
+def test_a_curve_point_s_fixed_cost_between_its_levels():
+    levels = (model.curve.Level(2.0, 1e12, "a", 4000.0),
+              model.curve.Level(4.0, 2e12, "b", None),
+              model.curve.Level(8.0, 3e12, "c", 2000.0))
+    s = model.curve.Series("add", 128, levels)
+    assert s.fixed_cost_at(1.0) == 4000.0
+    assert s.fixed_cost_at(5.0) == pytest.approx(3000.0)
+    assert s.fixed_cost_at(64.0) == 2000.0
+    older = model.curve.Series("add", 128, tuple(
+        dataclasses.replace(x, fixed_ns=None) for x in levels))
+    assert older.fixed_cost_at(4.0) is None

@@ -152,28 +152,37 @@ def member_prediction(run, point, member_point, dram):
                          dram)
     if placed is None:
         return None
-    on_curve = placed.reachable if one_tile else \
-        min(placed.ceiling, placed.series.bandwidth_at(kib))
-    return with_fixed_cost(run, member_point,
-                           lowest_roof(run, member_point, dram, on_curve))
+    if one_tile:
+        on_curve = placed.reachable
+        fixed = model.stream_fixed_cost(run.ceilings)
+        fixed_ns = fixed.value if fixed is not None else None
+    else:
+        on_curve = min(placed.ceiling, placed.series.bandwidth_at(kib))
+        fixed_ns = placed.series.fixed_cost_at(kib)
+    return with_fixed_cost(member_point,
+                           lowest_roof(run, member_point, dram, on_curve),
+                           fixed_ns)
 
 
-def with_fixed_cost(run, point, prediction):
+def with_fixed_cost(point, prediction, fixed_ns):
     """The Prediction of a launch that moves the point's bytes at the
-    predicted rate after the measured fixed cost of a streaming launch
-    (model.stream_fixed_cost, t0): bytes / (t0 + bytes / rate).  The rates
-    are a long stream's (the DRAM ceiling and the curve are measured over
-    arrays of 0.5-1 GiB), so without t0 a fix at 16Mi f32 add, 58 us, is
-    over-predicted by its ~2 us (3-4 %; on an H200 every add kernel's
-    time over 8Mi-256Mi is t0 1.9-2.8 us + bytes / its rate).  The
-    block-launch roof keeps its own fixed terms; a run whose ceilings
-    lack the row predicts the rate alone.  (The study's experiments run at
-    2^28, where t0 is 0.3 % of a launch, and predict the rate alone.)"""
-    fixed = model.stream_fixed_cost(run.ceilings)
-    if fixed is None or prediction.roof == ROOF_BLOCKS or \
+    predicted rate after a measured fixed cost t0 (ns): bytes / (t0 +
+    bytes / rate).  The rates are a long stream's (the DRAM ceiling and
+    the curve are measured over arrays of 0.5-1 GiB), so without t0 a fix
+    at 16Mi f32 add, ~58 us, is over-predicted by a few percent (on an
+    H200 every add kernel's time over 8Mi-256Mi is 1.5-3 us + bytes / its
+    rate).  t0 is that of the kernel of the member's shape: a one-tile
+    member's, dram_add's (model.stream_fixed_cost); a looping member's,
+    the curve's persistent grid at its loads in flight (Series.
+    fixed_cost_at), whose warps end their last iterations apart.  The
+    block-launch roof keeps its own fixed terms; without a measured t0
+    (ceilings older than the rows) the rate alone.  (The study's
+    experiments run at 2^28, where t0 is 0.3 % of a launch, and predict
+    the rate alone.)"""
+    if not fixed_ns or prediction.roof == ROOF_BLOCKS or \
             not point.bytes_moved or not prediction.value > 0:
         return prediction
-    seconds = fixed.value * 1e-9 + point.bytes_moved / prediction.value
+    seconds = fixed_ns * 1e-9 + point.bytes_moved / prediction.value
     return replace(prediction, value=point.bytes_moved / seconds)
 
 

@@ -31,8 +31,9 @@ use as validate.NAME.
 from .contract import (BLOCK_RATE_BLOCKS, CACHES, CEILING_NAMES,
                        CEILING_UNIT, CEILING_UNITS, DTYPE_BYTES, DTYPES,
                        INFLIGHT_KIB, INFLIGHT_SERIES, LAUNCHES, LOAD_LEVELS,
-                       DataError, block_rate_name, inflight_name,
-                       loaded_bandwidth_name, loaded_latency_name)
+                       DataError, block_rate_name, inflight_fixed_name,
+                       inflight_name, loaded_bandwidth_name,
+                       loaded_latency_name)
 from .files import present, read_text, read_text_maybe_gzip
 from .json_files import (STEP_KINDS, check_fleet_json, check_manifest,
                          check_sidecar, check_steps, check_trace)
@@ -48,7 +49,8 @@ from .csv_files import (CEILINGS_COLUMNS, ENERGY_COLUMNS, INTEGER,
 __all__ = [
     "BLOCK_RATE_BLOCKS", "CACHES", "CEILING_NAMES", "CEILING_UNIT",
     "CEILING_UNITS", "DTYPE_BYTES", "DTYPES", "LAUNCHES", "LOAD_LEVELS",
-    "DataError", "block_rate_name", "loaded_bandwidth_name",
+    "DataError", "block_rate_name", "inflight_fixed_name", "inflight_name",
+    "loaded_bandwidth_name",
     "loaded_latency_name", "present", "read_text", "read_text_maybe_gzip",
     "STEP_KINDS", "check_fleet_json", "check_manifest", "check_sidecar",
     "check_steps", "check_trace",

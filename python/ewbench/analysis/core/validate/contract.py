@@ -70,6 +70,12 @@ def inflight_name(shape, kib, request):
     return "dram_%s_inflight%dk_r%d" % (shape, kib, request)
 
 
+def inflight_fixed_name(shape, kib, request):
+    """A curve point's fixed cost (since 2026-11-29): its row's name and
+    _fixed_cost."""
+    return inflight_name(shape, kib, request) + "_fixed_cost"
+
+
 CEILING_UNIT = {
     "dram_read": "byte/s", "dram_write": "byte/s", "dram_copy": "byte/s",
     "dram_add": "byte/s", "dram_add_fixed_cost": "ns", "l2_read": "byte/s",
@@ -85,6 +91,7 @@ for _block in BLOCK_RATE_BLOCKS:
 for _shape, _request in INFLIGHT_SERIES:
     for _kib in INFLIGHT_KIB:
         CEILING_UNIT[inflight_name(_shape, _kib, _request)] = "byte/s"
+        CEILING_UNIT[inflight_fixed_name(_shape, _kib, _request)] = "ns"
 CEILING_NAMES = tuple(CEILING_UNIT)
 CEILING_UNITS = tuple(dict.fromkeys(CEILING_UNIT.values()))
 STATUSES = ("running", "complete", "interrupted", "failed")

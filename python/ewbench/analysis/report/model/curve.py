@@ -31,6 +31,7 @@ highest, the highest's.
 
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 from ...core import validate
 from ...core.units import gbps
@@ -46,6 +47,7 @@ class Level:
     kib: float              # loads in flight per SM
     bandwidth: float        # byte/s read + written
     name: str               # the ceilings.csv row
+    fixed_ns: Optional[float] = None    # its fixed cost t0 (_fixed_cost)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,22 @@ class Series:
                 return lo.bandwidth + share * (hi.bandwidth - lo.bandwidth)
         return last.bandwidth   # not reached: levels cover [first, last]
 
+    def fixed_cost_at(self, kib):
+        """The fixed cost t0 (ns) of one launch of the curve's kernel at
+        `kib` KiB in flight per SM: linear between the levels that
+        measured it, the nearest one's outside them; None where no level
+        did (ceilings older than the row)."""
+        known = [x for x in self.levels if x.fixed_ns]
+        if not known:
+            return None
+        if kib <= known[0].kib:
+            return known[0].fixed_ns
+        for lo, hi in zip(known, known[1:]):
+            if lo.kib <= kib <= hi.kib:
+                share = (kib - lo.kib) / (hi.kib - lo.kib)
+                return lo.fixed_ns + share * (hi.fixed_ns - lo.fixed_ns)
+        return known[-1].fixed_ns
+
     def share_at(self, kib):
         """bandwidth_at(kib) as a share of the series' highest point."""
         return self.bandwidth_at(kib) / self.top.bandwidth
@@ -95,13 +113,15 @@ class Series:
 
 
 def _levels(ceilings):
-    """((shape, request), kib, row) of every measured level."""
+    """((shape, request), kib, row, fixed) of every measured level, fixed
+    its fixed cost's row or None."""
     ceilings = ceilings or {}
     for shape, request in validate.INFLIGHT_SERIES:
         for kib in validate.INFLIGHT_KIB:
             row = ceilings.get(validate.inflight_name(shape, kib, request))
             if row is not None and row.value > 0:
-                yield (shape, request), kib, row
+                yield (shape, request), kib, row, ceilings.get(
+                    validate.inflight_fixed_name(shape, kib, request))
 
 
 def impossible_levels(ceilings):
@@ -113,7 +133,7 @@ def impossible_levels(ceilings):
 
 def _impossible(levels):
     """impossible_levels of _levels' rows."""
-    return [row for (shape, _), _, row in levels
+    return [row for (shape, _), _, row, _ in levels
             if beyond_dram(row.value, row.spec_value,
                            1.0 - READ_FRACTION["add" if shape == "add"
                                                else "relu"])]
@@ -128,8 +148,9 @@ def curves(ceilings):
     refused = {row.name for row in _impossible(measured)}
     out = {}
     for shape, request in validate.INFLIGHT_SERIES:
-        levels = [Level(float(kib), row.value, row.name)
-                  for key, kib, row in measured
+        levels = [Level(float(kib), row.value, row.name,
+                        fixed.value if fixed is not None else None)
+                  for key, kib, row, fixed in measured
                   if key == (shape, request) and row.name not in refused]
         if len(levels) >= 2:
             out[(shape, request)] = Series(shape, request, tuple(levels))
