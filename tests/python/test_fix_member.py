@@ -7,14 +7,14 @@ Real rows.  A user who runs `--kernel K.cu --elementwise OP.cu` gets one
 run holding both; the committed H200 rows hold them in two runs of the
 same GPU and session (reports/reference/nvidia-h200-user-kernels/:
 userfaults/chunked and offset, the fault examples as users' kernels with
-counters; elementwise/add, the 38 members of op_add.cu at blocks 64-1024,
-timed at 2^28, warm).  The test checks that they share the device UUID
+counters; elementwise/add, the 44 members of op_add.cu at blocks 64-1024,
+timed at 2^28, warm), and in one (userfaults/fewfix, add_few_blocks and
+its fix at 16Mi).  The test checks that the two share the device UUID
 and the day, then joins the generated rows to the user's run in memory
 (no file is changed: each row keeps its own run_id).  As in
-test_low_occupancy.py, the runs are judged against the H200 reference's
-measured ceilings of the same GPU and call (reports/reference/
-nvidia-h200-user-kernels/ceilings, the H200 reference's of commit
-5ae9682), since the device's ceilings cache was not shipped."""
+test_low_occupancy.py, the runs are judged against the ceilings run that
+filled the device's ceilings cache a minute before them, kept as
+userfaults/ceilings."""
 
 import csv
 import dataclasses
@@ -38,7 +38,8 @@ TOP = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 REF = os.path.join(TOP, "reports", "reference")
 USERS = os.path.join(REF, "nvidia-h200-user-kernels")
 FAMILY = os.path.join(USERS, "elementwise", "add")
-CEILINGS = os.path.join(REF, "nvidia-h200-user-kernels", "ceilings")
+CEILINGS = os.path.join(REF, "nvidia-h200-user-kernels", "userfaults",
+                        "ceilings")
 
 
 def _need(*paths):
@@ -103,10 +104,11 @@ def test_uncoalesced_fix_is_the_coalesced_grid_stride_member():
         ux.member_prediction(run, p, t.point, _dram(run)).value)
     assert t.predicted < 0.85 * fault.predicted
     assert t.roof == ex.ROOF_CURVE
-    # measured on the H200: 3565 GB/s against 3616 predicted (x0.986; it
-    # was x0.81 of cub's 4416, which the fault predicted)
+    # measured on the H200: 3568 GB/s against 3607 predicted (x0.989,
+    # the curve's 16 KiB point after its fixed cost; it was x0.81 of
+    # cub's, which the fault predicted)
     assert t.rose
-    assert t.score.ratio == pytest.approx(0.986, abs=0.001)
+    assert t.score.ratio == pytest.approx(0.989, abs=0.001)
     assert t.score.outcome == ex.CONFIRMED
     assert e.outcome == ex.CONFIRMED
     assert "gen:add:stride_v32_k1" in verdict.rule
@@ -118,9 +120,9 @@ def test_misaligned_fix_is_the_aligned_tile_member():
     _, p, _, e, t = _fix_of("offset", model.MISALIGNED,
                             "gen:add:tile_v32_k1")
     assert p.block == 256
-    # its own 32-bit words at the user's occupancy: 3421 GB/s predicted;
-    # measured 3445 (x1.007, inside the band; it was x0.75 of cub's 4415)
-    assert t.score.ratio == pytest.approx(1.007, abs=0.001)
+    # its own 32-bit words at the user's occupancy: 3416 GB/s predicted;
+    # measured 3445 (x1.009, inside the band; it was x0.75 of cub's)
+    assert t.score.ratio == pytest.approx(1.009, abs=0.001)
     assert abs(t.score.ratio - 1.0) <= e.band.width
     assert t.score.outcome == ex.CONFIRMED
 
@@ -145,12 +147,19 @@ def test_every_member_predicted_at_its_own_geometry():
         errors.setdefault(m.shape, []).append(
             abs(q.bandwidth / got.value - 1.0))
     assert {k: len(v) for k, v in errors.items()} == \
-        {"tile": 12, "stride": 60, "runs": 60, "bulk": 10}
+        {"tile": 12, "stride": 60, "runs": 60, "bulk": 10, "bulkone": 30}
     # The medians were 1.6-2.2 % on the rows that set the rule (an H200,
-    # GPU-0a1ca938); on the committed rows (GPU-d76af269) 0.3-2.7 %.
+    # GPU-0a1ca938), 0.3-2.7 % on GPU-d76af269's (38 members); on the
+    # committed rows (GPU-0e791142): tile 3.1 %, stride 2.5 %, runs 1.6 %,
+    # bulk 0.3 %, at most 11.5 %.  The one-stage bulk-copy members (never
+    # a fix) are read as their tile's 32-word requests though a bulk copy
+    # issues none: 32-bit ones at K 3-6 stream 4-5 % above that, and
+    # bulkone_v32_k2's 2 KiB tiles pay a per-block cost the rule has no
+    # term for (x0.86 at block 1024): median 3.8 %, at most 13.6 %.
     for shape, errs in errors.items():
-        assert sorted(errs)[len(errs) // 2] < 0.03, shape
-        assert max(errs) < 0.12, shape
+        median, most = (0.04, 0.14) if shape == "bulkone" else (0.035, 0.12)
+        assert sorted(errs)[len(errs) // 2] < median, shape
+        assert max(errs) < most, shape
 
 
 def test_without_the_curve_the_fix_predicts_the_fault_s_gain():
@@ -274,48 +283,68 @@ def test_a_bulk_member_is_predicted_as_its_tile():
             ux.member_prediction(run, p, tile, _dram(run)), name
 
 
-def _with_fixed_costs(run, stream_ns, curve_ns):
-    """run with a dram_add_fixed_cost row of stream_ns and a fixed-cost
-    row of curve_ns beside each of its curve's rows (constructed: the
-    committed ceilings are older than the rows)."""
-    ceilings = dict(run.ceilings)
-    ceilings["dram_add_fixed_cost"] = SimpleNamespace(value=stream_ns,
-                                                      unit="ns")
-    for name in list(run.ceilings):
-        if "_inflight" in name:
-            ceilings[name + "_fixed_cost"] = SimpleNamespace(value=curve_ns,
-                                                             unit="ns")
-    return dataclasses.replace(run, ceilings=ceilings)
+def _without_fixed_costs(run):
+    """run with its ceilings' fixed-cost rows taken out (as ceilings older
+    than them): the rate alone is predicted."""
+    return dataclasses.replace(run, ceilings={
+        k: v for k, v in run.ceilings.items()
+        if not k.endswith("_fixed_cost")})
 
 
 def test_a_fix_pays_the_measured_fixed_cost_of_its_shape():
     # the chunked fix (grid-stride) and the offset fix (one tile) as
-    # committed, then with fixed costs beside their ceilings: each
-    # member's rate is the same, its time longer by the t0 of its shape's
-    # kernel, the curve's for a looping member, dram_add's for a tile
-    for name, cause, member, shape_ns in (
-            ("chunked", model.UNCOALESCED, "gen:add:stride_v32_k1", 3000.0),
-            ("offset", model.MISALIGNED, "gen:add:tile_v32_k1", 1000.0)):
+    # committed, and without the ceilings' fixed-cost rows: each member's
+    # rate is the same, its time longer by the t0 of its shape's kernel,
+    # the curve's at its loads in flight for a looping member (16 KiB in
+    # flight an SM, 128-byte requests: 3.03 us measured), dram_add's for
+    # a tile (1.15 us)
+    curve = run_ns = None
+    for name, cause, member, row in (
+            ("chunked", model.UNCOALESCED, "gen:add:stride_v32_k1",
+             "dram_add_inflight16k_r128_fixed_cost"),
+            ("offset", model.MISALIGNED, "gen:add:tile_v32_k1",
+             "dram_add_fixed_cost")):
         run, p, _, e, t = _fix_of(name, cause, member)
-        assert model.stream_fixed_cost(run.ceilings) is None
-        rate = ux.member_prediction(run, p, t.point, _dram(run))
-        timed = _with_fixed_costs(run, 1000.0, 3000.0)
-        got = ux.member_prediction(timed, p, t.point, _dram(run))
+        t0 = run.ceilings[row].value
+        assert 1000 < t0 < 4000, (row, t0)
+        rate = ux.member_prediction(_without_fixed_costs(run), p, t.point,
+                                    _dram(run))
+        got = ux.member_prediction(run, p, t.point, _dram(run))
         v = t.point.bytes_moved
         assert got.roof == rate.roof
-        assert v / got.value == pytest.approx(shape_ns * 1e-9 +
-                                              v / rate.value), name
+        assert v / got.value == pytest.approx(t0 * 1e-9 + v / rate.value)
         # at 256Mi 1-3 us is 0.1-0.3 % of a launch
         assert 0.996 < got.value / rate.value < 0.9995, name
-    small = dataclasses.replace(t.point, n=t.point.n // 16,
-                                bytes_moved=v // 16)
-    assert ux.with_fixed_cost(small, rate, 3000.0).value / rate.value == \
-        pytest.approx(1 / (1 + 3e-6 * rate.value / (v // 16)))
+        curve, run_ns = rate, t0
     # the block-launch roof holds its own fixed terms: left as it is;
     # without a measured t0, the rate alone
-    roof = ex.Prediction(rate.value, ex.ROOF_BLOCKS)
-    assert ux.with_fixed_cost(t.point, roof, 3000.0) == roof
-    assert ux.with_fixed_cost(t.point, rate, None) == rate
+    roof = ex.Prediction(curve.value, ex.ROOF_BLOCKS)
+    assert ux.with_fixed_cost(t.point, roof, run_ns) == roof
+    assert ux.with_fixed_cost(t.point, curve, None) == curve
+
+
+def test_the_few_blocks_fix_at_16mi_is_confirmed_with_its_fixed_cost():
+    # add_few_blocks at 16Mi with its fix, gen:add:stride_v32_k1, in one
+    # run (userfaults/fewfix): 58 us a launch, of which the curve's fixed
+    # cost at its 16 KiB in flight is 3.0 us.  With it the fix is
+    # confirmed (3381 GB/s against 3433 predicted); the rate alone
+    # predicted 3619, x0.93: direction right, size off, as before the
+    # fixed costs were measured.
+    path = os.path.join(USERS, "userfaults", "fewfix")
+    _need(path, CEILINGS)
+    run = load.load_run(path, ceilings_from=CEILINGS)
+    p = next(q for q in run.points if q.variant == "user:add_few_blocks")
+    member = ux.fix_member(run, p, ("stride", 32, 1))
+    got = ux.member_prediction(run, p, member, _dram(run))
+    rate = ux.member_prediction(_without_fixed_costs(run), p, member,
+                                _dram(run))
+    assert member.bandwidth / got.value == pytest.approx(0.985, abs=0.001)
+    assert member.bandwidth / rate.value == pytest.approx(0.934, abs=0.001)
+    sctx = common.make_context(stu.single_run_study(run))
+    (q, verdict, e), = uk.judged(sctx)
+    assert verdict.name == model.GRID_LIMITED
+    assert _fix(e).score.outcome == ex.CONFIRMED
+    assert abs(_fix(e).score.ratio - 1.0) <= e.band.width
 
 
 def test_a_curve_point_s_fixed_cost_between_its_levels():

@@ -73,8 +73,9 @@ def _why(run, winner, user):
         "the first (%s), " % (sinks.code(winner.variant), m.bits, m.words,
                              wi.SHAPES[m.shape])
     if size:
-        text += "%d elements of %s per word; " % (m.bits // (8 * size),
-                                                  winner.dtype)
+        lanes = m.bits // (8 * size)
+        text += "%d element%s of %s per word; " % (
+            lanes, "" if lanes == 1 else "s", winner.dtype)
     if user is None:
         text += "the run holds no kernel of yours (`--kernel`)."
     else:
