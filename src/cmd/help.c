@@ -88,10 +88,12 @@ NULL, NULL,
 "  ewbench tune -v 'add_f16*' --launch graph\n" },
 { "ceilings", 0, "ewbench ceilings [--device N|LIST|all] [--out DIR] "
     "[--iters N] [--dry-run [--chip NAME]] [-q]",
-"Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth, L2\n"
-"read bandwidth, DRAM latency alone and beside a stream at five loads (with\n"
-"the stream's bandwidth), the launch floor (stream, graph), the block\n"
-"launch rate at 32 to 1024 threads per block and the FMA peaks; writes\n"
+"Measures the GPU's ceilings: DRAM read, write, copy and add bandwidth and\n"
+"add's fixed cost a launch, L2 read bandwidth, DRAM latency alone and\n"
+"beside a stream at five loads (with the stream's bandwidth), the launch\n"
+"floor (stream, graph), the block launch rate at 32 to 1024 threads per\n"
+"block, the FMA peaks, and the concurrency curve (bandwidth against the\n"
+"bytes of loads in flight per SM, each point with its fixed cost); writes\n"
 "ceilings.csv in a run directory (docs/ceilings.md), and keeps a complete\n"
 "run in the ceilings cache (~/.cache/ewbench/ceilings/GPU/BUILD), where the\n"
 "reports of this GPU's later runs by the same build find it.\n",
