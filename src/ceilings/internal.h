@@ -158,6 +158,14 @@ void		 ceil_describe_curve_fixed(const struct ceil_bench *,
 		    const char *point, char *buf, size_t len);
 
 /* rows.c */
+double		 ceil_dram_spec(const struct device_facts *);
+double		 ceil_spread(const struct stats *);
+int		 ceil_write_row(struct ceil_bench *, const struct ceiling *,
+		    char **cause);
+bool		 ceil_fixed_cost(const struct stats *, double bytes,
+		    double rate, const char *of, struct ceiling *);
+
+/* curve.c */
 int		 ceil_curve_point(const struct ceil_bench *, size_t series,
 		    size_t level, bool ask_gpu, struct curve_point *);
 void		 ceil_curve_name(const struct curve_point *, char *buf,

@@ -1,7 +1,7 @@
 /*
  * rows.c - the rows of `ewbench ceilings`: each ceiling measured, its
  * spec and spread, written to ceilings.csv, run.json and the terminal; the
- * concurrency curve's points; the run directory's files.
+ * run directory's files.  The concurrency curve's rows: curve.c.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -19,8 +19,8 @@ static const char *const ceilings_header[] = {
 };
 
 
-static double
-dram_spec(const struct device_facts *d)
+double
+ceil_dram_spec(const struct device_facts *d)
 {
 	return d->dram_bandwidth > 0 ? d->dram_bandwidth : NAN;
 }
@@ -35,7 +35,7 @@ spec_value(const struct device_facts *d, enum ceiling_id id)
 	case CEIL_DRAM_WRITE:
 	case CEIL_DRAM_COPY:
 	case CEIL_DRAM_ADD:
-		return dram_spec(d);
+		return ceil_dram_spec(d);
 	case CEIL_FP32_FMA:
 		lanes = device_fp32_lanes_per_sm(d);
 		if (lanes == 0 || d->sm_clock_khz <= 0)
@@ -80,8 +80,8 @@ print_row(const struct ceiling *c)
 }
 
 /* c's spread_pct from the samples' statistics. */
-static double
-spread_of(const struct stats *st)
+double
+ceil_spread(const struct stats *st)
 {
 	/* The samples' scatter, so that a comparison of ceilings (the fleet
 	 * report) can tell a difference from noise. */
@@ -90,8 +90,8 @@ spread_of(const struct stats *st)
 }
 
 /* One row into ceilings.csv, run.json's list and the printed table. */
-static int
-write_ceiling(struct ceil_bench *b, const struct ceiling *c, char **cause)
+int
+ceil_write_row(struct ceil_bench *b, const struct ceiling *c, char **cause)
 {
 	csv_str(b->csv, b->man.run_id);
 	csv_str(b->csv, c->name);
@@ -153,8 +153,8 @@ loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
 	c->name = ceiling_kinds[id].bandwidth;
 	c->unit = "byte/s";
 	c->value = st.median;
-	c->spec = dram_spec(&b->dev);
-	c->spread_pct = spread_of(&st);
+	c->spec = ceil_dram_spec(&b->dev);
+	c->spread_pct = ceil_spread(&st);
 	ceil_describe_bandwidth(b, id, c->method, sizeof c->method);
 	return 0;
 }
@@ -168,8 +168,9 @@ loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
  * False, with a warning, where nothing is left (the row is then left out:
  * a ceiling is positive).
  */
-static bool
-fixed_cost(const struct stats *st, double bytes, double rate, const char *of,
+bool
+ceil_fixed_cost(const struct stats *st, double bytes, double rate,
+    const char *of,
     struct ceiling *c)
 {
 	double	launch = st->median / FIXED_LAUNCHES;
@@ -203,11 +204,11 @@ ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 	else
 		c.value = work / (st.median * 1e-9);
 	c.spec = spec_value(&b->dev, id);
-	c.spread_pct = spread_of(&st);
+	c.spread_pct = ceil_spread(&st);
 	if (id == CEIL_DRAM_ADD_FIXED) {
 		if (b->row_of[CEIL_DRAM_ADD] == NULL)
 			fatalx("dram_add_fixed_cost measured before dram_add");
-		if (!fixed_cost(&st, 3.0 * b->fixed_bytes,
+		if (!ceil_fixed_cost(&st, 3.0 * b->fixed_bytes,
 		    b->row_of[CEIL_DRAM_ADD]->value, "dram_add", &c))
 			return 0;
 	}
@@ -215,195 +216,10 @@ ceilings_measure(struct ceil_bench *b, enum ceiling_id id, char **cause)
 	/* A loaded latency and its stream's bandwidth: both rows or none. */
 	if (ceil_is_loaded(id) && loaded_bandwidth(b, id, &bandwidth, cause) != 0)
 		return -1;
-	if (write_ceiling(b, &c, cause) != 0)
+	if (ceil_write_row(b, &c, cause) != 0)
 		return -1;
 	b->row_of[id] = &b->rows[b->nrows - 1];
-	return ceil_is_loaded(id) ? write_ceiling(b, &bandwidth, cause) : 0;
-}
-
-/*
- * Curve point (series, level) as it will run: the fewest loads per thread
- * per input (curve_loads) that make requests in flight per SM = warps x
- * loads with a whole number of EWB_CEIL_INFLIGHT_BLOCK-thread blocks per
- * SM, all of which one SM holds at once (fit: ewb_ceil_inflight_fit, or
- * the device's block and thread limits without a GPU).  0 when no such
- * shape exists on this GPU: the row is left out.
- */
-int
-ceil_curve_point(const struct ceil_bench *b, size_t series, size_t level,
-    bool ask_gpu, struct curve_point *c)
-{
-	unsigned	warp_threads = 32, per_block = EWB_CEIL_INFLIGHT_BLOCK / 32;
-	unsigned	most, fit, requests, warps;
-	size_t		k;
-
-	c->shape = curve_series[series].shape;
-	c->inputs = strcmp(c->shape, "add") == 0 ? 2 : 1;
-	c->request = curve_series[series].request;
-	c->kib = curve_kib[level];
-	requests = c->kib * 1024 / (c->inputs * c->request);
-	most = b->dev.max_threads_per_sm > 0 ?
-	    (unsigned)b->dev.max_threads_per_sm / EWB_CEIL_INFLIGHT_BLOCK : 0;
-	if (b->dev.max_blocks_per_sm > 0 &&
-	    (unsigned)b->dev.max_blocks_per_sm < most)
-		most = (unsigned)b->dev.max_blocks_per_sm;
-	for (k = 0; k < sizeof curve_loads / sizeof curve_loads[0]; k++) {
-		c->loads = curve_loads[k];
-		if (requests % c->loads != 0)
-			continue;
-		warps = requests / c->loads;
-		if (warps % per_block != 0 || warps < per_block)
-			continue;
-		c->blocks_per_sm = warps / per_block;
-		fit = most;
-		if (ask_gpu && ewb_ceil_inflight_fit(c->inputs,
-		    c->request / warp_threads, c->loads, &fit) != cudaSuccess)
-			fit = 0;
-		if (c->blocks_per_sm <= fit && c->blocks_per_sm <= most)
-			return 1;
-	}
-	return 0;
-}
-
-void
-ceil_curve_name(const struct curve_point *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "dram_%s_inflight%uk_r%u", c->shape, c->kib,
-	    c->request);
-}
-
-/*
- * One curve point: a counted launch first (is every SM holding
- * blocks_per_sm blocks?), then the samples.  A point whose blocks did not
- * spread evenly is left out, with a warning: its bytes in flight per SM
- * are not what its name says.
- */
-static int
-measure_curve_point(struct ceil_bench *b, const struct curve_point *c,
-    char *name, size_t len, char **cause)
-{
-	struct sample	 s = { CEIL_COUNT, c, NULL, 0 };
-	struct ceiling	 row;
-	struct stats	 st;
-	unsigned	*counts, lo = UINT_MAX, hi = 0, sms = 0, i;
-	double		 work = 0;
-	cudaError_t	 e;
-
-	CUDA_TRY(cudaMemsetAsync(b->per_sm, 0, EWB_CEIL_SMIDS *
-	    sizeof *b->per_sm, b->stream), cause);
-	if (ceil_enqueue_curve(b, c, true, &work, cause) != 0)
-		return -1;
-	if (ceil_sample_times(b, &s, CEIL_WARMUP - 1, ceil_curve_iters(b), &st, &work,
-	    cause) != 0)
-		return -1;
-	counts = xcalloc(EWB_CEIL_SMIDS, sizeof *counts);
-	e = cudaMemcpy(counts, b->per_sm, EWB_CEIL_SMIDS * sizeof *counts,
-	    cudaMemcpyDeviceToHost);
-	for (i = 0; e == cudaSuccess && i < EWB_CEIL_SMIDS; i++) {
-		if (counts[i] == 0)
-			continue;
-		sms++;
-		lo = counts[i] < lo ? counts[i] : lo;
-		hi = counts[i] > hi ? counts[i] : hi;
-	}
-	free(counts);
-	if (e != cudaSuccess)
-		return cuda_fail(e, "cudaMemcpy (the curve's blocks per SM)",
-		    cause);
-	ceil_curve_name(c, name, len);
-	if (sms != (unsigned)b->dev.sm_count || lo != c->blocks_per_sm ||
-	    hi != c->blocks_per_sm) {
-		fprintf(stderr, "ewbench ceilings: %s left out: its blocks "
-		    "ran %u-%u to an SM on %u SMs, not %u on each of %d\n",
-		    name, lo == UINT_MAX ? 0 : lo, hi, sms, c->blocks_per_sm,
-		    b->dev.sm_count);
-		return 0;
-	}
-	memset(&row, 0, sizeof row);
-	row.name = name;
-	row.unit = "byte/s";
-	row.value = work / (st.median * 1e-9);
-	row.spec = dram_spec(&b->dev);
-	row.spread_pct = spread_of(&st);
-	ceil_describe_curve(b, c, row.method, sizeof row.method);
-	return write_ceiling(b, &row, cause);
-}
-
-/* One launch of a curve point over the first 1/FIXED_SHARE of each
- * array, for its fixed cost. */
-static cudaError_t
-launch_fixed_curve(struct ceil_bench *b, const void *arg)
-{
-	const struct curve_point	*c = arg;
-
-	return ewb_ceil_inflight(b->a, b->b, b->c, b->curve_bytes /
-	    FIXED_SHARE, c->inputs, c->request / 32, c->loads,
-	    c->blocks_per_sm, b->dev.sm_count, NULL, b->stream);
-}
-
-/*
- * A curve point's fixed cost, its row `rate` (written before, its value
- * the point's bandwidth) and name given: FIXED_LAUNCHES launches over the
- * first 1/FIXED_SHARE of each array, back to back in a graph, less their
- * bytes at the point's rate, as dram_add_fixed_cost is of dram_add's
- * (fixed_cost): a persistent grid's start, and its end, where its warps
- * finish their last iterations apart.  Left out, with a warning, where
- * nothing is left.
- */
-static int
-measure_curve_fixed(struct ceil_bench *b, const struct curve_point *c,
-    const struct ceiling *rate, char *name, size_t len, char **cause)
-{
-	struct sample	s = { CEIL_COUNT, NULL, NULL, FIXED_LAUNCHES };
-	struct ceiling	row;
-	struct stats	st;
-	double		work = 0;
-	int		rc;
-
-	snprintf(name, len, "%s_fixed_cost", rate->name);
-	if (ceil_capture(b, launch_fixed_curve, c, FIXED_LAUNCHES, &s.graph,
-	    "ewb_ceil_inflight", cause) != 0)
-		return -1;
-	rc = ceil_sample_times(b, &s, CEIL_WARMUP, ceil_curve_fixed_iters(b),
-	    &st, &work, cause);
-	cudaGraphExecDestroy(s.graph);
-	if (rc != 0)
-		return -1;
-	memset(&row, 0, sizeof row);
-	row.name = name;
-	row.unit = "ns";
-	row.spec = NAN;
-	if (!fixed_cost(&st, (c->inputs + 1.0) * (b->curve_bytes /
-	    FIXED_SHARE), rate->value, rate->name, &row))
-		return 0;
-	ceil_describe_curve_fixed(b, rate->name, row.method,
-	    sizeof row.method);
-	return write_ceiling(b, &row, cause);
-}
-
-/* Every point of the curve that this GPU can run, with its fixed cost. */
-int
-ceilings_measure_curve(struct ceil_bench *b, char **cause)
-{
-	struct curve_point	c;
-	size_t			series, level, k = 0, rows;
-
-	for (series = 0; series < CURVE_SERIES; series++) {
-		for (level = 0; level < CURVE_LEVELS &&
-		    !interrupt_pending(); level++, k++) {
-			if (!ceil_curve_point(b, series, level, true, &c))
-				continue;
-			rows = b->nrows;
-			if (measure_curve_point(b, &c, b->curve_names[k],
-			    sizeof b->curve_names[k], cause) != 0)
-				return -1;
-			if (b->nrows > rows && measure_curve_fixed(b, &c,
-			    &b->rows[b->nrows - 1], b->curve_fixed_names[k],
-			    sizeof b->curve_fixed_names[k], cause) != 0)
-				return -1;
-		}
-	}
-	return 0;
+	return ceil_is_loaded(id) ? ceil_write_row(b, &bandwidth, cause) : 0;
 }
 
 /* run.json carries the measured ceilings too. */
