@@ -37,6 +37,7 @@ nobase_dist_ewbenchpy_PYTHON = \
 	%reldir%/ewbench/analysis/core/validate/files.py \
 	%reldir%/ewbench/analysis/core/validate/json_files.py \
 	%reldir%/ewbench/analysis/core/variants.py \
+	%reldir%/ewbench/analysis/core/generated.py \
 	%reldir%/ewbench/analysis/core/workers.py \
 	%reldir%/ewbench/analysis/fleet/__init__.py \
 	%reldir%/ewbench/analysis/fleet/answers.py \

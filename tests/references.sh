@@ -97,11 +97,17 @@ for ref in "$top_srcdir"/reports/reference/*/; do
 		same "contest.json" "$ref/contest/contest.json" "$tmpdir/$name-contest.json"
 		count=$((count + 1))
 	fi
-	# A what-if's ranking (python3 -m ewbench.analysis.whatif), as committed.
+	# A what-if's ranking (python3 -m ewbench.analysis.whatif), as committed:
+	# its members predicted from the ceilings measured in the same call,
+	# where the reference keeps them (never from this machine's cache).
+	set --
+	[ -f "$ref/userfaults/ceilings/ceilings.csv" ] &&
+	    set -- --ceilings "$ref/userfaults/ceilings"
 	for ranking in "$ref"/elementwise/*.txt; do
 		[ -d "${ranking%.txt}" ] || continue
-		PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
-		    "${ranking%.txt}" >"$tmpdir/whatif.txt" ||
+		XDG_CACHE_HOME=$tmpdir/no-cache PYTHONPATH=$top_srcdir/python \
+		    "$py" -m ewbench.analysis.whatif "${ranking%.txt}" "$@" \
+		    >"$tmpdir/whatif.txt" ||
 		    fail "whatif ${ranking%.txt}"
 		same "$(basename "$ranking")" "$ranking" "$tmpdir/whatif.txt"
 		count=$((count + 1))

@@ -1,14 +1,26 @@
-"""The what-if's ranking (python/ewbench/analysis/whatif.py): generated
-members ranked by kernel time beside the user's kernel, the best built-in
-and cub; a member whose check failed is never ranked, and one the run
-left untimed (its check failed: no row) is not either; the winner's
-margin by the run's noise rule."""
+"""The what-if's ranking (python/ewbench/analysis/whatif.py, over
+core/generated.py): generated members ranked by kernel time beside the
+user's kernel, the best built-in and cub; a member whose check failed is
+never ranked, and one the run left untimed (its check failed: no row) is
+not either; the winner's margin by the run's noise rule; every member
+predicted from the measured ceilings where the run has them, shown
+beside its measurement."""
 
 import dataclasses
+import os
+import re
+import statistics
+
+import pytest
 
 from ewbench.analysis import whatif
+from ewbench.analysis.core import generated as gen
 from ewbench.analysis.core import noise
+from ewbench.analysis.core import study as stu
 from ewbench.analysis.core.load import Point
+from ewbench.analysis.report import user_experiments as ux
+from ewbench.analysis.report.model import blocks, thresholds
+from conftest import ROOT
 
 
 def point(variant, ns, block=256, check="pass", n=1 << 28, half=0.001):
@@ -58,7 +70,7 @@ def test_a_failing_member_is_never_ranked():
     good = point("gen:add:tile_v128_k4", 1000.0)
     wrong = point("gen:add:tile_v128_k8", 10.0, check="fail")
     rows, _, count = whatif.ranking(
-        [p for p in [good, wrong] if whatif._passed(p)], FLOOR)
+        [p for p in [good, wrong] if gen._passed(p)], FLOOR)
     assert count == 1 and [r[2] for r in rows] == ["gen:add:tile_v128_k4"]
     assert whatif.groups([wrong, point("add_f32x4", 5.0)]) == {}
     # A relu moves fewer bytes than the generated add: not beside it.
@@ -110,3 +122,87 @@ def test_every_shape_of_the_family_is_a_member():
     assert whatif.member("gen:add:warp_v128_k2") is None
     assert set(whatif.SHAPES) == {"tile", "stride", "runs", "bulk",
                                   "bulkone"}
+
+
+# Every member predicted, on the committed H200 rows (elementwise/add and
+# the ceilings measured a minute before them in the same call)
+
+USERS = os.path.join(ROOT, "reports", "reference",
+                     "nvidia-h200-user-kernels")
+ADD = os.path.join(USERS, "elementwise", "add")
+CEILINGS = os.path.join(USERS, "userfaults", "ceilings")
+
+
+def _add_run(ceilings=CEILINGS):
+    if not os.path.isdir(ADD) or not os.path.isdir(CEILINGS):
+        pytest.skip("the H200 user-kernels reference is not here")
+    return stu.open_study(ADD, ceilings).main
+
+
+def test_every_member_is_predicted_and_shown_beside_its_measurement(
+        monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))   # no cache
+    run = _add_run()
+    predict, source = whatif._predictor(run)
+    assert source.startswith("the ceilings run 2026")
+    text = whatif.render(run, predict=predict, source=source)
+    pts = next(iter(gen.groups(run.points).values()))
+    errors = whatif.prediction_errors(pts, predict)
+    # all 220 members, one-tile ones at their block's slots (no counters)
+    assert len(errors) == 220
+    line = next(x for x in text.split("\n") if x.startswith("predicted "))
+    err = sorted(e for e, _, _ in errors)
+    assert "220 of 220 members" in line
+    assert "median %.1f %%" % (100 * statistics.median(err)) in line
+    assert "within ±3 %%: %d" % sum(e <= 0.03 for e in err) in line
+    assert whatif.MATERIAL_PCT == thresholds.MATERIAL_PCT
+    # the winner's row: its prediction and measured / predicted
+    winner = next(x for x in text.split("\n") if re.match(r"\s+1\s", x))
+    w = next(p for p in pts if p.variant == "gen:add:bulkone_v32_k3" and
+             p.block == 256)
+    got = ux.candidate_prediction(run, w)
+    assert winner.split()[-2:] == ["%.0f" % (got.value / 1e9),
+                                   "%.3f" % (w.bandwidth / got.value)]
+    # a built-in, cub and the user's kernel are not predicted here
+    for who in ("user", "built-in", "cub"):
+        row = next(x for x in text.split("\n") if " %s " % who in x)
+        assert row.split()[-2:] == ["-", "-"]
+
+
+def test_without_measured_ceilings_nothing_is_predicted(monkeypatch,
+                                                         tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if not os.path.isdir(ADD):
+        pytest.skip("the H200 user-kernels reference is not here")
+    run = stu.open_study(ADD).main
+    predict, source = whatif._predictor(run)
+    assert predict is None
+    text = whatif.render(run, predict=predict, source=source)
+    assert "not predicted: no measured ceilings of this GPU" in text
+    assert "predicted from" not in text
+
+
+def test_a_one_tile_member_without_counters_is_read_at_its_slots():
+    run = _add_run()
+    q = next(p for p in run.points if p.variant == "gen:add:tile_v32_k1"
+             and p.block == 1024)
+    slots = blocks.slot_threads(run.device, 1024)
+    got = ux.candidate_prediction(run, q)
+    add = dataclasses.replace(q, op="add")
+    dram = ux.model.dram_ceiling(run.ceilings, run.spec_dram_bandwidth,
+                                 "add")
+    assert got == ux.member_prediction(run, add, add, dram, slots)
+    # 2048 threads an SM assumed; measured far below (x0.78): the
+    # member's register cap, not the slots, holds it at 1024
+    assert q.bandwidth / got.value < 0.8
+
+
+def test_the_command_line(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    _add_run()
+    assert whatif.main([ADD, "3", "--ceilings", CEILINGS]) == 0
+    out = capsys.readouterr().out
+    assert "predicted from the ceilings run" in out
+    assert whatif.main([ADD, "--ceilings"]) == 2
+    assert whatif.main([ADD, "three"]) == 2
+    assert "usage:" in capsys.readouterr().err

@@ -16,7 +16,8 @@ kind of report through core/document.py and core/atomic.py.  Modules:
             (`python3 -m ewbench.analysis.ncu_audit`, docs/ncu-audit.md)
   timeline  a window of an `ewbench run --trace` file
   whatif    the generated family of a user's op (`ewbench run
-            --elementwise`) ranked beside the user's kernel, built-ins, cub
+            --elementwise`) ranked beside the user's kernel, built-ins,
+            cub, each member predicted from the measured ceilings
 
 core/       reading and the rules every report shares
   load      run.json, timing.csv (+ peer-*.csv), metrics.csv, ceilings.csv,
@@ -27,6 +28,9 @@ core/       reading and the rules every report shares
   sass      the global loads and stores in a run's kernels (sass.csv)
   variants  who wrote a variant: the study, ewbench, a peer library or
             the user (`ewbench run --kernel FILE.cu`)
+  generated  the family generated for a user's op: a member's id and
+            what it names, the groups of a run that hold members, one
+            group's ranking by kernel time
   placement host, PCI, NUMA, rank and NVML readings of a run
   timing    the time of a kernel with its 95 % CI, and launch intervals
   ceilings_cache  the measured ceilings of a run's GPU and build that

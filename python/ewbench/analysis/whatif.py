@@ -9,108 +9,29 @@ A member whose check failed has no timing row (the run never times it),
 so it is never ranked; a row whose check column says anything but "pass"
 is left out too.  The winner's margin over the runner-up is told by the
 run's noise rule (core/noise.py: the two kernel-time intervals, each
-widened by the run's floor, do not overlap).
+widened by the run's floor, do not overlap).  Where the run's GPU has
+measured ceilings (its own, --ceilings DIR, or the ceilings cache's),
+every member is predicted from them before its measurement is set
+against it (report/user_experiments.py, candidate_prediction): the
+shown members' predictions and measured / predicted, and the error over
+all of them, hits and misses alike.
 
-    python3 -m ewbench.analysis.whatif RUN_DIR [TOP]
+    python3 -m ewbench.analysis.whatif RUN_DIR [TOP] [--ceilings DIR]
 """
 
-import re
+import statistics
 import sys
-from typing import NamedTuple
 
-from .core import noise, timing
-from .core.load import load_run
+from .core import generated as gen
+from .core import noise
 from .core.validate.contract import DataError
+from .report.model import thresholds
 
-GENERATED_PREFIX = "gen:"
-USER_PREFIX = "user:"
-CUB_PREFIX = "cub_"
-TORCH_PREFIX = "torch_"
-TOP = 5
-
-# A member's id, gen:FUNCTION:SHAPE_vBITS_kK (docs/user-kernels.md).
-_MEMBER = re.compile(
-    r"^gen:.+:(tile|stride|runs|bulk|bulkone)_v(\d+)_k(\d+)$")
-SHAPES = {"tile": "one tile per block", "stride": "grid-stride",
-          "runs": "persistent runs of tiles",
-          "bulk": "one tile per block by bulk copies (TMA)",
-          "bulkone": "one tile per block by bulk copies (TMA) in one stage"}
-
-
-class Member(NamedTuple):
-    shape: str      # "tile", "stride", "runs", "bulk" or "bulkone"
-    bits: int       # the memory word a thread loads, in bits
-    words: int      # words a thread loads per input before using the first
-
-
-def member(variant):
-    """The Member a generated variant's id names, or None."""
-    m = _MEMBER.match(variant)
-    return Member(m.group(1), int(m.group(2)), int(m.group(3))) \
-        if m else None
-
-
-def _role(variant):
-    if variant.startswith(GENERATED_PREFIX):
-        return "generated"
-    if variant.startswith(USER_PREFIX):
-        return "user"
-    if variant.startswith(CUB_PREFIX):
-        return "cub"
-    if variant.startswith(TORCH_PREFIX):
-        return "torch"
-    return "built-in"
-
-
-def _passed(point):
-    return point.check in (None, "pass")
-
-
-def groups(points):
-    """{(n, dtype, cache, launch): [point, ...]} of the groups that hold a
-    generated member, every point checked and passed, and moving the
-    generated members' bytes (a relu beside a generated add would be
-    faster for moving less)."""
-    out = {}
-    for p in points:
-        if _passed(p):
-            out.setdefault((p.n, p.dtype, p.cache, p.launch), []).append(p)
-    kept = {}
-    for key, pts in out.items():
-        moved = {p.bytes_moved for p in pts
-                 if _role(p.variant) == "generated"}
-        if moved:
-            kept[key] = [p for p in pts if p.bytes_moved in moved]
-    return kept
-
-
-def ranking(points, floor, top=TOP):
-    """The rows of one group's table: the `top` fastest generated members,
-    then the user's kernel, the fastest built-in, cub and torch where the
-    group has them (each with its place among all the group's points); and the
-    winner's noise.Margin over the runner-up among the generated (None
-    with one member).  A row: (place, role, variant, block, KernelTime,
-    GB/s)."""
-    timed = sorted(((timing.kernel_time(p), p) for p in points),
-                   key=lambda tp: tp[0].median_ns)
-    rows, shown = [], set()
-    generated = [(i, t, p) for i, (t, p) in enumerate(timed)
-                 if _role(p.variant) == "generated"]
-    for i, t, p in generated[:top]:
-        rows.append((i + 1, "generated", p.variant, p.block, t,
-                     p.bytes_moved / t.median_ns))
-        shown.add(p.key)
-    for role in ("user", "built-in", "cub", "torch"):
-        best = [(i, t, p) for i, (t, p) in enumerate(timed)
-                if _role(p.variant) == role and p.key not in shown]
-        if best:
-            i, t, p = best[0]
-            rows.append((i + 1, role, p.variant, p.block, t,
-                         p.bytes_moved / t.median_ns))
-    win = None
-    if len(generated) > 1:
-        win = noise.margin(generated[0][1], generated[1][1], floor)
-    return rows, win, len(generated)
+# The family's ids and rankings (core/generated.py), as this module's own.
+GENERATED_PREFIX, USER_PREFIX, TOP = gen.GENERATED_PREFIX, gen.USER_PREFIX, \
+    gen.TOP
+SHAPES, Member, member = gen.SHAPES, gen.Member, gen.member
+groups, ranking, _role = gen.groups, gen.ranking, gen.role
 
 
 def _header(manifest):
@@ -136,45 +57,119 @@ def _header(manifest):
             else "(unfinished)")
 
 
-def render(run, top=TOP):
+def prediction_errors(points, predict):
+    """[(|measured / predicted - 1|, ratio, point)] of the generated
+    members among points that predict() places, largest error last."""
+    out = []
+    for p in points:
+        if _role(p.variant) != "generated":
+            continue
+        got = predict(p)
+        if got is not None and got.value > 0:
+            ratio = p.bandwidth / got.value
+            out.append((abs(ratio - 1.0), ratio, p))
+    return sorted(out, key=lambda e: e[0])
+
+
+def _prediction_line(errors, count, source):
+    """The group's predictions in one line: how many, their error's
+    median, p90 and largest (which member), and how many within
+    MATERIAL_PCT."""
+    if not errors:
+        return "not predicted: %s" % source
+    err = [e for e, _, _ in errors]
+    worst, ratio, p = errors[-1]
+    return ("predicted from %s: %d of %d members; |measured / predicted - "
+            "1| median %.1f %%, p90 %.1f %%, the largest %.1f %% (%s@%s, "
+            "x%.3f); within ±%.0f %%: %d" % (
+                source, len(errors), count, 100 * statistics.median(err),
+                100 * err[min(len(err) - 1, int(0.9 * len(err)))],
+                100 * worst, p.variant, p.block, ratio, MATERIAL_PCT,
+                sum(1 for e in err if e <= MATERIAL_PCT / 100.0)))
+
+
+# The share within which a prediction is called near.
+MATERIAL_PCT = thresholds.MATERIAL_PCT
+
+
+def render(run, top=TOP, predict=None, source=None):
     """The what-if's tables of a loaded run, as text (empty when the run
-    has no generated member)."""
+    has no generated member).  predict(point): a member's Prediction or
+    None; source: the ceilings it is read on, or why there is none."""
     floor = noise.run_floor(run)
     lines = []
     header = _header(run.manifest)
     for (n, dtype, cache, launch), pts in sorted(groups(run.points).items()):
         rows, win, count = ranking(pts, floor, top)
+        errors = prediction_errors(pts, predict) if predict else []
+        said = {e[2].key: (e[1], e[2]) for e in errors}
         lines.append("n=%d %s %s %s: %d checked generated kernels ranked "
                      "(of %d points)" % (n, dtype, cache, launch, count,
                                          len(pts)))
-        lines.append("%5s  %-9s  %-34s %6s %12s %9s %8s" % (
+        lines.append("%5s  %-9s  %-34s %6s %12s %9s %8s %9s %7s" % (
             "place", "who", "variant", "block", "median us", "GB/s",
-            "x best"))
+            "x best", "pred GB/s", "x pred"))
         best = rows[0][4].median_ns if rows else 1.0
+        by = {(p.variant, p.block): p for p in pts}
         for place, role, variant, block, t, gbs in rows:
-            lines.append("%5d  %-9s  %-34s %6s %12.2f %9.0f %8.3f" % (
+            found = said.get(by[(variant, block)].key) \
+                if (variant, block) in by else None
+            pred = "%9.0f %7.3f" % (found[1].bandwidth / found[0] / 1e9,
+                                    found[0]) if found else "%9s %7s" % (
+                                        "-", "-")
+            lines.append("%5d  %-9s  %-34s %6s %12.2f %9.0f %8.3f %s" % (
                 place, role, variant, "" if block is None else block,
-                t.median_ns / 1e3, gbs, best / t.median_ns))
+                t.median_ns / 1e3, gbs, best / t.median_ns, pred))
         if win is not None:
             lines.append("winner over the runner-up: %s" % win.text())
+        if predict or source:
+            lines.append(_prediction_line(errors, count, source))
         lines.append("")
     if lines and header:
         lines.insert(0, header)
     return "\n".join(lines)
 
 
+def _predictor(run):
+    """(predict, source) for render(): the members read on the run's
+    measured ceilings, or (None, why not) without them."""
+    from .core import ceilings_cache
+    from .report import user_experiments
+
+    if not run.ceilings or not run.ceilings_path:
+        return None, "no measured ceilings of this GPU (`ewbench " \
+            "ceilings`, or --ceilings DIR)"
+    ceilings_run, cached = ceilings_cache.source_of(run.ceilings_path)
+    return (lambda p: user_experiments.candidate_prediction(run, p)), \
+        "the ceilings run %s%s" % (
+            ceilings_run, ", found in the ceilings cache" if cached else "")
+
+
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or len(argv) > 2:
+    from .core import study as stu
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ceilings = None
+    if "--ceilings" in argv:
+        at = argv.index("--ceilings")
+        if at + 1 >= len(argv):
+            argv = []
+        else:
+            ceilings = argv[at + 1]
+            del argv[at:at + 2]
+    if not argv or len(argv) > 2 or \
+            (len(argv) == 2 and not argv[1].isdigit()):
         sys.stderr.write("usage: python3 -m ewbench.analysis.whatif "
-                         "RUN_DIR [TOP]\n")
+                         "RUN_DIR [TOP] [--ceilings DIR]\n")
         return 2
     try:
-        run = load_run(argv[0])
+        run = stu.open_study(argv[0], ceilings).main
     except DataError as e:
         sys.stderr.write("ewbench whatif: %s\n" % e)
         return 2
-    text = render(run, int(argv[1]) if len(argv) > 1 else TOP)
+    predict, source = _predictor(run)
+    text = render(run, int(argv[1]) if len(argv) > 1 else TOP, predict,
+                  source)
     if not text:
         sys.stderr.write("ewbench whatif: %s: no generated kernel "
                          "(ewbench run --elementwise)\n" % argv[0])

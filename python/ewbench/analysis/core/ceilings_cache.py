@@ -22,6 +22,8 @@ import json
 import os
 import re
 
+from . import load
+
 # What the C side accepts as one path component (cache.c, component()).
 COMPONENT = re.compile(r"^[A-Za-z0-9-][A-Za-z0-9.-]*$")
 
@@ -105,3 +107,16 @@ def is_cached(path):
         return False
     inside = os.path.join(os.path.realpath(root), "ceilings") + os.sep
     return os.path.realpath(path).startswith(inside)
+
+
+def source_of(ceilings_path):
+    """(run_id, cached) of the ceilings run whose ceilings.csv a run was
+    judged on: its run.json's run_id ("?" where it cannot be read), and
+    whether it lies in the cache."""
+    source = os.path.dirname(ceilings_path)
+    try:
+        run_id = load.load_manifest(
+            os.path.join(source, "run.json")).get("run_id", "?")
+    except load.DataError:
+        run_id = "?"
+    return run_id, is_cached(source)

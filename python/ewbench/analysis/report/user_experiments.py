@@ -18,7 +18,7 @@ from dataclasses import replace
 from ..core import select as sel
 from ..core import variants as var
 from ..core.validate.contract import DTYPE_BYTES
-from ..whatif import GENERATED_PREFIX, SHAPES, member
+from ..core.generated import GENERATED_PREFIX, SHAPES, member
 from . import model
 from .model import blocks
 from .model.facts import user_faults
@@ -103,7 +103,7 @@ def fix_member(run, point, target):
     return None
 
 
-def member_prediction(run, point, member_point, dram):
+def member_prediction(run, point, member_point, dram, resident=None):
     """The Prediction of a generated member run in place of the user's
     point (same size, block, cache state and launch), from what its name
     says it loads: the lowest of the DRAM ceiling, the block-launch roof
@@ -113,7 +113,8 @@ def member_prediction(run, point, member_point, dram):
     iteration's) times the threads resident per SM:
 
       tile, bulk, bulkone
-                    the user's point's achieved occupancy: the same
+                    the user's point's achieved occupancy (or
+                    `resident`, threads per SM, where given): the same
                     block, the same launch; the fix changes what each
                     thread loads, not how many threads are resident
       stride, runs  its grid's threads per SM (a one-wave grid, resident
@@ -137,8 +138,9 @@ def member_prediction(run, point, member_point, dram):
                        float(point.n * size)))
     one_tile = found.shape in ("tile", "bulk", "bulkone")
     if one_tile:
-        occ, _ = model.occupancy(run, point)
-        resident = occ / 100.0 * most if occ else None
+        if resident is None:
+            occ, _ = model.occupancy(run, point)
+            resident = occ / 100.0 * most if occ else None
     else:
         sms = run.device.get("sm_count")
         slots = blocks.slot_threads(run.device, member_point.block)
@@ -162,6 +164,32 @@ def member_prediction(run, point, member_point, dram):
     return with_fixed_cost(member_point,
                            lowest_roof(run, member_point, dram, on_curve),
                            fixed_ns)
+
+
+def candidate_prediction(run, member_point):
+    """The Prediction of a generated member on its own, as the what-if
+    ranks it (analysis/whatif.py): member_prediction at its own geometry,
+    a one-tile member at its own occupancy where the run measured it, else
+    at the threads its block's slots hold by the SM's thread and block
+    limits (the what-if runs without counters; a member's register cap of
+    64 a thread could hold fewer at blocks of 1024, and its resident
+    threads are then over-counted).  A generated op's rows say op
+    "custom": it is read as the study's op of its byte mix, as
+    tests/gpu/elementwise.sh sets its winner against the DRAM ceiling: two
+    inputs or more, add's (dram_add, the add series); one, relu's
+    (dram_copy, the copy series).  None where nothing places it."""
+    size = DTYPE_BYTES.get(member_point.dtype)
+    if not size or not member_point.n:
+        return None
+    read = member_point.bytes_moved - member_point.n * size
+    like = "add" if read >= 2 * member_point.n * size else "relu"
+    q = replace(member_point, op=like)
+    dram = model.dram_ceiling(run.ceilings, run.spec_dram_bandwidth, like)
+    occ, _ = model.occupancy(run, member_point)
+    most = run.device.get("max_threads_per_sm")
+    resident = occ / 100.0 * most if occ and most else \
+        blocks.slot_threads(run.device, member_point.block)
+    return member_prediction(run, q, q, dram, resident)
 
 
 def with_fixed_cost(point, prediction, fixed_ns):

@@ -15,13 +15,11 @@ source: file, function, SHA-256), draw() the figure; report.py places both
 after ewbench's fastest against cub and PyTorch.
 """
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
 from ..core import ceilings_cache
 from ..core import compare
-from ..core import load
 from ..core import document as doc
 from . import model
 from ..core import variants as var
@@ -164,16 +162,11 @@ def ceilings_used(run, op):
         return text + " (no measured ceilings: run `ewbench ceilings` " \
             "once on this GPU, and the reports of its later runs by the " \
             "same build use them, from the ceilings cache)"
-    source = os.path.dirname(run.ceilings_path)
-    try:
-        ceilings_run = load.load_manifest(
-            os.path.join(source, "run.json")).get("run_id", "?")
-    except load.DataError:
-        ceilings_run = "?"
+    ceilings_run, cached = ceilings_cache.source_of(run.ceilings_path)
     return text + " (measured by the ceilings run %s%s)" % (
         sinks.code(ceilings_run),
         ", of this GPU and build, found in the ceilings cache"
-        if ceilings_cache.is_cached(source) else "")
+        if cached else "")
 
 
 def why_blocks(study, sctx):

@@ -1,7 +1,7 @@
 """A user's op made into ewbench's family (`ewbench run --elementwise`):
 the report's short section, one table.
 
-The ranking is the what-if's (analysis/whatif.py: groups, ranking, the
+The ranking is the what-if's (core/generated.py: groups, ranking, the
 winner's noise margin); this module only lays it out, and says why the
 winner wins in the report's own terms: the memory word each thread
 loads and how many it loads per input before using the first (from the
@@ -12,7 +12,7 @@ winner beside the user's kernel.  A run without counters gets only what
 its rows show.  A run without generated members gets no section.
 """
 
-from .. import whatif as wi
+from ..core import generated as wi
 from ..core import document as doc
 from ..core import noise, sass, sinks
 from ..core import select as sel

@@ -45,7 +45,7 @@ from ...core import compare
 from ...core import select as sel
 from ...core.units import gbps
 from ...core.validate.contract import DTYPE_BYTES
-from ...whatif import GENERATED_PREFIX
+from ...core.generated import GENERATED_PREFIX
 from .thresholds import (GRID_LIMITED, MATERIAL_PCT,
                          MAX_SINGLE_PASS_READ_BYTES, MISALIGNED, UNCOALESCED)
 
