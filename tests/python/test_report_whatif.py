@@ -142,3 +142,31 @@ def test_a_cause_is_named_only_for_a_lead_beyond_the_noise():
     assert re.search(r"Over your kernel: \+10\d\.\d % GB/s", text)
     assert "Why: `%s` loads %d-bit words" % (
         rows[0][2], whatif.member(rows[0][2]).bits) in text
+
+
+def test_the_section_shows_every_prediction_beside_its_measurement(
+        monkeypatch, tmp_path):
+    """With the ceilings of the rows' call, the section's table gives each
+    member shown its prediction and measured / predicted (the what-if's,
+    report/whatif.py: candidate_prediction), and its note the error over
+    all 220."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    ceilings = os.path.join(os.path.dirname(os.path.dirname(ADD)),
+                            "userfaults", "ceilings")
+    study = stu.open_study(ADD, ceilings)
+    run = study.main
+    table = table_of(section_of.section(study))
+    predict, _ = section_of.predictor(run)
+    for row in table.rows:
+        variant = row[2].strip("`")
+        if not variant.startswith("gen:"):
+            assert row[-2:] == ("", "")
+            continue
+        p = next(q for q in run.points if q.variant == variant and
+                 str(q.block) == row[3])
+        got = predict(p)
+        assert row[-2:] == ("%.0f" % (got.value / 1e9),
+                            "%.3f" % (p.bandwidth / got.value))
+    text = " ".join(text_of(section_of.section(study)).split())
+    assert "Predicted from the ceilings run " in text
+    assert "220 of 220 members" in text

@@ -19,7 +19,8 @@ from ewbench.analysis.core import noise
 from ewbench.analysis.core import study as stu
 from ewbench.analysis.core.load import Point
 from ewbench.analysis.report import user_experiments as ux
-from ewbench.analysis.report.model import blocks, thresholds
+from ewbench.analysis.report import whatif as section
+from ewbench.analysis.report.model import blocks
 from conftest import ROOT
 
 
@@ -143,19 +144,18 @@ def test_every_member_is_predicted_and_shown_beside_its_measurement(
         monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))   # no cache
     run = _add_run()
-    predict, source = whatif._predictor(run)
+    predict, source = section.predictor(run)
     assert source.startswith("the ceilings run 2026")
     text = whatif.render(run, predict=predict, source=source)
     pts = next(iter(gen.groups(run.points).values()))
-    errors = whatif.prediction_errors(pts, predict)
+    errors = section.prediction_errors(pts, predict)
     # all 220 members, one-tile ones at their block's slots (no counters)
     assert len(errors) == 220
-    line = next(x for x in text.split("\n") if x.startswith("predicted "))
+    line = next(x for x in text.split("\n") if x.startswith("Predicted "))
     err = sorted(e for e, _, _ in errors)
     assert "220 of 220 members" in line
-    assert "median %.1f %%" % (100 * statistics.median(err)) in line
+    assert "by %.1f %% at the median" % (100 * statistics.median(err)) in line
     assert "within ±3 %%: %d" % sum(e <= 0.03 for e in err) in line
-    assert whatif.MATERIAL_PCT == thresholds.MATERIAL_PCT
     # the winner's row: its prediction and measured / predicted
     winner = next(x for x in text.split("\n") if re.match(r"\s+1\s", x))
     w = next(p for p in pts if p.variant == "gen:add:bulkone_v32_k3" and
@@ -175,11 +175,11 @@ def test_without_measured_ceilings_nothing_is_predicted(monkeypatch,
     if not os.path.isdir(ADD):
         pytest.skip("the H200 user-kernels reference is not here")
     run = stu.open_study(ADD).main
-    predict, source = whatif._predictor(run)
+    predict, source = section.predictor(run)
     assert predict is None
     text = whatif.render(run, predict=predict, source=source)
-    assert "not predicted: no measured ceilings of this GPU" in text
-    assert "predicted from" not in text
+    assert "Not predicted: no measured ceilings of this GPU" in text
+    assert "Predicted from" not in text
 
 
 def test_a_one_tile_member_without_counters_is_read_at_its_slots():
@@ -202,7 +202,7 @@ def test_the_command_line(capsys, monkeypatch, tmp_path):
     _add_run()
     assert whatif.main([ADD, "3", "--ceilings", CEILINGS]) == 0
     out = capsys.readouterr().out
-    assert "predicted from the ceilings run" in out
+    assert "Predicted from the ceilings run" in out
     assert whatif.main([ADD, "--ceilings"]) == 2
     assert whatif.main([ADD, "three"]) == 2
     assert "usage:" in capsys.readouterr().err

@@ -19,19 +19,18 @@ all of them, hits and misses alike.
     python3 -m ewbench.analysis.whatif RUN_DIR [TOP] [--ceilings DIR]
 """
 
-import statistics
 import sys
 
 from .core import generated as gen
 from .core import noise
 from .core.validate.contract import DataError
-from .report.model import thresholds
+from .report import whatif as section
 
 # The family's ids and rankings (core/generated.py), as this module's own.
 GENERATED_PREFIX, USER_PREFIX, TOP = gen.GENERATED_PREFIX, gen.USER_PREFIX, \
     gen.TOP
 SHAPES, Member, member = gen.SHAPES, gen.Member, gen.member
-groups, ranking, _role = gen.groups, gen.ranking, gen.role
+groups, ranking = gen.groups, gen.ranking
 
 
 def _header(manifest):
@@ -57,41 +56,6 @@ def _header(manifest):
             else "(unfinished)")
 
 
-def prediction_errors(points, predict):
-    """[(|measured / predicted - 1|, ratio, point)] of the generated
-    members among points that predict() places, largest error last."""
-    out = []
-    for p in points:
-        if _role(p.variant) != "generated":
-            continue
-        got = predict(p)
-        if got is not None and got.value > 0:
-            ratio = p.bandwidth / got.value
-            out.append((abs(ratio - 1.0), ratio, p))
-    return sorted(out, key=lambda e: e[0])
-
-
-def _prediction_line(errors, count, source):
-    """The group's predictions in one line: how many, their error's
-    median, p90 and largest (which member), and how many within
-    MATERIAL_PCT."""
-    if not errors:
-        return "not predicted: %s" % source
-    err = [e for e, _, _ in errors]
-    worst, ratio, p = errors[-1]
-    return ("predicted from %s: %d of %d members; |measured / predicted - "
-            "1| median %.1f %%, p90 %.1f %%, the largest %.1f %% (%s@%s, "
-            "x%.3f); within ±%.0f %%: %d" % (
-                source, len(errors), count, 100 * statistics.median(err),
-                100 * err[min(len(err) - 1, int(0.9 * len(err)))],
-                100 * worst, p.variant, p.block, ratio, MATERIAL_PCT,
-                sum(1 for e in err if e <= MATERIAL_PCT / 100.0)))
-
-
-# The share within which a prediction is called near.
-MATERIAL_PCT = thresholds.MATERIAL_PCT
-
-
 def render(run, top=TOP, predict=None, source=None):
     """The what-if's tables of a loaded run, as text (empty when the run
     has no generated member).  predict(point): a member's Prediction or
@@ -101,7 +65,7 @@ def render(run, top=TOP, predict=None, source=None):
     header = _header(run.manifest)
     for (n, dtype, cache, launch), pts in sorted(groups(run.points).items()):
         rows, win, count = ranking(pts, floor, top)
-        errors = prediction_errors(pts, predict) if predict else []
+        errors = section.prediction_errors(pts, predict) if predict else []
         said = {e[2].key: (e[1], e[2]) for e in errors}
         lines.append("n=%d %s %s %s: %d checked generated kernels ranked "
                      "(of %d points)" % (n, dtype, cache, launch, count,
@@ -123,26 +87,11 @@ def render(run, top=TOP, predict=None, source=None):
         if win is not None:
             lines.append("winner over the runner-up: %s" % win.text())
         if predict or source:
-            lines.append(_prediction_line(errors, count, source))
+            lines.append(section.prediction_line(errors, count, source))
         lines.append("")
     if lines and header:
         lines.insert(0, header)
     return "\n".join(lines)
-
-
-def _predictor(run):
-    """(predict, source) for render(): the members read on the run's
-    measured ceilings, or (None, why not) without them."""
-    from .core import ceilings_cache
-    from .report import user_experiments
-
-    if not run.ceilings or not run.ceilings_path:
-        return None, "no measured ceilings of this GPU (`ewbench " \
-            "ceilings`, or --ceilings DIR)"
-    ceilings_run, cached = ceilings_cache.source_of(run.ceilings_path)
-    return (lambda p: user_experiments.candidate_prediction(run, p)), \
-        "the ceilings run %s%s" % (
-            ceilings_run, ", found in the ceilings cache" if cached else "")
 
 
 def main(argv=None):
@@ -167,7 +116,7 @@ def main(argv=None):
     except DataError as e:
         sys.stderr.write("ewbench whatif: %s\n" % e)
         return 2
-    predict, source = _predictor(run)
+    predict, source = section.predictor(run)
     text = render(run, int(argv[1]) if len(argv) > 1 else TOP, predict,
                   source)
     if not text:

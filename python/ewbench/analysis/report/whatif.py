@@ -12,12 +12,17 @@ winner beside the user's kernel.  A run without counters gets only what
 its rows show.  A run without generated members gets no section.
 """
 
+import statistics
+
 from ..core import generated as wi
+from ..core import ceilings_cache
 from ..core import document as doc
 from ..core import noise, sass, sinks
 from ..core import select as sel
 from ..core.units import size_label
 from ..core.validate.contract import DTYPE_BYTES
+from . import model
+from . import user_experiments as ux
 from .model import faults
 
 ANCHOR = "your-op"
@@ -97,6 +102,50 @@ def _why(run, winner, user):
     return text
 
 
+def predictor(run):
+    """(predict, source) for render(): the members read on the run's
+    measured ceilings, or (None, why not) without them."""
+    if not run.ceilings or not run.ceilings_path:
+        return None, "no measured ceilings of this GPU (`ewbench " \
+            "ceilings`, or --ceilings DIR)"
+    ceilings_run, cached = ceilings_cache.source_of(run.ceilings_path)
+    return (lambda p: ux.candidate_prediction(run, p)), \
+        "the ceilings run %s%s" % (
+            ceilings_run, ", found in the ceilings cache" if cached else "")
+
+
+def prediction_errors(points, predict):
+    """[(|measured / predicted - 1|, ratio, point)] of the generated
+    members among points that predict() places, largest error last."""
+    out = []
+    for p in points:
+        if wi.role(p.variant) != "generated":
+            continue
+        got = predict(p)
+        if got is not None and got.value > 0:
+            ratio = p.bandwidth / got.value
+            out.append((abs(ratio - 1.0), ratio, p))
+    return sorted(out, key=lambda e: e[0])
+
+
+def prediction_line(errors, count, source, code=str):
+    """The group's predictions in one sentence: how many, their error's
+    median, p90 and largest (which member, through `code`), and how many
+    within MATERIAL_PCT."""
+    if not errors:
+        return "Not predicted: %s" % source
+    err = [e for e, _, _ in errors]
+    worst, ratio, p = errors[-1]
+    return ("Predicted from %s: %d of %d members, measured / predicted off "
+            "1 by %.1f %% at the median, %.1f %% at p90, %.1f %% at most "
+            "(%s@%s, x%.3f); within ±%.0f %%: %d" % (
+                source, len(errors), count, 100 * statistics.median(err),
+                100 * err[min(len(err) - 1, int(0.9 * len(err)))],
+                100 * worst, code(p.variant), p.block, ratio,
+                model.MATERIAL_PCT,
+                sum(1 for e in err if e <= model.MATERIAL_PCT / 100.0)))
+
+
 def _against(checked_against):
     """run.json's checked_against in words: "generated" is the function
     itself run one thread per element."""
@@ -136,14 +185,20 @@ def section(study):
     for run, key, pts in found:
         n, dtype, cache, launch = key
         rows, win, count = wi.ranking(pts, noise.run_floor(run))
+        predict, source = predictor(run)
+        errors = prediction_errors(pts, predict) if predict else []
+        said = {(p.variant, p.block): ratio for _, ratio, p in errors}
         point = "%s, %s, %s, %s" % (size_label(n), dtype, cache, launch)
         best = rows[0][4].median_ns
         for place, role, variant, block, t, gbs in rows:
+            ratio = said.get((variant, block))
             table.append(((point,) if several else ()) + (
                 str(place), role, sinks.code(variant),
                 "" if block is None else str(block),
                 _access(run, variant), "%.2f" % (t.median_ns / 1e3),
-                "%.0f" % gbs, "%.3f" % (best / t.median_ns)))
+                "%.0f" % gbs, "%.3f" % (best / t.median_ns),
+                "%.0f" % (gbs / ratio) if ratio else "",
+                "%.3f" % ratio if ratio else ""))
         winner = _point(pts, rows[0][2], rows[0][3])
         mine = next((r for r in rows if r[1] == "user"), None)
         user = _point(pts, mine[2], mine[3]) if mine else None
@@ -162,17 +217,22 @@ def section(study):
             decisive = gain.beyond
         why = "Why: " if decisive else \
             "No cause to name, its lead within the noise: "
-        notes.append(note + " " + why + _why(run, winner, user))
+        notes.append(note + " " + why + _why(run, winner, user) + " " +
+                     prediction_line(errors, count, source, sinks.code) +
+                     ".")
     blocks.append(doc.Paragraph(
         intro + ". Each member (its word width × the words a thread "
         "loads per input) is checked like your kernel and timed at each "
         "block; one that fails is never timed, so never ranked. The five "
         "fastest, then your kernel, the fastest built-in, cub and PyTorch "
         "moving the same bytes, where run; place among all of them (`python3 -m "
-        "ewbench.analysis.whatif`)."))
+        "ewbench.analysis.whatif`). Each member is predicted from this "
+        "GPU's measured ceilings before its time is set against it, as "
+        "a fix is (docs/user-kernels.md)."))
     blocks.append(doc.Table(
         (("point",) if several else ()) +
         ("place", "who", "kernel", "block", "access", "median µs",
-         "GB/s", "× winner"), tuple(table)))
+         "GB/s", "× winner", "predicted GB/s", "× predicted"),
+        tuple(table)))
     blocks += [doc.Paragraph(n) for n in notes]
     return blocks
