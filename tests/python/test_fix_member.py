@@ -151,14 +151,15 @@ def test_every_member_predicted_at_its_own_geometry():
     # The medians were 1.6-2.2 % on the rows that set the rule (an H200,
     # GPU-0a1ca938), 0.3-2.7 % on GPU-d76af269's (38 members); on the
     # committed rows (GPU-0e791142): tile 3.1 %, stride 2.5 %, runs 1.6 %,
-    # bulk 0.3 %, at most 11.5 %.  The one-stage bulk-copy members (never
-    # a fix) are read as their tile's 32-word requests though a bulk copy
-    # issues none: 32-bit ones at K 3-6 stream 4-5 % above that, and
-    # bulkone_v32_k2's 2 KiB tiles pay a per-block cost the rule has no
-    # term for (x0.86 at block 1024): median 3.8 %, at most 13.6 %.
+    # bulk 0.3 %, one-stage bulk 0.5 %, at most 11.5 % but for
+    # bulkone_v32_k2 at block 1024 (x0.85): its 2 KiB tiles pay a
+    # per-block cost the rule has no term for.  (Read as their tile's
+    # 32-word requests, as before a bulk copy's request was its tile, the
+    # one-stage members were off by 3.8 % at the median: K 3-6 of 32-bit
+    # words streamed 4-5 % above the 128-byte series.)
     for shape, errs in errors.items():
-        median, most = (0.04, 0.14) if shape == "bulkone" else (0.035, 0.12)
-        assert sorted(errs)[len(errs) // 2] < median, shape
+        most = 0.16 if shape == "bulkone" else 0.12
+        assert sorted(errs)[len(errs) // 2] < 0.035, shape
         assert max(errs) < most, shape
 
 
@@ -268,19 +269,26 @@ def test_a_generated_member_is_never_the_fix_s_prediction():
     assert found[2] < cub.bandwidth
 
 
-def test_a_bulk_member_is_predicted_as_its_tile():
+def test_a_bulk_member_is_its_tile_in_one_request():
     # a bulk-copy member, two stages or one, loads the same tile as the
     # one-tile member of its word and K (into shared memory): the same
-    # loads in flight, the same prediction (constructed: tile_v128_k2's
-    # row relabelled)
+    # loads in flight, but in one copy an input, read on the series of the
+    # largest requests.  Of 128-bit words the tile's warp loads are 512
+    # bytes already: the same prediction; of 32-bit words (128-byte warp
+    # loads) it is read on the 512-byte series, not the 128-byte one
+    # (constructed: the tiles' rows relabelled)
     run, _, rows = _judged("offset", True)
     (p, _, _), = rows
-    tile = next(q for q in run.points if
-                q.variant == "gen:add:tile_v128_k2" and q.block == p.block)
-    for name in ("gen:add:bulk_v128_k2", "gen:add:bulkone_v128_k2"):
-        bulk = dataclasses.replace(tile, variant=name)
-        assert ux.member_prediction(run, p, bulk, _dram(run)) == \
-            ux.member_prediction(run, p, tile, _dram(run)), name
+    for word, same in (("v128_k2", True), ("v32_k4", False)):
+        tile = next(q for q in run.points if
+                    q.variant == "gen:add:tile_" + word and
+                    q.block == p.block)
+        want = ux.member_prediction(run, p, tile, _dram(run))
+        for name in ("gen:add:bulk_" + word, "gen:add:bulkone_" + word):
+            bulk = dataclasses.replace(tile, variant=name)
+            got = ux.member_prediction(run, p, bulk, _dram(run))
+            assert (got == want) == same, name
+            assert got.value >= want.value, name
 
 
 def _without_fixed_costs(run):

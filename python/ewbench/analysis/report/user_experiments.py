@@ -110,7 +110,10 @@ def member_prediction(run, point, member_point, dram, resident=None):
     of its grid and the concurrency curve at its own request (32 of its
     words a warp load) and its own loads in flight per SM, a thread's
     inputs x words x word bytes (a grid-stride or persistent member's, an
-    iteration's) times the threads resident per SM:
+    iteration's) times the threads resident per SM, and its request, a
+    bulk-copy member's the copy of its tile (words x word bytes x block,
+    one per input: read on the series of the largest requests), any
+    other's 32 of its words:
 
       tile, bulk, bulkone
                     the user's point's achieved occupancy (or
@@ -150,7 +153,9 @@ def member_prediction(run, point, member_point, dram, resident=None):
     if not resident or inputs < 1:
         return None
     kib = inputs * found.words * found.bits / 8.0 * resident / 1024.0
-    placed = model.place(run.ceilings, point.op, 32 * found.bits / 8.0, kib,
+    request = found.words * found.bits / 8.0 * member_point.block \
+        if found.shape in ("bulk", "bulkone") else 32 * found.bits / 8.0
+    placed = model.place(run.ceilings, point.op, request, kib,
                          dram)
     if placed is None:
         return None
