@@ -99,10 +99,12 @@ for ref in "$top_srcdir"/reports/reference/*/; do
 	fi
 	# A what-if's ranking (python3 -m ewbench.analysis.whatif), as committed:
 	# its members predicted from the ceilings measured in the same call,
-	# where the reference keeps them (never from this machine's cache).
+	# where the reference keeps them (never from this machine's cache):
+	# elementwise.sh's own, else the fault examples' of that call.
 	set --
-	[ -f "$ref/userfaults/ceilings/ceilings.csv" ] &&
-	    set -- --ceilings "$ref/userfaults/ceilings"
+	for c in "$ref/elementwise/ceilings" "$ref/userfaults/ceilings"; do
+		[ -f "$c/ceilings.csv" ] && { set -- --ceilings "$c"; break; }
+	done
 	for ranking in "$ref"/elementwise/*.txt; do
 		[ -d "${ranking%.txt}" ] || continue
 		XDG_CACHE_HOME=$tmpdir/no-cache PYTHONPATH=$top_srcdir/python \

@@ -5,12 +5,13 @@
 #  1. every generated kernel checked at every tail (1, 3, 7, 8, 33,
 #     1000003) at blocks 64 and 1024, aligned and (add) --misalign, that
 #     second check of add from the compile cache the first filled;
-#  2. the what-if at 2^28, warm: the 44 kernels (36, and the 8 bulk-copy
+#  2. `ewbench ceilings` (kept as ceilings/), then the what-if at 2^28,
+#     warm: the 44 kernels (36, and the 8 bulk-copy
 #     ones of sm_90 and later, 2 in two stages and 6 in one) at blocks 64
 #     to 1024 (220 candidates) beside the op's built-in variants and cub (add: and the
 #     user's own kernel examples/add_f32x4.cu), no counters; its ranking
-#     (python3 -m ewbench.analysis.whatif), the candidates ranked and the
-#     seconds the run took;
+#     (python3 -m ewbench.analysis.whatif, every member predicted from
+#     those ceilings), the candidates ranked and the seconds the run took;
 #  3. a deliberately wrong op: a + b checked against silu_mul's reference
 #     (examples/silu_mul_f32_ref.cu): every generated kernel fails, none is
 #     timed or ranked, the user's silu_mul kernel is; exit 3.
@@ -19,7 +20,7 @@
 #     against itself), SiLU*mul in f32 and the bf16 FMA (each beside the
 #     user's kernel of examples/, both checked against its reference with
 #     its tolerance).  The winner must reach 90 % of the DRAM ceiling
-#     `ewbench ceilings` measures first for its byte mix (one input:
+#     of step 2's ceilings for its byte mix (one input:
 #     dram_copy; two or three: dram_add, the nearest measured mix); where
 #     no ceiling could be measured, its share of the data sheet's peak is
 #     printed and said to be that, nothing asserted.
@@ -50,7 +51,14 @@ for op in add relu abs; do
 	done
 done
 
-# 2. The what-if at 2^28.
+# 2. The ceilings, then the what-if at 2^28.
+ceilings=$dest/ceilings
+rc=0
+"$EWBENCH" ceilings -q -o "$ceilings" >"$tmpdir/ceilings.log" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "ewbench ceilings: exit $rc: no measured ceiling, the data sheet's peak instead, nothing predicted: $(tail -1 "$tmpdir/ceilings.log")"
+	ceilings=
+fi
 whatif() {	# whatif OP VARIANTS [MORE OPTIONS...]
 	op=$1 ids=$2
 	shift 2
@@ -62,7 +70,8 @@ whatif() {	# whatif OP VARIANTS [MORE OPTIONS...]
 	    fail "what-if $op: exit $?: $(tail -5 "$tmpdir/run.log")"
 	end=$(date +%s.%N)
 	PYTHONPATH=$top_srcdir/python "$py" -m ewbench.analysis.whatif \
-	    "$dest/$op" >"$dest/$op.txt" || fail "whatif $op: exit $?"
+	    "$dest/$op" ${ceilings:+--ceilings "$ceilings"} >"$dest/$op.txt" ||
+	    fail "whatif $op: exit $?"
 	ranked=$(sed -n 's/^n=.* \([0-9]*\) checked generated kernels ranked.*/\1/p' \
 	    "$dest/$op.txt" | head -1)
 	awk -v op="$op" -v r="$ranked" "BEGIN { printf \"what-if %s: %s candidates ranked, %.1f s\\n\", op, r, $end - $start }" |
@@ -97,13 +106,6 @@ echo "wrong op: exit 3, no generated kernel timed or ranked ($failed failure lin
 
 # 4. GELU f16, SiLU*mul f32, the bf16 FMA: the winner against this GPU's
 # measured DRAM ceiling for its byte mix.
-ceilings=$tmpdir/ceilings
-rc=0
-"$EWBENCH" ceilings -q -o "$ceilings" >"$tmpdir/ceilings.log" 2>&1 || rc=$?
-if [ "$rc" -ne 0 ]; then
-	echo "ewbench ceilings: exit $rc: no measured ceiling, the data sheet's peak instead: $(tail -1 "$tmpdir/ceilings.log")"
-	ceilings=
-fi
 ceiling() {	# ceiling OP INPUTS DTYPE: the winner's share, asserted >= 90 %
 	rc=0
 	PYTHONPATH=$top_srcdir/python "$py" - "$dest/$1" "$2" "$3" "$ceilings" \

@@ -27,13 +27,14 @@
 #             where configure found cuobjdump), then
 #             tests/gpu/elementwise.sh: add, ReLU and abs given as
 #             per-element functions (--elementwise): every generated
-#             kernel checked at every tail, the what-if at 2^28 (220
-#             candidates each beside the built-ins, cub and, for add, a
-#             user's kernel) ranked with its seconds, a wrong op never
-#             ranked; then `ewbench ceilings` and the tanh GELU f16,
-#             SiLU*mul f32 and bf16 FMA what-ifs, each winner asserted at
-#             90 % of the measured DRAM ceiling for its byte mix; run
-#             directories and rankings under OUT/elementwise
+#             kernel checked at every tail; `ewbench ceilings`; the
+#             what-if at 2^28 (220 candidates each beside the built-ins,
+#             cub and, for add, a user's kernel) ranked with its seconds
+#             and every member predicted from those ceilings, a wrong op
+#             never ranked; the tanh GELU f16, SiLU*mul f32 and bf16 FMA
+#             what-ifs, each winner asserted at 90 % of the measured DRAM
+#             ceiling for its byte mix; run directories, the ceilings
+#             and rankings under OUT/elementwise
 #   cubmatch  tests/gpu/cub-match.sh: the add what-if at 2^28 (the
 #             one-stage bulk-copy members, cub's design point among them,
 #             last session's best members and built-ins, blocks 64 to
