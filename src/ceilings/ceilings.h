@@ -99,6 +99,8 @@ enum {
 #undef INFLIGHT_LEVEL
 };
 #define CEIL_CURVE_ROWS	(CEIL_CURVE_SERIES * CEIL_CURVE_LEVELS)
+/* A curve point's row name, and its fixed cost's (_fixed_cost after it). */
+#define CEIL_CURVE_NAME	48
 /* Each curve point: its bandwidth and its fixed cost. */
 #define CEIL_ROWS	(CEIL_COUNT + LOAD_LEVELS + 2 * CEIL_CURVE_ROWS)
 
@@ -132,8 +134,9 @@ struct ceil_bench {
 	size_t			 fixed_bytes;	/* of each array, per launch */
 	unsigned		*per_sm;	/* the curve's blocks by SM */
 	size_t			 curve_bytes;	/* of each array, per sample */
-	char			 curve_names[CEIL_CURVE_ROWS][48];
-	char			 curve_fixed_names[CEIL_CURVE_ROWS][64];
+	char			 curve_names[CEIL_CURVE_ROWS][CEIL_CURVE_NAME];
+	char			 curve_fixed_names[CEIL_CURVE_ROWS]
+				    [CEIL_CURVE_NAME + sizeof "_fixed_cost"];
 	struct ceiling		 rows[CEIL_ROWS];	/* measured so far */
 	size_t			 nrows;
 	const struct ceiling	*row_of[CEIL_COUNT];

@@ -63,6 +63,16 @@ ceil_curve_name(const struct curve_point *c, char *buf, size_t len)
 	    c->request);
 }
 
+/* The name of a curve point's fixed-cost row: the point's, _fixed_cost. */
+void
+ceil_curve_fixed_name(const struct curve_point *c, char *buf, size_t len)
+{
+	char	point[CEIL_CURVE_NAME];
+
+	ceil_curve_name(c, point, sizeof point);
+	snprintf(buf, len, "%s_fixed_cost", point);
+}
+
 /*
  * One curve point: a counted launch first (is every SM holding
  * blocks_per_sm blocks?), then the samples.  A point whose blocks did not
@@ -151,7 +161,7 @@ measure_curve_fixed(struct ceil_bench *b, const struct curve_point *c,
 	double		work = 0;
 	int		rc;
 
-	snprintf(name, len, "%s_fixed_cost", rate->name);
+	ceil_curve_fixed_name(c, name, len);
 	if (ceil_capture(b, launch_fixed_curve, c, FIXED_LAUNCHES, &s.graph,
 	    "ewb_ceil_inflight", cause) != 0)
 		return -1;

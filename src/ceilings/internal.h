@@ -170,5 +170,7 @@ int		 ceil_curve_point(const struct ceil_bench *, size_t series,
 		    size_t level, bool ask_gpu, struct curve_point *);
 void		 ceil_curve_name(const struct curve_point *, char *buf,
 		    size_t len);
+void		 ceil_curve_fixed_name(const struct curve_point *, char *buf,
+		    size_t len);
 
 #endif

@@ -137,7 +137,7 @@ ceilings_plan(struct ceil_bench *b, const char *no_gpu)
 			ceil_describe_curve(b, &c, what, sizeof what);
 			printf("%-31s %-7s %s\n", mem, "byte/s", what);
 			ceil_describe_curve_fixed(b, mem, what, sizeof what);
-			snprintf(fixed, sizeof fixed, "%s_fixed_cost", mem);
+			ceil_curve_fixed_name(&c, fixed, sizeof fixed);
 			printf("%-31s %-7s %s\n", fixed, "ns", what);
 			curve += (c.inputs + 1.0) * b->curve_bytes;
 			rows += 2;

@@ -170,8 +170,7 @@ loaded_bandwidth(struct ceil_bench *b, enum ceiling_id id, struct ceiling *c,
  */
 bool
 ceil_fixed_cost(const struct stats *st, double bytes, double rate,
-    const char *of,
-    struct ceiling *c)
+    const char *of, struct ceiling *c)
 {
 	double	launch = st->median / FIXED_LAUNCHES;
 

@@ -23,6 +23,7 @@ import sys
 
 from .core import generated as gen
 from .core import noise
+from .core import study as stu
 from .core.validate.contract import DataError
 from .report import whatif as section
 
@@ -66,7 +67,7 @@ def render(run, top=TOP, predict=None, source=None):
     for (n, dtype, cache, launch), pts in sorted(groups(run.points).items()):
         rows, win, count = ranking(pts, floor, top)
         errors = section.prediction_errors(pts, predict) if predict else []
-        said = {e[2].key: (e[1], e[2]) for e in errors}
+        said = section.by_member(errors)
         lines.append("n=%d %s %s %s: %d checked generated kernels ranked "
                      "(of %d points)" % (n, dtype, cache, launch, count,
                                          len(pts)))
@@ -74,13 +75,10 @@ def render(run, top=TOP, predict=None, source=None):
             "place", "who", "variant", "block", "median us", "GB/s",
             "x best", "pred GB/s", "x pred"))
         best = rows[0][4].median_ns if rows else 1.0
-        by = {(p.variant, p.block): p for p in pts}
         for place, role, variant, block, t, gbs in rows:
-            found = said.get(by[(variant, block)].key) \
-                if (variant, block) in by else None
-            pred = "%9.0f %7.3f" % (found[1].bandwidth / found[0] / 1e9,
-                                    found[0]) if found else "%9s %7s" % (
-                                        "-", "-")
+            s = said.get((variant, block))
+            pred = "%9.0f %7.3f" % (s.predicted / 1e9, s.ratio) if s else \
+                "%9s %7s" % ("-", "-")
             lines.append("%5d  %-9s  %-34s %6s %12.2f %9.0f %8.3f %s" % (
                 place, role, variant, "" if block is None else block,
                 t.median_ns / 1e3, gbs, best / t.median_ns, pred))
@@ -95,8 +93,6 @@ def render(run, top=TOP, predict=None, source=None):
 
 
 def main(argv=None):
-    from .core import study as stu
-
     argv = list(sys.argv[1:] if argv is None else argv)
     ceilings = None
     if "--ceilings" in argv:

@@ -12,7 +12,9 @@ winner beside the user's kernel.  A run without counters gets only what
 its rows show.  A run without generated members gets no section.
 """
 
-import statistics
+from typing import NamedTuple
+
+import numpy as np
 
 from ..core import generated as wi
 from ..core import ceilings_cache
@@ -114,9 +116,17 @@ def predictor(run):
             ceilings_run, ", found in the ceilings cache" if cached else "")
 
 
+class Scored(NamedTuple):
+    """A member's prediction beside its measurement."""
+    error: float            # |measured / predicted - 1|
+    ratio: float            # measured / predicted
+    point: object           # load.Point of the member
+    predicted: float        # byte/s
+
+
 def prediction_errors(points, predict):
-    """[(|measured / predicted - 1|, ratio, point)] of the generated
-    members among points that predict() places, largest error last."""
+    """[Scored] of the generated members among points that predict()
+    places, largest error last."""
     out = []
     for p in points:
         if wi.role(p.variant) != "generated":
@@ -124,24 +134,31 @@ def prediction_errors(points, predict):
         got = predict(p)
         if got is not None and got.value > 0:
             ratio = p.bandwidth / got.value
-            out.append((abs(ratio - 1.0), ratio, p))
-    return sorted(out, key=lambda e: e[0])
+            out.append(Scored(abs(ratio - 1.0), ratio, p, got.value))
+    return sorted(out, key=lambda s: s.error)
+
+
+def by_member(errors):
+    """{(variant, block): Scored} of prediction_errors(), for the rows of
+    a table."""
+    return {(s.point.variant, s.point.block): s for s in errors}
 
 
 def prediction_line(errors, count, source, code=str):
     """The group's predictions in one sentence: how many, their error's
-    median, p90 and largest (which member, through `code`), and how many
-    within MATERIAL_PCT."""
+    median, p90 (as the report's error table takes them:
+    experiments.error_table) and largest (which member, through `code`),
+    and how many within MATERIAL_PCT."""
     if not errors:
         return "Not predicted: %s" % source
-    err = [e for e, _, _ in errors]
-    worst, ratio, p = errors[-1]
+    err = [s.error for s in errors]
+    worst = errors[-1]
     return ("Predicted from %s: %d of %d members, measured / predicted off "
             "1 by %.1f %% at the median, %.1f %% at p90, %.1f %% at most "
             "(%s@%s, x%.3f); within ±%.0f %%: %d" % (
-                source, len(errors), count, 100 * statistics.median(err),
-                100 * err[min(len(err) - 1, int(0.9 * len(err)))],
-                100 * worst, code(p.variant), p.block, ratio,
+                source, len(errors), count, 100 * float(np.median(err)),
+                100 * float(np.quantile(err, 0.9)), 100 * worst.error,
+                code(worst.point.variant), worst.point.block, worst.ratio,
                 model.MATERIAL_PCT,
                 sum(1 for e in err if e <= model.MATERIAL_PCT / 100.0)))
 
@@ -187,18 +204,18 @@ def section(study):
         rows, win, count = wi.ranking(pts, noise.run_floor(run))
         predict, source = predictor(run)
         errors = prediction_errors(pts, predict) if predict else []
-        said = {(p.variant, p.block): ratio for _, ratio, p in errors}
+        said = by_member(errors)
         point = "%s, %s, %s, %s" % (size_label(n), dtype, cache, launch)
         best = rows[0][4].median_ns
         for place, role, variant, block, t, gbs in rows:
-            ratio = said.get((variant, block))
+            s = said.get((variant, block))
             table.append(((point,) if several else ()) + (
                 str(place), role, sinks.code(variant),
                 "" if block is None else str(block),
                 _access(run, variant), "%.2f" % (t.median_ns / 1e3),
                 "%.0f" % gbs, "%.3f" % (best / t.median_ns),
-                "%.0f" % (gbs / ratio) if ratio else "",
-                "%.3f" % ratio if ratio else ""))
+                "%.0f" % (s.predicted / 1e9) if s else "",
+                "%.3f" % s.ratio if s else ""))
         winner = _point(pts, rows[0][2], rows[0][3])
         mine = next((r for r in rows if r[1] == "user"), None)
         user = _point(pts, mine[2], mine[3]) if mine else None

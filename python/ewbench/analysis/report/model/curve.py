@@ -63,32 +63,18 @@ class Series:
 
     def bandwidth_at(self, kib):
         """The curve's bandwidth at `kib` KiB in flight per SM."""
-        first, last = self.levels[0], self.levels[-1]
+        first = self.levels[0]
         if kib <= first.kib:
             return first.bandwidth * max(kib, 0.0) / first.kib
-        if kib >= last.kib:
-            return last.bandwidth
-        for lo, hi in zip(self.levels, self.levels[1:]):
-            if lo.kib <= kib <= hi.kib:
-                share = (kib - lo.kib) / (hi.kib - lo.kib)
-                return lo.bandwidth + share * (hi.bandwidth - lo.bandwidth)
-        return last.bandwidth   # not reached: levels cover [first, last]
+        return _between([(x.kib, x.bandwidth) for x in self.levels], kib)
 
     def fixed_cost_at(self, kib):
         """The fixed cost t0 (ns) of one launch of the curve's kernel at
         `kib` KiB in flight per SM: linear between the levels that
         measured it, the nearest one's outside them; None where no level
         did (ceilings older than the row)."""
-        known = [x for x in self.levels if x.fixed_ns]
-        if not known:
-            return None
-        if kib <= known[0].kib:
-            return known[0].fixed_ns
-        for lo, hi in zip(known, known[1:]):
-            if lo.kib <= kib <= hi.kib:
-                share = (kib - lo.kib) / (hi.kib - lo.kib)
-                return lo.fixed_ns + share * (hi.fixed_ns - lo.fixed_ns)
-        return known[-1].fixed_ns
+        known = [(x.kib, x.fixed_ns) for x in self.levels if x.fixed_ns]
+        return _between(known, kib) if known else None
 
     def share_at(self, kib):
         """bandwidth_at(kib) as a share of the series' highest point."""
@@ -110,6 +96,17 @@ class Series:
     @property
     def label(self):
         return "dram_%s_inflight*_r%d" % (self.shape, self.request)
+
+
+def _between(points, x):
+    """The value at x of (x, value) points, fewest x first: linear between
+    two, the first's below them and the last's above."""
+    if x <= points[0][0]:
+        return points[0][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= x <= x1:
+            return y0 + (x - x0) / (x1 - x0) * (y1 - y0)
+    return points[-1][1]
 
 
 def _levels(ceilings):
